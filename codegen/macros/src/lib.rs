@@ -1,0 +1,3 @@
+//! # fermat-macros
+//!
+//! The `fft!` proc-macro, re-exported as `fermat::fft!`.

@@ -1,0 +1,6 @@
+//! # fermat-codegen
+//!
+//! Lowers a derivation into a kernel plan (gather, straight-line body, scatter), runs
+//! plans on the CPU exactly as the kernels would, and prints them as CUDA C.
+
+#![warn(missing_docs)]

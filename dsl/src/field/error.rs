@@ -1,0 +1,115 @@
+use num_bigint::BigUint;
+use thiserror::Error;
+
+/// Why a field could not be built, or an element or root was refused.
+///
+/// Every variant names the offending value and what would have been allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// The modulus is even (and not 2) or smaller than 3.
+    #[error("modulus {p} is not an odd number ≥ 3")]
+    NotOdd {
+        /// The refused modulus.
+        p: BigUint,
+    },
+    /// The modulus is composite.
+    #[error("modulus {p} is not prime{}", witness.as_ref().map(|w| format!(" (Miller–Rabin witness {w})")).unwrap_or_default())]
+    NotPrime {
+        /// The refused modulus.
+        p: BigUint,
+        /// A Miller–Rabin witness of compositeness, when one was found.
+        witness: Option<BigUint>,
+    },
+    /// A word prime must fit 64 bits.
+    #[error("modulus {p} has {bits} bits; word-size primes must be below 2^64")]
+    TooWide {
+        /// The refused modulus.
+        p: BigUint,
+        /// Its bit length.
+        bits: u64,
+    },
+    /// The SRGFN parameter k is not a power of two.
+    #[error("k = {k} is not a power of two; an SRGFN needs k ∈ {{1, 2, 4, …, {max_k}}}")]
+    KNotPowerOfTwo {
+        /// The refused k.
+        k: u64,
+        /// The largest k fermat supports.
+        max_k: u64,
+    },
+    /// The SRGFN parameter k is a power of two beyond what fermat supports.
+    #[error("k = {k} is too large; fermat supports k ∈ {{1, 2, 4, …, {max_k}}}")]
+    KTooLarge {
+        /// The refused k.
+        k: u64,
+        /// The largest k fermat supports.
+        max_k: u64,
+    },
+    /// The radix r = 2^w ± 2^u does not fit one 64-bit digit, or w ≤ u.
+    #[error("radix r = 2^{w} {sign} 2^{u} is not allowed: {why}")]
+    BadRadix {
+        /// Exponent w.
+        w: u32,
+        /// Exponent u.
+        u: u32,
+        /// '+' or '-'.
+        sign: char,
+        /// What is allowed.
+        why: &'static str,
+    },
+    /// A digit vector is not a valid representation (2017 paper, §3.1).
+    #[error("invalid digit vector: {why} (digit {index} = {value}, r = {r}, k = {k})")]
+    InvalidDigits {
+        /// The index of the offending digit.
+        index: usize,
+        /// Its value.
+        value: u64,
+        /// The radix.
+        r: u64,
+        /// The number of digits expected.
+        k: usize,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// A value is not in `[0, p)`.
+    #[error("value {value} is not a field element: it must be below p = {p}")]
+    OutOfRange {
+        /// The refused value.
+        value: BigUint,
+        /// The modulus.
+        p: BigUint,
+    },
+    /// Zero has no inverse.
+    #[error("zero has no multiplicative inverse")]
+    NotInvertible,
+    /// A transform size must be a power of two.
+    #[error("n = {n} is not a power of two; transform sizes are 2, 4, 8, …")]
+    SizeNotPowerOfTwo {
+        /// The refused size.
+        n: u64,
+    },
+    /// A transform size beyond the field's 2-adicity has no root of unity.
+    #[error("n = {n} exceeds the field's 2-adicity: roots of unity exist only for n ≤ 2^{two_adicity}")]
+    SizeBeyondTwoAdicity {
+        /// The refused size.
+        n: u64,
+        /// The field's 2-adicity.
+        two_adicity: u32,
+    },
+    /// A user-supplied root is not a primitive n-th root of unity.
+    #[error("{root} is not a primitive {n}-th root of unity")]
+    NotPrimitiveRoot {
+        /// The refused root.
+        root: BigUint,
+        /// The order it was meant to have.
+        n: u64,
+    },
+    /// A field specification could not be parsed.
+    #[error("cannot read field '{spec}': {why}")]
+    BadSpec {
+        /// The text given.
+        spec: String,
+        /// What is allowed.
+        why: String,
+    },
+}

@@ -1,0 +1,172 @@
+//! Finite fields: word-size NTT primes and sparse-radix generalized Fermat primes.
+//!
+//! Every field implements [`Field`]: exact arithmetic on an opaque element type, conversion
+//! to and from [`BigUint`] at the boundary, and the canonical family of roots of unity of
+//! DESIGN.md (`DFT_n` is taken at ω_n, with ω_n = ω_{2n}^2).
+//!
+//! - [`WordPrime`]: any prime p < 2^64 (Montgomery form inside, canonical integers outside).
+//! - [`Srgfn`]: p = r^k + 1 with r = 2^w ± 2^u, digits in base r (2017 paper, §3).
+//! - [`FieldSpec`] / [`AnyField`]: the one parser for field names used by every command.
+
+mod error;
+pub mod primality;
+mod spec;
+pub mod srgfn;
+pub mod word;
+
+pub use error::FieldError;
+pub use spec::{AnyField, FieldSpec, Sign, SrgfnParams};
+pub use srgfn::{Srgfn, SrgfnElem};
+pub use word::{Fp32, Fp64};
+
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+use rand::Rng;
+use std::fmt::Debug;
+
+/// A finite field with exact arithmetic.
+///
+/// Elements are opaque values of [`Field::Elem`]; they are only meaningful together with
+/// the field that made them. Conversions ([`Field::from_biguint`], [`Field::to_biguint`])
+/// go through canonical integers in `[0, p)`.
+pub trait Field: Clone + Debug + Send + Sync + 'static {
+    /// The element type (a Montgomery residue, a digit array, …).
+    type Elem: Copy + Eq + Debug + Send + Sync + 'static;
+
+    /// A short name: the catalogue name where there is one, else the modulus.
+    fn name(&self) -> String;
+    /// The modulus p.
+    fn modulus(&self) -> BigUint;
+    /// The largest s with 2^s | p − 1: DFTs of every power-of-two size up to 2^s exist.
+    fn two_adicity(&self) -> u32;
+
+    /// The additive identity.
+    fn zero(&self) -> Self::Elem;
+    /// The multiplicative identity.
+    fn one(&self) -> Self::Elem;
+    /// a + b.
+    fn add(&self, a: &Self::Elem, b: &Self::Elem) -> Self::Elem;
+    /// a − b.
+    fn sub(&self, a: &Self::Elem, b: &Self::Elem) -> Self::Elem;
+    /// −a.
+    fn neg(&self, a: &Self::Elem) -> Self::Elem;
+    /// a · b.
+    fn mul(&self, a: &Self::Elem, b: &Self::Elem) -> Self::Elem;
+
+    /// The element with canonical value `x`; an error if `x ≥ p`.
+    fn from_biguint(&self, x: &BigUint) -> Result<Self::Elem, FieldError>;
+    /// The canonical value of `a`, in `[0, p)`.
+    fn to_biguint(&self, a: &Self::Elem) -> BigUint;
+
+    /// x mod p.
+    fn from_u64(&self, x: u64) -> Self::Elem {
+        let p = self.modulus();
+        let x = BigUint::from(x) % &p;
+        self.from_biguint(&x).expect("a value reduced mod p is in range")
+    }
+
+    /// A uniformly random element.
+    fn random<R: Rng + ?Sized>(&self, rng: &mut R) -> Self::Elem {
+        use num_bigint::RandBigInt;
+        let x = rng.gen_biguint_below(&self.modulus());
+        self.from_biguint(&x).expect("a value below p is in range")
+    }
+
+    /// a^e, by square-and-multiply.
+    fn pow(&self, a: &Self::Elem, e: &BigUint) -> Self::Elem {
+        let mut acc = self.one();
+        for i in (0..e.bits()).rev() {
+            acc = self.mul(&acc, &acc);
+            if e.bit(i) {
+                acc = self.mul(&acc, a);
+            }
+        }
+        acc
+    }
+
+    /// a^e for a machine-word exponent.
+    fn pow_u64(&self, a: &Self::Elem, e: u64) -> Self::Elem {
+        let mut acc = self.one();
+        for i in (0..64 - e.leading_zeros()).rev() {
+            acc = self.mul(&acc, &acc);
+            if (e >> i) & 1 == 1 {
+                acc = self.mul(&acc, a);
+            }
+        }
+        acc
+    }
+
+    /// a^(−1), by Fermat's little theorem; zero has no inverse.
+    fn inv(&self, a: &Self::Elem) -> Result<Self::Elem, FieldError> {
+        if *a == self.zero() {
+            return Err(FieldError::NotInvertible);
+        }
+        let p = self.modulus();
+        Ok(self.pow(a, &(p - 2u32)))
+    }
+
+    /// The smallest integer α ≥ 2 that is a quadratic non-residue mod p (Euler's
+    /// criterion): the generator of the canonical roots of unity of DESIGN.md.
+    fn non_residue(&self) -> Self::Elem {
+        let p = self.modulus();
+        let half = (&p - 1u32) >> 1;
+        let minus_one = self.neg(&self.one());
+        let mut a = 2u64;
+        loop {
+            let alpha = self.from_u64(a);
+            if self.pow(&alpha, &half) == minus_one {
+                return alpha;
+            }
+            a += 1;
+        }
+    }
+
+    /// The canonical primitive n-th root of unity ω_n of DESIGN.md, for n a power of two
+    /// with n ≤ 2^[`two_adicity`](Field::two_adicity).
+    ///
+    /// The default is g_n = α^((p−1)/n) with α = [`non_residue`](Field::non_residue);
+    /// SRGFNs override it with Algorithm 1 of the 2017 paper so that ω_n^(n/2k) = r.
+    fn root_of_unity(&self, n: u64) -> Result<Self::Elem, FieldError> {
+        let p = self.modulus();
+        check_order(n, self.two_adicity())?;
+        let e = (&p - 1u32) / n;
+        Ok(self.pow(&self.non_residue(), &e))
+    }
+
+    /// Checks that `w` is a primitive n-th root of unity (n a power of two).
+    fn check_root(&self, w: &Self::Elem, n: u64) -> Result<(), FieldError> {
+        check_order(n, self.two_adicity())?;
+        let one = self.one();
+        let order_ok = self.pow_u64(w, n) == one && (n == 1 || self.pow_u64(w, n / 2) != one);
+        if order_ok {
+            Ok(())
+        } else {
+            Err(FieldError::NotPrimitiveRoot {
+                root: self.to_biguint(w),
+                n,
+            })
+        }
+    }
+}
+
+/// Checks that `n` is a power of two with `n ≤ 2^two_adicity`: the transform sizes a field
+/// with that 2-adicity admits.
+pub fn check_order(n: u64, two_adicity: u32) -> Result<(), FieldError> {
+    if n == 0 || !n.is_power_of_two() {
+        return Err(FieldError::SizeNotPowerOfTwo { n });
+    }
+    if n.trailing_zeros() > two_adicity {
+        return Err(FieldError::SizeBeyondTwoAdicity { n, two_adicity });
+    }
+    Ok(())
+}
+
+/// The 2-adicity of p: the largest s with 2^s | p − 1.
+pub fn two_adicity_of(p: &BigUint) -> u32 {
+    let pm1 = p - BigUint::one();
+    if pm1.is_zero() {
+        0
+    } else {
+        pm1.trailing_zeros().unwrap_or(0) as u32
+    }
+}

@@ -1,0 +1,1 @@
+//! Primality tests (placeholder: being written).

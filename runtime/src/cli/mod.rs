@@ -1,0 +1,30 @@
+//! The subcommands of the `fermat` binary, one module each.
+
+mod primes;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// A boxed error with a human-readable message: what the binary prints before exiting.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+/// fermat: exact FFTs over finite fields, compiled into specialised kernels.
+#[derive(Debug, Parser)]
+#[command(name = "fermat", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List, check and search sparse-radix generalized Fermat primes (SRGFNs).
+    Primes(primes::Args),
+}
+
+/// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
+pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Command::Primes(args) => primes::run(args),
+    }
+}
