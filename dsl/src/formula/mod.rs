@@ -1,1 +1,224 @@
-//! (being written)
+//! Tensor-product formulas: the operators of the papers with the exact meanings of
+//! DESIGN.md (0-based, applied to column vectors).
+//!
+//! - `DFT(n)`: y_i = Σ_j ω_n^(i·j) x_j, at the field's canonical root ω_n.
+//! - `I(n)`: the identity.
+//! - `L(mn, m)`: y[j·n + i] = x[i·m + j] for 0 ≤ i < n, 0 ≤ j < m (reads with stride m).
+//! - `D(m, n)`: y[a·n + b] = ω_{mn}^(a·b) · x[a·n + b].
+//! - `A ⊗ B`, `A · B` (A after B), `A ⊕ B`.
+//!
+//! Formulas are built through checked constructors ([`Formula::tensor`],
+//! [`Formula::compose`], …) so that every formula has consistent sizes.
+
+use std::fmt;
+use thiserror::Error;
+
+/// A formula: a linear operator on vectors of [`Formula::size`] field elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Formula {
+    /// `DFT(n)` at the canonical root ω_n.
+    Dft(u64),
+    /// `I(n)`.
+    Identity(u64),
+    /// `L(n, m)`: the stride permutation of size `n` reading with stride `m` (m | n).
+    Stride {
+        /// The size.
+        n: u64,
+        /// The stride.
+        m: u64,
+    },
+    /// `D(m, n)`: the twiddle diagonal of size m·n.
+    Twiddle {
+        /// Rows.
+        m: u64,
+        /// Columns.
+        n: u64,
+    },
+    /// `A ⊗ B ⊗ …`, two or more factors, left to right.
+    Tensor(Vec<Formula>),
+    /// `A · B · …`, two or more factors; the rightmost is applied first.
+    Compose(Vec<Formula>),
+    /// `A ⊕ B ⊕ …`, two or more blocks along the diagonal.
+    DirectSum(Vec<Formula>),
+}
+
+/// Why a formula is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FormulaError {
+    /// An operator of size zero.
+    #[error("{op} has size 0; sizes must be at least 1")]
+    ZeroSize {
+        /// The operator as written.
+        op: String,
+    },
+    /// `L(n, m)` needs m | n.
+    #[error("L({n}, {m}) needs the stride {m} to divide the size {n}")]
+    StrideDoesNotDivide {
+        /// The size.
+        n: u64,
+        /// The stride.
+        m: u64,
+    },
+    /// A composition of operators of different sizes.
+    #[error("cannot compose {left} (size {left_size}) with {right} (size {right_size}): sizes differ")]
+    ComposeSizes {
+        /// The left factor, printed.
+        left: String,
+        /// Its size.
+        left_size: u64,
+        /// The right factor, printed.
+        right: String,
+        /// Its size.
+        right_size: u64,
+    },
+    /// A product of sizes that overflows 64 bits.
+    #[error("the size of {what} overflows 64 bits")]
+    Overflow {
+        /// What overflowed.
+        what: String,
+    },
+    /// An n-ary operator with fewer than two factors.
+    #[error("{op} needs at least two factors")]
+    TooFewFactors {
+        /// The operator's name.
+        op: &'static str,
+    },
+}
+
+impl Formula {
+    /// `DFT(n)`, checked.
+    pub fn dft(n: u64) -> Result<Formula, FormulaError> {
+        nonzero("DFT", n)?;
+        Ok(Formula::Dft(n))
+    }
+
+    /// `I(n)`, checked.
+    pub fn identity(n: u64) -> Result<Formula, FormulaError> {
+        nonzero("I", n)?;
+        Ok(Formula::Identity(n))
+    }
+
+    /// `L(n, m)`, checked: m | n.
+    pub fn stride(n: u64, m: u64) -> Result<Formula, FormulaError> {
+        if n == 0 || m == 0 {
+            return Err(FormulaError::ZeroSize {
+                op: format!("L({n}, {m})"),
+            });
+        }
+        if n % m != 0 {
+            return Err(FormulaError::StrideDoesNotDivide { n, m });
+        }
+        Ok(Formula::Stride { n, m })
+    }
+
+    /// `D(m, n)`, checked.
+    pub fn twiddle(m: u64, n: u64) -> Result<Formula, FormulaError> {
+        if m == 0 || n == 0 {
+            return Err(FormulaError::ZeroSize {
+                op: format!("D({m}, {n})"),
+            });
+        }
+        m.checked_mul(n).ok_or_else(|| FormulaError::Overflow {
+            what: format!("D({m}, {n})"),
+        })?;
+        Ok(Formula::Twiddle { m, n })
+    }
+
+    /// `A ⊗ B ⊗ …`, checked (the size is the product of the factors' sizes).
+    pub fn tensor(factors: Vec<Formula>) -> Result<Formula, FormulaError> {
+        if factors.len() < 2 {
+            return Err(FormulaError::TooFewFactors { op: "⊗" });
+        }
+        let f = Formula::Tensor(factors);
+        f.checked_size()?;
+        Ok(f)
+    }
+
+    /// `A · B · …`, checked: all factors have the same size.
+    pub fn compose(factors: Vec<Formula>) -> Result<Formula, FormulaError> {
+        if factors.len() < 2 {
+            return Err(FormulaError::TooFewFactors { op: "·" });
+        }
+        let f = Formula::Compose(factors);
+        f.checked_size()?;
+        Ok(f)
+    }
+
+    /// `A ⊕ B ⊕ …`, checked.
+    pub fn direct_sum(blocks: Vec<Formula>) -> Result<Formula, FormulaError> {
+        if blocks.len() < 2 {
+            return Err(FormulaError::TooFewFactors { op: "⊕" });
+        }
+        let f = Formula::DirectSum(blocks);
+        f.checked_size()?;
+        Ok(f)
+    }
+
+    /// The size of the vectors the formula acts on.
+    ///
+    /// # Panics
+    /// Only on a formula built without the checked constructors whose sizes are
+    /// inconsistent; use [`Formula::checked_size`] for such values.
+    pub fn size(&self) -> u64 {
+        self.checked_size()
+            .unwrap_or_else(|e| panic!("malformed formula: {e}"))
+    }
+
+    /// The size, or why the formula is malformed.
+    pub fn checked_size(&self) -> Result<u64, FormulaError> {
+        match self {
+            Formula::Dft(n) => nonzero("DFT", *n).map(|_| *n),
+            Formula::Identity(n) => nonzero("I", *n).map(|_| *n),
+            Formula::Stride { n, m } => Formula::stride(*n, *m).map(|_| *n),
+            Formula::Twiddle { m, n } => Formula::twiddle(*m, *n).map(|_| m * n),
+            Formula::Tensor(fs) => fs.iter().try_fold(1u64, |acc, f| {
+                let s = f.checked_size()?;
+                acc.checked_mul(s).ok_or_else(|| FormulaError::Overflow {
+                    what: "a tensor product".into(),
+                })
+            }),
+            Formula::DirectSum(fs) => fs.iter().try_fold(0u64, |acc, f| {
+                let s = f.checked_size()?;
+                acc.checked_add(s).ok_or_else(|| FormulaError::Overflow {
+                    what: "a direct sum".into(),
+                })
+            }),
+            Formula::Compose(fs) => {
+                let first = fs
+                    .first()
+                    .ok_or(FormulaError::TooFewFactors { op: "·" })?;
+                let size = first.checked_size()?;
+                for pair in fs.windows(2) {
+                    let (l, r) = (pair[0].checked_size()?, pair[1].checked_size()?);
+                    if l != r {
+                        return Err(FormulaError::ComposeSizes {
+                            left: format!("{:?}", pair[0]),
+                            left_size: l,
+                            right: format!("{:?}", pair[1]),
+                            right_size: r,
+                        });
+                    }
+                }
+                Ok(size)
+            }
+        }
+    }
+}
+
+fn nonzero(op: &str, n: u64) -> Result<(), FormulaError> {
+    if n == 0 {
+        Err(FormulaError::ZeroSize {
+            op: format!("{op}(0)"),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+impl fmt::Display for Formula {
+    /// Placeholder until the printer lands: the debug form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
