@@ -4,3 +4,10 @@
 //! plans on the CPU exactly as the kernels would, and prints them as CUDA C.
 
 #![warn(missing_docs)]
+
+pub mod exec;
+pub mod plan;
+pub mod sigma;
+
+pub use exec::{execute, ExecError, Roots};
+pub use plan::{Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions, TwiddleMode};

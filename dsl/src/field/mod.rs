@@ -15,7 +15,9 @@ pub mod srgfn;
 pub mod word;
 
 pub use error::FieldError;
-pub use spec::{AnyField, FieldSpec, Sign, SrgfnParams};
+pub use spec::{
+    AnyField, FieldSpec, Sign, SrgfnParams, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES, MAX_K,
+};
 pub use srgfn::{Srgfn, SrgfnElem};
 pub use word::{Fp32, Fp64};
 
@@ -62,7 +64,8 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     fn from_u64(&self, x: u64) -> Self::Elem {
         let p = self.modulus();
         let x = BigUint::from(x) % &p;
-        self.from_biguint(&x).expect("a value reduced mod p is in range")
+        self.from_biguint(&x)
+            .expect("a value reduced mod p is in range")
     }
 
     /// A uniformly random element.
@@ -131,6 +134,22 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         check_order(n, self.two_adicity())?;
         let e = (&p - 1u32) / n;
         Ok(self.pow(&self.non_residue(), &e))
+    }
+
+    /// The order 2k of the root of unity whose powers multiply by digit shifts, if the
+    /// field has one: for an SRGFN, r = ω_{2k} (2017 paper, §3.4). Word primes have none.
+    fn shift_root_order(&self) -> Option<u64> {
+        None
+    }
+
+    /// a · ω_{s}^i where s = [`shift_root_order`](Field::shift_root_order): a digit shift
+    /// for SRGFNs. The default multiplies by the power of the canonical root in full.
+    fn mul_shift(&self, a: &Self::Elem, i: u64) -> Self::Elem {
+        let s = self.shift_root_order().unwrap_or(1);
+        let w = self
+            .root_of_unity(s)
+            .expect("shift_root_order is a size the field has a root for");
+        self.mul(a, &self.pow_u64(&w, i % s))
     }
 
     /// Checks that `w` is a primitive n-th root of unity (n a power of two).

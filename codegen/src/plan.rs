@@ -1,0 +1,591 @@
+//! Kernel plans: the small intermediate form between a derived formula and code.
+//!
+//! A [`Plan`] is an ordered list of [`KernelPlan`]s. Each kernel is a loop over
+//! independent *pieces*; a piece gathers 2^s elements (its *local* index has s bits,
+//! placed at the physical index bits [`KernelPlan::active`]), runs a straight-line
+//! program of [`Op`]s on them (butterflies and multiplications by roots of unity), and
+//! scatters them. Stride permutations never run as passes: the lowering tracks where each
+//! logical index lives (a permutation of index bits) and folds the final relabelling into
+//! the last kernel's scatter map. Consecutive stages share a kernel while the bits they
+//! touch fit in one piece, so a transform makes as few passes over memory as the piece
+//! size allows.
+//!
+//! The plan is pure data: the CPU executor ([`crate::exec`]) and the CUDA printer consume
+//! the same value, so the CPU run in CI checks exactly what the GPU runs.
+
+use crate::sigma::{stages, Stage};
+use fermat_dsl::formula::{Formula, FormulaError};
+use thiserror::Error;
+
+/// Why a formula could not be lowered into a plan.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The formula is malformed.
+    #[error(transparent)]
+    Formula(#[from] FormulaError),
+    /// Code generation handles sizes that are powers of two only.
+    #[error("size {size} of {formula} is not a power of two; kernels are generated for power-of-two sizes only")]
+    NotPowerOfTwo {
+        /// The refused size.
+        size: u64,
+        /// The (sub)formula.
+        formula: String,
+    },
+    /// An operator the lowering does not handle.
+    #[error("cannot lower {what} (in {formula})")]
+    Unsupported {
+        /// What is not supported.
+        what: String,
+        /// The (sub)formula.
+        formula: String,
+    },
+    /// A DFT leaf larger than a piece.
+    #[error("DFT(2^{bits}) does not fit a piece of 2^{max_local_bits} elements; derive the formula further or raise the piece size")]
+    LeafTooLarge {
+        /// log2 of the leaf's size.
+        bits: u32,
+        /// log2 of the largest piece.
+        max_local_bits: u32,
+    },
+    /// Bad options.
+    #[error("invalid plan option: {0}")]
+    Options(String),
+}
+
+/// Natural or bit-reversed order of a vector in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    /// x[i] at address i.
+    #[default]
+    Natural,
+    /// x[i] at address bitrev(i).
+    BitReversed,
+}
+
+/// Forward DFT at ω, or inverse (at ω^(−1), scaled by 1/n).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Direction {
+    /// y = DFT_n(ω) x.
+    #[default]
+    Forward,
+    /// y = (1/n) DFT_n(ω^(−1)) x.
+    Inverse,
+}
+
+/// Where twiddle factors come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TwiddleMode {
+    /// A precomputed table of powers of the largest root the plan uses.
+    #[default]
+    Table,
+    /// Computed on the fly by repeated multiplication (no table traffic).
+    OnTheFly,
+}
+
+/// Options of the lowering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlanOptions {
+    /// log2 of the largest piece (elements one kernel exchanges on chip).
+    pub max_local_bits: u32,
+    /// Order of the input in memory.
+    pub input_order: Order,
+    /// Order of the output in memory.
+    pub output_order: Order,
+    /// Forward or inverse.
+    pub direction: Direction,
+    /// Twiddle source.
+    pub twiddles: TwiddleMode,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            max_local_bits: 12,
+            input_order: Order::Natural,
+            output_order: Order::Natural,
+            direction: Direction::Forward,
+            twiddles: TwiddleMode::Table,
+        }
+    }
+}
+
+/// A value built from the bits of a piece's index, plus a compile-time constant:
+/// `constant | Σ ((piece >> from) & 1) << to`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct IndexValue {
+    /// The part known at compile time.
+    pub constant: u64,
+    /// (bit of the piece index, bit of the value) pairs.
+    pub piece_bits: Vec<(u32, u32)>,
+}
+
+impl IndexValue {
+    /// A compile-time constant.
+    pub fn constant(c: u64) -> Self {
+        IndexValue {
+            constant: c,
+            piece_bits: Vec::new(),
+        }
+    }
+
+    /// Whether the value is known at compile time.
+    pub fn is_constant(&self) -> bool {
+        self.piece_bits.is_empty()
+    }
+
+    /// The value for one piece.
+    pub fn eval(&self, piece: u64) -> u64 {
+        self.piece_bits
+            .iter()
+            .fold(self.constant, |acc, &(from, to)| {
+                acc | (((piece >> from) & 1) << to)
+            })
+    }
+}
+
+/// One instruction of a kernel's straight-line body, on registers (piece slots).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// (a, b) ← (a + b, a − b): a DFT(2).
+    Butterfly {
+        /// First register.
+        a: u32,
+        /// Second register.
+        b: u32,
+    },
+    /// reg ← reg · ω_{2^log_order}^(x·y) (with ω^(−1) for inverse plans). For an SRGFN
+    /// with 2^log_order | 2k the root is a power of r and this is a digit shift.
+    Rotate {
+        /// The register.
+        reg: u32,
+        /// log2 of the root's order.
+        log_order: u32,
+        /// First factor of the exponent.
+        x: IndexValue,
+        /// Second factor of the exponent.
+        y: IndexValue,
+    },
+    /// reg ← reg · n^(−1) (the inverse transform's scaling).
+    Scale {
+        /// The register.
+        reg: u32,
+    },
+}
+
+/// Which buffer a kernel reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Buffer {
+    /// The caller's input (never written).
+    Input,
+    /// The caller's output.
+    Output,
+    /// A scratch buffer of n elements (plans of two or more kernels).
+    Scratch,
+}
+
+/// One kernel: a loop over `2^(log_n − active.len())` independent pieces.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelPlan {
+    /// A name for the generated function.
+    pub name: String,
+    /// log2 of the transform size.
+    pub log_n: u32,
+    /// Local bit c of a piece is physical index bit `active[c]` (ascending); the piece
+    /// index fills the other bits in ascending order.
+    pub active: Vec<u32>,
+    /// The straight-line body.
+    pub ops: Vec<Op>,
+    /// After the body, local position j is in register `out_regs[j]`.
+    pub out_regs: Vec<u32>,
+    /// The scatter address of an element is `dest` applied to its gather address:
+    /// physical bit q moves to bit `dest[q]` (the identity except where the plan's
+    /// final relabelling is folded in).
+    pub dest: Vec<u32>,
+    /// The buffer read.
+    pub src_buffer: Buffer,
+    /// The buffer written.
+    pub dst_buffer: Buffer,
+}
+
+impl KernelPlan {
+    /// log2 of the piece size.
+    pub fn local_bits(&self) -> u32 {
+        self.active.len() as u32
+    }
+
+    /// The number of pieces.
+    pub fn pieces(&self) -> u64 {
+        1 << (self.log_n - self.local_bits())
+    }
+
+    /// The physical address of local element `j` of piece `p`.
+    pub fn gather(&self, p: u64, j: u64) -> u64 {
+        let mut addr = 0u64;
+        let mut piece_bit = 0;
+        let mut local_bit = 0;
+        for q in 0..self.log_n {
+            let bit = if self.active.get(local_bit) == Some(&q) {
+                local_bit += 1;
+                (j >> (local_bit - 1)) & 1
+            } else {
+                piece_bit += 1;
+                (p >> (piece_bit - 1)) & 1
+            };
+            addr |= bit << q;
+        }
+        addr
+    }
+
+    /// The address local element `j` of piece `p` is written to.
+    pub fn scatter(&self, p: u64, j: u64) -> u64 {
+        let a = self.gather(p, j);
+        self.dest
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (q, &d)| acc | (((a >> q) & 1) << d))
+    }
+
+    /// Whether the scatter map equals the gather map.
+    pub fn in_place_order(&self) -> bool {
+        self.dest.iter().enumerate().all(|(q, &d)| q as u32 == d)
+    }
+}
+
+/// A lowered transform: the kernels in launch order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Plan {
+    /// log2 of the size.
+    pub log_n: u32,
+    /// The options it was lowered with.
+    pub options: PlanOptions,
+    /// The kernels, in launch order.
+    pub kernels: Vec<KernelPlan>,
+}
+
+impl Plan {
+    /// The transform size.
+    pub fn n(&self) -> u64 {
+        1 << self.log_n
+    }
+
+    /// The largest root order (log2) any rotation uses: the twiddle table's size.
+    pub fn max_log_order(&self) -> u32 {
+        self.kernels
+            .iter()
+            .flat_map(|k| &k.ops)
+            .filter_map(|op| match op {
+                Op::Rotate { log_order, .. } => Some(*log_order),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether any kernel needs the scratch buffer.
+    pub fn needs_scratch(&self) -> bool {
+        self.kernels
+            .iter()
+            .any(|k| k.dst_buffer == Buffer::Scratch || k.src_buffer == Buffer::Scratch)
+    }
+
+    /// Lowers a formula (whose DFT leaves fit a piece) into kernels.
+    pub fn lower(formula: &Formula, options: PlanOptions) -> Result<Plan, PlanError> {
+        if options.max_local_bits == 0 || options.max_local_bits > 20 {
+            return Err(PlanError::Options(format!(
+                "max_local_bits = {} must be in 1..=20",
+                options.max_local_bits
+            )));
+        }
+        let (t, stages) = stages(formula)?;
+        Lowering::new(t, options).run(&stages)
+    }
+}
+
+/// Where each logical index bit lives physically: `f[q]` is the physical bit of logical
+/// bit q.
+type Layout = Vec<u32>;
+
+struct Group {
+    active: Vec<u32>,
+    stages: Vec<(Stage, Layout)>,
+}
+
+struct Lowering {
+    t: u32,
+    options: PlanOptions,
+}
+
+impl Lowering {
+    fn new(t: u32, options: PlanOptions) -> Self {
+        Lowering { t, options }
+    }
+
+    fn initial_layout(&self, order: Order) -> Layout {
+        match order {
+            Order::Natural => (0..self.t).collect(),
+            Order::BitReversed => (0..self.t).map(|q| self.t - 1 - q).collect(),
+        }
+    }
+
+    fn run(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
+        let max = self.options.max_local_bits.min(self.t);
+        let mut layout = self.initial_layout(self.options.input_order);
+        let mut groups: Vec<Group> = vec![Group {
+            active: Vec::new(),
+            stages: Vec::new(),
+        }];
+        for stage in stages {
+            match stage {
+                Stage::Perm(perm) => {
+                    // y[o] = x[σ(o)]: logical bit q of y is logical bit src[q] of x.
+                    layout = perm.src.iter().map(|&s| layout[s as usize]).collect();
+                }
+                Stage::Twiddle { .. } => {
+                    let g = groups.last_mut().expect("there is always a group");
+                    g.stages.push((stage.clone(), layout.clone()));
+                }
+                Stage::Dft { lo, bits } => {
+                    if *bits > max {
+                        return Err(PlanError::LeafTooLarge {
+                            bits: *bits,
+                            max_local_bits: self.options.max_local_bits,
+                        });
+                    }
+                    let touched: Vec<u32> = (*lo..lo + bits).map(|q| layout[q as usize]).collect();
+                    let g = groups.last_mut().expect("there is always a group");
+                    let mut union = g.active.clone();
+                    union.extend(touched.iter().filter(|b| !g.active.contains(b)));
+                    if union.len() as u32 > max && !g.active.is_empty() {
+                        groups.push(Group {
+                            active: touched,
+                            stages: vec![(stage.clone(), layout.clone())],
+                        });
+                    } else {
+                        g.active = union;
+                        g.stages.push((stage.clone(), layout.clone()));
+                    }
+                }
+            }
+        }
+        // Where logical output bit q must go: the final relabelling of the last kernel.
+        let target = self.initial_layout(self.options.output_order);
+        let count = groups.len();
+        let mut kernels = Vec::with_capacity(count);
+        for (i, mut g) in groups.into_iter().enumerate() {
+            g.active.sort_unstable();
+            let last = i + 1 == count;
+            let dest: Vec<u32> = if last {
+                // Physical bit layout[q] holds logical bit q, which belongs at target[q].
+                let mut d = vec![0; self.t as usize];
+                for q in 0..self.t as usize {
+                    d[layout[q] as usize] = target[q];
+                }
+                d
+            } else {
+                (0..self.t).collect()
+            };
+            let (src_buffer, dst_buffer) = buffers(i, count);
+            kernels.push(self.kernel(i, g, dest, src_buffer, dst_buffer, last));
+        }
+        Ok(Plan {
+            log_n: self.t,
+            options: self.options,
+            kernels,
+        })
+    }
+
+    fn kernel(
+        &self,
+        index: usize,
+        group: Group,
+        dest: Vec<u32>,
+        src_buffer: Buffer,
+        dst_buffer: Buffer,
+        last: bool,
+    ) -> KernelPlan {
+        let s = group.active.len() as u32;
+        let local_of = |phys: u32| group.active.iter().position(|&a| a == phys);
+        // Rank of a non-active physical bit among the piece bits.
+        let piece_of = |phys: u32| (0..phys).filter(|q| !group.active.contains(q)).count() as u32;
+        let mut pos_reg: Vec<u32> = (0..1u32 << s).collect();
+        let mut ops = Vec::new();
+        for (stage, layout) in &group.stages {
+            match *stage {
+                Stage::Dft { lo, bits } => {
+                    let locals: Vec<u32> = (lo..lo + bits)
+                        .map(|q| local_of(layout[q as usize]).expect("DFT bits are active") as u32)
+                        .collect();
+                    let mask: u64 = locals.iter().map(|&c| 1u64 << c).sum();
+                    for base in 0..1u64 << s {
+                        if base & mask != 0 {
+                            continue;
+                        }
+                        let positions: Vec<u64> = (0..1u64 << bits)
+                            .map(|v| {
+                                locals
+                                    .iter()
+                                    .enumerate()
+                                    .fold(base, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+                            })
+                            .collect();
+                        let regs: Vec<u32> =
+                            positions.iter().map(|&j| pos_reg[j as usize]).collect();
+                        let out = codelet(&regs, &mut ops);
+                        for (v, &j) in positions.iter().enumerate() {
+                            pos_reg[j as usize] = out[v];
+                        }
+                    }
+                }
+                Stage::Twiddle { lo, m_bits, n_bits } => {
+                    let field = |from: u32, width: u32, j: u64| {
+                        let mut value = IndexValue::default();
+                        for i in 0..width {
+                            let phys = layout[(from + i) as usize];
+                            match local_of(phys) {
+                                Some(c) => value.constant |= ((j >> c) & 1) << i,
+                                None => value.piece_bits.push((piece_of(phys), i)),
+                            }
+                        }
+                        value
+                    };
+                    for j in 0..1u64 << s {
+                        let x = field(lo + n_bits, m_bits, j);
+                        let y = field(lo, n_bits, j);
+                        let zero = |v: &IndexValue| v.is_constant() && v.constant == 0;
+                        if zero(&x) || zero(&y) {
+                            continue;
+                        }
+                        ops.push(Op::Rotate {
+                            reg: pos_reg[j as usize],
+                            log_order: m_bits + n_bits,
+                            x,
+                            y,
+                        });
+                    }
+                }
+                Stage::Perm(_) => unreachable!("permutations are folded into layouts"),
+            }
+        }
+        if last && self.options.direction == Direction::Inverse {
+            ops.extend(pos_reg.iter().map(|&reg| Op::Scale { reg }));
+        }
+        KernelPlan {
+            name: format!("fermat_k{index}"),
+            log_n: self.t,
+            active: group.active,
+            ops,
+            out_regs: pos_reg,
+            dest,
+            src_buffer,
+            dst_buffer,
+        }
+    }
+}
+
+/// Buffers of kernel `i` of `count`: every kernel is out of place and the last one
+/// writes the output, so kernels alternate between the output and a scratch buffer.
+fn buffers(i: usize, count: usize) -> (Buffer, Buffer) {
+    let writes = |k: usize| {
+        if (count - 1 - k) % 2 == 0 {
+            Buffer::Output
+        } else {
+            Buffer::Scratch
+        }
+    };
+    let src = if i == 0 { Buffer::Input } else { writes(i - 1) };
+    (src, writes(i))
+}
+
+/// DFT(m) on registers `regs` (m = regs.len(), a power of two) by the radix-2 base-case
+/// expansion DFT(m) = (DFT(2) ⊗ I(m/2)) · D(2, m/2) · (I(2) ⊗ DFT(m/2)) · L(m, 2)
+/// (thesis, DFT16): the stride permutation is a relabelling, the twiddles are powers of
+/// ω_m. Returns the register holding each output position.
+pub fn codelet(regs: &[u32], ops: &mut Vec<Op>) -> Vec<u32> {
+    let m = regs.len();
+    if m == 1 {
+        return regs.to_vec();
+    }
+    let half = m / 2;
+    // L(m, 2): y[j·half + i] = x[2i + j].
+    let evens: Vec<u32> = (0..half).map(|i| regs[2 * i]).collect();
+    let odds: Vec<u32> = (0..half).map(|i| regs[2 * i + 1]).collect();
+    let lo = codelet(&evens, ops);
+    let hi = codelet(&odds, ops);
+    let log_order = m.trailing_zeros();
+    for b in 1..half {
+        ops.push(Op::Rotate {
+            reg: hi[b],
+            log_order,
+            x: IndexValue::constant(1),
+            y: IndexValue::constant(b as u64),
+        });
+    }
+    for b in 0..half {
+        ops.push(Op::Butterfly { a: lo[b], b: hi[b] });
+    }
+    lo.into_iter().chain(hi).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_alternate_and_end_in_the_output() {
+        assert_eq!(buffers(0, 1), (Buffer::Input, Buffer::Output));
+        assert_eq!(buffers(0, 2), (Buffer::Input, Buffer::Scratch));
+        assert_eq!(buffers(1, 2), (Buffer::Scratch, Buffer::Output));
+        assert_eq!(buffers(0, 3), (Buffer::Input, Buffer::Output));
+        assert_eq!(buffers(1, 3), (Buffer::Output, Buffer::Scratch));
+        assert_eq!(buffers(2, 3), (Buffer::Scratch, Buffer::Output));
+    }
+
+    #[test]
+    fn gather_covers_every_address_once() {
+        let k = KernelPlan {
+            name: "k".into(),
+            log_n: 6,
+            active: vec![1, 4],
+            ops: vec![],
+            out_regs: (0..4).collect(),
+            dest: (0..6).collect(),
+            src_buffer: Buffer::Input,
+            dst_buffer: Buffer::Output,
+        };
+        let mut seen = [false; 64];
+        for p in 0..k.pieces() {
+            for j in 0..4 {
+                let a = k.gather(p, j) as usize;
+                assert!(!seen[a]);
+                seen[a] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(k.gather(0, 1), 2);
+        assert_eq!(k.gather(0, 2), 16);
+        assert_eq!(k.gather(1, 0), 1);
+        assert_eq!(k.gather(2, 0), 4);
+    }
+
+    #[test]
+    fn one_kernel_when_the_whole_transform_fits_a_piece() {
+        let f = Formula::dft(16).unwrap();
+        let plan = Plan::lower(&f, PlanOptions::default()).unwrap();
+        assert_eq!(plan.kernels.len(), 1);
+        assert_eq!(plan.kernels[0].local_bits(), 4);
+    }
+
+    #[test]
+    fn refuses_leaves_larger_than_a_piece() {
+        let f = Formula::dft(1 << 8).unwrap();
+        let opts = PlanOptions {
+            max_local_bits: 4,
+            ..PlanOptions::default()
+        };
+        assert!(matches!(
+            Plan::lower(&f, opts),
+            Err(PlanError::LeafTooLarge { bits: 8, .. })
+        ));
+    }
+}
