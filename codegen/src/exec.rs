@@ -2,7 +2,7 @@
 //! gather and scatter maps, the same straight-line body per piece, the same buffers — so
 //! that every lowering is checked without a GPU.
 
-use crate::plan::{Buffer, Direction, KernelPlan, Op, Plan};
+use crate::plan::{Buffer, Codelet, Direction, KernelPlan, Op, Plan, Step};
 use fermat_dsl::field::{Field, FieldError};
 use thiserror::Error;
 
@@ -152,36 +152,82 @@ fn run_kernel<F: Field>(
     dst: &mut [F::Elem],
 ) {
     let size = 1usize << kernel.local_bits();
-    let mut regs = vec![field.zero(); size];
+    let codelets: Vec<Option<Codelet>> = kernel
+        .steps
+        .iter()
+        .map(|step| match step {
+            Step::Dft { locals } => Some(Codelet::radix2(locals.len() as u32)),
+            _ => None,
+        })
+        .collect();
+    let mut piece = vec![field.zero(); size];
+    let mut regs = Vec::new();
     for p in 0..kernel.pieces() {
-        for (j, reg) in regs.iter_mut().enumerate() {
-            *reg = src[kernel.gather(p, j as u64) as usize];
+        for (j, slot) in piece.iter_mut().enumerate() {
+            *slot = src[kernel.gather(p, j as u64) as usize];
         }
-        for op in &kernel.ops {
-            match op {
-                Op::Butterfly { a, b } => {
-                    let (u, v) = (regs[*a as usize], regs[*b as usize]);
-                    regs[*a as usize] = field.add(&u, &v);
-                    regs[*b as usize] = field.sub(&u, &v);
+        for (step, codelet) in kernel.steps.iter().zip(&codelets) {
+            match step {
+                Step::Dft { locals } => {
+                    let codelet = codelet.as_ref().expect("every DFT step has a codelet");
+                    let mask: u64 = locals.iter().map(|&c| 1u64 << c).sum();
+                    let position = |base: u64, v: u64| {
+                        locals
+                            .iter()
+                            .enumerate()
+                            .fold(base, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+                            as usize
+                    };
+                    for base in (0..size as u64).filter(|b| b & mask == 0) {
+                        regs.clear();
+                        regs.extend((0..1u64 << locals.len()).map(|v| piece[position(base, v)]));
+                        run_codelet(field, roots, codelet, inverse, &mut regs);
+                        for (v, &r) in codelet.out.iter().enumerate() {
+                            piece[position(base, v as u64)] = regs[r as usize];
+                        }
+                    }
                 }
-                Op::Rotate {
-                    reg,
-                    log_order,
-                    x,
-                    y,
-                } => {
-                    let e = x.eval(p).wrapping_mul(y.eval(p));
-                    let r = *reg as usize;
-                    regs[r] = roots.rotate(field, &regs[r], *log_order, e, inverse);
+                Step::Twiddle { log_order, x, y } => {
+                    for (j, slot) in piece.iter_mut().enumerate() {
+                        let e = x.eval(j as u64, p).wrapping_mul(y.eval(j as u64, p));
+                        *slot = roots.rotate(field, slot, *log_order, e, inverse);
+                    }
                 }
-                Op::Scale { reg } => {
-                    let r = *reg as usize;
-                    regs[r] = field.mul(&regs[r], &roots.n_inv);
+                Step::Scale => {
+                    for slot in piece.iter_mut() {
+                        *slot = field.mul(slot, &roots.n_inv);
+                    }
                 }
             }
         }
-        for (j, &reg) in kernel.out_regs.iter().enumerate() {
-            dst[kernel.scatter(p, j as u64) as usize] = regs[reg as usize];
+        for (j, value) in piece.iter().enumerate() {
+            dst[kernel.scatter(p, j as u64) as usize] = *value;
+        }
+    }
+}
+
+fn run_codelet<F: Field>(
+    field: &F,
+    roots: &Roots<F>,
+    codelet: &Codelet,
+    inverse: bool,
+    regs: &mut [F::Elem],
+) {
+    for op in &codelet.ops {
+        match *op {
+            Op::Butterfly { a, b } => {
+                let (u, v) = (regs[a as usize], regs[b as usize]);
+                regs[a as usize] = field.add(&u, &v);
+                regs[b as usize] = field.sub(&u, &v);
+            }
+            Op::Rotate {
+                reg,
+                log_order,
+                exp,
+            } => {
+                let r = reg as usize;
+                regs[r] = roots.rotate(field, &regs[r], log_order, exp, inverse);
+            }
         }
     }
 }

@@ -5,9 +5,14 @@
 
 #![warn(missing_docs)]
 
+pub mod cost;
 pub mod exec;
 pub mod plan;
 pub mod sigma;
 
+pub use cost::{Cost, FieldShape, KernelCost};
 pub use exec::{execute, ExecError, Roots};
-pub use plan::{Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions, TwiddleMode};
+pub use plan::{
+    BitField, BitSource, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions,
+    Step, TwiddleMode,
+};

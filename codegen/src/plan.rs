@@ -110,41 +110,66 @@ impl Default for PlanOptions {
     }
 }
 
-/// A value built from the bits of a piece's index, plus a compile-time constant:
-/// `constant | Σ ((piece >> from) & 1) << to`.
+/// Where one bit of a twiddle exponent's factor comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitSource {
+    /// Bit c of the element's local index within its piece.
+    Local(u32),
+    /// Bit c of the piece index.
+    Piece(u32),
+}
+
+/// A value assembled from index bits: bit i is `bits[i]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct IndexValue {
-    /// The part known at compile time.
-    pub constant: u64,
-    /// (bit of the piece index, bit of the value) pairs.
-    pub piece_bits: Vec<(u32, u32)>,
+pub struct BitField {
+    /// The source of each bit, least significant first.
+    pub bits: Vec<BitSource>,
 }
 
-impl IndexValue {
-    /// A compile-time constant.
-    pub fn constant(c: u64) -> Self {
-        IndexValue {
-            constant: c,
-            piece_bits: Vec::new(),
-        }
+impl BitField {
+    /// The value for local element `j` of piece `p`.
+    pub fn eval(&self, j: u64, p: u64) -> u64 {
+        self.bits.iter().enumerate().fold(0, |acc, (i, src)| {
+            let bit = match *src {
+                BitSource::Local(c) => (j >> c) & 1,
+                BitSource::Piece(c) => (p >> c) & 1,
+            };
+            acc | (bit << i)
+        })
     }
 
-    /// Whether the value is known at compile time.
-    pub fn is_constant(&self) -> bool {
-        self.piece_bits.is_empty()
-    }
-
-    /// The value for one piece.
-    pub fn eval(&self, piece: u64) -> u64 {
-        self.piece_bits
-            .iter()
-            .fold(self.constant, |acc, &(from, to)| {
-                acc | (((piece >> from) & 1) << to)
-            })
+    /// Whether the value depends on the piece index.
+    pub fn uses_piece(&self) -> bool {
+        self.bits.iter().any(|b| matches!(b, BitSource::Piece(_)))
     }
 }
 
-/// One instruction of a kernel's straight-line body, on registers (piece slots).
+/// One step of a kernel's body, applied to the whole piece.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// DFT(2^b), b = `locals.len()`, along the local bits `locals` (bit i of the DFT's
+    /// index is local bit `locals[i]`), for every value of the other local bits; each
+    /// group runs the radix-2 [`Codelet`] of that size.
+    Dft {
+        /// The local bits the DFT runs along.
+        locals: Vec<u32>,
+    },
+    /// Element j of piece p is multiplied by ω_{2^log_order}^(x·y) (by ω^(−1) in inverse
+    /// plans): the twiddle diagonal D(m, n) of a formula, with x and y the bit fields of
+    /// the formula's index mapped to where those bits live.
+    Twiddle {
+        /// log2 of the root's order, log2(mn).
+        log_order: u32,
+        /// The row index a.
+        x: BitField,
+        /// The column index b.
+        y: BitField,
+    },
+    /// Every element is multiplied by n^(−1) (the inverse transform's scaling).
+    Scale,
+}
+
+/// One instruction of a codelet, on the codelet's registers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// (a, b) ← (a + b, a − b): a DFT(2).
@@ -154,23 +179,65 @@ pub enum Op {
         /// Second register.
         b: u32,
     },
-    /// reg ← reg · ω_{2^log_order}^(x·y) (with ω^(−1) for inverse plans). For an SRGFN
-    /// with 2^log_order | 2k the root is a power of r and this is a digit shift.
+    /// reg ← reg · ω_{2^log_order}^exp: for an SRGFN with 2^log_order | 2k the root is a
+    /// power of r and this is a digit shift.
     Rotate {
         /// The register.
         reg: u32,
         /// log2 of the root's order.
         log_order: u32,
-        /// First factor of the exponent.
-        x: IndexValue,
-        /// Second factor of the exponent.
-        y: IndexValue,
+        /// The exponent.
+        exp: u64,
     },
-    /// reg ← reg · n^(−1) (the inverse transform's scaling).
-    Scale {
-        /// The register.
-        reg: u32,
-    },
+}
+
+/// The straight-line DFT(2^bits) on registers 0..2^bits, by the radix-2 base-case
+/// expansion DFT(m) = (DFT(2) ⊗ I(m/2)) · D(2, m/2) · (I(2) ⊗ DFT(m/2)) · L(m, 2)
+/// (thesis, DFT16): stride permutations are register relabellings and the twiddles are
+/// powers of ω_m — digit shifts when m divides 2k for an SRGFN.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Codelet {
+    /// log2 of the size.
+    pub bits: u32,
+    /// The instructions, in order.
+    pub ops: Vec<Op>,
+    /// Output position v is in register `out[v]`.
+    pub out: Vec<u32>,
+}
+
+impl Codelet {
+    /// The radix-2 codelet of size 2^bits.
+    pub fn radix2(bits: u32) -> Codelet {
+        let regs: Vec<u32> = (0..1u32 << bits).collect();
+        let mut ops = Vec::new();
+        let out = radix2(&regs, &mut ops);
+        Codelet { bits, ops, out }
+    }
+}
+
+fn radix2(regs: &[u32], ops: &mut Vec<Op>) -> Vec<u32> {
+    let m = regs.len();
+    if m == 1 {
+        return regs.to_vec();
+    }
+    let half = m / 2;
+    // L(m, 2): y[j·half + i] = x[2i + j].
+    let evens: Vec<u32> = (0..half).map(|i| regs[2 * i]).collect();
+    let odds: Vec<u32> = (0..half).map(|i| regs[2 * i + 1]).collect();
+    let lo = radix2(&evens, ops);
+    let hi = radix2(&odds, ops);
+    let log_order = m.trailing_zeros();
+    for (b, &reg) in hi.iter().enumerate().skip(1) {
+        ops.push(Op::Rotate {
+            reg,
+            log_order,
+            exp: b as u64,
+        });
+    }
+    for (&a, &b) in lo.iter().zip(&hi) {
+        ops.push(Op::Butterfly { a, b });
+    }
+    lo.into_iter().chain(hi).collect()
 }
 
 /// Which buffer a kernel reads or writes.
@@ -194,10 +261,8 @@ pub struct KernelPlan {
     /// Local bit c of a piece is physical index bit `active[c]` (ascending); the piece
     /// index fills the other bits in ascending order.
     pub active: Vec<u32>,
-    /// The straight-line body.
-    pub ops: Vec<Op>,
-    /// After the body, local position j is in register `out_regs[j]`.
-    pub out_regs: Vec<u32>,
+    /// The body, applied to each piece in order.
+    pub steps: Vec<Step>,
     /// The scatter address of an element is `dest` applied to its gather address:
     /// physical bit q moves to bit `dest[q]` (the identity except where the plan's
     /// final relabelling is folded in).
@@ -273,10 +338,11 @@ impl Plan {
     pub fn max_log_order(&self) -> u32 {
         self.kernels
             .iter()
-            .flat_map(|k| &k.ops)
-            .filter_map(|op| match op {
-                Op::Rotate { log_order, .. } => Some(*log_order),
-                _ => None,
+            .flat_map(|k| &k.steps)
+            .map(|step| match step {
+                Step::Twiddle { log_order, .. } => *log_order,
+                Step::Dft { locals } => locals.len() as u32,
+                Step::Scale => 0,
             })
             .max()
             .unwrap_or(0)
@@ -404,78 +470,42 @@ impl Lowering {
         dst_buffer: Buffer,
         last: bool,
     ) -> KernelPlan {
-        let s = group.active.len() as u32;
         let local_of = |phys: u32| group.active.iter().position(|&a| a == phys);
         // Rank of a non-active physical bit among the piece bits.
         let piece_of = |phys: u32| (0..phys).filter(|q| !group.active.contains(q)).count() as u32;
-        let mut pos_reg: Vec<u32> = (0..1u32 << s).collect();
-        let mut ops = Vec::new();
+        let source = |phys: u32| match local_of(phys) {
+            Some(c) => BitSource::Local(c as u32),
+            None => BitSource::Piece(piece_of(phys)),
+        };
+        let mut steps = Vec::new();
         for (stage, layout) in &group.stages {
-            match *stage {
-                Stage::Dft { lo, bits } => {
-                    let locals: Vec<u32> = (lo..lo + bits)
+            let field = |from: u32, width: u32| BitField {
+                bits: (from..from + width)
+                    .map(|q| source(layout[q as usize]))
+                    .collect(),
+            };
+            steps.push(match *stage {
+                Stage::Dft { lo, bits } => Step::Dft {
+                    locals: (lo..lo + bits)
                         .map(|q| local_of(layout[q as usize]).expect("DFT bits are active") as u32)
-                        .collect();
-                    let mask: u64 = locals.iter().map(|&c| 1u64 << c).sum();
-                    for base in 0..1u64 << s {
-                        if base & mask != 0 {
-                            continue;
-                        }
-                        let positions: Vec<u64> = (0..1u64 << bits)
-                            .map(|v| {
-                                locals
-                                    .iter()
-                                    .enumerate()
-                                    .fold(base, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
-                            })
-                            .collect();
-                        let regs: Vec<u32> =
-                            positions.iter().map(|&j| pos_reg[j as usize]).collect();
-                        let out = codelet(&regs, &mut ops);
-                        for (v, &j) in positions.iter().enumerate() {
-                            pos_reg[j as usize] = out[v];
-                        }
-                    }
-                }
-                Stage::Twiddle { lo, m_bits, n_bits } => {
-                    let field = |from: u32, width: u32, j: u64| {
-                        let mut value = IndexValue::default();
-                        for i in 0..width {
-                            let phys = layout[(from + i) as usize];
-                            match local_of(phys) {
-                                Some(c) => value.constant |= ((j >> c) & 1) << i,
-                                None => value.piece_bits.push((piece_of(phys), i)),
-                            }
-                        }
-                        value
-                    };
-                    for j in 0..1u64 << s {
-                        let x = field(lo + n_bits, m_bits, j);
-                        let y = field(lo, n_bits, j);
-                        let zero = |v: &IndexValue| v.is_constant() && v.constant == 0;
-                        if zero(&x) || zero(&y) {
-                            continue;
-                        }
-                        ops.push(Op::Rotate {
-                            reg: pos_reg[j as usize],
-                            log_order: m_bits + n_bits,
-                            x,
-                            y,
-                        });
-                    }
-                }
+                        .collect(),
+                },
+                Stage::Twiddle { lo, m_bits, n_bits } => Step::Twiddle {
+                    log_order: m_bits + n_bits,
+                    x: field(lo + n_bits, m_bits),
+                    y: field(lo, n_bits),
+                },
                 Stage::Perm(_) => unreachable!("permutations are folded into layouts"),
-            }
+            });
         }
         if last && self.options.direction == Direction::Inverse {
-            ops.extend(pos_reg.iter().map(|&reg| Op::Scale { reg }));
+            steps.push(Step::Scale);
         }
         KernelPlan {
             name: format!("fermat_k{index}"),
             log_n: self.t,
             active: group.active,
-            ops,
-            out_regs: pos_reg,
+            steps,
             dest,
             src_buffer,
             dst_buffer,
@@ -495,36 +525,6 @@ fn buffers(i: usize, count: usize) -> (Buffer, Buffer) {
     };
     let src = if i == 0 { Buffer::Input } else { writes(i - 1) };
     (src, writes(i))
-}
-
-/// DFT(m) on registers `regs` (m = regs.len(), a power of two) by the radix-2 base-case
-/// expansion DFT(m) = (DFT(2) ⊗ I(m/2)) · D(2, m/2) · (I(2) ⊗ DFT(m/2)) · L(m, 2)
-/// (thesis, DFT16): the stride permutation is a relabelling, the twiddles are powers of
-/// ω_m. Returns the register holding each output position.
-pub fn codelet(regs: &[u32], ops: &mut Vec<Op>) -> Vec<u32> {
-    let m = regs.len();
-    if m == 1 {
-        return regs.to_vec();
-    }
-    let half = m / 2;
-    // L(m, 2): y[j·half + i] = x[2i + j].
-    let evens: Vec<u32> = (0..half).map(|i| regs[2 * i]).collect();
-    let odds: Vec<u32> = (0..half).map(|i| regs[2 * i + 1]).collect();
-    let lo = codelet(&evens, ops);
-    let hi = codelet(&odds, ops);
-    let log_order = m.trailing_zeros();
-    for b in 1..half {
-        ops.push(Op::Rotate {
-            reg: hi[b],
-            log_order,
-            x: IndexValue::constant(1),
-            y: IndexValue::constant(b as u64),
-        });
-    }
-    for b in 0..half {
-        ops.push(Op::Butterfly { a: lo[b], b: hi[b] });
-    }
-    lo.into_iter().chain(hi).collect()
 }
 
 #[cfg(test)]
@@ -547,8 +547,7 @@ mod tests {
             name: "k".into(),
             log_n: 6,
             active: vec![1, 4],
-            ops: vec![],
-            out_regs: (0..4).collect(),
+            steps: vec![],
             dest: (0..6).collect(),
             src_buffer: Buffer::Input,
             dst_buffer: Buffer::Output,

@@ -56,11 +56,14 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     fn mul(&self, a: &Self::Elem, b: &Self::Elem) -> Self::Elem;
 
     /// The element with canonical value `x`; an error if `x ≥ p`.
+    // The field is the context of the conversion, as in `field.from_u64(3)`.
+    #[allow(clippy::wrong_self_convention)]
     fn from_biguint(&self, x: &BigUint) -> Result<Self::Elem, FieldError>;
     /// The canonical value of `a`, in `[0, p)`.
     fn to_biguint(&self, a: &Self::Elem) -> BigUint;
 
     /// x mod p.
+    #[allow(clippy::wrong_self_convention)]
     fn from_u64(&self, x: u64) -> Self::Elem {
         let p = self.modulus();
         let x = BigUint::from(x) % &p;
