@@ -11,7 +11,7 @@ pub mod plan;
 pub mod sigma;
 
 pub use cost::{Cost, FieldShape, KernelCost};
-pub use exec::{execute, ExecError, Roots};
+pub use exec::{execute, execute_with, ExecError, KernelRunner, Roots, Shift};
 pub use plan::{
     BitField, BitSource, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions,
     Step, TwiddleMode,
