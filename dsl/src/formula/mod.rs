@@ -10,8 +10,14 @@
 //! Formulas are built through checked constructors ([`Formula::tensor`],
 //! [`Formula::compose`], …) so that every formula has consistent sizes.
 
-use std::fmt;
 use thiserror::Error;
+
+#[cfg(any(test, feature = "proptest"))]
+pub mod arbitrary;
+pub mod parse;
+pub mod print;
+
+pub use parse::{ParseError, ParseErrorKind};
 
 /// A formula: a linear operator on vectors of [`Formula::size`] field elements.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -193,9 +199,9 @@ impl Formula {
                     let (l, r) = (pair[0].checked_size()?, pair[1].checked_size()?);
                     if l != r {
                         return Err(FormulaError::ComposeSizes {
-                            left: format!("{:?}", pair[0]),
+                            left: pair[0].to_string(),
                             left_size: l,
-                            right: format!("{:?}", pair[1]),
+                            right: pair[1].to_string(),
                             right_size: r,
                         });
                     }
@@ -213,12 +219,5 @@ fn nonzero(op: &str, n: u64) -> Result<(), FormulaError> {
         })
     } else {
         Ok(())
-    }
-}
-
-impl fmt::Display for Formula {
-    /// Placeholder until the printer lands: the debug form.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
     }
 }
