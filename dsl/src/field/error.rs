@@ -104,6 +104,14 @@ pub enum FieldError {
         /// The order it was meant to have.
         n: u64,
     },
+    /// An SRGFN transform at a user's root needs 2k | n (its base case is a DFT_2k).
+    #[error("n = {n} is not a multiple of the base-case size 2k = {base}")]
+    SizeBelowBaseCase {
+        /// The refused size.
+        n: u64,
+        /// 2k.
+        base: u64,
+    },
     /// A field specification could not be parsed.
     #[error("cannot read field '{spec}': {why}")]
     BadSpec {

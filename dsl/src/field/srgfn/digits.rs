@@ -1,0 +1,200 @@
+//! The digit representation (2017 paper, §3.1): checks and conversions at the API boundary.
+
+use super::{Srgfn, SrgfnElem};
+use crate::field::{Field, FieldError};
+use num_bigint::BigUint;
+use num_integer::Integer;
+use num_traits::ToPrimitive;
+
+impl<const K: usize> Srgfn<K> {
+    /// The element with the given digits (least significant first), checked against §3.1:
+    /// exactly k digits, each below r, except that `[0, …, 0, r]` spells p − 1.
+    ///
+    /// A wrong length, a digit ≥ r, a digit r anywhere but the top, or a top digit r over
+    /// nonzero lower digits is a [`FieldError::InvalidDigits`] naming the offending digit.
+    pub fn from_digits(&self, digits: &[u64]) -> Result<SrgfnElem<K>, FieldError> {
+        let r = self.radix.r;
+        let bad = |index: usize, value: u64, why: &'static str| FieldError::InvalidDigits {
+            index,
+            value,
+            r,
+            k: K,
+            why,
+        };
+        if digits.len() < K {
+            return Err(bad(
+                digits.len(),
+                0,
+                "too few digits: an element has exactly k",
+            ));
+        }
+        if digits.len() > K {
+            return Err(bad(
+                K,
+                digits[K],
+                "too many digits: an element has exactly k",
+            ));
+        }
+        for (index, &value) in digits.iter().enumerate() {
+            if value > r || (value == r && index + 1 < K) {
+                return Err(bad(
+                    index,
+                    value,
+                    if value == r {
+                        "only the top digit may equal r (the element p − 1)"
+                    } else {
+                        "digits must be below r"
+                    },
+                ));
+            }
+        }
+        if digits[K - 1] == r {
+            if let Some(index) = digits[..K - 1].iter().position(|&d| d != 0) {
+                return Err(bad(
+                    index,
+                    digits[index],
+                    "a top digit r (the element p − 1) needs every lower digit 0",
+                ));
+            }
+        }
+        let mut d = [0; K];
+        d.copy_from_slice(digits);
+        Ok(SrgfnElem(d))
+    }
+
+    /// The digits of p − 1 = r^k: `[0, …, 0, r]`.
+    pub(super) fn minus_one_digits(&self) -> [u64; K] {
+        let mut d = [0; K];
+        d[K - 1] = self.radix.r;
+        d
+    }
+
+    /// The digits of x ∈ [0, p) (§3.1: repeated Euclidean division by r).
+    pub(super) fn digits_of(&self, x: &BigUint) -> Result<[u64; K], FieldError> {
+        if x >= &self.p {
+            return Err(FieldError::OutOfRange {
+                value: x.clone(),
+                p: self.p.clone(),
+            });
+        }
+        if x + 1u32 == self.p {
+            return Ok(self.minus_one_digits());
+        }
+        let mut d = [0; K];
+        let mut rest = x.clone();
+        for digit in d.iter_mut() {
+            let (q, s) = rest.div_rem(&self.r_big);
+            *digit = s.to_u64().expect("a remainder modulo r fits a u64");
+            rest = q;
+        }
+        Ok(d)
+    }
+
+    /// Σ x_i·r^i, by Horner's rule.
+    pub(super) fn value_of(&self, d: &[u64; K]) -> BigUint {
+        d.iter()
+            .rev()
+            .fold(BigUint::default(), |acc, &x| acc * &self.r_big + x)
+    }
+
+    /// x mod p for a machine word, without big integers.
+    pub(super) fn digits_of_u64(&self, x: u64) -> SrgfnElem<K> {
+        let r = self.radix.r;
+        let mut d = [0; K];
+        if x < r {
+            d[0] = x;
+            return SrgfnElem(d);
+        }
+        let mut rest = x;
+        for digit in d.iter_mut() {
+            *digit = rest % r;
+            rest /= r;
+        }
+        if rest == 0 {
+            return SrgfnElem(d);
+        }
+        // Only for tiny radixes: x = z + rest·r^k ≡ z − rest (r^k ≡ −1), and rest < x.
+        let high = self.digits_of_u64(rest);
+        self.sub(&SrgfnElem(d), &high)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::field::{Field, FieldError, FieldSpec};
+    use num_bigint::BigUint;
+
+    fn p3() -> super::Srgfn<8> {
+        match FieldSpec::parse("P3").unwrap().build().unwrap() {
+            crate::AnyField::Srgfn8(f) => f,
+            other => panic!("P3 built as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_digit_vectors_name_the_digit() {
+        let f = p3();
+        let r = f.r();
+        let mut top = vec![0u64; 8];
+        top[7] = r;
+        let mut top_and_low = top.clone();
+        top_and_low[3] = 9;
+        let mut r_in_middle = vec![0u64; 8];
+        r_in_middle[2] = r;
+        let mut too_big = vec![1u64; 8];
+        too_big[5] = r + 1;
+        let cases: [(&[u64], usize, u64, &str); 6] = [
+            (&[1, 2, 3], 3, 0, "too few"),
+            (&[0; 9], 8, 0, "too many"),
+            (&too_big, 5, r + 1, "below r"),
+            (&r_in_middle, 2, r, "only the top digit"),
+            (&top_and_low, 3, 9, "every lower digit 0"),
+            (&[u64::MAX; 8], 0, u64::MAX, "below r"),
+        ];
+        for (digits, index, value, needle) in cases {
+            let err = f.from_digits(digits).unwrap_err();
+            match &err {
+                FieldError::InvalidDigits {
+                    index: i,
+                    value: v,
+                    r: rr,
+                    k: 8,
+                    ..
+                } => assert_eq!((*i, *v, *rr), (index, value, r), "{digits:?}"),
+                other => panic!("{digits:?}: {other:?}"),
+            }
+            let text = err.to_string();
+            assert!(
+                text.contains(needle) && text.contains(&value.to_string()),
+                "{text}"
+            );
+        }
+        let minus_one = f.from_digits(&top).unwrap();
+        assert_eq!(f.to_biguint(&minus_one), f.modulus() - 1u32);
+    }
+
+    #[test]
+    fn from_biguint_refuses_p_and_above() {
+        let f = p3();
+        for x in [f.modulus(), f.modulus() + 1u32, f.modulus() << 3] {
+            let err = f.from_biguint(&x).unwrap_err();
+            assert_eq!(
+                err,
+                FieldError::OutOfRange {
+                    value: x.clone(),
+                    p: f.modulus()
+                }
+            );
+            assert!(err.to_string().contains(&x.to_string()));
+        }
+    }
+
+    #[test]
+    fn from_u64_matches_big_integers() {
+        let f = p3();
+        for x in [0, 1, f.r() - 1, f.r(), f.r() + 1, u64::MAX] {
+            let expect = f.from_biguint(&BigUint::from(x)).unwrap();
+            assert_eq!(f.from_u64(x), expect, "x = {x}");
+        }
+    }
+}

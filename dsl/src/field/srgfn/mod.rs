@@ -1,0 +1,287 @@
+//! Sparse-radix generalized Fermat prime fields p = r^k + 1, r = 2^w ± 2^u
+//! (Chen, Covanov, Mohajerani, Moreno Maza, *Big Prime Field FFT on the GPU*, ISSAC 2017, §3).
+//!
+//! # Representation (§3.1, equation (5))
+//!
+//! An element x is k digits x_0..x_{k−1}, least significant first, one `u64` each, with
+//! x = Σ x_i·r^i and either every 0 ≤ x_i < r, or x_{k−1} = r and every other digit 0
+//! (that is x = r^k = p − 1, the one value k digits below r cannot spell). Every element
+//! has exactly one representation, so digit arrays compare like the values they denote.
+//!
+//! # Algorithms
+//!
+//! - Division by r (§3.1, equation (6), steps S1–S3): [`radix`](self) — shifts and one
+//!   shifted subtraction per round, thanks to the two-bit form of r.
+//! - Addition (Algorithm 2) and subtraction: digit-wise, with carries by comparison with r;
+//!   the final carry z_k ∈ {0, 1, 2} is folded back as r^k ≡ −1 (PAPERS.md: the paper's
+//!   steps miss z_k = 2, which (p − 1) + (p − 1) produces).
+//! - Multiplication by r^i (§3.4): a negacyclic digit shift, i.e. one subtraction.
+//! - Multiplication (Algorithm 3): the negacyclic product f_x·f_y mod T^k + 1 with signed
+//!   192-bit coefficients (PAPERS.md: |u_i| < k·r^2, not 0 ≤ u_i ≤ k·r^2), each written in
+//!   base r by the sparse division and the pieces summed with carries.
+//! - Roots of unity (§3.2, Proposition 1, Algorithm 1): the canonical ω_n of DESIGN.md, with
+//!   ω_n^(n/2k) = r so that the base-case DFT_2k needs shifts only.
+
+mod add;
+mod digits;
+mod mul;
+mod radix;
+#[cfg(test)]
+mod tests;
+
+use super::primality::{probable_prime, SRGFN_MR_ROUNDS};
+use super::{check_order, two_adicity_of, Field, FieldError, Sign, SrgfnParams};
+use num_bigint::BigUint;
+use radix::Radix;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
+
+/// The field Z/p for a sparse-radix generalized Fermat prime p = r^k + 1 (2017 paper,
+/// Definition 1), r = 2^w ± 2^u.
+///
+/// `K` is the number of digits k (the base-case DFT has 2k points). Build one with
+/// [`Srgfn::new`] or through [`FieldSpec`](super::FieldSpec).
+#[derive(Clone, Debug)]
+pub struct Srgfn<const K: usize> {
+    params: SrgfnParams,
+    name: Option<&'static str>,
+    p: BigUint,
+    r_big: BigUint,
+    two_adicity: u32,
+    radix: Radix,
+    /// Series terms of the two normalisation sweeps of Algorithm 3 (see `mul.rs`).
+    terms: [u32; 2],
+    /// The canonical non-residue α, computed on first use (a full modular exponentiation).
+    alpha: OnceLock<SrgfnElem<K>>,
+}
+
+/// An element of [`Srgfn<K>`]: its k base-r digits, least significant first (2017 paper,
+/// §3.1). Always a valid representation; only the field makes them.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SrgfnElem<const K: usize>([u64; K]);
+
+impl<const K: usize> SrgfnElem<K> {
+    /// The digits x_0..x_{k−1} (x = Σ x_i·r^i): all below r, or `[0, …, 0, r]` for p − 1.
+    pub fn digits(&self) -> &[u64; K] {
+        &self.0
+    }
+}
+
+/// Moduli already accepted by the Miller–Rabin test: P5 and P6 take a noticeable time
+/// to test and are built many times (tests, every `FieldSpec::build`).
+fn known_primes() -> &'static Mutex<HashSet<BigUint>> {
+    static PRIMES: OnceLock<Mutex<HashSet<BigUint>>> = OnceLock::new();
+    PRIMES.get_or_init(Default::default)
+}
+
+/// The canonical non-residue α of each modulus seen, for the same reason.
+fn known_non_residues() -> &'static Mutex<HashMap<BigUint, u64>> {
+    static ALPHAS: OnceLock<Mutex<HashMap<BigUint, u64>>> = OnceLock::new();
+    ALPHAS.get_or_init(Default::default)
+}
+
+fn check_prime(p: &BigUint) -> Result<(), FieldError> {
+    let lock = || known_primes().lock().unwrap_or_else(|e| e.into_inner());
+    if lock().contains(p) {
+        return Ok(());
+    }
+    probable_prime(p, SRGFN_MR_ROUNDS).map_err(|witness| FieldError::NotPrime {
+        p: p.clone(),
+        witness,
+    })?;
+    lock().insert(p.clone());
+    Ok(())
+}
+
+impl<const K: usize> Srgfn<K> {
+    /// Builds Z/p for p = r^k + 1, r = 2^w ± 2^u.
+    ///
+    /// Checks k (a power of two, at most `MAX_K` = 64, and equal to `K`),
+    /// the radix (u < w, r a 64-bit digit) and that p is a probable prime
+    /// ([`SRGFN_MR_ROUNDS`] Miller–Rabin rounds; accepted moduli are remembered for the
+    /// life of the process). `name` is the catalogue name, if any.
+    pub fn new(params: SrgfnParams, name: Option<&'static str>) -> Result<Self, FieldError> {
+        params.check_k()?;
+        let r = params.radix()?;
+        if params.k != K as u64 {
+            return Err(FieldError::BadSpec {
+                spec: params.to_string(),
+                why: format!(
+                    "k = {} does not match this element type, which has {K} digits",
+                    params.k
+                ),
+            });
+        }
+        let p = params.modulus()?;
+        check_prime(&p)?;
+        let radix = Radix::new(r, params.w, params.u, params.sign == Sign::Minus);
+        Ok(Srgfn {
+            params,
+            name,
+            two_adicity: two_adicity_of(&p),
+            p,
+            r_big: BigUint::from(r),
+            radix,
+            terms: mul::sweep_terms(&radix, K),
+            alpha: OnceLock::new(),
+        })
+    }
+
+    /// The parameters w, u, sign, k.
+    pub fn params(&self) -> SrgfnParams {
+        self.params
+    }
+
+    /// The radix r = 2^w ± 2^u.
+    pub fn r(&self) -> u64 {
+        self.radix.r
+    }
+
+    /// The number of digits k (the base-case DFT has 2k points).
+    pub fn k(&self) -> u64 {
+        K as u64
+    }
+
+    /// For a primitive n-th root of unity `w` with 2k | n, the odd j in [1, 2k) with
+    /// w^(n/2k) = r^j (2017 paper, proof of Proposition 1: w^(n/2k) is a primitive 2k-th
+    /// root, hence an odd power of r).
+    ///
+    /// The base-case DFT_2k of a transform at `w` is then taken at r^j, and its twiddles
+    /// are still digit shifts ([`Srgfn::mul_r_pow`]). Errors: `w` is not a primitive n-th
+    /// root ([`Field::check_root`]), or n is not a multiple of 2k.
+    pub fn base_case_exponent(&self, w: &SrgfnElem<K>, n: u64) -> Result<u32, FieldError> {
+        self.check_root(w, n)?;
+        let k2 = 2 * K as u64;
+        if n % k2 != 0 {
+            return Err(FieldError::SizeBelowBaseCase { n, base: k2 });
+        }
+        let b = self.pow_u64(w, n / k2);
+        let one = self.one();
+        (1..k2 as u32)
+            .step_by(2)
+            .find(|&j| self.mul_r_pow(&one, j) == b)
+            .ok_or_else(|| self.not_a_field())
+    }
+
+    /// The error for an arithmetic contradiction that only a composite modulus explains
+    /// (the probabilistic primality test let it through).
+    fn not_a_field(&self) -> FieldError {
+        FieldError::NotPrime {
+            p: self.p.clone(),
+            witness: None,
+        }
+    }
+
+    /// α by Euler's criterion: the smallest a ≥ 2 with a^((p−1)/2) = −1.
+    fn compute_non_residue(&self) -> SrgfnElem<K> {
+        let lock = || {
+            known_non_residues()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+        };
+        if let Some(&a) = lock().get(&self.p) {
+            return self.from_u64(a);
+        }
+        let half = (&self.p - 1u32) >> 1;
+        let minus_one = self.neg(&self.one());
+        let mut a = 2u64;
+        loop {
+            let alpha = self.from_u64(a);
+            if self.pow(&alpha, &half) == minus_one {
+                lock().insert(self.p.clone(), a);
+                return alpha;
+            }
+            a += 1;
+        }
+    }
+}
+
+impl<const K: usize> Field for Srgfn<K> {
+    type Elem = SrgfnElem<K>;
+
+    fn name(&self) -> String {
+        match self.name {
+            Some(n) => n.to_string(),
+            None => self.params.to_string(),
+        }
+    }
+
+    fn modulus(&self) -> BigUint {
+        self.p.clone()
+    }
+
+    fn two_adicity(&self) -> u32 {
+        self.two_adicity
+    }
+
+    fn zero(&self) -> SrgfnElem<K> {
+        SrgfnElem([0; K])
+    }
+
+    fn one(&self) -> SrgfnElem<K> {
+        let mut d = [0; K];
+        d[0] = 1;
+        SrgfnElem(d)
+    }
+
+    /// Algorithm 2.
+    #[inline]
+    fn add(&self, a: &SrgfnElem<K>, b: &SrgfnElem<K>) -> SrgfnElem<K> {
+        SrgfnElem(self.add_digits(&a.0, &b.0))
+    }
+
+    /// The analogue of Algorithm 2 with borrows.
+    #[inline]
+    fn sub(&self, a: &SrgfnElem<K>, b: &SrgfnElem<K>) -> SrgfnElem<K> {
+        SrgfnElem(self.sub_digits(&a.0, &b.0))
+    }
+
+    fn neg(&self, a: &SrgfnElem<K>) -> SrgfnElem<K> {
+        SrgfnElem(self.sub_digits(&[0; K], &a.0))
+    }
+
+    /// Algorithm 3.
+    #[inline]
+    fn mul(&self, a: &SrgfnElem<K>, b: &SrgfnElem<K>) -> SrgfnElem<K> {
+        SrgfnElem(self.mul_digits(&a.0, &b.0))
+    }
+
+    fn from_biguint(&self, x: &BigUint) -> Result<SrgfnElem<K>, FieldError> {
+        self.digits_of(x).map(SrgfnElem)
+    }
+
+    fn to_biguint(&self, a: &SrgfnElem<K>) -> BigUint {
+        self.value_of(&a.0)
+    }
+
+    fn from_u64(&self, x: u64) -> SrgfnElem<K> {
+        self.digits_of_u64(x)
+    }
+
+    fn non_residue(&self) -> SrgfnElem<K> {
+        *self.alpha.get_or_init(|| self.compute_non_residue())
+    }
+
+    /// The canonical ω_n of DESIGN.md: for n | 2k, ω_n = r^(2k/n); for 2k | n, Algorithm 1
+    /// of the 2017 paper: g = α^((p−1)/n) and ω_n = g^j for the smallest j ≥ 1 with
+    /// g^(j·n/2k) = r. Hence ω_{2k} = r and ω_n = ω_{2n}^2 for every n.
+    fn root_of_unity(&self, n: u64) -> Result<SrgfnElem<K>, FieldError> {
+        check_order(n, self.two_adicity)?;
+        let k2 = 2 * K as u64;
+        let one = self.one();
+        if k2 % n == 0 {
+            return Ok(self.mul_r_pow(&one, (k2 / n) as u32));
+        }
+        let g = self.pow(&self.non_residue(), &((&self.p - 1u32) / n));
+        let base = self.pow_u64(&g, n / k2);
+        let r = self.mul_r_pow(&one, 1);
+        let mut beta = base;
+        for j in 1..=k2 {
+            if beta == r {
+                return Ok(self.pow_u64(&g, j));
+            }
+            beta = self.mul(&beta, &base);
+        }
+        Err(self.not_a_field())
+    }
+}
