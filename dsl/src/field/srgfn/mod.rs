@@ -51,8 +51,10 @@ pub struct Srgfn<const K: usize> {
     radix: Radix,
     /// Series terms of the two normalisation sweeps of Algorithm 3 (see `mul.rs`).
     terms: [u32; 2],
-    /// The canonical non-residue α, computed on first use (a full modular exponentiation).
-    alpha: OnceLock<SrgfnElem<K>>,
+    /// The canonical non-residue α (a small integer), computed on first use: a full
+    /// modular exponentiation per candidate. Kept as an integer so that the field's size
+    /// does not grow with k.
+    alpha: OnceLock<u64>,
 }
 
 /// An element of [`Srgfn<K>`]: its k base-r digits, least significant first (2017 paper,
@@ -173,14 +175,14 @@ impl<const K: usize> Srgfn<K> {
     }
 
     /// α by Euler's criterion: the smallest a ≥ 2 with a^((p−1)/2) = −1.
-    fn compute_non_residue(&self) -> SrgfnElem<K> {
+    fn compute_non_residue(&self) -> u64 {
         let lock = || {
             known_non_residues()
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
         };
         if let Some(&a) = lock().get(&self.p) {
-            return self.from_u64(a);
+            return a;
         }
         let half = (&self.p - 1u32) >> 1;
         let minus_one = self.neg(&self.one());
@@ -189,7 +191,7 @@ impl<const K: usize> Srgfn<K> {
             let alpha = self.from_u64(a);
             if self.pow(&alpha, &half) == minus_one {
                 lock().insert(self.p.clone(), a);
-                return alpha;
+                return a;
             }
             a += 1;
         }
@@ -259,7 +261,7 @@ impl<const K: usize> Field for Srgfn<K> {
     }
 
     fn non_residue(&self) -> SrgfnElem<K> {
-        *self.alpha.get_or_init(|| self.compute_non_residue())
+        self.from_u64(*self.alpha.get_or_init(|| self.compute_non_residue()))
     }
 
     /// The canonical ω_n of DESIGN.md: for n | 2k, ω_n = r^(2k/n); for 2k | n, Algorithm 1
