@@ -98,7 +98,7 @@ const U64_BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
 /// Decides whether `n` is prime, exactly, for every u64.
 ///
 /// Trial division by small primes, then strong-probable-prime tests to the bases of
-/// [`U64_BASES`], which no composite below 2^64 passes.
+/// the first twelve primes (2, 3, …, 37), which no composite below 2^64 passes.
 pub fn is_prime_u64(n: u64) -> bool {
     miller_rabin_witness_u64(n).is_none()
 }
