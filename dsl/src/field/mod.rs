@@ -4,7 +4,8 @@
 //! to and from [`BigUint`] at the boundary, and the canonical family of roots of unity of
 //! DESIGN.md (`DFT_n` is taken at ω_n, with ω_n = ω_{2n}^2).
 //!
-//! - [`WordPrime`]: any prime p < 2^64 (Montgomery form inside, canonical integers outside).
+//! - [`Fp32`], [`Fp64`]: any prime p < 2^32 or p < 2^64 (Montgomery form inside, canonical
+//!   integers outside).
 //! - [`Srgfn`]: p = r^k + 1 with r = 2^w ± 2^u, digits in base r (2017 paper, §3).
 //! - [`FieldSpec`] / [`AnyField`]: the one parser for field names used by every command.
 
@@ -19,7 +20,7 @@ pub use spec::{
     AnyField, FieldSpec, Sign, SrgfnParams, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES, MAX_K,
 };
 pub use srgfn::{Srgfn, SrgfnElem};
-pub use word::{Fp32, Fp64};
+pub use word::{Fp32, Fp32Elem, Fp64, Fp64Elem};
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
