@@ -6,11 +6,19 @@
 #![warn(missing_docs)]
 
 pub mod cost;
+pub mod cuda;
+pub mod error;
 pub mod exec;
+pub mod header;
+#[cfg(feature = "nvrtc")]
+pub mod nvrtc;
 pub mod plan;
+pub mod prelude;
 pub mod sigma;
+pub mod unit;
 
 pub use cost::{Cost, FieldShape, KernelCost};
+pub use error::CodegenError;
 pub use exec::{execute, execute_with, ExecError, KernelRunner, Roots, Shift};
 pub use plan::{
     BitField, BitSource, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions,
