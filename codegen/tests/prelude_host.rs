@@ -354,6 +354,8 @@ fn check_field(name: &str, cxx: &str, dir: &Path) {
     let shifts: Vec<String> = pairs.iter().map(|t| t.2.to_string()).collect();
     input.push_str(&shifts.join(" "));
     input.push('\n');
+    // Kept beside the driver, so that a failure can be replayed by hand.
+    std::fs::write(dir.join(format!("{name}.in")), &input).unwrap();
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
