@@ -1,4 +1,11 @@
 //! Checking a derivation step by step with the reference interpreter.
+//!
+//! The interpreter sums each `DFT(m)` leaf by definition, so evaluating a formula costs
+//! about `size × Σ m` field multiplications over its DFT leaves ([`work`]). Steps whose
+//! sides are affordable are evaluated in full; a bare `DFT(n)` that is too large is
+//! compared at sampled outputs instead; a step with large DFT leaves inside (a
+//! Cooley–Tukey step on a large DFT leaves DFT(N/K)) is skipped, and then covered by the
+//! end-to-end comparison of the start with the final formula.
 
 use super::{show_position, Derivation, DeriveError};
 use crate::field::Field;
@@ -7,17 +14,46 @@ use crate::interp::{dft_entry, InterpError, Interpreter};
 use rand::Rng;
 use thiserror::Error;
 
-/// The largest `DFT(n)` that a step's `before` may be and still be evaluated in full:
-/// the interpreter sums it by definition, O(n²). A larger bare `DFT(n)` is compared with
-/// the step's `after` at [`SAMPLED_OUTPUTS`] random outputs, each by the defining sum in
-/// O(n).
+/// The largest `DFT(n)` that is evaluated in full when it is a whole side of a
+/// comparison; a larger one is compared at [`SAMPLED_OUTPUTS`] random outputs, each by
+/// the defining sum in O(n).
 pub const FULL_DFT_MAX: u64 = 1024;
 
 /// How many outputs are compared for a `DFT(n)` larger than [`FULL_DFT_MAX`].
 pub const SAMPLED_OUTPUTS: usize = 48;
 
+/// The most [`work`] a check spends on evaluating one formula.
+pub const WORK_MAX: u64 = 1 << 26;
+
 /// The largest formula size a check evaluates (its vectors are held in memory).
 pub const CHECK_MAX_SIZE: u64 = 1 << 22;
+
+/// An estimate of the field multiplications the interpreter spends on `f`: each `DFT(m)`
+/// leaf costs m per element of the vectors it transforms, at most `f.size()` of them.
+pub fn work(f: &Formula) -> u64 {
+    fn leaf_sum(f: &Formula) -> u64 {
+        match f {
+            Formula::Dft(m) => *m,
+            Formula::Tensor(fs) | Formula::Compose(fs) | Formula::DirectSum(fs) => fs
+                .iter()
+                .fold(0u64, |acc, g| acc.saturating_add(leaf_sum(g))),
+            _ => 0,
+        }
+    }
+    leaf_sum(f).saturating_mul(f.size())
+}
+
+/// The outcome of one comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Both sides gave the same outputs.
+    Agree,
+    /// They did not.
+    Disagree,
+    /// Evaluating a side would cost more than [`WORK_MAX`]; the end-to-end comparison
+    /// covers the step.
+    Skipped,
+}
 
 /// The outcome of one step's check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,31 +66,46 @@ pub struct StepCheck {
     pub position: Vec<usize>,
     /// The size of the rewritten node.
     pub size: u64,
-    /// How many outputs were compared: all `size` of them, or [`SAMPLED_OUTPUTS`] for a
-    /// large `DFT(n)`.
+    /// How many outputs were compared: all `size` of them, [`SAMPLED_OUTPUTS`] for a
+    /// large `DFT(n)`, 0 when skipped.
     pub compared: u64,
-    /// Whether `before` and `after` gave the same outputs.
-    pub agrees: bool,
+    /// The outcome.
+    pub verdict: Verdict,
 }
 
-/// The per-step outcomes of [`Derivation::check`].
+/// The end-to-end comparison of the start formula with the final one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WholeCheck {
+    /// The size of the formulas.
+    pub size: u64,
+    /// How many outputs were compared (0 when skipped).
+    pub compared: u64,
+    /// The outcome.
+    pub verdict: Verdict,
+}
+
+/// The outcomes of [`Derivation::check`]: per step, and end to end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// The field the check computed in.
     pub field: String,
     /// One entry per step, in order.
     pub steps: Vec<StepCheck>,
+    /// The start against the final formula.
+    pub whole: WholeCheck,
 }
 
 impl CheckReport {
-    /// Whether every step agreed.
+    /// Whether no comparison disagreed (skipped steps are covered by the end-to-end
+    /// comparison, which [`Derivation::check`] makes sure was not skipped then).
     pub fn all_agree(&self) -> bool {
-        self.steps.iter().all(|s| s.agrees)
+        self.whole.verdict != Verdict::Disagree
+            && self.steps.iter().all(|s| s.verdict != Verdict::Disagree)
     }
 
-    /// The steps that did not agree.
+    /// The steps that disagreed.
     pub fn failures(&self) -> impl Iterator<Item = &StepCheck> {
-        self.steps.iter().filter(|s| !s.agrees)
+        self.steps.iter().filter(|s| s.verdict == Verdict::Disagree)
     }
 }
 
@@ -70,7 +121,7 @@ pub enum CheckError {
     /// unity of the step's size).
     #[error("step {step} ({rule} at {position}) cannot be evaluated: {source}")]
     Interp {
-        /// The step's number, from 1.
+        /// The step's number, from 1 (0 for the end-to-end comparison).
         step: usize,
         /// The step's rule.
         rule: &'static str,
@@ -83,7 +134,7 @@ pub enum CheckError {
     /// A step too large to hold its vectors in memory.
     #[error("step {step} ({rule}) has size {size}; checks handle sizes up to {max}")]
     TooLarge {
-        /// The step's number, from 1.
+        /// The step's number, from 1 (0 for the end-to-end comparison).
         step: usize,
         /// The step's rule.
         rule: &'static str,
@@ -92,16 +143,76 @@ pub enum CheckError {
         /// The largest size a check handles, [`CHECK_MAX_SIZE`].
         max: u64,
     },
+    /// A step too costly to evaluate whose end-to-end comparison is too costly as well.
+    #[error(
+        "step {step} ({rule}) has DFT leaves too large to evaluate, and so has the final \
+         formula ({final_work} multiplications, more than {max}): derive further (e.g. a \
+         smaller radix or --expand-base) to check it"
+    )]
+    TooCostly {
+        /// The first skipped step, from 1.
+        step: usize,
+        /// Its rule.
+        rule: &'static str,
+        /// The [`work`] of the final formula.
+        final_work: u64,
+        /// [`WORK_MAX`].
+        max: u64,
+    },
+}
+
+/// Compares `before` and `after` on one random vector: full outputs when both are
+/// affordable, sampled outputs when `before` is a large bare DFT, skipped otherwise.
+/// `Err` carries the interpreter's error.
+fn compare<F: Field, R: Rng + ?Sized>(
+    interp: &mut Interpreter<F>,
+    before: &Formula,
+    after: &Formula,
+    rng: &mut R,
+) -> Result<(u64, Verdict), InterpError> {
+    let size = before.size();
+    let sampled = matches!(before, Formula::Dft(n) if *n > FULL_DFT_MAX);
+    if work(after) > WORK_MAX || (!sampled && work(before) > WORK_MAX) {
+        return Ok((0, Verdict::Skipped));
+    }
+    let field = interp.field().clone();
+    let x: Vec<F::Elem> = (0..size).map(|_| field.random(rng)).collect();
+    let y = interp.apply(after, &x)?;
+    let verdict = |same: bool| {
+        if same {
+            Verdict::Agree
+        } else {
+            Verdict::Disagree
+        }
+    };
+    if let (true, &Formula::Dft(n)) = (sampled, before) {
+        let omega = interp.root(n).map_err(|source| InterpError::NoRoot {
+            op: before.to_string(),
+            n,
+            field: field.name(),
+            source,
+        })?;
+        let same = (0..SAMPLED_OUTPUTS).all(|_| {
+            let out = rng.gen_range(0..y.len());
+            dft_entry(&field, &x, &omega, out) == y[out]
+        });
+        return Ok((SAMPLED_OUTPUTS as u64, verdict(same)));
+    }
+    let z = interp.apply(before, &x)?;
+    Ok((size, verdict(z == y)))
 }
 
 impl Derivation {
     /// Checks every step: replays the derivation (each step's `before` must be what the
-    /// formula holds at its position), then applies each step's `before` and `after` to one
-    /// random vector over `field` and compares. Equal subterms make equal wholes, so a
-    /// report in which every step agrees vouches for the final formula.
+    /// formula holds at its position), then applies each step's `before` and `after` to a
+    /// random vector over `field` and compares, and likewise the start and the final
+    /// formula. Equal subterms make equal wholes, so a report in which every step agrees
+    /// vouches for the final formula.
     ///
-    /// A step whose `before` is a bare `DFT(n)` with n > [`FULL_DFT_MAX`] is compared at
-    /// [`SAMPLED_OUTPUTS`] random outputs (the defining sum, O(n) each) instead of in full.
+    /// A bare `DFT(n)` with n > [`FULL_DFT_MAX`] is compared at [`SAMPLED_OUTPUTS`] random
+    /// outputs (the defining sum, O(n) each). A step with a side costing more than
+    /// [`WORK_MAX`] is skipped; the end-to-end comparison then must succeed in its place
+    /// (else [`CheckError::TooCostly`]).
     pub fn check<F: Field, R: Rng + ?Sized>(
         &self,
         field: &F,
@@ -110,57 +221,63 @@ impl Derivation {
         self.replay()?;
         let mut interp = Interpreter::new(field);
         let mut steps = Vec::with_capacity(self.steps.len());
-        for (i, step) in self.steps.iter().enumerate() {
-            let size = step.before.size();
+        let pairs = self
+            .steps
+            .iter()
+            .map(|s| (s.rule, show_position(&s.position), &s.before, &s.after));
+        let fin = self.final_formula();
+        let whole = ("end to end", "root".to_string(), &self.start, &fin);
+        let mut whole_check = None;
+        for (i, (rule, position, before, after)) in pairs.chain([whole]).enumerate() {
+            let step = if i < self.steps.len() { i + 1 } else { 0 };
+            let size = before.size();
             if size > CHECK_MAX_SIZE {
                 return Err(CheckError::TooLarge {
-                    step: i + 1,
-                    rule: step.rule,
+                    step,
+                    rule,
                     size,
                     max: CHECK_MAX_SIZE,
                 });
             }
-            let fail = |source| CheckError::Interp {
-                step: i + 1,
-                rule: step.rule,
-                position: show_position(&step.position),
-                source: Box::new(source),
-            };
-            let x: Vec<F::Elem> = (0..size).map(|_| field.random(rng)).collect();
-            let after = interp.apply(&step.after, &x).map_err(fail)?;
-            let (compared, agrees) = match step.before {
-                Formula::Dft(n) if n > FULL_DFT_MAX => {
-                    let omega = interp.root(n).map_err(|source| {
-                        fail(InterpError::NoRoot {
-                            op: step.before.to_string(),
-                            n,
-                            field: field.name(),
-                            source,
-                        })
-                    })?;
-                    let agrees = (0..SAMPLED_OUTPUTS).all(|_| {
-                        let out = rng.gen_range(0..after.len());
-                        dft_entry(field, &x, &omega, out) == after[out]
-                    });
-                    (SAMPLED_OUTPUTS as u64, agrees)
-                }
-                _ => {
-                    let before = interp.apply(&step.before, &x).map_err(fail)?;
-                    (size, before == after)
-                }
-            };
-            steps.push(StepCheck {
-                step: i + 1,
-                rule: step.rule,
-                position: step.position.clone(),
-                size,
-                compared,
-                agrees,
-            });
+            let (compared, verdict) =
+                compare(&mut interp, before, after, rng).map_err(|source| CheckError::Interp {
+                    step,
+                    rule,
+                    position: position.clone(),
+                    source: Box::new(source),
+                })?;
+            if step == 0 {
+                whole_check = Some(WholeCheck {
+                    size,
+                    compared,
+                    verdict,
+                });
+            } else {
+                steps.push(StepCheck {
+                    step,
+                    rule,
+                    position: self.steps[i].position.clone(),
+                    size,
+                    compared,
+                    verdict,
+                });
+            }
+        }
+        let whole = whole_check.expect("the end-to-end comparison is the last one");
+        if whole.verdict == Verdict::Skipped {
+            if let Some(first) = steps.iter().find(|s| s.verdict == Verdict::Skipped) {
+                return Err(CheckError::TooCostly {
+                    step: first.step,
+                    rule: first.rule,
+                    final_work: work(&fin),
+                    max: WORK_MAX,
+                });
+            }
         }
         Ok(CheckReport {
             field: field.name(),
             steps,
+            whole,
         })
     }
 }
@@ -194,7 +311,55 @@ mod tests {
             assert_eq!(report.steps.len(), d.steps.len());
             assert!(report.all_agree(), "{s}: {report:?}");
             assert!(report.steps.iter().all(|c| c.compared == c.size));
+            assert_eq!(report.whole.verdict, Verdict::Agree);
         }
+    }
+
+    #[test]
+    fn costly_steps_are_skipped_and_covered_end_to_end() {
+        let d = derive(&Formula::Dft(1 << 16), Strategy::Ct, &Options::radix(2)).unwrap();
+        let report = d.check(&field(), &mut rng()).unwrap();
+        let skipped = report
+            .steps
+            .iter()
+            .filter(|c| c.verdict == Verdict::Skipped)
+            .count();
+        assert!(skipped > 0 && skipped < d.steps.len(), "{report:?}");
+        assert_eq!(report.whole.verdict, Verdict::Agree);
+        assert_eq!(report.whole.compared, SAMPLED_OUTPUTS as u64);
+        assert!(report.all_agree());
+
+        let d = derive(
+            &Formula::Dft(1 << 14),
+            Strategy::Radix2,
+            &Options::radix(1 << 13),
+        )
+        .unwrap();
+        let err = d.check(&field(), &mut rng()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CheckError::TooCostly {
+                    step: 1,
+                    rule: "radix2_unroll",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn work_counts_dft_leaves_per_element() {
+        let f = Formula::compose(vec![
+            Formula::tensor(vec![Formula::Dft(8), Formula::Identity(4)]).unwrap(),
+            Formula::Twiddle { m: 8, n: 4 },
+            Formula::tensor(vec![Formula::Identity(8), Formula::Dft(4)]).unwrap(),
+        ])
+        .unwrap();
+        assert_eq!(work(&f), (8 + 4) * 32);
+        assert_eq!(work(&Formula::Stride { n: 1 << 20, m: 2 }), 0);
+        assert_eq!(work(&Formula::Dft(1 << 40)), u64::MAX, "saturates");
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod check;
 mod print;
 mod strategy;
 
-pub use check::{CheckError, CheckReport, StepCheck};
+pub use check::{work, CheckError, CheckReport, StepCheck, Verdict, WholeCheck};
 pub use print::Rendered;
 pub use strategy::{derive, Options, Strategy};
 

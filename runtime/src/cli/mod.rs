@@ -1,5 +1,6 @@
 //! The subcommands of the `fermat` binary, one module each.
 
+mod derive;
 mod primes;
 
 use clap::{Parser, Subcommand};
@@ -20,11 +21,14 @@ pub struct Cli {
 enum Command {
     /// List, check and search sparse-radix generalized Fermat primes (SRGFNs).
     Primes(primes::Args),
+    /// Show a formula's rewrites step by step, check them, or list the rewrite rules.
+    Derive(derive::Args),
 }
 
 /// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Primes(args) => primes::run(args),
+        Command::Derive(args) => derive::run(args),
     }
 }
