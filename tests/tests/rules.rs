@@ -9,7 +9,7 @@
 use fermat_dsl::derive::{positions, subterm};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::interp::{self, Interpreter};
-use fermat_dsl::rules::{self, Params, Rule};
+use fermat_dsl::rules::{self, Params, Rule, RuleKind};
 use fermat_dsl::{AnyField, Field, Fp32};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
@@ -26,7 +26,8 @@ const CASES: u32 = 24;
 
 /// Checks that `rule` applies to `lhs` and that its right-hand side is the same operator
 /// over `field`: same size, and equal dense matrices (small sizes) or equal images of
-/// [`VECTORS`] random vectors drawn from `seed` (large sizes).
+/// [`VECTORS`] random vectors drawn from `seed` (large sizes); and that a normalising
+/// rule lowers the size measure.
 fn verify_rule<F: Field>(
     field: &F,
     rule: &Rule,
@@ -41,6 +42,11 @@ fn verify_rule<F: Field>(
     let rhs = rule
         .apply(lhs, params)
         .ok_or_else(|| format!("{name} applies to {lhs} but produces nothing"))?;
+    if rule.kind == RuleKind::Normalising && rules::measure(&rhs) >= rules::measure(lhs) {
+        return Err(format!(
+            "{name} is normalising but does not lower the measure: {lhs} -> {rhs}"
+        ));
+    }
     let size = lhs.size();
     if rhs.checked_size() != Ok(size) {
         return Err(format!(
