@@ -10,6 +10,7 @@ pub mod cuda;
 pub mod error;
 pub mod exec;
 pub mod header;
+pub mod kernel;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 pub mod plan;

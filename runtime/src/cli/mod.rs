@@ -1,6 +1,8 @@
 //! The subcommands of the `fermat` binary, one module each.
 
 mod derive;
+mod fft;
+mod gen;
 mod primes;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +25,10 @@ enum Command {
     Primes(primes::Args),
     /// Show a formula's rewrites step by step, check them, or list the rewrite rules.
     Derive(derive::Args),
+    /// Run one transform on a file or random data, verify it and time it.
+    Fft(fft::Args),
+    /// Write the CUDA kernels and manifest of a transform, or the whole catalogue.
+    Gen(gen::Args),
 }
 
 /// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
@@ -30,5 +36,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Primes(args) => primes::run(args),
         Command::Derive(args) => derive::run(args),
+        Command::Fft(args) => fft::run(args),
+        Command::Gen(args) => gen::run(args),
     }
 }

@@ -1,0 +1,820 @@
+//! Plan → CUDA kernels: each [`KernelPlan`] becomes one `__global__` function built with
+//! the typed AST of [`crate::cuda`].
+//!
+//! A thread block owns a *tile*: 2^pb consecutive pieces (pb chosen so that the tile
+//! covers the lowest physical index bits, which makes global loads coalesced). The block
+//! gathers its tile into shared memory, runs the plan's steps on it — every DFT step is
+//! one round of codelets, one group per thread, with a barrier between rounds; twiddle
+//! steps are fused into the loads of the next round — and scatters it. Twiddles with
+//! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
+//! Montgomery constants (word primes); the others read a table of powers of the largest
+//! root, ω^i for i < 2^L, followed by n^(−1) (see [`twiddle_table`]).
+//!
+//! Kernel arguments, in order: `src`, `dst`, `tw` (the table). A launch covers
+//! `gridDim.y` transforms of the same size stored one after another (batches).
+
+use crate::cost::FieldShape;
+use crate::cuda::{fe, Expr, Kernel, Param, SharedArray, Stmt, Type};
+use crate::error::CodegenError;
+use crate::exec::Roots;
+use crate::plan::{BitField, BitSource, Buffer, Codelet, Direction, KernelPlan, Op, Plan, Step};
+use fermat_dsl::field::Field;
+use num_bigint::BigUint;
+use serde::Serialize;
+
+/// How kernels are shaped for the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct EmitOptions {
+    /// The most threads in a block.
+    pub max_threads: u32,
+    /// The shared memory a block may use, in bytes (48 KiB without opting in).
+    pub shared_limit: u64,
+    /// Tiles cover at least the physical index bits below this one where they can, so that
+    /// a warp's loads hit consecutive words.
+    pub coalesce_bits: u32,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            max_threads: 256,
+            shared_limit: 48 * 1024,
+            coalesce_bits: 5,
+        }
+    }
+}
+
+/// How to launch one kernel: the manifest entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Launch {
+    /// The kernel's name.
+    pub kernel: String,
+    /// Blocks along x (one per tile); y counts the transforms of a batch.
+    pub blocks: u64,
+    /// Threads per block.
+    pub threads: u32,
+    /// Static shared memory per block, in bytes.
+    pub shared_bytes: u64,
+    /// Pieces per tile.
+    pub pieces_per_block: u64,
+    /// The buffer read (`input`, `output` or `scratch`).
+    pub src: &'static str,
+    /// The buffer written.
+    pub dst: &'static str,
+}
+
+/// The kernels of a plan and how to launch them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// The kernels, in launch order.
+    pub kernels: Vec<Kernel>,
+    /// One launch per kernel.
+    pub launches: Vec<Launch>,
+    /// Rows of the twiddle table `tw` (2^L powers and n^(−1)).
+    pub table_rows: u64,
+}
+
+/// The arguments every kernel takes, in order.
+pub const KERNEL_ARGS: [&str; 3] = ["src", "dst", "tw"];
+
+fn buffer_name(b: Buffer) -> &'static str {
+    match b {
+        Buffer::Input => "input",
+        Buffer::Output => "output",
+        Buffer::Scratch => "scratch",
+    }
+}
+
+/// A multiplication by a constant root power, as the device does it.
+enum Constant {
+    /// `fe_mul_rpow<i>`.
+    Shift(u32),
+    /// `fe_mul_mont(v, literal)`: a word prime constant in Montgomery form.
+    Literal(u64),
+    /// `fe_mul_mont(v, fe_load(tw, row, rows))`.
+    Row(u64),
+}
+
+struct Emitter<'a, F: Field> {
+    field: &'a F,
+    shape: &'a FieldShape,
+    roots: &'a Roots<F>,
+    inverse: bool,
+    log_table: u32,
+    rows: u64,
+    n: u64,
+}
+
+/// The twiddle table of a plan in device words: rows 0..2^L hold ω^i in the field's
+/// table form (w·R mod p for word primes, the digits for SRGFNs, digit-major), row 2^L
+/// holds n^(−1). Inverse plans read it at negated exponents, so one table serves both
+/// directions.
+pub fn twiddle_table<F: Field>(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Vec<u64> {
+    let mut values = Vec::with_capacity((1usize << roots.log_order()) + 1);
+    let mut acc = field.one();
+    for _ in 0..1u64 << roots.log_order() {
+        values.push(acc);
+        acc = field.mul(&acc, &roots.power(field, 1));
+    }
+    values.push(*roots.n_inv());
+    let rows = values.len();
+    match shape.shift_order {
+        None => values.iter().map(|v| montgomery(field, shape, v)).collect(),
+        Some(order) => {
+            let k = (order / 2) as usize;
+            let mut words = vec![0u64; k * rows];
+            for (row, v) in values.iter().enumerate() {
+                for (c, digit) in digits(field, v, k).into_iter().enumerate() {
+                    words[c * rows + row] = digit;
+                }
+            }
+            words
+        }
+    }
+}
+
+/// w·R mod p for a word prime (R = 2^32 or 2^64): the form `fe_mul_mont` multiplies by.
+fn montgomery<F: Field>(field: &F, shape: &FieldShape, v: &F::Elem) -> u64 {
+    let bits = 8 * shape.element_bytes as usize;
+    let value = (field.to_biguint(v) << bits) % field.modulus();
+    u64::try_from(value).expect("a residue of a word prime fits a word")
+}
+
+/// The base-r digits of an SRGFN element (least significant first), with p − 1 as
+/// digit r on top.
+fn digits<F: Field>(field: &F, v: &F::Elem, k: usize) -> Vec<u64> {
+    let p = field.modulus();
+    let x = field.to_biguint(v);
+    let r_k = &p - 1u32;
+    if x == r_k {
+        let mut d = vec![0; k];
+        // r = (p − 1)^(1/k): the top digit of p − 1 is r itself.
+        d[k - 1] = nth_root(&r_k, k as u32);
+        return d;
+    }
+    let r = BigUint::from(nth_root(&r_k, k as u32));
+    let mut rest = x;
+    (0..k)
+        .map(|_| {
+            let d = u64::try_from(&rest % &r).expect("a digit is below r < 2^64");
+            rest /= &r;
+            d
+        })
+        .collect()
+}
+
+fn nth_root(x: &BigUint, k: u32) -> u64 {
+    u64::try_from(x.nth_root(k)).expect("r fits 64 bits")
+}
+
+/// Emits the kernels of `plan` over `field`, whose rotations use `roots` (compile-time
+/// rotations are baked in, so kernels are specific to the roots' family and direction).
+///
+/// Kernels are named `{prefix}_k{i}` in launch order.
+pub fn emit<F: Field>(
+    field: &F,
+    shape: &FieldShape,
+    plan: &Plan,
+    roots: &Roots<F>,
+    options: &EmitOptions,
+    prefix: &str,
+) -> Result<Emitted, CodegenError> {
+    let log_table = plan.max_log_order();
+    let em = Emitter {
+        field,
+        shape,
+        roots,
+        inverse: plan.options.direction == Direction::Inverse,
+        log_table,
+        rows: (1u64 << log_table) + 1,
+        n: plan.n(),
+    };
+    let mut kernels = Vec::new();
+    let mut launches = Vec::new();
+    for (i, k) in plan.kernels.iter().enumerate() {
+        let (kernel, launch) = em.kernel(k, &format!("{prefix}_k{i}"), options)?;
+        kernels.push(kernel);
+        launches.push(launch);
+    }
+    Ok(Emitted {
+        kernels,
+        launches,
+        table_rows: em.rows,
+    })
+}
+
+/// One bit of a value: a known constant, or bit `bit` of a run-time variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Bit {
+    Known(u64),
+    Of(&'static str, u32),
+}
+
+/// `Σ bit_i << i` as an expression, merging runs of consecutive bits of one variable into
+/// one shift and mask; `None` when every bit is known (the value is `constant`).
+fn assemble(bits: &[Bit], ty: Type) -> (u64, Option<Expr>) {
+    let mut constant = 0u64;
+    let mut terms: Vec<Expr> = Vec::new();
+    let mut i = 0;
+    while i < bits.len() {
+        match bits[i] {
+            Bit::Known(b) => {
+                constant |= b << i;
+                i += 1;
+            }
+            Bit::Of(var, from) => {
+                let mut len = 1;
+                while i + len < bits.len() && bits[i + len] == Bit::Of(var, from + len as u32) {
+                    len += 1;
+                }
+                let mask = if len >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << len) - 1
+                };
+                let v = Expr::var(var).cast(ty.clone());
+                let shifted = if from > 0 {
+                    v >> lit(&ty, from as u64)
+                } else {
+                    v
+                };
+                let masked = shifted & lit(&ty, mask);
+                let placed = if i > 0 {
+                    masked << lit(&ty, i as u64)
+                } else {
+                    masked
+                };
+                terms.push(placed);
+                i += len;
+            }
+        }
+    }
+    let expr = terms.into_iter().reduce(|a, b| a | b);
+    (constant, expr)
+}
+
+fn lit(ty: &Type, v: u64) -> Expr {
+    match ty {
+        Type::U32 => Expr::u32(v as u32),
+        _ => Expr::u64(v),
+    }
+}
+
+fn or_constant(constant: u64, expr: Option<Expr>, ty: &Type) -> Expr {
+    match (constant, expr) {
+        (c, None) => lit(ty, c),
+        (0, Some(e)) => e,
+        (c, Some(e)) => e | lit(ty, c),
+    }
+}
+
+/// The tile of a kernel: which physical bits a block owns.
+struct Tile {
+    /// log2 of the piece size.
+    s: u32,
+    /// Pieces per tile, log2.
+    pb: u32,
+    /// The tile's physical bits, ascending; tile-index bit of each.
+    bits: Vec<(u32, u32)>,
+    /// Physical bits of the block index, ascending.
+    block_bits: Vec<u32>,
+}
+
+impl Tile {
+    fn new(
+        k: &KernelPlan,
+        shape: &FieldShape,
+        options: &EmitOptions,
+    ) -> Result<Tile, CodegenError> {
+        let s = k.local_bits();
+        let piece_phys: Vec<u32> = (0..k.log_n).filter(|q| !k.active.contains(q)).collect();
+        let bytes = |pb: u32| (1u64 << (s + pb)) * shape.element_bytes;
+        if bytes(0) > options.shared_limit {
+            return Err(CodegenError::UnsupportedField {
+                field: shape.name.clone(),
+                why: format!(
+                    "a piece of 2^{s} elements needs {} bytes of shared memory, over the {}-byte limit; lower the plan's piece size",
+                    bytes(0),
+                    options.shared_limit
+                ),
+            });
+        }
+        let wanted = piece_phys
+            .iter()
+            .filter(|&&q| q < options.coalesce_bits)
+            .count() as u32;
+        let mut pb = 0;
+        while pb < wanted && bytes(pb + 1) <= options.shared_limit && s + pb < 20 {
+            pb += 1;
+        }
+        let mut bits: Vec<(u32, u32)> = k
+            .active
+            .iter()
+            .enumerate()
+            .map(|(c, &q)| (q, c as u32))
+            .chain(
+                piece_phys
+                    .iter()
+                    .take(pb as usize)
+                    .enumerate()
+                    .map(|(l, &q)| (q, s + l as u32)),
+            )
+            .collect();
+        bits.sort_unstable();
+        Ok(Tile {
+            s,
+            pb,
+            bits,
+            block_bits: piece_phys[pb as usize..].to_vec(),
+        })
+    }
+
+    fn size(&self) -> u64 {
+        1 << (self.s + self.pb)
+    }
+
+    /// The source of piece-index bit c.
+    fn piece_bit(&self, c: u32) -> Bit {
+        if c < self.pb {
+            Bit::Of("i", self.s + c)
+        } else {
+            Bit::Of("blk", c - self.pb)
+        }
+    }
+}
+
+impl<F: Field> Emitter<'_, F> {
+    fn word_bits(&self) -> u32 {
+        if self.shape.element_bytes == 4 {
+            32
+        } else {
+            64
+        }
+    }
+
+    /// The device form of a multiplication by ω_{2^log_order}^e, e known at compile time
+    /// (already negated for inverse plans).
+    fn constant(&self, log_order: u32, e: u64) -> Option<Constant> {
+        let order = 1u64 << log_order;
+        let e = e % order;
+        if e == 0 {
+            return None;
+        }
+        if let (Some(_), Some(shift)) = (self.shape.shift_order, self.roots.shift()) {
+            if log_order <= shift.log_g {
+                let steps = e << (shift.log_g - log_order);
+                let amount = (steps * shift.amount) % shift.order;
+                return (amount != 0).then_some(Constant::Shift(amount as u32));
+            }
+        }
+        let row = e << (self.log_table - log_order);
+        if self.shape.shift_order.is_none() {
+            let v = self.roots.power(self.field, row);
+            Some(Constant::Literal(montgomery(self.field, self.shape, &v)))
+        } else {
+            Some(Constant::Row(row))
+        }
+    }
+
+    fn apply_constant(&self, value: Expr, c: Constant) -> Expr {
+        match c {
+            Constant::Shift(i) => fe::mul_rpow(value, i),
+            Constant::Literal(w) => fe::mul_mont(
+                value,
+                if self.word_bits() == 32 {
+                    Expr::u32(w as u32)
+                } else {
+                    Expr::u64(w)
+                },
+            ),
+            Constant::Row(row) => fe::mul_mont(value, self.table_load(Expr::u64(row))),
+        }
+    }
+
+    fn table_load(&self, row: Expr) -> Expr {
+        fe::load(Expr::var("tw"), row, Expr::u64(self.rows))
+    }
+
+    fn direction_exponent(&self, e: u64, log_order: u32) -> u64 {
+        let order = 1u64 << log_order;
+        if self.inverse {
+            (order - e % order) % order
+        } else {
+            e % order
+        }
+    }
+
+    /// `v · ω_{2^log_order}^(x·y)` for bit fields whose bits come from `bit_of`.
+    fn twiddle(
+        &self,
+        value: Expr,
+        (log_order, x, y): (u32, &BitField, &BitField),
+        bit_of: &dyn Fn(BitSource) -> Bit,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Expr {
+        let field = |f: &BitField| {
+            let bits: Vec<Bit> = f.bits.iter().map(|&b| bit_of(b)).collect();
+            assemble(&bits, Type::U64)
+        };
+        let ((cx, ex), (cy, ey)) = (field(x), field(y));
+        if (cx == 0 && ex.is_none()) || (cy == 0 && ey.is_none()) {
+            return value;
+        }
+        if ex.is_none() && ey.is_none() {
+            let e = self.direction_exponent(cx.wrapping_mul(cy), log_order);
+            return match self.constant(log_order, e) {
+                Some(c) => self.apply_constant(value, c),
+                None => value,
+            };
+        }
+        let xe = or_constant(cx, ex, &Type::U64);
+        let ye = or_constant(cy, ey, &Type::U64);
+        let mask = (1u64 << log_order) - 1;
+        let mut e = xe * ye;
+        if self.inverse {
+            e = Expr::u64(0) - e;
+        }
+        let name = format!("e{tmp}");
+        *tmp += 1;
+        out.push(Stmt::const_(
+            Type::U64,
+            name.clone(),
+            (e & Expr::u64(mask)) << Expr::u64((self.log_table - log_order) as u64),
+        ));
+        fe::mul_mont(value, self.table_load(Expr::var(name)))
+    }
+
+    fn scale(&self, value: Expr) -> Expr {
+        fe::mul_mont(value, self.table_load(Expr::u64(self.rows - 1)))
+    }
+
+    fn kernel(
+        &self,
+        k: &KernelPlan,
+        name: &str,
+        options: &EmitOptions,
+    ) -> Result<(Kernel, Launch), CodegenError> {
+        let tile = Tile::new(k, self.shape, options)?;
+        let size = tile.size();
+        let n = self.n;
+        let groups_max = k
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Dft { locals } => Some(size >> locals.len()),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(size);
+        let threads = groups_max.clamp(1, options.max_threads as u64) as u32;
+        let blocks = 1u64 << (k.log_n - tile.s - tile.pb);
+
+        let mut body = vec![
+            Stmt::const_(Type::SizeT, "blk", Expr::block_idx().cast(Type::SizeT)),
+            Stmt::const_(
+                Type::SizeT,
+                "batch",
+                Expr::Builtin(crate::cuda::Builtin::BlockIdx, crate::cuda::Dim::Y)
+                    .cast(Type::SizeT)
+                    * Expr::u64(n)
+                    * Expr::var("FE_WORDS").cast(Type::SizeT),
+            ),
+            Stmt::let_(
+                Type::const_ptr(Type::Word),
+                "in",
+                Expr::var("src") + Expr::var("batch"),
+            ),
+            Stmt::let_(
+                Type::ptr(Type::Word),
+                "out",
+                Expr::var("dst") + Expr::var("batch"),
+            ),
+        ];
+        // Twiddles waiting to be fused into the next round's loads.
+        let mut pending: Vec<&Step> = Vec::new();
+        let mut first_load = true;
+        let mut tmp = 0u32;
+
+        // Bit sources while a whole tile index `i` is known at run time.
+        let tile_bit = |src: BitSource| match src {
+            BitSource::Local(c) => Bit::Of("i", c),
+            BitSource::Piece(c) => tile.piece_bit(c),
+        };
+
+        for step in &k.steps {
+            match step {
+                Step::Twiddle { .. } | Step::Scale => pending.push(step),
+                Step::Dft { locals } => {
+                    if first_load {
+                        body.extend(self.load_phase(k, &tile, &[], size, &mut tmp));
+                        first_load = false;
+                    }
+                    body.extend(self.round(locals, &tile, &pending, size, &mut tmp));
+                    pending.clear();
+                }
+            }
+        }
+        if first_load {
+            // No DFT round: the tile goes straight from global memory to global memory.
+            body.extend(self.copy_phase(k, &tile, &pending, size, &mut tmp, &tile_bit));
+        } else {
+            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit));
+        }
+
+        let shared_words = size * (self.shape.element_bytes / (self.word_bits() as u64 / 8));
+        let mut kernel = Kernel::new(
+            name,
+            vec![
+                Param::new("src", Type::const_ptr(Type::Word)),
+                Param::new("dst", Type::ptr(Type::Word)),
+                Param::new("tw", Type::const_ptr(Type::Word)),
+            ],
+            body,
+        )
+        .doc(format!(
+            "{} pieces of 2^{} elements ({} per block), {} steps",
+            k.pieces(),
+            tile.s,
+            1u64 << tile.pb,
+            k.steps.len()
+        ))
+        .launch_bounds(threads);
+        if !first_load {
+            kernel = kernel.shared(SharedArray::new(Type::Word, "tile", shared_words));
+        }
+        let launch = Launch {
+            kernel: name.to_string(),
+            blocks,
+            threads,
+            shared_bytes: if first_load {
+                0
+            } else {
+                size * self.shape.element_bytes
+            },
+            pieces_per_block: 1 << tile.pb,
+            src: buffer_name(k.src_buffer),
+            dst: buffer_name(k.dst_buffer),
+        };
+        Ok((kernel, launch))
+    }
+
+    /// Address bits of element `q` of the tile (q's bits in the order of `order`), and the
+    /// block index: the physical address, with each physical bit sent to `dest[bit]`.
+    fn address(&self, tile: &Tile, order: &[(u32, u32)], dest: &[u32]) -> Expr {
+        let t = dest.len();
+        let mut bits = vec![Bit::Known(0); t];
+        for (u, &(phys, _)) in order.iter().enumerate() {
+            bits[dest[phys as usize] as usize] = Bit::Of("q", u as u32);
+        }
+        for (c, &phys) in tile.block_bits.iter().enumerate() {
+            bits[dest[phys as usize] as usize] = Bit::Of("blk", c as u32);
+        }
+        let (c, e) = assemble(&bits, Type::SizeT);
+        or_constant(c, e, &Type::SizeT)
+    }
+
+    /// Tile index of element q, for q's bits in the order of `order`.
+    fn tile_index(&self, tile: &Tile, order: &[(u32, u32)]) -> Expr {
+        let mut bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
+        for (u, &(_, ti)) in order.iter().enumerate() {
+            bits[ti as usize] = Bit::Of("q", u as u32);
+        }
+        let (c, e) = assemble(&bits, Type::U32);
+        or_constant(c, e, &Type::U32)
+    }
+
+    fn tile_loop(size: u64, body: Vec<Stmt>) -> Stmt {
+        Stmt::For(
+            crate::cuda::ForLoop {
+                ty: Type::U32,
+                var: "q".into(),
+                start: Expr::thread_idx(),
+                cond: Expr::var("q").lt(Expr::u32(size as u32)),
+                step: Expr::block_dim(),
+                unroll: None,
+                body: Vec::new(),
+            }
+            .body(body),
+        )
+    }
+
+    fn fused(
+        &self,
+        mut value: Expr,
+        pending: &[&Step],
+        bit_of: &dyn Fn(BitSource) -> Bit,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Expr {
+        for step in pending {
+            value = match step {
+                Step::Twiddle { log_order, x, y } => {
+                    self.twiddle(value, (*log_order, x, y), bit_of, out, tmp)
+                }
+                Step::Scale => self.scale(value),
+                Step::Dft { .. } => unreachable!("only twiddles are fused"),
+            };
+        }
+        value
+    }
+
+    fn load_phase(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        pending: &[&Step],
+        size: u64,
+        tmp: &mut u32,
+    ) -> Vec<Stmt> {
+        let identity: Vec<u32> = (0..k.log_n).collect();
+        let mut inner = vec![
+            Stmt::const_(Type::U32, "i", self.tile_index(tile, &tile.bits)),
+            Stmt::const_(Type::SizeT, "a", self.address(tile, &tile.bits, &identity)),
+        ];
+        let bit_of = |src: BitSource| match src {
+            BitSource::Local(c) => Bit::Of("i", c),
+            BitSource::Piece(c) => tile.piece_bit(c),
+        };
+        let loaded = fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n));
+        let v = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
+        inner.push(fe::store(
+            Expr::var("tile"),
+            Expr::var("i"),
+            Expr::u64(size),
+            v,
+        ));
+        vec![
+            Stmt::comment("gather the tile"),
+            Self::tile_loop(size, inner),
+            Stmt::sync(),
+        ]
+    }
+
+    fn store_order(&self, k: &KernelPlan, tile: &Tile) -> Vec<(u32, u32)> {
+        // Visit the tile in the order of the destination addresses, so that stores of
+        // consecutive threads are adjacent where the scatter map allows.
+        let mut order = tile.bits.clone();
+        order.sort_by_key(|&(phys, _)| k.dest[phys as usize]);
+        order
+    }
+
+    fn store_phase(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        pending: &[&Step],
+        size: u64,
+        tmp: &mut u32,
+        bit_of: &dyn Fn(BitSource) -> Bit,
+    ) -> Vec<Stmt> {
+        let order = self.store_order(k, tile);
+        let mut inner = vec![
+            Stmt::const_(Type::U32, "i", self.tile_index(tile, &order)),
+            Stmt::const_(Type::SizeT, "a", self.address(tile, &order, &k.dest)),
+        ];
+        let loaded = fe::load(Expr::var("tile"), Expr::var("i"), Expr::u64(size));
+        let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
+        inner.push(fe::store(
+            Expr::var("out"),
+            Expr::var("a"),
+            Expr::u64(self.n),
+            v,
+        ));
+        vec![
+            Stmt::comment("scatter the tile"),
+            Self::tile_loop(size, inner),
+        ]
+    }
+
+    fn copy_phase(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        pending: &[&Step],
+        size: u64,
+        tmp: &mut u32,
+        bit_of: &dyn Fn(BitSource) -> Bit,
+    ) -> Vec<Stmt> {
+        let identity: Vec<u32> = (0..k.log_n).collect();
+        let order = self.store_order(k, tile);
+        let mut inner = vec![
+            Stmt::const_(Type::U32, "i", self.tile_index(tile, &order)),
+            Stmt::const_(Type::SizeT, "a", self.address(tile, &order, &identity)),
+            Stmt::const_(Type::SizeT, "d", self.address(tile, &order, &k.dest)),
+        ];
+        let loaded = fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n));
+        let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
+        inner.push(fe::store(
+            Expr::var("out"),
+            Expr::var("d"),
+            Expr::u64(self.n),
+            v,
+        ));
+        vec![
+            Stmt::comment("permute and scale"),
+            Self::tile_loop(size, inner),
+        ]
+    }
+
+    /// One round: every thread runs the codelet of its groups of the DFT along `locals`.
+    fn round(
+        &self,
+        locals: &[u32],
+        tile: &Tile,
+        pending: &[&Step],
+        size: u64,
+        tmp: &mut u32,
+    ) -> Vec<Stmt> {
+        let b = locals.len() as u32;
+        let m = 1u64 << b;
+        let groups = size >> b;
+        // The tile-index bits that are not DFT bits, in order: the group index deposits
+        // into them.
+        let free: Vec<u32> = (0..tile.s + tile.pb)
+            .filter(|c| !locals.contains(c))
+            .collect();
+        let mut base_bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
+        for (u, &c) in free.iter().enumerate() {
+            base_bits[c as usize] = Bit::Of("g", u as u32);
+        }
+        let (bc, be) = assemble(&base_bits, Type::U32);
+        let mut inner = vec![Stmt::const_(
+            Type::U32,
+            "base",
+            or_constant(bc, be, &Type::U32),
+        )];
+        let offset = |v: u64| -> u64 {
+            locals
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+        };
+        for v in 0..m {
+            let idx = Expr::var("base") | Expr::u32(offset(v) as u32);
+            let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(size));
+            // Bits of this element's tile index: DFT bits are known, the rest come from
+            // `base` (the group) or the block index.
+            let bit_of = |src: BitSource| match src {
+                BitSource::Local(c) => match locals.iter().position(|&l| l == c) {
+                    Some(i) => Bit::Known((v >> i) & 1),
+                    None => Bit::Of("base", c),
+                },
+                BitSource::Piece(c) => match tile.piece_bit(c) {
+                    Bit::Of("i", t) => Bit::Of("base", t),
+                    other => other,
+                },
+            };
+            let value = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
+            inner.push(Stmt::let_(Type::Fe, format!("x{v}"), value));
+        }
+        let codelet = Codelet::radix2(b);
+        for op in &codelet.ops {
+            match *op {
+                Op::Butterfly { a, b } => {
+                    let (xa, xb) = (Expr::var(format!("x{a}")), Expr::var(format!("x{b}")));
+                    inner.push(Stmt::Block(vec![
+                        Stmt::const_(Type::Fe, "t", xa.clone()),
+                        Stmt::assign(xa, fe::add(Expr::var("t"), xb.clone())),
+                        Stmt::assign(xb.clone(), fe::sub(Expr::var("t"), xb)),
+                    ]));
+                }
+                Op::Rotate {
+                    reg,
+                    log_order,
+                    exp,
+                } => {
+                    let e = self.direction_exponent(exp, log_order);
+                    if let Some(c) = self.constant(log_order, e) {
+                        let x = Expr::var(format!("x{reg}"));
+                        inner.push(Stmt::assign(x.clone(), self.apply_constant(x, c)));
+                    }
+                }
+            }
+        }
+        for (v, &r) in codelet.out.iter().enumerate() {
+            let idx = Expr::var("base") | Expr::u32(offset(v as u64) as u32);
+            inner.push(fe::store(
+                Expr::var("tile"),
+                idx,
+                Expr::u64(size),
+                Expr::var(format!("x{r}")),
+            ));
+        }
+        let lp = crate::cuda::ForLoop {
+            ty: Type::U32,
+            var: "g".into(),
+            start: Expr::thread_idx(),
+            cond: Expr::var("g").lt(Expr::u32(groups as u32)),
+            step: Expr::block_dim(),
+            unroll: None,
+            body: Vec::new(),
+        }
+        .body(inner);
+        vec![
+            Stmt::comment(format!("DFT({m}) along tile bits {locals:?}")),
+            Stmt::For(lp),
+            Stmt::sync(),
+        ]
+    }
+}

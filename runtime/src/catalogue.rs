@@ -1,0 +1,208 @@
+//! The catalogue of generated kernels (`generated/`): every catalogue field at the sizes
+//! fermat ships kernels for, each written as one CUDA file and one JSON manifest.
+
+use crate::design::{self, Design};
+use crate::error::Error;
+use crate::fft::FftOptions;
+use crate::host::HostField;
+use fermat_codegen::cost::{Cost, FieldShape};
+use fermat_codegen::exec::Roots;
+use fermat_codegen::kernel::{EmitOptions, Launch, KERNEL_ARGS};
+use fermat_codegen::plan::{Direction, Plan, PlanOptions};
+use fermat_dsl::field::{AnyField, FieldSpec, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
+use fermat_dsl::with_field;
+use serde::Serialize;
+
+/// The largest transform size of the catalogue.
+pub const MAX_LOG_N: u32 = 28;
+/// The most data an SRGFN transform of the catalogue may hold.
+pub const MAX_BYTES: u64 = 16 << 30;
+
+/// One file of the catalogue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The field's catalogue name.
+    pub field: &'static str,
+    /// The transform size.
+    pub n: u64,
+    /// The radix K (N = K^e for SRGFNs).
+    pub radix: Option<u64>,
+}
+
+impl Entry {
+    /// The file stem: `P3_n4096`.
+    pub fn stem(&self) -> String {
+        format!("{}_n{}", self.field, self.n)
+    }
+}
+
+/// Every entry: the word primes at n = 2^4..2^28 (up to their 2-adicity), P1..P6 with
+/// K = 2k at e = 2.. while n ≤ 2^28 and the data fits 16 GiB.
+pub fn entries() -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (name, p) in CATALOGUE_WORD_PRIMES {
+        let adicity = (p - 1).trailing_zeros();
+        for log_n in 4..=MAX_LOG_N.min(adicity) {
+            out.push(Entry {
+                field: name,
+                n: 1 << log_n,
+                radix: None,
+            });
+        }
+    }
+    for (name, params) in CATALOGUE_SRGFNS {
+        let big_k = 2 * params.k;
+        let bytes = 8 * params.k;
+        let mut e = 2;
+        while let Some(n) = big_k.checked_pow(e) {
+            if n > 1 << MAX_LOG_N || n * bytes > MAX_BYTES {
+                break;
+            }
+            out.push(Entry {
+                field: name,
+                n,
+                radix: Some(big_k),
+            });
+            e += 1;
+        }
+    }
+    out
+}
+
+/// What a generated file's manifest says: how to run its kernels.
+#[derive(Clone, Debug, Serialize)]
+pub struct Manifest {
+    /// The field.
+    pub field: String,
+    /// The modulus (decimal).
+    pub modulus: String,
+    /// The transform size.
+    pub n: u64,
+    /// The radix K.
+    pub radix: u64,
+    /// The derivation strategy.
+    pub strategy: String,
+    /// log2 of the largest piece.
+    pub max_local_bits: u32,
+    /// The derived formula (ASCII).
+    pub formula: String,
+    /// The CUDA file.
+    pub source: String,
+    /// Device words per element.
+    pub element_words: u64,
+    /// Bits per device word.
+    pub word_bits: u32,
+    /// How vectors are laid out in device memory.
+    pub layout: &'static str,
+    /// Every kernel's arguments, in order.
+    pub arguments: [&'static str; 3],
+    /// The twiddle table `tw`.
+    pub table: TableSpec,
+    /// The forward transform's launches, in order.
+    pub forward: Vec<Launch>,
+    /// The inverse transform's launches, in order.
+    pub inverse: Vec<Launch>,
+    /// The forward plan's cost.
+    pub cost: Cost,
+}
+
+/// The twiddle table every kernel of a file reads.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableSpec {
+    /// Rows (elements).
+    pub rows: u64,
+    /// The root ω whose powers fill it (decimal): the canonical 2^L-th root.
+    pub root: String,
+    /// What each row holds.
+    pub contents: &'static str,
+}
+
+/// A generated file and its manifest.
+pub struct Output {
+    /// The CUDA source.
+    pub source: String,
+    /// The manifest.
+    pub manifest: Manifest,
+}
+
+/// Generates the kernels of `n`-point transforms over `field`, as `fermat gen` writes
+/// them (`stem` names the CUDA file in the manifest).
+pub fn generate(any: &AnyField, n: u64, options: &FftOptions, stem: &str) -> Result<Output, Error> {
+    let d = design::design(any, n, options)?;
+    with_field!(any, f => generate_with(f, any, &d, options, stem))
+}
+
+fn generate_with<F: HostField>(
+    field: &F,
+    any: &AnyField,
+    d: &Design,
+    options: &FftOptions,
+    stem: &str,
+) -> Result<Output, Error> {
+    let lower = |direction| {
+        Plan::lower(
+            &d.formula,
+            PlanOptions {
+                max_local_bits: d.max_local_bits,
+                input_order: options.input_order,
+                output_order: options.output_order,
+                direction,
+                ..PlanOptions::default()
+            },
+        )
+    };
+    let forward = lower(Direction::Forward)?;
+    let inverse = lower(Direction::Inverse)?;
+    let roots = Roots::canonical_lazy(field, &forward)?;
+    let generated = design::generate(
+        field,
+        any,
+        d,
+        &forward,
+        &inverse,
+        &roots,
+        &EmitOptions::default(),
+    )?;
+    let shape = FieldShape::of(any);
+    let word_bits = if shape.element_bytes == 4 { 32 } else { 64 };
+    let manifest = Manifest {
+        field: any.name(),
+        modulus: any.modulus().to_string(),
+        n: forward.n(),
+        radix: d.radix,
+        strategy: d.strategy.to_string(),
+        max_local_bits: d.max_local_bits,
+        formula: d.formula.ascii(),
+        source: format!("{stem}.cu"),
+        element_words: shape.element_bytes * 8 / word_bits as u64,
+        word_bits,
+        layout: if any.srgfn_params().is_some() {
+            "digit-major: digit c of element i at word c*n + i; a batch is transforms one after another"
+        } else {
+            "element i at word i; a batch is transforms one after another"
+        },
+        arguments: KERNEL_ARGS,
+        table: TableSpec {
+            rows: generated.forward.table_rows,
+            root: field.to_biguint(&roots.power(field, 1)).to_string(),
+            contents: "row i < rows-1: root^i in table form (w*R mod p for word primes, R = 2^word_bits; the digits for SRGFNs, digit-major); last row: n^-1 in the same form",
+        },
+        forward: generated.forward.launches,
+        inverse: generated.inverse.launches,
+        cost: Cost::of(&forward, shape),
+    };
+    Ok(Output {
+        source: generated.source,
+        manifest,
+    })
+}
+
+/// Generates one catalogue entry.
+pub fn generate_entry(entry: &Entry) -> Result<Output, Error> {
+    let any = FieldSpec::parse(entry.field)?.build()?;
+    let options = FftOptions {
+        radix: entry.radix,
+        ..FftOptions::default()
+    };
+    generate(&any, entry.n, &options, &entry.stem())
+}

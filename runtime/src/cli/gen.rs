@@ -1,0 +1,131 @@
+//! `fermat gen`: CUDA kernels and their manifest for one transform, or the whole catalogue.
+
+use super::fft::size;
+use super::CliError;
+use fermat::catalogue::{self, Output};
+use fermat::codegen::nvrtc;
+use fermat::{FftOptions, FieldSpec, Strategy};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `fermat gen`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
+    #[arg(long, required_unless_present = "catalogue")]
+    field: Option<String>,
+    /// The transform size (a power of two); or give --radix and --e for n = K^e.
+    #[arg(long, short = 'n')]
+    n: Option<u64>,
+    /// The radix K.
+    #[arg(long, short = 'K')]
+    radix: Option<u64>,
+    /// The exponent e of n = K^e.
+    #[arg(long, short = 'e')]
+    e: Option<u32>,
+    /// The derivation strategy: ct, radix2, stockham or prop3.
+    #[arg(long)]
+    strategy: Option<String>,
+    /// log2 of the largest piece a kernel keeps on chip.
+    #[arg(long)]
+    max_local_bits: Option<u32>,
+    /// Write the whole catalogue instead of one transform.
+    #[arg(long, conflicts_with_all = ["field", "n", "radix", "e"])]
+    catalogue: bool,
+    /// The output directory (created if missing).
+    #[arg(long, short = 'o')]
+    out: Option<PathBuf>,
+    /// Print the cost report (and registers and spills per kernel, if NVRTC is found).
+    #[arg(long)]
+    cost: bool,
+    /// The device copy bandwidth for the cost report's floor, in GB/s.
+    #[arg(long, default_value_t = 4260.0)]
+    gbps: f64,
+}
+
+/// Writes `stem.cu` and `stem.json` into `dir`.
+pub fn write(dir: &Path, stem: &str, output: &Output) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let cu = dir.join(format!("{stem}.cu"));
+    std::fs::write(&cu, &output.source)
+        .map_err(|e| format!("cannot write {}: {e}", cu.display()))?;
+    let json = dir.join(format!("{stem}.json"));
+    let mut text = serde_json::to_string_pretty(&output.manifest)?;
+    text.push('\n');
+    std::fs::write(&json, text).map_err(|e| format!("cannot write {}: {e}", json.display()))?;
+    Ok(())
+}
+
+/// Runs `fermat gen`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.catalogue {
+        let dir = args
+            .out
+            .clone()
+            .ok_or("--catalogue needs the output directory: -o DIR")?;
+        let entries = catalogue::entries();
+        let bar = indicatif::ProgressBar::new(entries.len() as u64);
+        for entry in &entries {
+            bar.set_message(entry.stem());
+            let output = catalogue::generate_entry(entry)?;
+            write(&dir, &entry.stem(), &output)?;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        println!(
+            "wrote {} kernels files and manifests to {}",
+            entries.len(),
+            dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let spec = args
+        .field
+        .as_deref()
+        .expect("clap requires --field without --catalogue");
+    let any = FieldSpec::parse(spec)?.build()?;
+    let n = size(args.n, args.radix, args.e)?;
+    let options = FftOptions {
+        radix: args.radix,
+        strategy: args
+            .strategy
+            .as_deref()
+            .map(str::parse::<Strategy>)
+            .transpose()?,
+        max_local_bits: args.max_local_bits,
+        ..FftOptions::default()
+    };
+    let stem = format!("{}_n{n}", any.name().replace([':', ',', '+', '-'], "_"));
+    let output = catalogue::generate(&any, n, &options, &stem)?;
+    if let Some(dir) = &args.out {
+        write(dir, &stem, &output)?;
+        println!(
+            "wrote {} and {}",
+            dir.join(format!("{stem}.cu")).display(),
+            dir.join(format!("{stem}.json")).display()
+        );
+    }
+    if args.cost || args.out.is_none() {
+        let cost = &output.manifest.cost;
+        println!("{} n = {n}: {}", any.name(), output.manifest.formula);
+        print!("{cost}");
+        println!(
+            "bandwidth floor at {} GB/s: {:.4} ms for this plan, {:.4} ms for one read and one write",
+            args.gbps,
+            cost.floor_seconds(args.gbps) * 1e3,
+            cost.ideal_seconds(args.gbps) * 1e3
+        );
+        match nvrtc::compile(&output.source, nvrtc::SM90_CUBIN) {
+            Ok(compiled) => {
+                for r in compiled.resources() {
+                    println!(
+                        "{:<12} {} registers, {} bytes stack, {} bytes spilled (sm_90)",
+                        r.kernel, r.registers, r.stack_frame, r.spill_stores
+                    );
+                }
+            }
+            Err(e) => println!("registers: not available ({e})"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

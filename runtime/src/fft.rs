@@ -1,0 +1,436 @@
+//! FFT plans: design once (derive, lower, generate, compile), run many times.
+
+use crate::error::Error;
+use crate::gpu::{self, Device, GpuError, GpuKernels};
+use crate::host::HostField;
+use crate::{cpu, design};
+use cudarc::driver::{CudaSlice, CudaStream};
+use fermat_codegen::cost::{Cost, FieldShape};
+use fermat_codegen::exec::Roots;
+use fermat_codegen::kernel::{self, EmitOptions};
+use fermat_codegen::plan::{Direction, Order, Plan, PlanOptions};
+use fermat_dsl::derive::Strategy;
+use fermat_dsl::field::AnyField;
+use fermat_dsl::formula::Formula;
+use num_bigint::BigUint;
+use std::sync::{Arc, Mutex};
+
+/// Where a plan runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The GPU with ordinal 0 if one works, else the CPU (the plan says which, and why).
+    #[default]
+    Auto,
+    /// The CPU, on all cores.
+    Cpu,
+    /// The GPU with this ordinal; an error if it cannot be used.
+    Gpu(usize),
+}
+
+/// Choices a plan leaves open; `Default` gives the natural-order canonical DFT on the best
+/// backend with fermat's default factorisation.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct FftOptions {
+    /// Where to run.
+    pub backend: Backend,
+    /// The derivation strategy (default `ct`, recursive Cooley–Tukey).
+    pub strategy: Option<Strategy>,
+    /// The radix K (default 2k for SRGFNs, so that every base-case twiddle is a shift;
+    /// 16 for word primes).
+    pub radix: Option<u64>,
+    /// Order of the input.
+    pub input_order: Order,
+    /// Order of the output.
+    pub output_order: Order,
+    /// A primitive n-th root of unity to use instead of the canonical ω_n (checked).
+    pub root: Option<BigUint>,
+    /// log2 of the largest piece a kernel exchanges on chip (default: what fits 48 KiB
+    /// of shared memory).
+    pub max_local_bits: Option<u32>,
+}
+
+/// Which backend a plan runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Running {
+    /// On the CPU; `reason` says why when the GPU was not used under [`Backend::Auto`].
+    Cpu {
+        /// Why not on a GPU, if a GPU was wanted.
+        reason: Option<String>,
+    },
+    /// On this GPU.
+    Gpu(String),
+}
+
+impl std::fmt::Display for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Running::Cpu { reason: None } => {
+                write!(f, "CPU ({} threads)", rayon::current_num_threads())
+            }
+            Running::Cpu { reason: Some(r) } => write!(
+                f,
+                "CPU ({} threads; no GPU: {r})",
+                rayon::current_num_threads()
+            ),
+            Running::Gpu(d) => write!(f, "GPU {d}"),
+        }
+    }
+}
+
+struct GpuPlan<W> {
+    forward: GpuKernels<W>,
+    inverse: GpuKernels<W>,
+    scratch: Mutex<Option<CudaSlice<W>>>,
+}
+
+/// A transform of one size over one field, ready to run many times. `Send + Sync`.
+///
+/// ```
+/// use fermat::{FftOptions, FftPlan, Backend};
+/// use fermat::dsl::Fp32;
+///
+/// let field = Fp32::new(2013265921).unwrap();
+/// let plan = FftPlan::new(&field, 1024, FftOptions { backend: Backend::Cpu, ..Default::default() }).unwrap();
+/// let x: Vec<u32> = (0..1024).collect();
+/// let mut y = x.clone();
+/// plan.forward(&mut y).unwrap();
+/// plan.inverse(&mut y).unwrap();
+/// assert_eq!(x, y);
+/// ```
+pub struct FftPlan<F: HostField> {
+    field: F,
+    n: u64,
+    design: design::Design,
+    forward: Plan,
+    inverse: Plan,
+    roots: Roots<F>,
+    running: Running,
+    gpu: Option<GpuPlan<F::Word>>,
+}
+
+impl<F: HostField> FftPlan<F> {
+    /// Plans the transform of `n` points over `field` (n a power of two up to the field's
+    /// 2-adicity).
+    pub fn new(field: &F, n: u64, options: FftOptions) -> Result<Self, Error> {
+        let any = design::any_field(field)?;
+        let d = design::design(&any, n, &options)?;
+        let lower = |direction| {
+            Plan::lower(
+                &d.formula,
+                PlanOptions {
+                    max_local_bits: d.max_local_bits,
+                    input_order: options.input_order,
+                    output_order: options.output_order,
+                    direction,
+                    ..PlanOptions::default()
+                },
+            )
+        };
+        let forward = lower(Direction::Forward)?;
+        let inverse = lower(Direction::Inverse)?;
+        let log_table = forward.max_log_order();
+        let roots = match &options.root {
+            None => Roots::canonical(field, &forward)?,
+            Some(root) => {
+                let w = field.from_biguint(root)?;
+                field.check_root(&w, n)?;
+                let table_root = field.pow_u64(&w, n >> log_table);
+                Roots::from_root(field, &forward, table_root)?
+            }
+        };
+        let mut plan = FftPlan {
+            field: field.clone(),
+            n,
+            design: d,
+            forward,
+            inverse,
+            roots,
+            running: Running::Cpu { reason: None },
+            gpu: None,
+        };
+        match options.backend {
+            Backend::Cpu => {}
+            Backend::Gpu(ordinal) => plan.attach_gpu(&any, ordinal)?,
+            Backend::Auto => {
+                if let Err(e) = plan.attach_gpu(&any, 0) {
+                    plan.running = Running::Cpu {
+                        reason: Some(e.to_string()),
+                    };
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    fn attach_gpu(&mut self, any: &AnyField, ordinal: usize) -> Result<(), Error> {
+        let device = gpu::device(ordinal)?;
+        let generated = design::generate(
+            &self.field,
+            any,
+            &self.design,
+            &self.forward,
+            &self.inverse,
+            &self.roots,
+            &EmitOptions::default(),
+        )?;
+        let shape = FieldShape::of(any);
+        let table: Vec<F::Word> = kernel::twiddle_table(&self.field, &shape, &self.roots)
+            .into_iter()
+            .map(F::word)
+            .collect();
+        let mut kernels = GpuKernels::compile_all(
+            device.clone(),
+            &generated.source,
+            vec![generated.forward.launches, generated.inverse.launches],
+            &table,
+            self.n as usize * self.field.words(),
+        )?;
+        let inverse = kernels.pop().expect("two launch lists");
+        let forward = kernels.pop().expect("two launch lists");
+        self.running = Running::Gpu(device.describe());
+        self.gpu = Some(GpuPlan {
+            forward,
+            inverse,
+            scratch: Mutex::new(None),
+        });
+        Ok(())
+    }
+
+    /// The transform size.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The field.
+    pub fn field(&self) -> &F {
+        &self.field
+    }
+
+    /// Where the plan runs.
+    pub fn running(&self) -> &Running {
+        &self.running
+    }
+
+    /// The derived formula the kernels implement.
+    pub fn formula(&self) -> &Formula {
+        &self.design.formula
+    }
+
+    /// The strategy and radix of the derivation.
+    pub fn factorisation(&self) -> (Strategy, u64) {
+        (self.design.strategy, self.design.radix)
+    }
+
+    /// The kernel plan of one direction.
+    pub fn kernel_plan(&self, direction: Direction) -> &Plan {
+        match direction {
+            Direction::Forward => &self.forward,
+            Direction::Inverse => &self.inverse,
+        }
+    }
+
+    /// The cost report of the forward plan.
+    pub fn cost(&self) -> Result<Cost, Error> {
+        let any = design::any_field(&self.field)?;
+        Ok(Cost::of(&self.forward, FieldShape::of(&any)))
+    }
+
+    /// The forward transform of every run of n elements of `data`, in place
+    /// (`data.len()` must be a positive multiple of n: a batch).
+    pub fn forward(&self, data: &mut [F::Host]) -> Result<(), Error> {
+        self.run(Direction::Forward, data)
+    }
+
+    /// The inverse transform (at ω^(−1), scaled by 1/n) of every run of n elements.
+    pub fn inverse(&self, data: &mut [F::Host]) -> Result<(), Error> {
+        self.run(Direction::Inverse, data)
+    }
+
+    fn batch_of(&self, what: &'static str, len: usize) -> Result<usize, Error> {
+        let n = self.n as usize;
+        if len == 0 || len % n != 0 {
+            return Err(Error::Length {
+                what,
+                len,
+                n: self.n,
+            });
+        }
+        Ok(len / n)
+    }
+
+    fn run(&self, direction: Direction, data: &mut [F::Host]) -> Result<(), Error> {
+        let batch = self.batch_of("data", data.len())?;
+        // Validate every value before any work: a non-canonical input is an error.
+        let elems: Vec<F::Elem> = data
+            .iter()
+            .map(|h| self.field.to_elem(h))
+            .collect::<Result<_, _>>()?;
+        match &self.gpu {
+            None => {
+                let plan = self.kernel_plan(direction);
+                let n = self.n as usize;
+                let mut out = vec![self.field.zero(); n];
+                for (t, chunk) in elems.chunks(n).enumerate() {
+                    cpu::run(&self.field, plan, &self.roots, chunk, &mut out);
+                    for (h, e) in data[t * n..(t + 1) * n].iter_mut().zip(&out) {
+                        *h = self.field.to_host(e);
+                    }
+                }
+                Ok(())
+            }
+            Some(_) => {
+                let input = self.to_device(data)?;
+                let mut output = self.alloc_device(batch)?;
+                self.run_device(direction, &input, &mut output, None)?;
+                let host = self.from_device(&output)?;
+                data.copy_from_slice(&host);
+                Ok(())
+            }
+        }
+    }
+
+    fn device(&self) -> Result<&Arc<Device>, Error> {
+        match &self.gpu {
+            Some(g) => Ok(g.forward.device()),
+            None => Err(Error::Options(
+                "this plan runs on the CPU; device buffers need a GPU plan".into(),
+            )),
+        }
+    }
+
+    /// Copies transforms to the device, in the device layout (values are checked).
+    pub fn to_device(&self, data: &[F::Host]) -> Result<DeviceVec<F>, Error> {
+        let batch = self.batch_of("data", data.len())?;
+        for h in data {
+            self.field.to_elem(h)?;
+        }
+        let device = self.device()?;
+        let mut words = Vec::with_capacity(data.len() * self.field.words());
+        self.field.pack(data, self.n as usize, &mut words);
+        let mut buf = device.alloc::<F::Word>(words.len())?;
+        device
+            .stream()
+            .memcpy_htod(&words, &mut buf)
+            .map_err(|e| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                message: e.to_string(),
+            })?;
+        Ok(DeviceVec { data: buf, batch })
+    }
+
+    /// A zeroed device vector of `batch` transforms.
+    pub fn alloc_device(&self, batch: usize) -> Result<DeviceVec<F>, Error> {
+        let device = self.device()?;
+        let len = batch * self.n as usize * self.field.words();
+        Ok(DeviceVec {
+            data: device.alloc::<F::Word>(len)?,
+            batch,
+        })
+    }
+
+    /// Copies transforms back from the device.
+    pub fn from_device(&self, v: &DeviceVec<F>) -> Result<Vec<F::Host>, Error> {
+        let device = self.device()?;
+        let words = device
+            .stream()
+            .clone_dtoh(&v.data)
+            .map_err(|e| GpuError::Driver {
+                call: "cuMemcpyDtoH",
+                message: e.to_string(),
+            })?;
+        let n = self.n as usize;
+        let mut out = vec![self.field.to_host(&self.field.zero()); v.batch * n];
+        self.field.unpack(&words, n, &mut out);
+        Ok(out)
+    }
+
+    /// Runs the transforms of `input` into `output` on the device, on `stream` (default:
+    /// the plan's), without synchronising: the work is ordered on the stream.
+    pub fn run_device(
+        &self,
+        direction: Direction,
+        input: &DeviceVec<F>,
+        output: &mut DeviceVec<F>,
+        stream: Option<&Arc<CudaStream>>,
+    ) -> Result<(), Error> {
+        let gpu = self.gpu.as_ref().ok_or_else(|| {
+            Error::Options("this plan runs on the CPU; device buffers need a GPU plan".into())
+        })?;
+        if input.batch != output.batch {
+            return Err(Error::Options(format!(
+                "input holds {} transforms and output {}; they must match",
+                input.batch, output.batch
+            )));
+        }
+        let kernels = match direction {
+            Direction::Forward => &gpu.forward,
+            Direction::Inverse => &gpu.inverse,
+        };
+        let stream = stream.unwrap_or_else(|| kernels.device().stream());
+        let len = output.data.len();
+        let mut scratch = gpu.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if kernels.needs_scratch() && scratch.as_ref().is_none_or(|s| s.len() < len) {
+            *scratch = Some(kernels.device().alloc::<F::Word>(len)?);
+        }
+        let mut spare;
+        let scratch_view = match scratch.as_mut() {
+            Some(s) => s.slice_mut(0..len.min(s.len())),
+            None => {
+                spare = kernels.device().alloc::<F::Word>(1)?;
+                spare.slice_mut(0..1)
+            }
+        };
+        let mut scratch_view = scratch_view;
+        kernels.run(
+            stream,
+            &input.data.slice(0..input.data.len()),
+            &mut output.data.slice_mut(0..len),
+            &mut scratch_view,
+            output.batch,
+        )?;
+        Ok(())
+    }
+
+    /// Waits for the plan's stream.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        let device = self.device()?;
+        device.stream().synchronize().map_err(|e| {
+            Error::Gpu(GpuError::Driver {
+                call: "cuStreamSynchronize",
+                message: e.to_string(),
+            })
+        })
+    }
+
+    /// ptxas's registers and spills per kernel of the forward plan (empty when the CUBIN
+    /// came from the cache or the plan runs on the CPU).
+    pub fn resources(&self) -> Vec<fermat_codegen::nvrtc::Resources> {
+        self.gpu
+            .as_ref()
+            .map(|g| g.forward.resources.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Transforms on the device, in the device layout (digit-major for SRGFNs).
+pub struct DeviceVec<F: HostField> {
+    data: CudaSlice<F::Word>,
+    batch: usize,
+}
+
+impl<F: HostField> DeviceVec<F> {
+    /// How many transforms it holds.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// The raw device words.
+    pub fn words(&self) -> &CudaSlice<F::Word> {
+        &self.data
+    }
+
+    /// The raw device words, writable.
+    pub fn words_mut(&mut self) -> &mut CudaSlice<F::Word> {
+        &mut self.data
+    }
+}
