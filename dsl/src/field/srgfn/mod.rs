@@ -49,8 +49,11 @@ pub struct Srgfn<const K: usize> {
     r_big: BigUint,
     two_adicity: u32,
     radix: Radix,
-    /// Series terms of the two normalisation sweeps of Algorithm 3 (see `mul.rs`).
-    terms: [u32; 2],
+    /// The radix as Algorithm 3's fast path uses it (see `mul.rs`).
+    shape: mul::Shape,
+    /// Whether this is the catalogue prime for k digits, whose shape is also known at
+    /// compile time.
+    catalogue: bool,
     /// The canonical non-residue α (a small integer), computed on first use: a full
     /// modular exponentiation per candidate. Kept as an integer so that the field's size
     /// does not grow with k.
@@ -116,7 +119,9 @@ impl<const K: usize> Srgfn<K> {
         }
         let p = params.modulus()?;
         check_prime(&p)?;
-        let radix = Radix::new(r, params.w, params.u, params.sign == Sign::Minus);
+        let minus = params.sign == Sign::Minus;
+        let radix = Radix::new(r, params.w, params.u, minus);
+        let shape = mul::Shape::new(params.w, params.u, minus, K);
         Ok(Srgfn {
             params,
             name,
@@ -124,7 +129,8 @@ impl<const K: usize> Srgfn<K> {
             p,
             r_big: BigUint::from(r),
             radix,
-            terms: mul::sweep_terms(&radix, K),
+            shape,
+            catalogue: Self::CATALOGUE_SHAPE == Some(shape),
             alpha: OnceLock::new(),
         })
     }

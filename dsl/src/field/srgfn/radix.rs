@@ -10,7 +10,7 @@
 //! Two forms live here:
 //! - [`Radix::div_rem`] follows S1–S3 literally, for any signed 128-bit z; it is the
 //!   reference form and the fallback of the fast paths.
-//! - [`Radix::estimate`] and [`Radix::estimate_wide`] unroll the S2 rounds into the series
+//! - [`Radix::estimate_wide`] unrolls the S2 rounds into the series
 //!   z/r = (z/2^w)·Σ_j (∓2^(u−w))^j: shifts and additions only, no multiplication and no
 //!   128-bit division, and an exact identity z = q·r + s with a small remainder, which
 //!   [`Radix::finish`] brings into [0, r) with the single corrections of S2 and S3.
@@ -31,22 +31,6 @@ pub(crate) struct Wide {
 impl Wide {
     /// Zero.
     pub const ZERO: Wide = Wide { lo: 0, hi: 0 };
-
-    /// Adds a 128-bit product (add, adc, adc).
-    #[inline(always)]
-    pub fn add_u128(&mut self, x: u128) {
-        let (lo, carry) = self.lo.overflowing_add(x);
-        self.lo = lo;
-        self.hi = self.hi.wrapping_add(carry as i64);
-    }
-
-    /// Subtracts a 128-bit product (sub, sbb, sbb).
-    #[inline(always)]
-    pub fn sub_u128(&mut self, x: u128) {
-        let (lo, borrow) = self.lo.overflowing_sub(x);
-        self.lo = lo;
-        self.hi = self.hi.wrapping_sub(borrow as i64);
-    }
 
     /// floor(self / 2^s) for 1 ≤ s ≤ 64, as an i128: exact whenever the quotient fits.
     #[inline(always)]
@@ -202,14 +186,20 @@ impl Radix {
     ///
     /// The error of the truncated series is below terms + 5 (one unit per floor, two for
     /// the tail and the fraction z mod 2^w), so the remainder is small and the wrapped
-    /// 128-bit difference z − q·r is exact.
-    #[inline(always)]
+    /// 128-bit difference z − q·r is exact. (The multiplication uses the 192-bit form,
+    /// [`Radix::estimate_wide`]; this one serves the tests of the series.)
+    #[cfg(test)]
     pub fn estimate(&self, z: i128, terms: u32) -> (i128, i128) {
         let q = self.series(z >> self.w, terms);
         (q, z.wrapping_sub(self.times(q)))
     }
 
-    /// [`Radix::estimate`] for a 192-bit coefficient of Algorithm 3 (|z| < k·r^2).
+    /// The series estimate for a 192-bit coefficient of Algorithm 3 (|z| < k·r^2):
+    /// z = q·r + s exactly, with |s| < (terms + 5)·r when |z / 2^w| < 2^((terms+1)(w−u)).
+    ///
+    /// The error of the truncated series is below terms + 5 (one unit per floor, two for
+    /// the tail and the fraction z mod 2^w), so the remainder is small and the wrapped
+    /// 128-bit difference z − q·r is exact.
     #[inline(always)]
     pub fn estimate_wide(&self, z: Wide, terms: u32) -> (i128, i128) {
         let q = self.series(z.shr(self.w), terms);
