@@ -7,8 +7,8 @@ impl<const K: usize> Srgfn<K> {
     /// r^k ≡ −1.
     ///
     /// Digits are at most r, so x_i + y_i + carry < 2r + 1 and each Euclidean division of
-    /// step 3 is one comparison with r; the sum may pass 2^64 (P2 has r > 2^63), which
-    /// the overflow flag catches. The value is z' − z_k with z' = Σ_{i<k} z_i r^i:
+    /// step 3 is one comparison with r, made as x_i + carry against r − y_i so that no
+    /// sum passes 2^64 (P2 has r > 2^63). The value is z' − z_k with z' = Σ_{i<k} z_i r^i:
     /// z_k = 0 is done (step 4), z_k = 1 subtracts one with borrows (step 6), becoming
     /// p − 1 when z' = 0 (step 5), and z_k = 2 arises only for (p − 1) + (p − 1) = p − 2
     /// (PAPERS.md's correction).
@@ -19,14 +19,16 @@ impl<const K: usize> Srgfn<K> {
             return [r - 1; K];
         }
         let mut z = [0; K];
-        let mut carry = false;
+        let mut carry = 0u64;
         for i in 0..K {
-            let (s, o1) = x[i].overflowing_add(y[i]);
-            let (s, o2) = s.overflowing_add(carry as u64);
-            carry = o1 | o2 | (s >= r);
-            z[i] = if carry { s.wrapping_sub(r) } else { s };
+            // x_i + y_i + carry ≥ r exactly when x_i + carry ≥ r − y_i: one comparison,
+            // and no sum that could pass 2^64 (x_i + carry ≤ r + 1 < 2^64).
+            let xc = x[i] + carry;
+            let (wrapped, below) = xc.overflowing_sub(r - y[i]);
+            z[i] = if below { xc + y[i] } else { wrapped };
+            carry = !below as u64;
         }
-        self.decrement_if(z, carry)
+        self.decrement_if(z, carry == 1)
     }
 
     /// x − y, the analogue of Algorithm 2: borrows by comparison, and a final borrow means
@@ -39,14 +41,14 @@ impl<const K: usize> Srgfn<K> {
     pub(super) fn sub_digits(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
         let r = self.radix.r;
         let mut z = [0; K];
-        let mut borrow = false;
+        let mut borrow = 0u64;
         for i in 0..K {
-            let (t, o1) = x[i].overflowing_sub(y[i]);
-            let (t, o2) = t.overflowing_sub(borrow as u64);
-            borrow = o1 | o2;
-            z[i] = if borrow { t.wrapping_add(r) } else { t };
+            // y_i + borrow ≤ r + 1 < 2^64: one subtraction decides the borrow.
+            let (t, below) = x[i].overflowing_sub(y[i] + borrow);
+            z[i] = if below { t.wrapping_add(r) } else { t };
+            borrow = below as u64;
         }
-        self.increment_if(z, borrow)
+        self.increment_if(z, borrow == 1)
     }
 
     /// z' − 1 mod p when `one` is set, for digits z' below r: borrows turn zeros into

@@ -246,19 +246,17 @@ fn sub_borrow(borrow: bool, a: u64, b: u64, out: &mut u64) -> bool {
 macro_rules! negacyclic_unrolled {
     ($name:ident, $k:literal, [$($i:literal)*]) => {
         #[inline(always)]
-        fn $name(x: &[u64; $k], y: &[u64; $k]) -> [Wide; $k] {
-            let mut u = [Wide::ZERO; $k];
-            negacyclic_unrolled!(@columns x, y, u, $k, [$($i)*], [$($i)*]);
-            u
+        fn $name(x: &[u64; $k], y: &[u64; $k], column: &mut impl FnMut(usize, Wide)) {
+            negacyclic_unrolled!(@columns x, y, column, $k, [$($i)*], [$($i)*]);
         }
     };
-    (@columns $x:ident, $y:ident, $u:ident, $k:literal, [$($i:literal)*], $js:tt) => {
-        $( negacyclic_unrolled!(@column $x, $y, $u, $k, $i, $js); )*
+    (@columns $x:ident, $y:ident, $f:ident, $k:literal, [$($i:literal)*], $js:tt) => {
+        $( negacyclic_unrolled!(@column $x, $y, $f, $k, $i, $js); )*
     };
-    (@column $x:ident, $y:ident, $u:ident, $k:literal, $i:literal, [$($j:literal)*]) => {{
+    (@column $x:ident, $y:ident, $f:ident, $k:literal, $i:literal, [$($j:literal)*]) => {{
         let mut acc = Acc::ZERO;
         $( acc.mac_at::<$j, { ($k + $i - $j) % $k }>($x, $y, $j <= $i); )*
-        $u[$i] = acc.wide();
+        $f($i, acc.wide());
     }};
 }
 
@@ -269,9 +267,12 @@ negacyclic_unrolled!(negacyclic16, 16, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]);
 
 /// Step 1 with loops, for the k too large to unroll.
 #[inline(always)]
-fn negacyclic_loops<const K: usize>(x: &[u64; K], y: &[u64; K]) -> [Wide; K] {
-    let mut u = [Wide::ZERO; K];
-    for (i, col) in u.iter_mut().enumerate() {
+fn negacyclic_loops<const K: usize>(
+    x: &[u64; K],
+    y: &[u64; K],
+    column: &mut impl FnMut(usize, Wide),
+) {
+    for i in 0..K {
         let mut acc = Acc::ZERO;
         for j in 0..=i {
             acc.mac(x[j], y[i - j], true);
@@ -279,30 +280,42 @@ fn negacyclic_loops<const K: usize>(x: &[u64; K], y: &[u64; K]) -> [Wide; K] {
         for j in i + 1..K {
             acc.mac(x[j], y[K + i - j], false);
         }
-        *col = acc.wide();
+        column(i, acc.wide());
     }
-    u
 }
 
-/// Step 1: f_x·f_y mod T^k + 1.
+/// Step 1: f_x·f_y mod T^k + 1, handing each coefficient u_i to `column` as soon as it
+/// is complete (so that its first sweep overlaps the next coefficient's products).
 #[inline(always)]
-fn negacyclic<const K: usize>(x: &[u64; K], y: &[u64; K]) -> [Wide; K] {
+fn negacyclic<const K: usize>(x: &[u64; K], y: &[u64; K], column: &mut impl FnMut(usize, Wide)) {
     macro_rules! unrolled {
-        ($f:ident) => {{
-            let u = $f(
+        ($f:ident) => {
+            $f(
                 x.as_slice().try_into().unwrap(),
                 y.as_slice().try_into().unwrap(),
-            );
-            u.as_slice().try_into().unwrap()
-        }};
+                column,
+            )
+        };
     }
     match K {
         2 => unrolled!(negacyclic2),
         4 => unrolled!(negacyclic4),
         8 => unrolled!(negacyclic8),
         16 => unrolled!(negacyclic16),
-        _ => negacyclic_loops(x, y),
+        _ => negacyclic_loops(x, y, column),
     }
+}
+
+/// The coefficients of f_x·f_y mod T^k + 1, as an array.
+fn negacyclic_array<const K: usize>(x: &[u64; K], y: &[u64; K], unrolled: bool) -> [Wide; K] {
+    let mut u = [Wide::ZERO; K];
+    let mut put = |i: usize, c: Wide| u[i] = c;
+    if unrolled {
+        negacyclic(x, y, &mut put);
+    } else {
+        negacyclic_loops(x, y, &mut put);
+    }
+    u
 }
 
 /// How often the exact cold path ran: tests check that their edge cases reach it.
@@ -325,7 +338,10 @@ impl<const K: usize> Srgfn<K> {
 
     #[inline(always)]
     fn mul_with(&self, x: &[u64; K], y: &[u64; K], shape: Shape) -> [u64; K] {
-        match normalise(&negacyclic(x, y), shape) {
+        let mut q = [0u128; K];
+        let mut s = [0u128; K];
+        negacyclic(x, y, &mut |i, u| (q[i], s[i]) = first_sweep(u, shape));
+        match second_sweep(&q, &s, shape) {
             Some(z) => z,
             // Recomputing the product keeps it out of memory on the fast path.
             None => self.mul_exact(x, y),
@@ -339,7 +355,7 @@ impl<const K: usize> Srgfn<K> {
     fn mul_exact(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
         #[cfg(test)]
         SLOW_PATH_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let u = negacyclic_loops(x, y);
+        let u = negacyclic_array(x, y, false);
         let rad = self.radix;
         let terms = rad.terms_for(128);
         // u_i = q_i·r + d_i exactly, then the carries q_i (|q_i| < k·r + 2) in one pass.
@@ -361,49 +377,47 @@ impl<const K: usize> Srgfn<K> {
     }
 }
 
-/// Steps 2–4 by the two sweeps; `None` when a digit falls outside [0, r).
+/// The first sweep for one coefficient: u = q·r + s, with s small (module documentation).
 #[inline(always)]
-fn normalise<const K: usize>(u: &[Wide; K], shape: Shape) -> Option<[u64; K]> {
+fn first_sweep(u: Wide, shape: Shape) -> (u128, u128) {
+    let gap = shape.w - shape.u;
+    let h = u.shr(shape.w);
+    let q = if shape.word_series {
+        // Every term h >> (j·gap) fits a word, and so does their sum.
+        let mut tail = 0i64;
+        for j in 0..shape.terms {
+            let term = (h >> ((j + 1) * gap)) as i64;
+            if shape.minus || j % 2 == 1 {
+                tail += term;
+            } else {
+                tail -= term;
+            }
+        }
+        h.wrapping_add(tail as i128)
+    } else {
+        let mut q = h;
+        for j in 0..shape.terms {
+            let term = h >> ((j + 1) * gap);
+            if shape.minus || j % 2 == 1 {
+                q += term;
+            } else {
+                q -= term;
+            }
+        }
+        q
+    } as u128;
+    // q·r modulo 2^128, by one full and one low multiplication.
+    let qr = (q as u64 as u128 * shape.r as u128)
+        .wrapping_add((((q >> 64) as u64).wrapping_mul(shape.r) as u128) << 64);
+    (q, u.lo.wrapping_sub(qr))
+}
+
+/// The second sweep and the range check; `None` when a digit falls outside [0, r).
+#[inline(always)]
+fn second_sweep<const K: usize>(q: &[u128; K], s: &[u128; K], shape: Shape) -> Option<[u64; K]> {
     let r = shape.r;
     let w = shape.w;
-    let gap = shape.w - shape.u;
     let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-    // First sweep: u_i = q_i·r + s_i.
-    let mut q = [0u128; K];
-    let mut s = [0u128; K];
-    for i in 0..K {
-        let lo = u[i].lo;
-        let h = u[i].shr(w);
-        let qi = if shape.word_series {
-            // Every term h >> (j·gap) fits a word, and so does their sum.
-            let mut tail = 0i64;
-            for j in 0..shape.terms {
-                let term = (h >> ((j + 1) * gap)) as i64;
-                if shape.minus || j % 2 == 1 {
-                    tail += term;
-                } else {
-                    tail -= term;
-                }
-            }
-            h.wrapping_add(tail as i128)
-        } else {
-            let mut qi = h;
-            for j in 0..shape.terms {
-                let term = h >> ((j + 1) * gap);
-                if shape.minus || j % 2 == 1 {
-                    qi += term;
-                } else {
-                    qi -= term;
-                }
-            }
-            qi
-        } as u128;
-        // q_i·r modulo 2^128, by one full and one low multiplication.
-        let qr = (qi as u64 as u128 * r as u128)
-            .wrapping_add((((qi >> 64) as u64).wrapping_mul(r) as u128) << 64);
-        q[i] = qi;
-        s[i] = lo.wrapping_sub(qr);
-    }
     // Second sweep: v_i = s_i + q_{i−1} = g_i·2^w + l_i, digit l_i ∓ 2^u·g_i + g_{i−1}.
     let mut g = [0u64; K];
     let mut e = [0u64; K];
@@ -466,7 +480,8 @@ mod tests {
                     _ => (rng.gen(), rng.gen()),
                 };
             }
-            let (got, want) = (negacyclic(&x, &y), negacyclic_loops(&x, &y));
+            let got = negacyclic_array(&x, &y, true);
+            let want = negacyclic_array(&x, &y, false);
             assert!(got == want, "k = {K}, x = {x:?}, y = {y:?}");
         }
     }
