@@ -10,7 +10,7 @@
 //!
 //! # Algorithms
 //!
-//! - Division by r (§3.1, equation (6), steps S1–S3): [`radix`](self) — shifts and one
+//! - Division by r (§3.1, equation (6), steps S1–S3) in `radix.rs`: shifts and one
 //!   shifted subtraction per round, thanks to the two-bit form of r.
 //! - Addition (Algorithm 2) and subtraction: digit-wise, with carries by comparison with r;
 //!   the final carry z_k ∈ {0, 1, 2} is folded back as r^k ≡ −1 (PAPERS.md: the paper's
