@@ -437,6 +437,19 @@ impl<F: Field> Emitter<'_, F> {
         }
         let name = format!("e{tmp}");
         *tmp += 1;
+        if let (Some(_), Some(shift)) = (self.shape.shift_order, self.roots.shift()) {
+            if log_order <= shift.log_g {
+                // A power of r: ω_{2^lo}^e = r^(e · 2^(log_g − lo) · amount).
+                let steps = (e & Expr::u64(mask)) << Expr::u64((shift.log_g - log_order) as u64);
+                out.push(Stmt::const_(
+                    Type::Int,
+                    name.clone(),
+                    ((steps * Expr::u64(shift.amount)) & Expr::u64(shift.order - 1))
+                        .cast(Type::Int),
+                ));
+                return Expr::call("fe_mul_rpow_rt", [value, Expr::var(name)]);
+            }
+        }
         out.push(Stmt::const_(
             Type::U64,
             name.clone(),

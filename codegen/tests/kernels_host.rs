@@ -311,3 +311,26 @@ fn srgfn_kernels_match_the_executor() {
         e,
     );
 }
+
+#[test]
+fn srgfn_run_time_shifts_match_the_executor() {
+    // Radix-4 and radix-2 splits put twiddles of order ≤ 2k, whose exponents are known only
+    // at run time, inside a kernel: fe_mul_rpow_rt.
+    let e = EmitOptions::default();
+    check(
+        "P3",
+        1024,
+        4,
+        opts(8, Direction::Forward, Order::Natural),
+        e,
+    );
+    check(
+        "P3",
+        256,
+        4,
+        opts(4, Direction::Inverse, Order::BitReversed),
+        e,
+    );
+    check("P2", 256, 2, opts(5, Direction::Forward, Order::Natural), e);
+    check("P4", 64, 2, opts(6, Direction::Inverse, Order::Natural), e);
+}

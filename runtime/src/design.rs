@@ -10,9 +10,10 @@ use fermat_codegen::header::Header;
 use fermat_codegen::kernel::{self, EmitOptions, Emitted};
 use fermat_codegen::plan::Plan;
 use fermat_codegen::{prelude, unit};
-use fermat_dsl::derive::{derive, Options, Strategy};
+use fermat_dsl::derive::{derive, Options, Rewriter, Strategy};
 use fermat_dsl::field::{check_order, AnyField};
 use fermat_dsl::formula::Formula;
+use fermat_dsl::rules::{self, Params};
 
 /// A chosen factorisation.
 #[derive(Clone, Debug)]
@@ -36,6 +37,12 @@ pub fn any_field<F: HostField>(field: &F) -> Result<AnyField, Error> {
 /// 16 for word primes.
 pub fn default_radix(field: &AnyField) -> u64 {
     field.srgfn_params().map_or(16, |p| 2 * p.k)
+}
+
+/// The size of a thread's codelet for SRGFNs: 4 elements up to k = 8, 2 beyond (an
+/// element takes k 64-bit registers); word primes keep the whole base case.
+pub fn leaf_radix(field: &AnyField) -> Option<u64> {
+    field.srgfn_params().map(|p| if p.k <= 8 { 4 } else { 2 })
 }
 
 /// The largest piece whose elements fit 48 KiB of shared memory, at most 2^12.
@@ -67,7 +74,7 @@ pub fn design(field: &AnyField, n: u64, options: &FftOptions) -> Result<Design, 
     }
     let radix = radix.min(n.max(2)).min(1 << max_local_bits);
     let strategy = options.strategy.unwrap_or(Strategy::Ct);
-    let formula = if n == 1 {
+    let mut formula = if n == 1 {
         Formula::dft(1).expect("DFT(1) is well formed")
     } else {
         derive(
@@ -77,6 +84,17 @@ pub fn design(field: &AnyField, n: u64, options: &FftOptions) -> Result<Design, 
         )?
         .final_formula()
     };
+    if let Some(leaf) = leaf_radix(field).filter(|&l| l < radix) {
+        // Split each base case DFT(K) by Cooley–Tukey into DFT(leaf)s: the twiddles inside
+        // stay powers of r (shifts) and a thread's codelet holds `leaf` elements instead
+        // of K, which keeps an SRGFN kernel within the register file.
+        let mut r = Rewriter::new(formula);
+        r.apply_everywhere(
+            rules::find("cooley_tukey").expect("the registry has cooley_tukey"),
+            &Params::radix(leaf),
+        )?;
+        formula = r.finish().final_formula();
+    }
     Ok(Design {
         strategy,
         radix,

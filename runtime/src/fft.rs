@@ -328,7 +328,24 @@ impl<F: HostField> FftPlan<F> {
         })
     }
 
-    /// Copies transforms back from the device.
+    /// A device vector of `batch` transforms filled with all-ones words, a value no
+    /// element has: an element a kernel fails to write shows up in any comparison.
+    pub fn poisoned_device(&self, batch: usize) -> Result<DeviceVec<F>, Error> {
+        let device = self.device()?;
+        let len = batch * self.n as usize * self.field.words();
+        let poison = vec![F::word(u64::MAX); len];
+        let mut buf = device.alloc::<F::Word>(len)?;
+        device
+            .stream()
+            .memcpy_htod(&poison, &mut buf)
+            .map_err(|e| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                message: e.to_string(),
+            })?;
+        Ok(DeviceVec { data: buf, batch })
+    }
+
+    /// Copies transforms back from the device (as they are: callers compare or check).
     pub fn from_device(&self, v: &DeviceVec<F>) -> Result<Vec<F::Host>, Error> {
         let device = self.device()?;
         let words = device

@@ -1,9 +1,11 @@
 //! The subcommands of the `fermat` binary, one module each.
 
+mod bench;
 mod derive;
 mod fft;
 mod gen;
 mod primes;
+mod selftest;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +31,10 @@ enum Command {
     Fft(fft::Args),
     /// Write the CUDA kernels and manifest of a transform, or the whole catalogue.
     Gen(gen::Args),
+    /// Check every catalogue field at many sizes on each backend against exact references.
+    Selftest(selftest::Args),
+    /// Time the catalogue's workloads against the memory-bandwidth floor.
+    Bench(bench::Args),
 }
 
 /// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
@@ -38,5 +44,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Derive(args) => derive::run(args),
         Command::Fft(args) => fft::run(args),
         Command::Gen(args) => gen::run(args),
+        Command::Selftest(args) => selftest::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

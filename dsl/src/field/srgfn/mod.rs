@@ -207,6 +207,16 @@ impl<const K: usize> Srgfn<K> {
 impl<const K: usize> Field for Srgfn<K> {
     type Elem = SrgfnElem<K>;
 
+    /// r = ω_{2k} (Algorithm 1's family): multiplications by its powers are digit shifts.
+    fn shift_root_order(&self) -> Option<u64> {
+        Some(2 * K as u64)
+    }
+
+    /// a · r^i by a negacyclic digit shift (§3.4).
+    fn mul_shift(&self, a: &Self::Elem, i: u64) -> Self::Elem {
+        self.mul_r_pow(a, (i % (2 * K as u64)) as u32)
+    }
+
     fn name(&self) -> String {
         match self.name {
             Some(n) => n.to_string(),

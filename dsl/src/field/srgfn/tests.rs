@@ -636,3 +636,17 @@ proptest! {
         check_product(p4(), a, b);
     }
 }
+
+#[test]
+fn shifts_are_multiplications_by_the_canonical_root_of_order_2k() {
+    use crate::field::{Field, FieldSpec};
+    let crate::field::AnyField::Srgfn8(f) = FieldSpec::parse("P3").unwrap().build().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(f.shift_root_order(), Some(16));
+    let r = f.root_of_unity(16).unwrap();
+    let a = f.from_u64(0x1234_5678_9abc_def1);
+    for i in 0..40u64 {
+        assert_eq!(f.mul_shift(&a, i), f.mul(&a, &f.pow_u64(&r, i)), "i = {i}");
+    }
+}

@@ -1,0 +1,437 @@
+//! `fermat bench`: median times of the catalogue's workloads against the memory-bandwidth
+//! floor measured on the same device in the same run; JSON and a plot.
+
+use super::CliError;
+use fermat::dsl::with_field;
+use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField, Order};
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `fermat bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Write the results as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Draw the results (time over the bandwidth floor per workload) as a PNG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Plot results from an earlier --json file instead of measuring.
+    #[arg(long, requires = "plot")]
+    replot: Option<PathBuf>,
+    /// Timed runs per workload (after warm-up).
+    #[arg(long, default_value_t = 30)]
+    runs: usize,
+    /// Only the CPU workloads.
+    #[arg(long)]
+    cpu: bool,
+    /// Fewer and smaller workloads.
+    #[arg(long)]
+    quick: bool,
+}
+
+/// One measured workload.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Result_ {
+    /// The field.
+    pub field: String,
+    /// The transform size.
+    pub n: u64,
+    /// Transforms per call.
+    pub batch: usize,
+    /// "natural" or "bit-reversed" output.
+    pub order: String,
+    /// "gpu" or "cpu, T threads".
+    pub backend: String,
+    /// Median time of one call, in milliseconds.
+    pub median_ms: f64,
+    /// Fastest call, in milliseconds.
+    pub min_ms: f64,
+    /// Bytes read and written once: 2 · batch · n · element bytes.
+    pub bytes: u64,
+    /// bytes / median time.
+    pub effective_gbps: f64,
+    /// One read and one write of the data at the measured copy bandwidth, in ms.
+    pub floor_ms: f64,
+    /// median / floor.
+    pub ratio: f64,
+    /// Global-memory passes of the plan.
+    pub passes: usize,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    /// The device (or the CPU).
+    pub device: String,
+    /// Device-to-device copy bandwidth (read + write), GB/s; 0 without a GPU.
+    pub copy_gbps: f64,
+    /// The results.
+    pub results: Vec<Result_>,
+}
+
+struct Workload {
+    field: &'static str,
+    n: u64,
+    batch: usize,
+}
+
+fn gpu_workloads(quick: bool) -> Vec<Workload> {
+    let w = |field, log_n: u32, batch| Workload {
+        field,
+        n: 1 << log_n,
+        batch,
+    };
+    if quick {
+        return vec![w("babybear", 20, 1), w("P3", 16, 1)];
+    }
+    vec![
+        w("babybear", 24, 1),
+        w("babybear", 26, 1),
+        w("goldilocks", 24, 1),
+        w("P2", 24, 1),
+        w("P3", 20, 1),
+        w("P3", 16, 1),
+        w("P4", 20, 1),
+        w("babybear", 16, 256),
+        w("babybear", 12, 4096),
+        w("P3", 12, 64),
+    ]
+}
+
+fn cpu_workloads(quick: bool) -> Vec<Workload> {
+    let w = |field, log_n: u32| Workload {
+        field,
+        n: 1 << log_n,
+        batch: 1,
+    };
+    if quick {
+        return vec![w("babybear", 16), w("P3", 12)];
+    }
+    vec![w("babybear", 20), w("4179340454199820289", 20), w("P3", 16)]
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Runs `fermat bench`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(path) = &args.replot {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let report: Report = serde_json::from_str(&text)?;
+        plot(&report, args.plot.as_ref().expect("clap requires --plot"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let gpu = if args.cpu {
+        None
+    } else {
+        fermat::gpu::device(0).ok()
+    };
+    let copy_gbps = match &gpu {
+        Some(d) => copy_bandwidth(d)?,
+        None => 0.0,
+    };
+    let mut report = Report {
+        device: gpu
+            .as_ref()
+            .map_or_else(|| "CPU".to_string(), |d| d.describe()),
+        copy_gbps,
+        results: Vec::new(),
+    };
+    if gpu.is_some() {
+        println!(
+            "device {}: copy bandwidth {:.0} GB/s (read + write)",
+            report.device, copy_gbps
+        );
+    }
+    print_header();
+    let bar = indicatif::ProgressBar::new_spinner();
+    if gpu.is_some() {
+        for w in gpu_workloads(args.quick) {
+            for order in [Order::BitReversed, Order::Natural] {
+                bar.set_message(format!("{} n = {}", w.field, w.n));
+                let any = FieldSpec::parse(w.field)?.build()?;
+                let r = with_field!(&any, f => time_gpu(f, &w, order, args.runs, copy_gbps))?;
+                bar.suspend(|| print_row(&r));
+                report.results.push(r);
+            }
+        }
+    }
+    for w in cpu_workloads(args.quick) {
+        for threads in [1, rayon::current_num_threads()] {
+            bar.set_message(format!("{} n = {} on {threads} threads", w.field, w.n));
+            let any = FieldSpec::parse(w.field)?.build()?;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            let r = pool
+                .install(|| with_field!(&any, f => time_cpu(f, &w, threads, args.runs.min(10))))?;
+            bar.suspend(|| print_row(&r));
+            report.results.push(r);
+        }
+    }
+    bar.finish_and_clear();
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.plot {
+        plot(&report, path)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_header() {
+    println!(
+        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10} {:>9} {:>10} {:>7} {:>6}",
+        "field",
+        "n",
+        "batch",
+        "order",
+        "backend",
+        "median ms",
+        "GB/s",
+        "floor ms",
+        "ratio",
+        "passes"
+    );
+}
+
+fn print_row(r: &Result_) {
+    println!(
+        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10.4} {:>9.1} {:>10.4} {:>7.2} {:>6}",
+        r.field,
+        r.n,
+        r.batch,
+        r.order,
+        r.backend,
+        r.median_ms,
+        r.effective_gbps,
+        r.floor_ms,
+        r.ratio,
+        r.passes
+    );
+}
+
+/// Device-to-device copy bandwidth, counting bytes read and written.
+fn copy_bandwidth(d: &fermat::gpu::Device) -> Result<f64, CliError> {
+    let len = 1usize << 27; // 1 GiB of u64
+    let src = d.alloc::<u64>(len)?;
+    let mut dst = d.alloc::<u64>(len)?;
+    let stream = d.stream();
+    let mut times = Vec::new();
+    for i in 0..12 {
+        let start = d.event()?;
+        let end = d.event()?;
+        start.record(stream)?;
+        stream.memcpy_dtod(&src, &mut dst)?;
+        end.record(stream)?;
+        end.synchronize()?;
+        if i >= 2 {
+            times.push(start.elapsed_ms(&end)? as f64);
+        }
+    }
+    Ok(2.0 * (len * 8) as f64 / (median(times) * 1e-3) / 1e9)
+}
+
+fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Natural => "natural",
+        Order::BitReversed => "bit-reversed",
+    }
+}
+
+fn time_gpu<F: HostField>(
+    field: &F,
+    w: &Workload,
+    order: Order,
+    runs: usize,
+    copy_gbps: f64,
+) -> Result<Result_, CliError> {
+    let plan = FftPlan::new(
+        field,
+        w.n,
+        FftOptions {
+            backend: Backend::Gpu(0),
+            output_order: order,
+            ..FftOptions::default()
+        },
+    )?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(w.n);
+    let x: Vec<F::Host> = (0..w.n * w.batch as u64)
+        .map(|_| field.to_host(&field.random(&mut rng)))
+        .collect();
+    let input = plan.to_device(&x)?;
+    let mut output = plan.alloc_device(w.batch)?;
+    let device = fermat::gpu::device(0)?;
+    let stream = device.stream();
+    for _ in 0..3 {
+        plan.run_device(Direction::Forward, &input, &mut output, None)?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = device.event()?;
+        let end = device.event()?;
+        start.record(stream)?;
+        plan.run_device(Direction::Forward, &input, &mut output, None)?;
+        end.record(stream)?;
+        end.synchronize()?;
+        times.push(start.elapsed_ms(&end)? as f64);
+    }
+    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let bytes =
+        2 * w.n * w.batch as u64 * field.words() as u64 * std::mem::size_of::<F::Word>() as u64;
+    Ok(result(
+        field.name(),
+        w,
+        order_name(order),
+        "gpu".into(),
+        median(times),
+        min,
+        bytes,
+        copy_gbps,
+        plan.cost()?.passes(),
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn result(
+    field: String,
+    w: &Workload,
+    order: &str,
+    backend: String,
+    median_ms: f64,
+    min_ms: f64,
+    bytes: u64,
+    copy_gbps: f64,
+    passes: usize,
+) -> Result_ {
+    let floor_ms = if copy_gbps > 0.0 {
+        bytes as f64 / (copy_gbps * 1e9) * 1e3
+    } else {
+        0.0
+    };
+    Result_ {
+        field,
+        n: w.n,
+        batch: w.batch,
+        order: order.into(),
+        backend,
+        median_ms,
+        min_ms,
+        bytes,
+        effective_gbps: bytes as f64 / (median_ms * 1e-3) / 1e9,
+        floor_ms,
+        ratio: if floor_ms > 0.0 {
+            median_ms / floor_ms
+        } else {
+            0.0
+        },
+        passes,
+    }
+}
+
+fn time_cpu<F: HostField>(
+    field: &F,
+    w: &Workload,
+    threads: usize,
+    runs: usize,
+) -> Result<Result_, CliError> {
+    let plan = FftPlan::new(
+        field,
+        w.n,
+        FftOptions {
+            backend: Backend::Cpu,
+            ..FftOptions::default()
+        },
+    )?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(w.n);
+    let x: Vec<F::Host> = (0..w.n)
+        .map(|_| field.to_host(&field.random(&mut rng)))
+        .collect();
+    let mut times = Vec::new();
+    for i in 0..runs + 1 {
+        let mut y = x.clone();
+        let started = Instant::now();
+        plan.forward(&mut y)?;
+        if i > 0 {
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let bytes = 2 * w.n * field.words() as u64 * std::mem::size_of::<F::Word>() as u64;
+    Ok(result(
+        field.name(),
+        w,
+        "natural",
+        format!("cpu, {threads} thr"),
+        median(times),
+        min,
+        bytes,
+        0.0,
+        plan.cost()?.passes(),
+    ))
+}
+
+fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
+    use plotters::prelude::*;
+    let font = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
+        .iter()
+        .map(PathBuf::from)
+        .chain(std::env::var_os("FERMAT_FONT").map(PathBuf::from))
+        .find(|p| p.exists())
+        .ok_or("--plot needs a TrueType font: set FERMAT_FONT to a .ttf file")?;
+    let bytes: &'static [u8] = Box::leak(std::fs::read(&font)?.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+        .map_err(|_| format!("cannot use the font {}", font.display()))?;
+    let rows: Vec<&Result_> = report.results.iter().filter(|r| r.ratio > 0.0).collect();
+    if rows.is_empty() {
+        return Err("nothing to plot: no GPU results with a bandwidth floor".into());
+    }
+    let root = BitMapBackend::new(path, (1200, 60 + 28 * rows.len() as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let max = rows.iter().map(|r| r.ratio).fold(1.0, f64::max) * 1.1;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "fermat on {}: time / bandwidth floor ({:.0} GB/s copy)",
+                report.device, report.copy_gbps
+            ),
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(330)
+        .build_cartesian_2d(0.0..max, (0..rows.len()).into_segmented())?;
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} n={} ×{} {}", r.field, r.n, r.batch, r.order))
+        .collect();
+    chart
+        .configure_mesh()
+        .y_labels(rows.len())
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .x_desc("median time / floor (1 = one read and one write at copy bandwidth)")
+        .draw()?;
+    chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
+        Rectangle::new(
+            [
+                (0.0, SegmentValue::Exact(i)),
+                (r.ratio, SegmentValue::Exact(i + 1)),
+            ],
+            BLUE.mix(0.6).filled(),
+        )
+    }))?;
+    root.present()?;
+    println!("plot {}", path.display());
+    Ok(())
+}

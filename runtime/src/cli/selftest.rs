@@ -1,0 +1,358 @@
+//! `fermat selftest`: every catalogue field at many sizes, on each backend, against exact
+//! references; a pass/fail table and exit status 1 on any failure.
+
+use super::CliError;
+use fermat::dsl::field::{CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
+use fermat::dsl::interp::dft_entry;
+use fermat::dsl::with_field;
+use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField};
+use rand::{Rng, SeedableRng};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `fermat selftest`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Test the GPU backend only (an error if there is no working GPU).
+    #[arg(long, conflicts_with_all = ["cpu", "all"])]
+    gpu: bool,
+    /// Test the CPU backend only.
+    #[arg(long, conflicts_with = "all")]
+    cpu: bool,
+    /// Test both backends (the default: the CPU, and the GPU when one works).
+    #[arg(long)]
+    all: bool,
+    /// The largest transform size tested, log2 (word primes go up to 2^26).
+    #[arg(long, default_value_t = 26)]
+    max_log_n: u32,
+    /// The largest size compared in whole with the CPU backend, log2 (larger sizes are
+    /// checked at random outputs and by a round trip).
+    #[arg(long, default_value_t = 20)]
+    max_log_compare: u32,
+    /// The largest size the CPU backend runs, log2.
+    #[arg(long, default_value_t = 20)]
+    max_log_cpu: u32,
+    /// The seed of the random inputs (default: fresh each run).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+/// One transform size of one field.
+struct Case {
+    field: String,
+    n: u64,
+    note: &'static str,
+}
+
+fn cases(max_log_n: u32) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (name, p) in CATALOGUE_WORD_PRIMES {
+        let top = max_log_n.min((p - 1).trailing_zeros());
+        for log_n in 4..=top {
+            out.push(Case {
+                field: name.to_string(),
+                n: 1 << log_n,
+                note: "",
+            });
+        }
+    }
+    for (name, params) in CATALOGUE_SRGFNS {
+        let big_k = 2 * params.k;
+        let bytes = 8 * params.k;
+        let last_e = if params.k >= 32 { 3 } else { u32::MAX };
+        let mut e = 2;
+        while let Some(n) = big_k.checked_pow(e) {
+            if e > last_e || n > 1 << max_log_n.min(24) || n * bytes > 4 << 30 {
+                break;
+            }
+            out.push(Case {
+                field: name.to_string(),
+                n,
+                note: "K^e",
+            });
+            e += 1;
+        }
+        // Sizes that are not powers of K: radix-K stages and a smaller remainder.
+        for c in [1, 3] {
+            let n = (big_k * big_k) << c;
+            if n <= 1 << max_log_n.min(20) {
+                out.push(Case {
+                    field: name.to_string(),
+                    n,
+                    note: "K^2·2^c",
+                });
+            }
+        }
+    }
+    out
+}
+
+struct Row {
+    field: String,
+    n: u64,
+    backend: String,
+    checks: Vec<(&'static str, Option<bool>)>,
+    millis: f64,
+    error: Option<String>,
+}
+
+impl Row {
+    fn passed(&self) -> bool {
+        self.error.is_none() && self.checks.iter().all(|(_, ok)| ok.unwrap_or(true))
+    }
+}
+
+/// Runs `fermat selftest`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let gpu_works = fermat::gpu::device(0);
+    let mut backends = Vec::new();
+    if !args.gpu {
+        backends.push(Backend::Cpu);
+    }
+    if args.gpu || args.all || (!args.cpu && gpu_works.is_ok()) {
+        match &gpu_works {
+            Ok(d) => {
+                println!("GPU: {}", d.describe());
+                backends.push(Backend::Gpu(0));
+            }
+            Err(e) if args.gpu || args.all => return Err(format!("no GPU to test: {e}").into()),
+            Err(_) => {}
+        }
+    }
+    if let Err(e) = &gpu_works {
+        println!("GPU: none ({e}); testing the CPU backend");
+    }
+    let seed = args.seed.unwrap_or_else(|| rand::thread_rng().gen());
+    println!("seed {seed} (rerun with --seed {seed})");
+    let vectors = reference_vectors();
+    let mut rows = Vec::new();
+    for backend in backends {
+        for case in cases(args.max_log_n) {
+            let log_n = case.n.trailing_zeros();
+            if backend == Backend::Cpu && log_n > args.max_log_cpu {
+                continue;
+            }
+            let any = FieldSpec::parse(&case.field)?.build()?;
+            let started = Instant::now();
+            let result = with_field!(&any, f => check(f, &case, backend, &args, seed, &vectors));
+            let millis = started.elapsed().as_secs_f64() * 1e3;
+            let row = match result {
+                Ok(checks) => Row {
+                    field: case.field.clone(),
+                    n: case.n,
+                    backend: name(backend),
+                    checks,
+                    millis,
+                    error: None,
+                },
+                Err(e) => Row {
+                    field: case.field.clone(),
+                    n: case.n,
+                    backend: name(backend),
+                    checks: Vec::new(),
+                    millis,
+                    error: Some(e.to_string()),
+                },
+            };
+            print_row(&row, case.note);
+            rows.push(row);
+        }
+    }
+    let failed = rows.iter().filter(|r| !r.passed()).count();
+    println!("{} passed, {} failed", rows.len() - failed, failed);
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn name(b: Backend) -> String {
+    match b {
+        Backend::Gpu(i) => format!("gpu{i}"),
+        _ => "cpu".into(),
+    }
+}
+
+fn print_row(row: &Row, note: &str) {
+    let checks: Vec<String> = row
+        .checks
+        .iter()
+        .map(|(what, ok)| {
+            let mark = match ok {
+                Some(true) => "ok",
+                Some(false) => "FAIL",
+                None => "-",
+            };
+            format!("{what} {mark}")
+        })
+        .collect();
+    println!(
+        "{:<5} {:<22} n = {:<10} {:<8} {:>9.1} ms  {}{}",
+        if row.passed() { "PASS" } else { "FAIL" },
+        row.field,
+        row.n,
+        row.backend,
+        row.millis,
+        match &row.error {
+            Some(e) => format!("error: {e}"),
+            None => checks.join(", "),
+        },
+        if note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({note})")
+        }
+    );
+}
+
+/// The reference DFTs shipped with fermat: (field name, N, input, output).
+type Vector = (String, u64, Vec<String>, Vec<String>);
+
+fn reference_vectors() -> Vec<Vector> {
+    const FILES: [&str; 7] = [
+        include_str!("../../../tests/data/P2.json"),
+        include_str!("../../../tests/data/P3.json"),
+        include_str!("../../../tests/data/P4.json"),
+        include_str!("../../../tests/data/p469762049.json"),
+        include_str!("../../../tests/data/p2013265921.json"),
+        include_str!("../../../tests/data/p4179340454199820289.json"),
+        include_str!("../../../tests/data/goldilocks.json"),
+    ];
+    let mut out = Vec::new();
+    for text in FILES {
+        let v: serde_json::Value = serde_json::from_str(text).expect("shipped vectors parse");
+        let field = FieldSpec::parse(v["p"].as_str().unwrap_or_default())
+            .map(|s| s.name())
+            .unwrap_or_default();
+        let field = if v.get("k").is_some() {
+            v["name"].as_str().unwrap_or_default().to_string()
+        } else {
+            field
+        };
+        for fft in v["ffts"].as_array().into_iter().flatten() {
+            let strings = |key: &str| -> Vec<String> {
+                fft[key]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            };
+            out.push((
+                field.clone(),
+                fft["N"].as_u64().unwrap_or(0),
+                strings("input"),
+                strings("output"),
+            ));
+        }
+    }
+    out
+}
+
+fn check<F: HostField>(
+    field: &F,
+    case: &Case,
+    backend: Backend,
+    args: &Args,
+    seed: u64,
+    vectors: &[Vector],
+) -> Result<Vec<(&'static str, Option<bool>)>, fermat::Error> {
+    let n = case.n;
+    let options = FftOptions {
+        backend,
+        ..FftOptions::default()
+    };
+    let plan = FftPlan::new(field, n, options)?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ n ^ field.modulus().bits());
+    let batch = if n <= 1 << 14 { 3 } else { 1 };
+    let x: Vec<F::Elem> = (0..n * batch).map(|_| field.random(&mut rng)).collect();
+    let host: Vec<F::Host> = x.iter().map(|e| field.to_host(e)).collect();
+    let forward = transform(&plan, Direction::Forward, &host, backend)?;
+
+    // Exact vectors where they exist.
+    let mut vector = None;
+    for (name, size, input, output) in vectors {
+        if *name == field.name() && *size == n {
+            let xs: Vec<F::Host> = input
+                .iter()
+                .map(|s| Ok(field.to_host(&field.from_biguint(&s.parse().unwrap_or_default())?)))
+                .collect::<Result<_, fermat::Error>>()?;
+            let ys = transform(&plan, Direction::Forward, &xs, backend)?;
+            let ok = ys
+                .iter()
+                .zip(output)
+                .all(|(y, want)| match field.to_elem(y) {
+                    Ok(e) => field.to_biguint(&e).to_string() == *want,
+                    Err(_) => false,
+                });
+            vector = Some(ok);
+        }
+    }
+
+    // The defining sum at random outputs of every transform of the batch.
+    let omega = field.root_of_unity(n)?;
+    let mut sum_ok = true;
+    for t in 0..batch as usize {
+        let xs = &x[t * n as usize..(t + 1) * n as usize];
+        for _ in 0..8 {
+            let i = rng.gen_range(0..n) as usize;
+            let got = field.to_elem(&forward[t * n as usize + i]);
+            sum_ok &= got.ok() == Some(dft_entry(field, xs, &omega, i));
+        }
+    }
+
+    // The GPU's whole output against the CPU backend's.
+    let compared =
+        if matches!(backend, Backend::Gpu(_)) && n.trailing_zeros() <= args.max_log_compare {
+            let cpu = FftPlan::new(
+                field,
+                n,
+                FftOptions {
+                    backend: Backend::Cpu,
+                    ..FftOptions::default()
+                },
+            )?;
+            let mut want = host.clone();
+            cpu.forward(&mut want)?;
+            Some(want == forward)
+        } else {
+            None
+        };
+
+    // The inverse undoes the forward transform.
+    let back = transform(&plan, Direction::Inverse, &forward, backend)?;
+    let round_trip = back == host;
+    Ok(vec![
+        ("vectors", vector),
+        ("sum", Some(sum_ok)),
+        ("cpu", compared),
+        ("round trip", Some(round_trip)),
+    ])
+}
+
+/// One direction over a batch, on the device API for GPUs (with a poisoned output).
+fn transform<F: HostField>(
+    plan: &FftPlan<F>,
+    direction: Direction,
+    data: &[F::Host],
+    backend: Backend,
+) -> Result<Vec<F::Host>, fermat::Error> {
+    match backend {
+        Backend::Gpu(_) => {
+            let input = plan.to_device(data)?;
+            let batch = input.batch();
+            let mut output = plan.poisoned_device(batch)?;
+            plan.run_device(direction, &input, &mut output, None)?;
+            plan.from_device(&output)
+        }
+        _ => {
+            let mut out = data.to_vec();
+            match direction {
+                Direction::Forward => plan.forward(&mut out)?,
+                Direction::Inverse => plan.inverse(&mut out)?,
+            }
+            Ok(out)
+        }
+    }
+}
