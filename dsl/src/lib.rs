@@ -10,7 +10,9 @@
 
 pub mod field;
 
-pub use field::{AnyField, Field, FieldError, FieldSpec, Fp32, Fp64, Sign, Srgfn, SrgfnElem, SrgfnParams};
+pub use field::{
+    AnyField, Field, FieldError, FieldSpec, Fp32, Fp64, Sign, Srgfn, SrgfnElem, SrgfnParams,
+};
 pub mod derive;
 pub mod formula;
 pub mod interp;

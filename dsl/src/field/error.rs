@@ -89,7 +89,9 @@ pub enum FieldError {
         n: u64,
     },
     /// A transform size beyond the field's 2-adicity has no root of unity.
-    #[error("n = {n} exceeds the field's 2-adicity: roots of unity exist only for n ≤ 2^{two_adicity}")]
+    #[error(
+        "n = {n} exceeds the field's 2-adicity: roots of unity exist only for n ≤ 2^{two_adicity}"
+    )]
     SizeBeyondTwoAdicity {
         /// The refused size.
         n: u64,

@@ -67,7 +67,9 @@ pub enum FormulaError {
         m: u64,
     },
     /// A composition of operators of different sizes.
-    #[error("cannot compose {left} (size {left_size}) with {right} (size {right_size}): sizes differ")]
+    #[error(
+        "cannot compose {left} (size {left_size}) with {right} (size {right_size}): sizes differ"
+    )]
     ComposeSizes {
         /// The left factor, printed.
         left: String,
@@ -191,9 +193,7 @@ impl Formula {
                 })
             }),
             Formula::Compose(fs) => {
-                let first = fs
-                    .first()
-                    .ok_or(FormulaError::TooFewFactors { op: "·" })?;
+                let first = fs.first().ok_or(FormulaError::TooFewFactors { op: "·" })?;
                 let size = first.checked_size()?;
                 for pair in fs.windows(2) {
                     let (l, r) = (pair[0].checked_size()?, pair[1].checked_size()?);
