@@ -3,7 +3,7 @@
 //!
 //! Each field's prelude is pasted into a small driver that reads digit-major operand
 //! vectors (through `fe_load`, so the memory layout is checked too), applies `fe_add`,
-//! `fe_sub`, `fe_mul`, `fe_neg`, `fe_mul_mont`, `fe_to_mont`, `fe_mul_rpow<i>` (SRGFNs) and
+//! `fe_sub`, `fe_mul`, `fe_neg`, `fe_mul_mont`, `fe_to_mont`, `fe_mul_rpow<i>` and `fe_mul_rpow_rt` (SRGFNs) and
 //! `fe_eq`, and writes the results back through `fe_store`. Operands: every pair of edge
 //! cases (0, 1, 2, p−1, p−2, (p−1)/2, r, r−1, r^(k−1), r^k − r, all digits r−1, …) and
 //! seeded random pairs. Every result must equal the Rust field's and, for SRGFNs, be the
@@ -155,7 +155,7 @@ fn driver(prelude: &str, l: &Layout) -> String {
                 .map(|i| format!("            case {i}: s = fe_mul_rpow<{i}>(x); break;\n"))
                 .collect();
             format!(
-                "        fe_t s = x;\n        switch (sh[i]) {{\n{cases}            default: return 2;\n        }}\n        fe_store(o_rpow.data(), i, n, s);\n"
+                "        fe_t s = x;\n        switch (sh[i]) {{\n{cases}            default: return 2;\n        }}\n        // The run-time shift must agree with the compile-time one.\n        if (!fe_eq(fe_mul_rpow_rt(x, (int)sh[i]), s)) return 4;\n        fe_store(o_rpow.data(), i, n, s);\n"
             )
         }
         None => String::new(),
