@@ -150,6 +150,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             report.device, copy_gbps
         );
     }
+    if gpu.is_some() {
+        // Kernels for every workload compile in parallel into the disk cache first.
+        use rayon::prelude::*;
+        let workloads = gpu_workloads(args.quick);
+        workloads.par_iter().for_each(|w| {
+            for order in [Order::BitReversed, Order::Natural] {
+                if let Ok(any) = FieldSpec::parse(w.field).and_then(|s| s.build()) {
+                    let _ = with_field!(&any, f => FftPlan::new(f, w.n, FftOptions {
+                        backend: Backend::Gpu(0),
+                        output_order: order,
+                        ..FftOptions::default()
+                    }).map(|_| ()));
+                }
+            }
+        });
+    }
     print_header();
     let bar = indicatif::ProgressBar::new_spinner();
     if gpu.is_some() {

@@ -38,7 +38,7 @@ pub struct Args {
 }
 
 /// One transform size of one field.
-struct Case {
+pub struct Case {
     field: String,
     n: u64,
     note: &'static str,
@@ -125,6 +125,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let seed = args.seed.unwrap_or_else(|| rand::thread_rng().gen());
     println!("seed {seed} (rerun with --seed {seed})");
     let vectors = reference_vectors();
+    if backends.iter().any(|b| matches!(b, Backend::Gpu(_))) {
+        compile_ahead(&cases(args.max_log_n));
+    }
     let mut rows = Vec::new();
     for backend in backends {
         for case in cases(args.max_log_n) {
@@ -165,6 +168,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Compiles every case's kernels on all cores first: the CUBINs land in the disk cache, so
+/// the checks that follow (one case at a time) do not wait for NVRTC.
+pub fn compile_ahead(cases: &[Case]) {
+    use rayon::prelude::*;
+    let bar = indicatif::ProgressBar::new(cases.len() as u64);
+    bar.set_message("compiling kernels");
+    cases.par_iter().for_each(|case| {
+        if let Ok(any) = FieldSpec::parse(&case.field).and_then(|s| s.build()) {
+            // Errors surface again, with context, when the case runs.
+            let _ = with_field!(&any, f => FftPlan::new(f, case.n, FftOptions {
+                backend: Backend::Gpu(0),
+                ..FftOptions::default()
+            }).map(|_| ()));
+        }
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
 }
 
 fn name(b: Backend) -> String {
