@@ -1,0 +1,94 @@
+//! Snapshots of representative kernels emitted from plans — a word-prime radix-16 stage, the
+//! DFT16 base case of P3 (shifts only), a P3 kernel with the between-stage twiddles — and a
+//! check that each compiles with NVRTC for sm_90.
+
+use fermat_codegen::cost::FieldShape;
+use fermat_codegen::header::Header;
+use fermat_codegen::kernel::{emit, EmitOptions};
+use fermat_codegen::{nvrtc, unit, Plan, PlanOptions, Roots};
+use fermat_dsl::derive::{derive, Options, Strategy};
+use fermat_dsl::field::{AnyField, FieldSpec};
+use fermat_dsl::formula::Formula;
+use fermat_dsl::with_field;
+
+/// The kernels of DFT(n) (prop3 with radix K when n = K^e, e ≥ 2) over `spec`.
+fn kernels(spec: &str, n: u64, radix: u64, max_local_bits: u32) -> (AnyField, Vec<String>, String) {
+    let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+    let formula = if n == radix {
+        Formula::dft(n).unwrap()
+    } else {
+        derive(
+            &Formula::dft(n).unwrap(),
+            Strategy::Prop3,
+            &Options::radix(radix),
+        )
+        .unwrap()
+        .final_formula()
+    };
+    let plan = Plan::lower(
+        &formula,
+        PlanOptions {
+            max_local_bits,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    let shape = FieldShape::of(&any);
+    let emitted = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, &plan).unwrap();
+        emit(f, &shape, &plan, &roots, &EmitOptions::default(), "fwd").unwrap()
+    });
+    let header = Header::new("kernel_snapshots test", any.name());
+    let source = unit::render(&header, &any, &[], &emitted.kernels).unwrap();
+    let texts = emitted.kernels.iter().map(|k| k.to_string()).collect();
+    (any, texts, source)
+}
+
+fn compiles(source: &str, what: &str) {
+    match nvrtc::compile(source, nvrtc::SM90_PTX) {
+        Ok(_) => {}
+        Err(nvrtc::NvrtcError::NotFound { .. }) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("skipping the NVRTC check of {what}: NVRTC not found (run .ci/nvrtc.sh)")
+        }
+        Err(e) => panic!("{what} does not compile: {e}"),
+    }
+}
+
+#[test]
+fn word_prime_radix_16_stage() {
+    let (_, k, source) = kernels("babybear", 256, 16, 4);
+    assert_eq!(k.len(), 2, "two passes of one radix-16 stage each");
+    insta::assert_snapshot!("babybear_256_stage_0", k[0]);
+    compiles(&source, "the babybear stages");
+}
+
+#[test]
+fn p3_dft16_base_case() {
+    let (_, k, source) = kernels("P3", 16, 16, 4);
+    assert_eq!(k.len(), 1);
+    assert!(
+        k[0].contains("fe_mul_rpow<"),
+        "the base case multiplies by powers of r with shifts"
+    );
+    assert!(
+        !k[0].contains("fe_mul_mont"),
+        "and never with a full multiplication"
+    );
+    insta::assert_snapshot!("p3_dft16", k[0]);
+    compiles(&source, "the P3 DFT16");
+}
+
+#[test]
+fn p3_twiddle_kernel() {
+    let (_, k, source) = kernels("P3", 256, 16, 4);
+    assert_eq!(k.len(), 2);
+    // The D(16,16) twist follows the first pass's DFT(16)s: it is fused into that pass's
+    // stores, with a full multiplication by a table entry.
+    assert!(k[0].contains("fe_mul_mont(fe_load(tile"), "{}", k[0]);
+    assert!(
+        !k[1].contains("fe_mul_mont"),
+        "the last pass has no twiddles"
+    );
+    insta::assert_snapshot!("p3_256_twiddle_pass", k[0]);
+    compiles(&source, "the P3 DFT(256) passes");
+}
