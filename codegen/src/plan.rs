@@ -73,14 +73,14 @@ pub enum Direction {
     Inverse,
 }
 
-/// Where twiddle factors come from.
+/// Where twiddle factors come from. Kernels read every twiddle whose exponent is known only
+/// at run time from one table of powers of the largest root (see
+/// `kernel::twiddle_table`); compile-time twiddles are shifts or constants in the code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum TwiddleMode {
     /// A precomputed table of powers of the largest root the plan uses.
     #[default]
     Table,
-    /// Computed on the fly by repeated multiplication (no table traffic).
-    OnTheFly,
 }
 
 /// Options of the lowering.
