@@ -7,6 +7,7 @@
 
 pub mod cost;
 pub mod cuda;
+pub mod design;
 pub mod error;
 pub mod exec;
 pub mod header;

@@ -1,0 +1,656 @@
+//! From a field and a size to a factorisation and its kernels: the defaults of
+//! `fermat::FftPlan`, of `fermat gen` and of the `fft!` macro, in one place.
+//!
+//! [`design`] chooses the radix, the strategy and the piece size and derives `DFT(n)`
+//! ([`fermat_dsl::derive`]); [`Design::lower`] turns the factorisation into kernel plans;
+//! [`generate`] prints both directions into one CUDA file. [`transform`] does all three
+//! for a field named at run time (what `fft!` runs while a user's crate compiles), and
+//! [`fingerprint`] identifies the plans a file was generated from, so that a file made
+//! ahead of time can be checked against the plans a program lowers for itself.
+
+use crate::cost::{Cost, FieldShape};
+use crate::error::CodegenError;
+use crate::exec::{ExecError, Roots};
+use crate::header::Header;
+use crate::kernel::{self, EmitOptions, Emitted, Launch};
+use crate::plan::{Direction, Order, Plan, PlanError, PlanOptions};
+use crate::{prelude, unit};
+use fermat_dsl::derive::{derive, Derivation, DeriveError, Options, Rewriter, Strategy};
+use fermat_dsl::field::{check_order, AnyField, Field, FieldError};
+use fermat_dsl::formula::Formula;
+use fermat_dsl::rules::{self, Params};
+use fermat_dsl::with_field;
+use num_bigint::BigUint;
+use thiserror::Error;
+
+/// The version of this crate: part of every [`fingerprint`], since the printer of one
+/// version need not print a plan as another does.
+pub const CODEGEN_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The choices [`design`] leaves open; `None` takes fermat's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DesignOptions {
+    /// The derivation strategy (default `ct`, recursive Cooley–Tukey).
+    pub strategy: Option<Strategy>,
+    /// The radix K (default [`default_radix`]).
+    pub radix: Option<u64>,
+    /// log2 of the largest piece a kernel exchanges on chip (default
+    /// [`default_local_bits`]).
+    pub max_local_bits: Option<u32>,
+}
+
+/// Why a transform could not be designed or generated.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum DesignError {
+    /// The field refused the size, a value or a root.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// The strategy could not derive the transform.
+    #[error(transparent)]
+    Derive(#[from] DeriveError),
+    /// The factorisation could not be lowered into kernels.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// CUDA source could not be printed.
+    #[error(transparent)]
+    Codegen(#[from] CodegenError),
+    /// The roots of unity of the plan could not be made.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// The radix is not a power of two of at least 2.
+    #[error("radix {radix} must be a power of two ≥ 2")]
+    RadixNotPowerOfTwo {
+        /// The refused radix.
+        radix: u64,
+    },
+    /// An SRGFN radix beyond 2k: its base case would need full multiplications.
+    #[error("radix {radix} is too large for {field}: an SRGFN radix must divide 2k = {max}, so that the base case uses only shifts")]
+    RadixTooLarge {
+        /// The refused radix.
+        radix: u64,
+        /// The field's name.
+        field: String,
+        /// 2k, the largest radix allowed.
+        max: u64,
+    },
+}
+
+/// A chosen factorisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Design {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The radix K.
+    pub radix: u64,
+    /// The derived formula.
+    pub formula: Formula,
+    /// log2 of the largest piece.
+    pub max_local_bits: u32,
+}
+
+impl Design {
+    /// Lowers the formula into the kernel plan of one direction.
+    pub fn lower(
+        &self,
+        direction: Direction,
+        input_order: Order,
+        output_order: Order,
+    ) -> Result<Plan, PlanError> {
+        Plan::lower(
+            &self.formula,
+            PlanOptions {
+                max_local_bits: self.max_local_bits,
+                input_order,
+                output_order,
+                direction,
+                ..PlanOptions::default()
+            },
+        )
+    }
+}
+
+/// The default radix: 2k for an SRGFN (the base case DFT(2k) is taken at r, all shifts),
+/// 16 for word primes.
+pub fn default_radix(field: &AnyField) -> u64 {
+    field.srgfn_params().map_or(16, |p| 2 * p.k)
+}
+
+/// The size of a thread's codelet for SRGFNs: 4 elements up to k = 8, 2 beyond (an
+/// element takes k 64-bit registers); word primes keep the whole base case.
+pub fn leaf_radix(field: &AnyField) -> Option<u64> {
+    field.srgfn_params().map(|p| if p.k <= 8 { 4 } else { 2 })
+}
+
+/// The largest piece whose elements fit 48 KiB of shared memory, at most 2^12.
+pub fn default_local_bits(field: &AnyField) -> u32 {
+    let bytes = FieldShape::of(field).element_bytes;
+    ((48 * 1024 / bytes).ilog2()).min(12)
+}
+
+/// Checks a radix for `field`: a power of two ≥ 2, and for an SRGFN at most 2k (so that
+/// the base case DFT(K) is taken at a power of r and needs shifts only).
+pub fn check_radix(field: &AnyField, radix: u64) -> Result<(), DesignError> {
+    if radix < 2 || !radix.is_power_of_two() {
+        return Err(DesignError::RadixNotPowerOfTwo { radix });
+    }
+    if let Some(p) = field.srgfn_params() {
+        if radix > 2 * p.k {
+            return Err(DesignError::RadixTooLarge {
+                radix,
+                field: field.name(),
+                max: 2 * p.k,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Chooses and derives the factorisation of `DFT(n)`.
+pub fn design(field: &AnyField, n: u64, options: &DesignOptions) -> Result<Design, DesignError> {
+    derive_design(field, n, options).map(|(design, _)| design)
+}
+
+/// [`design`], with the derivation that led to the formula: the strategy's steps from
+/// `DFT(n)`, then (SRGFNs) the Cooley–Tukey splits of each base case into codelets.
+pub fn derive_design(
+    field: &AnyField,
+    n: u64,
+    options: &DesignOptions,
+) -> Result<(Design, Derivation), DesignError> {
+    check_order(n, field.two_adicity())?;
+    let max_local_bits = options
+        .max_local_bits
+        .unwrap_or_else(|| default_local_bits(field));
+    let radix = options.radix.unwrap_or_else(|| default_radix(field));
+    check_radix(field, radix)?;
+    let radix = radix.min(n.max(2)).min(1 << max_local_bits);
+    let strategy = options.strategy.unwrap_or(Strategy::Ct);
+    let mut derivation = if n == 1 {
+        Derivation::new(Formula::dft(1).expect("DFT(1) is well formed"))
+    } else {
+        derive(
+            &Formula::dft(n).expect("n ≥ 1"),
+            strategy,
+            &Options::radix(radix),
+        )?
+    };
+    let mut formula = derivation.final_formula();
+    if let Some(leaf) = leaf_radix(field).filter(|&l| l < radix) {
+        // Split each base case DFT(K) by Cooley–Tukey into DFT(leaf)s: the twiddles inside
+        // stay powers of r (shifts) and a thread's codelet holds `leaf` elements instead
+        // of K, which keeps an SRGFN kernel within the register file.
+        let mut r = Rewriter::new(formula);
+        r.apply_everywhere(
+            rules::find("cooley_tukey").expect("the registry has cooley_tukey"),
+            &Params::radix(leaf),
+        )?;
+        let split = r.finish();
+        formula = split.final_formula();
+        // The splits start where the strategy ended, so they continue its derivation.
+        derivation.steps.extend(split.steps);
+    }
+    Ok((
+        Design {
+            strategy,
+            radix,
+            formula,
+            max_local_bits,
+        },
+        derivation,
+    ))
+}
+
+/// The generated kernels of a transform in both directions, in one CUDA file.
+pub struct Generated {
+    /// The CUDA source.
+    pub source: String,
+    /// The forward kernels (`fwd_k*`).
+    pub forward: Emitted,
+    /// The inverse kernels (`inv_k*`).
+    pub inverse: Emitted,
+}
+
+/// The `fermat gen` command line that makes the same file.
+pub fn gen_command(field: &AnyField, n: u64, design: &Design) -> String {
+    format!(
+        "fermat gen --field {} --n {n} --radix {} --strategy {} --max-local-bits {}",
+        field.name(),
+        design.radix,
+        design.strategy,
+        design.max_local_bits
+    )
+}
+
+/// Generates the CUDA file of a transform: header, field prelude, forward and inverse
+/// kernels.
+pub fn generate<F: Field>(
+    field: &F,
+    any: &AnyField,
+    design: &Design,
+    forward: &Plan,
+    inverse: &Plan,
+    roots: &Roots<F>,
+    options: &EmitOptions,
+) -> Result<Generated, CodegenError> {
+    let shape = FieldShape::of(any);
+    let fwd = kernel::emit(field, &shape, forward, roots, options, "fwd")?;
+    let inv = kernel::emit(field, &shape, inverse, roots, options, "inv")?;
+    let command = gen_command(any, forward.n(), design);
+    let source = render(any, design, &command, forward, &fwd, Some(&inv))?;
+    Ok(Generated {
+        source,
+        forward: fwd,
+        inverse: inv,
+    })
+}
+
+/// Lays out the file of emitted kernels: the header (made by `command`, with the
+/// forward plan's counts), the field prelude, the forward kernels, then the inverse ones.
+fn render(
+    any: &AnyField,
+    design: &Design,
+    command: &str,
+    forward: &Plan,
+    fwd: &Emitted,
+    inv: Option<&Emitted>,
+) -> Result<String, CodegenError> {
+    let shape = FieldShape::of(any);
+    let cost = Cost::of(forward, shape);
+    let n = forward.n();
+    let header = Header::new(command, prelude::describe(any))
+        .radix(design.radix)
+        .size(n)
+        .note(format!(
+            "strategy {}: {}",
+            design.strategy,
+            design.formula.ascii()
+        ))
+        .count("kernels per direction", fwd.kernels.len() as u64)
+        .count("global-memory passes", cost.passes() as u64)
+        .count("bytes moved", cost.bytes())
+        .count("full multiplications", cost.total(|k| k.full_muls))
+        .count(
+            "multiplications by powers of r (shifts)",
+            cost.total(|k| k.shift_muls),
+        )
+        .count("additions and subtractions", cost.total(|k| k.additions));
+    let kernels: Vec<_> = fwd
+        .kernels
+        .iter()
+        .chain(inv.into_iter().flat_map(|e| &e.kernels))
+        .cloned()
+        .collect();
+    unit::render(&header, any, &[], &kernels)
+}
+
+/// What a transform is generated for, beyond the field and the size.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TransformOptions {
+    /// The factorisation's choices.
+    pub design: DesignOptions,
+    /// Order of the input.
+    pub input_order: Order,
+    /// Order of the output.
+    pub output_order: Order,
+    /// A primitive n-th root of unity to take the transform at instead of the canonical
+    /// ω_n (checked); its rotations are baked into the kernels.
+    pub root: Option<BigUint>,
+    /// Whether the file holds no inverse kernels (forward only).
+    pub forward_only: bool,
+    /// How kernels are shaped for the device.
+    pub emit: EmitOptions,
+}
+
+/// A transform designed, lowered and printed: what `fft!` embeds in a user's crate.
+#[derive(Clone, Debug)]
+pub struct Transform {
+    /// The field's name (a catalogue name, a decimal prime or `srgfn:w,u,sign,k`).
+    pub field: String,
+    /// The transform size.
+    pub n: u64,
+    /// The factorisation.
+    pub design: Design,
+    /// How `DFT(n)` was derived into the factorisation.
+    pub derivation: Derivation,
+    /// The forward kernel plan.
+    pub forward: Plan,
+    /// The inverse kernel plan (lowered even for a forward-only file: it is part of the
+    /// fingerprint, and the CPU runs it).
+    pub inverse: Plan,
+    /// The primitive 2^L-th root whose powers the kernels use, L = the largest order of
+    /// the plans (decimal in [`fingerprint`]).
+    pub table_root: BigUint,
+    /// The CUDA file.
+    pub source: String,
+    /// The command line in the file's header.
+    pub command: String,
+    /// How to launch the forward kernels.
+    pub forward_launches: Vec<Launch>,
+    /// How to launch the inverse kernels; `None` for a forward-only file.
+    pub inverse_launches: Option<Vec<Launch>>,
+    /// Rows of the twiddle table the kernels read.
+    pub table_rows: u64,
+    /// The forward plan's cost.
+    pub cost: Cost,
+    /// [`fingerprint`] of the plans.
+    pub fingerprint: u64,
+}
+
+/// Designs, lowers and prints the `n`-point transform over `field`.
+///
+/// With the canonical root and both directions the source is exactly what
+/// `fermat gen --field F --n N` (with the same radix, strategy and piece size) writes;
+/// with a root of the user's or forward kernels only, the header names the parameters
+/// instead, since `fermat gen` has no such options.
+pub fn transform(
+    field: &AnyField,
+    n: u64,
+    options: &TransformOptions,
+) -> Result<Transform, DesignError> {
+    let (design, derivation) = derive_design(field, n, &options.design)?;
+    let lower = |direction| design.lower(direction, options.input_order, options.output_order);
+    let forward = lower(Direction::Forward)?;
+    let inverse = lower(Direction::Inverse)?;
+    with_field!(field, f => transform_with(f, field, n, options, design, derivation, forward, inverse))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn transform_with<F: Field>(
+    field: &F,
+    any: &AnyField,
+    n: u64,
+    options: &TransformOptions,
+    design: Design,
+    derivation: Derivation,
+    forward: Plan,
+    inverse: Plan,
+) -> Result<Transform, DesignError> {
+    let roots = match &options.root {
+        None => Roots::canonical_lazy(field, &forward)?,
+        Some(root) => {
+            let w = field.from_biguint(root)?;
+            field.check_root(&w, n)?;
+            let table_root = field.pow_u64(&w, n >> forward.max_log_order());
+            Roots::lazy(field, &forward, table_root)?
+        }
+    };
+    let table_root = field.to_biguint(&roots.power(field, 1));
+    let shape = FieldShape::of(any);
+    let fwd = kernel::emit(field, &shape, &forward, &roots, &options.emit, "fwd")?;
+    let inv = if options.forward_only {
+        None
+    } else {
+        Some(kernel::emit(
+            field,
+            &shape,
+            &inverse,
+            &roots,
+            &options.emit,
+            "inv",
+        )?)
+    };
+    let mut command = gen_command(any, n, &design);
+    let canonical_orders =
+        options.input_order == Order::Natural && options.output_order == Order::Natural;
+    if options.root.is_some()
+        || options.forward_only
+        || !canonical_orders
+        || options.emit != EmitOptions::default()
+    {
+        // `fermat gen` cannot make this file: say what made it instead.
+        command = format!(
+            "fermat::fft! field = {}, n = {n}, radix = {}, strategy = {}, max_local_bits = {}, input = {}, output = {}, root = {}, inverse = {}",
+            any.name(),
+            design.radix,
+            design.strategy,
+            design.max_local_bits,
+            order_name(options.input_order),
+            order_name(options.output_order),
+            table_root_note(options, &table_root),
+            !options.forward_only
+        );
+    }
+    let source = render(any, &design, &command, &forward, &fwd, inv.as_ref())?;
+    let fingerprint = fingerprint(
+        &any.name(),
+        n,
+        &design,
+        &forward,
+        &inverse,
+        &table_root,
+        &options.emit,
+    );
+    Ok(Transform {
+        field: any.name(),
+        n,
+        cost: Cost::of(&forward, shape),
+        derivation,
+        forward,
+        inverse,
+        table_root,
+        source,
+        command,
+        forward_launches: fwd.launches,
+        table_rows: fwd.table_rows,
+        inverse_launches: inv.map(|e| e.launches),
+        fingerprint,
+        design,
+    })
+}
+
+fn order_name(order: Order) -> &'static str {
+    match order {
+        Order::Natural => "natural",
+        Order::BitReversed => "bitreversed",
+    }
+}
+
+fn table_root_note(options: &TransformOptions, table_root: &BigUint) -> String {
+    match &options.root {
+        None => "canonical".to_string(),
+        Some(root) => format!("{root} (table root {table_root})"),
+    }
+}
+
+/// A 64-bit FNV-1a hash of everything the kernels of a file depend on: this crate's
+/// version, the field, the size, the factorisation, both kernel plans, the root that
+/// generates the twiddles and the emission options.
+///
+/// `fft!` stores it beside the CUDA source it embeds; a program that lowers the same
+/// formula computes it again before it trusts that source with its plans.
+pub fn fingerprint(
+    field: &str,
+    n: u64,
+    design: &Design,
+    forward: &Plan,
+    inverse: &Plan,
+    table_root: &BigUint,
+    emit: &EmitOptions,
+) -> u64 {
+    let text = format!(
+        "fermat-codegen {CODEGEN_VERSION}\nfield {field}\nn {n}\nstrategy {}\nradix {}\nmax_local_bits {}\nformula {}\nforward {forward:?}\ninverse {inverse:?}\nroot {table_root}\nemit {emit:?}",
+        design.strategy,
+        design.radix,
+        design.max_local_bits,
+        design.formula.ascii(),
+    );
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_dsl::field::FieldSpec;
+
+    fn field(spec: &str) -> AnyField {
+        FieldSpec::parse(spec).unwrap().build().unwrap()
+    }
+
+    #[test]
+    fn defaults_follow_the_field() {
+        let p3 = field("P3");
+        assert_eq!(default_radix(&p3), 16);
+        assert_eq!(leaf_radix(&p3), Some(4));
+        assert_eq!(default_local_bits(&p3), 9);
+        let bb = field("babybear");
+        assert_eq!(default_radix(&bb), 16);
+        assert_eq!(leaf_radix(&bb), None);
+        assert_eq!(default_local_bits(&bb), 12);
+    }
+
+    #[test]
+    fn refuses_bad_radices_naming_the_limit() {
+        let p3 = field("P3");
+        let err = design(
+            &p3,
+            256,
+            &DesignOptions {
+                radix: Some(32),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            DesignError::RadixTooLarge {
+                radix: 32,
+                field: "P3".into(),
+                max: 16
+            }
+        );
+        assert!(err.to_string().contains("2k = 16"), "{err}");
+        let err = design(
+            &p3,
+            256,
+            &DesignOptions {
+                radix: Some(12),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err, DesignError::RadixNotPowerOfTwo { radix: 12 });
+        assert!(matches!(
+            design(&p3, 3, &DesignOptions::default()),
+            Err(DesignError::Field(FieldError::SizeNotPowerOfTwo { n: 3 }))
+        ));
+    }
+
+    #[test]
+    fn the_derivation_ends_in_the_designed_formula() {
+        let p3 = field("P3");
+        let (d, derivation) = derive_design(
+            &p3,
+            256,
+            &DesignOptions {
+                strategy: Some(Strategy::Prop3),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(derivation.start, Formula::dft(256).unwrap());
+        assert_eq!(derivation.steps[0].rule, "prop3");
+        assert!(
+            derivation.steps.iter().any(|s| s.rule == "cooley_tukey"),
+            "the codelet splits are part of the derivation"
+        );
+        derivation.replay().unwrap();
+        assert_eq!(derivation.final_formula(), d.formula);
+    }
+
+    #[test]
+    fn transform_matches_generate_for_canonical_roots() {
+        let any = field("469762049");
+        let t = transform(&any, 64, &TransformOptions::default()).unwrap();
+        let AnyField::Fp32(f) = &any else {
+            unreachable!("469762049 < 2^32")
+        };
+        let roots = Roots::canonical_lazy(f, &t.forward).unwrap();
+        let g = generate(
+            f,
+            &any,
+            &t.design,
+            &t.forward,
+            &t.inverse,
+            &roots,
+            &EmitOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.source, g.source);
+        assert_eq!(t.forward_launches, g.forward.launches);
+        assert_eq!(t.inverse_launches.as_ref(), Some(&g.inverse.launches));
+        assert!(t.source.contains(&t.command));
+        assert!(t.command.starts_with("fermat gen --field 469762049 --n 64"));
+    }
+
+    #[test]
+    fn forward_only_files_and_user_roots_say_what_made_them() {
+        let any = field("469762049");
+        let canonical = transform(&any, 16, &TransformOptions::default()).unwrap();
+        let forward_only = transform(
+            &any,
+            16,
+            &TransformOptions {
+                forward_only: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(forward_only.inverse_launches.is_none());
+        assert!(!forward_only.source.contains("inv_k0"));
+        assert!(forward_only.source.contains("inverse = false"));
+        assert_eq!(
+            forward_only.fingerprint, canonical.fingerprint,
+            "the same plans and roots"
+        );
+        // Another primitive 16th root: ω^3.
+        let AnyField::Fp32(f) = &any else {
+            unreachable!()
+        };
+        let w3 = f.pow_u64(&f.root_of_unity(16).unwrap(), 3);
+        let other = transform(
+            &any,
+            16,
+            &TransformOptions {
+                root: Some(f.to_biguint(&w3)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_ne!(other.fingerprint, canonical.fingerprint);
+        assert!(other.command.contains("root = "), "{}", other.command);
+        let bad = transform(
+            &any,
+            16,
+            &TransformOptions {
+                root: Some(BigUint::from(1u32)),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(
+            bad,
+            DesignError::Field(FieldError::NotPrimitiveRoot { n: 16, .. })
+        ));
+    }
+
+    #[test]
+    fn fingerprints_see_every_input() {
+        let any = field("469762049");
+        let t = transform(&any, 64, &TransformOptions::default()).unwrap();
+        let base = |emit: &EmitOptions, n: u64, root: &BigUint| {
+            fingerprint(&t.field, n, &t.design, &t.forward, &t.inverse, root, emit)
+        };
+        let e = EmitOptions::default();
+        assert_eq!(base(&e, 64, &t.table_root), t.fingerprint);
+        assert_ne!(base(&e, 32, &t.table_root), t.fingerprint);
+        assert_ne!(base(&e, 64, &BigUint::from(2u32)), t.fingerprint);
+        let wide = EmitOptions {
+            max_threads: 512,
+            ..e
+        };
+        assert_ne!(base(&wide, 64, &t.table_root), t.fingerprint);
+    }
+}
