@@ -140,6 +140,13 @@ fn bench_field<const K: usize>(c: &mut Criterion<CpuTime>, f: &Srgfn<K>) {
             }
         })
     });
+    group.bench_function(BenchmarkId::new("mul portable", &name), |bench| {
+        bench.iter(|| {
+            for (a, b) in &elems {
+                black_box(f.mul_portable(black_box(a), black_box(b)));
+            }
+        })
+    });
     group.bench_function(BenchmarkId::new("num-bigint mul mod", &name), |bench| {
         bench.iter(|| {
             for (a, b) in &big {

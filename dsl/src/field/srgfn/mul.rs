@@ -25,9 +25,20 @@
 //! For the catalogue primes the radix is a compile-time constant of the element type
 //! ([`Shape::catalogue`]), so every shift above is by an immediate; other SRGFNs run the
 //! same code with the shifts read from the field.
+//!
+//! On x86-64 CPUs with AVX-512 IFMA (detected at run time; built with Rust 1.89 or later),
+//! the catalogue primes with 8 and 16 digits (P3, P4) run the same algorithm with one
+//! vector lane per coefficient instead (`mul/ifma.rs`); it falls back to the exact path
+//! below on rare operands.
+//! [`Srgfn::mul_portable`] runs the code above on any CPU.
+
+// AVX-512 intrinsics are stable from Rust 1.89; build.rs sets `fermat_avx512` there.
+#[cfg(all(target_arch = "x86_64", fermat_avx512))]
+#[clippy::msrv = "1.89"]
+mod ifma;
 
 use super::radix::Wide;
-use super::Srgfn;
+use super::{Srgfn, SrgfnElem};
 use crate::field::spec::CATALOGUE_SRGFNS;
 use crate::field::Sign;
 
@@ -330,6 +341,30 @@ impl<const K: usize> Srgfn<K> {
     /// Algorithm 3 on digit arrays (see the module documentation).
     #[inline]
     pub(super) fn mul_digits(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
+        match self.mul_vector(x, y) {
+            Some(z) => z,
+            None => self.mul_portable_digits(x, y),
+        }
+    }
+
+    /// x·y by the AVX-512 IFMA path (its exact fallback included), or `None` where that
+    /// path does not run: another CPU or target, a compiler before Rust 1.89, a field
+    /// without a plan.
+    #[inline]
+    fn mul_vector(&self, x: &[u64; K], y: &[u64; K]) -> Option<[u64; K]> {
+        #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+        if self.catalogue && ifma::Catalogue::<K>::PLAN.is_some() && ifma::available() {
+            // SAFETY: `available` has checked that the CPU runs AVX-512F and AVX-512 IFMA.
+            return Some(unsafe { ifma::mul_catalogue(self, x, y) });
+        }
+        #[cfg(not(all(target_arch = "x86_64", fermat_avx512)))]
+        let _ = (x, y);
+        None
+    }
+
+    /// Algorithm 3 without the vector path: the scalar code of every target.
+    #[inline]
+    fn mul_portable_digits(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
         match Self::CATALOGUE_SHAPE {
             Some(shape) if self.catalogue => self.mul_with(x, y, shape),
             _ => self.mul_with(x, y, self.shape),
@@ -346,6 +381,12 @@ impl<const K: usize> Srgfn<K> {
             // Recomputing the product keeps it out of memory on the fast path.
             None => self.mul_exact(x, y),
         }
+    }
+
+    /// x·y by the scalar code alone (the module documentation's first part), also where the
+    /// CPU has AVX-512 IFMA: for benchmarks and cross-checks of the two paths.
+    pub fn mul_portable(&self, a: &SrgfnElem<K>, b: &SrgfnElem<K>) -> SrgfnElem<K> {
+        SrgfnElem(self.mul_portable_digits(&a.0, &b.0))
     }
 
     /// Steps 2–4 with exact divisions and a serial carry pass, for the rare products the
@@ -518,5 +559,150 @@ mod tests {
         }
         assert_eq!(Shape::catalogue(8).unwrap().terms, 1, "P3");
         assert!(Shape::catalogue(1).is_none());
+    }
+}
+
+/// The AVX-512 IFMA path against the portable path and big integers, on the operands of
+/// every carry boundary and on random ones.
+#[cfg(test)]
+mod vector_tests {
+    use super::*;
+    use crate::field::{Field, CATALOGUE_SRGFNS};
+    use num_bigint::RandBigInt;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn catalogue<const K: usize>() -> Srgfn<K> {
+        let (name, params) = CATALOGUE_SRGFNS
+            .iter()
+            .find(|(_, p)| p.k == K as u64)
+            .expect("a catalogue prime with K digits");
+        Srgfn::new(*params, Some(name)).unwrap()
+    }
+
+    /// Digit vectors on the boundaries: 0, 1, 2, r − 1, r^(k−1), p − 1 (top digit r),
+    /// p − 2 and p − 3 (digits r − 1), alternating r − 1 and 0 or 1, r/2 everywhere, and
+    /// random digits salted with r − 1 and 0.
+    fn edge_operands<const K: usize>(r: u64, rng: &mut ChaCha8Rng) -> Vec<[u64; K]> {
+        let unit = |i: usize, d: u64| {
+            let mut x = [0; K];
+            x[i] = d;
+            x
+        };
+        let mut v = vec![
+            [0; K],
+            unit(0, 1),
+            unit(0, 2),
+            unit(0, r - 1),
+            unit(K - 1, 1),
+            unit(K - 1, r),
+            [r - 1; K],
+            [1; K],
+            [r / 2; K],
+            core::array::from_fn(|i| if i == 0 { r - 2 } else { r - 1 }),
+            core::array::from_fn(|i| if i % 2 == 0 { r - 1 } else { 0 }),
+            core::array::from_fn(|i| if i % 2 == 1 { r - 1 } else { 1 }),
+            core::array::from_fn(|i| if i + 1 < K { r - 1 } else { 0 }),
+        ];
+        for _ in 0..4 {
+            v.push(core::array::from_fn(|_| match rng.gen_range(0..3) {
+                0 => r - 1,
+                1 => 0,
+                _ => rng.gen_range(0..r),
+            }));
+        }
+        v
+    }
+
+    /// x·y by both paths: the portable one against big integers and in canonical form,
+    /// and the vector one (where this CPU runs it) equal to it.
+    fn check_pair<const K: usize>(f: &Srgfn<K>, x: &[u64; K], y: &[u64; K]) {
+        let want = f.value_of(x) * f.value_of(y) % f.modulus();
+        let portable = f.mul_portable_digits(x, y);
+        assert_eq!(f.value_of(&portable), want, "{x:?}·{y:?} in {}", f.name());
+        assert!(f.from_digits(&portable).is_ok(), "{portable:?}");
+        if let Some(vector) = f.mul_vector(x, y) {
+            assert_eq!(vector, portable, "{x:?}·{y:?} in {}", f.name());
+        }
+    }
+
+    fn check_edges<const K: usize>() {
+        let f = catalogue::<K>();
+        let mut rng = ChaCha8Rng::seed_from_u64(K as u64);
+        let edges = edge_operands::<K>(f.r(), &mut rng);
+        for x in &edges {
+            for y in &edges {
+                check_pair(&f, x, y);
+            }
+        }
+    }
+
+    fn check_random<const K: usize>(n: usize) {
+        let f = catalogue::<K>();
+        let p = f.modulus();
+        let mut rng = ChaCha8Rng::seed_from_u64(3 * K as u64);
+        for _ in 0..n {
+            let x = f.from_biguint(&rng.gen_biguint_below(&p)).unwrap();
+            let y = f.from_biguint(&rng.gen_biguint_below(&p)).unwrap();
+            check_pair(&f, x.digits(), y.digits());
+        }
+    }
+
+    #[test]
+    fn vector_and_portable_paths_agree_on_edges() {
+        check_edges::<4>();
+        check_edges::<8>();
+        check_edges::<16>();
+    }
+
+    #[test]
+    fn vector_and_portable_paths_agree_on_random_products() {
+        check_random::<4>(2000);
+        check_random::<8>(3000);
+        check_random::<16>(2000);
+    }
+
+    /// The vector path runs exactly where the CPU has AVX-512 IFMA and the catalogue
+    /// prime a plan (P3 and P4).
+    #[test]
+    fn vector_path_runs_where_expected() {
+        #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+        let here = ifma::available();
+        #[cfg(not(all(target_arch = "x86_64", fermat_avx512)))]
+        let here = false;
+        let x = [1; 8];
+        assert_eq!(catalogue::<8>().mul_vector(&x, &x).is_some(), here);
+        assert_eq!(
+            catalogue::<16>().mul_vector(&[1; 16], &[1; 16]).is_some(),
+            here
+        );
+        assert!(catalogue::<4>().mul_vector(&[1; 4], &[1; 4]).is_none());
+        assert!(catalogue::<2>().mul_vector(&[1; 2], &[1; 2]).is_none());
+    }
+
+    /// Random products settle in the vector kernel itself: the exact fallback is for rare
+    /// operands (about 2^−20 per digit), not a second pass in disguise.
+    #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+    #[test]
+    fn vector_kernel_settles_random_products_itself() {
+        fn fallbacks<const K: usize>(n: usize) -> usize {
+            let f = catalogue::<K>();
+            let p = f.modulus();
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            (0..n)
+                .filter(|_| {
+                    let x = f.from_biguint(&rng.gen_biguint_below(&p)).unwrap();
+                    let y = f.from_biguint(&rng.gen_biguint_below(&p)).unwrap();
+                    let mut z = [0; K];
+                    // SAFETY: the caller checked `ifma::available`.
+                    !unsafe { ifma::try_mul(x.digits(), y.digits(), &mut z) }
+                })
+                .count()
+        }
+        if !ifma::available() {
+            return;
+        }
+        assert_eq!(fallbacks::<8>(20_000), 0);
+        assert_eq!(fallbacks::<16>(10_000), 0);
     }
 }
