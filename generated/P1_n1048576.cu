@@ -623,9 +623,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 10ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 10ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 511ull) << 1ull)) * ((uint64_t)i & 3ull)) & 4095ull) << 8ull;
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 1048577ull)));
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 1048577ull)));
     }
 }
 
@@ -831,8 +831,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 6u) & 3u) << 2u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 3u) << 6u) | (((uint32_t)q & 3u) << 8u);
-        const size_t a = (((size_t)blk >> 8ull) & 3ull) | ((((size_t)blk >> 6ull) & 3ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 4ull) | ((((size_t)blk >> 2ull) & 3ull) << 6ull) | (((size_t)blk & 3ull) << 8ull) | (((size_t)q & 1023ull) << 10ull);
-        fe_store(out, a, 1048576ull, fe_load(tile, i, 1024ull));
+        const size_t d = (((size_t)blk >> 8ull) & 3ull) | ((((size_t)blk >> 6ull) & 3ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 4ull) | ((((size_t)blk >> 2ull) & 3ull) << 6ull) | (((size_t)blk & 3ull) << 8ull) | (((size_t)q & 1023ull) << 10ull);
+        fe_store(out, d, 1048576ull, fe_load(tile, i, 1024ull));
     }
 }
 
@@ -1039,9 +1039,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 10ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 10ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 511ull) << 1ull)) * ((uint64_t)i & 3ull)) & 4095ull) << 8ull;
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 1048577ull)));
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 1048577ull)));
     }
 }
 
@@ -1247,7 +1247,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 6u) & 3u) << 2u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 3u) << 6u) | (((uint32_t)q & 3u) << 8u);
-        const size_t a = (((size_t)blk >> 8ull) & 3ull) | ((((size_t)blk >> 6ull) & 3ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 4ull) | ((((size_t)blk >> 2ull) & 3ull) << 6ull) | (((size_t)blk & 3ull) << 8ull) | (((size_t)q & 1023ull) << 10ull);
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 1048576ull, 1048577ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 3ull) | ((((size_t)blk >> 6ull) & 3ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 4ull) | ((((size_t)blk >> 2ull) & 3ull) << 6ull) | (((size_t)blk & 3ull) << 8ull) | (((size_t)q & 1023ull) << 10ull);
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 1048576ull, 1048577ull)));
     }
 }

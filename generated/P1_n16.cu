@@ -508,8 +508,8 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 3u) | (((uint32_t)q & 3u) << 2u);
-        const size_t a = (size_t)q & 15ull;
-        fe_store(out, a, 16ull, fe_load(tile, i, 16ull));
+        const size_t d = (size_t)q & 15ull;
+        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
     }
 }
 
@@ -601,7 +601,7 @@ extern "C" __global__ void __launch_bounds__(4) inv_k0(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 3u) | (((uint32_t)q & 3u) << 2u);
-        const size_t a = (size_t)q & 15ull;
-        fe_store(out, a, 16ull, fe_mul_mont(fe_load(tile, i, 16ull), fe_load(tw, 16ull, 17ull)));
+        const size_t d = (size_t)q & 15ull;
+        fe_store(out, d, 16ull, fe_mul_mont(fe_load(tile, i, 16ull), fe_load(tw, 16ull, 17ull)));
     }
 }

@@ -623,9 +623,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 4ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((uint64_t)i & 3ull)) & 63ull) << 8ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 16385ull)));
     }
 }
 
@@ -717,8 +717,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 5ull) & 3ull) << 2ull) | ((((size_t)blk >> 3ull) & 3ull) << 4ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 1ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 10ull);
-        fe_store(out, a, 16384ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 5ull) & 3ull) << 2ull) | ((((size_t)blk >> 3ull) & 3ull) << 4ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 1ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 10ull);
+        fe_store(out, d, 16384ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -925,9 +925,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 4ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((uint64_t)i & 3ull)) & 63ull) << 8ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 16385ull)));
     }
 }
 
@@ -1019,7 +1019,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 5ull) & 3ull) << 2ull) | ((((size_t)blk >> 3ull) & 3ull) << 4ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 1ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 10ull);
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
+        const size_t d = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 5ull) & 3ull) << 2ull) | ((((size_t)blk >> 3ull) & 3ull) << 4ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 1ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 10ull);
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
     }
 }

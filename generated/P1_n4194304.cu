@@ -623,9 +623,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 12ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((uint64_t)i & 3ull)) & 16383ull) << 8ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
     }
 }
 
@@ -832,9 +832,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 2ull) | ((((size_t)blk >> 1ull) & 1023ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 2ull) | ((((size_t)blk >> 1ull) & 1023ull) << 12ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 3ull)) & 15ull) << 18ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
     }
 }
 
@@ -889,8 +889,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 15ull) & 3ull) | ((((size_t)blk >> 13ull) & 3ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 4ull) | ((((size_t)blk >> 9ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 3ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 10ull) | ((((size_t)blk >> 3ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 3ull) << 14ull) | (((size_t)q & 1ull) << 16ull) | (((size_t)blk & 1ull) << 17ull) | ((((size_t)q >> 1ull) & 15ull) << 18ull);
-        fe_store(out, a, 4194304ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 15ull) & 3ull) | ((((size_t)blk >> 13ull) & 3ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 4ull) | ((((size_t)blk >> 9ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 3ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 10ull) | ((((size_t)blk >> 3ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 3ull) << 14ull) | (((size_t)q & 1ull) << 16ull) | (((size_t)blk & 1ull) << 17ull) | ((((size_t)q >> 1ull) & 15ull) << 18ull);
+        fe_store(out, d, 4194304ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1097,9 +1097,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 12ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((uint64_t)i & 3ull)) & 16383ull) << 8ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
     }
 }
 
@@ -1306,9 +1306,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 2ull) | ((((size_t)blk >> 1ull) & 1023ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 2ull) | ((((size_t)blk >> 1ull) & 1023ull) << 12ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 3ull)) & 15ull) << 18ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 4194305ull)));
     }
 }
 
@@ -1363,7 +1363,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 15ull) & 3ull) | ((((size_t)blk >> 13ull) & 3ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 4ull) | ((((size_t)blk >> 9ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 3ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 10ull) | ((((size_t)blk >> 3ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 3ull) << 14ull) | (((size_t)q & 1ull) << 16ull) | (((size_t)blk & 1ull) << 17ull) | ((((size_t)q >> 1ull) & 15ull) << 18ull);
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4194304ull, 4194305ull)));
+        const size_t d = (((size_t)blk >> 15ull) & 3ull) | ((((size_t)blk >> 13ull) & 3ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 4ull) | ((((size_t)blk >> 9ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 3ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 10ull) | ((((size_t)blk >> 3ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 3ull) << 14ull) | (((size_t)q & 1ull) << 16ull) | (((size_t)blk & 1ull) << 17ull) | ((((size_t)q >> 1ull) & 15ull) << 18ull);
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4194304ull, 4194305ull)));
     }
 }

@@ -623,9 +623,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 16ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 32767ull) << 1ull)) * ((uint64_t)i & 3ull)) & 262143ull) << 8ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
     }
 }
 
@@ -832,9 +832,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 6ull) | ((((size_t)blk >> 5ull) & 1023ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 6ull) | ((((size_t)blk >> 5ull) & 1023ull) << 16ull);
         const uint64_t e16 = ((((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((uint64_t)i & 3ull)) & 255ull) << 18ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
     }
 }
 
@@ -964,8 +964,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 18ull) & 3ull) | ((((size_t)blk >> 16ull) & 3ull) << 2ull) | ((((size_t)blk >> 14ull) & 3ull) << 4ull) | ((((size_t)blk >> 12ull) & 3ull) << 6ull) | ((((size_t)blk >> 10ull) & 3ull) << 8ull) | ((((size_t)blk >> 8ull) & 3ull) << 10ull) | ((((size_t)blk >> 6ull) & 3ull) << 12ull) | ((((size_t)blk >> 4ull) & 3ull) << 14ull) | ((((size_t)blk >> 2ull) & 3ull) << 16ull) | (((size_t)blk & 3ull) << 18ull) | (((size_t)q & 63ull) << 20ull);
-        fe_store(out, a, 67108864ull, fe_load(tile, i, 64ull));
+        const size_t d = (((size_t)blk >> 18ull) & 3ull) | ((((size_t)blk >> 16ull) & 3ull) << 2ull) | ((((size_t)blk >> 14ull) & 3ull) << 4ull) | ((((size_t)blk >> 12ull) & 3ull) << 6ull) | ((((size_t)blk >> 10ull) & 3ull) << 8ull) | ((((size_t)blk >> 8ull) & 3ull) << 10ull) | ((((size_t)blk >> 6ull) & 3ull) << 12ull) | ((((size_t)blk >> 4ull) & 3ull) << 14ull) | ((((size_t)blk >> 2ull) & 3ull) << 16ull) | (((size_t)blk & 3ull) << 18ull) | (((size_t)q & 63ull) << 20ull);
+        fe_store(out, d, 67108864ull, fe_load(tile, i, 64ull));
     }
 }
 
@@ -1172,9 +1172,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 16ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 32767ull) << 1ull)) * ((uint64_t)i & 3ull)) & 262143ull) << 8ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
     }
 }
 
@@ -1381,9 +1381,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 6ull) | ((((size_t)blk >> 5ull) & 1023ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 1023ull) << 6ull) | ((((size_t)blk >> 5ull) & 1023ull) << 16ull);
         const uint64_t e16 = ((0ull - ((((uint64_t)i >> 10ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((uint64_t)i & 3ull)) & 255ull) << 18ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, e16, 67108865ull)));
     }
 }
 
@@ -1513,7 +1513,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 18ull) & 3ull) | ((((size_t)blk >> 16ull) & 3ull) << 2ull) | ((((size_t)blk >> 14ull) & 3ull) << 4ull) | ((((size_t)blk >> 12ull) & 3ull) << 6ull) | ((((size_t)blk >> 10ull) & 3ull) << 8ull) | ((((size_t)blk >> 8ull) & 3ull) << 10ull) | ((((size_t)blk >> 6ull) & 3ull) << 12ull) | ((((size_t)blk >> 4ull) & 3ull) << 14ull) | ((((size_t)blk >> 2ull) & 3ull) << 16ull) | (((size_t)blk & 3ull) << 18ull) | (((size_t)q & 63ull) << 20ull);
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 67108864ull, 67108865ull)));
+        const size_t d = (((size_t)blk >> 18ull) & 3ull) | ((((size_t)blk >> 16ull) & 3ull) << 2ull) | ((((size_t)blk >> 14ull) & 3ull) << 4ull) | ((((size_t)blk >> 12ull) & 3ull) << 6ull) | ((((size_t)blk >> 10ull) & 3ull) << 8ull) | ((((size_t)blk >> 8ull) & 3ull) << 10ull) | ((((size_t)blk >> 6ull) & 3ull) << 12ull) | ((((size_t)blk >> 4ull) & 3ull) << 14ull) | ((((size_t)blk >> 2ull) & 3ull) << 16ull) | (((size_t)blk & 3ull) << 18ull) | (((size_t)q & 63ull) << 20ull);
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 67108864ull, 67108865ull)));
     }
 }

@@ -592,9 +592,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 131071ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 18ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 131071ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 18ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 131071ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 2097151ull) << 6ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
     }
 }
 
@@ -770,9 +770,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 255ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 9ull) | ((((size_t)blk >> 8ull) & 511ull) << 18ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 255ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 9ull) | ((((size_t)blk >> 8ull) & 511ull) << 18ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 255ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 4095ull) << 15ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
     }
 }
 
@@ -948,8 +948,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t a = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 511ull) << 18ull);
-        fe_store(out, a, 134217728ull, fe_load(tile, i, 512ull));
+        const size_t d = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 511ull) << 18ull);
+        fe_store(out, d, 134217728ull, fe_load(tile, i, 512ull));
     }
 }
 
@@ -1125,9 +1125,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 131071ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 18ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 131071ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 18ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 131071ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 2097151ull) << 6ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
     }
 }
 
@@ -1303,9 +1303,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 255ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 9ull) | ((((size_t)blk >> 8ull) & 511ull) << 18ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 255ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 9ull) | ((((size_t)blk >> 8ull) & 511ull) << 18ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 255ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 4095ull) << 15ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 134217729ull)));
     }
 }
 
@@ -1481,7 +1481,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t a = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 511ull) << 18ull);
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 134217728ull, 134217729ull)));
+        const size_t d = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 511ull) << 18ull);
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 134217728ull, 134217729ull)));
     }
 }

@@ -592,9 +592,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 15ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 16383ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 262143ull) << 6ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
     }
 }
 
@@ -770,9 +770,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull) | ((((size_t)blk >> 5ull) & 511ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull) | ((((size_t)blk >> 5ull) & 511ull) << 15ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 511ull) << 15ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
     }
 }
 
@@ -895,8 +895,8 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 3u) & 3u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 3u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 63ull) << 18ull);
-        fe_store(out, a, 16777216ull, fe_load(tile, i, 64ull));
+        const size_t d = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 63ull) << 18ull);
+        fe_store(out, d, 16777216ull, fe_load(tile, i, 64ull));
     }
 }
 
@@ -1072,9 +1072,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 15ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 16383ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 262143ull) << 6ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
     }
 }
 
@@ -1250,9 +1250,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull) | ((((size_t)blk >> 5ull) & 511ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull) | ((((size_t)blk >> 5ull) & 511ull) << 15ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 511ull) << 15ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 16777217ull)));
     }
 }
 
@@ -1375,7 +1375,7 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 3u) & 3u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 3u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 63ull) << 18ull);
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 16777216ull, 16777217ull)));
+        const size_t d = (((size_t)blk >> 16ull) & 3ull) | ((((size_t)blk >> 15ull) & 1ull) << 2ull) | ((((size_t)blk >> 13ull) & 3ull) << 3ull) | ((((size_t)blk >> 12ull) & 1ull) << 5ull) | ((((size_t)blk >> 10ull) & 3ull) << 6ull) | ((((size_t)blk >> 9ull) & 1ull) << 8ull) | ((((size_t)blk >> 7ull) & 3ull) << 9ull) | ((((size_t)blk >> 6ull) & 1ull) << 11ull) | ((((size_t)blk >> 4ull) & 3ull) << 12ull) | ((((size_t)blk >> 3ull) & 1ull) << 14ull) | ((((size_t)blk >> 1ull) & 3ull) << 15ull) | (((size_t)blk & 1ull) << 17ull) | (((size_t)q & 63ull) << 18ull);
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 16777216ull, 16777217ull)));
     }
 }

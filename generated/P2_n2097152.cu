@@ -592,9 +592,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 12ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 32767ull) << 6ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
     }
 }
 
@@ -770,9 +770,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 3ull) | ((((size_t)blk >> 2ull) & 511ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 3ull) | ((((size_t)blk >> 2ull) & 511ull) << 12ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 3ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 63ull) << 15ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
     }
 }
 
@@ -842,8 +842,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 2u) & 3u) << 1u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 3ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 9ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)q & 1ull) << 15ull) | (((size_t)blk & 1ull) << 16ull) | ((((size_t)q >> 1ull) & 15ull) << 17ull);
-        fe_store(out, a, 2097152ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 3ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 9ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)q & 1ull) << 15ull) | (((size_t)blk & 1ull) << 16ull) | ((((size_t)q >> 1ull) & 15ull) << 17ull);
+        fe_store(out, d, 2097152ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1019,9 +1019,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 12ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 32767ull) << 6ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
     }
 }
 
@@ -1197,9 +1197,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 3ull) | ((((size_t)blk >> 2ull) & 511ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 3ull) | ((((size_t)blk >> 2ull) & 511ull) << 12ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 3ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 63ull) << 15ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 2097153ull)));
     }
 }
 
@@ -1269,7 +1269,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 2u) & 3u) << 1u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 3ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 9ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)q & 1ull) << 15ull) | (((size_t)blk & 1ull) << 16ull) | ((((size_t)q >> 1ull) & 15ull) << 17ull);
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 2097152ull, 2097153ull)));
+        const size_t d = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 11ull) & 3ull) << 3ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 5ull) & 3ull) << 9ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)q & 1ull) << 15ull) | (((size_t)blk & 1ull) << 16ull) | ((((size_t)q >> 1ull) & 15ull) << 17ull);
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 2097152ull, 2097153ull)));
     }
 }

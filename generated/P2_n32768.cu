@@ -592,9 +592,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull);
         const uint64_t e11 = ((((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 511ull) << 6ull;
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 32769ull)));
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 32769ull)));
     }
 }
 
@@ -717,8 +717,8 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 3u) & 3u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 3u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 3ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 63ull) << 9ull);
-        fe_store(out, a, 32768ull, fe_load(tile, i, 64ull));
+        const size_t d = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 3ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 63ull) << 9ull);
+        fe_store(out, d, 32768ull, fe_load(tile, i, 64ull));
     }
 }
 
@@ -894,9 +894,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 31ull) << 1ull) | ((((size_t)q >> 1ull) & 511ull) << 6ull);
         const uint64_t e11 = ((0ull - ((((uint64_t)i >> 9ull) & 1ull) | (((uint64_t)blk & 31ull) << 1ull)) * ((((uint64_t)i >> 1ull) & 3ull) | (((uint64_t)i & 1ull) << 2ull))) & 511ull) << 6ull;
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 32769ull)));
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, e11, 32769ull)));
     }
 }
 
@@ -1019,7 +1019,7 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 3u) & 3u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 3u) | (((uint32_t)q & 3u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 3ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 63ull) << 9ull);
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 32768ull, 32769ull)));
+        const size_t d = (((size_t)blk >> 7ull) & 3ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 4ull) & 3ull) << 3ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 1ull) & 3ull) << 6ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 63ull) << 9ull);
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 32768ull, 32769ull)));
     }
 }

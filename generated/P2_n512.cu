@@ -592,8 +592,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t a = (size_t)q & 511ull;
-        fe_store(out, a, 512ull, fe_load(tile, i, 512ull));
+        const size_t d = (size_t)q & 511ull;
+        fe_store(out, d, 512ull, fe_load(tile, i, 512ull));
     }
 }
 
@@ -769,7 +769,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t a = (size_t)q & 511ull;
-        fe_store(out, a, 512ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 512ull, 513ull)));
+        const size_t d = (size_t)q & 511ull;
+        fe_store(out, d, 512ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 512ull, 513ull)));
     }
 }

@@ -583,9 +583,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 16ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 32767ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 1048575ull) << 4ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
     }
 }
 
@@ -752,9 +752,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull) | ((((size_t)blk >> 7ull) & 255ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull) | ((((size_t)blk >> 7ull) & 255ull) << 16ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 127ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 4095ull) << 12ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
     }
 }
 
@@ -921,8 +921,8 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t a = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 12ull) & 3ull) << 2ull) | ((((size_t)blk >> 10ull) & 3ull) << 4ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 6ull) & 3ull) << 8ull) | ((((size_t)blk >> 4ull) & 3ull) << 10ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | (((size_t)blk & 3ull) << 14ull) | (((size_t)q & 255ull) << 16ull);
-        fe_store(out, a, 16777216ull, fe_load(tile, i, 256ull));
+        const size_t d = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 12ull) & 3ull) << 2ull) | ((((size_t)blk >> 10ull) & 3ull) << 4ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 6ull) & 3ull) << 8ull) | ((((size_t)blk >> 4ull) & 3ull) << 10ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | (((size_t)blk & 3ull) << 14ull) | (((size_t)q & 255ull) << 16ull);
+        fe_store(out, d, 16777216ull, fe_load(tile, i, 256ull));
     }
 }
 
@@ -1089,9 +1089,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 32767ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 16ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 32767ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 1048575ull) << 4ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
     }
 }
 
@@ -1258,9 +1258,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull) | ((((size_t)blk >> 7ull) & 255ull) << 16ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull) | ((((size_t)blk >> 7ull) & 255ull) << 16ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 127ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 4095ull) << 12ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 16777217ull)));
     }
 }
 
@@ -1427,7 +1427,7 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t a = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 12ull) & 3ull) << 2ull) | ((((size_t)blk >> 10ull) & 3ull) << 4ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 6ull) & 3ull) << 8ull) | ((((size_t)blk >> 4ull) & 3ull) << 10ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | (((size_t)blk & 3ull) << 14ull) | (((size_t)q & 255ull) << 16ull);
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 16777216ull, 16777217ull)));
+        const size_t d = (((size_t)blk >> 14ull) & 3ull) | ((((size_t)blk >> 12ull) & 3ull) << 2ull) | ((((size_t)blk >> 10ull) & 3ull) << 4ull) | ((((size_t)blk >> 8ull) & 3ull) << 6ull) | ((((size_t)blk >> 6ull) & 3ull) << 8ull) | ((((size_t)blk >> 4ull) & 3ull) << 10ull) | ((((size_t)blk >> 2ull) & 3ull) << 12ull) | (((size_t)blk & 3ull) << 14ull) | (((size_t)q & 255ull) << 16ull);
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 16777216ull, 16777217ull)));
     }
 }

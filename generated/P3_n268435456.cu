@@ -583,9 +583,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 524287ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 20ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 524287ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 20ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 524287ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 16777215ull) << 4ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -752,9 +752,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 12ull) | ((((size_t)blk >> 11ull) & 255ull) << 20ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 12ull) | ((((size_t)blk >> 11ull) & 255ull) << 20ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 65535ull) << 12ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -921,9 +921,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull) | ((((size_t)blk >> 3ull) & 65535ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull) | ((((size_t)blk >> 3ull) & 65535ull) << 12ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 255ull) << 20ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -1015,8 +1015,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k3(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 21ull) & 3ull) | ((((size_t)blk >> 19ull) & 3ull) << 2ull) | ((((size_t)blk >> 17ull) & 3ull) << 4ull) | ((((size_t)blk >> 15ull) & 3ull) << 6ull) | ((((size_t)blk >> 13ull) & 3ull) << 8ull) | ((((size_t)blk >> 11ull) & 3ull) << 10ull) | ((((size_t)blk >> 9ull) & 3ull) << 12ull) | ((((size_t)blk >> 7ull) & 3ull) << 14ull) | ((((size_t)blk >> 5ull) & 3ull) << 16ull) | ((((size_t)blk >> 3ull) & 3ull) << 18ull) | ((((size_t)blk >> 1ull) & 3ull) << 20ull) | (((size_t)q & 1ull) << 22ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
-        fe_store(out, a, 268435456ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 21ull) & 3ull) | ((((size_t)blk >> 19ull) & 3ull) << 2ull) | ((((size_t)blk >> 17ull) & 3ull) << 4ull) | ((((size_t)blk >> 15ull) & 3ull) << 6ull) | ((((size_t)blk >> 13ull) & 3ull) << 8ull) | ((((size_t)blk >> 11ull) & 3ull) << 10ull) | ((((size_t)blk >> 9ull) & 3ull) << 12ull) | ((((size_t)blk >> 7ull) & 3ull) << 14ull) | ((((size_t)blk >> 5ull) & 3ull) << 16ull) | ((((size_t)blk >> 3ull) & 3ull) << 18ull) | ((((size_t)blk >> 1ull) & 3ull) << 20ull) | (((size_t)q & 1ull) << 22ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
+        fe_store(out, d, 268435456ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1183,9 +1183,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 524287ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 20ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 524287ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 20ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 524287ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 16777215ull) << 4ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -1352,9 +1352,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 12ull) | ((((size_t)blk >> 11ull) & 255ull) << 20ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 12ull) | ((((size_t)blk >> 11ull) & 255ull) << 20ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 65535ull) << 12ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -1521,9 +1521,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull) | ((((size_t)blk >> 3ull) & 65535ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull) | ((((size_t)blk >> 3ull) & 65535ull) << 12ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 255ull) << 20ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 268435457ull)));
     }
 }
 
@@ -1615,7 +1615,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k3(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 21ull) & 3ull) | ((((size_t)blk >> 19ull) & 3ull) << 2ull) | ((((size_t)blk >> 17ull) & 3ull) << 4ull) | ((((size_t)blk >> 15ull) & 3ull) << 6ull) | ((((size_t)blk >> 13ull) & 3ull) << 8ull) | ((((size_t)blk >> 11ull) & 3ull) << 10ull) | ((((size_t)blk >> 9ull) & 3ull) << 12ull) | ((((size_t)blk >> 7ull) & 3ull) << 14ull) | ((((size_t)blk >> 5ull) & 3ull) << 16ull) | ((((size_t)blk >> 3ull) & 3ull) << 18ull) | ((((size_t)blk >> 1ull) & 3ull) << 20ull) | (((size_t)q & 1ull) << 22ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 268435456ull, 268435457ull)));
+        const size_t d = (((size_t)blk >> 21ull) & 3ull) | ((((size_t)blk >> 19ull) & 3ull) << 2ull) | ((((size_t)blk >> 17ull) & 3ull) << 4ull) | ((((size_t)blk >> 15ull) & 3ull) << 6ull) | ((((size_t)blk >> 13ull) & 3ull) << 8ull) | ((((size_t)blk >> 11ull) & 3ull) << 10ull) | ((((size_t)blk >> 9ull) & 3ull) << 12ull) | ((((size_t)blk >> 7ull) & 3ull) << 14ull) | ((((size_t)blk >> 5ull) & 3ull) << 16ull) | ((((size_t)blk >> 3ull) & 3ull) << 18ull) | ((((size_t)blk >> 1ull) & 3ull) << 20ull) | (((size_t)q & 1ull) << 22ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 268435456ull, 268435457ull)));
     }
 }

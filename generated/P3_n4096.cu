@@ -583,9 +583,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 255ull) << 4ull;
-        fe_store(out, a, 4096ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 4097ull)));
+        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 4097ull)));
     }
 }
 
@@ -677,8 +677,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 5ull) & 3ull) | ((((size_t)blk >> 3ull) & 3ull) << 2ull) | ((((size_t)blk >> 1ull) & 3ull) << 4ull) | (((size_t)q & 1ull) << 6ull) | (((size_t)blk & 1ull) << 7ull) | ((((size_t)q >> 1ull) & 15ull) << 8ull);
-        fe_store(out, a, 4096ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 5ull) & 3ull) | ((((size_t)blk >> 3ull) & 3ull) << 2ull) | ((((size_t)blk >> 1ull) & 3ull) << 4ull) | (((size_t)q & 1ull) << 6ull) | (((size_t)blk & 1ull) << 7ull) | ((((size_t)q >> 1ull) & 15ull) << 8ull);
+        fe_store(out, d, 4096ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -845,9 +845,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 4ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 255ull) << 4ull;
-        fe_store(out, a, 4096ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 4097ull)));
+        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 4097ull)));
     }
 }
 
@@ -939,7 +939,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | ((((uint32_t)q >> 1u) & 3u) << 2u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 5ull) & 3ull) | ((((size_t)blk >> 3ull) & 3ull) << 2ull) | ((((size_t)blk >> 1ull) & 3ull) << 4ull) | (((size_t)q & 1ull) << 6ull) | (((size_t)blk & 1ull) << 7ull) | ((((size_t)q >> 1ull) & 15ull) << 8ull);
-        fe_store(out, a, 4096ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4096ull, 4097ull)));
+        const size_t d = (((size_t)blk >> 5ull) & 3ull) | ((((size_t)blk >> 3ull) & 3ull) << 2ull) | ((((size_t)blk >> 1ull) & 3ull) << 4ull) | (((size_t)q & 1ull) << 6ull) | (((size_t)blk & 1ull) << 7ull) | ((((size_t)q >> 1ull) & 15ull) << 8ull);
+        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4096ull, 4097ull)));
     }
 }

@@ -583,9 +583,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull);
         const uint64_t e10 = ((((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 127ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 4095ull) << 4ull;
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 65537ull)));
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 65537ull)));
     }
 }
 
@@ -752,8 +752,8 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t a = (((size_t)blk >> 6ull) & 3ull) | ((((size_t)blk >> 4ull) & 3ull) << 2ull) | ((((size_t)blk >> 2ull) & 3ull) << 4ull) | (((size_t)blk & 3ull) << 6ull) | (((size_t)q & 255ull) << 8ull);
-        fe_store(out, a, 65536ull, fe_load(tile, i, 256ull));
+        const size_t d = (((size_t)blk >> 6ull) & 3ull) | ((((size_t)blk >> 4ull) & 3ull) << 2ull) | ((((size_t)blk >> 2ull) & 3ull) << 4ull) | (((size_t)blk & 3ull) << 6ull) | (((size_t)q & 255ull) << 8ull);
+        fe_store(out, d, 65536ull, fe_load(tile, i, 256ull));
     }
 }
 
@@ -920,9 +920,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 127ull) << 1ull) | ((((size_t)q >> 1ull) & 255ull) << 8ull);
         const uint64_t e10 = ((0ull - ((((uint64_t)i >> 8ull) & 1ull) | (((uint64_t)blk & 127ull) << 1ull)) * ((((uint64_t)i >> 2ull) & 3ull) | (((uint64_t)i & 3ull) << 2ull))) & 4095ull) << 4ull;
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 65537ull)));
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, e10, 65537ull)));
     }
 }
 
@@ -1089,7 +1089,7 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t a = (((size_t)blk >> 6ull) & 3ull) | ((((size_t)blk >> 4ull) & 3ull) << 2ull) | ((((size_t)blk >> 2ull) & 3ull) << 4ull) | (((size_t)blk & 3ull) << 6ull) | (((size_t)q & 255ull) << 8ull);
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 65536ull, 65537ull)));
+        const size_t d = (((size_t)blk >> 6ull) & 3ull) | ((((size_t)blk >> 4ull) & 3ull) << 2ull) | ((((size_t)blk >> 2ull) & 3ull) << 4ull) | (((size_t)blk & 3ull) << 6ull) | (((size_t)q & 255ull) << 8ull);
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 65536ull, 65537ull)));
     }
 }

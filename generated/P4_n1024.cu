@@ -562,9 +562,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = ((size_t)blk & 3ull) | (((size_t)q & 255ull) << 2ull);
+        const size_t d = ((size_t)blk & 3ull) | (((size_t)q & 255ull) << 2ull);
         const int e13 = (int)(((((((uint64_t)blk & 3ull) * ((uint64_t)i & 1ull)) & 7ull) << 2ull) * 1ull) & 31ull);
-        fe_store(out, a, 1024ull, fe_mul_rpow_rt(fe_load(tile, i, 256ull), e13));
+        fe_store(out, d, 1024ull, fe_mul_rpow_rt(fe_load(tile, i, 256ull), e13));
     }
 }
 
@@ -614,8 +614,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull) | (((size_t)q & 31ull) << 5ull);
-        fe_store(out, a, 1024ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull) | (((size_t)q & 31ull) << 5ull);
+        fe_store(out, d, 1024ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -761,9 +761,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = ((size_t)blk & 3ull) | (((size_t)q & 255ull) << 2ull);
+        const size_t d = ((size_t)blk & 3ull) | (((size_t)q & 255ull) << 2ull);
         const int e13 = (int)(((((0ull - ((uint64_t)blk & 3ull) * ((uint64_t)i & 1ull)) & 7ull) << 2ull) * 1ull) & 31ull);
-        fe_store(out, a, 1024ull, fe_mul_rpow_rt(fe_load(tile, i, 256ull), e13));
+        fe_store(out, d, 1024ull, fe_mul_rpow_rt(fe_load(tile, i, 256ull), e13));
     }
 }
 
@@ -813,7 +813,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull) | (((size_t)q & 31ull) << 5ull);
-        fe_store(out, a, 1024ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 1024ull, 1025ull)));
+        const size_t d = (((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull) | (((size_t)q & 31ull) << 5ull);
+        fe_store(out, d, 1024ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 1024ull, 1025ull)));
     }
 }

@@ -547,9 +547,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 131071ull) | (((size_t)q & 127ull) << 17ull);
+        const size_t d = ((size_t)blk & 131071ull) | (((size_t)q & 127ull) << 17ull);
         const int e11 = (int)((((((((uint64_t)blk >> 12ull) & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -679,9 +679,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 1023ull) | (((size_t)q & 127ull) << 10ull) | ((((size_t)blk >> 10ull) & 127ull) << 17ull);
+        const size_t d = ((size_t)blk & 1023ull) | (((size_t)q & 127ull) << 10ull) | ((((size_t)blk >> 10ull) & 127ull) << 17ull);
         const int e11 = (int)((((((((uint64_t)blk >> 6ull) & 15ull) * ((uint64_t)i & 1ull)) & 31ull) << 1ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -811,9 +811,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 127ull) << 3ull) | ((((size_t)blk >> 3ull) & 16383ull) << 10ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 127ull) << 3ull) | ((((size_t)blk >> 3ull) & 16383ull) << 10ull);
         const int e11 = (int)(((((((uint64_t)blk & 7ull) * ((uint64_t)i & 1ull)) & 15ull) << 2ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -879,8 +879,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k3(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 18ull) & 1ull) | ((((size_t)blk >> 17ull) & 1ull) << 1ull) | ((((size_t)blk >> 16ull) & 1ull) << 2ull) | ((((size_t)blk >> 15ull) & 1ull) << 3ull) | ((((size_t)blk >> 14ull) & 1ull) << 4ull) | ((((size_t)blk >> 13ull) & 1ull) << 5ull) | ((((size_t)blk >> 12ull) & 1ull) << 6ull) | ((((size_t)blk >> 11ull) & 1ull) << 7ull) | ((((size_t)blk >> 10ull) & 1ull) << 8ull) | ((((size_t)blk >> 9ull) & 1ull) << 9ull) | ((((size_t)blk >> 8ull) & 1ull) << 10ull) | ((((size_t)blk >> 7ull) & 1ull) << 11ull) | ((((size_t)blk >> 6ull) & 1ull) << 12ull) | ((((size_t)blk >> 5ull) & 1ull) << 13ull) | ((((size_t)blk >> 4ull) & 1ull) << 14ull) | ((((size_t)blk >> 3ull) & 1ull) << 15ull) | ((((size_t)blk >> 2ull) & 1ull) << 16ull) | ((((size_t)blk >> 1ull) & 1ull) << 17ull) | (((size_t)blk & 1ull) << 18ull) | (((size_t)q & 31ull) << 19ull);
-        fe_store(out, a, 16777216ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 18ull) & 1ull) | ((((size_t)blk >> 17ull) & 1ull) << 1ull) | ((((size_t)blk >> 16ull) & 1ull) << 2ull) | ((((size_t)blk >> 15ull) & 1ull) << 3ull) | ((((size_t)blk >> 14ull) & 1ull) << 4ull) | ((((size_t)blk >> 13ull) & 1ull) << 5ull) | ((((size_t)blk >> 12ull) & 1ull) << 6ull) | ((((size_t)blk >> 11ull) & 1ull) << 7ull) | ((((size_t)blk >> 10ull) & 1ull) << 8ull) | ((((size_t)blk >> 9ull) & 1ull) << 9ull) | ((((size_t)blk >> 8ull) & 1ull) << 10ull) | ((((size_t)blk >> 7ull) & 1ull) << 11ull) | ((((size_t)blk >> 6ull) & 1ull) << 12ull) | ((((size_t)blk >> 5ull) & 1ull) << 13ull) | ((((size_t)blk >> 4ull) & 1ull) << 14ull) | ((((size_t)blk >> 3ull) & 1ull) << 15ull) | ((((size_t)blk >> 2ull) & 1ull) << 16ull) | ((((size_t)blk >> 1ull) & 1ull) << 17ull) | (((size_t)blk & 1ull) << 18ull) | (((size_t)q & 31ull) << 19ull);
+        fe_store(out, d, 16777216ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1010,9 +1010,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 131071ull) | (((size_t)q & 127ull) << 17ull);
+        const size_t d = ((size_t)blk & 131071ull) | (((size_t)q & 127ull) << 17ull);
         const int e11 = (int)(((((0ull - (((uint64_t)blk >> 12ull) & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -1142,9 +1142,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 1023ull) | (((size_t)q & 127ull) << 10ull) | ((((size_t)blk >> 10ull) & 127ull) << 17ull);
+        const size_t d = ((size_t)blk & 1023ull) | (((size_t)q & 127ull) << 10ull) | ((((size_t)blk >> 10ull) & 127ull) << 17ull);
         const int e11 = (int)(((((0ull - (((uint64_t)blk >> 6ull) & 15ull) * ((uint64_t)i & 1ull)) & 31ull) << 1ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -1274,9 +1274,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 127ull) << 3ull) | ((((size_t)blk >> 3ull) & 16383ull) << 10ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 127ull) << 3ull) | ((((size_t)blk >> 3ull) & 16383ull) << 10ull);
         const int e11 = (int)(((((0ull - ((uint64_t)blk & 7ull) * ((uint64_t)i & 1ull)) & 15ull) << 2ull) * 1ull) & 63ull);
-        fe_store(out, a, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 16777216ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -1342,7 +1342,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k3(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 18ull) & 1ull) | ((((size_t)blk >> 17ull) & 1ull) << 1ull) | ((((size_t)blk >> 16ull) & 1ull) << 2ull) | ((((size_t)blk >> 15ull) & 1ull) << 3ull) | ((((size_t)blk >> 14ull) & 1ull) << 4ull) | ((((size_t)blk >> 13ull) & 1ull) << 5ull) | ((((size_t)blk >> 12ull) & 1ull) << 6ull) | ((((size_t)blk >> 11ull) & 1ull) << 7ull) | ((((size_t)blk >> 10ull) & 1ull) << 8ull) | ((((size_t)blk >> 9ull) & 1ull) << 9ull) | ((((size_t)blk >> 8ull) & 1ull) << 10ull) | ((((size_t)blk >> 7ull) & 1ull) << 11ull) | ((((size_t)blk >> 6ull) & 1ull) << 12ull) | ((((size_t)blk >> 5ull) & 1ull) << 13ull) | ((((size_t)blk >> 4ull) & 1ull) << 14ull) | ((((size_t)blk >> 3ull) & 1ull) << 15ull) | ((((size_t)blk >> 2ull) & 1ull) << 16ull) | ((((size_t)blk >> 1ull) & 1ull) << 17ull) | (((size_t)blk & 1ull) << 18ull) | (((size_t)q & 31ull) << 19ull);
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16777216ull, 16777217ull)));
+        const size_t d = (((size_t)blk >> 18ull) & 1ull) | ((((size_t)blk >> 17ull) & 1ull) << 1ull) | ((((size_t)blk >> 16ull) & 1ull) << 2ull) | ((((size_t)blk >> 15ull) & 1ull) << 3ull) | ((((size_t)blk >> 14ull) & 1ull) << 4ull) | ((((size_t)blk >> 13ull) & 1ull) << 5ull) | ((((size_t)blk >> 12ull) & 1ull) << 6ull) | ((((size_t)blk >> 11ull) & 1ull) << 7ull) | ((((size_t)blk >> 10ull) & 1ull) << 8ull) | ((((size_t)blk >> 9ull) & 1ull) << 9ull) | ((((size_t)blk >> 8ull) & 1ull) << 10ull) | ((((size_t)blk >> 7ull) & 1ull) << 11ull) | ((((size_t)blk >> 6ull) & 1ull) << 12ull) | ((((size_t)blk >> 5ull) & 1ull) << 13ull) | ((((size_t)blk >> 4ull) & 1ull) << 14ull) | ((((size_t)blk >> 3ull) & 1ull) << 15ull) | ((((size_t)blk >> 2ull) & 1ull) << 16ull) | ((((size_t)blk >> 1ull) & 1ull) << 17ull) | (((size_t)blk & 1ull) << 18ull) | (((size_t)q & 31ull) << 19ull);
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16777216ull, 16777217ull)));
     }
 }

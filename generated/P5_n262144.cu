@@ -547,9 +547,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 2047ull) | (((size_t)q & 127ull) << 11ull);
+        const size_t d = ((size_t)blk & 2047ull) | (((size_t)q & 127ull) << 11ull);
         const int e11 = (int)((((((((uint64_t)blk >> 6ull) & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -679,9 +679,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 15ull) | (((size_t)q & 127ull) << 4ull) | ((((size_t)blk >> 4ull) & 127ull) << 11ull);
+        const size_t d = ((size_t)blk & 15ull) | (((size_t)q & 127ull) << 4ull) | ((((size_t)blk >> 4ull) & 127ull) << 11ull);
         const int e11 = (int)(((((((uint64_t)blk & 15ull) * ((uint64_t)i & 1ull)) & 31ull) << 1ull) * 1ull) & 63ull);
-        fe_store(out, a, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -763,8 +763,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 12ull) & 1ull) | ((((size_t)blk >> 11ull) & 1ull) << 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 2ull) | ((((size_t)blk >> 9ull) & 1ull) << 3ull) | ((((size_t)blk >> 8ull) & 1ull) << 4ull) | ((((size_t)blk >> 7ull) & 1ull) << 5ull) | ((((size_t)blk >> 6ull) & 1ull) << 6ull) | ((((size_t)blk >> 5ull) & 1ull) << 7ull) | ((((size_t)blk >> 4ull) & 1ull) << 8ull) | ((((size_t)blk >> 3ull) & 1ull) << 9ull) | ((((size_t)blk >> 2ull) & 1ull) << 10ull) | ((((size_t)blk >> 1ull) & 1ull) << 11ull) | (((size_t)blk & 1ull) << 12ull) | (((size_t)q & 31ull) << 13ull);
-        fe_store(out, a, 262144ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 12ull) & 1ull) | ((((size_t)blk >> 11ull) & 1ull) << 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 2ull) | ((((size_t)blk >> 9ull) & 1ull) << 3ull) | ((((size_t)blk >> 8ull) & 1ull) << 4ull) | ((((size_t)blk >> 7ull) & 1ull) << 5ull) | ((((size_t)blk >> 6ull) & 1ull) << 6ull) | ((((size_t)blk >> 5ull) & 1ull) << 7ull) | ((((size_t)blk >> 4ull) & 1ull) << 8ull) | ((((size_t)blk >> 3ull) & 1ull) << 9ull) | ((((size_t)blk >> 2ull) & 1ull) << 10ull) | ((((size_t)blk >> 1ull) & 1ull) << 11ull) | (((size_t)blk & 1ull) << 12ull) | (((size_t)q & 31ull) << 13ull);
+        fe_store(out, d, 262144ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -894,9 +894,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 2047ull) | (((size_t)q & 127ull) << 11ull);
+        const size_t d = ((size_t)blk & 2047ull) | (((size_t)q & 127ull) << 11ull);
         const int e11 = (int)(((((0ull - (((uint64_t)blk >> 6ull) & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -1026,9 +1026,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 15ull) | (((size_t)q & 127ull) << 4ull) | ((((size_t)blk >> 4ull) & 127ull) << 11ull);
+        const size_t d = ((size_t)blk & 15ull) | (((size_t)q & 127ull) << 4ull) | ((((size_t)blk >> 4ull) & 127ull) << 11ull);
         const int e11 = (int)(((((0ull - ((uint64_t)blk & 15ull) * ((uint64_t)i & 1ull)) & 31ull) << 1ull) * 1ull) & 63ull);
-        fe_store(out, a, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 262144ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -1110,7 +1110,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 12ull) & 1ull) | ((((size_t)blk >> 11ull) & 1ull) << 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 2ull) | ((((size_t)blk >> 9ull) & 1ull) << 3ull) | ((((size_t)blk >> 8ull) & 1ull) << 4ull) | ((((size_t)blk >> 7ull) & 1ull) << 5ull) | ((((size_t)blk >> 6ull) & 1ull) << 6ull) | ((((size_t)blk >> 5ull) & 1ull) << 7ull) | ((((size_t)blk >> 4ull) & 1ull) << 8ull) | ((((size_t)blk >> 3ull) & 1ull) << 9ull) | ((((size_t)blk >> 2ull) & 1ull) << 10ull) | ((((size_t)blk >> 1ull) & 1ull) << 11ull) | (((size_t)blk & 1ull) << 12ull) | (((size_t)q & 31ull) << 13ull);
-        fe_store(out, a, 262144ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 262144ull, 262145ull)));
+        const size_t d = (((size_t)blk >> 12ull) & 1ull) | ((((size_t)blk >> 11ull) & 1ull) << 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 2ull) | ((((size_t)blk >> 9ull) & 1ull) << 3ull) | ((((size_t)blk >> 8ull) & 1ull) << 4ull) | ((((size_t)blk >> 7ull) & 1ull) << 5ull) | ((((size_t)blk >> 6ull) & 1ull) << 6ull) | ((((size_t)blk >> 5ull) & 1ull) << 7ull) | ((((size_t)blk >> 4ull) & 1ull) << 8ull) | ((((size_t)blk >> 3ull) & 1ull) << 9ull) | ((((size_t)blk >> 2ull) & 1ull) << 10ull) | ((((size_t)blk >> 1ull) & 1ull) << 11ull) | (((size_t)blk & 1ull) << 12ull) | (((size_t)q & 31ull) << 13ull);
+        fe_store(out, d, 262144ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 262144ull, 262145ull)));
     }
 }

@@ -547,9 +547,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 31ull) | (((size_t)q & 127ull) << 5ull);
+        const size_t d = ((size_t)blk & 31ull) | (((size_t)q & 127ull) << 5ull);
         const int e11 = (int)(((((((uint64_t)blk & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 4096ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 4096ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -647,8 +647,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 6ull) & 1ull) | ((((size_t)blk >> 5ull) & 1ull) << 1ull) | ((((size_t)blk >> 4ull) & 1ull) << 2ull) | ((((size_t)blk >> 3ull) & 1ull) << 3ull) | ((((size_t)blk >> 2ull) & 1ull) << 4ull) | ((((size_t)blk >> 1ull) & 1ull) << 5ull) | (((size_t)blk & 1ull) << 6ull) | (((size_t)q & 31ull) << 7ull);
-        fe_store(out, a, 4096ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 6ull) & 1ull) | ((((size_t)blk >> 5ull) & 1ull) << 1ull) | ((((size_t)blk >> 4ull) & 1ull) << 2ull) | ((((size_t)blk >> 3ull) & 1ull) << 3ull) | ((((size_t)blk >> 2ull) & 1ull) << 4ull) | ((((size_t)blk >> 1ull) & 1ull) << 5ull) | (((size_t)blk & 1ull) << 6ull) | (((size_t)q & 31ull) << 7ull);
+        fe_store(out, d, 4096ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -778,9 +778,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = ((size_t)blk & 31ull) | (((size_t)q & 127ull) << 5ull);
+        const size_t d = ((size_t)blk & 31ull) | (((size_t)q & 127ull) << 5ull);
         const int e11 = (int)(((((0ull - ((uint64_t)blk & 31ull) * ((uint64_t)i & 1ull)) & 63ull) << 0ull) * 1ull) & 63ull);
-        fe_store(out, a, 4096ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
+        fe_store(out, d, 4096ull, fe_mul_rpow_rt(fe_load(tile, i, 128ull), e11));
     }
 }
 
@@ -878,7 +878,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 6ull) & 1ull) | ((((size_t)blk >> 5ull) & 1ull) << 1ull) | ((((size_t)blk >> 4ull) & 1ull) << 2ull) | ((((size_t)blk >> 3ull) & 1ull) << 3ull) | ((((size_t)blk >> 2ull) & 1ull) << 4ull) | ((((size_t)blk >> 1ull) & 1ull) << 5ull) | (((size_t)blk & 1ull) << 6ull) | (((size_t)q & 31ull) << 7ull);
-        fe_store(out, a, 4096ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4096ull, 4097ull)));
+        const size_t d = (((size_t)blk >> 6ull) & 1ull) | ((((size_t)blk >> 5ull) & 1ull) << 1ull) | ((((size_t)blk >> 4ull) & 1ull) << 2ull) | ((((size_t)blk >> 3ull) & 1ull) << 3ull) | ((((size_t)blk >> 2ull) & 1ull) << 4ull) | ((((size_t)blk >> 1ull) & 1ull) << 5ull) | (((size_t)blk & 1ull) << 6ull) | (((size_t)q & 31ull) << 7ull);
+        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 4096ull, 4097ull)));
     }
 }

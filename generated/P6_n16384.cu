@@ -531,9 +531,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 255ull) | (((size_t)q & 63ull) << 8ull);
+        const size_t d = ((size_t)blk & 255ull) | (((size_t)q & 63ull) << 8ull);
         const uint64_t e9 = ((((uint64_t)blk & 255ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 16383ull) << 0ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
     }
 }
 
@@ -647,9 +647,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 3ull) | (((size_t)q & 63ull) << 2ull) | ((((size_t)blk >> 2ull) & 63ull) << 8ull);
+        const size_t d = ((size_t)blk & 3ull) | (((size_t)q & 63ull) << 2ull) | ((((size_t)blk >> 2ull) & 63ull) << 8ull);
         const uint64_t e9 = ((((uint64_t)blk & 3ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 255ull) << 6ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
     }
 }
 
@@ -699,8 +699,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 8ull) & 1ull) | ((((size_t)blk >> 7ull) & 1ull) << 1ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 5ull) & 1ull) << 3ull) | ((((size_t)blk >> 4ull) & 1ull) << 4ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 2ull) & 1ull) << 6ull) | ((((size_t)blk >> 1ull) & 1ull) << 7ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 31ull) << 9ull);
-        fe_store(out, a, 16384ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 8ull) & 1ull) | ((((size_t)blk >> 7ull) & 1ull) << 1ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 5ull) & 1ull) << 3ull) | ((((size_t)blk >> 4ull) & 1ull) << 4ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 2ull) & 1ull) << 6ull) | ((((size_t)blk >> 1ull) & 1ull) << 7ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 31ull) << 9ull);
+        fe_store(out, d, 16384ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -814,9 +814,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 255ull) | (((size_t)q & 63ull) << 8ull);
+        const size_t d = ((size_t)blk & 255ull) | (((size_t)q & 63ull) << 8ull);
         const uint64_t e9 = ((0ull - ((uint64_t)blk & 255ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 16383ull) << 0ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
     }
 }
 
@@ -930,9 +930,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 3ull) | (((size_t)q & 63ull) << 2ull) | ((((size_t)blk >> 2ull) & 63ull) << 8ull);
+        const size_t d = ((size_t)blk & 3ull) | (((size_t)q & 63ull) << 2ull) | ((((size_t)blk >> 2ull) & 63ull) << 8ull);
         const uint64_t e9 = ((0ull - ((uint64_t)blk & 3ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 255ull) << 6ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 16385ull)));
     }
 }
 
@@ -982,7 +982,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 8ull) & 1ull) | ((((size_t)blk >> 7ull) & 1ull) << 1ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 5ull) & 1ull) << 3ull) | ((((size_t)blk >> 4ull) & 1ull) << 4ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 2ull) & 1ull) << 6ull) | ((((size_t)blk >> 1ull) & 1ull) << 7ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 31ull) << 9ull);
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 1ull) | ((((size_t)blk >> 7ull) & 1ull) << 1ull) | ((((size_t)blk >> 6ull) & 1ull) << 2ull) | ((((size_t)blk >> 5ull) & 1ull) << 3ull) | ((((size_t)blk >> 4ull) & 1ull) << 4ull) | ((((size_t)blk >> 3ull) & 1ull) << 5ull) | ((((size_t)blk >> 2ull) & 1ull) << 6ull) | ((((size_t)blk >> 1ull) & 1ull) << 7ull) | (((size_t)blk & 1ull) << 8ull) | (((size_t)q & 31ull) << 9ull);
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
     }
 }

@@ -531,9 +531,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 32767ull) | (((size_t)q & 63ull) << 15ull);
+        const size_t d = ((size_t)blk & 32767ull) | (((size_t)q & 63ull) << 15ull);
         const uint64_t e9 = ((((uint64_t)blk & 32767ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 2097151ull) << 0ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -647,9 +647,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 511ull) | (((size_t)q & 63ull) << 9ull) | ((((size_t)blk >> 9ull) & 63ull) << 15ull);
+        const size_t d = ((size_t)blk & 511ull) | (((size_t)q & 63ull) << 9ull) | ((((size_t)blk >> 9ull) & 63ull) << 15ull);
         const uint64_t e9 = ((((uint64_t)blk & 511ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 32767ull) << 6ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -763,9 +763,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 63ull) << 3ull) | ((((size_t)blk >> 3ull) & 4095ull) << 9ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 63ull) << 3ull) | ((((size_t)blk >> 3ull) & 4095ull) << 9ull);
         const uint64_t e9 = ((((uint64_t)blk & 7ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 511ull) << 12ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -831,8 +831,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k3(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 15ull) & 1ull) | ((((size_t)blk >> 14ull) & 1ull) << 1ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 12ull) & 1ull) << 3ull) | ((((size_t)blk >> 11ull) & 1ull) << 4ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 9ull) & 1ull) << 6ull) | ((((size_t)blk >> 8ull) & 1ull) << 7ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 6ull) & 1ull) << 9ull) | ((((size_t)blk >> 5ull) & 1ull) << 10ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 3ull) & 1ull) << 12ull) | ((((size_t)blk >> 2ull) & 1ull) << 13ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)blk & 1ull) << 15ull) | (((size_t)q & 31ull) << 16ull);
-        fe_store(out, a, 2097152ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 15ull) & 1ull) | ((((size_t)blk >> 14ull) & 1ull) << 1ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 12ull) & 1ull) << 3ull) | ((((size_t)blk >> 11ull) & 1ull) << 4ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 9ull) & 1ull) << 6ull) | ((((size_t)blk >> 8ull) & 1ull) << 7ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 6ull) & 1ull) << 9ull) | ((((size_t)blk >> 5ull) & 1ull) << 10ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 3ull) & 1ull) << 12ull) | ((((size_t)blk >> 2ull) & 1ull) << 13ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)blk & 1ull) << 15ull) | (((size_t)q & 31ull) << 16ull);
+        fe_store(out, d, 2097152ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -946,9 +946,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 32767ull) | (((size_t)q & 63ull) << 15ull);
+        const size_t d = ((size_t)blk & 32767ull) | (((size_t)q & 63ull) << 15ull);
         const uint64_t e9 = ((0ull - ((uint64_t)blk & 32767ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 2097151ull) << 0ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -1062,9 +1062,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 511ull) | (((size_t)q & 63ull) << 9ull) | ((((size_t)blk >> 9ull) & 63ull) << 15ull);
+        const size_t d = ((size_t)blk & 511ull) | (((size_t)q & 63ull) << 9ull) | ((((size_t)blk >> 9ull) & 63ull) << 15ull);
         const uint64_t e9 = ((0ull - ((uint64_t)blk & 511ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 32767ull) << 6ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -1178,9 +1178,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 63ull) << 3ull) | ((((size_t)blk >> 3ull) & 4095ull) << 9ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 63ull) << 3ull) | ((((size_t)blk >> 3ull) & 4095ull) << 9ull);
         const uint64_t e9 = ((0ull - ((uint64_t)blk & 7ull) * ((((uint64_t)i >> 5ull) & 1ull) | ((((uint64_t)i >> 4ull) & 1ull) << 1ull) | ((((uint64_t)i >> 3ull) & 1ull) << 2ull) | ((((uint64_t)i >> 2ull) & 1ull) << 3ull) | ((((uint64_t)i >> 1ull) & 1ull) << 4ull) | (((uint64_t)i & 1ull) << 5ull))) & 511ull) << 12ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, e9, 2097153ull)));
     }
 }
 
@@ -1246,7 +1246,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k3(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | ((((uint32_t)q >> 3u) & 1u) << 1u) | ((((uint32_t)q >> 2u) & 1u) << 2u) | ((((uint32_t)q >> 1u) & 1u) << 3u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 15ull) & 1ull) | ((((size_t)blk >> 14ull) & 1ull) << 1ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 12ull) & 1ull) << 3ull) | ((((size_t)blk >> 11ull) & 1ull) << 4ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 9ull) & 1ull) << 6ull) | ((((size_t)blk >> 8ull) & 1ull) << 7ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 6ull) & 1ull) << 9ull) | ((((size_t)blk >> 5ull) & 1ull) << 10ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 3ull) & 1ull) << 12ull) | ((((size_t)blk >> 2ull) & 1ull) << 13ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)blk & 1ull) << 15ull) | (((size_t)q & 31ull) << 16ull);
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 2097152ull, 2097153ull)));
+        const size_t d = (((size_t)blk >> 15ull) & 1ull) | ((((size_t)blk >> 14ull) & 1ull) << 1ull) | ((((size_t)blk >> 13ull) & 1ull) << 2ull) | ((((size_t)blk >> 12ull) & 1ull) << 3ull) | ((((size_t)blk >> 11ull) & 1ull) << 4ull) | ((((size_t)blk >> 10ull) & 1ull) << 5ull) | ((((size_t)blk >> 9ull) & 1ull) << 6ull) | ((((size_t)blk >> 8ull) & 1ull) << 7ull) | ((((size_t)blk >> 7ull) & 1ull) << 8ull) | ((((size_t)blk >> 6ull) & 1ull) << 9ull) | ((((size_t)blk >> 5ull) & 1ull) << 10ull) | ((((size_t)blk >> 4ull) & 1ull) << 11ull) | ((((size_t)blk >> 3ull) & 1ull) << 12ull) | ((((size_t)blk >> 2ull) & 1ull) << 13ull) | ((((size_t)blk >> 1ull) & 1ull) << 14ull) | (((size_t)blk & 1ull) << 15ull) | (((size_t)q & 31ull) << 16ull);
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 2097152ull, 2097153ull)));
     }
 }

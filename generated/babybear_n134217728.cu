@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 15ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 16383ull) << 1ull)) * ((uint64_t)i & 15ull)) & 524287ull) << 8ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
     }
 }
 
@@ -1522,9 +1522,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 3ull) | ((((size_t)blk >> 2ull) & 4095ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 3ull) | ((((size_t)blk >> 2ull) & 4095ull) << 15ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 3ull) << 1ull)) * ((uint64_t)i & 15ull)) & 127ull) << 20ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
     }
 }
 
@@ -1631,8 +1631,8 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 7u) | (((uint32_t)q & 3u) << 3u);
-        const size_t a = (((size_t)blk >> 18ull) & 15ull) | ((((size_t)blk >> 14ull) & 15ull) << 4ull) | ((((size_t)blk >> 10ull) & 15ull) << 8ull) | ((((size_t)blk >> 6ull) & 15ull) << 12ull) | ((((size_t)blk >> 2ull) & 15ull) << 16ull) | (((size_t)q & 3ull) << 20ull) | (((size_t)blk & 3ull) << 22ull) | ((((size_t)q >> 2ull) & 7ull) << 24ull);
-        fe_store(out, a, 134217728ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 18ull) & 15ull) | ((((size_t)blk >> 14ull) & 15ull) << 4ull) | ((((size_t)blk >> 10ull) & 15ull) << 8ull) | ((((size_t)blk >> 6ull) & 15ull) << 12ull) | ((((size_t)blk >> 2ull) & 15ull) << 16ull) | (((size_t)q & 3ull) << 20ull) | (((size_t)blk & 3ull) << 22ull) | ((((size_t)q >> 2ull) & 7ull) << 24ull);
+        fe_store(out, d, 134217728ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -2327,9 +2327,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 16383ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 15ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 16383ull) << 1ull)) * ((uint64_t)i & 15ull)) & 524287ull) << 8ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
     }
 }
 
@@ -3024,9 +3024,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 3ull) | ((((size_t)blk >> 2ull) & 4095ull) << 15ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 3ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 3ull) | ((((size_t)blk >> 2ull) & 4095ull) << 15ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 3ull) << 1ull)) * ((uint64_t)i & 15ull)) & 127ull) << 20ull;
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 134217729ull)));
     }
 }
 
@@ -3133,7 +3133,7 @@ extern "C" __global__ void __launch_bounds__(4) inv_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 7u) | (((uint32_t)q & 3u) << 3u);
-        const size_t a = (((size_t)blk >> 18ull) & 15ull) | ((((size_t)blk >> 14ull) & 15ull) << 4ull) | ((((size_t)blk >> 10ull) & 15ull) << 8ull) | ((((size_t)blk >> 6ull) & 15ull) << 12ull) | ((((size_t)blk >> 2ull) & 15ull) << 16ull) | (((size_t)q & 3ull) << 20ull) | (((size_t)blk & 3ull) << 22ull) | ((((size_t)q >> 2ull) & 7ull) << 24ull);
-        fe_store(out, a, 134217728ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 134217728ull, 134217729ull)));
+        const size_t d = (((size_t)blk >> 18ull) & 15ull) | ((((size_t)blk >> 14ull) & 15ull) << 4ull) | ((((size_t)blk >> 10ull) & 15ull) << 8ull) | ((((size_t)blk >> 6ull) & 15ull) << 12ull) | ((((size_t)blk >> 2ull) & 15ull) << 16ull) | (((size_t)q & 3ull) << 20ull) | (((size_t)blk & 3ull) << 22ull) | ((((size_t)q >> 2ull) & 7ull) << 24ull);
+        fe_store(out, d, 134217728ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 134217728ull, 134217729ull)));
     }
 }

@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 12ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((uint64_t)i & 15ull)) & 65535ull) << 8ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16777217ull)));
     }
 }
 
@@ -1521,8 +1521,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 4095ull) << 12ull);
-        fe_store(out, a, 16777216ull, fe_load(tile, i, 4096ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 4095ull) << 12ull);
+        fe_store(out, d, 16777216ull, fe_load(tile, i, 4096ull));
     }
 }
 
@@ -2217,9 +2217,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 12ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 2047ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 12ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 2047ull) << 1ull)) * ((uint64_t)i & 15ull)) & 65535ull) << 8ull;
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16777217ull)));
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16777217ull)));
     }
 }
 
@@ -2913,7 +2913,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 4095ull) << 12ull);
-        fe_store(out, a, 16777216ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, 16777216ull, 16777217ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 4095ull) << 12ull);
+        fe_store(out, d, 16777216ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, 16777216ull, 16777217ull)));
     }
 }

@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 4095ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 13ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 4095ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 13ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 4095ull) << 1ull)) * ((uint64_t)i & 15ull)) & 131071ull) << 8ull;
-        fe_store(out, a, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
+        fe_store(out, d, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
     }
 }
 
@@ -1522,9 +1522,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 8191ull) | (((size_t)blk & 4095ull) << 13ull);
+        const size_t d = ((size_t)q & 8191ull) | (((size_t)blk & 4095ull) << 13ull);
         const uint64_t e32 = (((((uint64_t)i >> 12ull) & 1ull) * ((uint64_t)i & 15ull)) & 31ull) << 20ull;
-        fe_store(out, a, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
+        fe_store(out, d, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
     }
 }
 
@@ -1559,8 +1559,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (((size_t)blk >> 16ull) & 15ull) | ((((size_t)blk >> 12ull) & 15ull) << 4ull) | ((((size_t)blk >> 8ull) & 15ull) << 8ull) | ((((size_t)blk >> 4ull) & 15ull) << 12ull) | (((size_t)blk & 15ull) << 16ull) | (((size_t)q & 31ull) << 20ull);
-        fe_store(out, a, 33554432ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 16ull) & 15ull) | ((((size_t)blk >> 12ull) & 15ull) << 4ull) | ((((size_t)blk >> 8ull) & 15ull) << 8ull) | ((((size_t)blk >> 4ull) & 15ull) << 12ull) | (((size_t)blk & 15ull) << 16ull) | (((size_t)q & 31ull) << 20ull);
+        fe_store(out, d, 33554432ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -2255,9 +2255,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 4095ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 13ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 4095ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 13ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 4095ull) << 1ull)) * ((uint64_t)i & 15ull)) & 131071ull) << 8ull;
-        fe_store(out, a, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
+        fe_store(out, d, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
     }
 }
 
@@ -2952,9 +2952,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 8191ull) | (((size_t)blk & 4095ull) << 13ull);
+        const size_t d = ((size_t)q & 8191ull) | (((size_t)blk & 4095ull) << 13ull);
         const uint64_t e32 = ((0ull - (((uint64_t)i >> 12ull) & 1ull) * ((uint64_t)i & 15ull)) & 31ull) << 20ull;
-        fe_store(out, a, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
+        fe_store(out, d, 33554432ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 33554433ull)));
     }
 }
 
@@ -2989,7 +2989,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k2(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (((size_t)blk >> 16ull) & 15ull) | ((((size_t)blk >> 12ull) & 15ull) << 4ull) | ((((size_t)blk >> 8ull) & 15ull) << 8ull) | ((((size_t)blk >> 4ull) & 15ull) << 12ull) | (((size_t)blk & 15ull) << 16ull) | (((size_t)q & 31ull) << 20ull);
-        fe_store(out, a, 33554432ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 33554432ull, 33554433ull)));
+        const size_t d = (((size_t)blk >> 16ull) & 15ull) | ((((size_t)blk >> 12ull) & 15ull) << 4ull) | ((((size_t)blk >> 8ull) & 15ull) << 8ull) | ((((size_t)blk >> 4ull) & 15ull) << 12ull) | (((size_t)blk & 15ull) << 16ull) | (((size_t)q & 31ull) << 20ull);
+        fe_store(out, d, 33554432ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 33554432ull, 33554433ull)));
     }
 }

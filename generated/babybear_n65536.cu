@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 4ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((uint64_t)i & 15ull)) & 255ull) << 8ull;
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 65537ull)));
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 65537ull)));
     }
 }
 
@@ -1062,8 +1062,8 @@ extern "C" __global__ void __launch_bounds__(2) fwd_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 15u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 15ull) | ((((size_t)blk >> 3ull) & 15ull) << 4ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 7ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 12ull);
-        fe_store(out, a, 65536ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 7ull) & 15ull) | ((((size_t)blk >> 3ull) & 15ull) << 4ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 7ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 12ull);
+        fe_store(out, d, 65536ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1758,9 +1758,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 4ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 7ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 4ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 7ull) << 1ull)) * ((uint64_t)i & 15ull)) & 255ull) << 8ull;
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 65537ull)));
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 65537ull)));
     }
 }
 
@@ -1995,7 +1995,7 @@ extern "C" __global__ void __launch_bounds__(2) inv_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 15u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 7ull) & 15ull) | ((((size_t)blk >> 3ull) & 15ull) << 4ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 7ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 12ull);
-        fe_store(out, a, 65536ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 65536ull, 65537ull)));
+        const size_t d = (((size_t)blk >> 7ull) & 15ull) | ((((size_t)blk >> 3ull) & 15ull) << 4ull) | (((size_t)q & 1ull) << 8ull) | (((size_t)blk & 7ull) << 9ull) | ((((size_t)q >> 1ull) & 15ull) << 12ull);
+        fe_store(out, d, 65536ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 65536ull, 65537ull)));
     }
 }

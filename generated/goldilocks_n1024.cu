@@ -631,8 +631,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t a = (size_t)q & 1023ull;
-        fe_store(out, a, 1024ull, fe_load(tile, i, 1024ull));
+        const size_t d = (size_t)q & 1023ull;
+        fe_store(out, d, 1024ull, fe_load(tile, i, 1024ull));
     }
 }
 
@@ -1134,7 +1134,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t a = (size_t)q & 1023ull;
-        fe_store(out, a, 1024ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 1024ull, 1025ull)));
+        const size_t d = (size_t)q & 1023ull;
+        fe_store(out, d, 1024ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 1024ull, 1025ull)));
     }
 }

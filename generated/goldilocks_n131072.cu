@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 31ull) | (((size_t)q & 4095ull) << 5ull);
+        const size_t d = ((size_t)blk & 31ull) | (((size_t)q & 4095ull) << 5ull);
         const uint64_t e32 = ((((uint64_t)blk & 31ull) * ((uint64_t)i & 15ull)) & 511ull) << 8ull;
-        fe_store(out, a, 131072ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 131073ull)));
+        fe_store(out, d, 131072ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 131073ull)));
     }
 }
 
@@ -1076,8 +1076,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 31ull) << 12ull);
-        fe_store(out, a, 131072ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 31ull) << 12ull);
+        fe_store(out, d, 131072ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1772,9 +1772,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 31ull) | (((size_t)q & 4095ull) << 5ull);
+        const size_t d = ((size_t)blk & 31ull) | (((size_t)q & 4095ull) << 5ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 31ull) * ((uint64_t)i & 15ull)) & 511ull) << 8ull;
-        fe_store(out, a, 131072ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 131073ull)));
+        fe_store(out, d, 131072ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 131073ull)));
     }
 }
 
@@ -2024,7 +2024,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 31ull) << 12ull);
-        fe_store(out, a, 131072ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 131072ull, 131073ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 31ull) << 12ull);
+        fe_store(out, d, 131072ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 131072ull, 131073ull)));
     }
 }

@@ -687,8 +687,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t a = (size_t)q & 2047ull;
-        fe_store(out, a, 2048ull, fe_load(tile, i, 2048ull));
+        const size_t d = (size_t)q & 2047ull;
+        fe_store(out, d, 2048ull, fe_load(tile, i, 2048ull));
     }
 }
 
@@ -1246,7 +1246,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t a = (size_t)q & 2047ull;
-        fe_store(out, a, 2048ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, 2048ull, 2049ull)));
+        const size_t d = (size_t)q & 2047ull;
+        fe_store(out, d, 2048ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, 2048ull, 2049ull)));
     }
 }

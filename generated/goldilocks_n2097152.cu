@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 511ull) | (((size_t)q & 4095ull) << 9ull);
+        const size_t d = ((size_t)blk & 511ull) | (((size_t)q & 4095ull) << 9ull);
         const uint64_t e32 = ((((uint64_t)blk & 511ull) * ((uint64_t)i & 15ull)) & 8191ull) << 8ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 2097153ull)));
     }
 }
 
@@ -1306,8 +1306,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 511ull) << 12ull);
-        fe_store(out, a, 2097152ull, fe_load(tile, i, 512ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 511ull) << 12ull);
+        fe_store(out, d, 2097152ull, fe_load(tile, i, 512ull));
     }
 }
 
@@ -2002,9 +2002,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 511ull) | (((size_t)q & 4095ull) << 9ull);
+        const size_t d = ((size_t)blk & 511ull) | (((size_t)q & 4095ull) << 9ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 511ull) * ((uint64_t)i & 15ull)) & 8191ull) << 8ull;
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 2097153ull)));
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 2097153ull)));
     }
 }
 
@@ -2484,7 +2484,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 511ull) << 12ull);
-        fe_store(out, a, 2097152ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 2097152ull, 2097153ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 511ull) << 12ull);
+        fe_store(out, d, 2097152ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 2097152ull, 2097153ull)));
     }
 }

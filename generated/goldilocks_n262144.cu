@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 63ull) | (((size_t)q & 4095ull) << 6ull);
+        const size_t d = ((size_t)blk & 63ull) | (((size_t)q & 4095ull) << 6ull);
         const uint64_t e32 = ((((uint64_t)blk & 63ull) * ((uint64_t)i & 15ull)) & 1023ull) << 8ull;
-        fe_store(out, a, 262144ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 262145ull)));
+        fe_store(out, d, 262144ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 262145ull)));
     }
 }
 
@@ -1098,8 +1098,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 63ull) << 12ull);
-        fe_store(out, a, 262144ull, fe_load(tile, i, 64ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 63ull) << 12ull);
+        fe_store(out, d, 262144ull, fe_load(tile, i, 64ull));
     }
 }
 
@@ -1794,9 +1794,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 63ull) | (((size_t)q & 4095ull) << 6ull);
+        const size_t d = ((size_t)blk & 63ull) | (((size_t)q & 4095ull) << 6ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 63ull) * ((uint64_t)i & 15ull)) & 1023ull) << 8ull;
-        fe_store(out, a, 262144ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 262145ull)));
+        fe_store(out, d, 262144ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 262145ull)));
     }
 }
 
@@ -2068,7 +2068,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 63ull) << 12ull);
-        fe_store(out, a, 262144ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 262144ull, 262145ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 63ull) << 12ull);
+        fe_store(out, d, 262144ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 262144ull, 262145ull)));
     }
 }

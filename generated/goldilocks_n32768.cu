@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 4095ull) << 3ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 4095ull) << 3ull);
         const uint64_t e32 = ((((uint64_t)blk & 7ull) * ((uint64_t)i & 15ull)) & 127ull) << 8ull;
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 32769ull)));
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 32769ull)));
     }
 }
 
@@ -933,8 +933,8 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 7u) | (((uint32_t)q & 3u) << 3u);
-        const size_t a = (((size_t)blk >> 6ull) & 15ull) | ((((size_t)blk >> 2ull) & 15ull) << 4ull) | (((size_t)q & 3ull) << 8ull) | (((size_t)blk & 3ull) << 10ull) | ((((size_t)q >> 2ull) & 7ull) << 12ull);
-        fe_store(out, a, 32768ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 6ull) & 15ull) | ((((size_t)blk >> 2ull) & 15ull) << 4ull) | (((size_t)q & 3ull) << 8ull) | (((size_t)blk & 3ull) << 10ull) | ((((size_t)q >> 2ull) & 7ull) << 12ull);
+        fe_store(out, d, 32768ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1629,9 +1629,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 7ull) | (((size_t)q & 4095ull) << 3ull);
+        const size_t d = ((size_t)blk & 7ull) | (((size_t)q & 4095ull) << 3ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 7ull) * ((uint64_t)i & 15ull)) & 127ull) << 8ull;
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 32769ull)));
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 32769ull)));
     }
 }
 
@@ -1738,7 +1738,7 @@ extern "C" __global__ void __launch_bounds__(4) inv_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 2u) & 7u) | (((uint32_t)q & 3u) << 3u);
-        const size_t a = (((size_t)blk >> 6ull) & 15ull) | ((((size_t)blk >> 2ull) & 15ull) << 4ull) | (((size_t)q & 3ull) << 8ull) | (((size_t)blk & 3ull) << 10ull) | ((((size_t)q >> 2ull) & 7ull) << 12ull);
-        fe_store(out, a, 32768ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32768ull, 32769ull)));
+        const size_t d = (((size_t)blk >> 6ull) & 15ull) | ((((size_t)blk >> 2ull) & 15ull) << 4ull) | (((size_t)q & 3ull) << 8ull) | (((size_t)blk & 3ull) << 10ull) | ((((size_t)q >> 2ull) & 7ull) << 12ull);
+        fe_store(out, d, 32768ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32768ull, 32769ull)));
     }
 }

@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 2047ull) | (((size_t)q & 4095ull) << 11ull);
+        const size_t d = ((size_t)blk & 2047ull) | (((size_t)q & 4095ull) << 11ull);
         const uint64_t e32 = ((((uint64_t)blk & 2047ull) * ((uint64_t)i & 15ull)) & 32767ull) << 8ull;
-        fe_store(out, a, 8388608ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 8388609ull)));
+        fe_store(out, d, 8388608ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 8388609ull)));
     }
 }
 
@@ -1384,8 +1384,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 2047ull) << 12ull);
-        fe_store(out, a, 8388608ull, fe_load(tile, i, 2048ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 2047ull) << 12ull);
+        fe_store(out, d, 8388608ull, fe_load(tile, i, 2048ull));
     }
 }
 
@@ -2080,9 +2080,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 2047ull) | (((size_t)q & 4095ull) << 11ull);
+        const size_t d = ((size_t)blk & 2047ull) | (((size_t)q & 4095ull) << 11ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 2047ull) * ((uint64_t)i & 15ull)) & 32767ull) << 8ull;
-        fe_store(out, a, 8388608ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 8388609ull)));
+        fe_store(out, d, 8388608ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 8388609ull)));
     }
 }
 
@@ -2640,7 +2640,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 2047ull) << 12ull);
-        fe_store(out, a, 8388608ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, 8388608ull, 8388609ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 2047ull) << 12ull);
+        fe_store(out, d, 8388608ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, 8388608ull, 8388609ull)));
     }
 }

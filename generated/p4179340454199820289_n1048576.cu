@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 255ull) | (((size_t)q & 4095ull) << 8ull);
+        const size_t d = ((size_t)blk & 255ull) | (((size_t)q & 4095ull) << 8ull);
         const uint64_t e32 = ((((uint64_t)blk & 255ull) * ((uint64_t)i & 15ull)) & 4095ull) << 8ull;
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 1048577ull)));
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 1048577ull)));
     }
 }
 
@@ -1290,8 +1290,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 255ull) << 12ull);
-        fe_store(out, a, 1048576ull, fe_load(tile, i, 256ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 255ull) << 12ull);
+        fe_store(out, d, 1048576ull, fe_load(tile, i, 256ull));
     }
 }
 
@@ -1986,9 +1986,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 255ull) | (((size_t)q & 4095ull) << 8ull);
+        const size_t d = ((size_t)blk & 255ull) | (((size_t)q & 4095ull) << 8ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 255ull) * ((uint64_t)i & 15ull)) & 4095ull) << 8ull;
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 1048577ull)));
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 1048577ull)));
     }
 }
 
@@ -2452,7 +2452,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 255ull) << 12ull);
-        fe_store(out, a, 1048576ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 1048576ull, 1048577ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 255ull) << 12ull);
+        fe_store(out, d, 1048576ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 1048576ull, 1048577ull)));
     }
 }

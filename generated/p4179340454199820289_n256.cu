@@ -593,8 +593,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t a = (size_t)q & 255ull;
-        fe_store(out, a, 256ull, fe_load(tile, i, 256ull));
+        const size_t d = (size_t)q & 255ull;
+        fe_store(out, d, 256ull, fe_load(tile, i, 256ull));
     }
 }
 
@@ -1058,7 +1058,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t a = (size_t)q & 255ull;
-        fe_store(out, a, 256ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 256ull, 257ull)));
+        const size_t d = (size_t)q & 255ull;
+        fe_store(out, d, 256ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 256ull, 257ull)));
     }
 }

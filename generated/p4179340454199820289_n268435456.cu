@@ -824,9 +824,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 65535ull) | (((size_t)q & 4095ull) << 16ull);
+        const size_t d = ((size_t)blk & 65535ull) | (((size_t)q & 4095ull) << 16ull);
         const uint64_t e32 = ((((uint64_t)blk & 65535ull) * ((uint64_t)i & 15ull)) & 1048575ull) << 8ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
     }
 }
 
@@ -1521,9 +1521,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 15ull) | (((size_t)q & 4095ull) << 4ull) | ((((size_t)blk >> 4ull) & 4095ull) << 16ull);
+        const size_t d = ((size_t)blk & 15ull) | (((size_t)q & 4095ull) << 4ull) | ((((size_t)blk >> 4ull) & 4095ull) << 16ull);
         const uint64_t e32 = ((((uint64_t)blk & 15ull) * ((uint64_t)i & 15ull)) & 255ull) << 20ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
     }
 }
 
@@ -1758,8 +1758,8 @@ extern "C" __global__ void __launch_bounds__(2) fwd_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 15u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 19ull) & 15ull) | ((((size_t)blk >> 15ull) & 15ull) << 4ull) | ((((size_t)blk >> 11ull) & 15ull) << 8ull) | ((((size_t)blk >> 7ull) & 15ull) << 12ull) | ((((size_t)blk >> 3ull) & 15ull) << 16ull) | (((size_t)q & 1ull) << 20ull) | (((size_t)blk & 7ull) << 21ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
-        fe_store(out, a, 268435456ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 19ull) & 15ull) | ((((size_t)blk >> 15ull) & 15ull) << 4ull) | ((((size_t)blk >> 11ull) & 15ull) << 8ull) | ((((size_t)blk >> 7ull) & 15ull) << 12ull) | ((((size_t)blk >> 3ull) & 15ull) << 16ull) | (((size_t)q & 1ull) << 20ull) | (((size_t)blk & 7ull) << 21ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
+        fe_store(out, d, 268435456ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -2454,9 +2454,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 65535ull) | (((size_t)q & 4095ull) << 16ull);
+        const size_t d = ((size_t)blk & 65535ull) | (((size_t)q & 4095ull) << 16ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 65535ull) * ((uint64_t)i & 15ull)) & 1048575ull) << 8ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
     }
 }
 
@@ -3151,9 +3151,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = ((size_t)blk & 15ull) | (((size_t)q & 4095ull) << 4ull) | ((((size_t)blk >> 4ull) & 4095ull) << 16ull);
+        const size_t d = ((size_t)blk & 15ull) | (((size_t)q & 4095ull) << 4ull) | ((((size_t)blk >> 4ull) & 4095ull) << 16ull);
         const uint64_t e32 = ((0ull - ((uint64_t)blk & 15ull) * ((uint64_t)i & 15ull)) & 255ull) << 20ull;
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, e32, 268435457ull)));
     }
 }
 
@@ -3388,7 +3388,7 @@ extern "C" __global__ void __launch_bounds__(2) inv_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 15u) | (((uint32_t)q & 1u) << 4u);
-        const size_t a = (((size_t)blk >> 19ull) & 15ull) | ((((size_t)blk >> 15ull) & 15ull) << 4ull) | ((((size_t)blk >> 11ull) & 15ull) << 8ull) | ((((size_t)blk >> 7ull) & 15ull) << 12ull) | ((((size_t)blk >> 3ull) & 15ull) << 16ull) | (((size_t)q & 1ull) << 20ull) | (((size_t)blk & 7ull) << 21ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
-        fe_store(out, a, 268435456ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 268435456ull, 268435457ull)));
+        const size_t d = (((size_t)blk >> 19ull) & 15ull) | ((((size_t)blk >> 15ull) & 15ull) << 4ull) | ((((size_t)blk >> 11ull) & 15ull) << 8ull) | ((((size_t)blk >> 7ull) & 15ull) << 12ull) | ((((size_t)blk >> 3ull) & 15ull) << 16ull) | (((size_t)q & 1ull) << 20ull) | (((size_t)blk & 7ull) << 21ull) | ((((size_t)q >> 1ull) & 15ull) << 24ull);
+        fe_store(out, d, 268435456ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 268435456ull, 268435457ull)));
     }
 }

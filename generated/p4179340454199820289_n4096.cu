@@ -823,8 +823,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)q & 4095ull;
-        fe_store(out, a, 4096ull, fe_load(tile, i, 4096ull));
+        const size_t d = (size_t)q & 4095ull;
+        fe_store(out, d, 4096ull, fe_load(tile, i, 4096ull));
     }
 }
 
@@ -1518,7 +1518,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)q & 4095ull;
-        fe_store(out, a, 4096ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, 4096ull, 4097ull)));
+        const size_t d = (size_t)q & 4095ull;
+        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, 4096ull, 4097ull)));
     }
 }

@@ -458,8 +458,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t a = (size_t)q & 127ull;
-        fe_store(out, a, 128ull, fe_load(tile, i, 128ull));
+        const size_t d = (size_t)q & 127ull;
+        fe_store(out, d, 128ull, fe_load(tile, i, 128ull));
     }
 }
 
@@ -787,7 +787,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t a = (size_t)q & 127ull;
-        fe_store(out, a, 128ull, fe_mul_mont(fe_load(tile, i, 128ull), fe_load(tw, 128ull, 129ull)));
+        const size_t d = (size_t)q & 127ull;
+        fe_store(out, d, 128ull, fe_mul_mont(fe_load(tile, i, 128ull), fe_load(tw, 128ull, 129ull)));
     }
 }

@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 15ull)) & 63ull) << 8ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16385ull)));
     }
 }
 
@@ -882,8 +882,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | (((uint32_t)q & 7u) << 2u);
-        const size_t a = (((size_t)blk >> 5ull) & 15ull) | ((((size_t)blk >> 1ull) & 15ull) << 4ull) | (((size_t)q & 7ull) << 8ull) | (((size_t)blk & 1ull) << 11ull) | ((((size_t)q >> 3ull) & 3ull) << 12ull);
-        fe_store(out, a, 16384ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 5ull) & 15ull) | ((((size_t)blk >> 1ull) & 15ull) << 4ull) | (((size_t)q & 7ull) << 8ull) | (((size_t)blk & 1ull) << 11ull) | ((((size_t)q >> 3ull) & 3ull) << 12ull);
+        fe_store(out, d, 16384ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -1578,9 +1578,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 15ull)) & 63ull) << 8ull;
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16385ull)));
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 16385ull)));
     }
 }
 
@@ -1635,7 +1635,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k1(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | (((uint32_t)q & 7u) << 2u);
-        const size_t a = (((size_t)blk >> 5ull) & 15ull) | ((((size_t)blk >> 1ull) & 15ull) << 4ull) | (((size_t)q & 7ull) << 8ull) | (((size_t)blk & 1ull) << 11ull) | ((((size_t)q >> 3ull) & 3ull) << 12ull);
-        fe_store(out, a, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
+        const size_t d = (((size_t)blk >> 5ull) & 15ull) | ((((size_t)blk >> 1ull) & 15ull) << 4ull) | (((size_t)q & 7ull) << 8ull) | (((size_t)blk & 1ull) << 11ull) | ((((size_t)q >> 3ull) & 3ull) << 12ull);
+        fe_store(out, d, 16384ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 16384ull, 16385ull)));
     }
 }

@@ -380,8 +380,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (size_t)q & 31ull;
-        fe_store(out, a, 32ull, fe_load(tile, i, 32ull));
+        const size_t d = (size_t)q & 31ull;
+        fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -631,7 +631,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t a = (size_t)q & 31ull;
-        fe_store(out, a, 32ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32ull, 33ull)));
+        const size_t d = (size_t)q & 31ull;
+        fe_store(out, d, 32ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32ull, 33ull)));
     }
 }

@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 10ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 10ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 511ull) << 1ull)) * ((uint64_t)i & 15ull)) & 16383ull) << 8ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 4194305ull)));
     }
 }
 
@@ -1329,8 +1329,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 1023ull) << 12ull);
-        fe_store(out, a, 4194304ull, fe_load(tile, i, 1024ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 1023ull) << 12ull);
+        fe_store(out, d, 4194304ull, fe_load(tile, i, 1024ull));
     }
 }
 
@@ -2025,9 +2025,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 10ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 511ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 10ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 511ull) << 1ull)) * ((uint64_t)i & 15ull)) & 16383ull) << 8ull;
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 4194305ull)));
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 4194305ull)));
     }
 }
 
@@ -2529,7 +2529,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 1023ull) << 12ull);
-        fe_store(out, a, 4194304ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 4194304ull, 4194305ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 1023ull) << 12ull);
+        fe_store(out, d, 4194304ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 4194304ull, 4194305ull)));
     }
 }

@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 63ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 7ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 63ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 7ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 63ull) << 1ull)) * ((uint64_t)i & 15ull)) & 2047ull) << 8ull;
-        fe_store(out, a, 524288ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 524289ull)));
+        fe_store(out, d, 524288ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 524289ull)));
     }
 }
 
@@ -1155,8 +1155,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 127ull) << 12ull);
-        fe_store(out, a, 524288ull, fe_load(tile, i, 128ull));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 127ull) << 12ull);
+        fe_store(out, d, 524288ull, fe_load(tile, i, 128ull));
     }
 }
 
@@ -1851,9 +1851,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 63ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 7ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 63ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 7ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 63ull) << 1ull)) * ((uint64_t)i & 15ull)) & 2047ull) << 8ull;
-        fe_store(out, a, 524288ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 524289ull)));
+        fe_store(out, d, 524288ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 524289ull)));
     }
 }
 
@@ -2181,7 +2181,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k1(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t a = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 127ull) << 12ull);
-        fe_store(out, a, 524288ull, fe_mul_mont(fe_load(tile, i, 128ull), fe_load(tw, 524288ull, 524289ull)));
+        const size_t d = (((size_t)blk >> 8ull) & 15ull) | ((((size_t)blk >> 4ull) & 15ull) << 4ull) | (((size_t)blk & 15ull) << 8ull) | (((size_t)q & 127ull) << 12ull);
+        fe_store(out, d, 524288ull, fe_mul_mont(fe_load(tile, i, 128ull), fe_load(tw, 524288ull, 524289ull)));
     }
 }

@@ -402,8 +402,8 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t a = (size_t)q & 63ull;
-        fe_store(out, a, 64ull, fe_load(tile, i, 64ull));
+        const size_t d = (size_t)q & 63ull;
+        fe_store(out, d, 64ull, fe_load(tile, i, 64ull));
     }
 }
 
@@ -675,7 +675,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t a = (size_t)q & 63ull;
-        fe_store(out, a, 64ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 64ull, 65ull)));
+        const size_t d = (size_t)q & 63ull;
+        fe_store(out, d, 64ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 64ull, 65ull)));
     }
 }

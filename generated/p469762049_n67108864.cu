@@ -825,9 +825,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 8191ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 14ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 8191ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 14ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 8191ull) << 1ull)) * ((uint64_t)i & 15ull)) & 262143ull) << 8ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
     }
 }
 
@@ -1522,9 +1522,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull) | ((((size_t)blk >> 1ull) & 4095ull) << 14ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull) | ((((size_t)blk >> 1ull) & 4095ull) << 14ull);
         const uint64_t e32 = ((((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 15ull)) & 63ull) << 20ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
     }
 }
 
@@ -1579,8 +1579,8 @@ extern "C" __global__ void __launch_bounds__(8) fwd_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | (((uint32_t)q & 7u) << 2u);
-        const size_t a = (((size_t)blk >> 17ull) & 15ull) | ((((size_t)blk >> 13ull) & 15ull) << 4ull) | ((((size_t)blk >> 9ull) & 15ull) << 8ull) | ((((size_t)blk >> 5ull) & 15ull) << 12ull) | ((((size_t)blk >> 1ull) & 15ull) << 16ull) | (((size_t)q & 7ull) << 20ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 3ull) & 3ull) << 24ull);
-        fe_store(out, a, 67108864ull, fe_load(tile, i, 32ull));
+        const size_t d = (((size_t)blk >> 17ull) & 15ull) | ((((size_t)blk >> 13ull) & 15ull) << 4ull) | ((((size_t)blk >> 9ull) & 15ull) << 8ull) | ((((size_t)blk >> 5ull) & 15ull) << 12ull) | ((((size_t)blk >> 1ull) & 15ull) << 16ull) | (((size_t)q & 7ull) << 20ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 3ull) & 3ull) << 24ull);
+        fe_store(out, d, 67108864ull, fe_load(tile, i, 32ull));
     }
 }
 
@@ -2275,9 +2275,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 8191ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 14ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 8191ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 14ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 8191ull) << 1ull)) * ((uint64_t)i & 15ull)) & 262143ull) << 8ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
     }
 }
 
@@ -2972,9 +2972,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 1u) & 4095u) | (((uint32_t)q & 1u) << 12u);
-        const size_t a = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull) | ((((size_t)blk >> 1ull) & 4095ull) << 14ull);
+        const size_t d = ((size_t)q & 1ull) | (((size_t)blk & 1ull) << 1ull) | ((((size_t)q >> 1ull) & 4095ull) << 2ull) | ((((size_t)blk >> 1ull) & 4095ull) << 14ull);
         const uint64_t e32 = ((0ull - ((((uint64_t)i >> 12ull) & 1ull) | (((uint64_t)blk & 1ull) << 1ull)) * ((uint64_t)i & 15ull)) & 63ull) << 20ull;
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 8192ull), fe_load(tw, e32, 67108865ull)));
     }
 }
 
@@ -3029,7 +3029,7 @@ extern "C" __global__ void __launch_bounds__(8) inv_k2(const fe_word_t* __restri
     // scatter the tile
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 3u) & 3u) | (((uint32_t)q & 7u) << 2u);
-        const size_t a = (((size_t)blk >> 17ull) & 15ull) | ((((size_t)blk >> 13ull) & 15ull) << 4ull) | ((((size_t)blk >> 9ull) & 15ull) << 8ull) | ((((size_t)blk >> 5ull) & 15ull) << 12ull) | ((((size_t)blk >> 1ull) & 15ull) << 16ull) | (((size_t)q & 7ull) << 20ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 3ull) & 3ull) << 24ull);
-        fe_store(out, a, 67108864ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 67108864ull, 67108865ull)));
+        const size_t d = (((size_t)blk >> 17ull) & 15ull) | ((((size_t)blk >> 13ull) & 15ull) << 4ull) | ((((size_t)blk >> 9ull) & 15ull) << 8ull) | ((((size_t)blk >> 5ull) & 15ull) << 12ull) | ((((size_t)blk >> 1ull) & 15ull) << 16ull) | (((size_t)q & 7ull) << 20ull) | (((size_t)blk & 1ull) << 23ull) | ((((size_t)q >> 3ull) & 3ull) << 24ull);
+        fe_store(out, d, 67108864ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 67108864ull, 67108865ull)));
     }
 }

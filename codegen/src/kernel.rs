@@ -530,9 +530,9 @@ impl<F: Field> Emitter<'_, F> {
         }
         if first_load {
             // No DFT round: the tile goes straight from global memory to global memory.
-            body.extend(self.copy_phase(k, &tile, &pending, size, &mut tmp, &tile_bit));
+            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit, false));
         } else {
-            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit));
+            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit, true));
         }
 
         let shared_words = size * (self.shape.element_bytes / (self.word_bits() as u64 / 8));
@@ -672,6 +672,10 @@ impl<F: Field> Emitter<'_, F> {
         order
     }
 
+    /// The last phase: each element, with the pending twiddles applied, goes to its scatter
+    /// address. It comes from the tile, or — in a kernel without DFT rounds — straight from
+    /// global memory.
+    #[allow(clippy::too_many_arguments)]
     fn store_phase(
         &self,
         k: &KernelPlan,
@@ -680,43 +684,24 @@ impl<F: Field> Emitter<'_, F> {
         size: u64,
         tmp: &mut u32,
         bit_of: &dyn Fn(BitSource) -> Bit,
+        from_tile: bool,
     ) -> Vec<Stmt> {
         let order = self.store_order(k, tile);
         let mut inner = vec![
             Stmt::const_(Type::U32, "i", self.tile_index(tile, &order)),
-            Stmt::const_(Type::SizeT, "a", self.address(tile, &order, &k.dest)),
-        ];
-        let loaded = fe::load(Expr::var("tile"), Expr::var("i"), Expr::u64(size));
-        let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
-        inner.push(fe::store(
-            Expr::var("out"),
-            Expr::var("a"),
-            Expr::u64(self.n),
-            v,
-        ));
-        vec![
-            Stmt::comment("scatter the tile"),
-            Self::tile_loop(size, inner),
-        ]
-    }
-
-    fn copy_phase(
-        &self,
-        k: &KernelPlan,
-        tile: &Tile,
-        pending: &[&Step],
-        size: u64,
-        tmp: &mut u32,
-        bit_of: &dyn Fn(BitSource) -> Bit,
-    ) -> Vec<Stmt> {
-        let identity: Vec<u32> = (0..k.log_n).collect();
-        let order = self.store_order(k, tile);
-        let mut inner = vec![
-            Stmt::const_(Type::U32, "i", self.tile_index(tile, &order)),
-            Stmt::const_(Type::SizeT, "a", self.address(tile, &order, &identity)),
             Stmt::const_(Type::SizeT, "d", self.address(tile, &order, &k.dest)),
         ];
-        let loaded = fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n));
+        let loaded = if from_tile {
+            fe::load(Expr::var("tile"), Expr::var("i"), Expr::u64(size))
+        } else {
+            let identity: Vec<u32> = (0..k.log_n).collect();
+            inner.push(Stmt::const_(
+                Type::SizeT,
+                "a",
+                self.address(tile, &order, &identity),
+            ));
+            fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n))
+        };
         let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
         inner.push(fe::store(
             Expr::var("out"),
@@ -725,7 +710,11 @@ impl<F: Field> Emitter<'_, F> {
             v,
         ));
         vec![
-            Stmt::comment("permute and scale"),
+            Stmt::comment(if from_tile {
+                "scatter the tile"
+            } else {
+                "permute and scale"
+            }),
             Self::tile_loop(size, inner),
         ]
     }
