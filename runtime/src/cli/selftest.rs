@@ -35,6 +35,9 @@ pub struct Args {
     /// The seed of the random inputs (default: fresh each run).
     #[arg(long)]
     seed: Option<u64>,
+    /// Only these catalogue fields (repeatable), e.g. `--field P5 --field P6`.
+    #[arg(long = "field", value_name = "NAME")]
+    fields: Vec<String>,
 }
 
 /// One transform size of one field.
@@ -44,7 +47,15 @@ pub struct Case {
     note: &'static str,
 }
 
-fn cases(max_log_n: u32) -> Vec<Case> {
+fn cases(max_log_n: u32, fields: &[String]) -> Vec<Case> {
+    let mut all = every_case(max_log_n);
+    if !fields.is_empty() {
+        all.retain(|c| fields.iter().any(|f| f.eq_ignore_ascii_case(&c.field)));
+    }
+    all
+}
+
+fn every_case(max_log_n: u32) -> Vec<Case> {
     let mut out = Vec::new();
     for (name, p) in CATALOGUE_WORD_PRIMES {
         let top = max_log_n.min((p - 1).trailing_zeros());
@@ -124,13 +135,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let seed = args.seed.unwrap_or_else(|| rand::thread_rng().gen());
     println!("seed {seed} (rerun with --seed {seed})");
+    for f in &args.fields {
+        if !every_case(args.max_log_n)
+            .iter()
+            .any(|c| c.field.eq_ignore_ascii_case(f))
+        {
+            return Err(format!(
+                "--field {f}: not a catalogue field with sizes up to 2^{} (P1..P6, goldilocks, babybear, p469762049, p4179340454199820289)",
+                args.max_log_n
+            )
+            .into());
+        }
+    }
     let vectors = reference_vectors();
     if backends.iter().any(|b| matches!(b, Backend::Gpu(_))) {
-        compile_ahead(&cases(args.max_log_n));
+        compile_ahead(&cases(args.max_log_n, &args.fields));
     }
     let mut rows = Vec::new();
     for backend in backends {
-        for case in cases(args.max_log_n) {
+        for case in cases(args.max_log_n, &args.fields) {
             let log_n = case.n.trailing_zeros();
             if backend == Backend::Cpu && log_n > args.max_log_cpu {
                 continue;
