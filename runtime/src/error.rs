@@ -37,6 +37,19 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
+    /// A buffer does not hold the fixed number of transforms of its plan (a `fft!` type
+    /// declared with `batch = …`).
+    #[error("{what} has {len} elements: this plan transforms exactly {batch} vectors of n = {n} at a time ({total} elements)", total = *batch as u64 * n)]
+    Batch {
+        /// Which buffer.
+        what: &'static str,
+        /// Its length in elements.
+        len: usize,
+        /// The transform size.
+        n: u64,
+        /// The transforms per call.
+        batch: usize,
+    },
     /// An option is out of range.
     #[error("invalid option: {0}")]
     Options(String),

@@ -1,5 +1,6 @@
 //! FFT plans: design once (derive, lower, generate, compile), run many times.
 
+use crate::embedded::Embedded;
 use crate::error::Error;
 use crate::gpu::{self, Device, GpuError, GpuKernels};
 use crate::host::HostField;
@@ -8,10 +9,11 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::{Cost, FieldShape};
 use fermat_codegen::exec::Roots;
 use fermat_codegen::kernel::{self, EmitOptions};
-use fermat_codegen::plan::{Direction, Order, Plan, PlanOptions};
+use fermat_codegen::plan::{Direction, Order, Plan};
 use fermat_dsl::derive::Strategy;
 use fermat_dsl::field::AnyField;
 use fermat_dsl::formula::Formula;
+use fermat_dsl::with_field;
 use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +81,8 @@ impl std::fmt::Display for Running {
 
 struct GpuPlan<W> {
     forward: GpuKernels<W>,
-    inverse: GpuKernels<W>,
+    /// `None` for an embedded source with forward kernels only.
+    inverse: Option<GpuKernels<W>>,
     scratch: Mutex<Option<CudaSlice<W>>>,
 }
 
@@ -104,8 +107,11 @@ pub struct FftPlan<F: HostField> {
     forward: Plan,
     inverse: Plan,
     roots: Roots<F>,
+    shape: FieldShape,
     running: Running,
     gpu: Option<GpuPlan<F::Word>>,
+    /// The kernels generated ahead of time, for plans made by [`FftPlan::from_embedded`].
+    embedded: Option<&'static Embedded>,
 }
 
 impl<F: HostField> FftPlan<F> {
@@ -114,18 +120,46 @@ impl<F: HostField> FftPlan<F> {
     pub fn new(field: &F, n: u64, options: FftOptions) -> Result<Self, Error> {
         let any = design::any_field(field)?;
         let d = design::design(&any, n, &options)?;
-        let lower = |direction| {
-            Plan::lower(
-                &d.formula,
-                PlanOptions {
-                    max_local_bits: d.max_local_bits,
-                    input_order: options.input_order,
-                    output_order: options.output_order,
-                    direction,
-                    ..PlanOptions::default()
-                },
-            )
-        };
+        Self::build(field, &any, n, options, d, None)
+    }
+
+    /// The plan of a transform generated ahead of time (by the [`fft!`](crate::fft) macro),
+    /// on `backend`.
+    ///
+    /// Nothing is derived or generated: the plans are lowered from the embedded formula,
+    /// and the GPU compiles the embedded CUDA source. Before that source is trusted, the
+    /// [`fingerprint`](crate::design::fingerprint) of the lowered plans (and of the root,
+    /// the size, the field and the `fermat-codegen` version) must equal the embedded one:
+    /// a source printed by another version of the code generator, or for other plans, is
+    /// refused with an [`Error::Options`] rather than run. Errors also if the embedded
+    /// field is not `F`.
+    ///
+    /// A source with forward kernels only (`inverse = false`) gives a plan whose inverse
+    /// runs on the CPU backend but is refused on the GPU.
+    pub fn from_embedded(embedded: &'static Embedded, backend: Backend) -> Result<Self, Error> {
+        let any = embedded.any_field()?;
+        let field = with_field!(&any, f => (f as &dyn std::any::Any).downcast_ref::<F>().cloned())
+            .ok_or_else(|| {
+                Error::Options(format!(
+                    "the embedded transform is over {}, which is not a {}",
+                    embedded.field,
+                    std::any::type_name::<F>()
+                ))
+            })?;
+        let options = embedded.options(backend)?;
+        let d = embedded.design()?;
+        Self::build(&field, &any, embedded.n, options, d, Some(embedded))
+    }
+
+    fn build(
+        field: &F,
+        any: &AnyField,
+        n: u64,
+        options: FftOptions,
+        d: design::Design,
+        embedded: Option<&'static Embedded>,
+    ) -> Result<Self, Error> {
+        let lower = |direction| d.lower(direction, options.input_order, options.output_order);
         let forward = lower(Direction::Forward)?;
         let inverse = lower(Direction::Inverse)?;
         let log_table = forward.max_log_order();
@@ -138,6 +172,27 @@ impl<F: HostField> FftPlan<F> {
                 Roots::from_root(field, &forward, table_root)?
             }
         };
+        if let Some(e) = embedded {
+            let table_root = field.to_biguint(&roots.power(field, 1));
+            let ours = design::fingerprint(
+                &any.name(),
+                n,
+                &d,
+                &forward,
+                &inverse,
+                &table_root,
+                &EmitOptions::default(),
+            );
+            if ours != e.fingerprint {
+                return Err(Error::Options(format!(
+                    "the kernels embedded for the {n}-point transform over {} were printed by fermat-codegen {} from other plans than this program lowers with fermat-codegen {} (fingerprint {:#018x}, expected {ours:#018x}); rebuild the crate that expanded fft!",
+                    e.field,
+                    e.codegen_version,
+                    design::CODEGEN_VERSION,
+                    e.fingerprint
+                )));
+            }
+        }
         let mut plan = FftPlan {
             field: field.clone(),
             n,
@@ -145,14 +200,16 @@ impl<F: HostField> FftPlan<F> {
             forward,
             inverse,
             roots,
+            shape: FieldShape::of(any),
             running: Running::Cpu { reason: None },
             gpu: None,
+            embedded,
         };
         match options.backend {
             Backend::Cpu => {}
-            Backend::Gpu(ordinal) => plan.attach_gpu(&any, ordinal)?,
+            Backend::Gpu(ordinal) => plan.attach_gpu(any, ordinal)?,
             Backend::Auto => {
-                if let Err(e) = plan.attach_gpu(&any, 0) {
+                if let Err(e) = plan.attach_gpu(any, 0) {
                     plan.running = Running::Cpu {
                         reason: Some(e.to_string()),
                     };
@@ -164,29 +221,53 @@ impl<F: HostField> FftPlan<F> {
 
     fn attach_gpu(&mut self, any: &AnyField, ordinal: usize) -> Result<(), Error> {
         let device = gpu::device(ordinal)?;
-        let generated = design::generate(
-            &self.field,
-            any,
-            &self.design,
-            &self.forward,
-            &self.inverse,
-            &self.roots,
-            &EmitOptions::default(),
-        )?;
-        let shape = FieldShape::of(any);
-        let table: Vec<F::Word> = kernel::twiddle_table(&self.field, &shape, &self.roots)
+        let generated;
+        let (source, forward, inverse, rows) = match self.embedded {
+            Some(e) => (
+                e.source,
+                e.forward_launches(),
+                e.inverse_launches(),
+                e.table_rows,
+            ),
+            None => {
+                generated = design::generate(
+                    &self.field,
+                    any,
+                    &self.design,
+                    &self.forward,
+                    &self.inverse,
+                    &self.roots,
+                    &EmitOptions::default(),
+                )?;
+                (
+                    generated.source.as_str(),
+                    generated.forward.launches.clone(),
+                    Some(generated.inverse.launches.clone()),
+                    generated.forward.table_rows,
+                )
+            }
+        };
+        let table: Vec<F::Word> = kernel::twiddle_table(&self.field, &self.shape, &self.roots)
             .into_iter()
             .map(F::word)
             .collect();
+        let words = self.field.words() as u64;
+        if table.len() as u64 != rows * words {
+            return Err(Error::Options(format!(
+                "the kernels read a twiddle table of {rows} rows but the plan's roots make {}",
+                table.len() as u64 / words
+            )));
+        }
+        let has_inverse = inverse.is_some();
         let mut kernels = GpuKernels::compile_all(
             device.clone(),
-            &generated.source,
-            vec![generated.forward.launches, generated.inverse.launches],
+            source,
+            std::iter::once(forward).chain(inverse).collect(),
             &table,
             self.n as usize * self.field.words(),
         )?;
-        let inverse = kernels.pop().expect("two launch lists");
-        let forward = kernels.pop().expect("two launch lists");
+        let inverse = if has_inverse { kernels.pop() } else { None };
+        let forward = kernels.pop().expect("a forward launch list");
         self.running = Running::Gpu(device.describe());
         self.gpu = Some(GpuPlan {
             forward,
@@ -231,8 +312,19 @@ impl<F: HostField> FftPlan<F> {
 
     /// The cost report of the forward plan.
     pub fn cost(&self) -> Result<Cost, Error> {
-        let any = design::any_field(&self.field)?;
-        Ok(Cost::of(&self.forward, FieldShape::of(&any)))
+        Ok(Cost::of(&self.forward, self.shape.clone()))
+    }
+
+    /// The field's shape in device memory (element bytes, the order of r): what cost
+    /// reports need.
+    pub fn shape(&self) -> &FieldShape {
+        &self.shape
+    }
+
+    /// The transform generated ahead of time this plan runs, for plans made by
+    /// [`FftPlan::from_embedded`].
+    pub fn embedded(&self) -> Option<&'static Embedded> {
+        self.embedded
     }
 
     /// The forward transform of every run of n elements of `data`, in place
@@ -248,6 +340,16 @@ impl<F: HostField> FftPlan<F> {
 
     fn batch_of(&self, what: &'static str, len: usize) -> Result<usize, Error> {
         let n = self.n as usize;
+        if let Some(batch) = self.fixed_batch() {
+            if len != batch * n {
+                return Err(Error::Batch {
+                    what,
+                    len,
+                    n: self.n,
+                    batch,
+                });
+            }
+        }
         if len == 0 || len % n != 0 {
             return Err(Error::Length {
                 what,
@@ -256,6 +358,24 @@ impl<F: HostField> FftPlan<F> {
             });
         }
         Ok(len / n)
+    }
+
+    /// The number of transforms every call takes, if the plan fixes it (an embedded
+    /// transform declared with `batch = …`).
+    pub fn fixed_batch(&self) -> Option<usize> {
+        self.embedded.and_then(|e| e.batch)
+    }
+
+    fn check_device_batch(&self, what: &'static str, batch: usize) -> Result<(), Error> {
+        match self.fixed_batch() {
+            Some(fixed) if fixed != batch => Err(Error::Batch {
+                what,
+                len: batch * self.n as usize,
+                n: self.n,
+                batch: fixed,
+            }),
+            _ => Ok(()),
+        }
     }
 
     fn run(&self, direction: Direction, data: &mut [F::Host]) -> Result<(), Error> {
@@ -320,6 +440,7 @@ impl<F: HostField> FftPlan<F> {
 
     /// A zeroed device vector of `batch` transforms.
     pub fn alloc_device(&self, batch: usize) -> Result<DeviceVec<F>, Error> {
+        self.check_device_batch("the device vector", batch)?;
         let device = self.device()?;
         let len = batch * self.n as usize * self.field.words();
         Ok(DeviceVec {
@@ -379,9 +500,15 @@ impl<F: HostField> FftPlan<F> {
                 input.batch, output.batch
             )));
         }
+        self.check_device_batch("the input", input.batch)?;
         let kernels = match direction {
             Direction::Forward => &gpu.forward,
-            Direction::Inverse => &gpu.inverse,
+            Direction::Inverse => gpu.inverse.as_ref().ok_or_else(|| {
+                Error::Options(format!(
+                    "the embedded kernels of this {}-point transform are forward only (fft! with inverse = false); build the type without it for inverse transforms on the GPU",
+                    self.n
+                ))
+            })?,
         };
         let stream = stream.unwrap_or_else(|| kernels.device().stream());
         let len = output.data.len();

@@ -28,17 +28,20 @@ pub mod cache;
 pub mod catalogue;
 mod cpu;
 pub mod design;
+pub mod embedded;
 mod error;
 mod fft;
 pub mod gpu;
 pub mod host;
 
+pub use embedded::{Embedded, EmbeddedLaunch};
 pub use error::Error;
 pub use fermat_codegen as codegen;
 pub use fermat_codegen::plan::{Direction, Order};
 pub use fermat_dsl as dsl;
 pub use fermat_dsl::derive::Strategy;
 pub use fermat_dsl::{AnyField, Field, FieldError, FieldSpec};
+pub use fermat_macros::fft;
 pub use fft::{Backend, DeviceVec, FftOptions, FftPlan, Running};
 pub use host::HostField;
 

@@ -1,0 +1,6 @@
+fermat_macros::fft! {
+    pub struct NoSize;
+    field = P3
+}
+
+fn main() {}

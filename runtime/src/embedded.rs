@@ -1,0 +1,310 @@
+//! Transforms generated ahead of time: what the [`fft!`](crate::fft) macro embeds in a
+//! user's crate, and how a plan is rebuilt from it at run time.
+//!
+//! The macro designs, derives, lowers and prints a transform while the user's crate
+//! compiles, and writes the result as one constant [`Embedded`]: the CUDA source, the
+//! launches of its kernels, the derived formula and the [`fingerprint`] of the kernel
+//! plans. [`FftPlan::from_embedded`](crate::FftPlan::from_embedded) skips the derivation
+//! and the code generation: it parses the formula, lowers it (the CPU backend runs the
+//! plans), checks that the fingerprint of its own plans equals the embedded one — so that
+//! the kernels compiled from the embedded source are the kernels of these plans, even if
+//! the runtime's `fermat-codegen` is not the one the macro ran — and compiles the embedded
+//! source for the GPU.
+//!
+//! [`fingerprint`]: fermat_codegen::design::fingerprint
+
+use crate::design::Design;
+use crate::error::Error;
+use crate::fft::{Backend, FftOptions};
+use fermat_codegen::kernel::Launch;
+use fermat_codegen::plan::Order;
+use fermat_dsl::derive::Strategy;
+use fermat_dsl::field::{AnyField, FieldSpec};
+use fermat_dsl::formula::Formula;
+use num_bigint::BigUint;
+
+/// How to launch one kernel of an embedded file: the constant form of
+/// [`Launch`](fermat_codegen::kernel::Launch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddedLaunch {
+    /// The kernel's name (`fwd_k0`, …).
+    pub kernel: &'static str,
+    /// Blocks along x (one per tile); y counts the transforms of a batch.
+    pub blocks: u64,
+    /// Threads per block.
+    pub threads: u32,
+    /// Static shared memory per block, in bytes.
+    pub shared_bytes: u64,
+    /// Pieces per tile.
+    pub pieces_per_block: u64,
+    /// The buffer read (`input`, `output` or `scratch`).
+    pub src: &'static str,
+    /// The buffer written.
+    pub dst: &'static str,
+}
+
+impl EmbeddedLaunch {
+    /// The launch as the GPU backend takes it.
+    pub fn to_launch(&self) -> Launch {
+        Launch {
+            kernel: self.kernel.to_string(),
+            blocks: self.blocks,
+            threads: self.threads,
+            shared_bytes: self.shared_bytes,
+            pieces_per_block: self.pieces_per_block,
+            src: self.src,
+            dst: self.dst,
+        }
+    }
+}
+
+/// A transform designed, lowered and printed at compile time by `fft!`.
+///
+/// The fields are public so that the macro can write the value as a constant; build plans
+/// from it with [`FftPlan::from_embedded`](crate::FftPlan::from_embedded), which checks
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Embedded {
+    /// The field, as [`FieldSpec::parse`] reads it (`P3`, `469762049`, …).
+    pub field: &'static str,
+    /// The transform size.
+    pub n: u64,
+    /// The derivation strategy.
+    pub strategy: Strategy,
+    /// The radix K.
+    pub radix: u64,
+    /// log2 of the largest piece a kernel exchanges on chip.
+    pub max_local_bits: u32,
+    /// Order of the input.
+    pub input_order: Order,
+    /// Order of the output.
+    pub output_order: Order,
+    /// The user's primitive n-th root of unity (decimal), if not the canonical one.
+    pub root: Option<&'static str>,
+    /// The number of transforms every call takes, if fixed.
+    pub batch: Option<usize>,
+    /// The derived formula, in ASCII notation (what the plans are lowered from).
+    pub formula: &'static str,
+    /// The derivation from `DFT(n)` to the formula, as `fermat derive` prints it.
+    pub derivation: &'static str,
+    /// The command line in the CUDA file's header.
+    pub command: &'static str,
+    /// The CUDA source: the field prelude, the forward kernels `fwd_k*` and, unless
+    /// [`inverse`](Self::inverse) is `None`, the inverse kernels `inv_k*`.
+    pub source: &'static str,
+    /// How to launch the forward kernels, in order.
+    pub forward: &'static [EmbeddedLaunch],
+    /// How to launch the inverse kernels, in order; `None` when the source holds the
+    /// forward kernels only.
+    pub inverse: Option<&'static [EmbeddedLaunch]>,
+    /// Rows of the twiddle table the kernels read (2^L powers of the root and n^(−1)).
+    pub table_rows: u64,
+    /// [`fingerprint`](fermat_codegen::design::fingerprint) of the plans the kernels were
+    /// printed from.
+    pub fingerprint: u64,
+    /// The version of `fermat-codegen` that printed the source.
+    pub codegen_version: &'static str,
+}
+
+impl Embedded {
+    /// The field, built.
+    pub fn any_field(&self) -> Result<AnyField, Error> {
+        Ok(FieldSpec::parse(self.field)?.build()?)
+    }
+
+    /// The plan options the transform was generated with, running on `backend`.
+    pub fn options(&self, backend: Backend) -> Result<FftOptions, Error> {
+        let root = self
+            .root
+            .map(|r| {
+                r.parse::<BigUint>().map_err(|e| {
+                    Error::Options(format!(
+                        "the embedded root {r:?} is not a decimal integer ({e})"
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok(FftOptions {
+            backend,
+            strategy: Some(self.strategy),
+            radix: Some(self.radix),
+            input_order: self.input_order,
+            output_order: self.output_order,
+            root,
+            max_local_bits: Some(self.max_local_bits),
+        })
+    }
+
+    /// The factorisation, from the embedded formula (no derivation runs).
+    pub fn design(&self) -> Result<Design, Error> {
+        let formula = Formula::parse(self.formula).map_err(|e| {
+            Error::Options(format!(
+                "the embedded formula of the {}-point transform over {} does not parse: {e}",
+                self.n, self.field
+            ))
+        })?;
+        let size = formula
+            .checked_size()
+            .map_err(|e| Error::Options(format!("the embedded formula is malformed: {e}")))?;
+        if size != self.n {
+            return Err(Error::Options(format!(
+                "the embedded formula has size {size} but the transform has n = {}",
+                self.n
+            )));
+        }
+        Ok(Design {
+            strategy: self.strategy,
+            radix: self.radix,
+            formula,
+            max_local_bits: self.max_local_bits,
+        })
+    }
+
+    /// The forward launches, as the GPU backend takes them.
+    pub fn forward_launches(&self) -> Vec<Launch> {
+        self.forward.iter().map(EmbeddedLaunch::to_launch).collect()
+    }
+
+    /// The inverse launches, if the source has inverse kernels.
+    pub fn inverse_launches(&self) -> Option<Vec<Launch>> {
+        self.inverse
+            .map(|l| l.iter().map(EmbeddedLaunch::to_launch).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Direction, FftPlan};
+    use fermat_codegen::design::{transform, TransformOptions};
+    use fermat_dsl::Fp32;
+
+    /// An [`Embedded`] made at run time from what `fft!` would embed (leaked to be
+    /// `'static`, as the macro's constants are).
+    fn embed(spec: &str, n: u64, options: TransformOptions) -> &'static Embedded {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        let t = transform(&any, n, &options).unwrap();
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let launches = |l: &[Launch]| -> &'static [EmbeddedLaunch] {
+            l.iter()
+                .map(|l| EmbeddedLaunch {
+                    kernel: leak(l.kernel.clone()),
+                    blocks: l.blocks,
+                    threads: l.threads,
+                    shared_bytes: l.shared_bytes,
+                    pieces_per_block: l.pieces_per_block,
+                    src: l.src,
+                    dst: l.dst,
+                })
+                .collect::<Vec<_>>()
+                .leak()
+        };
+        Box::leak(Box::new(Embedded {
+            field: leak(t.field.clone()),
+            n,
+            strategy: t.design.strategy,
+            radix: t.design.radix,
+            max_local_bits: t.design.max_local_bits,
+            input_order: options.input_order,
+            output_order: options.output_order,
+            root: options.root.as_ref().map(|r| leak(r.to_string())),
+            batch: None,
+            formula: leak(t.design.formula.ascii()),
+            derivation: leak(t.derivation.render(true).to_string()),
+            command: leak(t.command.clone()),
+            source: leak(t.source.clone()),
+            forward: launches(&t.forward_launches),
+            inverse: t.inverse_launches.as_deref().map(launches),
+            table_rows: t.table_rows,
+            fingerprint: t.fingerprint,
+            codegen_version: fermat_codegen::design::CODEGEN_VERSION,
+        }))
+    }
+
+    #[test]
+    fn plans_from_embedded_transforms_run_like_new_ones() {
+        let e = embed("469762049", 256, TransformOptions::default());
+        let plan = FftPlan::<Fp32>::from_embedded(e, Backend::Cpu).unwrap();
+        let field = Fp32::new(469762049).unwrap();
+        let fresh = FftPlan::new(
+            &field,
+            256,
+            FftOptions {
+                backend: Backend::Cpu,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            plan.kernel_plan(Direction::Forward),
+            fresh.kernel_plan(Direction::Forward)
+        );
+        let x: Vec<u32> = (0..256).map(|i| i * 7919 % 469762049).collect();
+        let (mut a, mut b) = (x.clone(), x.clone());
+        plan.forward(&mut a).unwrap();
+        fresh.forward(&mut b).unwrap();
+        assert_eq!(a, b);
+        plan.inverse(&mut a).unwrap();
+        assert_eq!(a, x);
+        assert_eq!(plan.embedded(), Some(e));
+    }
+
+    #[test]
+    fn a_changed_embedding_is_refused() {
+        let e = embed("469762049", 256, TransformOptions::default());
+        let other = Box::leak(Box::new(Embedded {
+            fingerprint: e.fingerprint ^ 1,
+            ..*e
+        }));
+        let err = FftPlan::<Fp32>::from_embedded(other, Backend::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("fingerprint"), "{err}");
+        let wrong_field = Box::leak(Box::new(Embedded {
+            field: "babybear",
+            ..*e
+        }));
+        assert!(FftPlan::<Fp32>::from_embedded(wrong_field, Backend::Cpu).is_err());
+        let wrong_type = FftPlan::<fermat_dsl::Fp64>::from_embedded(e, Backend::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(wrong_type.contains("Fp64"), "{wrong_type}");
+        let bad_formula = Box::leak(Box::new(Embedded {
+            formula: "DFT(128)",
+            ..*e
+        }));
+        let err = FftPlan::<Fp32>::from_embedded(bad_formula, Backend::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("size 128"), "{err}");
+    }
+
+    #[test]
+    fn fixed_batches_are_enforced() {
+        let e = embed("469762049", 16, TransformOptions::default());
+        let two = Box::leak(Box::new(Embedded {
+            batch: Some(2),
+            ..*e
+        }));
+        let plan = FftPlan::<Fp32>::from_embedded(two, Backend::Cpu).unwrap();
+        let mut one = vec![1u32; 16];
+        let err = plan.forward(&mut one).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Batch {
+                    len: 16,
+                    n: 16,
+                    batch: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let mut two = vec![1u32; 32];
+        plan.forward(&mut two).unwrap();
+    }
+}
