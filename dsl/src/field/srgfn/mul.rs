@@ -9,7 +9,7 @@
 //! they are made, in two data-parallel sweeps over the coefficients (no serial carry chain):
 //!
 //! 1. u_i = q_i·r + s_i with |s_i| a small multiple of r, by the sparse division of §3.1 in
-//!    its series form ([`Radix::estimate`]): q_i = h − (h >> (w−u)) + … with
+//!    its series form (`Radix::estimate_wide`): q_i = h − (h >> (w−u)) + … with
 //!    h = u_i >> w, and s_i = u_i − q_i·r computed modulo 2^128 (exact, as s_i is small).
 //!    q_i·r^(i+1) joins the next coefficient, and q_{k−1}·r^k comes back to coefficient 0
 //!    as −q_{k−1} (r^k ≡ −1): v_i = s_i + q_{i−1}.
@@ -164,7 +164,7 @@ impl Acc {
         }
     }
 
-    /// acc ± x[J]·y[M], as one instruction sequence on x86-64.
+    /// acc ± `x[J]·y[M]`, as one instruction sequence on x86-64.
     #[inline(always)]
     fn mac_at<const J: usize, const M: usize>(&mut self, x: &[u64], y: &[u64], add: bool) {
         #[cfg(target_arch = "x86_64")]
