@@ -517,7 +517,7 @@ impl Lowering {
 /// writes the output, so kernels alternate between the output and a scratch buffer.
 fn buffers(i: usize, count: usize) -> (Buffer, Buffer) {
     let writes = |k: usize| {
-        if (count - 1 - k) % 2 == 0 {
+        if (count - 1 - k).is_multiple_of(2) {
             Buffer::Output
         } else {
             Buffer::Scratch

@@ -107,7 +107,7 @@ fn word_context(name: &str, p: u64, bits: u32) -> Result<Context, CodegenError> 
         field: name.to_string(),
         why,
     };
-    if p < 3 || p % 2 == 0 {
+    if p < 3 || p.is_multiple_of(2) {
         return Err(refuse(format!(
             "Montgomery arithmetic needs an odd modulus ≥ 3; got p = {p}"
         )));

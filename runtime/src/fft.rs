@@ -350,7 +350,7 @@ impl<F: HostField> FftPlan<F> {
                 });
             }
         }
-        if len == 0 || len % n != 0 {
+        if len == 0 || !len.is_multiple_of(n) {
             return Err(Error::Length {
                 what,
                 len,

@@ -118,7 +118,7 @@ pub fn miller_rabin_witness_u64(n: u64) -> Option<u64> {
         if q * q > n {
             return None;
         }
-        if n % q == 0 {
+        if n.is_multiple_of(q) {
             return Some(q);
         }
     }
@@ -183,7 +183,7 @@ fn small_factor(n: &BigUint) -> Option<u32> {
             .rev()
             .fold(0u128, |r, &d| ((r << 64) | u128::from(d)) % m) as u64;
         for &q in &SMALL_PRIMES[start..start + len] {
-            if r % u64::from(q) == 0 && n != &BigUint::from(q) {
+            if r.is_multiple_of(u64::from(q)) && n != &BigUint::from(q) {
                 return Some(q);
             }
         }

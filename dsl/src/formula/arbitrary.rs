@@ -37,7 +37,7 @@ fn divisors(n: u64) -> Vec<u64> {
     let mut large = Vec::new();
     let mut d = 1;
     while d * d <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             small.push(d);
             if d * d != n {
                 large.push(n / d);

@@ -114,7 +114,7 @@ impl Formula {
                 op: format!("L({n}, {m})"),
             });
         }
-        if n % m != 0 {
+        if !n.is_multiple_of(m) {
             return Err(FormulaError::StrideDoesNotDivide { n, m });
         }
         Ok(Formula::Stride { n, m })

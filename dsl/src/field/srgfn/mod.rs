@@ -160,7 +160,7 @@ impl<const K: usize> Srgfn<K> {
     pub fn base_case_exponent(&self, w: &SrgfnElem<K>, n: u64) -> Result<u32, FieldError> {
         self.check_root(w, n)?;
         let k2 = 2 * K as u64;
-        if n % k2 != 0 {
+        if !n.is_multiple_of(k2) {
             return Err(FieldError::SizeBelowBaseCase { n, base: k2 });
         }
         let b = self.pow_u64(w, n / k2);
@@ -287,7 +287,7 @@ impl<const K: usize> Field for Srgfn<K> {
         check_order(n, self.two_adicity)?;
         let k2 = 2 * K as u64;
         let one = self.one();
-        if k2 % n == 0 {
+        if k2.is_multiple_of(n) {
             return Ok(self.mul_r_pow(&one, (k2 / n) as u32));
         }
         let g = self.pow(&self.non_residue(), &((&self.p - 1u32) / n));

@@ -26,15 +26,13 @@
 //! ([`Shape::catalogue`]), so every shift above is by an immediate; other SRGFNs run the
 //! same code with the shifts read from the field.
 //!
-//! On x86-64 CPUs with AVX-512 IFMA (detected at run time; built with Rust 1.89 or later),
+//! On x86-64 CPUs with AVX-512 IFMA (detected at run time),
 //! the catalogue primes with 8 and 16 digits (P3, P4) run the same algorithm with one
 //! vector lane per coefficient instead (`mul/ifma.rs`); it falls back to the exact path
 //! below on rare operands.
 //! [`Srgfn::mul_portable`] runs the code above on any CPU.
 
-// AVX-512 intrinsics are stable from Rust 1.89; build.rs sets `fermat_avx512` there.
-#[cfg(all(target_arch = "x86_64", fermat_avx512))]
-#[clippy::msrv = "1.89"]
+#[cfg(target_arch = "x86_64")]
 mod ifma;
 
 use super::radix::Wide;
@@ -348,16 +346,16 @@ impl<const K: usize> Srgfn<K> {
     }
 
     /// x·y by the AVX-512 IFMA path (its exact fallback included), or `None` where that
-    /// path does not run: another CPU or target, a compiler before Rust 1.89, a field
+    /// path does not run: another CPU or target, a field
     /// without a plan.
     #[inline]
     fn mul_vector(&self, x: &[u64; K], y: &[u64; K]) -> Option<[u64; K]> {
-        #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+        #[cfg(target_arch = "x86_64")]
         if self.catalogue && ifma::Catalogue::<K>::PLAN.is_some() && ifma::available() {
             // SAFETY: `available` has checked that the CPU runs AVX-512F and AVX-512 IFMA.
             return Some(unsafe { ifma::mul_catalogue(self, x, y) });
         }
-        #[cfg(not(all(target_arch = "x86_64", fermat_avx512)))]
+        #[cfg(not(target_arch = "x86_64"))]
         let _ = (x, y);
         None
     }
@@ -666,9 +664,9 @@ mod vector_tests {
     /// prime a plan (P3 and P4).
     #[test]
     fn vector_path_runs_where_expected() {
-        #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+        #[cfg(target_arch = "x86_64")]
         let here = ifma::available();
-        #[cfg(not(all(target_arch = "x86_64", fermat_avx512)))]
+        #[cfg(not(target_arch = "x86_64"))]
         let here = false;
         let x = [1; 8];
         assert_eq!(catalogue::<8>().mul_vector(&x, &x).is_some(), here);
@@ -682,7 +680,7 @@ mod vector_tests {
 
     /// Random products settle in the vector kernel itself: the exact fallback is for rare
     /// operands (about 2^−20 per digit), not a second pass in disguise.
-    #[cfg(all(target_arch = "x86_64", fermat_avx512))]
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn vector_kernel_settles_random_products_itself() {
         fn fallbacks<const K: usize>(n: usize) -> usize {

@@ -116,7 +116,7 @@ fn random_below(p: &BigUint, seed: u64) -> BigUint {
 
 /// An element for a proptest seed: an edge case one time in four, else uniform.
 fn pick<const K: usize>(f: &Srgfn<K>, seed: u64) -> BigUint {
-    if seed % 4 == 0 {
+    if seed.is_multiple_of(4) {
         let e = edges(f);
         e[(seed / 4) as usize % e.len()].clone()
     } else {
