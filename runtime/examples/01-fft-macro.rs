@@ -10,7 +10,7 @@
 //! cargo run --example 01-fft-macro
 //! ```
 
-use fermat::{Backend, Error, Field, HostField};
+use fermat::{Backend, Error, Field, HostField, Running};
 use fermat_tests::{big, load};
 use std::process::ExitCode;
 
@@ -75,6 +75,39 @@ fn check<T: Clone + PartialEq + std::fmt::Debug>(
     ))
 }
 
+/// On a GPU plan, the same transform through device buffers: copy in, run the forward
+/// kernels, copy out and compare, then the inverse kernels back to the input.
+fn check_device(
+    what: &str,
+    plan: &P3x4096,
+    reference: &Pair<[u64; 8]>,
+) -> Result<Option<String>, String> {
+    if !matches!(plan.running(), Running::Gpu(_)) {
+        return Ok(None);
+    }
+    let (input, output) = reference;
+    let err = |e: Error| format!("{what} on device buffers: {e}");
+    let x = plan.to_device(input).map_err(err)?;
+    let mut y = plan.alloc_device(1).map_err(err)?;
+    plan.forward_device(&x, &mut y).map_err(err)?;
+    if &plan.from_device(&y).map_err(err)? != output {
+        return Err(format!(
+            "{what}: the forward kernels on device buffers disagree with the reference"
+        ));
+    }
+    let mut back = plan.alloc_device(1).map_err(err)?;
+    plan.inverse_device(&y, &mut back).map_err(err)?;
+    plan.synchronize().map_err(err)?;
+    if &plan.from_device(&back).map_err(err)? != input {
+        return Err(format!(
+            "{what}: the inverse kernels do not give the input back"
+        ));
+    }
+    Ok(Some(format!(
+        "{what}: device buffers give the reference output and the input back"
+    )))
+}
+
 /// Builds both plans on `backend`, checks them against the reference vectors and returns
 /// the report's lines.
 pub fn run(backend: Backend) -> Result<Vec<String>, String> {
@@ -83,15 +116,16 @@ pub fn run(backend: Backend) -> Result<Vec<String>, String> {
     let p3 = P3x4096::new(backend).map_err(|e| format!("P3x4096: {e}"))?;
     let cost = p3.cost();
     lines.push(format!(
-        "{} = {}: {} kernels, {} passes over global memory, {} full multiplications, on {}",
+        "{}: {} kernels, {} passes over global memory, {} full multiplications, on {}",
         stringify!(P3x4096),
-        P3x4096::FORMULA,
         cost.kernels.len(),
         cost.passes(),
         cost.total(|k| k.full_muls),
         p3.running()
     ));
+    lines.push(format!("  DFT(4096) = {}", P3x4096::FORMULA));
     let refs = reference(p3.field(), "P3", P3x4096::N as u64).map_err(|e| e.to_string())?;
+    lines.extend(check_device("P3, n = 4096", &p3, &refs)?);
     lines.push(check(
         "P3, n = 4096",
         refs,
@@ -103,9 +137,9 @@ pub fn run(backend: Backend) -> Result<Vec<String>, String> {
     let refs =
         reference(word.field(), "p469762049", Word4096::N as u64).map_err(|e| e.to_string())?;
     lines.push(format!(
-        "{} = {} on {}",
+        "{}: {} kernels, on {}",
         stringify!(Word4096),
-        Word4096::FORMULA,
+        word.cost().kernels.len(),
         word.running()
     ));
     lines.push(check(

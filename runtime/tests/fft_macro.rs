@@ -250,3 +250,62 @@ fn device_buffers_on_a_cpu_plan_are_typed_errors() {
     assert!(plan.alloc_device(1).is_err());
     assert!(plan.synchronize().is_err());
 }
+
+/// The GPU plan of `T`, or `None` (with the reason on stderr) where no GPU works; with
+/// `FERMAT_REQUIRE_GPU=1` a missing GPU is a failure.
+fn on_gpu<T>(make: impl Fn(Backend) -> Result<T, Error>) -> Option<T> {
+    match make(Backend::Gpu(0)) {
+        Ok(plan) => Some(plan),
+        Err(e) if std::env::var("FERMAT_REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!("skipping the GPU half: {e}");
+            None
+        }
+        Err(e) => panic!("FERMAT_REQUIRE_GPU=1 but the GPU plan failed: {e}"),
+    }
+}
+
+#[test]
+fn embedded_kernels_agree_with_the_cpu_on_a_gpu() {
+    let Some(gpu) = on_gpu(P3x65536::new) else {
+        return;
+    };
+    let cpu_plan = P3x65536::new(cpu()).unwrap();
+    let field = cpu_plan.field().clone();
+    let x: Vec<[u64; 8]> = (0..65536u64)
+        .map(|i| field.to_host(&field.from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))))
+        .collect();
+    let (mut a, mut b) = (x.clone(), x.clone());
+    gpu.forward(&mut a).unwrap();
+    cpu_plan.forward(&mut b).unwrap();
+    assert!(
+        a == b,
+        "P3, n = 65536: GPU and CPU forward transforms differ"
+    );
+    gpu.inverse(&mut a).unwrap();
+    assert!(
+        a == x,
+        "P3, n = 65536: the GPU inverse does not give the input back"
+    );
+    // Device buffers, explicitly.
+    let input = gpu.to_device(&x).unwrap();
+    let mut output = gpu.alloc_device(1).unwrap();
+    gpu.forward_device(&input, &mut output).unwrap();
+    gpu.synchronize().unwrap();
+    assert!(gpu.from_device(&output).unwrap() == b);
+
+    let batch = on_gpu(Goldilocks64::new).unwrap();
+    let file = load("goldilocks");
+    let case = file.ffts.iter().find(|c| c.n == 64).unwrap();
+    let parse =
+        |v: &[String]| -> Vec<u64> { v.iter().map(|s| u64::try_from(big(s)).unwrap()).collect() };
+    let mut data = [parse(&case.input), parse(&case.input)].concat();
+    batch.forward(&mut data).unwrap();
+    assert_eq!(data, [parse(&case.output), parse(&case.output)].concat());
+    assert!(batch.alloc_device(1).is_err(), "a batch of 2 is fixed");
+
+    let forward_only = on_gpu(BabyBearForward::new).unwrap();
+    let mut y: Vec<u32> = (0..1024).collect();
+    forward_only.forward(&mut y).unwrap();
+    let err = forward_only.plan().inverse(&mut y).unwrap_err();
+    assert!(err.to_string().contains("forward only"), "{err}");
+}
