@@ -11,6 +11,26 @@
 //! the runtime's `fermat-codegen` is not the one the macro ran — and compiles the embedded
 //! source for the GPU.
 //!
+//! ```
+//! use fermat::Backend;
+//!
+//! fermat::fft! {
+//!     /// The 16-point DFT over babybear, p = 15·2^27 + 1.
+//!     struct BabyBear16;
+//!     field = babybear, n = 16, radix = 4
+//! }
+//!
+//! assert!(BabyBear16::CUDA_SOURCE.contains("fwd_k0"));
+//! assert!(BabyBear16::COMMAND.starts_with("fermat gen --field babybear --n 16 --radix 4"));
+//! let plan = BabyBear16::new(Backend::Cpu)?;
+//! let mut x: Vec<u32> = (0..16).collect();
+//! plan.forward(&mut x)?;
+//! assert_eq!(x[0], (0..16).sum::<u32>()); // the first output is the sum of the inputs
+//! plan.inverse(&mut x)?;
+//! assert_eq!(x, (0..16).collect::<Vec<u32>>());
+//! # Ok::<(), fermat::Error>(())
+//! ```
+//!
 //! [`fingerprint`]: fermat_codegen::design::fingerprint
 
 use crate::design::Design;
@@ -24,7 +44,7 @@ use fermat_dsl::formula::Formula;
 use num_bigint::BigUint;
 
 /// How to launch one kernel of an embedded file: the constant form of
-/// [`Launch`](fermat_codegen::kernel::Launch).
+/// [`Launch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EmbeddedLaunch {
     /// The kernel's name (`fwd_k0`, …).

@@ -4,6 +4,10 @@
 //! user's crate becomes a type whose kernels were designed, derived, lowered and printed
 //! as CUDA while the crate compiled.
 //!
+//! The same type is defined and run, as a test too, in `runtime/examples/01-fft-macro.rs`;
+//! `fermat`'s `embedded` module documentation holds a doctest of the macro (this crate
+//! cannot run one: the expansion names the `fermat` crate).
+//!
 //! ```ignore
 //! fermat::fft! {
 //!     /// The 4096-point FFT over P3 = (2^63 + 2^34)^8 + 1.
@@ -70,6 +74,8 @@
 //! unoptimised (the default for proc-macros in dev builds; bench/RESULTS.md has the
 //! measurement). The expansion refers to the `fermat` crate by its name: depend on it as
 //! `fermat`.
+
+#![warn(missing_docs)]
 
 mod args;
 mod expand;
