@@ -49,7 +49,10 @@ fn generated_is_up_to_date() {
         .filter(|n| n.ends_with(".cu") || n.ends_with(".json"))
         .collect();
     let stale: Vec<_> = present.difference(&expected).collect();
-    assert!(stale.is_empty(), "generated/ holds files fermat gen no longer writes: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "generated/ holds files fermat gen no longer writes: {stale:?}"
+    );
 }
 
 #[test]
@@ -89,5 +92,9 @@ fn every_generated_kernel_compiles_with_nvrtc_for_sm_90() {
         }
     });
     let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "NVRTC rejected:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "NVRTC rejected:\n{}",
+        failures.join("\n")
+    );
 }
