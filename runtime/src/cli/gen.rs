@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         bar.finish_and_clear();
         println!(
-            "wrote {} kernels files and manifests to {}",
+            "wrote {} kernel files and their manifests to {}",
             entries.len(),
             dir.display()
         );
