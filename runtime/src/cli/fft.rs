@@ -16,18 +16,8 @@ pub struct Args {
     /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
     #[arg(long)]
     field: String,
-    /// The transform size (a power of two); or give --radix and --e for n = K^e.
-    #[arg(long, short = 'n')]
-    n: Option<u64>,
-    /// The radix K (with --e: n = K^e).
-    #[arg(long, short = 'K')]
-    radix: Option<u64>,
-    /// The exponent e of n = K^e.
-    #[arg(long, short = 'e')]
-    e: Option<u32>,
-    /// The derivation strategy: ct, radix2, stockham or prop3.
-    #[arg(long)]
-    strategy: Option<String>,
+    #[command(flatten)]
+    transform: Transform,
     /// A primitive n-th root of unity (decimal) instead of the canonical ω_n.
     #[arg(long)]
     root: Option<String>,
@@ -57,6 +47,39 @@ pub struct Args {
     bit_reversed: bool,
 }
 
+/// The size and factorisation options shared by `fermat fft` and `fermat gen`.
+#[derive(Debug, clap::Args)]
+pub struct Transform {
+    /// The transform size (a power of two); or give --radix and --e for n = K^e.
+    #[arg(long, short = 'n')]
+    pub n: Option<u64>,
+    /// The radix K (with --e: n = K^e).
+    #[arg(long, short = 'K')]
+    pub radix: Option<u64>,
+    /// The exponent e of n = K^e.
+    #[arg(long, short = 'e')]
+    pub e: Option<u32>,
+    /// The derivation strategy: ct, radix2, stockham or prop3.
+    #[arg(long)]
+    pub strategy: Option<String>,
+}
+
+impl Transform {
+    /// n from --n, or --radix and --e.
+    pub fn size(&self) -> Result<u64, CliError> {
+        size(self.n, self.radix, self.e)
+    }
+
+    /// The strategy, parsed.
+    pub fn strategy(&self) -> Result<Option<Strategy>, CliError> {
+        Ok(self
+            .strategy
+            .as_deref()
+            .map(str::parse::<Strategy>)
+            .transpose()?)
+    }
+}
+
 /// Parses `--backend`.
 pub fn backend(name: &str, device: usize) -> Result<Backend, CliError> {
     match name {
@@ -68,7 +91,7 @@ pub fn backend(name: &str, device: usize) -> Result<Backend, CliError> {
 }
 
 /// n from --n, or --radix and --e.
-pub fn size(n: Option<u64>, radix: Option<u64>, e: Option<u32>) -> Result<u64, CliError> {
+fn size(n: Option<u64>, radix: Option<u64>, e: Option<u32>) -> Result<u64, CliError> {
     match (n, radix, e) {
         (Some(n), _, None) => Ok(n),
         (None, Some(k), Some(e)) => k
@@ -113,12 +136,8 @@ fn read_input<F: HostField>(field: &F, path: &PathBuf, n: u64) -> Result<Vec<F::
 }
 
 fn fft<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
-    let n = size(args.n, args.radix, args.e)?;
-    let strategy = args
-        .strategy
-        .as_deref()
-        .map(str::parse::<Strategy>)
-        .transpose()?;
+    let n = args.transform.size()?;
+    let strategy = args.transform.strategy()?;
     let root = args
         .root
         .as_deref()
@@ -130,7 +149,7 @@ fn fft<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     let options = FftOptions {
         backend: backend(&args.backend, args.device)?,
         strategy,
-        radix: args.radix,
+        radix: args.transform.radix,
         root: root.clone(),
         output_order: if args.bit_reversed {
             Order::BitReversed

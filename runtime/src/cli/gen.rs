@@ -1,10 +1,10 @@
 //! `fermat gen`: CUDA kernels and their manifest for one transform, or the whole catalogue.
 
-use super::fft::size;
+use super::fft::Transform;
 use super::CliError;
 use fermat::catalogue::{self, Output};
 use fermat::codegen::nvrtc;
-use fermat::{FftOptions, FieldSpec, Strategy};
+use fermat::{FftOptions, FieldSpec};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,23 +14,13 @@ pub struct Args {
     /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
     #[arg(long, required_unless_present = "catalogue")]
     field: Option<String>,
-    /// The transform size (a power of two); or give --radix and --e for n = K^e.
-    #[arg(long, short = 'n')]
-    n: Option<u64>,
-    /// The radix K.
-    #[arg(long, short = 'K')]
-    radix: Option<u64>,
-    /// The exponent e of n = K^e.
-    #[arg(long, short = 'e')]
-    e: Option<u32>,
-    /// The derivation strategy: ct, radix2, stockham or prop3.
-    #[arg(long)]
-    strategy: Option<String>,
+    #[command(flatten)]
+    transform: Transform,
     /// log2 of the largest piece a kernel keeps on chip.
     #[arg(long)]
     max_local_bits: Option<u32>,
     /// Write the whole catalogue instead of one transform.
-    #[arg(long, conflicts_with_all = ["field", "n", "radix", "e"])]
+    #[arg(long, conflicts_with_all = ["field", "n", "radix", "e", "strategy"])]
     catalogue: bool,
     /// The output directory (created if missing).
     #[arg(long, short = 'o')]
@@ -84,14 +74,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .as_deref()
         .expect("clap requires --field without --catalogue");
     let any = FieldSpec::parse(spec)?.build()?;
-    let n = size(args.n, args.radix, args.e)?;
+    let n = args.transform.size()?;
     let options = FftOptions {
-        radix: args.radix,
-        strategy: args
-            .strategy
-            .as_deref()
-            .map(str::parse::<Strategy>)
-            .transpose()?,
+        radix: args.transform.radix,
+        strategy: args.transform.strategy()?,
         max_local_bits: args.max_local_bits,
         ..FftOptions::default()
     };
