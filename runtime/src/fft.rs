@@ -513,18 +513,16 @@ impl<F: HostField> FftPlan<F> {
         let stream = stream.unwrap_or_else(|| kernels.device().stream());
         let len = output.data.len();
         let mut scratch = gpu.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        if kernels.needs_scratch() && scratch.as_ref().is_none_or(|s| s.len() < len) {
-            *scratch = Some(kernels.device().alloc::<F::Word>(len)?);
+        // Plans without a scratch pass still take a valid pointer: one word, allocated once,
+        // so no call allocates device memory on its way to the launch.
+        let need = if kernels.needs_scratch() { len } else { 1 };
+        if scratch.as_ref().is_none_or(|s| s.len() < need) {
+            *scratch = Some(kernels.device().alloc::<F::Word>(need)?);
         }
-        let mut spare;
-        let scratch_view = match scratch.as_mut() {
-            Some(s) => s.slice_mut(0..len.min(s.len())),
-            None => {
-                spare = kernels.device().alloc::<F::Word>(1)?;
-                spare.slice_mut(0..1)
-            }
-        };
-        let mut scratch_view = scratch_view;
+        let mut scratch_view = scratch
+            .as_mut()
+            .expect("allocated above")
+            .slice_mut(0..need);
         kernels.run(
             stream,
             &input.data.slice(0..input.data.len()),
