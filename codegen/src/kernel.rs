@@ -7,8 +7,9 @@
 //! one round of codelets, one group per thread, with a barrier between rounds; twiddle
 //! steps are fused into the loads of the next round — and scatters it. Twiddles with
 //! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
-//! Montgomery constants (word primes); the others read a table of powers of the largest
-//! root, ω^i for i < 2^L, followed by n^(−1) (see [`twiddle_table`]).
+//! Montgomery constants (word primes); the others read a small table of powers of the
+//! largest root ω = ω_{2^L}, followed by n^(−1) (see [`TableLayout`] and
+//! [`twiddle_table`]).
 //!
 //! Kernel arguments, in order: `src`, `dst`, `tw` (the table). A launch covers
 //! `gridDim.y` transforms of the same size stored one after another (batches).
@@ -16,7 +17,7 @@
 use crate::cost::FieldShape;
 use crate::cuda::{fe, Expr, Kernel, Param, SharedArray, Stmt, Type};
 use crate::error::CodegenError;
-use crate::exec::Roots;
+use crate::exec::{Roots, Shift};
 use crate::plan::{BitField, BitSource, Buffer, Codelet, Direction, KernelPlan, Op, Plan, Step};
 use fermat_dsl::field::Field;
 use num_bigint::BigUint;
@@ -70,7 +71,7 @@ pub struct Emitted {
     pub kernels: Vec<Kernel>,
     /// One launch per kernel.
     pub launches: Vec<Launch>,
-    /// Rows of the twiddle table `tw` (2^L powers and n^(−1)).
+    /// Rows of the twiddle table `tw` ([`TableLayout::rows`]).
     pub table_rows: u64,
 }
 
@@ -91,7 +92,7 @@ enum Constant {
     Shift(u32),
     /// `fe_mul_mont(v, literal)`: a word prime constant in Montgomery form.
     Literal(u64),
-    /// `fe_mul_mont(v, fe_load(tw, row, rows))`.
+    /// ω^e (ω = ω_{2^L}) for an exponent e < 2^L, read through the [`TableLayout`].
     Row(u64),
 }
 
@@ -101,20 +102,100 @@ struct Emitter<'a, F: Field> {
     roots: &'a Roots<F>,
     inverse: bool,
     log_table: u32,
+    layout: TableLayout,
     rows: u64,
     n: u64,
 }
 
-/// The twiddle table of a plan in device words: rows 0..2^L hold ω^i in the field's
-/// table form (w·R mod p for word primes, the digits for SRGFNs, digit-major), row 2^L
-/// holds n^(−1). Inverse plans read it at negated exponents, so one table serves both
-/// directions.
+/// How a twiddle ω^e (ω = ω_{2^L}, e < 2^L) is read from the table.
+///
+/// A table of all 2^L powers would be as large as the data and read at scattered rows, so
+/// a pass with twiddles would move about twice the bytes of one without. Instead e is
+/// split as e = e_lo + 2^h·e_hi: rows 0..2^h hold ω^(e_lo), and ω^(2^h·e_hi) comes from a
+/// second table of 2^(L−h) rows (word primes: one extra Montgomery product, and both
+/// tables stay in the L1 and L2 caches) or, for an SRGFN, is a power of r: with
+/// h = L − log2 g, ω^(2^h) = ω_g = r^amount, so ω^(2^h·e_hi) costs a digit shift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableLayout {
+    /// L: the table serves powers of ω_{2^L}.
+    pub log_order: u32,
+    /// h: rows 0..2^h hold ω^i.
+    pub lo_bits: u32,
+    /// How ω^(2^h·e_hi) is applied.
+    pub high: High,
+}
+
+/// The high part of a twiddle exponent (see [`TableLayout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum High {
+    /// h = L: the table holds every power.
+    None,
+    /// Rows 2^h..2^h + 2^(L−h) hold ω^(2^h·j).
+    Table,
+    /// ω^(2^h·j) = r^(amount·j mod 2k): a shift.
+    Shift(Shift),
+}
+
+/// Word-prime tables up to 2^SPLIT_BITS rows are kept whole: they fit the caches, and the
+/// split would cost a multiplication for nothing.
+const SPLIT_BITS: u32 = 12;
+
+impl TableLayout {
+    /// The layout the kernels of a plan with these roots read.
+    pub fn of<F: Field>(shape: &FieldShape, roots: &Roots<F>) -> TableLayout {
+        let l = roots.log_order();
+        let (lo_bits, high) = match (shape.shift_order, roots.shift()) {
+            (Some(_), Some(shift)) if shift.log_g < l => (l - shift.log_g, High::Shift(shift)),
+            (None, _) if l > SPLIT_BITS => (l.div_ceil(2), High::Table),
+            _ => (l, High::None),
+        };
+        TableLayout {
+            log_order: l,
+            lo_bits,
+            high,
+        }
+    }
+
+    /// Rows of the high table (0 unless it is [`High::Table`]).
+    fn high_rows(&self) -> u64 {
+        match self.high {
+            High::Table => 1 << (self.log_order - self.lo_bits),
+            _ => 0,
+        }
+    }
+
+    /// Rows in all: both tables and n^(−1).
+    pub fn rows(&self) -> u64 {
+        (1u64 << self.lo_bits) + self.high_rows() + 1
+    }
+
+    /// The exponents of ω whose powers the rows hold, in order (n^(−1) excluded).
+    pub fn exponents(&self) -> impl Iterator<Item = u64> + '_ {
+        let lo = 0..1u64 << self.lo_bits;
+        let hi = (0..self.high_rows()).map(move |j| j << self.lo_bits);
+        lo.chain(hi)
+    }
+}
+
+/// The twiddle table of a plan in device words: the rows of [`TableLayout::of`] (powers
+/// of ω in the field's table form: w·R mod p for word primes, the digits for SRGFNs,
+/// digit-major), then n^(−1). Inverse plans read it at negated exponents, so one table
+/// serves both directions.
 pub fn twiddle_table<F: Field>(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Vec<u64> {
-    let mut values = Vec::with_capacity((1usize << roots.log_order()) + 1);
+    let layout = TableLayout::of(shape, roots);
+    let omega = roots.power(field, 1);
+    let mut values = Vec::with_capacity(layout.rows() as usize);
     let mut acc = field.one();
-    for _ in 0..1u64 << roots.log_order() {
+    for _ in 0..1u64 << layout.lo_bits {
         values.push(acc);
-        acc = field.mul(&acc, &roots.power(field, 1));
+        acc = field.mul(&acc, &omega);
+    }
+    // acc = ω^(2^h) now: the high table's step.
+    let step = acc;
+    let mut acc = field.one();
+    for _ in 0..layout.high_rows() {
+        values.push(acc);
+        acc = field.mul(&acc, &step);
     }
     values.push(*roots.n_inv());
     let rows = values.len();
@@ -180,13 +261,15 @@ pub fn emit<F: Field>(
     prefix: &str,
 ) -> Result<Emitted, CodegenError> {
     let log_table = plan.max_log_order();
+    let layout = TableLayout::of(shape, roots);
     let em = Emitter {
         field,
         shape,
         roots,
         inverse: plan.options.direction == Direction::Inverse,
         log_table,
-        rows: (1u64 << log_table) + 1,
+        layout,
+        rows: layout.rows(),
         n: plan.n(),
     };
     let mut kernels = Vec::new();
@@ -278,6 +361,8 @@ struct Tile {
     bits: Vec<(u32, u32)>,
     /// Physical bits of the block index, ascending.
     block_bits: Vec<u32>,
+    /// Where tile elements live in shared memory.
+    swizzle: Swizzle,
 }
 
 impl Tile {
@@ -326,7 +411,48 @@ impl Tile {
             pb,
             bits,
             block_bits: piece_phys[pb as usize..].to_vec(),
+            swizzle: Swizzle::none(),
         })
+    }
+
+    /// The tile index of element q when q's bits go to the tile bits of `order`.
+    fn index_of(order: &[(u32, u32)], q: u64) -> u64 {
+        order
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (u, &(_, ti))| acc | (((q >> u) & 1) << ti))
+    }
+
+    /// The tile indices of the first warp's accesses in every phase of `k`: the gather's
+    /// stores, each codelet load and store of every round, the scatter's loads.
+    fn warp_accesses(&self, k: &KernelPlan, store_order: &[(u32, u32)]) -> Vec<Vec<u64>> {
+        let bits = self.s + self.pb;
+        let lanes = 32.min(1u64 << bits);
+        let mut accesses = vec![
+            (0..lanes).map(|q| Tile::index_of(&self.bits, q)).collect(),
+            (0..lanes).map(|q| Tile::index_of(store_order, q)).collect(),
+        ];
+        for step in &k.steps {
+            let Step::Dft { locals } = step else { continue };
+            let free: Vec<u32> = (0..bits).filter(|c| !locals.contains(c)).collect();
+            let groups = 32.min(1u64 << free.len());
+            let base = |g: u64| -> u64 {
+                free.iter()
+                    .enumerate()
+                    .fold(0, |acc, (u, &c)| acc | (((g >> u) & 1) << c))
+            };
+            for v in 0..1u64 << locals.len() {
+                let off = locals
+                    .iter()
+                    .enumerate()
+                    .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c));
+                // Loads and stores of a codelet touch the same set of offsets.
+                let idx: Vec<u64> = (0..groups).map(|g| base(g) | off).collect();
+                accesses.push(idx.clone());
+                accesses.push(idx);
+            }
+        }
+        accesses
     }
 
     fn size(&self) -> u64 {
@@ -340,6 +466,96 @@ impl Tile {
         } else {
             Bit::Of("blk", c - self.pb)
         }
+    }
+}
+
+/// Where tile element i lives in shared memory: i with its bank bits (the low `mask` bits)
+/// XORed with the bits above them shifted down, `i ^ (((i >> a) ^ (i >> b)) & mask)`.
+///
+/// Rounds read the tile at power-of-two strides, and gathers and scatters at digit-reversed
+/// indices; unswizzled, 16 threads of a warp hit one bank in the worst rounds. The map is
+/// a bijection (high bits unchanged), linear over GF(2) — so a codelet's accesses
+/// `base | offset` become `swz(base) ^ swz(offset)`, one XOR with a constant each — and
+/// is chosen per kernel by counting the shared-memory wavefronts of every warp access
+/// the kernel makes ([`Swizzle::choose`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Swizzle {
+    shifts: Vec<u32>,
+    mask: u64,
+}
+
+/// Banks of shared memory, 4 bytes wide.
+const BANKS: u64 = 32;
+
+impl Swizzle {
+    fn none() -> Swizzle {
+        Swizzle {
+            shifts: Vec::new(),
+            mask: 0,
+        }
+    }
+
+    fn apply(&self, i: u64) -> u64 {
+        let fold = self.shifts.iter().fold(0, |acc, &a| acc ^ (i >> a));
+        i ^ (fold & self.mask)
+    }
+
+    fn expr(&self, i: Expr) -> Expr {
+        let Some(fold) = self
+            .shifts
+            .iter()
+            .map(|&a| i.clone() >> Expr::u32(a))
+            .reduce(|x, y| x ^ y)
+        else {
+            return i;
+        };
+        i ^ (fold & Expr::u32(self.mask as u32))
+    }
+
+    /// Shared-memory wavefronts of one warp access to the tile indices `idx` (one per
+    /// lane), for elements of `word_bytes`-byte words: 8-byte words go half a warp at a
+    /// time, each word over two banks.
+    fn wavefronts(&self, idx: &[u64], word_bytes: u64) -> u64 {
+        let lanes = (BANKS * 4 / word_bytes) as usize;
+        let slots = BANKS * 4 / word_bytes;
+        idx.chunks(lanes)
+            .map(|part| {
+                let mut words: Vec<u64> = part.iter().map(|&i| self.apply(i)).collect();
+                words.sort_unstable();
+                words.dedup();
+                let mut per_slot = vec![0u64; slots as usize];
+                for w in words {
+                    per_slot[(w % slots) as usize] += 1;
+                }
+                per_slot.into_iter().max().unwrap_or(0)
+            })
+            .sum()
+    }
+
+    /// The swizzle with the fewest wavefronts over `accesses` (each the tile indices of
+    /// one warp access), among none and one or two shifts, for a tile of 2^bits elements.
+    fn choose(accesses: &[Vec<u64>], bits: u32, word_bytes: u64) -> Swizzle {
+        let mask_bits = (BANKS * 4 / word_bytes).trailing_zeros();
+        let cost =
+            |s: &Swizzle| -> u64 { accesses.iter().map(|a| s.wavefronts(a, word_bytes)).sum() };
+        let mut best = Swizzle::none();
+        let mut best_cost = cost(&best);
+        if bits <= mask_bits {
+            return best;
+        }
+        let mask = (1u64 << mask_bits) - 1;
+        for a in mask_bits..bits {
+            for b in a..bits {
+                let shifts = if a == b { vec![a] } else { vec![a, b] };
+                let candidate = Swizzle { shifts, mask };
+                let c = cost(&candidate);
+                if c < best_cost {
+                    best = candidate;
+                    best_cost = c;
+                }
+            }
+        }
+        best
     }
 }
 
@@ -387,12 +603,65 @@ impl<F: Field> Emitter<'_, F> {
                     Expr::u64(w)
                 },
             ),
-            Constant::Row(row) => fe::mul_mont(value, self.table_load(Expr::u64(row))),
+            Constant::Row(e) => {
+                let lo = e & ((1u64 << self.layout.lo_bits) - 1);
+                let hi = e >> self.layout.lo_bits;
+                let value = if lo == 0 {
+                    value
+                } else {
+                    fe::mul_mont(value, self.table_load(Expr::u64(lo)))
+                };
+                match self.layout.high {
+                    _ if hi == 0 => value,
+                    High::None => unreachable!("a whole table leaves no high part"),
+                    High::Table => fe::mul_mont(
+                        value,
+                        self.table_load(Expr::u64((1 << self.layout.lo_bits) + hi)),
+                    ),
+                    High::Shift(s) => match (hi * s.amount) % s.order {
+                        0 => value,
+                        i => fe::mul_rpow(value, i as u32),
+                    },
+                }
+            }
         }
     }
 
     fn table_load(&self, row: Expr) -> Expr {
         fe::load(Expr::var("tw"), row, Expr::u64(self.rows))
+    }
+
+    /// `value · ω^e` for the run-time exponent held by variable `e` (already reduced mod
+    /// 2^L), through the table layout.
+    fn table_mul(&self, value: Expr, e: &str, ty: &Type, out: &mut Vec<Stmt>) -> Expr {
+        let h = self.layout.lo_bits;
+        let shift_name = format!("{e}s");
+        let e = Expr::var(e);
+        match self.layout.high {
+            High::None => fe::mul_mont(value, self.table_load(e.cast(Type::SizeT))),
+            High::Table => {
+                let lo = (e.clone() & lit(ty, (1u64 << h) - 1)).cast(Type::SizeT);
+                let hi = ((e >> lit(ty, h as u64)) + lit(ty, 1u64 << h)).cast(Type::SizeT);
+                let w = fe::mul_mont(self.table_load(lo), self.table_load(hi));
+                fe::mul_mont(value, w)
+            }
+            High::Shift(s) => {
+                let lo = (e.clone() & lit(ty, (1u64 << h) - 1)).cast(Type::SizeT);
+                out.push(Stmt::const_(
+                    Type::Int,
+                    shift_name.clone(),
+                    (((e >> lit(ty, h as u64)) * lit(ty, s.amount)) & lit(ty, s.order - 1))
+                        .cast(Type::Int),
+                ));
+                Expr::call(
+                    "fe_mul_rpow_rt",
+                    [
+                        fe::mul_mont(value, self.table_load(lo)),
+                        Expr::var(shift_name),
+                    ],
+                )
+            }
+        }
     }
 
     fn direction_exponent(&self, e: u64, log_order: u32) -> u64 {
@@ -413,9 +682,16 @@ impl<F: Field> Emitter<'_, F> {
         out: &mut Vec<Stmt>,
         tmp: &mut u32,
     ) -> Expr {
+        // Exponents are only needed mod 2^L: 32-bit arithmetic wraps harmlessly below 2^32
+        // and costs a fraction of the 64-bit multiplications on the device.
+        let ty = if self.log_table <= 32 {
+            Type::U32
+        } else {
+            Type::U64
+        };
         let field = |f: &BitField| {
             let bits: Vec<Bit> = f.bits.iter().map(|&b| bit_of(b)).collect();
-            assemble(&bits, Type::U64)
+            assemble(&bits, ty.clone())
         };
         let ((cx, ex), (cy, ey)) = (field(x), field(y));
         if (cx == 0 && ex.is_none()) || (cy == 0 && ey.is_none()) {
@@ -428,34 +704,33 @@ impl<F: Field> Emitter<'_, F> {
                 None => value,
             };
         }
-        let xe = or_constant(cx, ex, &Type::U64);
-        let ye = or_constant(cy, ey, &Type::U64);
+        let xe = or_constant(cx, ex, &ty);
+        let ye = or_constant(cy, ey, &ty);
         let mask = (1u64 << log_order) - 1;
         let mut e = xe * ye;
         if self.inverse {
-            e = Expr::u64(0) - e;
+            e = lit(&ty, 0) - e;
         }
         let name = format!("e{tmp}");
         *tmp += 1;
         if let (Some(_), Some(shift)) = (self.shape.shift_order, self.roots.shift()) {
             if log_order <= shift.log_g {
                 // A power of r: ω_{2^lo}^e = r^(e · 2^(log_g − lo) · amount).
-                let steps = (e & Expr::u64(mask)) << Expr::u64((shift.log_g - log_order) as u64);
+                let steps = (e & lit(&ty, mask)) << lit(&ty, (shift.log_g - log_order) as u64);
                 out.push(Stmt::const_(
                     Type::Int,
                     name.clone(),
-                    ((steps * Expr::u64(shift.amount)) & Expr::u64(shift.order - 1))
-                        .cast(Type::Int),
+                    ((steps * lit(&ty, shift.amount)) & lit(&ty, shift.order - 1)).cast(Type::Int),
                 ));
                 return Expr::call("fe_mul_rpow_rt", [value, Expr::var(name)]);
             }
         }
         out.push(Stmt::const_(
-            Type::U64,
+            ty.clone(),
             name.clone(),
-            (e & Expr::u64(mask)) << Expr::u64((self.log_table - log_order) as u64),
+            (e & lit(&ty, mask)) << lit(&ty, (self.log_table - log_order) as u64),
         ));
-        fe::mul_mont(value, self.table_load(Expr::var(name)))
+        self.table_mul(value, &name, &ty, out)
     }
 
     fn scale(&self, value: Expr) -> Expr {
@@ -468,7 +743,14 @@ impl<F: Field> Emitter<'_, F> {
         name: &str,
         options: &EmitOptions,
     ) -> Result<(Kernel, Launch), CodegenError> {
-        let tile = Tile::new(k, self.shape, options)?;
+        let mut tile = Tile::new(k, self.shape, options)?;
+        let word_bytes = self.word_bits() as u64 / 8;
+        tile.swizzle = Swizzle::choose(
+            &tile.warp_accesses(k, &self.store_order(k, &tile)),
+            tile.s + tile.pb,
+            word_bytes,
+        );
+        let tile = tile;
         let size = tile.size();
         let n = self.n;
         let groups_max = k
@@ -653,7 +935,7 @@ impl<F: Field> Emitter<'_, F> {
         let v = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
         inner.push(fe::store(
             Expr::var("tile"),
-            Expr::var("i"),
+            tile.swizzle.expr(Expr::var("i")),
             Expr::u64(size),
             v,
         ));
@@ -692,7 +974,11 @@ impl<F: Field> Emitter<'_, F> {
             Stmt::const_(Type::SizeT, "d", self.address(tile, &order, &k.dest)),
         ];
         let loaded = if from_tile {
-            fe::load(Expr::var("tile"), Expr::var("i"), Expr::u64(size))
+            fe::load(
+                Expr::var("tile"),
+                tile.swizzle.expr(Expr::var("i")),
+                Expr::u64(size),
+            )
         } else {
             let identity: Vec<u32> = (0..k.log_n).collect();
             inner.push(Stmt::const_(
@@ -746,14 +1032,31 @@ impl<F: Field> Emitter<'_, F> {
             "base",
             or_constant(bc, be, &Type::U32),
         )];
+        let swizzled = !tile.swizzle.shifts.is_empty();
+        if swizzled {
+            inner.push(Stmt::const_(
+                Type::U32,
+                "sbase",
+                tile.swizzle.expr(Expr::var("base")),
+            ));
+        }
         let offset = |v: u64| -> u64 {
             locals
                 .iter()
                 .enumerate()
                 .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
         };
+        // base and offset have disjoint bits and the swizzle is linear:
+        // swz(base | offset) = swz(base) ^ swz(offset).
+        let slot = |v: u64| -> Expr {
+            if swizzled {
+                Expr::var("sbase") ^ Expr::u32(tile.swizzle.apply(offset(v)) as u32)
+            } else {
+                Expr::var("base") | Expr::u32(offset(v) as u32)
+            }
+        };
         for v in 0..m {
-            let idx = Expr::var("base") | Expr::u32(offset(v) as u32);
+            let idx = slot(v);
             let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(size));
             // Bits of this element's tile index: DFT bits are known, the rest come from
             // `base` (the group) or the block index.
@@ -795,7 +1098,7 @@ impl<F: Field> Emitter<'_, F> {
             }
         }
         for (v, &r) in codelet.out.iter().enumerate() {
-            let idx = Expr::var("base") | Expr::u32(offset(v as u64) as u32);
+            let idx = slot(v as u64);
             inner.push(fe::store(
                 Expr::var("tile"),
                 idx,
@@ -818,5 +1121,59 @@ impl<F: Field> Emitter<'_, F> {
             Stmt::For(lp),
             Stmt::sync(),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swizzles_are_bijections() {
+        for shifts in [vec![5], vec![5, 10], vec![7, 9], vec![4, 8]] {
+            let s = Swizzle { shifts, mask: 31 };
+            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn the_chosen_swizzle_removes_strided_conflicts() {
+        // A warp reading 4-byte words at stride 16 (a radix-16 round along the low bits):
+        // 16 lanes per bank unswizzled.
+        let strided: Vec<u64> = (0..32).map(|g| g * 16).collect();
+        assert_eq!(Swizzle::none().wavefronts(&strided, 4), 16);
+        let s = Swizzle::choose(std::slice::from_ref(&strided), 12, 4);
+        assert_eq!(s.wavefronts(&strided, 4), 1);
+        // Consecutive words stay conflict-free under the chosen map.
+        let unit: Vec<u64> = (0..32).collect();
+        assert_eq!(s.wavefronts(&unit, 4), 1);
+        // 8-byte words: 16 lanes per wavefront at best.
+        assert_eq!(Swizzle::none().wavefronts(&unit, 8), 2);
+        let s8 = Swizzle::choose(std::slice::from_ref(&strided), 12, 8);
+        assert_eq!(s8.wavefronts(&strided, 8), 2);
+    }
+
+    #[test]
+    fn split_tables_hold_the_powers_the_kernels_read() {
+        use crate::exec::tests::cooley_tukey;
+        use crate::plan::{Plan, PlanOptions};
+        use fermat_dsl::field::{AnyField, FieldSpec};
+        let any: AnyField = "babybear".parse::<FieldSpec>().unwrap().build().unwrap();
+        let AnyField::Fp32(field) = &any else {
+            unreachable!("babybear is a 32-bit word prime")
+        };
+        let plan = Plan::lower(&cooley_tukey(1 << 14, 16), PlanOptions::default()).unwrap();
+        let roots = Roots::canonical(field, &plan).unwrap();
+        let shape = FieldShape::of(&any);
+        let layout = TableLayout::of(&shape, &roots);
+        assert_eq!((layout.lo_bits, layout.high), (7, High::Table));
+        let table = twiddle_table(field, &shape, &roots);
+        assert_eq!(table.len() as u64, layout.rows());
+        for (row, e) in layout.exponents().enumerate() {
+            let want = montgomery(field, &shape, &roots.power(field, e));
+            assert_eq!(table[row], want, "row {row} holds ω^{e}");
+        }
     }
 }

@@ -292,6 +292,27 @@ fn word_prime_kernels_match_the_executor() {
 }
 
 #[test]
+fn split_twiddle_tables_match_the_executor() {
+    // Above 2^12 powers the word-prime table splits into ω^(e mod 2^h) and ω^(2^h·⌊e/2^h⌋)
+    // rows; both halves, the inverse's negated exponents and n^(−1) must land right.
+    let e = EmitOptions::default();
+    check(
+        "babybear",
+        1 << 14,
+        16,
+        opts(8, Direction::Forward, Order::BitReversed),
+        e,
+    );
+    check(
+        "goldilocks",
+        1 << 13,
+        2,
+        opts(7, Direction::Inverse, Order::Natural),
+        e,
+    );
+}
+
+#[test]
 fn srgfn_kernels_match_the_executor() {
     let e = EmitOptions::default();
     check("P1", 64, 4, opts(4, Direction::Forward, Order::Natural), e);
