@@ -631,6 +631,202 @@ impl<F: Field> Emitter<'_, F> {
         fe::load(Expr::var("tw"), row, Expr::u64(self.rows))
     }
 
+    /// ω^e in table form (word primes), for a run-time exponent e < 2^L.
+    fn table_value(&self, e: Expr, ty: &Type) -> Expr {
+        let h = self.layout.lo_bits;
+        match self.layout.high {
+            High::None => self.table_load(e.cast(Type::SizeT)),
+            High::Table => {
+                let lo = (e.clone() & lit(ty, (1u64 << h) - 1)).cast(Type::SizeT);
+                let hi = ((e >> lit(ty, h as u64)) + lit(ty, 1u64 << h)).cast(Type::SizeT);
+                fe::mul_mont(self.table_load(lo), self.table_load(hi))
+            }
+            High::Shift(_) => unreachable!("SRGFN twiddles take the shift for the high part"),
+        }
+    }
+
+    /// The twiddles of a whole codelet at once (word primes): for element v of a DFT
+    /// along tile bits `locals`, the pending rotations multiply by ω^e(v) with
+    ///
+    ///   e(v) = Σ_steps 2^(L−lo)·(x_r + Σ_l a_l v_l)(y_r + Σ_l c_l v_l)
+    ///        = E_0 + Σ_l v_l·K_l + Q(v),
+    ///
+    /// x_r, y_r the run-time parts of the index fields, a_l and c_l the weights of the
+    /// codelet's own bits v_l in them: E_0 = Σ x_r·y_r and K_l = Σ (a_l·y_r + c_l·x_r) are
+    /// known at run time, Q(v) = Σ (Σ a_l v_l)(Σ c_l v_l) at compile time. So ω^e(v) is
+    /// ω^E_0 times the product of the ω^K_l over the set bits of v — one product each from
+    /// a smaller subset — times a constant: 1 + log2 m table reads per codelet instead of m,
+    /// at the cost of m − 1 extra Montgomery products (cheap next to scattered reads).
+    ///
+    /// Returns, per element, the run-time twiddle (a variable) and the compile-time
+    /// exponent (already negated for inverse plans); `None` when nothing depends on the
+    /// run time.
+    #[allow(clippy::type_complexity)]
+    fn codelet_twiddles(
+        &self,
+        pending: &[&Step],
+        locals: &[u32],
+        runtime_bit: &dyn Fn(BitSource) -> Bit,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Option<(Vec<Option<Expr>>, Vec<u64>)> {
+        if self.shape.shift_order.is_some() || self.log_table > 32 {
+            return None;
+        }
+        let ty = Type::U32;
+        let l_bits = self.log_table;
+        let mask = if l_bits == 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << l_bits) - 1
+        };
+        let b = locals.len();
+        let m = 1usize << b;
+        // Run-time terms of E_0 and of each K_l, and the compile-time parts.
+        let mut e0: Vec<(u64, Expr)> = Vec::new();
+        let mut k: Vec<Vec<(u64, Expr)>> = vec![Vec::new(); b];
+        let mut q = vec![0u64; m];
+        let mut e0_const = 0u64;
+        let mut k_const = vec![0u64; b];
+        for step in pending {
+            let Step::Twiddle { log_order, x, y } = step else {
+                continue;
+            };
+            let scale = 1u64 << (l_bits - log_order);
+            // The run-time part (c + e) and the codelet-bit weights of an index field.
+            let split = |f: &BitField| -> (u64, Option<Expr>, Vec<u64>) {
+                let mut weights = vec![0u64; b];
+                let bits: Vec<Bit> = f
+                    .bits
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &src)| match src {
+                        BitSource::Local(c) if locals.contains(&c) => {
+                            let l = locals.iter().position(|&x| x == c).unwrap_or(0);
+                            weights[l] |= 1 << t;
+                            Bit::Known(0)
+                        }
+                        other => runtime_bit(other),
+                    })
+                    .collect();
+                let (c, e) = assemble(&bits, ty.clone());
+                (c, e, weights)
+            };
+            let (cx, ex, a) = split(x);
+            let (cy, ey, c) = split(y);
+            let term = |coef: u64, e: &Option<Expr>| -> Option<(u64, Expr)> {
+                let coef = coef.wrapping_mul(scale) & mask;
+                match (coef, e) {
+                    (0, _) | (_, None) => None,
+                    (c, Some(e)) => Some((c, e.clone())),
+                }
+            };
+            // x_r·y_r.
+            e0_const = e0_const.wrapping_add(cx.wrapping_mul(cy).wrapping_mul(scale));
+            e0.extend(term(cx, &ey));
+            e0.extend(term(cy, &ex));
+            if let (Some(ex), Some(ey)) = (&ex, &ey) {
+                e0.extend(term(1, &Some(ex.clone() * ey.clone())));
+            }
+            for l in 0..b {
+                k_const[l] = k_const[l].wrapping_add(
+                    a[l].wrapping_mul(cy)
+                        .wrapping_add(c[l].wrapping_mul(cx))
+                        .wrapping_mul(scale),
+                );
+                k[l].extend(term(a[l], &ey));
+                k[l].extend(term(c[l], &ex));
+            }
+            for (v, qv) in q.iter_mut().enumerate() {
+                let sum = |w: &[u64]| -> u64 {
+                    (0..b).filter(|&l| (v >> l) & 1 == 1).map(|l| w[l]).sum()
+                };
+                *qv = qv.wrapping_add(sum(&a).wrapping_mul(sum(&c)).wrapping_mul(scale));
+            }
+        }
+        if e0.is_empty() && k.iter().all(Vec::is_empty) {
+            return None;
+        }
+        for (v, qv) in q.iter_mut().enumerate() {
+            let from_k: u64 = (0..b)
+                .filter(|&l| (v >> l) & 1 == 1)
+                .fold(0u64, |acc, l| acc.wrapping_add(k_const[l]));
+            *qv = self.direction_exponent(
+                qv.wrapping_add(e0_const).wrapping_add(from_k) & mask,
+                l_bits,
+            );
+        }
+        let id = *tmp;
+        *tmp += 1;
+        // A run-time power ω^(Σ terms) as a named twiddle.
+        let power = |name: String, terms: &[(u64, Expr)], out: &mut Vec<Stmt>| -> Option<Expr> {
+            let mut e = terms
+                .iter()
+                .map(|(c, e)| match c {
+                    1 => e.clone(),
+                    c => e.clone() * lit(&ty, *c),
+                })
+                .reduce(|x, y| x + y)?;
+            if self.inverse {
+                e = lit(&ty, 0) - e;
+            }
+            let ename = format!("{name}e");
+            out.push(Stmt::const_(ty.clone(), ename.clone(), e & lit(&ty, mask)));
+            out.push(Stmt::const_(
+                Type::Fe,
+                name.clone(),
+                self.table_value(Expr::var(ename), &ty),
+            ));
+            Some(Expr::var(name))
+        };
+        let t0 = power(format!("w{id}"), &e0, out);
+        let mut gens: Vec<Option<Expr>> = Vec::with_capacity(b);
+        for l in 0..b {
+            let name = format!("g{id}_{l}");
+            // Codelet bits usually weigh 1, 2, 4, …: then ω^(K_l) = (ω^(K_(l−1)))^2, a
+            // squaring instead of table reads.
+            let doubles = l > 0
+                && !k[l].is_empty()
+                && k[l].len() == k[l - 1].len()
+                && k[l]
+                    .iter()
+                    .zip(&k[l - 1])
+                    .all(|((c, e), (c0, e0))| e == e0 && *c == c0.wrapping_mul(2) & mask);
+            let g = match &gens.last() {
+                Some(Some(prev)) if doubles => {
+                    out.push(Stmt::const_(
+                        Type::Fe,
+                        name.clone(),
+                        fe::mul_mont(prev.clone(), prev.clone()),
+                    ));
+                    Some(Expr::var(name))
+                }
+                _ => power(name, &k[l], out),
+            };
+            gens.push(g);
+        }
+        let mut w: Vec<Option<Expr>> = vec![t0];
+        for v in 1..m {
+            let top = usize::BITS - 1 - v.leading_zeros();
+            let rest = v & !(1 << top);
+            let value = match (&w[rest], &gens[top as usize]) {
+                (x, None) => x.clone(),
+                (None, g) => g.clone(),
+                (Some(x), Some(g)) => {
+                    let name = format!("w{id}_{v}");
+                    out.push(Stmt::const_(
+                        Type::Fe,
+                        name.clone(),
+                        fe::mul_mont(x.clone(), g.clone()),
+                    ));
+                    Some(Expr::var(name))
+                }
+            };
+            w.push(value);
+        }
+        Some((w, q))
+    }
+
     /// `value · ω^e` for the run-time exponent held by variable `e` (already reduced mod
     /// 2^L), through the table layout.
     fn table_mul(&self, value: Expr, e: &str, ty: &Type, out: &mut Vec<Stmt>) -> Expr {
@@ -638,13 +834,7 @@ impl<F: Field> Emitter<'_, F> {
         let shift_name = format!("{e}s");
         let e = Expr::var(e);
         match self.layout.high {
-            High::None => fe::mul_mont(value, self.table_load(e.cast(Type::SizeT))),
-            High::Table => {
-                let lo = (e.clone() & lit(ty, (1u64 << h) - 1)).cast(Type::SizeT);
-                let hi = ((e >> lit(ty, h as u64)) + lit(ty, 1u64 << h)).cast(Type::SizeT);
-                let w = fe::mul_mont(self.table_load(lo), self.table_load(hi));
-                fe::mul_mont(value, w)
-            }
+            High::None | High::Table => fe::mul_mont(value, self.table_value(e, ty)),
             High::Shift(s) => {
                 let lo = (e.clone() & lit(ty, (1u64 << h) - 1)).cast(Type::SizeT);
                 out.push(Stmt::const_(
@@ -797,15 +987,27 @@ impl<F: Field> Emitter<'_, F> {
             BitSource::Piece(c) => tile.piece_bit(c),
         };
 
-        for step in &k.steps {
+        // Rotations after the last round are applied to its outputs while they are still in
+        // registers, where a codelet's twiddles share their table reads.
+        let last_round = k.steps.iter().rposition(|s| matches!(s, Step::Dft { .. }));
+        for (at, step) in k.steps.iter().enumerate() {
             match step {
-                Step::Twiddle { .. } | Step::Scale => pending.push(step),
+                Step::Twiddle { .. } | Step::Scale => {
+                    if last_round.is_none_or(|last| at < last) {
+                        pending.push(step);
+                    }
+                }
                 Step::Dft { locals } => {
                     if first_load {
                         body.extend(self.load_phase(k, &tile, &[], size, &mut tmp));
                         first_load = false;
                     }
-                    body.extend(self.round(locals, &tile, &pending, size, &mut tmp));
+                    let post: Vec<&Step> = if Some(at) == last_round {
+                        k.steps[at + 1..].iter().collect()
+                    } else {
+                        Vec::new()
+                    };
+                    body.extend(self.round(locals, &tile, (&pending, &post), size, &mut tmp));
                     pending.clear();
                 }
             }
@@ -1005,12 +1207,44 @@ impl<F: Field> Emitter<'_, F> {
         ]
     }
 
-    /// One round: every thread runs the codelet of its groups of the DFT along `locals`.
+    /// The rotations `steps` applied to element v of a codelet: through the codelet's
+    /// shared twiddles where [`Self::codelet_twiddles`] found them, else one by one.
+    #[allow(clippy::too_many_arguments)]
+    fn rotate(
+        &self,
+        value: Expr,
+        v: u64,
+        steps: &[&Step],
+        shared: &Option<(Vec<Option<Expr>>, Vec<u64>)>,
+        bit_of: &dyn Fn(BitSource) -> Bit,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Expr {
+        let Some((w, q)) = shared else {
+            return self.fused(value, steps, bit_of, out, tmp);
+        };
+        let mut value = value;
+        if let Some(t) = &w[v as usize] {
+            value = fe::mul_mont(value, t.clone());
+        }
+        if let Some(c) = self.constant(self.log_table, q[v as usize]) {
+            value = self.apply_constant(value, c);
+        }
+        for step in steps {
+            if let Step::Scale = step {
+                value = self.scale(value);
+            }
+        }
+        value
+    }
+
+    /// One round: every thread runs the codelet of its groups of the DFT along `locals`,
+    /// with the rotations `pre` applied to its inputs and `post` to its outputs.
     fn round(
         &self,
         locals: &[u32],
         tile: &Tile,
-        pending: &[&Step],
+        (pre, post): (&[&Step], &[&Step]),
         size: u64,
         tmp: &mut u32,
     ) -> Vec<Stmt> {
@@ -1055,22 +1289,30 @@ impl<F: Field> Emitter<'_, F> {
                 Expr::var("base") | Expr::u32(offset(v) as u32)
             }
         };
+        // Bits of a tile index outside the codelet's own: from `base` (the group) or the
+        // block index.
+        let runtime_bit = |src: BitSource| match src {
+            BitSource::Local(c) => Bit::Of("base", c),
+            BitSource::Piece(c) => match tile.piece_bit(c) {
+                Bit::Of("i", t) => Bit::Of("base", t),
+                other => other,
+            },
+        };
+        // Bits of element v's tile index: the codelet's bits are those of v.
+        let bit_of = |v: u64| {
+            move |src: BitSource| match src {
+                BitSource::Local(c) => match locals.iter().position(|&l| l == c) {
+                    Some(i) => Bit::Known((v >> i) & 1),
+                    None => runtime_bit(src),
+                },
+                _ => runtime_bit(src),
+            }
+        };
+        let shared_pre = self.codelet_twiddles(pre, locals, &runtime_bit, &mut inner, tmp);
         for v in 0..m {
             let idx = slot(v);
             let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(size));
-            // Bits of this element's tile index: DFT bits are known, the rest come from
-            // `base` (the group) or the block index.
-            let bit_of = |src: BitSource| match src {
-                BitSource::Local(c) => match locals.iter().position(|&l| l == c) {
-                    Some(i) => Bit::Known((v >> i) & 1),
-                    None => Bit::Of("base", c),
-                },
-                BitSource::Piece(c) => match tile.piece_bit(c) {
-                    Bit::Of("i", t) => Bit::Of("base", t),
-                    other => other,
-                },
-            };
-            let value = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
+            let value = self.rotate(loaded, v, pre, &shared_pre, &bit_of(v), &mut inner, tmp);
             inner.push(Stmt::let_(Type::Fe, format!("x{v}"), value));
         }
         let codelet = Codelet::radix2(b);
@@ -1097,13 +1339,16 @@ impl<F: Field> Emitter<'_, F> {
                 }
             }
         }
+        let shared_post = self.codelet_twiddles(post, locals, &runtime_bit, &mut inner, tmp);
         for (v, &r) in codelet.out.iter().enumerate() {
-            let idx = slot(v as u64);
+            let v = v as u64;
+            let value = Expr::var(format!("x{r}"));
+            let value = self.rotate(value, v, post, &shared_post, &bit_of(v), &mut inner, tmp);
             inner.push(fe::store(
                 Expr::var("tile"),
-                idx,
+                slot(v),
                 Expr::u64(size),
-                Expr::var(format!("x{r}")),
+                value,
             ));
         }
         let lp = crate::cuda::ForLoop {

@@ -26,8 +26,14 @@ pub struct Args {
     #[arg(long, default_value_t = 30)]
     runs: usize,
     /// Only the CPU workloads.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gpu")]
     cpu: bool,
+    /// Only the GPU workloads (an error if there is no working GPU).
+    #[arg(long)]
+    gpu: bool,
+    /// Only the workloads of these catalogue fields (repeatable), e.g. `--field babybear`.
+    #[arg(long = "field", value_name = "NAME")]
+    fields: Vec<String>,
     /// Fewer and smaller workloads.
     #[arg(long)]
     quick: bool,
@@ -130,8 +136,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let gpu = if args.cpu {
         None
+    } else if args.gpu {
+        Some(fermat::gpu::device(0)?)
     } else {
         fermat::gpu::device(0).ok()
+    };
+    let chosen = |w: &Workload| args.fields.is_empty() || args.fields.iter().any(|f| f == w.field);
+    let gpu_workloads =
+        |quick| -> Vec<Workload> { gpu_workloads(quick).into_iter().filter(chosen).collect() };
+    let cpu_workloads = |quick| -> Vec<Workload> {
+        if args.gpu {
+            Vec::new()
+        } else {
+            cpu_workloads(quick).into_iter().filter(chosen).collect()
+        }
     };
     let copy_gbps = match &gpu {
         Some(d) => copy_bandwidth(d)?,
