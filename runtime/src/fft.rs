@@ -112,6 +112,8 @@ pub struct FftPlan<F: HostField> {
     gpu: Option<GpuPlan<F::Word>>,
     /// The kernels generated ahead of time, for plans made by [`FftPlan::from_embedded`].
     embedded: Option<&'static Embedded>,
+    /// The word-prime NTT that runs the plan on the CPU (`None` for SRGFNs).
+    fast: Option<cpu::Fast>,
 }
 
 impl<F: HostField> FftPlan<F> {
@@ -193,6 +195,15 @@ impl<F: HostField> FftPlan<F> {
                 )));
             }
         }
+        let fast = cpu::Fast::new(
+            field,
+            n,
+            &roots.power(field, 1),
+            log_table,
+            options.input_order,
+            options.output_order,
+            cpu::Isa::Auto,
+        )?;
         let mut plan = FftPlan {
             field: field.clone(),
             n,
@@ -204,6 +215,7 @@ impl<F: HostField> FftPlan<F> {
             running: Running::Cpu { reason: None },
             gpu: None,
             embedded,
+            fast,
         };
         match options.backend {
             Backend::Cpu => {}
@@ -378,8 +390,17 @@ impl<F: HostField> FftPlan<F> {
         }
     }
 
+    /// The instruction set of the word-prime NTT that runs this plan on the CPU, or `None`
+    /// where the CPU runs the kernel plan itself (SRGFNs) — the two compute the same.
+    pub fn cpu_kernels(&self) -> Option<cpu::Kernels> {
+        self.fast.as_ref().map(cpu::Fast::kernels)
+    }
+
     fn run(&self, direction: Direction, data: &mut [F::Host]) -> Result<(), Error> {
         let batch = self.batch_of("data", data.len())?;
+        if let (None, Some(fast)) = (&self.gpu, &self.fast) {
+            return fast.run(direction, data);
+        }
         // Validate every value before any work: a non-canonical input is an error.
         let elems: Vec<F::Elem> = data
             .iter()

@@ -26,7 +26,7 @@
 
 pub mod cache;
 pub mod catalogue;
-mod cpu;
+pub mod cpu;
 pub mod design;
 pub mod embedded;
 mod error;

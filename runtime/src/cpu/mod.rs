@@ -1,0 +1,203 @@
+//! The CPU backend.
+//!
+//! Word primes ([`Fp32`], [`Fp64`]) take a specialised NTT ([`WordNtt`]: precomputed
+//! twiddles, radix-4 passes, cache blocking, rayon, AVX-512 where the CPU has it); every
+//! other field runs the plan's kernels one after another, the pieces of each kernel in
+//! parallel on all cores (rayon) — the same gathers, bodies and scatters as the GPU.
+
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod ntt;
+mod scalar;
+
+pub use ntt::{Isa, Kernels, WordNtt};
+pub use scalar::Word;
+
+use crate::error::Error;
+use crate::host::HostField;
+use fermat_codegen::exec::{KernelRunner, Roots};
+use fermat_codegen::plan::{Buffer, Plan};
+use fermat_codegen::plan::{Direction, Order};
+use fermat_dsl::field::Field;
+use fermat_dsl::field::{Fp32, Fp64};
+use rayon::prelude::*;
+use std::any::{Any, TypeId};
+
+/// A shared output pointer: pieces write disjoint addresses (a kernel's scatter map is a
+/// bijection), so concurrent writes never touch the same element.
+#[derive(Clone, Copy)]
+struct Out<T>(*mut T);
+// SAFETY: see the type's documentation; every address is written by exactly one piece.
+unsafe impl<T: Send> Send for Out<T> {}
+unsafe impl<T: Send> Sync for Out<T> {}
+
+impl<T> Out<T> {
+    /// # Safety
+    /// `a` is in bounds and written by no other piece.
+    unsafe fn write(&self, a: usize, value: T) {
+        unsafe { *self.0.add(a) = value };
+    }
+}
+
+/// Runs one transform of `plan` on `input`, writing `output` (both of n elements).
+pub(crate) fn run<F: Field>(
+    field: &F,
+    plan: &Plan,
+    roots: &Roots<F>,
+    input: &[F::Elem],
+    output: &mut [F::Elem],
+) {
+    let n = plan.n() as usize;
+    assert_eq!(input.len(), n, "callers pass whole transforms");
+    assert_eq!(output.len(), n, "callers pass whole transforms");
+    let mut scratch = if plan.needs_scratch() {
+        vec![field.zero(); n]
+    } else {
+        Vec::new()
+    };
+    for kernel in &plan.kernels {
+        let runner = KernelRunner::new(field, plan, roots, kernel);
+        match (kernel.src_buffer, kernel.dst_buffer) {
+            (Buffer::Input, Buffer::Output) => run_kernel(&runner, kernel, input, output),
+            (Buffer::Input, Buffer::Scratch) => run_kernel(&runner, kernel, input, &mut scratch),
+            (Buffer::Output, Buffer::Scratch) => run_kernel(&runner, kernel, output, &mut scratch),
+            (Buffer::Scratch, Buffer::Output) => run_kernel(&runner, kernel, &scratch, output),
+            (src, dst) => unreachable!("plans never read {src:?} and write {dst:?}"),
+        }
+    }
+}
+
+fn run_kernel<F: Field>(
+    runner: &KernelRunner<'_, F>,
+    kernel: &fermat_codegen::plan::KernelPlan,
+    src: &[F::Elem],
+    dst: &mut [F::Elem],
+) {
+    let out = Out(dst.as_mut_ptr());
+    let len = dst.len();
+    let pieces = kernel.pieces();
+    // Enough chunks to balance the cores, few enough to amortise each chunk's buffers.
+    let chunk = (pieces / (rayon::current_num_threads() as u64 * 8)).max(1);
+    (0..pieces.div_ceil(chunk)).into_par_iter().for_each(|c| {
+        let mut piece = Vec::new();
+        let mut regs = Vec::new();
+        for p in c * chunk..((c + 1) * chunk).min(pieces) {
+            runner.piece(p, src, &mut piece, &mut regs);
+            for (j, value) in piece.iter().enumerate() {
+                let a = kernel.scatter(p, j as u64) as usize;
+                assert!(a < len, "scatter addresses stay inside the output");
+                // SAFETY: `a` is in bounds, and no other piece writes address `a`.
+                unsafe { out.write(a, *value) };
+            }
+        }
+    });
+}
+
+/// The word-prime transforms of one plan, both directions, built once with the plan.
+pub(crate) enum Fast {
+    /// p < 2^31 (or any Fp32 prime on the portable path): u32 butterflies.
+    Narrow(WordNtt<u32>, WordNtt<u32>),
+    /// An Fp32 prime p ≥ 2^31, whose sums overflow u32 in the SIMD butterflies: u64 ones.
+    Widened(WordNtt<u64>, WordNtt<u64>),
+    /// Fp64.
+    Wide(WordNtt<u64>, WordNtt<u64>),
+}
+
+/// `data` as a slice of `U` when `T` is `U`.
+fn same_type<T: 'static, U: 'static>(data: &mut [T]) -> Option<&mut [U]> {
+    (TypeId::of::<T>() == TypeId::of::<U>()).then(|| {
+        // SAFETY: T and U are the same type.
+        unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<U>(), data.len()) }
+    })
+}
+
+impl Fast {
+    /// The fast transforms equal to a plan over `field` whose table root is `table_root`
+    /// (a primitive 2^log_table-th root; the plan's ω_n is its 2^log_table/n-th power), or
+    /// `None` when the field is not a word prime or the table is too small to hold ω_n.
+    pub(crate) fn new<F: HostField>(
+        field: &F,
+        n: u64,
+        table_root: &F::Elem,
+        log_table: u32,
+        input_order: Order,
+        output_order: Order,
+        isa: Isa,
+    ) -> Result<Option<Self>, Error> {
+        let any = field as &dyn Any;
+        let log_n = n.trailing_zeros();
+        if !(any.is::<Fp32>() || any.is::<Fp64>()) || log_table < log_n {
+            return Ok(None);
+        }
+        let omega = field.pow_u64(table_root, 1 << (log_table - log_n));
+        let omega =
+            u64::try_from(field.to_biguint(&omega)).expect("a word prime's element fits u64");
+        let both = |dir| (dir, input_order, output_order, isa);
+        let build32 = |p: u32| -> Result<Self, Error> {
+            let make = |(d, i, o, isa)| WordNtt::<u32>::new(p, omega as u32, n, d, i, o, isa);
+            let (fwd, inv) = (
+                make(both(Direction::Forward))?,
+                make(both(Direction::Inverse))?,
+            );
+            if p >= 1 << 31 && isa == Isa::Auto && n >= 16 {
+                let make =
+                    |(d, i, o, isa)| WordNtt::<u64>::new(u64::from(p), omega, n, d, i, o, isa);
+                let wide = make(both(Direction::Forward))?;
+                if wide.kernels() != Kernels::Portable {
+                    return Ok(Fast::Widened(wide, make(both(Direction::Inverse))?));
+                }
+            }
+            Ok(Fast::Narrow(fwd, inv))
+        };
+        if let Some(f) = any.downcast_ref::<Fp32>() {
+            return build32(f.p()).map(Some);
+        }
+        if let Some(f) = any.downcast_ref::<Fp64>() {
+            let make = |(d, i, o, isa)| WordNtt::<u64>::new(f.p(), omega, n, d, i, o, isa);
+            return Ok(Some(Fast::Wide(
+                make(both(Direction::Forward))?,
+                make(both(Direction::Inverse))?,
+            )));
+        }
+        Ok(None)
+    }
+
+    /// The instruction set the forward transform runs on.
+    pub(crate) fn kernels(&self) -> Kernels {
+        match self {
+            Fast::Narrow(f, _) => f.kernels(),
+            Fast::Widened(f, _) | Fast::Wide(f, _) => f.kernels(),
+        }
+    }
+
+    /// Transforms every run of n host values of `data` (canonical u32 or u64) in place.
+    pub(crate) fn run<H: 'static>(
+        &self,
+        direction: Direction,
+        data: &mut [H],
+    ) -> Result<(), Error> {
+        fn pick<T>(direction: Direction, f: T, i: T) -> T {
+            match direction {
+                Direction::Forward => f,
+                Direction::Inverse => i,
+            }
+        }
+        match self {
+            Fast::Narrow(f, i) => {
+                pick(direction, f, i).apply(same_type::<H, u32>(data).expect("Fp32 hosts are u32"))
+            }
+            Fast::Wide(f, i) => {
+                pick(direction, f, i).apply(same_type::<H, u64>(data).expect("Fp64 hosts are u64"))
+            }
+            Fast::Widened(f, i) => {
+                let narrow = same_type::<H, u32>(data).expect("Fp32 hosts are u32");
+                let mut wide: Vec<u64> = narrow.iter().map(|&x| u64::from(x)).collect();
+                pick(direction, f, i).apply(&mut wide)?;
+                for (x, w) in narrow.iter_mut().zip(&wide) {
+                    *x = *w as u32;
+                }
+                Ok(())
+            }
+        }
+    }
+}
