@@ -20,13 +20,16 @@
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
 //! C++17 (host `static inline` functions, `unsigned __int128` for the high product words), so
 //! that `tests/prelude_host.rs` runs the device arithmetic on the CPU against the Rust
-//! fields. Helpers named `fe_aux_*` are internal.
+//! fields. Helpers named `fe_aux_*` are internal. The SRGFN multiplication's multi-word carry
+//! chains are inline PTX (`add.cc`, `mad.lo.cc`, …) on the device with portable C++ beside
+//! them for the host; `tests/prelude_host.rs` can export its drivers to run the device path
+//! on a GPU against the host's checked output.
 
 use crate::error::CodegenError;
 use fermat_dsl::field::{AnyField, Sign, SrgfnParams};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Zero};
 use tera::{Context, Tera};
 
 const COMMON: &str = include_str!("../templates/common.cu.tera");
@@ -160,6 +163,11 @@ pub struct MulBounds {
     pub steps_coef: u32,
     /// Sparse division steps that bring |z| ≤ `carry` into [−r, 2r).
     pub steps_carry: u32,
+    /// The 64-bit words (two's complement) that z needs before each of the `steps_coef`
+    /// steps and after the last: the device computes each step on that many words only.
+    pub coef_words: Vec<u32>,
+    /// The same for the `steps_carry` steps of the final carry.
+    pub carry_words: Vec<u32>,
 }
 
 impl MulBounds {
@@ -195,44 +203,72 @@ impl MulBounds {
             ));
         }
         let steps = |bound: &BigInt| div_steps(bound, &r, params);
-        let steps_coef = steps(&coef)?;
-        let steps_carry = steps(&carry)?;
+        let coef_words = steps(&coef)?;
+        let carry_words = steps(&carry)?;
         Ok(MulBounds {
             coef: coef.magnitude().clone(),
             carry: carry.magnitude().clone(),
-            steps_coef,
-            steps_carry,
+            steps_coef: coef_words.len() as u32 - 1,
+            steps_carry: carry_words.len() as u32 - 1,
+            coef_words,
+            carry_words,
         })
     }
 }
 
-/// The number of sparse division steps z → (z >> w, (z mod 2^w) ∓ 2^u·(z >> w)) after which
-/// every |z| ≤ bound lies in [−r, 2r), by interval arithmetic on the steps as the device
-/// runs them.
-fn div_steps(bound: &BigInt, r: &BigInt, params: SrgfnParams) -> Result<u32, String> {
+/// The sparse division steps z → (z >> w, (z mod 2^w) ∓ 2^u·(z >> w)) after which every
+/// |z| ≤ bound lies in [−r, 2r), by interval arithmetic on the steps as the device runs
+/// them: the words z needs before each step and after the last (one entry per step, plus
+/// one). The quotient, the sum of the z >> w plus the final correction, must fit two words.
+fn div_steps(bound: &BigInt, r: &BigInt, params: SrgfnParams) -> Result<Vec<u32>, String> {
     let two_w = BigInt::one() << params.w;
     let two_u = BigInt::one() << params.u;
     let top = &two_w - 1;
     let (mut lo, mut hi) = (-bound.clone(), bound.clone());
-    // Every intermediate of the device's 192-bit arithmetic must stay in range.
-    let limit = BigInt::one() << 190;
-    for steps in 0..=256 {
-        if lo.abs() >= limit || hi.abs() >= limit {
-            return Err(format!("intermediate values reach 2^190 (bound {bound})"));
+    let (mut q_lo, mut q_hi) = (-BigInt::one(), BigInt::one());
+    let mut words = Vec::new();
+    // The device takes the word counts packed 2 bits each into 64 bits: 31 steps at most.
+    for _ in 0..32 {
+        let n = words_for(&lo, &hi);
+        if n > 3 {
+            return Err(format!(
+                "intermediate values exceed 192 bits (bound {bound})"
+            ));
         }
+        words.push(n);
         if lo >= -r.clone() && hi < r * 2 {
-            return Ok(steps);
+            let limit: BigInt = BigInt::one() << 127_u32;
+            if q_lo < -limit.clone() || q_hi >= limit {
+                return Err(format!(
+                    "the quotient of the sparse division exceeds 128 bits (bound {bound})"
+                ));
+            }
+            return Ok(words);
         }
         let h_lo = lo.div_floor(&two_w);
         let h_hi = hi.div_floor(&two_w);
+        q_lo += &h_lo;
+        q_hi += &h_hi;
         (lo, hi) = match params.sign {
             Sign::Plus => (-(&two_u * &h_hi), &top - &two_u * &h_lo),
             Sign::Minus => (&two_u * &h_lo, &top + &two_u * &h_hi),
         };
     }
     Err(format!(
-        "sparse division by r = {r} does not converge within 256 steps"
+        "sparse division by r = {r} does not converge within 31 steps"
     ))
+}
+
+/// The 64-bit words that every integer of [lo, hi] needs in two's complement.
+fn words_for(lo: &BigInt, hi: &BigInt) -> u32 {
+    let mut n = 1u32;
+    loop {
+        let half: BigInt = BigInt::one() << (64 * n - 1);
+        if *lo >= -half.clone() && *hi < half {
+            return n;
+        }
+        n += 1;
+    }
 }
 
 /// The largest k whose multiplication is fully unrolled: beyond it the k² products of
@@ -265,6 +301,10 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
         },
     );
     ctx.insert("k", &params.k);
+    // r >= 2^63: a digit sum a + b may overflow 64 bits.
+    ctx.insert("wide_r", &(r >= 1u64 << 63));
+    // r = 2^64 - 1: a digit plus a borrow may overflow 64 bits.
+    ctx.insert("full_r", &(r == u64::MAX));
     ctx.insert("bits", &p.bits());
     let w_mask = if params.w >= 64 {
         u64::MAX
@@ -276,6 +316,10 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
     ctx.insert("carry_bound", &bound_text(&bounds.carry));
     ctx.insert("steps_coef", &bounds.steps_coef);
     ctx.insert("steps_carry", &bounds.steps_carry);
+    ctx.insert("coef_words", &join(&bounds.coef_words));
+    ctx.insert("carry_words", &join(&bounds.carry_words));
+    ctx.insert("coef_words_packed", &pack(&bounds.coef_words));
+    ctx.insert("carry_words_packed", &pack(&bounds.carry_words));
     let unroll_mul = params.k <= MAX_UNROLLED_MUL_K;
     ctx.insert("unroll_mul", &unroll_mul);
     ctx.insert(
@@ -283,6 +327,20 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
         if unroll_mul { "FE_UNROLL" } else { "FE_ROLLED" },
     );
     Ok(ctx)
+}
+
+/// Word counts (each 1 to 3) packed 2 bits each, the first lowest, as C hex.
+fn pack(words: &[u32]) -> String {
+    let packed = words
+        .iter()
+        .rev()
+        .fold(0u64, |acc, &w| (acc << 2) | u64::from(w));
+    format!("{packed:#x}")
+}
+
+/// Numbers as a list: `3, 2, 1`.
+fn join(xs: &[u32]) -> String {
+    xs.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// A bound as `2^b` with b its bit length (readable in a comment, and an upper bound).
@@ -293,6 +351,7 @@ fn bound_text(x: &BigUint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_traits::Signed;
 
     fn params(w: u32, u: u32, sign: Sign, k: u64) -> SrgfnParams {
         SrgfnParams { w, u, sign, k }
@@ -347,11 +406,20 @@ mod tests {
 
     /// The device's division steps, in exact integers: (q, z) after `steps` rewrites
     /// z = 2^w h + l -> r h + (l ∓ 2^u h).
-    fn run_steps(z: &BigInt, steps: u32, p: SrgfnParams) -> (BigInt, BigInt) {
+    fn run_steps(z: &BigInt, words: &[u32], p: SrgfnParams) -> (BigInt, BigInt) {
         let two_w = BigInt::one() << p.w;
         let two_u = BigInt::one() << p.u;
         let (mut q, mut z) = (BigInt::zero(), z.clone());
-        for _ in 0..steps {
+        for (t, &n) in words.iter().enumerate() {
+            // The device keeps z in n words (two's complement) before step t.
+            let half: BigInt = BigInt::one() << (64 * n - 1);
+            assert!(
+                z >= -half.clone() && z < half,
+                "{p}: z = {z} exceeds {n} words"
+            );
+            if t + 1 == words.len() {
+                break;
+            }
             let (h, l) = z.div_mod_floor(&two_w);
             z = match p.sign {
                 Sign::Plus => l - &two_u * &h,
@@ -359,6 +427,8 @@ mod tests {
             };
             q += h;
         }
+        let limit: BigInt = BigInt::one() << 127u32;
+        assert!(q.abs() < limit, "{p}: the quotient {q} exceeds two words");
         (q, z)
     }
 
@@ -370,7 +440,7 @@ mod tests {
         for (_, p) in fermat_dsl::field::CATALOGUE_SRGFNS {
             let b = MulBounds::new(p).unwrap();
             let r = BigInt::from(p.radix().unwrap());
-            for (bound, steps) in [(&b.coef, b.steps_coef), (&b.carry, b.steps_carry)] {
+            for (bound, words) in [(&b.coef, &b.coef_words), (&b.carry, &b.carry_words)] {
                 let bound = BigInt::from(bound.clone());
                 let mut zs = vec![
                     bound.clone(),
@@ -380,12 +450,26 @@ mod tests {
                 ];
                 zs.extend((0..200).map(|_| rng.gen_bigint_range(&-bound.clone(), &(&bound + 1))));
                 for z in zs {
-                    let (q, s) = run_steps(&z, steps, p);
+                    let (q, s) = run_steps(&z, words, p);
                     assert_eq!(&q * &r + &s, z, "{p}: the steps keep z = q r + s");
                     assert!(s >= -r.clone() && s < &r * 2, "{p}: z = {z} ends at {s}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn division_words_shrink_with_the_steps() {
+        // P3: |u_i + c| < 2^130 takes three words; after one step two suffice, and the
+        // final range [-r, 2r) with r > 2^63 needs two.
+        let b = MulBounds::new(params(63, 34, Sign::Plus, 8)).unwrap();
+        assert_eq!(b.coef_words, [3, 2, 2, 2]);
+        assert_eq!(b.carry_words, [2, 2]);
+        assert_eq!(pack(&b.coef_words), "0xab");
+        // P4: r < 2^62, so the final z fits one word.
+        let b = MulBounds::new(params(62, 36, Sign::Plus, 16)).unwrap();
+        assert_eq!(b.coef_words.last(), Some(&1));
+        assert_eq!(pack(&[1, 2, 3]), format!("{:#x}", 1 | (2 << 2) | (3 << 4)));
     }
 
     #[test]

@@ -9,6 +9,11 @@
 //! seeded random pairs. Every result must equal the Rust field's and, for SRGFNs, be the
 //! unique digit representation (all digits below r, or the special form of p − 1).
 //!
+//! With `FERMAT_PRELUDE_DRIVERS=<dir>`, each field's driver, input and checked host output
+//! are written to that directory; the driver also compiles as CUDA (`nvcc -x cu`) and then
+//! runs the arithmetic in a kernel, so that on a GPU the device-only code (inline PTX) is
+//! checked by comparing its output with the host's, word for word.
+//!
 //! Needs a C++ compiler (`$CXX`, else `c++`): skipped with a message when there is none,
 //! except under `CI=true`, where that is a failure.
 
@@ -114,7 +119,7 @@ fn from_words(d: &[u64], p: &BigUint, l: &Layout) -> Result<BigUint, String> {
     }
 }
 
-/// Edge cases for the field, all below p.
+/// Edge cases for the field, all below p: every pair of them is checked.
 fn edge_values(p: &BigUint, l: &Layout) -> Vec<BigUint> {
     let one = BigUint::one();
     let mut v = vec![
@@ -136,6 +141,19 @@ fn edge_values(p: &BigUint, l: &Layout) -> Vec<BigUint> {
             // Top digit r − 1, the rest 0; and every digit 1.
             v.push(&rk1 * (&r - 1u32));
             v.push((0..k as u32).map(|i| r.pow(i)).sum());
+            // Carries and borrows that stop at digit j, or run through every digit: r^j,
+            // p - r^j and r^j - 1 (digits below j all r - 1) for a few j.
+            for j in [1, k as u32 / 2, k as u32 - 1] {
+                let rj = r.pow(j);
+                v.push(p - &rj);
+                v.push(&rj - 1u32);
+                v.push(rj);
+            }
+            // Digit 0 at 1 or r - 1 with a large top digit: their sums carry out of the top
+            // and leave digit 0 at 0, the case where subtracting that carry borrows.
+            let top = &rk1 * (&r - 1u32);
+            v.push(&top + 1u32);
+            v.push(&top + &r - 1u32);
         }
         None => {
             v.push(p - 3u32);
@@ -147,15 +165,18 @@ fn edge_values(p: &BigUint, l: &Layout) -> Vec<BigUint> {
     v
 }
 
-/// The C++ driver around a prelude.
+/// The driver around a prelude: plain C++ for the host, and the same source compiled by
+/// nvcc (`nvcc -x cu`) runs every operation in a kernel on a GPU instead and prints the same
+/// words, which is how the device-only paths of the prelude (its inline PTX) are checked on
+/// a GPU against this test's host run (see `FERMAT_PRELUDE_DRIVERS`).
 fn driver(prelude: &str, l: &Layout) -> String {
     let rpow = match l.srgfn {
         Some((_, k)) => {
             let cases: String = (0..2 * k)
-                .map(|i| format!("            case {i}: s = fe_mul_rpow<{i}>(x); break;\n"))
+                .map(|i| format!("        case {i}: s = fe_mul_rpow<{i}>(x); break;\n"))
                 .collect();
             format!(
-                "        fe_t s = x;\n        switch (sh[i]) {{\n{cases}            default: return 2;\n        }}\n        // The run-time shift must agree with the compile-time one.\n        if (!fe_eq(fe_mul_rpow_rt(x, (int)sh[i]), s)) return 4;\n        fe_store(o_rpow.data(), i, n, s);\n"
+                "    fe_t s = x;\n    switch (sh[i]) {{\n{cases}        default: return 2;\n    }}\n    // The run-time shift must agree with the compile-time one.\n    if (!fe_eq(fe_mul_rpow_rt(x, (int)sh[i]), s)) return 4;\n    fe_store(o.rpow, i, n, s);\n"
             )
         }
         None => String::new(),
@@ -164,6 +185,39 @@ fn driver(prelude: &str, l: &Layout) -> String {
         r#"#include <cstdio>
 #include <vector>
 {prelude}
+#if defined(__CUDACC__)
+#define DRV __device__
+#else
+#define DRV
+#endif
+
+struct Outs {{
+    fe_word_t *add, *sub, *mul, *neg, *mont, *to_mont, *rpow, *eq, *eq_self, *consts;
+}};
+static const char* const TAGS[] = {{"add", "sub", "mul", "neg", "mont", "to_mont", "rpow", "eq", "eq_self", "consts"}};
+
+// Every operation on element i of n; 0, or a code naming what failed.
+DRV int compute(size_t i, size_t n, const fe_word_t* a, const fe_word_t* b, const fe_word_t* bm,
+                const int* sh, Outs o) {{
+    const fe_t x = fe_load(a, i, n);
+    const fe_t y = fe_load(b, i, n);
+    const fe_t ym = fe_load(bm, i, n);
+    (void)sh;
+    fe_store(o.add, i, n, fe_add(x, y));
+    fe_store(o.sub, i, n, fe_sub(x, y));
+    fe_store(o.mul, i, n, fe_mul(x, y));
+    fe_store(o.neg, i, n, fe_neg(x));
+    fe_store(o.mont, i, n, fe_mul_mont(x, ym));
+    fe_store(o.to_mont, i, n, fe_to_mont(x));
+    o.eq[i] = fe_eq(x, y) ? 1 : 0;
+    o.eq_self[i] = fe_eq(x, x) ? 1 : 0;
+    if (i == 0) {{
+        fe_store(o.consts, 0, 2, fe_zero());
+        fe_store(o.consts, 1, 2, fe_one());
+    }}
+{rpow}    return 0;
+}}
+
 static bool read_words(std::vector<fe_word_t>& v) {{
     for (auto& w : v) {{
         unsigned long long x;
@@ -179,6 +233,24 @@ static void print_words(const char* tag, const std::vector<fe_word_t>& v) {{
     std::printf("\n");
 }}
 
+#if defined(__CUDACC__)
+__global__ void compute_all(size_t n, const fe_word_t* a, const fe_word_t* b, const fe_word_t* bm,
+                            const int* sh, Outs o, int* status) {{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int code = compute(i, n, a, b, bm, sh, o);
+    if (code != 0) atomicMax(status, code);
+}}
+
+template <typename T>
+static T* to_device(const std::vector<T>& v) {{
+    T* d = nullptr;
+    if (cudaMalloc(&d, v.size() * sizeof(T)) != cudaSuccess) return nullptr;
+    cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
+    return d;
+}}
+#endif
+
 int main() {{
     unsigned long long n = 0;
     if (std::scanf("%llu", &n) != 1) return 1;
@@ -187,33 +259,33 @@ int main() {{
     std::vector<int> sh(n);
     if (!read_words(a) || !read_words(b) || !read_words(bm)) return 1;
     for (auto& s : sh) if (std::scanf("%d", &s) != 1) return 1;
-    std::vector<fe_word_t> o_add(len), o_sub(len), o_mul(len), o_neg(len), o_mont(len),
-        o_to_mont(len), o_rpow(len), o_eq(n), o_eq_self(n), o_consts((size_t)FE_WORDS * 2);
+    const size_t sizes[10] = {{len, len, len, len, len, len, len, n, n, (size_t)FE_WORDS * 2}};
+    std::vector<std::vector<fe_word_t>> outs;
+    for (size_t s : sizes) outs.emplace_back(s);
+#if defined(__CUDACC__)
+    fe_word_t* dev[10];
+    for (int t = 0; t < 10; ++t) dev[t] = to_device(outs[t]);
+    Outs o = {{dev[0], dev[1], dev[2], dev[3], dev[4], dev[5], dev[6], dev[7], dev[8], dev[9]}};
+    int* status = to_device(std::vector<int>(1, 0));
+    compute_all<<<(unsigned)((n + 127) / 128), 128>>>(n, to_device(a), to_device(b), to_device(bm),
+                                                      to_device(sh), o, status);
+    int code = 0;
+    if (cudaMemcpy(&code, status, sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) {{
+        std::fprintf(stderr, "kernel failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+        return 1;
+    }}
+    if (code != 0) return code;
+    for (int t = 0; t < 10; ++t)
+        cudaMemcpy(outs[t].data(), dev[t], outs[t].size() * sizeof(fe_word_t), cudaMemcpyDeviceToHost);
+#else
+    Outs o = {{outs[0].data(), outs[1].data(), outs[2].data(), outs[3].data(), outs[4].data(),
+              outs[5].data(), outs[6].data(), outs[7].data(), outs[8].data(), outs[9].data()}};
     for (size_t i = 0; i < n; ++i) {{
-        const fe_t x = fe_load(a.data(), i, n);
-        const fe_t y = fe_load(b.data(), i, n);
-        const fe_t ym = fe_load(bm.data(), i, n);
-        fe_store(o_add.data(), i, n, fe_add(x, y));
-        fe_store(o_sub.data(), i, n, fe_sub(x, y));
-        fe_store(o_mul.data(), i, n, fe_mul(x, y));
-        fe_store(o_neg.data(), i, n, fe_neg(x));
-        fe_store(o_mont.data(), i, n, fe_mul_mont(x, ym));
-        fe_store(o_to_mont.data(), i, n, fe_to_mont(x));
-        o_eq[i] = fe_eq(x, y) ? 1 : 0;
-        o_eq_self[i] = fe_eq(x, x) ? 1 : 0;
-{rpow}    }}
-    fe_store(o_consts.data(), 0, 2, fe_zero());
-    fe_store(o_consts.data(), 1, 2, fe_one());
-    print_words("add", o_add);
-    print_words("sub", o_sub);
-    print_words("mul", o_mul);
-    print_words("neg", o_neg);
-    print_words("mont", o_mont);
-    print_words("to_mont", o_to_mont);
-    print_words("rpow", o_rpow);
-    print_words("eq", o_eq);
-    print_words("eq_self", o_eq_self);
-    print_words("consts", o_consts);
+        const int code = compute(i, n, a.data(), b.data(), bm.data(), sh.data(), o);
+        if (code != 0) return code;
+    }}
+#endif
+    for (int t = 0; t < 10; ++t) print_words(TAGS[t], outs[t]);
     return 0;
 }}
 "#
@@ -428,6 +500,16 @@ fn check_field(name: &str, cxx: &str, dir: &Path) {
         BigUint::one(),
         "{name}: fe_one"
     );
+    // With FERMAT_PRELUDE_DRIVERS set to a directory, the driver, its input and the host's
+    // checked output go there: on a machine with a GPU, `nvcc -x cu` builds the same driver
+    // for the device, whose output must be identical.
+    if let Ok(out_dir) = std::env::var("FERMAT_PRELUDE_DRIVERS") {
+        let out_dir = PathBuf::from(out_dir);
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::fs::write(out_dir.join(format!("{name}.cpp")), &src).unwrap();
+        std::fs::write(out_dir.join(format!("{name}.in")), &input).unwrap();
+        std::fs::write(out_dir.join(format!("{name}.out")), &text).unwrap();
+    }
 }
 
 fn scratch_dir() -> PathBuf {
