@@ -4,9 +4,11 @@
 //!   Montgomery form), the even and odd lanes through two `vpmuludq` each per product;
 //! - `u64`, p < 2^62: 8 lanes of Shoup products with an approximate quotient (below).
 //!
-//! Values stay canonical: sums and differences are corrected with an unsigned minimum,
+//! u32 values stay canonical: sums and differences are corrected with an unsigned minimum,
 //! min(s, s − p) for s = a + b and min(d, d + p) for d = a − b — exact because a + b < 2p
-//! fits the word (p < R/2) and a wrapped value is above every canonical one.
+//! fits the word (p < R/2) and a wrapped value is above every canonical one. u64 values
+//! are kept in [0, 2p) between layers (the same minimum with 2p; 4p < 2^64) and made
+//! canonical at the end of the transform.
 //!
 //! Layers whose stride is a whole vector or more pair whole vectors; the last
 //! log2(lanes) + 1 layers of a DIF (the first of a DIT) run on pairs of vectors (a "tail" of 2·lanes
@@ -183,19 +185,6 @@ macro_rules! loops {
             unsafe { _mm512_storeu_si512(x.cast(), v) }
         }
 
-        #[inline]
-        #[target_feature(enable = $feat)]
-        fn dif(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
-            (add(c, x, y), mul(c, sub(c, x, y), w))
-        }
-
-        #[inline]
-        #[target_feature(enable = $feat)]
-        fn dit(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
-            let t = mul(c, y, w);
-            (add(c, x, t), sub(c, x, t))
-        }
-
         /// # Safety
         /// AVX-512 F and DQ are available; `a.len() == b.len()` is a multiple of the lane
         /// count and `s + j0 + a.len() <= tw.len()`.
@@ -207,6 +196,7 @@ macro_rules! loops {
             j0: usize,
             a: &mut [$W],
             b: &mut [$W],
+            last: bool,
         ) {
             let c = consts(be);
             let g = a.len();
@@ -218,11 +208,14 @@ macro_rules! loops {
                 unsafe {
                     let w = tw_at(be, s + j0 + j);
                     let (x, y) = (load(pa.add(j)), load(pb.add(j)));
-                    let (x, y) = if forward_dif {
+                    let (mut x, mut y) = if forward_dif {
                         dif(&c, x, y, w)
                     } else {
                         dit(&c, x, y, w)
                     };
+                    if last {
+                        (x, y) = (canon(&c, x), canon(&c, y));
+                    }
                     store(pa.add(j), x);
                     store(pb.add(j), y);
                 }
@@ -239,6 +232,7 @@ macro_rules! loops {
             s: usize,
             j0: usize,
             q: [&mut [$W]; 4],
+            last: bool,
         ) {
             let c = consts(be);
             let [q0, q1, q2, q3] = q;
@@ -265,7 +259,7 @@ macro_rules! loops {
                         load(p2.add(j)),
                         load(p3.add(j)),
                     );
-                    let (y0, y1, y2, y3) = if forward_dif {
+                    let (mut y0, mut y1, mut y2, mut y3) = if forward_dif {
                         let (x0, x2) = dif(&c, x0, x2, t0);
                         let (x1, x3) = dif(&c, x1, x3, t1);
                         let (x0, x1) = dif(&c, x0, x1, t2);
@@ -278,6 +272,10 @@ macro_rules! loops {
                         let (x1, x3) = dit(&c, x1, x3, t1);
                         (x0, x1, x2, x3)
                     };
+                    if last {
+                        (y0, y1, y2, y3) =
+                            (canon(&c, y0), canon(&c, y1), canon(&c, y2), canon(&c, y3));
+                    }
                     store(p0.add(j), y0);
                     store(p1.add(j), y1);
                     store(p2.add(j), y2);
@@ -324,12 +322,12 @@ macro_rules! loops {
                 unsafe {
                     let mut u = load(px.add(k));
                     let mut v = load(px.add(k + $LANES));
-                    for (perm, w, unit) in &steps {
+                    for (perm, w, is_unit) in &steps {
                         if let Some((ia, ib)) = perm {
                             (u, v) = (perm2(u, *ia, v), perm2(u, *ib, v));
                         }
-                        (u, v) = match (forward_dif, unit) {
-                            (_, true) => (add(&c, u, v), sub(&c, u, v)),
+                        (u, v) = match (forward_dif, is_unit) {
+                            (_, true) => unit(&c, u, v),
                             (true, false) => dif(&c, u, v, *w),
                             (false, false) => dit(&c, u, v, *w),
                         };
@@ -341,6 +339,21 @@ macro_rules! loops {
                     store(px.add(k + $LANES), v);
                 }
                 k += 2 * $LANES;
+            }
+        }
+
+        /// # Safety
+        /// AVX-512 F and DQ are available; `x.len()` is a multiple of the lane count.
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn canonical(be: &Avx512<$W>, x: &mut [$W]) {
+            let c = consts(be);
+            assert!(x.len() % $LANES == 0);
+            let px = x.as_mut_ptr();
+            let mut k = 0;
+            while k < x.len() {
+                // SAFETY: k + LANES ≤ x.len().
+                unsafe { store(px.add(k), canon(&c, load(px.add(k)))) };
+                k += $LANES;
             }
         }
 
@@ -423,6 +436,38 @@ mod m32 {
         _mm512_min_epu32(d, _mm512_add_epi32(d, c.p))
     }
 
+    /// The DIF butterfly: (x + y, (x − y)·w). The difference enters the product as
+    /// x − y + p ∈ (0, 2p), unreduced: REDC only needs t = a·w' < p·2^32, true for
+    /// a < 2p < 2^32 as (x − y + p)·w' < 2p·p ≤ p·2^32.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn dif(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
+        let d = _mm512_add_epi32(_mm512_sub_epi32(x, y), c.p);
+        (add(c, x, y), mul(c, d, w))
+    }
+
+    /// The DIT butterfly: (x + w·y, x − w·y).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn dit(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
+        let t = mul(c, y, w);
+        (add(c, x, t), sub(c, x, t))
+    }
+
+    /// The butterfly of ω_2^0 = 1.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn unit(c: &Consts, x: __m512i, y: __m512i) -> (__m512i, __m512i) {
+        (add(c, x, y), sub(c, x, y))
+    }
+
+    /// Values are always canonical here.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn canon(_c: &Consts, x: __m512i) -> __m512i {
+        x
+    }
+
     /// The odd 32-bit halves copied down into the even ones.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
@@ -498,30 +543,32 @@ mod m64 {
         _mm512_permutex2var_epi64(a, idx, b)
     }
 
-    /// a + b mod p for canonical a, b (p < 2^62).
+    /// Values between layers are kept in [0, 2p) (4p < 2^64 leaves room): a + b for
+    /// a, b < 2p, reduced below 2p.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
     fn add(c: &Consts, a: __m512i, b: __m512i) -> __m512i {
         let s = _mm512_add_epi64(a, b);
-        _mm512_min_epu64(s, _mm512_sub_epi64(s, c.p))
+        _mm512_min_epu64(s, _mm512_sub_epi64(s, c.p2))
     }
 
-    /// a − b mod p for canonical a, b.
+    /// x − y + 2p ∈ (0, 4p) for x, y < 2p, reduced below 2p.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn sub(c: &Consts, a: __m512i, b: __m512i) -> __m512i {
-        let d = _mm512_sub_epi64(a, b);
-        _mm512_min_epu64(d, _mm512_add_epi64(d, c.p))
+    fn sub(c: &Consts, x: __m512i, y: __m512i) -> __m512i {
+        let d = _mm512_add_epi64(_mm512_sub_epi64(x, y), c.p2);
+        _mm512_min_epu64(d, _mm512_sub_epi64(d, c.p2))
     }
 
-    /// a·w mod p, canonical, for a, w < p < 2^62 and w_s = ⌊w·2^64/p⌋ (Shoup).
+    /// a·w mod p, in [0, 2p), for any a < 2^64 and w < p < 2^62, w_s = ⌊w·2^64/p⌋
+    /// (Shoup; Harvey 2014, for a < 2^64).
     ///
     /// The exact quotient q = ⌊a·w_s/2^64⌋ gives a·w − q·p ∈ [0, 2p). We take
     /// q' = a_h·s_h + ⌊a_l·s_h/2^32⌋ + ⌊a_h·s_l/2^32⌋ (32-bit halves; the low product and
     /// the carries dropped): the dropped part of a·w_s/2^64 is below 2^32·2^32·2/2^64 +
-    /// 2^64/2^64 = 3, so q − 2 ≤ q' ≤ q and r = a·w − q'·p ∈ [0, 4p) ⊂ [0, 2^64). Two
-    /// minimum steps (by 2p, then by p) make r canonical; r itself is computed modulo
-    /// 2^64 from the low words, which is exact because r < 2^64.
+    /// 2^64/2^64 = 3, so q − 2 ≤ q' ≤ q and r = a·w − q'·p ∈ [0, 4p) ⊂ [0, 2^64). One
+    /// minimum step brings r below 2p; r itself is computed modulo 2^64 from the low
+    /// words, which is exact because r < 2^64.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
     fn mul(c: &Consts, a: __m512i, (w, ws): Tw) -> __m512i {
@@ -535,15 +582,45 @@ mod m64 {
             _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32)),
         );
         let r = _mm512_sub_epi64(_mm512_mullo_epi64(a, w), _mm512_mullo_epi64(q, c.p));
-        let r = _mm512_min_epu64(r, _mm512_sub_epi64(r, c.p2));
-        _mm512_min_epu64(r, _mm512_sub_epi64(r, c.p))
+        _mm512_min_epu64(r, _mm512_sub_epi64(r, c.p2))
+    }
+
+    /// The DIF butterfly on values below 2p: (x + y, (x − y + 2p)·w), the difference
+    /// unreduced (below 4p: any a < 2^64 suits `mul`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn dif(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
+        let d = _mm512_add_epi64(_mm512_sub_epi64(x, y), c.p2);
+        (add(c, x, y), mul(c, d, w))
+    }
+
+    /// The DIT butterfly on values below 2p: (x + w·y, x − w·y).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn dit(c: &Consts, x: __m512i, y: __m512i, w: Tw) -> (__m512i, __m512i) {
+        let t = mul(c, y, w);
+        (add(c, x, t), sub(c, x, t))
+    }
+
+    /// The butterfly of ω_2^0 = 1.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn unit(c: &Consts, x: __m512i, y: __m512i) -> (__m512i, __m512i) {
+        (add(c, x, y), sub(c, x, y))
+    }
+
+    /// [0, 2p) → [0, p).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn canon(c: &Consts, x: __m512i) -> __m512i {
+        _mm512_min_epu64(x, _mm512_sub_epi64(x, c.p))
     }
 
     loops!(u64, 8, "avx512f,avx512dq");
 }
 
 macro_rules! butterflies {
-    ($W:ty, $m:ident, $bits:expr) => {
+    ($W:ty, $m:ident, $bits:expr, $lazy:expr) => {
         impl Butterflies for Avx512<$W> {
             type W = $W;
 
@@ -554,22 +631,29 @@ macro_rules! butterflies {
             fn dif2(&self, s: usize, j0: usize, a: &mut [$W], b: &mut [$W]) {
                 // SAFETY: built only where AVX-512 F and DQ were detected; the loop checks
                 // its lengths.
-                unsafe { $m::radix2(self, true, s, j0, a, b) }
+                unsafe { $m::radix2(self, true, s, j0, a, b, false) }
             }
 
-            fn dit2(&self, s: usize, j0: usize, a: &mut [$W], b: &mut [$W]) {
+            fn dit2(&self, s: usize, j0: usize, a: &mut [$W], b: &mut [$W], last: bool) {
                 // SAFETY: as in dif2.
-                unsafe { $m::radix2(self, false, s, j0, a, b) }
+                unsafe { $m::radix2(self, false, s, j0, a, b, last && $lazy) }
             }
 
             fn dif4(&self, s: usize, j0: usize, q: [&mut [$W]; 4]) {
                 // SAFETY: as in dif2.
-                unsafe { $m::radix4(self, true, s, j0, q) }
+                unsafe { $m::radix4(self, true, s, j0, q, false) }
             }
 
-            fn dit4(&self, s: usize, j0: usize, q: [&mut [$W]; 4]) {
+            fn dit4(&self, s: usize, j0: usize, q: [&mut [$W]; 4], last: bool) {
                 // SAFETY: as in dif2.
-                unsafe { $m::radix4(self, false, s, j0, q) }
+                unsafe { $m::radix4(self, false, s, j0, q, last && $lazy) }
+            }
+
+            fn canonical(&self, x: &mut [$W]) {
+                if $lazy {
+                    // SAFETY: as in dif2.
+                    unsafe { $m::canonical(self, x) }
+                }
             }
 
             fn tail_dif(&self, x: &mut [$W]) {
@@ -594,5 +678,5 @@ macro_rules! butterflies {
     };
 }
 
-butterflies!(u32, m32, 5);
-butterflies!(u64, m64, 4);
+butterflies!(u32, m32, 5, false);
+butterflies!(u64, m64, 4, true);

@@ -37,18 +37,22 @@ pub(crate) trait Butterflies: Sync {
     fn tail_bits(&self) -> u32;
     /// DIF layer s on `a[j] = x[k + j0 + j]`, `b[j] = x[k + j0 + j + s]`.
     fn dif2(&self, s: usize, j0: usize, a: &mut [Self::W], b: &mut [Self::W]);
-    /// DIT layer s on the same pairs.
-    fn dit2(&self, s: usize, j0: usize, a: &mut [Self::W], b: &mut [Self::W]);
+    /// DIT layer s on the same pairs; `last`: the transform's last layer, whose outputs
+    /// must be canonical.
+    fn dit2(&self, s: usize, j0: usize, a: &mut [Self::W], b: &mut [Self::W], last: bool);
     /// DIF layers s then s/2 on the quarters `q[i][j] = x[k + j0 + j + i·s/2]` of a chunk.
     fn dif4(&self, s: usize, j0: usize, q: [&mut [Self::W]; 4]);
-    /// DIT layers s/2 then s on the same quarters.
-    fn dit4(&self, s: usize, j0: usize, q: [&mut [Self::W]; 4]);
+    /// DIT layers s/2 then s on the same quarters (`last` as for `dit2`).
+    fn dit4(&self, s: usize, j0: usize, q: [&mut [Self::W]; 4], last: bool);
     /// DIF layers 2^(tail_bits−1), …, 1 on every chunk of 2^tail_bits of `x`.
     fn tail_dif(&self, x: &mut [Self::W]);
     /// DIT layers 1, …, 2^(tail_bits−1) on every chunk of 2^tail_bits of `x`.
     fn tail_dit(&self, x: &mut [Self::W]);
     /// Multiplies by n^(−1) (inverse transforms; nothing for forward ones).
     fn scale(&self, x: &mut [Self::W]);
+    /// Makes values kept below 2p between layers canonical (nothing where they already
+    /// are).
+    fn canonical(&self, _x: &mut [Self::W]) {}
     /// The instruction set.
     fn kernels(&self) -> Kernels;
 }
@@ -309,9 +313,10 @@ fn dif_all<B: Butterflies>(b: &B, data: &mut [B::W], n: usize, block: usize) {
 
 fn dit_all<B: Butterflies>(b: &B, data: &mut [B::W], n: usize, block: usize) {
     if n <= block {
-        data.par_chunks_mut(n).for_each(|x| dit_block(b, x));
+        data.par_chunks_mut(n).for_each(|x| dit_block(b, x, true));
     } else {
-        data.par_chunks_mut(n).for_each(|x| dit_rec(b, x, block));
+        data.par_chunks_mut(n)
+            .for_each(|x| dit_rec(b, x, block, true));
     }
 }
 
@@ -324,8 +329,9 @@ fn quarters<W>(x: &mut [W]) -> [&mut [W]; 4] {
     [a, b, c, d]
 }
 
-/// One radix-4 DIF (or DIT) pass at the top of `x` (s = len/2), in parallel groups.
-fn pass4<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool) {
+/// One radix-4 DIF (or DIT) pass at the top of `x` (s = len/2), in parallel groups;
+/// `last`: the DIT's final pass.
+fn pass4<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool, last: bool) {
     let s = x.len() / 2;
     let [q0, q1, q2, q3] = quarters(x);
     let g = GROUP.min(q0.len());
@@ -341,13 +347,13 @@ fn pass4<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool) {
             if dif {
                 b.dif4(s, i * g, [a, c, d, e]);
             } else {
-                b.dit4(s, i * g, [a, c, d, e]);
+                b.dit4(s, i * g, [a, c, d, e], last);
             }
         });
 }
 
 /// One radix-2 pass at the top of `x` (s = len/2), in parallel groups.
-fn pass2<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool) {
+fn pass2<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool, last: bool) {
     let s = x.len() / 2;
     let (lo, hi) = x.split_at_mut(s);
     let g = GROUP.min(s);
@@ -358,7 +364,7 @@ fn pass2<B: Butterflies>(b: &B, x: &mut [B::W], dif: bool) {
             if dif {
                 b.dif2(s, i * g, a, c);
             } else {
-                b.dit2(s, i * g, a, c);
+                b.dit2(s, i * g, a, c, last);
             }
         });
 }
@@ -368,24 +374,26 @@ fn dif_rec<B: Butterflies>(b: &B, x: &mut [B::W], block: usize) {
     if len <= block {
         dif_block(b, x);
     } else if len / 4 >= block {
-        pass4(b, x, true);
+        pass4(b, x, true, false);
         x.par_chunks_mut(len / 4).for_each(|q| dif_rec(b, q, block));
     } else {
-        pass2(b, x, true);
+        pass2(b, x, true, false);
         x.par_chunks_mut(len / 2).for_each(|h| dif_rec(b, h, block));
     }
 }
 
-fn dit_rec<B: Butterflies>(b: &B, x: &mut [B::W], block: usize) {
+fn dit_rec<B: Butterflies>(b: &B, x: &mut [B::W], block: usize, top: bool) {
     let len = x.len();
     if len <= block {
-        dit_block(b, x);
+        dit_block(b, x, top);
     } else if len / 4 >= block {
-        x.par_chunks_mut(len / 4).for_each(|q| dit_rec(b, q, block));
-        pass4(b, x, false);
+        x.par_chunks_mut(len / 4)
+            .for_each(|q| dit_rec(b, q, block, false));
+        pass4(b, x, false, top);
     } else {
-        x.par_chunks_mut(len / 2).for_each(|h| dit_rec(b, h, block));
-        pass2(b, x, false);
+        x.par_chunks_mut(len / 2)
+            .for_each(|h| dit_rec(b, h, block, false));
+        pass2(b, x, false, top);
     }
 }
 
@@ -410,10 +418,12 @@ fn dif_block<B: Butterflies>(b: &B, x: &mut [B::W]) {
     }
     b.tail_dif(x);
     b.scale(x);
+    b.canonical(x);
 }
 
-/// A whole DIT of a chunk that fits in cache, scaled first for the inverse.
-fn dit_block<B: Butterflies>(b: &B, x: &mut [B::W]) {
+/// A whole DIT of a chunk that fits in cache, scaled first for the inverse; `top`: the
+/// chunk is the whole transform.
+fn dit_block<B: Butterflies>(b: &B, x: &mut [B::W], top: bool) {
     b.scale(x);
     b.tail_dit(x);
     let len = x.len();
@@ -421,16 +431,19 @@ fn dit_block<B: Butterflies>(b: &B, x: &mut [B::W]) {
     while s < len {
         if 4 * s <= len {
             for c in x.chunks_exact_mut(4 * s) {
-                b.dit4(2 * s, 0, quarters(c));
+                b.dit4(2 * s, 0, quarters(c), false);
             }
             s *= 4;
         } else {
             for c in x.chunks_exact_mut(2 * s) {
                 let (lo, hi) = c.split_at_mut(s);
-                b.dit2(s, 0, lo, hi);
+                b.dit2(s, 0, lo, hi, false);
             }
             s *= 2;
         }
+    }
+    if top {
+        b.canonical(x);
     }
 }
 
@@ -449,10 +462,6 @@ impl<W> Tiles<W> {
     }
 }
 
-/// log2 of the tile side of the bit reversal: 16 elements (one or two cache lines) per
-/// row read or written.
-const TILE_BITS: u32 = 4;
-
 fn reverse(i: usize, bits: u32) -> usize {
     if bits == 0 {
         0
@@ -466,11 +475,18 @@ fn reverse(i: usize, bits: u32) -> usize {
 /// With i = (a, b, c) — t high bits a, m middle bits b, t low bits c — bitrev(i) =
 /// (rev c, rev b, rev a): the tile of b (2^t rows a of 2^t contiguous c) goes, transposed
 /// and reversed, to the tile of rev b. Each task swaps one pair of tiles through two
-/// small buffers, reading and writing whole rows (Carter & Gatlin's COBRA idea).
+/// small buffers, reading and writing whole rows of 2^t elements (Carter & Gatlin's
+/// COBRA idea); the transposition happens in the buffers, in L1.
 pub(crate) fn bit_reverse<W: Word>(x: &mut [W]) {
+    match std::mem::size_of::<W>() {
+        4 => bit_reverse_tiled::<W, 5>(x),
+        _ => bit_reverse_tiled::<W, 4>(x),
+    }
+}
+
+fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W]) {
     let log_n = x.len().trailing_zeros();
-    let t = TILE_BITS;
-    if log_n < 2 * t + 1 {
+    if log_n < 2 * T + 1 {
         for i in 0..x.len() {
             let j = reverse(i, log_n);
             if i < j {
@@ -479,38 +495,55 @@ pub(crate) fn bit_reverse<W: Word>(x: &mut [W]) {
         }
         return;
     }
-    let m = log_n - 2 * t;
-    let side = 1usize << t;
+    let m = log_n - 2 * T;
+    let side = 1usize << T;
+    let rev: Vec<usize> = (0..side).map(|i| reverse(i, T)).collect();
     let ptr = Tiles(x.as_mut_ptr());
     let len = x.len();
-    (0..1usize << m).into_par_iter().for_each(|b| {
-        let rb = reverse(b, m);
-        if b > rb {
-            return;
-        }
-        let mut buf_b = [W::default(); 1 << (2 * TILE_BITS)];
-        let mut buf_r = [W::default(); 1 << (2 * TILE_BITS)];
-        let at = |a: usize, mid: usize, c: usize| (a << (m + t)) | (mid << t) | c;
-        // SAFETY: the addresses of tiles b and rb are in bounds (< len) and touched by no
-        // other task: tile b's task is the one of min(b, rev b).
-        unsafe {
-            for a in 0..side {
-                for c in 0..side {
-                    debug_assert!(at(a, rb, c) < len);
-                    buf_b[a * side + c] = *ptr.at(at(a, b, c));
-                    buf_r[a * side + c] = *ptr.at(at(a, rb, c));
+    let row = |a: usize, mid: usize| (a << (m + T)) | (mid << T);
+    (0..1usize << m)
+        .into_par_iter()
+        .with_min_len(16)
+        .for_each(|b| {
+            let rb = reverse(b, m);
+            if b > rb {
+                return;
+            }
+            let mut raw = vec![W::default(); 2 * side * side];
+            let mut buf_b = vec![W::default(); side * side];
+            let mut buf_r = vec![W::default(); side * side];
+            // SAFETY: rows of tiles b and rb are in bounds (row(side − 1, ·) + side ≤ len)
+            // and touched by no other task: tile b's task is the one of min(b, rev b).
+            unsafe {
+                debug_assert!(row(side - 1, b.max(rb)) + side <= len);
+                // Whole rows first, so that all their cache misses are in flight together.
+                for a in 0..side {
+                    let dst = raw.as_mut_ptr().add(2 * a * side);
+                    std::ptr::copy_nonoverlapping(ptr.at(row(a, b)), dst, side);
+                    std::ptr::copy_nonoverlapping(ptr.at(row(a, rb)), dst.add(side), side);
+                }
+                for a in 0..side {
+                    let ra = rev[a];
+                    let (src_b, src_r) = raw[2 * a * side..].split_at(side);
+                    for c in 0..side {
+                        buf_b[rev[c] * side + ra] = src_b[c];
+                        buf_r[rev[c] * side + ra] = src_r[c];
+                    }
+                }
+                for rc in 0..side {
+                    std::ptr::copy_nonoverlapping(
+                        buf_b.as_ptr().add(rc * side),
+                        ptr.at(row(rc, rb)),
+                        side,
+                    );
+                    std::ptr::copy_nonoverlapping(
+                        buf_r.as_ptr().add(rc * side),
+                        ptr.at(row(rc, b)),
+                        side,
+                    );
                 }
             }
-            for rc in 0..side {
-                let c = reverse(rc, t);
-                for ra in 0..side {
-                    let a = reverse(ra, t);
-                    *ptr.at(at(rc, rb, ra)) = buf_b[a * side + c];
-                    *ptr.at(at(rc, b, ra)) = buf_r[a * side + c];
-                }
-            }
-        }
-    });
+        });
 }
 
 #[cfg(test)]
@@ -519,9 +552,14 @@ mod tests {
 
     #[test]
     fn bit_reverse_is_the_permutation() {
-        for log_n in 0..=12 {
+        for log_n in 0..=14 {
             let n = 1usize << log_n;
             let mut x: Vec<u32> = (0..n as u32).collect();
+            bit_reverse(&mut x);
+            for (i, &v) in x.iter().enumerate() {
+                assert_eq!(v as usize, reverse(i, log_n), "n={n} i={i}");
+            }
+            let mut x: Vec<u64> = (0..n as u64).collect();
             bit_reverse(&mut x);
             for (i, &v) in x.iter().enumerate() {
                 assert_eq!(v as usize, reverse(i, log_n), "n={n} i={i}");

@@ -243,7 +243,7 @@ impl<A: Arith> Butterflies for Scalar<A> {
         }
     }
 
-    fn dit2(&self, s: usize, j0: usize, a: &mut [A::W], b: &mut [A::W]) {
+    fn dit2(&self, s: usize, j0: usize, a: &mut [A::W], b: &mut [A::W], _last: bool) {
         let tw = &self.tw[s + j0..s + j0 + a.len()];
         for ((x, y), &w) in a.iter_mut().zip(b.iter_mut()).zip(tw) {
             self.dit(x, y, w);
@@ -267,7 +267,7 @@ impl<A: Arith> Butterflies for Scalar<A> {
         }
     }
 
-    fn dit4(&self, s: usize, j0: usize, q: [&mut [A::W]; 4]) {
+    fn dit4(&self, s: usize, j0: usize, q: [&mut [A::W]; 4], _last: bool) {
         let [q0, q1, q2, q3] = q;
         let g = q0.len();
         let h = s / 2;
