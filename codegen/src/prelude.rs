@@ -202,6 +202,12 @@ impl MulBounds {
                  ⌊c/r⌋ + 2 ≤ r for carries |c| ≤ {carry}"
             ));
         }
+        // The device accumulates a coefficient modulo 2^160 and reads bit 159 as its sign.
+        if coef.bits() > 158 {
+            return Err(format!(
+                "product coefficients up to {coef} exceed the device's 160-bit accumulators"
+            ));
+        }
         let steps = |bound: &BigInt| div_steps(bound, &r, params);
         let coef_words = steps(&coef)?;
         let carry_words = steps(&carry)?;
