@@ -480,7 +480,7 @@ fn reverse(i: usize, bits: u32) -> usize {
 pub(crate) fn bit_reverse<W: Word>(x: &mut [W]) {
     match std::mem::size_of::<W>() {
         4 => bit_reverse_tiled::<W, 5>(x),
-        _ => bit_reverse_tiled::<W, 4>(x),
+        _ => bit_reverse_tiled::<W, 5>(x),
     }
 }
 
@@ -498,20 +498,36 @@ fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W]) {
     let m = log_n - 2 * T;
     let side = 1usize << T;
     let rev: Vec<usize> = (0..side).map(|i| reverse(i, T)).collect();
+    let offsets: Vec<usize> = rev.iter().map(|&r| r * side).collect();
     let ptr = Tiles(x.as_mut_ptr());
     let len = x.len();
     let row = |a: usize, mid: usize| (a << (m + T)) | (mid << T);
-    (0..1usize << m)
-        .into_par_iter()
-        .with_min_len(16)
-        .for_each(|b| {
-            let rb = reverse(b, m);
-            if b > rb {
-                return;
+    let tiles = 1usize << m;
+    // Runs of tiles per task: the buffers are allocated once per run, and the rows of the
+    // next pair are prefetched while the current pair is transposed.
+    let run = 64.min(tiles);
+    let prefetch_rows = |b: usize| {
+        let rb = reverse(b, m);
+        for a in 0..side {
+            for mid in [b, rb] {
+                let first = ptr.at(row(a, mid));
+                for line in (0..side).step_by(64 / std::mem::size_of::<W>()) {
+                    prefetch(first.wrapping_add(line));
+                }
             }
-            let mut raw = vec![W::default(); 2 * side * side];
-            let mut buf_b = vec![W::default(); side * side];
-            let mut buf_r = vec![W::default(); side * side];
+        }
+    };
+    (0..tiles / run).into_par_iter().for_each(|r| {
+        let mut raw = vec![W::default(); 2 * side * side];
+        let mut buf_b = vec![W::default(); side * side];
+        let mut buf_r = vec![W::default(); side * side];
+        let pairs = (r * run..(r + 1) * run).filter(|&b| b <= reverse(b, m));
+        let mut next = pairs.clone().skip(1);
+        for b in pairs {
+            let rb = reverse(b, m);
+            if let Some(nb) = next.next() {
+                prefetch_rows(nb);
+            }
             // SAFETY: rows of tiles b and rb are in bounds (row(side − 1, ·) + side ≤ len)
             // and touched by no other task: tile b's task is the one of min(b, rev b).
             unsafe {
@@ -522,28 +538,35 @@ fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W]) {
                     std::ptr::copy_nonoverlapping(ptr.at(row(a, b)), dst, side);
                     std::ptr::copy_nonoverlapping(ptr.at(row(a, rb)), dst.add(side), side);
                 }
-                for a in 0..side {
-                    let ra = rev[a];
-                    let (src_b, src_r) = raw[2 * a * side..].split_at(side);
-                    for c in 0..side {
-                        buf_b[rev[c] * side + ra] = src_b[c];
-                        buf_r[rev[c] * side + ra] = src_r[c];
+                let (pb, pr, src) = (buf_b.as_mut_ptr(), buf_r.as_mut_ptr(), raw.as_ptr());
+                for (a, &ra) in rev.iter().enumerate() {
+                    let (src_b, src_r) = (src.add(2 * a * side), src.add(2 * a * side + side));
+                    for (c, &to) in offsets.iter().enumerate() {
+                        // to + ra < side²: both below side.
+                        *pb.add(to + ra) = *src_b.add(c);
+                        *pr.add(to + ra) = *src_r.add(c);
                     }
                 }
                 for rc in 0..side {
-                    std::ptr::copy_nonoverlapping(
-                        buf_b.as_ptr().add(rc * side),
-                        ptr.at(row(rc, rb)),
-                        side,
-                    );
-                    std::ptr::copy_nonoverlapping(
-                        buf_r.as_ptr().add(rc * side),
-                        ptr.at(row(rc, b)),
-                        side,
-                    );
+                    let (from_b, from_r) = (buf_b.as_ptr(), buf_r.as_ptr());
+                    std::ptr::copy_nonoverlapping(from_b.add(rc * side), ptr.at(row(rc, rb)), side);
+                    std::ptr::copy_nonoverlapping(from_r.add(rc * side), ptr.at(row(rc, b)), side);
                 }
             }
-        });
+        }
+    });
+}
+
+/// A hint to fetch the cache line of `p` (nothing on other targets).
+#[inline(always)]
+fn prefetch<W>(p: *const W) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]
