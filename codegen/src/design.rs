@@ -122,10 +122,15 @@ pub fn leaf_radix(field: &AnyField) -> Option<u64> {
     field.srgfn_params().map(|p| if p.k <= 8 { 4 } else { 2 })
 }
 
-/// The largest piece whose elements fit 48 KiB of shared memory, at most 2^12.
+/// The largest piece that fits 48 KiB of shared memory, at most 2^12, together with
+/// enough neighbouring pieces that a block's tile spans whole 32-byte memory sectors in
+/// every pass (8 pieces of 4-byte elements, 4 of 8-byte ones): a pass whose warps read
+/// 8 bytes per sector moves four times the bytes it uses, and measured slower than one
+/// more pass that reads whole sectors (bench/RESULTS.md).
 pub fn default_local_bits(field: &AnyField) -> u32 {
     let bytes = FieldShape::of(field).element_bytes;
-    ((48 * 1024 / bytes).ilog2()).min(12)
+    let sector_pieces = (32 / bytes).max(1).ilog2();
+    ((48 * 1024 / bytes).ilog2() - sector_pieces).min(12)
 }
 
 /// Checks a radix for `field`: a power of two ≥ 2, and for an SRGFN at most 2k (so that
@@ -498,7 +503,9 @@ mod tests {
         let bb = field("babybear");
         assert_eq!(default_radix(&bb), 16);
         assert_eq!(leaf_radix(&bb), None);
-        assert_eq!(default_local_bits(&bb), 12);
+        // 2^10 elements and 8 pieces per tile: 32 KiB, whole sectors.
+        assert_eq!(default_local_bits(&bb), 10);
+        assert_eq!(default_local_bits(&field("goldilocks")), 10);
     }
 
     #[test]

@@ -351,6 +351,10 @@ fn or_constant(constant: u64, expr: Option<Expr>, ty: &Type) -> Expr {
     }
 }
 
+/// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
+/// a radix-16 codelet each.
+const MIN_TILE_BITS: u32 = 12;
+
 /// The tile of a kernel: which physical bits a block owns.
 struct Tile {
     /// log2 of the piece size.
@@ -361,8 +365,12 @@ struct Tile {
     bits: Vec<(u32, u32)>,
     /// Physical bits of the block index, ascending.
     block_bits: Vec<u32>,
+    /// Where each piece-index bit comes from: a tile bit (`i`) or a block bit (`blk`).
+    piece_src: Vec<Bit>,
     /// Where tile elements live in shared memory.
     swizzle: Swizzle,
+    /// Threads per block.
+    threads: u32,
 }
 
 impl Tile {
@@ -384,13 +392,32 @@ impl Tile {
                 ),
             });
         }
-        let wanted = piece_phys
-            .iter()
-            .filter(|&&q| q < options.coalesce_bits)
-            .count() as u32;
+        // Piece bits worth having in the tile: those among the lowest physical bits of the
+        // source (coalesced gathers) or of the destination (coalesced scatters), lowest
+        // first; then more, until every thread of a block has codelets to run — as many as
+        // shared memory holds.
+        let low = |c: usize| piece_phys[c].min(k.dest[piece_phys[c] as usize]);
+        let mut wanted: Vec<usize> = (0..piece_phys.len()).collect();
+        wanted.sort_by_key(|&c| low(c));
         let mut pb = 0;
-        while pb < wanted && bytes(pb + 1) <= options.shared_limit && s + pb < 20 {
+        while (pb as usize) < wanted.len()
+            && (low(wanted[pb as usize]) < options.coalesce_bits || s + pb < MIN_TILE_BITS)
+            && bytes(pb + 1) <= options.shared_limit
+            && s + pb < 20
+        {
             pb += 1;
+        }
+        let chosen = &wanted[..pb as usize];
+        let mut piece_src = vec![Bit::Known(0); piece_phys.len()];
+        let mut block_bits = Vec::new();
+        for (c, &q) in piece_phys.iter().enumerate() {
+            piece_src[c] = match chosen.iter().position(|&x| x == c) {
+                Some(l) => Bit::Of("i", s + l as u32),
+                None => {
+                    block_bits.push(q);
+                    Bit::Of("blk", block_bits.len() as u32 - 1)
+                }
+            };
         }
         let mut bits: Vec<(u32, u32)> = k
             .active
@@ -398,11 +425,10 @@ impl Tile {
             .enumerate()
             .map(|(c, &q)| (q, c as u32))
             .chain(
-                piece_phys
+                chosen
                     .iter()
-                    .take(pb as usize)
                     .enumerate()
-                    .map(|(l, &q)| (q, s + l as u32)),
+                    .map(|(l, &c)| (piece_phys[c], s + l as u32)),
             )
             .collect();
         bits.sort_unstable();
@@ -410,8 +436,10 @@ impl Tile {
             s,
             pb,
             bits,
-            block_bits: piece_phys[pb as usize..].to_vec(),
+            block_bits,
+            piece_src,
             swizzle: Swizzle::none(),
+            threads: 1,
         })
     }
 
@@ -461,11 +489,7 @@ impl Tile {
 
     /// The source of piece-index bit c.
     fn piece_bit(&self, c: u32) -> Bit {
-        if c < self.pb {
-            Bit::Of("i", self.s + c)
-        } else {
-            Bit::Of("blk", c - self.pb)
-        }
+        self.piece_src[c as usize].clone()
     }
 }
 
@@ -940,7 +964,6 @@ impl<F: Field> Emitter<'_, F> {
             tile.s + tile.pb,
             word_bytes,
         );
-        let tile = tile;
         let size = tile.size();
         let n = self.n;
         let groups_max = k
@@ -953,6 +976,8 @@ impl<F: Field> Emitter<'_, F> {
             .max()
             .unwrap_or(size);
         let threads = groups_max.clamp(1, options.max_threads as u64) as u32;
+        tile.threads = threads;
+        let tile = tile;
         let blocks = 1u64 << (k.log_n - tile.s - tile.pb);
 
         let mut body = vec![
@@ -1067,8 +1092,15 @@ impl<F: Field> Emitter<'_, F> {
         for (c, &phys) in tile.block_bits.iter().enumerate() {
             bits[dest[phys as usize] as usize] = Bit::Of("blk", c as u32);
         }
-        let (c, e) = assemble(&bits, Type::SizeT);
-        or_constant(c, e, &Type::SizeT)
+        // Below 2^32 elements the address is put together in 32-bit arithmetic, half the
+        // instructions of 64-bit bit operations on the device.
+        if t <= 32 {
+            let (c, e) = assemble(&bits, Type::U32);
+            or_constant(c, e, &Type::U32).cast(Type::SizeT)
+        } else {
+            let (c, e) = assemble(&bits, Type::SizeT);
+            or_constant(c, e, &Type::SizeT)
+        }
     }
 
     /// Tile index of element q, for q's bits in the order of `order`.
@@ -1081,7 +1113,12 @@ impl<F: Field> Emitter<'_, F> {
         or_constant(c, e, &Type::U32)
     }
 
-    fn tile_loop(size: u64, body: Vec<Stmt>) -> Stmt {
+    /// A loop over the tile's elements, `threads` at a time. It is unrolled (up to 8
+    /// elements per thread) so that each thread has several global loads in flight before
+    /// it waits for the first: a gather is bound by memory latency, not by issue.
+    fn tile_loop(tile: &Tile, body: Vec<Stmt>) -> Stmt {
+        let size = tile.size();
+        let per_thread = (size / tile.threads as u64).min(8) as u32;
         Stmt::For(
             crate::cuda::ForLoop {
                 ty: Type::U32,
@@ -1089,7 +1126,7 @@ impl<F: Field> Emitter<'_, F> {
                 start: Expr::thread_idx(),
                 cond: Expr::var("q").lt(Expr::u32(size as u32)),
                 step: Expr::block_dim(),
-                unroll: None,
+                unroll: (per_thread > 1).then_some(crate::cuda::Unroll::By(per_thread)),
                 body: Vec::new(),
             }
             .body(body),
@@ -1143,7 +1180,7 @@ impl<F: Field> Emitter<'_, F> {
         ));
         vec![
             Stmt::comment("gather the tile"),
-            Self::tile_loop(size, inner),
+            Self::tile_loop(tile, inner),
             Stmt::sync(),
         ]
     }
@@ -1203,7 +1240,7 @@ impl<F: Field> Emitter<'_, F> {
             } else {
                 "permute and scale"
             }),
-            Self::tile_loop(size, inner),
+            Self::tile_loop(tile, inner),
         ]
     }
 

@@ -34,6 +34,12 @@ pub struct Args {
     /// Only the workloads of these catalogue fields (repeatable), e.g. `--field babybear`.
     #[arg(long = "field", value_name = "NAME")]
     fields: Vec<String>,
+    /// Time GPU plans with pieces of at most 2^BITS elements instead of the default design.
+    #[arg(long, value_name = "BITS")]
+    max_local_bits: Option<u32>,
+    /// Time GPU plans with this radix instead of the default design.
+    #[arg(long)]
+    radix: Option<u64>,
     /// Fewer and smaller workloads.
     #[arg(long)]
     quick: bool,
@@ -83,6 +89,19 @@ struct Workload {
     field: &'static str,
     n: u64,
     batch: usize,
+}
+
+impl Args {
+    /// The options of the GPU plans timed.
+    fn gpu_options(&self, output_order: Order) -> FftOptions {
+        FftOptions {
+            backend: Backend::Gpu(0),
+            output_order,
+            max_local_bits: self.max_local_bits,
+            radix: self.radix,
+            ..FftOptions::default()
+        }
+    }
 }
 
 fn gpu_workloads(quick: bool) -> Vec<Workload> {
@@ -175,11 +194,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         workloads.par_iter().for_each(|w| {
             for order in [Order::BitReversed, Order::Natural] {
                 if let Ok(any) = FieldSpec::parse(w.field).and_then(|s| s.build()) {
-                    let _ = with_field!(&any, f => FftPlan::new(f, w.n, FftOptions {
-                        backend: Backend::Gpu(0),
-                        output_order: order,
-                        ..FftOptions::default()
-                    }).map(|_| ()));
+                    let _ = with_field!(&any, f => FftPlan::new(f, w.n, args.gpu_options(order))
+                        .map(|_| ()));
                 }
             }
         });
@@ -191,7 +207,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             for order in [Order::BitReversed, Order::Natural] {
                 bar.set_message(format!("{} n = {}", w.field, w.n));
                 let any = FieldSpec::parse(w.field)?.build()?;
-                let r = with_field!(&any, f => time_gpu(f, &w, order, args.runs, copy_gbps))?;
+                let options = args.gpu_options(order);
+                let r =
+                    with_field!(&any, f => time_gpu(f, &w, options.clone(), args.runs, copy_gbps))?;
                 bar.suspend(|| print_row(&r));
                 report.results.push(r);
             }
@@ -284,19 +302,12 @@ fn order_name(o: Order) -> &'static str {
 fn time_gpu<F: HostField>(
     field: &F,
     w: &Workload,
-    order: Order,
+    options: FftOptions,
     runs: usize,
     copy_gbps: f64,
 ) -> Result<Result_, CliError> {
-    let plan = FftPlan::new(
-        field,
-        w.n,
-        FftOptions {
-            backend: Backend::Gpu(0),
-            output_order: order,
-            ..FftOptions::default()
-        },
-    )?;
+    let order = options.output_order;
+    let plan = FftPlan::new(field, w.n, options)?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(w.n);
     let x: Vec<F::Host> = (0..w.n * w.batch as u64)
         .map(|_| field.to_host(&field.random(&mut rng)))

@@ -4,7 +4,7 @@ use super::fft::Transform;
 use super::CliError;
 use fermat::catalogue::{self, Output};
 use fermat::codegen::nvrtc;
-use fermat::{FftOptions, FieldSpec};
+use fermat::{FftOptions, FieldSpec, Order};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,8 +19,14 @@ pub struct Args {
     /// log2 of the largest piece a kernel keeps on chip.
     #[arg(long)]
     max_local_bits: Option<u32>,
+    /// The order of the input.
+    #[arg(long, value_enum, default_value_t = OrderArg::Natural)]
+    input_order: OrderArg,
+    /// The order of the output.
+    #[arg(long, value_enum, default_value_t = OrderArg::Natural)]
+    output_order: OrderArg,
     /// Write the whole catalogue instead of one transform.
-    #[arg(long, conflicts_with_all = ["field", "n", "radix", "e", "strategy"])]
+    #[arg(long, conflicts_with_all = ["field", "n", "radix", "e", "strategy", "input_order", "output_order"])]
     catalogue: bool,
     /// The output directory (created if missing).
     #[arg(long, short = 'o')]
@@ -31,6 +37,24 @@ pub struct Args {
     /// The device copy bandwidth for the cost report's floor, in GB/s.
     #[arg(long, default_value_t = 4260.0)]
     gbps: f64,
+}
+
+/// An element order on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    /// Element i at index i.
+    Natural,
+    /// Element i at the bit reversal of i.
+    BitReversed,
+}
+
+impl From<OrderArg> for Order {
+    fn from(o: OrderArg) -> Order {
+        match o {
+            OrderArg::Natural => Order::Natural,
+            OrderArg::BitReversed => Order::BitReversed,
+        }
+    }
 }
 
 /// Writes `stem.cu` and `stem.json` into `dir`.
@@ -79,6 +103,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         radix: args.transform.radix,
         strategy: args.transform.strategy()?,
         max_local_bits: args.max_local_bits,
+        input_order: args.input_order.into(),
+        output_order: args.output_order.into(),
         ..FftOptions::default()
     };
     let stem = format!("{}_n{n}", any.name().replace([':', ',', '+', '-'], "_"));
