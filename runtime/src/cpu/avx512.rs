@@ -289,32 +289,50 @@ macro_rules! loops {
         /// AVX-512 F and DQ are available; `x.len()` is a multiple of 2·lanes.
         #[target_feature(enable = $feat)]
         pub(super) unsafe fn tail(be: &Avx512<$W>, forward_dif: bool, x: &mut [$W]) {
+            // SAFETY: forwarded.
+            unsafe {
+                if forward_dif {
+                    tail_of::<true>(be, x)
+                } else {
+                    tail_of::<false>(be, x)
+                }
+            }
+        }
+
+        /// The tail with its shape fixed at compile time, so that the step loop unrolls
+        /// and every index and twiddle vector stays in a register: a DIF's first layer
+        /// (stride L) needs no rearrangement and its last (stride 1) no product; a DIT's
+        /// first layer has no product and it ends in the natural arrangement.
+        ///
+        /// # Safety
+        /// As [`tail`].
+        #[target_feature(enable = $feat)]
+        unsafe fn tail_of<const DIF: bool>(be: &Avx512<$W>, x: &mut [$W]) {
+            const STEPS: usize = ($LANES as usize).trailing_zeros() as usize + 1;
             let c = consts(be);
-            let t = if forward_dif {
-                &be.dif_tail
-            } else {
-                &be.dit_tail
-            };
-            assert!(x.len() % (2 * $LANES) == 0);
-            // SAFETY: every index and twiddle vector holds exactly LANES words.
-            let steps: Vec<(Option<(__m512i, __m512i)>, Tw, bool)> = t
-                .steps
-                .iter()
-                .map(|s| unsafe {
-                    (
-                        s.perm
-                            .as_ref()
-                            .map(|(a, b)| (load(a.as_ptr()), load(b.as_ptr()))),
-                        tw_vec(&s.w, &s.ws),
-                        s.unit,
-                    )
-                })
-                .collect();
+            let t = if DIF { &be.dif_tail } else { &be.dit_tail };
+            assert!(x.len() % (2 * $LANES) == 0 && t.steps.len() == STEPS);
+            let zero = _mm512_setzero_si512();
+            let mut perms = [(zero, zero); STEPS];
+            let mut tws = [splat_tw(0, 0); STEPS];
+            for (i, st) in t.steps.iter().enumerate() {
+                // SAFETY: every index and twiddle vector holds exactly LANES words.
+                unsafe {
+                    if let Some((a, b)) = &st.perm {
+                        perms[i] = (load(a.as_ptr()), load(b.as_ptr()));
+                    }
+                    tws[i] = tw_vec(&st.w, &st.ws);
+                }
+            }
+            assert_eq!(t.steps[0].perm.is_none(), DIF);
+            assert!(t.steps[if DIF { STEPS - 1 } else { 0 }].unit);
+            assert_eq!(t.last.is_some(), DIF);
             // SAFETY: as above.
             let last = t
                 .last
                 .as_ref()
-                .map(|(a, b)| unsafe { (load(a.as_ptr()), load(b.as_ptr())) });
+                .map(|(a, b)| unsafe { (load(a.as_ptr()), load(b.as_ptr())) })
+                .unwrap_or((zero, zero));
             let px = x.as_mut_ptr();
             let mut k = 0;
             while k < x.len() {
@@ -322,24 +340,40 @@ macro_rules! loops {
                 unsafe {
                     let mut u = load(px.add(k));
                     let mut v = load(px.add(k + $LANES));
-                    for (perm, w, is_unit) in &steps {
-                        if let Some((ia, ib)) = perm {
-                            (u, v) = (perm2(u, *ia, v), perm2(u, *ib, v));
+                    for i in 0..STEPS {
+                        if !(DIF && i == 0) {
+                            let (ia, ib) = perms[i];
+                            (u, v) = (perm2(u, ia, v), perm2(u, ib, v));
                         }
-                        (u, v) = match (forward_dif, is_unit) {
-                            (_, true) => unit(&c, u, v),
-                            (true, false) => dif(&c, u, v, *w),
-                            (false, false) => dit(&c, u, v, *w),
+                        (u, v) = if i == if DIF { STEPS - 1 } else { 0 } {
+                            unit(&c, u, v)
+                        } else if DIF {
+                            dif(&c, u, v, tws[i])
+                        } else {
+                            dit(&c, u, v, tws[i])
                         };
                     }
-                    if let Some((ia, ib)) = last {
-                        (u, v) = (perm2(u, ia, v), perm2(u, ib, v));
+                    if DIF {
+                        (u, v) = (perm2(u, last.0, v), perm2(u, last.1, v));
                     }
                     store(px.add(k), u);
                     store(px.add(k + $LANES), v);
                 }
                 k += 2 * $LANES;
             }
+        }
+
+        /// Whether any value of `x` is p or more.
+        #[target_feature(enable = $feat)]
+        pub(super) fn any_out_of_range(be: &Avx512<$W>, x: &[$W]) -> bool {
+            let c = consts(be);
+            let mut chunks = x.chunks_exact($LANES);
+            let mut mask = 0;
+            for v in &mut chunks {
+                // SAFETY: v holds LANES words.
+                mask |= at_least_p(&c, unsafe { load(v.as_ptr()) });
+            }
+            mask != 0 || chunks.remainder().iter().any(|&v| v >= be.p)
         }
 
         /// # Safety
@@ -459,6 +493,13 @@ mod m32 {
     #[target_feature(enable = "avx512f,avx512dq")]
     fn unit(c: &Consts, x: __m512i, y: __m512i) -> (__m512i, __m512i) {
         (add(c, x, y), sub(c, x, y))
+    }
+
+    /// The lanes holding p or more.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn at_least_p(c: &Consts, x: __m512i) -> u32 {
+        u32::from(_mm512_cmpge_epu32_mask(x, c.p))
     }
 
     /// Values are always canonical here.
@@ -609,6 +650,13 @@ mod m64 {
         (add(c, x, y), sub(c, x, y))
     }
 
+    /// The lanes holding p or more.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn at_least_p(c: &Consts, x: __m512i) -> u32 {
+        u32::from(_mm512_cmpge_epu64_mask(x, c.p))
+    }
+
     /// [0, 2p) → [0, p).
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
@@ -647,6 +695,11 @@ macro_rules! butterflies {
             fn dit4(&self, s: usize, j0: usize, q: [&mut [$W]; 4], last: bool) {
                 // SAFETY: as in dif2.
                 unsafe { $m::radix4(self, false, s, j0, q, last && $lazy) }
+            }
+
+            fn any_out_of_range(&self, x: &[$W]) -> bool {
+                // SAFETY: as in dif2.
+                unsafe { $m::any_out_of_range(self, x) }
             }
 
             fn canonical(&self, x: &mut [$W]) {

@@ -53,6 +53,8 @@ pub(crate) trait Butterflies: Sync {
     /// Makes values kept below 2p between layers canonical (nothing where they already
     /// are).
     fn canonical(&self, _x: &mut [Self::W]) {}
+    /// Whether any value of `x` is p or more (the input check).
+    fn any_out_of_range(&self, x: &[Self::W]) -> bool;
     /// The instruction set.
     fn kernels(&self) -> Kernels;
 }
@@ -85,12 +87,16 @@ const GROUP: usize = 1 << 11;
 /// Butterflies behind one pointer, whatever their word and instruction set.
 trait Engine<W>: Send + Sync {
     fn kernels(&self) -> Kernels;
+    fn any_out_of_range(&self, x: &[W]) -> bool;
     fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [W]);
 }
 
 impl<B: Butterflies + Send> Engine<B::W> for B {
     fn kernels(&self) -> Kernels {
         Butterflies::kernels(self)
+    }
+    fn any_out_of_range(&self, x: &[B::W]) -> bool {
+        Butterflies::any_out_of_range(self, x)
     }
     fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [B::W]) {
         run(self, log_n, orders, data)
@@ -255,13 +261,9 @@ impl<W: Word> WordNtt<W> {
             });
         }
         let p = self.p;
-        // The largest value of each chunk (a loop the compiler vectorises); the search for
-        // the first bad one only runs when there is one.
-        let over = data.par_chunks(1 << 14).any(|c| {
-            c.iter()
-                .fold(W::default(), |m, &x| if x > m { x } else { m })
-                >= p
-        });
+        let over = data
+            .par_chunks(1 << 14)
+            .any(|c| self.engine.any_out_of_range(c));
         if over {
             let bad = data
                 .iter()

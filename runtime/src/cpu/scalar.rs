@@ -141,6 +141,7 @@ pub(crate) trait Arith: Clone + Send + Sync + 'static {
     fn sub(&self, a: Self::W, b: Self::W) -> Self::W;
     fn mul(&self, a: Self::W, b_mont: Self::W) -> Self::W;
     fn enter(&self, x: Self::W) -> Self::W;
+    fn p(&self) -> Self::W;
 }
 
 macro_rules! arith {
@@ -161,6 +162,9 @@ macro_rules! arith {
             }
             fn enter(&self, x: $w) -> $w {
                 Mont::<$w>::enter(self, x)
+            }
+            fn p(&self) -> $w {
+                self.p
             }
         }
     };
@@ -295,6 +299,11 @@ impl<A: Arith> Butterflies for Scalar<A> {
 
     fn tail_dit(&self, x: &mut [A::W]) {
         self.tail_dif(x);
+    }
+
+    fn any_out_of_range(&self, x: &[A::W]) -> bool {
+        let p = self.arith.p();
+        x.iter().any(|&v| v >= p)
     }
 
     fn kernels(&self) -> super::ntt::Kernels {
