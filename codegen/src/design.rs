@@ -127,10 +127,19 @@ pub fn leaf_radix(field: &AnyField) -> Option<u64> {
 /// every pass (8 pieces of 4-byte elements, 4 of 8-byte ones): a pass whose warps read
 /// 8 bytes per sector moves four times the bytes it uses, and measured slower than one
 /// more pass that reads whole sectors (bench/RESULTS.md).
-pub fn default_local_bits(field: &AnyField) -> u32 {
+///
+/// A transform of n ≤ 2^12 points whose elements fit that shared memory whole runs in one
+/// pass (its tile is contiguous, so whole sectors come for free): then the piece is all
+/// of it.
+pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
     let bytes = FieldShape::of(field).element_bytes;
+    let fit = (48 * 1024 / bytes).ilog2().min(12);
+    let log_n = n.max(1).ilog2();
+    if log_n <= fit {
+        return fit;
+    }
     let sector_pieces = (32 / bytes).max(1).ilog2();
-    ((48 * 1024 / bytes).ilog2() - sector_pieces).min(12)
+    fit.min((48 * 1024 / bytes).ilog2() - sector_pieces)
 }
 
 /// Checks a radix for `field`: a power of two ≥ 2, and for an SRGFN at most 2k (so that
@@ -166,7 +175,7 @@ pub fn derive_design(
     check_order(n, field.two_adicity())?;
     let max_local_bits = options
         .max_local_bits
-        .unwrap_or_else(|| default_local_bits(field));
+        .unwrap_or_else(|| default_local_bits(field, n));
     let radix = options.radix.unwrap_or_else(|| default_radix(field));
     check_radix(field, radix)?;
     let radix = radix.min(n.max(2)).min(1 << max_local_bits);
@@ -499,13 +508,16 @@ mod tests {
         let p3 = field("P3");
         assert_eq!(default_radix(&p3), 16);
         assert_eq!(leaf_radix(&p3), Some(4));
-        assert_eq!(default_local_bits(&p3), 9);
+        assert_eq!(default_local_bits(&p3, 1 << 20), 9);
         let bb = field("babybear");
         assert_eq!(default_radix(&bb), 16);
         assert_eq!(leaf_radix(&bb), None);
         // 2^10 elements and 8 pieces per tile: 32 KiB, whole sectors.
-        assert_eq!(default_local_bits(&bb), 10);
-        assert_eq!(default_local_bits(&field("goldilocks")), 10);
+        assert_eq!(default_local_bits(&bb, 1 << 24), 10);
+        assert_eq!(default_local_bits(&field("goldilocks"), 1 << 13), 10);
+        // Small transforms stay one pass.
+        assert_eq!(default_local_bits(&bb, 1 << 12), 12);
+        assert_eq!(default_local_bits(&field("goldilocks"), 1 << 12), 12);
     }
 
     #[test]
