@@ -276,6 +276,14 @@ fn bad_input_is_refused_before_any_write() {
         WordNtt::<u64>::new(10, 1, 1, Direction::Forward, orders.0, orders.1, Isa::Auto),
         Err(Error::Field(FieldError::NotOdd { .. }))
     ));
+    // 2^28 does not divide babybear's p − 1 = 15·2^27.
+    assert!(matches!(
+        bad(omega, 1 << 28),
+        Err(Error::Field(FieldError::SizeBeyondTwoAdicity {
+            n: 268_435_456,
+            two_adicity: 27
+        }))
+    ));
     // Through FftPlan: the same refusal, data untouched.
     let plan = FftPlan::new(
         &f,

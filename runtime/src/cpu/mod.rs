@@ -134,12 +134,9 @@ impl Fast {
             u64::try_from(field.to_biguint(&omega)).expect("a word prime's element fits u64");
         let both = |dir| (dir, input_order, output_order, isa);
         let build32 = |p: u32| -> Result<Self, Error> {
-            let make = |(d, i, o, isa)| WordNtt::<u32>::new(p, omega as u32, n, d, i, o, isa);
-            let (fwd, inv) = (
-                make(both(Direction::Forward))?,
-                make(both(Direction::Inverse))?,
-            );
-            if p >= 1 << 31 && isa == Isa::Auto && n >= 16 {
+            // Sums of two residues overflow u32 for p ≥ 2^31, which the u32 SIMD butterflies
+            // do not allow: such primes take the u64 ones where the CPU has them.
+            if p >= 1 << 31 && isa == Isa::Auto {
                 let make =
                     |(d, i, o, isa)| WordNtt::<u64>::new(u64::from(p), omega, n, d, i, o, isa);
                 let wide = make(both(Direction::Forward))?;
@@ -147,7 +144,11 @@ impl Fast {
                     return Ok(Fast::Widened(wide, make(both(Direction::Inverse))?));
                 }
             }
-            Ok(Fast::Narrow(fwd, inv))
+            let make = |(d, i, o, isa)| WordNtt::<u32>::new(p, omega as u32, n, d, i, o, isa);
+            Ok(Fast::Narrow(
+                make(both(Direction::Forward))?,
+                make(both(Direction::Inverse))?,
+            ))
         };
         if let Some(f) = any.downcast_ref::<Fp32>() {
             return build32(f.p()).map(Some);

@@ -138,6 +138,7 @@ macro_rules! word_ntt_new {
             ///
             /// Errors: [`FieldError::SizeNotPowerOfTwo`] unless n is a power of two,
             /// [`FieldError::NotOdd`] for an even p or p < 3,
+            /// [`FieldError::SizeBeyondTwoAdicity`] unless n divides p − 1,
             /// [`FieldError::OutOfRange`] for `omega ≥ p`, and
             /// [`FieldError::NotPrimitiveRoot`] if `omega` is not a primitive n-th root.
             /// (That p is prime is the field's business: build it with `Fp32::new` /
@@ -151,7 +152,7 @@ macro_rules! word_ntt_new {
                 output_order: Order,
                 isa: Isa,
             ) -> Result<Self, Error> {
-                if n == 0 || !n.is_power_of_two() || n > 1 << 40 {
+                if n == 0 || !n.is_power_of_two() {
                     return Err(FieldError::SizeNotPowerOfTwo { n }.into());
                 }
                 if p < 3 || p % 2 == 0 {
@@ -159,6 +160,10 @@ macro_rules! word_ntt_new {
                         p: BigUint::from(p),
                     }
                     .into());
+                }
+                let two_adicity = (p - 1).trailing_zeros();
+                if n.trailing_zeros() > two_adicity {
+                    return Err(FieldError::SizeBeyondTwoAdicity { n, two_adicity }.into());
                 }
                 let (p64, w64) = (u64::from(p), u64::from(omega));
                 if omega >= p {
