@@ -1,11 +1,13 @@
 //! Plan → CUDA kernels: each [`KernelPlan`] becomes one `__global__` function built with
 //! the typed AST of [`crate::cuda`].
 //!
-//! A thread block owns a *tile*: 2^pb consecutive pieces (pb chosen so that the tile
-//! covers the lowest physical index bits, which makes global loads coalesced). The block
-//! gathers its tile into shared memory, runs the plan's steps on it — every DFT step is
-//! one round of codelets, one group per thread, with a barrier between rounds; twiddle
-//! steps are fused into the loads of the next round — and scatters it. Twiddles with
+//! A thread block owns a *tile*: 2^pb pieces, picked by the piece-index bits that are
+//! lowest among the source's or the destination's address bits, so that both the gather
+//! and the scatter of a warp touch whole memory sectors. The block gathers its tile into
+//! shared memory (stored XOR-swizzled against bank conflicts), runs the plan's steps on
+//! it — every DFT step is one round of codelets, one group per thread, with a barrier
+//! between rounds; twiddle steps are fused into the loads of the next round, or applied to
+//! the last round's outputs in registers — and scatters it. Twiddles with
 //! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
 //! Montgomery constants (word primes); the others read a small table of powers of the
 //! largest root ω = ω_{2^L}, followed by n^(−1) (see [`TableLayout`] and
@@ -30,8 +32,8 @@ pub struct EmitOptions {
     pub max_threads: u32,
     /// The shared memory a block may use, in bytes (48 KiB without opting in).
     pub shared_limit: u64,
-    /// Tiles cover at least the physical index bits below this one where they can, so that
-    /// a warp's loads hit consecutive words.
+    /// Tiles cover the source and destination address bits below this one where shared
+    /// memory allows, so that a warp's loads and stores hit consecutive words.
     pub coalesce_bits: u32,
 }
 
