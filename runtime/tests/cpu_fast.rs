@@ -251,6 +251,39 @@ fn bad_input_is_refused_before_any_write() {
         other => panic!("expected OutOfRange, got {other:?}"),
     }
     assert_eq!(x, before);
+    // Every order (equal orders check inside the bit reversal and undo it), both
+    // instruction sets, tiled sizes, a bad value in the second transform of a batch.
+    let goldilocks = Fp64::new(0xFFFF_FFFF_0000_0001).unwrap();
+    for n in [64u64, 1 << 12, 1 << 13] {
+        for orders in ORDERS {
+            for isa in [Isa::Auto, Isa::Portable] {
+                let w = value(&f, &f.root_of_unity(n).unwrap());
+                let ntt = f.ntt(w, n, Direction::Forward, orders, isa).unwrap();
+                let mut x: Vec<u32> = (0..2 * n as u32).collect();
+                x[n as usize + 7] = u32::MAX;
+                let before = x.clone();
+                assert!(
+                    matches!(
+                        ntt.apply(&mut x),
+                        Err(Error::Field(FieldError::OutOfRange { .. }))
+                    ),
+                    "n={n} {orders:?} {isa:?}"
+                );
+                assert!(x == before, "n={n} {orders:?} {isa:?}: data changed");
+                let w = value(&goldilocks, &goldilocks.root_of_unity(n).unwrap());
+                let ntt = goldilocks
+                    .ntt(w, n, Direction::Inverse, orders, isa)
+                    .unwrap();
+                let mut x: Vec<u64> = (0..2 * n).collect();
+                x[n as usize + 7] = goldilocks.p();
+                let before = x.clone();
+                assert!(
+                    ntt.apply(&mut x).is_err() && x == before,
+                    "goldilocks n={n} {orders:?}"
+                );
+            }
+        }
+    }
     for len in [0, 63, 65] {
         let mut x = vec![0u32; len];
         assert!(matches!(

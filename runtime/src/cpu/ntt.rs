@@ -88,7 +88,9 @@ const GROUP: usize = 1 << 11;
 trait Engine<W>: Send + Sync {
     fn kernels(&self) -> Kernels;
     fn any_out_of_range(&self, x: &[W]) -> bool;
-    fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [W]);
+    /// Runs the transforms; `false` (and `data` unchanged) if the input check that the
+    /// orders fold into the bit reversal found a value ≥ p.
+    fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [W]) -> bool;
 }
 
 impl<B: Butterflies + Send> Engine<B::W> for B {
@@ -98,7 +100,7 @@ impl<B: Butterflies + Send> Engine<B::W> for B {
     fn any_out_of_range(&self, x: &[B::W]) -> bool {
         Butterflies::any_out_of_range(self, x)
     }
-    fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [B::W]) {
+    fn run(&self, log_n: u32, orders: (Order, Order), data: &mut [B::W]) -> bool {
         run(self, log_n, orders, data)
     }
 }
@@ -266,10 +268,16 @@ impl<W: Word> WordNtt<W> {
             });
         }
         let p = self.p;
-        let over = data
-            .par_chunks(1 << 14)
-            .any(|c| self.engine.any_out_of_range(c));
-        if over {
+        let orders = (self.input_order, self.output_order);
+        // Bit-reversed to bit-reversed starts with a bit reversal, which checks the values
+        // it moves (and is undone if one is out of range); the other orders check them in
+        // a pass of their own, before anything is written.
+        let checked_by_run = n > 1 && orders == (Order::BitReversed, Order::BitReversed);
+        let over = !checked_by_run
+            && data
+                .par_chunks(1 << 14)
+                .any(|c| self.engine.any_out_of_range(c));
+        if over || !self.engine.run(self.log_n, orders, data) {
             let bad = data
                 .iter()
                 .find(|&&x| x >= p)
@@ -280,33 +288,39 @@ impl<W: Word> WordNtt<W> {
             }
             .into());
         }
-        self.engine
-            .run(self.log_n, (self.input_order, self.output_order), data);
         Ok(())
     }
 }
 
-fn run<B: Butterflies>(b: &B, log_n: u32, orders: (Order, Order), data: &mut [B::W]) {
-    {
-        let n = 1usize << log_n;
-        if n == 1 {
-            // DFT_1 is the identity and 1^(−1) = 1.
-            return;
+fn run<B: Butterflies>(b: &B, log_n: u32, orders: (Order, Order), data: &mut [B::W]) -> bool {
+    let n = 1usize << log_n;
+    if n == 1 {
+        // DFT_1 is the identity and 1^(−1) = 1.
+        return true;
+    }
+    let block = (BLOCK_BYTES / std::mem::size_of::<B::W>()).max(1 << b.tail_bits());
+    match orders {
+        (Order::Natural, Order::BitReversed) => dif_all(b, data, n, block),
+        (Order::BitReversed, Order::Natural) => dit_all(b, data, n, block),
+        (Order::Natural, Order::Natural) => {
+            dif_all(b, data, n, block);
+            data.par_chunks_mut(n).for_each(bit_reverse);
         }
-        let block = (BLOCK_BYTES / std::mem::size_of::<B::W>()).max(1 << b.tail_bits());
-        match orders {
-            (Order::Natural, Order::BitReversed) => dif_all(b, data, n, block),
-            (Order::BitReversed, Order::Natural) => dit_all(b, data, n, block),
-            (Order::Natural, Order::Natural) => {
-                dif_all(b, data, n, block);
+        (Order::BitReversed, Order::BitReversed) => {
+            let check = |x: &[B::W]| b.any_out_of_range(x);
+            let bad = data
+                .par_chunks_mut(n)
+                .map(|x| bit_reverse_tiled_dispatch(x, Some(&check)))
+                .reduce(|| false, |a, c| a || c);
+            if bad {
+                // A permutation of order two: applying it again restores the input.
                 data.par_chunks_mut(n).for_each(bit_reverse);
+                return false;
             }
-            (Order::BitReversed, Order::BitReversed) => {
-                data.par_chunks_mut(n).for_each(bit_reverse);
-                dif_all(b, data, n, block);
-            }
+            dif_all(b, data, n, block);
         }
     }
+    true
 }
 
 /// Runs the DIF of every transform of `data`: the blocks of all transforms together.
@@ -485,22 +499,28 @@ fn reverse(i: usize, bits: u32) -> usize {
 /// small buffers, reading and writing whole rows of 2^t elements (Carter & Gatlin's
 /// COBRA idea); the transposition happens in the buffers, in L1.
 pub(crate) fn bit_reverse<W: Word>(x: &mut [W]) {
-    match std::mem::size_of::<W>() {
-        4 => bit_reverse_tiled::<W, 5>(x),
-        _ => bit_reverse_tiled::<W, 5>(x),
-    }
+    bit_reverse_tiled_dispatch(x, None);
 }
 
-fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W]) {
+/// Values checked by `check` on their way (whole tiles at a time): whether any failed.
+type Check<'a, W> = Option<&'a (dyn Fn(&[W]) -> bool + Sync)>;
+
+/// [`bit_reverse`], also returning whether `check` failed on any value (all are moved).
+fn bit_reverse_tiled_dispatch<W: Word>(x: &mut [W], check: Check<'_, W>) -> bool {
+    bit_reverse_tiled::<W, 5>(x, check)
+}
+
+fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W], check: Check<'_, W>) -> bool {
     let log_n = x.len().trailing_zeros();
     if log_n < 2 * T + 1 {
+        let bad = check.is_some_and(|c| c(x));
         for i in 0..x.len() {
             let j = reverse(i, log_n);
             if i < j {
                 x.swap(i, j);
             }
         }
-        return;
+        return bad;
     }
     let m = log_n - 2 * T;
     let side = 1usize << T;
@@ -524,44 +544,60 @@ fn bit_reverse_tiled<W: Word, const T: u32>(x: &mut [W]) {
             }
         }
     };
-    (0..tiles / run).into_par_iter().for_each(|r| {
-        let mut raw = vec![W::default(); 2 * side * side];
-        let mut buf_b = vec![W::default(); side * side];
-        let mut buf_r = vec![W::default(); side * side];
-        let pairs = (r * run..(r + 1) * run).filter(|&b| b <= reverse(b, m));
-        let mut next = pairs.clone().skip(1);
-        for b in pairs {
-            let rb = reverse(b, m);
-            if let Some(nb) = next.next() {
-                prefetch_rows(nb);
-            }
-            // SAFETY: rows of tiles b and rb are in bounds (row(side − 1, ·) + side ≤ len)
-            // and touched by no other task: tile b's task is the one of min(b, rev b).
-            unsafe {
-                debug_assert!(row(side - 1, b.max(rb)) + side <= len);
-                // Whole rows first, so that all their cache misses are in flight together.
-                for a in 0..side {
-                    let dst = raw.as_mut_ptr().add(2 * a * side);
-                    std::ptr::copy_nonoverlapping(ptr.at(row(a, b)), dst, side);
-                    std::ptr::copy_nonoverlapping(ptr.at(row(a, rb)), dst.add(side), side);
+    (0..tiles / run)
+        .into_par_iter()
+        .map(|r| {
+            let mut raw = vec![W::default(); 2 * side * side];
+            let mut buf_b = vec![W::default(); side * side];
+            let mut buf_r = vec![W::default(); side * side];
+            let pairs = (r * run..(r + 1) * run).filter(|&b| b <= reverse(b, m));
+            let mut next = pairs.clone().skip(1);
+            let mut bad = false;
+            for b in pairs {
+                let rb = reverse(b, m);
+                if let Some(nb) = next.next() {
+                    prefetch_rows(nb);
                 }
-                let (pb, pr, src) = (buf_b.as_mut_ptr(), buf_r.as_mut_ptr(), raw.as_ptr());
-                for (a, &ra) in rev.iter().enumerate() {
-                    let (src_b, src_r) = (src.add(2 * a * side), src.add(2 * a * side + side));
-                    for (c, &to) in offsets.iter().enumerate() {
-                        // to + ra < side²: both below side.
-                        *pb.add(to + ra) = *src_b.add(c);
-                        *pr.add(to + ra) = *src_r.add(c);
+                // SAFETY: rows of tiles b and rb are in bounds (row(side − 1, ·) + side ≤ len)
+                // and touched by no other task: tile b's task is the one of min(b, rev b).
+                unsafe {
+                    debug_assert!(row(side - 1, b.max(rb)) + side <= len);
+                    // Whole rows first, so that all their cache misses are in flight together.
+                    for a in 0..side {
+                        let dst = raw.as_mut_ptr().add(2 * a * side);
+                        std::ptr::copy_nonoverlapping(ptr.at(row(a, b)), dst, side);
+                        std::ptr::copy_nonoverlapping(ptr.at(row(a, rb)), dst.add(side), side);
+                    }
+                    if let Some(c) = check {
+                        bad |= c(&raw);
+                    }
+                    let (pb, pr, src) = (buf_b.as_mut_ptr(), buf_r.as_mut_ptr(), raw.as_ptr());
+                    for (a, &ra) in rev.iter().enumerate() {
+                        let (src_b, src_r) = (src.add(2 * a * side), src.add(2 * a * side + side));
+                        for (c, &to) in offsets.iter().enumerate() {
+                            // to + ra < side²: both below side.
+                            *pb.add(to + ra) = *src_b.add(c);
+                            *pr.add(to + ra) = *src_r.add(c);
+                        }
+                    }
+                    for rc in 0..side {
+                        let (from_b, from_r) = (buf_b.as_ptr(), buf_r.as_ptr());
+                        std::ptr::copy_nonoverlapping(
+                            from_b.add(rc * side),
+                            ptr.at(row(rc, rb)),
+                            side,
+                        );
+                        std::ptr::copy_nonoverlapping(
+                            from_r.add(rc * side),
+                            ptr.at(row(rc, b)),
+                            side,
+                        );
                     }
                 }
-                for rc in 0..side {
-                    let (from_b, from_r) = (buf_b.as_ptr(), buf_r.as_ptr());
-                    std::ptr::copy_nonoverlapping(from_b.add(rc * side), ptr.at(row(rc, rb)), side);
-                    std::ptr::copy_nonoverlapping(from_r.add(rc * side), ptr.at(row(rc, b)), side);
-                }
             }
-        }
-    });
+            bad
+        })
+        .reduce(|| false, |a, c| a || c)
 }
 
 /// A hint to fetch the cache line of `p` (nothing on other targets).

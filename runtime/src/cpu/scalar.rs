@@ -93,23 +93,19 @@ macro_rules! mont {
             /// a + b for canonical a, b. The carry matters when p > R/2.
             #[inline(always)]
             pub(crate) fn add(&self, a: $w, b: $w) -> $w {
+                // Branch-free: the outcome is data-dependent, a branch mispredicts half the
+                // time.
                 let (s, carry) = a.overflowing_add(b);
-                if carry || s >= self.p {
-                    s.wrapping_sub(self.p)
-                } else {
-                    s
-                }
+                let (t, borrow) = s.overflowing_sub(self.p);
+                let keep_t = ((carry | !borrow) as $w).wrapping_neg();
+                (t & keep_t) | (s & !keep_t)
             }
 
             /// a − b for canonical a, b.
             #[inline(always)]
             pub(crate) fn sub(&self, a: $w, b: $w) -> $w {
                 let (d, borrow) = a.overflowing_sub(b);
-                if borrow {
-                    d.wrapping_add(self.p)
-                } else {
-                    d
-                }
+                d.wrapping_add(self.p & (borrow as $w).wrapping_neg())
             }
 
             /// REDC(a·b') = a·b mod p, canonical, for a, b' < p (so a·b' < p·R).
@@ -121,11 +117,7 @@ macro_rules! mont {
                 // t ≡ m·p (mod R): the low words cancel, (t − m·p)/R is the difference of
                 // the high words, in (−p, p).
                 let (d, borrow) = ((t >> $bits) as $w).overflowing_sub((mp >> $bits) as $w);
-                if borrow {
-                    d.wrapping_add(self.p)
-                } else {
-                    d
-                }
+                d.wrapping_add(self.p & (borrow as $w).wrapping_neg())
             }
         }
     };
