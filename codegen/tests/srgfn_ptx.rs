@@ -75,12 +75,12 @@ const PROBES: [Probe; 8] = [
 /// wide multiply-adds: its machine code (SASS) is smaller than the PTX count suggests.
 /// (The carry-branching arithmetic before this took, for P3 in PTX: add 536, sub 266, neg
 /// 247, shifts 236 and 247, run-time shift 604, mul 2402; in SASS: add 714, sub 367, neg
-/// 348, shifts 325 and 351, run-time shift 833, mul 3795, against 214, 174, 153, 129, 143,
-/// 282 and 1538 now.)
+/// 348, shifts 325 and 351, run-time shift 833, mul 3795, against 214, 162, 158, 129, 143,
+/// 262 and 1538 now.)
 const CEILINGS: [(&str, [usize; 7]); 3] = [
-    ("P2", [70, 62, 50, 43, 46, 97, 1149]),
-    ("P3", [142, 126, 103, 90, 98, 192, 2648]),
-    ("P4", [354, 355, 317, 390, 393, 564, 6672]),
+    ("P2", [70, 68, 57, 43, 46, 101, 1149]),
+    ("P3", [142, 129, 109, 90, 98, 197, 2648]),
+    ("P4", [354, 360, 323, 288, 291, 569, 6672]),
 ];
 
 fn nvrtc() -> Option<&'static Nvrtc> {
