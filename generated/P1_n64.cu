@@ -87,6 +87,10 @@ static constexpr int FE_U = 53;
 // (the final carry): computed by the generator from interval bounds.
 static constexpr int FE_DIV_STEPS_COEF = 7;
 static constexpr int FE_DIV_STEPS_CARRY = 1;
+// The 64-bit words z needs before each of those steps and after the last, 2 bits each,
+// step 0 lowest (3, 2, 2, 2, 2, 2, 2, 2 and 2, 2).
+static constexpr uint64_t FE_DIV_WORDS_COEF = 0xaaabull;
+static constexpr uint64_t FE_DIV_WORDS_CARRY = 0xaull;
 
 FE_FN fe_t fe_zero() {
     fe_t z;
@@ -123,136 +127,190 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
 }
 
 // ---- carries --------------------------------------------------------------------------
+// The digit loops below carry 0/1 values and choose with selects, never with branches on
+// data: on the GPU a 64-bit compare or add is two instructions and a branch on a digit
+// diverges the warp. The few cases that need a carry through every digit (results next
+// to 0 or p - 1, operands p - 1) are tested for once, at the end, and handled in a branch
+// that random data takes with probability about 1/r.
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
 // c in {-1, 0, 1} with d_new + c*r = d - s.
 FE_FN int64_t fe_aux_digit_sub(uint64_t& d, int64_t s) {
-    if (s >= 0) {
-        uint64_t us = (uint64_t)s;
-        if (d >= us) {
-            d -= us;
-            return 0;
-        }
-        d += FE_R - us;
-        return -1;
+    const uint64_t m = (uint64_t)0 - (uint64_t)s;
+    const uint64_t us = (uint64_t)s;
+    // s >= 0: d - s, plus r on a borrow; s < 0: d + m, less r when that reaches r.
+    const bool neg = s < 0;
+    const bool borrow = !neg && d < us;
+    const bool over = neg && d >= FE_R - m;
+    d = neg ? (over ? d - (FE_R - m) : d + m) : (borrow ? d + (FE_R - us) : d - us);
+    return (int64_t)over - (int64_t)borrow;
+}
+
+// z - 1 for a canonical z (p - 1 included), with the borrow through every digit.
+FE_FN fe_t fe_aux_dec(fe_t z) {
+    bool b = true;
+    FE_UNROLL
+    for (int i = 0; i < FE_K; ++i) {
+        const bool zero = z.d[i] == 0;
+        z.d[i] = b && zero ? FE_R - 1 : z.d[i] - (uint64_t)b;
+        b = b && zero;
     }
-    uint64_t m = (uint64_t)0 - (uint64_t)s;
-    if (d >= FE_R - m) {
-        d -= FE_R - m;
-        return 1;
+    // 0 - 1 = p - 1, the special representation; the loop left every digit at r - 1.
+    FE_UNROLL
+    for (int i = 0; i < FE_K; ++i) z.d[i] = b ? (i == FE_K - 1 ? FE_R : 0) : z.d[i];
+    return z;
+}
+
+// z + 1 for digits z all below r, with the carry through every digit; r^k = p - 1 is the
+// special representation.
+FE_FN fe_t fe_aux_inc(fe_t z) {
+    bool c = true;
+    FE_UNROLL
+    for (int i = 0; i < FE_K; ++i) {
+        const bool full = z.d[i] == FE_R - 1;
+        z.d[i] = c && full ? 0 : z.d[i] + (uint64_t)c;
+        c = c && full;
     }
-    d += m;
-    return 0;
+    z.d[FE_K - 1] = c ? FE_R : z.d[FE_K - 1];
+    return z;
 }
 
 // z - b for digits z (each in [0, r)) and b in {-1, 0, 1}, given z - b in [-1, r^k]. Both
 // ends of that range are r^k = -1 mod p, whose representation is the special one.
 FE_FN void fe_aux_fold(fe_t& z, int64_t b) {
-    int64_t c = fe_aux_digit_sub(z.d[0], b);
-    FE_UNROLL
-    for (int i = 1; i < FE_K; ++i) c = fe_aux_digit_sub(z.d[i], -c);
-    if (c != 0) {
-        FE_UNROLL
-        for (int i = 0; i < FE_K; ++i) z.d[i] = 0;
-        z.d[FE_K - 1] = FE_R;
+    // Digit 0 takes the step unless it would leave [0, r).
+    if ((b > 0 && z.d[0] == 0) || (b < 0 && z.d[0] == FE_R - 1)) {
+        z = b > 0 ? fe_aux_dec(z) : fe_aux_inc(z);
+        return;
     }
+    z.d[0] -= (uint64_t)b;
+}
+
+// One digit of a sum: a + b + c for digits a, b <= r and a carry c in {0, 1}, where a = r
+// or b = r only in a top digit of p - 1 (and then c = 0); returns the sum mod r (or r for
+// r + r) and leaves the carry out, 0 or 1, in c.
+FE_FN uint64_t fe_aux_add_digit(uint64_t a, uint64_t b, uint64_t& c) {
+    // r >= 2^63: a + b may overflow 64 bits, so compare a with r - b - c (>= 0) instead.
+    const uint64_t nb = (FE_R - c) - b;
+    const bool ge = a >= nb;
+    const uint64_t s = ge ? a - nb : a + b + c;
+    c = ge;
+    return s;
+}
+
+// One digit of a difference: a - b - c for digits a, b <= r and a borrow c in {0, 1};
+// returns the difference plus r on a borrow and leaves the borrow out in c.
+FE_FN uint64_t fe_aux_sub_digit_c(uint64_t a, uint64_t b, uint64_t& c) {
+    const uint64_t d = a - b - c;
+    // b + c <= r + 1 < 2^64.
+    const bool under = a < b + c;
+    c = under;
+    return under ? d + FE_R : d;
+}
+
+// The same digit. The borrow of a - b - c in base r is the borrow of the same 64-bit
+// subtraction: on the device, the carry flag of one subc, read back as a mask instead of a
+// separate compare. c becomes that flag through sub.cc 0 - c: the flag of the sub family
+// is the hardware's carry, which means "no borrow" (an add.cc's carry would be read
+// inverted), so the chain stays within sub, subc.
+FE_FN uint64_t fe_aux_sub_digit(uint64_t a, uint64_t b, uint64_t& c) {
+#if defined(__CUDA_ARCH__)
+    uint64_t d;
+    uint32_t m;
+    asm("{\n\t.reg .u32 t;\n\t"
+        "sub.cc.u32 t, 0, %2;\n\t"
+        "subc.cc.u64 %0, %3, %4;\n\t"
+        "subc.u32 %1, 0, 0;\n\t}"
+        : "=l"(d), "=r"(m)
+        : "r"((uint32_t)c), "l"(a), "l"(b));
+    c = m & 1;
+    return d + (FE_R & (uint64_t)(int64_t)(int32_t)m);
+#else
+    return fe_aux_sub_digit_c(a, b, c);
+#endif
 }
 
 // ---- addition and subtraction (Algorithm 2) --------------------------------------------
 // For k >= 16 these routines are calls rather than inlined: a kernel's codelets use them
 // dozens of times, and inlined k-digit loops make its code (and compile time) explode.
 
-// x + y: digit sums with carries by division by r; the carry z_k out of the top digit is
-// 0, 1 or 2 (2 for (p-1) + (p-1), a case the paper's steps miss), and since r^k = -1 the
-// value is z - z_k, subtracted with borrows (and p added back when z < z_k).
+// x + y: digit sums with carries by division by r (each carry 0 or 1), then the carry c out
+// of the top digit, of weight r^k = -1, subtracted: one decrement of digit 0 unless it is 0,
+// where fe_aux_dec borrows through the digits. An operand p - 1 needs no case of its own:
+// its digits below the top are 0, so the loop copies the other operand's digits, and its
+// top digit r makes the top sum reach r, leaving the other operand's top digit and c = 1:
+// z = y, and (p - 1) + y = y - 1. For (p - 1) + (p - 1), z = p - 1 and z - 1 = p - 2.
 FE_FN fe_t fe_add(fe_t x, fe_t y) {
     fe_t z;
     uint64_t c = 0;
     FE_UNROLL
-    for (int i = 0; i < FE_K; ++i) {
-        // h:s = x_i + y_i + c < 2r + 2, as 65 bits.
-        uint64_t s = x.d[i] + y.d[i];
-        uint64_t h = s < x.d[i];
-        s += c;
-        h += s < c;
-        c = 0;
-        FE_UNROLL
-        for (int t = 0; t < 2; ++t) {
-            if (h != 0 || s >= FE_R) {
-                h -= s < FE_R;
-                s -= FE_R;
-                ++c;
-            }
-        }
-        z.d[i] = s;
-    }
-    int64_t b = fe_aux_digit_sub(z.d[0], (int64_t)c);
-    FE_UNROLL
-    for (int i = 1; i < FE_K; ++i) b = fe_aux_digit_sub(z.d[i], -b);
-    // The digits now hold (z - z_k) - b*r^k = (z - z_k) + b (mod p), b in {-1, 0}.
-    fe_aux_fold(z, b);
+    for (int i = 0; i < FE_K; ++i) z.d[i] = fe_aux_add_digit(x.d[i], y.d[i], c);
+    if ((c != 0) & (z.d[0] == 0)) return fe_aux_dec(z);
+    z.d[0] -= c;
     return z;
 }
 
 // x - y: digit differences with borrows. The top digit may come out as r only for
 // (p-1) - 0, which is then already the special representation; a borrow out of the top
-// leaves x - y + r^k = x - y - 1 (mod p), and 1 is added back.
-FE_FN fe_t fe_sub(fe_t x, fe_t y) {
+// leaves x - y + r^k = x - y - 1 (mod p), and 1 is added back: to digit 0 unless it is
+// r - 1, else through fe_aux_inc. PORTABLE takes the C++ digit routine on the device too:
+// the compiler folds the constant zeros of a shift's operands through it, not through asm.
+template <bool PORTABLE>
+FE_FN fe_t fe_aux_sub(fe_t x, fe_t y) {
     fe_t z;
     uint64_t b = 0;
     FE_UNROLL
     for (int i = 0; i < FE_K; ++i) {
-        uint64_t xi = x.d[i], yi = y.d[i];
-        uint64_t d = xi - yi - b;
-        uint64_t under = (uint64_t)(xi < yi) | (uint64_t)(xi - yi < b);
-        z.d[i] = under ? d + FE_R : d;
-        b = under;
+        z.d[i] = PORTABLE ? fe_aux_sub_digit_c(x.d[i], y.d[i], b)
+                          : fe_aux_sub_digit(x.d[i], y.d[i], b);
     }
-    fe_aux_fold(z, -(int64_t)b);
+    if ((b != 0) & (z.d[0] == FE_R - 1)) return fe_aux_inc(z);
+    z.d[0] += b;
     return z;
 }
+
+FE_FN fe_t fe_sub(fe_t x, fe_t y) { return fe_aux_sub<false>(x, y); }
 
 FE_FN fe_t fe_neg(fe_t a) { return fe_sub(fe_zero(), a); }
 
 // ---- multiplication by a power of r (section 3.4) ---------------------------------------
 
-// Digit h of -r^I mod p: the result for the special element r^k = -1.
-FE_FN uint64_t fe_aux_neg_rpow_digit(int i, int h) {
-    if (i < FE_K) {
-        // p - r^i = (r^k - r^i) + 1: digits 1, 0, ..., 0 (below i), r - 1 (from i up).
-        return h == 0 ? 1 : (h < i ? 0 : FE_R - 1);
-    }
-    // -r^i = r^(i-k).
-    return h == i - FE_K ? 1 : 0;
-}
-
 // a * r^I for a compile-time I in [0, 2k). With j = I mod k, a * r^j = A - B where
 // A = sum_{h >= j} a_{h-j} r^h and B = sum_{h < j} a_{h-j+k} r^h (r^k = -1): a negacyclic
-// digit shift and one subtraction; r^(k+j) = -r^j swaps the operands.
+// digit shift and one subtraction; r^(k+j) = -r^j swaps the operands. For p - 1 (top digit
+// r) and I < k the digit r lands in B, whose subtraction takes it as it is; for I >= k it
+// lands in the minuend and comes out as digit j - 1 = r, rewritten as r^j afterwards (so
+// that a need not stay live through the subtraction).
 template <int I>
 FE_FN fe_t fe_mul_rpow(fe_t a) {
     static_assert(I >= 0 && I < 2 * FE_K, "fe_mul_rpow: the power of r must lie in [0, 2k)");
     if (I == 0) return a;
     const int j = I % FE_K;
-    const bool special = a.d[FE_K - 1] == FE_R;
     fe_t lo, hi;
     FE_UNROLL
     for (int h = 0; h < FE_K; ++h) {
-        const int src = (h - j + FE_K) % FE_K;
-        // The special element is handled below; its digit r must not enter the shift.
-        const uint64_t digit = (src == FE_K - 1 && special) ? 0 : a.d[src];
+        const uint64_t digit = a.d[(h - j + FE_K) % FE_K];
         hi.d[h] = h >= j ? digit : 0;
         lo.d[h] = h < j ? digit : 0;
     }
-    fe_t res = I < FE_K ? fe_sub(hi, lo) : fe_sub(lo, hi);
-    FE_UNROLL
-    for (int h = 0; h < FE_K; ++h) res.d[h] = special ? fe_aux_neg_rpow_digit(I, h) : res.d[h];
-    return res;
+    // For k >= 16 the shift is a call of its own, and the subtraction inside it is not
+    // worth the constant folding.
+    if (I < FE_K) return fe_aux_sub<(FE_K < 16)>(hi, lo);
+    fe_t z = fe_aux_sub<(FE_K < 16)>(lo, hi);
+    if (j > 0) {
+        // Only p - 1 leaves digit j - 1 at r (and every other digit 0): r * r^(j-1) = r^j.
+        const bool top = z.d[(j + FE_K - 1) % FE_K] == FE_R;
+        z.d[(j + FE_K - 1) % FE_K] = top ? 0 : z.d[(j + FE_K - 1) % FE_K];
+        z.d[j] = top ? 1 : z.d[j];
+    }
+    return z;
 }
 
 // a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, with the digits
 // moved by a barrel shifter (log2 k stages of selects on registers, no indexing by i), so
 // that twiddles whose exponent depends on the thread still cost a shift, not a product.
+// The top digit r of p - 1 is written as r^k = -1 (digit k of the 2k-digit shift register),
+// which lands in B at j; for i = 0 that gives 0 - 1 = p - 1 as well.
 FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
     const int j = i & (FE_K - 1);
     const bool special = a.d[FE_K - 1] == FE_R;
@@ -261,7 +319,7 @@ FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
     FE_UNROLL
     for (int h = 0; h < FE_K; ++h) {
         t[h] = (h == FE_K - 1 && special) ? 0 : a.d[h];
-        t[h + FE_K] = 0;
+        t[h + FE_K] = h == 0 ? (uint64_t)special : 0;
     }
     FE_UNROLL
     for (int b = 1; b < FE_K; b <<= 1) {
@@ -272,144 +330,266 @@ FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
             t[h] = move ? from : t[h];
         }
     }
-    fe_t hi, lo;
+    // r^(k+j) = -r^j: B - A instead of A - B.
+    const bool swap = i >= FE_K;
+    fe_t x, y;
     FE_UNROLL
     for (int h = 0; h < FE_K; ++h) {
-        hi.d[h] = t[h];
-        lo.d[h] = t[h + FE_K];
+        x.d[h] = swap ? t[h + FE_K] : t[h];
+        y.d[h] = swap ? t[h] : t[h + FE_K];
     }
-    fe_t res = i < FE_K ? fe_sub(hi, lo) : fe_sub(lo, hi);
-    FE_UNROLL
-    for (int h = 0; h < FE_K; ++h) res.d[h] = special ? fe_aux_neg_rpow_digit(i, h) : res.d[h];
-    // r^0 = 1 leaves every element as it is (p - 1 included).
-    return i == 0 ? a : res;
+    return fe_sub(x, y);
 }
 
 // ---- full multiplication (Algorithm 3) ---------------------------------------------------
+// Multi-word integers are little-endian arrays of 64-bit words, two's complement where
+// signed. On the device their carry chains are PTX add.cc/addc (and mad.lo.cc/madc.hi for
+// products): one carry flag instead of a compare and a select per word. The host build
+// (and so tests/prelude_host.rs) runs the portable C++ beside each, which computes the same
+// words.
 
-// A signed 192-bit integer in two's complement (w2 holds the sign).
-struct fe_aux_i192 {
-    uint64_t w0, w1, w2;
+// a += b over N words, modulo 2^(64N).
+template <int N>
+FE_FN void fe_aux_addn(uint64_t (&a)[3], const uint64_t (&b)[3]) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 1) {
+        a[0] += b[0];
+    } else if constexpr (N == 2) {
+        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, %3;"
+            : "+l"(a[0]), "+l"(a[1])
+            : "l"(b[0]), "l"(b[1]));
+    } else {
+        asm("add.cc.u64 %0, %0, %3;\n\taddc.cc.u64 %1, %1, %4;\n\taddc.u64 %2, %2, %5;"
+            : "+l"(a[0]), "+l"(a[1]), "+l"(a[2])
+            : "l"(b[0]), "l"(b[1]), "l"(b[2]));
+    }
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < N; ++i) {
+        const uint64_t s = a[i] + b[i];
+        const uint64_t t = s + c;
+        c = (uint64_t)(s < a[i]) + (uint64_t)(t < s);
+        a[i] = t;
+    }
+#endif
+}
+
+// a -= b over N words, modulo 2^(64N).
+template <int N>
+FE_FN void fe_aux_subn(uint64_t (&a)[3], const uint64_t (&b)[3]) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 1) {
+        a[0] -= b[0];
+    } else if constexpr (N == 2) {
+        asm("sub.cc.u64 %0, %0, %2;\n\tsubc.u64 %1, %1, %3;"
+            : "+l"(a[0]), "+l"(a[1])
+            : "l"(b[0]), "l"(b[1]));
+    } else {
+        asm("sub.cc.u64 %0, %0, %3;\n\tsubc.cc.u64 %1, %1, %4;\n\tsubc.u64 %2, %2, %5;"
+            : "+l"(a[0]), "+l"(a[1]), "+l"(a[2])
+            : "l"(b[0]), "l"(b[1]), "l"(b[2]));
+    }
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < N; ++i) {
+        const uint64_t d = a[i] - b[i];
+        const uint64_t t = d - c;
+        c = (uint64_t)(a[i] < b[i]) + (uint64_t)(d < c);
+        a[i] = t;
+    }
+#endif
+}
+
+// A sum of 64 x 64-bit products, held modulo 2^160 (its words above bit 159 are dropped,
+// enough for the coefficients below 2^159 that the generator checks for). On the device
+// the products are taken in 32-bit halves a1:a0 * b1:b0, the even ones (a0 b0, a1 b1) into
+// limbs a[0..5) and the odd ones (a0 b1, a1 b0) into b[0..3) one limb up, in carry chains
+// that ptxas turns into a few wide multiply-adds per product; fe_aux_acc_get merges them.
+struct fe_aux_acc {
+#if defined(__CUDA_ARCH__)
+    uint32_t a[5], b[3];
+#else
+    uint64_t w[3];
+#endif
 };
 
-FE_FN fe_aux_i192 fe_aux_i192_add(fe_aux_i192 a, fe_aux_i192 b) {
-    fe_aux_i192 s;
-    s.w0 = a.w0 + b.w0;
-    uint64_t c0 = s.w0 < a.w0;
-    s.w1 = a.w1 + b.w1;
-    uint64_t c1 = s.w1 < a.w1;
-    s.w1 += c0;
-    c1 += s.w1 < c0;
-    s.w2 = a.w2 + b.w2 + c1;
-    return s;
+FE_FN void fe_aux_acc_set(fe_aux_acc& c, const uint64_t (&w)[3]) {
+#if defined(__CUDA_ARCH__)
+    c.a[0] = (uint32_t)w[0];
+    c.a[1] = (uint32_t)(w[0] >> 32);
+    c.a[2] = (uint32_t)w[1];
+    c.a[3] = (uint32_t)(w[1] >> 32);
+    c.a[4] = (uint32_t)w[2];
+    c.b[0] = c.b[1] = c.b[2] = 0;
+#else
+    c.w[0] = w[0];
+    c.w[1] = w[1];
+    c.w[2] = w[2];
+#endif
 }
 
-FE_FN fe_aux_i192 fe_aux_i192_neg(fe_aux_i192 a) {
-    fe_aux_i192 n;
-    n.w0 = ~a.w0 + 1;
-    uint64_t c = n.w0 == 0;
-    n.w1 = ~a.w1 + c;
-    c = c && n.w1 == 0;
-    n.w2 = ~a.w2 + c;
-    return n;
+// c += x*y.
+FE_FN void fe_aux_acc_mac(fe_aux_acc& c, uint64_t x, uint64_t y) {
+#if defined(__CUDA_ARCH__)
+    const uint32_t x0 = (uint32_t)x, x1 = (uint32_t)(x >> 32);
+    const uint32_t y0 = (uint32_t)y, y1 = (uint32_t)(y >> 32);
+    asm("mad.lo.cc.u32 %0, %8, %10, %0;\n\t"
+        "madc.hi.cc.u32 %1, %8, %10, %1;\n\t"
+        "madc.lo.cc.u32 %2, %9, %11, %2;\n\t"
+        "madc.hi.cc.u32 %3, %9, %11, %3;\n\t"
+        "addc.u32 %4, %4, 0;\n\t"
+        "mad.lo.cc.u32 %5, %8, %11, %5;\n\t"
+        "madc.hi.cc.u32 %6, %8, %11, %6;\n\t"
+        "addc.u32 %7, %7, 0;\n\t"
+        "mad.lo.cc.u32 %5, %9, %10, %5;\n\t"
+        "madc.hi.cc.u32 %6, %9, %10, %6;\n\t"
+        "addc.u32 %7, %7, 0;"
+        : "+r"(c.a[0]), "+r"(c.a[1]), "+r"(c.a[2]), "+r"(c.a[3]), "+r"(c.a[4]),
+          "+r"(c.b[0]), "+r"(c.b[1]), "+r"(c.b[2])
+        : "r"(x0), "r"(x1), "r"(y0), "r"(y1));
+#else
+    const uint64_t p[3] = {x * y, fe_mulhi64(x, y), 0};
+    fe_aux_addn<3>(c.w, p);
+#endif
 }
 
-// u += x*y (x, y <= r < 2^64, so the product's high word is at most 2^64 - 2).
-FE_FN void fe_aux_mac(fe_aux_i192& u, uint64_t x, uint64_t y) {
-    uint64_t lo = x * y, hi = fe_mulhi64(x, y);
-    u.w0 += lo;
-    hi += u.w0 < lo;
-    u.w1 += hi;
-    u.w2 += u.w1 < hi;
+// The sum as three words, the top one holding bits 128..159 (zero-extended).
+FE_FN void fe_aux_acc_get(fe_aux_acc c, uint64_t (&w)[3]) {
+#if defined(__CUDA_ARCH__)
+    asm("add.cc.u32 %0, %0, %4;\n\taddc.cc.u32 %1, %1, %5;\n\taddc.cc.u32 %2, %2, %6;\n\t"
+        "addc.u32 %3, %3, 0;"
+        : "+r"(c.a[1]), "+r"(c.a[2]), "+r"(c.a[3]), "+r"(c.a[4])
+        : "r"(c.b[0]), "r"(c.b[1]), "r"(c.b[2]));
+    w[0] = ((uint64_t)c.a[1] << 32) | c.a[0];
+    w[1] = ((uint64_t)c.a[3] << 32) | c.a[2];
+    w[2] = c.a[4];
+#else
+    w[0] = c.w[0];
+    w[1] = c.w[1];
+    w[2] = (uint32_t)c.w[2];
+#endif
 }
 
-// u -= x*y.
-FE_FN void fe_aux_msc(fe_aux_i192& u, uint64_t x, uint64_t y) {
-    uint64_t lo = x * y, hi = fe_mulhi64(x, y);
-    hi += u.w0 < lo;
-    u.w0 -= lo;
-    u.w2 -= u.w1 < hi;
-    u.w1 -= hi;
+// (lo >> S) | (hi << (64 - S)) for 0 < S < 64: on the device two 32-bit funnel shifts,
+// which the compiler does not find in the 64-bit form (it emits a shift, a shift and an or
+// per 32-bit half).
+template <int S>
+FE_FN uint64_t fe_aux_shrd(uint64_t lo, uint64_t hi) {
+    static_assert(S > 0 && S < 64, "fe_aux_shrd: the shift must lie in (0, 64)");
+#if defined(__CUDA_ARCH__)
+    const uint32_t l0 = (uint32_t)lo, l1 = (uint32_t)(lo >> 32);
+    const uint32_t h0 = (uint32_t)hi, h1 = (uint32_t)(hi >> 32);
+    uint32_t r0, r1;
+    if constexpr (S < 32) {
+        r0 = __funnelshift_r(l0, l1, S);
+        r1 = __funnelshift_r(l1, h0, S);
+    } else {
+        r0 = __funnelshift_r(l1, h0, S - 32);
+        r1 = __funnelshift_r(h0, h1, S - 32);
+    }
+    return ((uint64_t)r1 << 32) | r0;
+#else
+    return (lo >> S) | (hi << (64 - S));
+#endif
 }
+
+// The sign of a word as a word of all ones or all zeros.
+FE_FN uint64_t fe_aux_sign(uint64_t w) { return (uint64_t)((int64_t)w >> 63); }
 
 // z = q*r + s with 0 <= s < r, by the sparse form of r (section 3.1, eq. (6), with the
 // paper's S3 read as (q - 1, s + r)): z = 2^W h + l = r h + (l - 2^U h). STEPS
-// such rewrites bring z into [-r, 2r); one correction on each side finishes.
+// such rewrites bring z into [-r, 2r); one correction on each side finishes. Bits 2t, 2t+1
+// of words give the number of words z needs before step t (after the last, for t = STEPS),
+// from the generator's interval bounds: each step computes on those words only. q gets two
+// words, sign-extended to three.
 template <int STEPS>
-FE_FN uint64_t fe_aux_divr(fe_aux_i192 z, fe_aux_i192& q) {
-    q.w0 = q.w1 = q.w2 = 0;
+FE_FN uint64_t fe_aux_divr(uint64_t words, uint64_t (&z)[3], uint64_t (&q)[3]) {
+    q[0] = q[1] = q[2] = 0;
     FE_UNROLL
     for (int t = 0; t < STEPS; ++t) {
-        fe_aux_i192 h;
-        h.w0 = (z.w0 >> 63) | (z.w1 << 1);
-        h.w1 = (z.w1 >> 63) | (z.w2 << 1);
-        h.w2 = (uint64_t)((int64_t)z.w2 >> 63);
-        const uint64_t l = z.w0 & 9223372036854775807ull;
-        fe_aux_i192 g;
-        g.w0 = h.w0 << 53;
-        g.w1 = (h.w1 << 53) | (h.w0 >> 11);
-        g.w2 = (h.w2 << 53) | (h.w1 >> 11);
-        fe_aux_i192 lw;
-        lw.w0 = l;
-        lw.w1 = 0;
-        lw.w2 = 0;
-        z = fe_aux_i192_add(lw, fe_aux_i192_neg(g));
-        q = fe_aux_i192_add(q, h);
+        const int n = (int)(words >> (2 * t)) & 3;
+        const int m = (int)(words >> (2 * t + 2)) & 3;
+        // z's words above n are its sign.
+        z[1] = n >= 2 ? z[1] : fe_aux_sign(z[0]);
+        z[2] = n >= 3 ? z[2] : fe_aux_sign(z[1]);
+        uint64_t h[3];
+        h[0] = fe_aux_shrd<63>(z[0], z[1]);
+        h[1] = fe_aux_shrd<63>(z[1], z[2]);
+        h[2] = (uint64_t)((int64_t)z[2] >> 63);
+        const uint64_t l = z[0] & 9223372036854775807ull;
+        uint64_t g[3];
+        g[0] = h[0] << 53;
+        g[1] = fe_aux_shrd<11>(h[0], h[1]);
+        g[2] = fe_aux_shrd<11>(h[1], h[2]);
+        z[0] = l;
+        z[1] = 0;
+        z[2] = 0;
+        if (m == 1) fe_aux_subn<1>(z, g);
+        else if (m == 2) fe_aux_subn<2>(z, g);
+        else fe_aux_subn<3>(z, g);
+        fe_aux_addn<2>(q, h);
     }
-    if ((int64_t)z.w2 < 0) {
-        // z in [-r, 0): (q - 1, z + r); z + r < r fits the low word.
-        const fe_aux_i192 minus_one = {~(uint64_t)0, ~(uint64_t)0, ~(uint64_t)0};
-        q = fe_aux_i192_add(q, minus_one);
-        return z.w0 + FE_R;
-    }
-    if (z.w1 != 0 || z.w0 >= FE_R) {
-        // z in [r, 2r): (q + 1, z - r), computed modulo 2^64.
-        const fe_aux_i192 one = {1, 0, 0};
-        q = fe_aux_i192_add(q, one);
-        return z.w0 - FE_R;
-    }
-    return z.w0;
+    // z in [-r, 2r): (q - 1, z + r) below 0, (q + 1, z - r) from r on.
+    const int n = (int)(words >> (2 * STEPS)) & 3;
+    const uint64_t hi = n >= 2 ? z[1] : fe_aux_sign(z[0]);
+    // Bitwise operators, not && and ||: no branches.
+    const bool neg = (int64_t)hi < 0;
+    const bool ge = ((int64_t)hi > 0) | ((hi == 0) & (z[0] >= FE_R));
+    const uint64_t d = (uint64_t)ge - (uint64_t)neg;
+    const uint64_t dq[3] = {d, fe_aux_sign(d), 0};
+    fe_aux_addn<2>(q, dq);
+    q[2] = fe_aux_sign(q[1]);
+    return z[0] + (neg ? FE_R : (ge ? (uint64_t)0 - FE_R : 0));
 }
 
 // x * y: the negacyclic product sum_i u_i T^i = f_x f_y mod (T^k + 1), with signed
-// coefficients |u_i| < k r^2 accumulated in 192 bits, one coefficient at a time; each
-// u_i plus the carry from below is divided by r (digit i stays, the quotient carries on).
-// The carry c out of digit k-1 weighs r^k = -1: c = c1*r + c0 is subtracted from digits
-// 0 and 1, and the last borrow folded in the same way.
+// coefficients |u_i| < k r^2 accumulated modulo 2^160, one coefficient at a time (the
+// positive products and the negative ones apart, subtracted once); each u_i plus the carry
+// from below is divided by r (digit i stays, the quotient carries on). The carry c out of
+// digit k-1 weighs r^k = -1: c = c1*r + c0 is subtracted from digits 0 and 1, and the last
+// borrow folded in the same way.
 // Fully unrolled: k^2 = 4 products in straight-line code.
 FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     fe_t z;
-    fe_aux_i192 c;
-    c.w0 = c.w1 = c.w2 = 0;
+    uint64_t c[3] = {0, 0, 0};
     FE_UNROLL
     for (int i = 0; i < FE_K; ++i) {
-        fe_aux_i192 u = c;
+        const uint64_t zero[3] = {0, 0, 0};
+        fe_aux_acc pos, neg;
+        fe_aux_acc_set(pos, c);
+        fe_aux_acc_set(neg, zero);
         FE_UNROLL
         for (int j = 0; j < FE_K; ++j) {
             const int l = i - j;
             if (l >= 0) {
-                fe_aux_mac(u, x.d[j], y.d[l]);
+                fe_aux_acc_mac(pos, x.d[j], y.d[l]);
             } else {
-                fe_aux_msc(u, x.d[j], y.d[l + FE_K]);
+                fe_aux_acc_mac(neg, x.d[j], y.d[l + FE_K]);
             }
         }
-        z.d[i] = fe_aux_divr<FE_DIV_STEPS_COEF>(u, c);
+        uint64_t u[3], n[3];
+        fe_aux_acc_get(pos, u);
+        fe_aux_acc_get(neg, n);
+        fe_aux_subn<3>(u, n);
+        // |u| < 2^159: bit 159 is its sign.
+        u[2] = (uint64_t)(int64_t)(int32_t)(uint32_t)u[2];
+        z.d[i] = fe_aux_divr<FE_DIV_STEPS_COEF>(FE_DIV_WORDS_COEF, u, c);
     }
-    fe_aux_i192 c1;
-    const uint64_t c0 = fe_aux_divr<FE_DIV_STEPS_CARRY>(c, c1);
+    uint64_t c1[3];
+    const uint64_t c0 = fe_aux_divr<FE_DIV_STEPS_CARRY>(FE_DIV_WORDS_CARRY, c, c1);
     // |c1| + 1 <= r (checked by the generator), so one correction per digit suffices.
-    int64_t b;
-    if (z.d[0] >= c0) {
-        z.d[0] -= c0;
-        b = 0;
-    } else {
-        z.d[0] += FE_R - c0;
-        b = -1;
+    uint64_t bw = z.d[0] < c0;
+    z.d[0] = bw ? z.d[0] + (FE_R - c0) : z.d[0] - c0;
+    int64_t b = fe_aux_digit_sub(z.d[1], (int64_t)c1[0] + (int64_t)bw);
+    // The carry b in {-1, 0, 1} goes into digit 2 and stops there unless that digit leaves
+    // [0, r): only then does it run on through the digits (and out of the top, folded).
+    if (FE_K == 2 || (b < 0 && z.d[2 % FE_K] == 0) || (b > 0 && z.d[2 % FE_K] == FE_R - 1)) {
+        FE_UNROLL
+        for (int i = 2; i < FE_K; ++i) b = fe_aux_digit_sub(z.d[i], -b);
+        fe_aux_fold(z, b);
+        return z;
     }
-    b = fe_aux_digit_sub(z.d[1], (int64_t)c1.w0 - b);
-    FE_UNROLL
-    for (int i = 2; i < FE_K; ++i) b = fe_aux_digit_sub(z.d[i], -b);
-    fe_aux_fold(z, b);
+    z.d[2 % FE_K] += (uint64_t)b;
     return z;
 }
 
@@ -428,19 +608,21 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)q & 63ull;
-        fe_store(tile, i, 64ull, fe_load(in, a, 64ull));
+        const size_t a = (size_t)((uint32_t)q & 63u);
+        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 64ull));
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 15u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        fe_t x1 = fe_load(tile, base | 16u, 64ull);
-        fe_t x2 = fe_load(tile, base | 32u, 64ull);
-        fe_t x3 = fe_load(tile, base | 48u, 64ull);
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 17u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 34u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 51u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -462,23 +644,28 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 16u, 64ull, x2);
-        fe_store(tile, base | 32u, 64ull, x1);
-        fe_store(tile, base | 48u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 17u, 64ull, x2);
+        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase ^ 51u, 64ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 3u) << 4u);
-        const uint64_t e0 = ((((uint64_t)base & 3ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 64ull), fe_load(tw, e0, 65ull));
-        const uint64_t e1 = (((((uint64_t)base & 3ull) | 4ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 4u, 64ull), fe_load(tw, e1, 65ull));
-        const uint64_t e2 = (((((uint64_t)base & 3ull) | 8ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 8u, 64ull), fe_load(tw, e2, 65ull));
-        const uint64_t e3 = (((((uint64_t)base & 3ull) | 12ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 12u, 64ull), fe_load(tw, e3, 65ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 64ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 64ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -500,22 +687,26 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 4u, 64ull, x2);
-        fe_store(tile, base | 8u, 64ull, x1);
-        fe_store(tile, base | 12u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 4u, 64ull, x2);
+        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase ^ 12u, 64ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        const uint64_t e4 = ((1ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 64ull), fe_load(tw, e4, 65ull));
-        const uint64_t e5 = ((2ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 64ull), fe_load(tw, e5, 65ull));
-        const uint64_t e6 = ((3ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 64ull), fe_load(tw, e6, 65ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -537,17 +728,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 1u, 64ull, x2);
-        fe_store(tile, base | 2u, 64ull, x1);
-        fe_store(tile, base | 3u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 1u, 64ull, x2);
+        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase ^ 3u, 64ull, x3);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t d = (size_t)q & 63ull;
-        fe_store(out, d, 64ull, fe_load(tile, i, 64ull));
+        const size_t d = (size_t)((uint32_t)q & 63u);
+        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
     }
 }
 
@@ -559,19 +751,21 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)q & 63ull;
-        fe_store(tile, i, 64ull, fe_load(in, a, 64ull));
+        const size_t a = (size_t)((uint32_t)q & 63u);
+        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 64ull));
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 15u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        fe_t x1 = fe_load(tile, base | 16u, 64ull);
-        fe_t x2 = fe_load(tile, base | 32u, 64ull);
-        fe_t x3 = fe_load(tile, base | 48u, 64ull);
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 17u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 34u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 51u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -593,23 +787,28 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 16u, 64ull, x2);
-        fe_store(tile, base | 32u, 64ull, x1);
-        fe_store(tile, base | 48u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 17u, 64ull, x2);
+        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase ^ 51u, 64ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 3u) << 4u);
-        const uint64_t e0 = ((0ull - ((uint64_t)base & 3ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 64ull), fe_load(tw, e0, 65ull));
-        const uint64_t e1 = ((0ull - (((uint64_t)base & 3ull) | 4ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 4u, 64ull), fe_load(tw, e1, 65ull));
-        const uint64_t e2 = ((0ull - (((uint64_t)base & 3ull) | 8ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 8u, 64ull), fe_load(tw, e2, 65ull));
-        const uint64_t e3 = ((0ull - (((uint64_t)base & 3ull) | 12ull) * (((uint64_t)base >> 4ull) & 3ull)) & 63ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 12u, 64ull), fe_load(tw, e3, 65ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 64ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
+        const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 64ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -631,22 +830,26 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 4u, 64ull, x2);
-        fe_store(tile, base | 8u, 64ull, x1);
-        fe_store(tile, base | 12u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 4u, 64ull, x2);
+        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase ^ 12u, 64ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        const uint64_t e4 = ((0ull - 1ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 64ull), fe_load(tw, e4, 65ull));
-        const uint64_t e5 = ((0ull - 2ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 64ull), fe_load(tw, e5, 65ull));
-        const uint64_t e6 = ((0ull - 3ull * (((uint64_t)base >> 2ull) & 3ull)) & 15ull) << 2ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 64ull), fe_load(tw, e6, 65ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
+        const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -668,16 +871,17 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 1u, 64ull, x2);
-        fe_store(tile, base | 2u, 64ull, x1);
-        fe_store(tile, base | 3u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase ^ 2u, 64ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase ^ 3u, 64ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t d = (size_t)q & 63ull;
-        fe_store(out, d, 64ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 64ull, 65ull)));
+        const size_t d = (size_t)((uint32_t)q & 63u);
+        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
     }
 }

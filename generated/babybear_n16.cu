@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,9 +153,10 @@ extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)q & 15ull;
+        const size_t a = (size_t)((uint32_t)q & 15u);
         fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
     }
     __syncthreads();
@@ -363,9 +375,10 @@ extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restri
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 15u;
-        const size_t d = (size_t)q & 15ull;
+        const size_t d = (size_t)((uint32_t)q & 15u);
         fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
     }
 }
@@ -378,9 +391,10 @@ extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)q & 15ull;
+        const size_t a = (size_t)((uint32_t)q & 15u);
         fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
     }
     __syncthreads();
@@ -580,28 +594,29 @@ extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restri
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 16ull, x0);
-        fe_store(tile, base | 1u, 16ull, x8);
-        fe_store(tile, base | 2u, 16ull, x4);
-        fe_store(tile, base | 3u, 16ull, x12);
-        fe_store(tile, base | 4u, 16ull, x2);
-        fe_store(tile, base | 5u, 16ull, x10);
-        fe_store(tile, base | 6u, 16ull, x6);
-        fe_store(tile, base | 7u, 16ull, x14);
-        fe_store(tile, base | 8u, 16ull, x1);
-        fe_store(tile, base | 9u, 16ull, x9);
-        fe_store(tile, base | 10u, 16ull, x5);
-        fe_store(tile, base | 11u, 16ull, x13);
-        fe_store(tile, base | 12u, 16ull, x3);
-        fe_store(tile, base | 13u, 16ull, x11);
-        fe_store(tile, base | 14u, 16ull, x7);
-        fe_store(tile, base | 15u, 16ull, x15);
+        fe_store(tile, base | 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 1u, 16ull, fe_mul_mont(x8, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 2u, 16ull, fe_mul_mont(x4, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 3u, 16ull, fe_mul_mont(x12, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 4u, 16ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 5u, 16ull, fe_mul_mont(x10, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 6u, 16ull, fe_mul_mont(x6, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 7u, 16ull, fe_mul_mont(x14, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 8u, 16ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 9u, 16ull, fe_mul_mont(x9, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 10u, 16ull, fe_mul_mont(x5, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 11u, 16ull, fe_mul_mont(x13, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 12u, 16ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 13u, 16ull, fe_mul_mont(x11, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 14u, 16ull, fe_mul_mont(x7, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, base | 15u, 16ull, fe_mul_mont(x15, fe_load(tw, 16ull, 17ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 15u;
-        const size_t d = (size_t)q & 15ull;
-        fe_store(out, d, 16ull, fe_mul_mont(fe_load(tile, i, 16ull), fe_load(tw, 16ull, 17ull)));
+        const size_t d = (size_t)((uint32_t)q & 15u);
+        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
     }
 }

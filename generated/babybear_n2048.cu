@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)q & 2047ull;
-        fe_store(tile, i, 2048ull, fe_load(in, a, 2048ull));
+        const size_t a = (size_t)((uint32_t)q & 2047u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 2048ull, fe_load(in, a, 2048ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
     for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 127u;
-        fe_t x0 = fe_load(tile, base | 0u, 2048ull);
-        fe_t x1 = fe_load(tile, base | 128u, 2048ull);
-        fe_t x2 = fe_load(tile, base | 256u, 2048ull);
-        fe_t x3 = fe_load(tile, base | 384u, 2048ull);
-        fe_t x4 = fe_load(tile, base | 512u, 2048ull);
-        fe_t x5 = fe_load(tile, base | 640u, 2048ull);
-        fe_t x6 = fe_load(tile, base | 768u, 2048ull);
-        fe_t x7 = fe_load(tile, base | 896u, 2048ull);
-        fe_t x8 = fe_load(tile, base | 1024u, 2048ull);
-        fe_t x9 = fe_load(tile, base | 1152u, 2048ull);
-        fe_t x10 = fe_load(tile, base | 1280u, 2048ull);
-        fe_t x11 = fe_load(tile, base | 1408u, 2048ull);
-        fe_t x12 = fe_load(tile, base | 1536u, 2048ull);
-        fe_t x13 = fe_load(tile, base | 1664u, 2048ull);
-        fe_t x14 = fe_load(tile, base | 1792u, 2048ull);
-        fe_t x15 = fe_load(tile, base | 1920u, 2048ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+        fe_t x1 = fe_load(tile, sbase ^ 134u, 2048ull);
+        fe_t x2 = fe_load(tile, sbase ^ 268u, 2048ull);
+        fe_t x3 = fe_load(tile, sbase ^ 394u, 2048ull);
+        fe_t x4 = fe_load(tile, sbase ^ 536u, 2048ull);
+        fe_t x5 = fe_load(tile, sbase ^ 670u, 2048ull);
+        fe_t x6 = fe_load(tile, sbase ^ 788u, 2048ull);
+        fe_t x7 = fe_load(tile, sbase ^ 914u, 2048ull);
+        fe_t x8 = fe_load(tile, sbase ^ 1040u, 2048ull);
+        fe_t x9 = fe_load(tile, sbase ^ 1174u, 2048ull);
+        fe_t x10 = fe_load(tile, sbase ^ 1308u, 2048ull);
+        fe_t x11 = fe_load(tile, sbase ^ 1434u, 2048ull);
+        fe_t x12 = fe_load(tile, sbase ^ 1544u, 2048ull);
+        fe_t x13 = fe_load(tile, sbase ^ 1678u, 2048ull);
+        fe_t x14 = fe_load(tile, sbase ^ 1796u, 2048ull);
+        fe_t x15 = fe_load(tile, sbase ^ 1922u, 2048ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,59 +357,66 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 128u, 2048ull, x8);
-        fe_store(tile, base | 256u, 2048ull, x4);
-        fe_store(tile, base | 384u, 2048ull, x12);
-        fe_store(tile, base | 512u, 2048ull, x2);
-        fe_store(tile, base | 640u, 2048ull, x10);
-        fe_store(tile, base | 768u, 2048ull, x6);
-        fe_store(tile, base | 896u, 2048ull, x14);
-        fe_store(tile, base | 1024u, 2048ull, x1);
-        fe_store(tile, base | 1152u, 2048ull, x9);
-        fe_store(tile, base | 1280u, 2048ull, x5);
-        fe_store(tile, base | 1408u, 2048ull, x13);
-        fe_store(tile, base | 1536u, 2048ull, x3);
-        fe_store(tile, base | 1664u, 2048ull, x11);
-        fe_store(tile, base | 1792u, 2048ull, x7);
-        fe_store(tile, base | 1920u, 2048ull, x15);
+        fe_store(tile, sbase ^ 0u, 2048ull, x0);
+        fe_store(tile, sbase ^ 134u, 2048ull, x8);
+        fe_store(tile, sbase ^ 268u, 2048ull, x4);
+        fe_store(tile, sbase ^ 394u, 2048ull, x12);
+        fe_store(tile, sbase ^ 536u, 2048ull, x2);
+        fe_store(tile, sbase ^ 670u, 2048ull, x10);
+        fe_store(tile, sbase ^ 788u, 2048ull, x6);
+        fe_store(tile, sbase ^ 914u, 2048ull, x14);
+        fe_store(tile, sbase ^ 1040u, 2048ull, x1);
+        fe_store(tile, sbase ^ 1174u, 2048ull, x9);
+        fe_store(tile, sbase ^ 1308u, 2048ull, x5);
+        fe_store(tile, sbase ^ 1434u, 2048ull, x13);
+        fe_store(tile, sbase ^ 1544u, 2048ull, x3);
+        fe_store(tile, sbase ^ 1678u, 2048ull, x11);
+        fe_store(tile, sbase ^ 1796u, 2048ull, x7);
+        fe_store(tile, sbase ^ 1922u, 2048ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 7u);
-        const uint64_t e0 = ((((uint64_t)base & 7ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 2048ull), fe_load(tw, e0, 2049ull));
-        const uint64_t e1 = (((((uint64_t)base & 7ull) | 8ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 8u, 2048ull), fe_load(tw, e1, 2049ull));
-        const uint64_t e2 = (((((uint64_t)base & 7ull) | 16ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 16u, 2048ull), fe_load(tw, e2, 2049ull));
-        const uint64_t e3 = (((((uint64_t)base & 7ull) | 24ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 24u, 2048ull), fe_load(tw, e3, 2049ull));
-        const uint64_t e4 = (((((uint64_t)base & 7ull) | 32ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 32u, 2048ull), fe_load(tw, e4, 2049ull));
-        const uint64_t e5 = (((((uint64_t)base & 7ull) | 40ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 40u, 2048ull), fe_load(tw, e5, 2049ull));
-        const uint64_t e6 = (((((uint64_t)base & 7ull) | 48ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 48u, 2048ull), fe_load(tw, e6, 2049ull));
-        const uint64_t e7 = (((((uint64_t)base & 7ull) | 56ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 56u, 2048ull), fe_load(tw, e7, 2049ull));
-        const uint64_t e8 = (((((uint64_t)base & 7ull) | 64ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 64u, 2048ull), fe_load(tw, e8, 2049ull));
-        const uint64_t e9 = (((((uint64_t)base & 7ull) | 72ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 72u, 2048ull), fe_load(tw, e9, 2049ull));
-        const uint64_t e10 = (((((uint64_t)base & 7ull) | 80ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 80u, 2048ull), fe_load(tw, e10, 2049ull));
-        const uint64_t e11 = (((((uint64_t)base & 7ull) | 88ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 88u, 2048ull), fe_load(tw, e11, 2049ull));
-        const uint64_t e12 = (((((uint64_t)base & 7ull) | 96ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 96u, 2048ull), fe_load(tw, e12, 2049ull));
-        const uint64_t e13 = (((((uint64_t)base & 7ull) | 104ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 104u, 2048ull), fe_load(tw, e13, 2049ull));
-        const uint64_t e14 = (((((uint64_t)base & 7ull) | 112ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 112u, 2048ull), fe_load(tw, e14, 2049ull));
-        const uint64_t e15 = (((((uint64_t)base & 7ull) | 120ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 120u, 2048ull), fe_load(tw, e15, 2049ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t w0e = (((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
+        const uint32_t g0_0e = ((((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 2049ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 2048ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 2048ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 2048ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 2048ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 2048ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 2048ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 67u, 2048ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 75u, 2048ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 83u, 2048ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 91u, 2048ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 98u, 2048ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 106u, 2048ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 114u, 2048ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 122u, 2048ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -574,42 +594,44 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 8u, 2048ull, x8);
-        fe_store(tile, base | 16u, 2048ull, x4);
-        fe_store(tile, base | 24u, 2048ull, x12);
-        fe_store(tile, base | 32u, 2048ull, x2);
-        fe_store(tile, base | 40u, 2048ull, x10);
-        fe_store(tile, base | 48u, 2048ull, x6);
-        fe_store(tile, base | 56u, 2048ull, x14);
-        fe_store(tile, base | 64u, 2048ull, x1);
-        fe_store(tile, base | 72u, 2048ull, x9);
-        fe_store(tile, base | 80u, 2048ull, x5);
-        fe_store(tile, base | 88u, 2048ull, x13);
-        fe_store(tile, base | 96u, 2048ull, x3);
-        fe_store(tile, base | 104u, 2048ull, x11);
-        fe_store(tile, base | 112u, 2048ull, x7);
-        fe_store(tile, base | 120u, 2048ull, x15);
+        fe_store(tile, sbase ^ 0u, 2048ull, x0);
+        fe_store(tile, sbase ^ 8u, 2048ull, x8);
+        fe_store(tile, sbase ^ 16u, 2048ull, x4);
+        fe_store(tile, sbase ^ 24u, 2048ull, x12);
+        fe_store(tile, sbase ^ 33u, 2048ull, x2);
+        fe_store(tile, sbase ^ 41u, 2048ull, x10);
+        fe_store(tile, sbase ^ 49u, 2048ull, x6);
+        fe_store(tile, sbase ^ 57u, 2048ull, x14);
+        fe_store(tile, sbase ^ 67u, 2048ull, x1);
+        fe_store(tile, sbase ^ 75u, 2048ull, x9);
+        fe_store(tile, sbase ^ 83u, 2048ull, x5);
+        fe_store(tile, sbase ^ 91u, 2048ull, x13);
+        fe_store(tile, sbase ^ 98u, 2048ull, x3);
+        fe_store(tile, sbase ^ 106u, 2048ull, x11);
+        fe_store(tile, sbase ^ 114u, 2048ull, x7);
+        fe_store(tile, sbase ^ 122u, 2048ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 2048ull);
-        const uint64_t e16 = ((1ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 2048ull), fe_load(tw, e16, 2049ull));
-        const uint64_t e17 = ((2ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 2048ull), fe_load(tw, e17, 2049ull));
-        const uint64_t e18 = ((3ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 2048ull), fe_load(tw, e18, 2049ull));
-        const uint64_t e19 = ((4ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 2048ull), fe_load(tw, e19, 2049ull));
-        const uint64_t e20 = ((5ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 2048ull), fe_load(tw, e20, 2049ull));
-        const uint64_t e21 = ((6ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 2048ull), fe_load(tw, e21, 2049ull));
-        const uint64_t e22 = ((7ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 2048ull), fe_load(tw, e22, 2049ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t g1_0e = ((((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 2048ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 2048ull), w1_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -675,21 +697,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 1u, 2048ull, x4);
-        fe_store(tile, base | 2u, 2048ull, x2);
-        fe_store(tile, base | 3u, 2048ull, x6);
-        fe_store(tile, base | 4u, 2048ull, x1);
-        fe_store(tile, base | 5u, 2048ull, x5);
-        fe_store(tile, base | 6u, 2048ull, x3);
-        fe_store(tile, base | 7u, 2048ull, x7);
+        fe_store(tile, sbase ^ 0u, 2048ull, x0);
+        fe_store(tile, sbase ^ 1u, 2048ull, x4);
+        fe_store(tile, sbase ^ 2u, 2048ull, x2);
+        fe_store(tile, sbase ^ 3u, 2048ull, x6);
+        fe_store(tile, sbase ^ 4u, 2048ull, x1);
+        fe_store(tile, sbase ^ 5u, 2048ull, x5);
+        fe_store(tile, sbase ^ 6u, 2048ull, x3);
+        fe_store(tile, sbase ^ 7u, 2048ull, x7);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t d = (size_t)q & 2047ull;
-        fe_store(out, d, 2048ull, fe_load(tile, i, 2048ull));
+        const size_t d = (size_t)((uint32_t)q & 2047u);
+        fe_store(out, d, 2048ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 2048ull));
     }
 }
 
@@ -701,31 +724,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)q & 2047ull;
-        fe_store(tile, i, 2048ull, fe_load(in, a, 2048ull));
+        const size_t a = (size_t)((uint32_t)q & 2047u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 2048ull, fe_load(in, a, 2048ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
     for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 127u;
-        fe_t x0 = fe_load(tile, base | 0u, 2048ull);
-        fe_t x1 = fe_load(tile, base | 128u, 2048ull);
-        fe_t x2 = fe_load(tile, base | 256u, 2048ull);
-        fe_t x3 = fe_load(tile, base | 384u, 2048ull);
-        fe_t x4 = fe_load(tile, base | 512u, 2048ull);
-        fe_t x5 = fe_load(tile, base | 640u, 2048ull);
-        fe_t x6 = fe_load(tile, base | 768u, 2048ull);
-        fe_t x7 = fe_load(tile, base | 896u, 2048ull);
-        fe_t x8 = fe_load(tile, base | 1024u, 2048ull);
-        fe_t x9 = fe_load(tile, base | 1152u, 2048ull);
-        fe_t x10 = fe_load(tile, base | 1280u, 2048ull);
-        fe_t x11 = fe_load(tile, base | 1408u, 2048ull);
-        fe_t x12 = fe_load(tile, base | 1536u, 2048ull);
-        fe_t x13 = fe_load(tile, base | 1664u, 2048ull);
-        fe_t x14 = fe_load(tile, base | 1792u, 2048ull);
-        fe_t x15 = fe_load(tile, base | 1920u, 2048ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+        fe_t x1 = fe_load(tile, sbase ^ 134u, 2048ull);
+        fe_t x2 = fe_load(tile, sbase ^ 268u, 2048ull);
+        fe_t x3 = fe_load(tile, sbase ^ 394u, 2048ull);
+        fe_t x4 = fe_load(tile, sbase ^ 536u, 2048ull);
+        fe_t x5 = fe_load(tile, sbase ^ 670u, 2048ull);
+        fe_t x6 = fe_load(tile, sbase ^ 788u, 2048ull);
+        fe_t x7 = fe_load(tile, sbase ^ 914u, 2048ull);
+        fe_t x8 = fe_load(tile, sbase ^ 1040u, 2048ull);
+        fe_t x9 = fe_load(tile, sbase ^ 1174u, 2048ull);
+        fe_t x10 = fe_load(tile, sbase ^ 1308u, 2048ull);
+        fe_t x11 = fe_load(tile, sbase ^ 1434u, 2048ull);
+        fe_t x12 = fe_load(tile, sbase ^ 1544u, 2048ull);
+        fe_t x13 = fe_load(tile, sbase ^ 1678u, 2048ull);
+        fe_t x14 = fe_load(tile, sbase ^ 1796u, 2048ull);
+        fe_t x15 = fe_load(tile, sbase ^ 1922u, 2048ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -903,59 +928,66 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 128u, 2048ull, x8);
-        fe_store(tile, base | 256u, 2048ull, x4);
-        fe_store(tile, base | 384u, 2048ull, x12);
-        fe_store(tile, base | 512u, 2048ull, x2);
-        fe_store(tile, base | 640u, 2048ull, x10);
-        fe_store(tile, base | 768u, 2048ull, x6);
-        fe_store(tile, base | 896u, 2048ull, x14);
-        fe_store(tile, base | 1024u, 2048ull, x1);
-        fe_store(tile, base | 1152u, 2048ull, x9);
-        fe_store(tile, base | 1280u, 2048ull, x5);
-        fe_store(tile, base | 1408u, 2048ull, x13);
-        fe_store(tile, base | 1536u, 2048ull, x3);
-        fe_store(tile, base | 1664u, 2048ull, x11);
-        fe_store(tile, base | 1792u, 2048ull, x7);
-        fe_store(tile, base | 1920u, 2048ull, x15);
+        fe_store(tile, sbase ^ 0u, 2048ull, x0);
+        fe_store(tile, sbase ^ 134u, 2048ull, x8);
+        fe_store(tile, sbase ^ 268u, 2048ull, x4);
+        fe_store(tile, sbase ^ 394u, 2048ull, x12);
+        fe_store(tile, sbase ^ 536u, 2048ull, x2);
+        fe_store(tile, sbase ^ 670u, 2048ull, x10);
+        fe_store(tile, sbase ^ 788u, 2048ull, x6);
+        fe_store(tile, sbase ^ 914u, 2048ull, x14);
+        fe_store(tile, sbase ^ 1040u, 2048ull, x1);
+        fe_store(tile, sbase ^ 1174u, 2048ull, x9);
+        fe_store(tile, sbase ^ 1308u, 2048ull, x5);
+        fe_store(tile, sbase ^ 1434u, 2048ull, x13);
+        fe_store(tile, sbase ^ 1544u, 2048ull, x3);
+        fe_store(tile, sbase ^ 1678u, 2048ull, x11);
+        fe_store(tile, sbase ^ 1796u, 2048ull, x7);
+        fe_store(tile, sbase ^ 1922u, 2048ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 7u);
-        const uint64_t e0 = ((0ull - ((uint64_t)base & 7ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 2048ull), fe_load(tw, e0, 2049ull));
-        const uint64_t e1 = ((0ull - (((uint64_t)base & 7ull) | 8ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 8u, 2048ull), fe_load(tw, e1, 2049ull));
-        const uint64_t e2 = ((0ull - (((uint64_t)base & 7ull) | 16ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 16u, 2048ull), fe_load(tw, e2, 2049ull));
-        const uint64_t e3 = ((0ull - (((uint64_t)base & 7ull) | 24ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 24u, 2048ull), fe_load(tw, e3, 2049ull));
-        const uint64_t e4 = ((0ull - (((uint64_t)base & 7ull) | 32ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 32u, 2048ull), fe_load(tw, e4, 2049ull));
-        const uint64_t e5 = ((0ull - (((uint64_t)base & 7ull) | 40ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 40u, 2048ull), fe_load(tw, e5, 2049ull));
-        const uint64_t e6 = ((0ull - (((uint64_t)base & 7ull) | 48ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 48u, 2048ull), fe_load(tw, e6, 2049ull));
-        const uint64_t e7 = ((0ull - (((uint64_t)base & 7ull) | 56ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 56u, 2048ull), fe_load(tw, e7, 2049ull));
-        const uint64_t e8 = ((0ull - (((uint64_t)base & 7ull) | 64ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 64u, 2048ull), fe_load(tw, e8, 2049ull));
-        const uint64_t e9 = ((0ull - (((uint64_t)base & 7ull) | 72ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 72u, 2048ull), fe_load(tw, e9, 2049ull));
-        const uint64_t e10 = ((0ull - (((uint64_t)base & 7ull) | 80ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 80u, 2048ull), fe_load(tw, e10, 2049ull));
-        const uint64_t e11 = ((0ull - (((uint64_t)base & 7ull) | 88ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 88u, 2048ull), fe_load(tw, e11, 2049ull));
-        const uint64_t e12 = ((0ull - (((uint64_t)base & 7ull) | 96ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 96u, 2048ull), fe_load(tw, e12, 2049ull));
-        const uint64_t e13 = ((0ull - (((uint64_t)base & 7ull) | 104ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 104u, 2048ull), fe_load(tw, e13, 2049ull));
-        const uint64_t e14 = ((0ull - (((uint64_t)base & 7ull) | 112ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 112u, 2048ull), fe_load(tw, e14, 2049ull));
-        const uint64_t e15 = ((0ull - (((uint64_t)base & 7ull) | 120ull) * (((uint64_t)base >> 7ull) & 15ull)) & 2047ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 120u, 2048ull), fe_load(tw, e15, 2049ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t w0e = (0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 2049ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 2048ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 2048ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 2048ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 2048ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 2048ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 2048ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 67u, 2048ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 75u, 2048ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 83u, 2048ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 91u, 2048ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 98u, 2048ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 106u, 2048ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 114u, 2048ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 122u, 2048ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1133,42 +1165,44 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 8u, 2048ull, x8);
-        fe_store(tile, base | 16u, 2048ull, x4);
-        fe_store(tile, base | 24u, 2048ull, x12);
-        fe_store(tile, base | 32u, 2048ull, x2);
-        fe_store(tile, base | 40u, 2048ull, x10);
-        fe_store(tile, base | 48u, 2048ull, x6);
-        fe_store(tile, base | 56u, 2048ull, x14);
-        fe_store(tile, base | 64u, 2048ull, x1);
-        fe_store(tile, base | 72u, 2048ull, x9);
-        fe_store(tile, base | 80u, 2048ull, x5);
-        fe_store(tile, base | 88u, 2048ull, x13);
-        fe_store(tile, base | 96u, 2048ull, x3);
-        fe_store(tile, base | 104u, 2048ull, x11);
-        fe_store(tile, base | 112u, 2048ull, x7);
-        fe_store(tile, base | 120u, 2048ull, x15);
+        fe_store(tile, sbase ^ 0u, 2048ull, x0);
+        fe_store(tile, sbase ^ 8u, 2048ull, x8);
+        fe_store(tile, sbase ^ 16u, 2048ull, x4);
+        fe_store(tile, sbase ^ 24u, 2048ull, x12);
+        fe_store(tile, sbase ^ 33u, 2048ull, x2);
+        fe_store(tile, sbase ^ 41u, 2048ull, x10);
+        fe_store(tile, sbase ^ 49u, 2048ull, x6);
+        fe_store(tile, sbase ^ 57u, 2048ull, x14);
+        fe_store(tile, sbase ^ 67u, 2048ull, x1);
+        fe_store(tile, sbase ^ 75u, 2048ull, x9);
+        fe_store(tile, sbase ^ 83u, 2048ull, x5);
+        fe_store(tile, sbase ^ 91u, 2048ull, x13);
+        fe_store(tile, sbase ^ 98u, 2048ull, x3);
+        fe_store(tile, sbase ^ 106u, 2048ull, x11);
+        fe_store(tile, sbase ^ 114u, 2048ull, x7);
+        fe_store(tile, sbase ^ 122u, 2048ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 2048ull);
-        const uint64_t e16 = ((0ull - 1ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 2048ull), fe_load(tw, e16, 2049ull));
-        const uint64_t e17 = ((0ull - 2ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 2048ull), fe_load(tw, e17, 2049ull));
-        const uint64_t e18 = ((0ull - 3ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 2048ull), fe_load(tw, e18, 2049ull));
-        const uint64_t e19 = ((0ull - 4ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 2048ull), fe_load(tw, e19, 2049ull));
-        const uint64_t e20 = ((0ull - 5ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 2048ull), fe_load(tw, e20, 2049ull));
-        const uint64_t e21 = ((0ull - 6ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 2048ull), fe_load(tw, e21, 2049ull));
-        const uint64_t e22 = ((0ull - 7ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 4ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 2048ull), fe_load(tw, e22, 2049ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t g1_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 2048ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 2048ull), w1_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -1234,20 +1268,21 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, base | 0u, 2048ull, x0);
-        fe_store(tile, base | 1u, 2048ull, x4);
-        fe_store(tile, base | 2u, 2048ull, x2);
-        fe_store(tile, base | 3u, 2048ull, x6);
-        fe_store(tile, base | 4u, 2048ull, x1);
-        fe_store(tile, base | 5u, 2048ull, x5);
-        fe_store(tile, base | 6u, 2048ull, x3);
-        fe_store(tile, base | 7u, 2048ull, x7);
+        fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x4, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x2, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x6, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 4u, 2048ull, fe_mul_mont(x1, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 5u, 2048ull, fe_mul_mont(x5, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 6u, 2048ull, fe_mul_mont(x3, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase ^ 7u, 2048ull, fe_mul_mont(x7, fe_load(tw, 2048ull, 2049ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t d = (size_t)q & 2047ull;
-        fe_store(out, d, 2048ull, fe_mul_mont(fe_load(tile, i, 2048ull), fe_load(tw, 2048ull, 2049ull)));
+        const size_t d = (size_t)((uint32_t)q & 2047u);
+        fe_store(out, d, 2048ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 2048ull));
     }
 }

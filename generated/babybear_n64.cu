@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)q & 63ull;
-        fe_store(tile, i, 64ull, fe_load(in, a, 64ull));
+        const size_t a = (size_t)((uint32_t)q & 63u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 64ull, fe_load(in, a, 64ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        fe_t x1 = fe_load(tile, base | 4u, 64ull);
-        fe_t x2 = fe_load(tile, base | 8u, 64ull);
-        fe_t x3 = fe_load(tile, base | 12u, 64ull);
-        fe_t x4 = fe_load(tile, base | 16u, 64ull);
-        fe_t x5 = fe_load(tile, base | 20u, 64ull);
-        fe_t x6 = fe_load(tile, base | 24u, 64ull);
-        fe_t x7 = fe_load(tile, base | 28u, 64ull);
-        fe_t x8 = fe_load(tile, base | 32u, 64ull);
-        fe_t x9 = fe_load(tile, base | 36u, 64ull);
-        fe_t x10 = fe_load(tile, base | 40u, 64ull);
-        fe_t x11 = fe_load(tile, base | 44u, 64ull);
-        fe_t x12 = fe_load(tile, base | 48u, 64ull);
-        fe_t x13 = fe_load(tile, base | 52u, 64ull);
-        fe_t x14 = fe_load(tile, base | 56u, 64ull);
-        fe_t x15 = fe_load(tile, base | 60u, 64ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 4u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 8u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 12u, 64ull);
+        fe_t x4 = fe_load(tile, sbase ^ 16u, 64ull);
+        fe_t x5 = fe_load(tile, sbase ^ 20u, 64ull);
+        fe_t x6 = fe_load(tile, sbase ^ 24u, 64ull);
+        fe_t x7 = fe_load(tile, sbase ^ 28u, 64ull);
+        fe_t x8 = fe_load(tile, sbase ^ 33u, 64ull);
+        fe_t x9 = fe_load(tile, sbase ^ 37u, 64ull);
+        fe_t x10 = fe_load(tile, sbase ^ 41u, 64ull);
+        fe_t x11 = fe_load(tile, sbase ^ 45u, 64ull);
+        fe_t x12 = fe_load(tile, sbase ^ 49u, 64ull);
+        fe_t x13 = fe_load(tile, sbase ^ 53u, 64ull);
+        fe_t x14 = fe_load(tile, sbase ^ 57u, 64ull);
+        fe_t x15 = fe_load(tile, sbase ^ 61u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,34 +357,36 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 4u, 64ull, x8);
-        fe_store(tile, base | 8u, 64ull, x4);
-        fe_store(tile, base | 12u, 64ull, x12);
-        fe_store(tile, base | 16u, 64ull, x2);
-        fe_store(tile, base | 20u, 64ull, x10);
-        fe_store(tile, base | 24u, 64ull, x6);
-        fe_store(tile, base | 28u, 64ull, x14);
-        fe_store(tile, base | 32u, 64ull, x1);
-        fe_store(tile, base | 36u, 64ull, x9);
-        fe_store(tile, base | 40u, 64ull, x5);
-        fe_store(tile, base | 44u, 64ull, x13);
-        fe_store(tile, base | 48u, 64ull, x3);
-        fe_store(tile, base | 52u, 64ull, x11);
-        fe_store(tile, base | 56u, 64ull, x7);
-        fe_store(tile, base | 60u, 64ull, x15);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 4u, 64ull, x8);
+        fe_store(tile, sbase ^ 8u, 64ull, x4);
+        fe_store(tile, sbase ^ 12u, 64ull, x12);
+        fe_store(tile, sbase ^ 16u, 64ull, x2);
+        fe_store(tile, sbase ^ 20u, 64ull, x10);
+        fe_store(tile, sbase ^ 24u, 64ull, x6);
+        fe_store(tile, sbase ^ 28u, 64ull, x14);
+        fe_store(tile, sbase ^ 33u, 64ull, x1);
+        fe_store(tile, sbase ^ 37u, 64ull, x9);
+        fe_store(tile, sbase ^ 41u, 64ull, x5);
+        fe_store(tile, sbase ^ 45u, 64ull, x13);
+        fe_store(tile, sbase ^ 49u, 64ull, x3);
+        fe_store(tile, sbase ^ 53u, 64ull, x11);
+        fe_store(tile, sbase ^ 57u, 64ull, x7);
+        fe_store(tile, sbase ^ 61u, 64ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        const uint64_t e0 = ((1ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 64ull), fe_load(tw, e0, 65ull));
-        const uint64_t e1 = ((2ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 64ull), fe_load(tw, e1, 65ull));
-        const uint64_t e2 = ((3ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 64ull), fe_load(tw, e2, 65ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = ((uint32_t)base >> 2u) & 15u & 63u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 65ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), w0_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -393,17 +408,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 1u, 64ull, x2);
-        fe_store(tile, base | 2u, 64ull, x1);
-        fe_store(tile, base | 3u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 1u, 64ull, x2);
+        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase ^ 3u, 64ull, x3);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t d = (size_t)q & 63ull;
-        fe_store(out, d, 64ull, fe_load(tile, i, 64ull));
+        const size_t d = (size_t)((uint32_t)q & 63u);
+        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 64ull));
     }
 }
 
@@ -415,31 +431,33 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)q & 63ull;
-        fe_store(tile, i, 64ull, fe_load(in, a, 64ull));
+        const size_t a = (size_t)((uint32_t)q & 63u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 64ull, fe_load(in, a, 64ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        fe_t x1 = fe_load(tile, base | 4u, 64ull);
-        fe_t x2 = fe_load(tile, base | 8u, 64ull);
-        fe_t x3 = fe_load(tile, base | 12u, 64ull);
-        fe_t x4 = fe_load(tile, base | 16u, 64ull);
-        fe_t x5 = fe_load(tile, base | 20u, 64ull);
-        fe_t x6 = fe_load(tile, base | 24u, 64ull);
-        fe_t x7 = fe_load(tile, base | 28u, 64ull);
-        fe_t x8 = fe_load(tile, base | 32u, 64ull);
-        fe_t x9 = fe_load(tile, base | 36u, 64ull);
-        fe_t x10 = fe_load(tile, base | 40u, 64ull);
-        fe_t x11 = fe_load(tile, base | 44u, 64ull);
-        fe_t x12 = fe_load(tile, base | 48u, 64ull);
-        fe_t x13 = fe_load(tile, base | 52u, 64ull);
-        fe_t x14 = fe_load(tile, base | 56u, 64ull);
-        fe_t x15 = fe_load(tile, base | 60u, 64ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 4u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 8u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 12u, 64ull);
+        fe_t x4 = fe_load(tile, sbase ^ 16u, 64ull);
+        fe_t x5 = fe_load(tile, sbase ^ 20u, 64ull);
+        fe_t x6 = fe_load(tile, sbase ^ 24u, 64ull);
+        fe_t x7 = fe_load(tile, sbase ^ 28u, 64ull);
+        fe_t x8 = fe_load(tile, sbase ^ 33u, 64ull);
+        fe_t x9 = fe_load(tile, sbase ^ 37u, 64ull);
+        fe_t x10 = fe_load(tile, sbase ^ 41u, 64ull);
+        fe_t x11 = fe_load(tile, sbase ^ 45u, 64ull);
+        fe_t x12 = fe_load(tile, sbase ^ 49u, 64ull);
+        fe_t x13 = fe_load(tile, sbase ^ 53u, 64ull);
+        fe_t x14 = fe_load(tile, sbase ^ 57u, 64ull);
+        fe_t x15 = fe_load(tile, sbase ^ 61u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -617,34 +635,36 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 4u, 64ull, x8);
-        fe_store(tile, base | 8u, 64ull, x4);
-        fe_store(tile, base | 12u, 64ull, x12);
-        fe_store(tile, base | 16u, 64ull, x2);
-        fe_store(tile, base | 20u, 64ull, x10);
-        fe_store(tile, base | 24u, 64ull, x6);
-        fe_store(tile, base | 28u, 64ull, x14);
-        fe_store(tile, base | 32u, 64ull, x1);
-        fe_store(tile, base | 36u, 64ull, x9);
-        fe_store(tile, base | 40u, 64ull, x5);
-        fe_store(tile, base | 44u, 64ull, x13);
-        fe_store(tile, base | 48u, 64ull, x3);
-        fe_store(tile, base | 52u, 64ull, x11);
-        fe_store(tile, base | 56u, 64ull, x7);
-        fe_store(tile, base | 60u, 64ull, x15);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 4u, 64ull, x8);
+        fe_store(tile, sbase ^ 8u, 64ull, x4);
+        fe_store(tile, sbase ^ 12u, 64ull, x12);
+        fe_store(tile, sbase ^ 16u, 64ull, x2);
+        fe_store(tile, sbase ^ 20u, 64ull, x10);
+        fe_store(tile, sbase ^ 24u, 64ull, x6);
+        fe_store(tile, sbase ^ 28u, 64ull, x14);
+        fe_store(tile, sbase ^ 33u, 64ull, x1);
+        fe_store(tile, sbase ^ 37u, 64ull, x9);
+        fe_store(tile, sbase ^ 41u, 64ull, x5);
+        fe_store(tile, sbase ^ 45u, 64ull, x13);
+        fe_store(tile, sbase ^ 49u, 64ull, x3);
+        fe_store(tile, sbase ^ 53u, 64ull, x11);
+        fe_store(tile, sbase ^ 57u, 64ull, x7);
+        fe_store(tile, sbase ^ 61u, 64ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 64ull);
-        const uint64_t e0 = ((0ull - 1ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 64ull), fe_load(tw, e0, 65ull));
-        const uint64_t e1 = ((0ull - 2ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 64ull), fe_load(tw, e1, 65ull));
-        const uint64_t e2 = ((0ull - 3ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 64ull), fe_load(tw, e2, 65ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u)) & 63u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 65ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), w0_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -666,16 +686,17 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 64ull, x0);
-        fe_store(tile, base | 1u, 64ull, x2);
-        fe_store(tile, base | 2u, 64ull, x1);
-        fe_store(tile, base | 3u, 64ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_mont(x2, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase ^ 2u, 64ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase ^ 3u, 64ull, fe_mul_mont(x3, fe_load(tw, 64ull, 65ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 3u) | (((uint32_t)q & 15u) << 2u);
-        const size_t d = (size_t)q & 63ull;
-        fe_store(out, d, 64ull, fe_mul_mont(fe_load(tile, i, 64ull), fe_load(tw, 64ull, 65ull)));
+        const size_t d = (size_t)((uint32_t)q & 63u);
+        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 64ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^63, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -113,9 +123,20 @@ FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
 // word lo, so (T - m*p) / R = hi - mulhi(m, p), which lies in (-p, p).
 FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
-    fe_t m = lo * FE_PINV;
-    fe_t mp = fe_mulhi64(m, FE_P);
+    fe_t m, mp;
+    if (FE_P == 0xffffffff00000001ull) {
+        // Goldilocks, p = 2^64 - 2^32 + 1: p^-1 = 1 + 2^32 mod 2^64, so m = lo + (lo << 32);
+        // and with m = mh*2^32 + ml, m*p = (m - mh)*2^64 + (mh - ml)*2^32 + ml, whose high
+        // word is m - mh, less one when mh < ml. No 64-bit products at all.
+        m = lo + (lo << 32);
+        const fe_t mh = m >> 32, ml = m & 0xffffffffull;
+        mp = m - mh - (fe_t)(mh < ml);
+    } else {
+        m = lo * FE_PINV;
+        mp = fe_mulhi64(m, FE_P);
+    }
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -141,31 +162,33 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)q & 31ull;
-        fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
+        const size_t a = (size_t)((uint32_t)q & 31u);
+        fe_store(tile, i ^ ((i >> 4u) & 15u), 32ull, fe_load(in, a, 32ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t g = threadIdx.x; g < 2u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_load(tile, base | 2u, 32ull);
-        fe_t x2 = fe_load(tile, base | 4u, 32ull);
-        fe_t x3 = fe_load(tile, base | 6u, 32ull);
-        fe_t x4 = fe_load(tile, base | 8u, 32ull);
-        fe_t x5 = fe_load(tile, base | 10u, 32ull);
-        fe_t x6 = fe_load(tile, base | 12u, 32ull);
-        fe_t x7 = fe_load(tile, base | 14u, 32ull);
-        fe_t x8 = fe_load(tile, base | 16u, 32ull);
-        fe_t x9 = fe_load(tile, base | 18u, 32ull);
-        fe_t x10 = fe_load(tile, base | 20u, 32ull);
-        fe_t x11 = fe_load(tile, base | 22u, 32ull);
-        fe_t x12 = fe_load(tile, base | 24u, 32ull);
-        fe_t x13 = fe_load(tile, base | 26u, 32ull);
-        fe_t x14 = fe_load(tile, base | 28u, 32ull);
-        fe_t x15 = fe_load(tile, base | 30u, 32ull);
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 32ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 32ull);
+        fe_t x2 = fe_load(tile, sbase ^ 4u, 32ull);
+        fe_t x3 = fe_load(tile, sbase ^ 6u, 32ull);
+        fe_t x4 = fe_load(tile, sbase ^ 8u, 32ull);
+        fe_t x5 = fe_load(tile, sbase ^ 10u, 32ull);
+        fe_t x6 = fe_load(tile, sbase ^ 12u, 32ull);
+        fe_t x7 = fe_load(tile, sbase ^ 14u, 32ull);
+        fe_t x8 = fe_load(tile, sbase ^ 17u, 32ull);
+        fe_t x9 = fe_load(tile, sbase ^ 19u, 32ull);
+        fe_t x10 = fe_load(tile, sbase ^ 21u, 32ull);
+        fe_t x11 = fe_load(tile, sbase ^ 23u, 32ull);
+        fe_t x12 = fe_load(tile, sbase ^ 25u, 32ull);
+        fe_t x13 = fe_load(tile, sbase ^ 27u, 32ull);
+        fe_t x14 = fe_load(tile, sbase ^ 29u, 32ull);
+        fe_t x15 = fe_load(tile, sbase ^ 31u, 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -343,44 +366,47 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 2u, 32ull, x8);
-        fe_store(tile, base | 4u, 32ull, x4);
-        fe_store(tile, base | 6u, 32ull, x12);
-        fe_store(tile, base | 8u, 32ull, x2);
-        fe_store(tile, base | 10u, 32ull, x10);
-        fe_store(tile, base | 12u, 32ull, x6);
-        fe_store(tile, base | 14u, 32ull, x14);
-        fe_store(tile, base | 16u, 32ull, x1);
-        fe_store(tile, base | 18u, 32ull, x9);
-        fe_store(tile, base | 20u, 32ull, x5);
-        fe_store(tile, base | 22u, 32ull, x13);
-        fe_store(tile, base | 24u, 32ull, x3);
-        fe_store(tile, base | 26u, 32ull, x11);
-        fe_store(tile, base | 28u, 32ull, x7);
-        fe_store(tile, base | 30u, 32ull, x15);
+        fe_store(tile, sbase ^ 0u, 32ull, x0);
+        fe_store(tile, sbase ^ 2u, 32ull, x8);
+        fe_store(tile, sbase ^ 4u, 32ull, x4);
+        fe_store(tile, sbase ^ 6u, 32ull, x12);
+        fe_store(tile, sbase ^ 8u, 32ull, x2);
+        fe_store(tile, sbase ^ 10u, 32ull, x10);
+        fe_store(tile, sbase ^ 12u, 32ull, x6);
+        fe_store(tile, sbase ^ 14u, 32ull, x14);
+        fe_store(tile, sbase ^ 17u, 32ull, x1);
+        fe_store(tile, sbase ^ 19u, 32ull, x9);
+        fe_store(tile, sbase ^ 21u, 32ull, x5);
+        fe_store(tile, sbase ^ 23u, 32ull, x13);
+        fe_store(tile, sbase ^ 25u, 32ull, x3);
+        fe_store(tile, sbase ^ 27u, 32ull, x11);
+        fe_store(tile, sbase ^ 29u, 32ull, x7);
+        fe_store(tile, sbase ^ 31u, 32ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        const uint64_t e0 = ((1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), fe_load(tw, e0, 33ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 32ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 1u, 32ull, x1);
+        fe_store(tile, sbase ^ 0u, 32ull, x0);
+        fe_store(tile, sbase ^ 1u, 32ull, x1);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)q & 31ull;
-        fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
+        const size_t d = (size_t)((uint32_t)q & 31u);
+        fe_store(out, d, 32ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 32ull));
     }
 }
 
@@ -392,31 +418,33 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)q & 31ull;
-        fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
+        const size_t a = (size_t)((uint32_t)q & 31u);
+        fe_store(tile, i ^ ((i >> 4u) & 15u), 32ull, fe_load(in, a, 32ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t g = threadIdx.x; g < 2u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_load(tile, base | 2u, 32ull);
-        fe_t x2 = fe_load(tile, base | 4u, 32ull);
-        fe_t x3 = fe_load(tile, base | 6u, 32ull);
-        fe_t x4 = fe_load(tile, base | 8u, 32ull);
-        fe_t x5 = fe_load(tile, base | 10u, 32ull);
-        fe_t x6 = fe_load(tile, base | 12u, 32ull);
-        fe_t x7 = fe_load(tile, base | 14u, 32ull);
-        fe_t x8 = fe_load(tile, base | 16u, 32ull);
-        fe_t x9 = fe_load(tile, base | 18u, 32ull);
-        fe_t x10 = fe_load(tile, base | 20u, 32ull);
-        fe_t x11 = fe_load(tile, base | 22u, 32ull);
-        fe_t x12 = fe_load(tile, base | 24u, 32ull);
-        fe_t x13 = fe_load(tile, base | 26u, 32ull);
-        fe_t x14 = fe_load(tile, base | 28u, 32ull);
-        fe_t x15 = fe_load(tile, base | 30u, 32ull);
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 32ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 32ull);
+        fe_t x2 = fe_load(tile, sbase ^ 4u, 32ull);
+        fe_t x3 = fe_load(tile, sbase ^ 6u, 32ull);
+        fe_t x4 = fe_load(tile, sbase ^ 8u, 32ull);
+        fe_t x5 = fe_load(tile, sbase ^ 10u, 32ull);
+        fe_t x6 = fe_load(tile, sbase ^ 12u, 32ull);
+        fe_t x7 = fe_load(tile, sbase ^ 14u, 32ull);
+        fe_t x8 = fe_load(tile, sbase ^ 17u, 32ull);
+        fe_t x9 = fe_load(tile, sbase ^ 19u, 32ull);
+        fe_t x10 = fe_load(tile, sbase ^ 21u, 32ull);
+        fe_t x11 = fe_load(tile, sbase ^ 23u, 32ull);
+        fe_t x12 = fe_load(tile, sbase ^ 25u, 32ull);
+        fe_t x13 = fe_load(tile, sbase ^ 27u, 32ull);
+        fe_t x14 = fe_load(tile, sbase ^ 29u, 32ull);
+        fe_t x15 = fe_load(tile, sbase ^ 31u, 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -594,43 +622,46 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 2u, 32ull, x8);
-        fe_store(tile, base | 4u, 32ull, x4);
-        fe_store(tile, base | 6u, 32ull, x12);
-        fe_store(tile, base | 8u, 32ull, x2);
-        fe_store(tile, base | 10u, 32ull, x10);
-        fe_store(tile, base | 12u, 32ull, x6);
-        fe_store(tile, base | 14u, 32ull, x14);
-        fe_store(tile, base | 16u, 32ull, x1);
-        fe_store(tile, base | 18u, 32ull, x9);
-        fe_store(tile, base | 20u, 32ull, x5);
-        fe_store(tile, base | 22u, 32ull, x13);
-        fe_store(tile, base | 24u, 32ull, x3);
-        fe_store(tile, base | 26u, 32ull, x11);
-        fe_store(tile, base | 28u, 32ull, x7);
-        fe_store(tile, base | 30u, 32ull, x15);
+        fe_store(tile, sbase ^ 0u, 32ull, x0);
+        fe_store(tile, sbase ^ 2u, 32ull, x8);
+        fe_store(tile, sbase ^ 4u, 32ull, x4);
+        fe_store(tile, sbase ^ 6u, 32ull, x12);
+        fe_store(tile, sbase ^ 8u, 32ull, x2);
+        fe_store(tile, sbase ^ 10u, 32ull, x10);
+        fe_store(tile, sbase ^ 12u, 32ull, x6);
+        fe_store(tile, sbase ^ 14u, 32ull, x14);
+        fe_store(tile, sbase ^ 17u, 32ull, x1);
+        fe_store(tile, sbase ^ 19u, 32ull, x9);
+        fe_store(tile, sbase ^ 21u, 32ull, x5);
+        fe_store(tile, sbase ^ 23u, 32ull, x13);
+        fe_store(tile, sbase ^ 25u, 32ull, x3);
+        fe_store(tile, sbase ^ 27u, 32ull, x11);
+        fe_store(tile, sbase ^ 29u, 32ull, x7);
+        fe_store(tile, sbase ^ 31u, 32ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        const uint64_t e0 = ((0ull - 1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), fe_load(tw, e0, 33ull));
+        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 32ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 1u, 32ull, x1);
+        fe_store(tile, sbase ^ 0u, 32ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase ^ 1u, 32ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)q & 31ull;
-        fe_store(out, d, 32ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32ull, 33ull)));
+        const size_t d = (size_t)((uint32_t)q & 31u);
+        fe_store(out, d, 32ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 32ull));
     }
 }

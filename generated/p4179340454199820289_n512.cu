@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^63, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -113,9 +123,20 @@ FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
 // word lo, so (T - m*p) / R = hi - mulhi(m, p), which lies in (-p, p).
 FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
-    fe_t m = lo * FE_PINV;
-    fe_t mp = fe_mulhi64(m, FE_P);
+    fe_t m, mp;
+    if (FE_P == 0xffffffff00000001ull) {
+        // Goldilocks, p = 2^64 - 2^32 + 1: p^-1 = 1 + 2^32 mod 2^64, so m = lo + (lo << 32);
+        // and with m = mh*2^32 + ml, m*p = (m - mh)*2^64 + (mh - ml)*2^32 + ml, whose high
+        // word is m - mh, less one when mh < ml. No 64-bit products at all.
+        m = lo + (lo << 32);
+        const fe_t mh = m >> 32, ml = m & 0xffffffffull;
+        mp = m - mh - (fe_t)(mh < ml);
+    } else {
+        m = lo * FE_PINV;
+        mp = fe_mulhi64(m, FE_P);
+    }
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -141,31 +162,33 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)q & 511ull;
-        fe_store(tile, i, 512ull, fe_load(in, a, 512ull));
+        const size_t a = (size_t)((uint32_t)q & 511u);
+        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 31u;
-        fe_t x0 = fe_load(tile, base | 0u, 512ull);
-        fe_t x1 = fe_load(tile, base | 32u, 512ull);
-        fe_t x2 = fe_load(tile, base | 64u, 512ull);
-        fe_t x3 = fe_load(tile, base | 96u, 512ull);
-        fe_t x4 = fe_load(tile, base | 128u, 512ull);
-        fe_t x5 = fe_load(tile, base | 160u, 512ull);
-        fe_t x6 = fe_load(tile, base | 192u, 512ull);
-        fe_t x7 = fe_load(tile, base | 224u, 512ull);
-        fe_t x8 = fe_load(tile, base | 256u, 512ull);
-        fe_t x9 = fe_load(tile, base | 288u, 512ull);
-        fe_t x10 = fe_load(tile, base | 320u, 512ull);
-        fe_t x11 = fe_load(tile, base | 352u, 512ull);
-        fe_t x12 = fe_load(tile, base | 384u, 512ull);
-        fe_t x13 = fe_load(tile, base | 416u, 512ull);
-        fe_t x14 = fe_load(tile, base | 448u, 512ull);
-        fe_t x15 = fe_load(tile, base | 480u, 512ull);
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 35u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 70u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 101u, 512ull);
+        fe_t x4 = fe_load(tile, sbase ^ 140u, 512ull);
+        fe_t x5 = fe_load(tile, sbase ^ 175u, 512ull);
+        fe_t x6 = fe_load(tile, sbase ^ 202u, 512ull);
+        fe_t x7 = fe_load(tile, sbase ^ 233u, 512ull);
+        fe_t x8 = fe_load(tile, sbase ^ 264u, 512ull);
+        fe_t x9 = fe_load(tile, sbase ^ 299u, 512ull);
+        fe_t x10 = fe_load(tile, sbase ^ 334u, 512ull);
+        fe_t x11 = fe_load(tile, sbase ^ 365u, 512ull);
+        fe_t x12 = fe_load(tile, sbase ^ 388u, 512ull);
+        fe_t x13 = fe_load(tile, sbase ^ 423u, 512ull);
+        fe_t x14 = fe_load(tile, sbase ^ 450u, 512ull);
+        fe_t x15 = fe_load(tile, sbase ^ 481u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -343,59 +366,66 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 32u, 512ull, x8);
-        fe_store(tile, base | 64u, 512ull, x4);
-        fe_store(tile, base | 96u, 512ull, x12);
-        fe_store(tile, base | 128u, 512ull, x2);
-        fe_store(tile, base | 160u, 512ull, x10);
-        fe_store(tile, base | 192u, 512ull, x6);
-        fe_store(tile, base | 224u, 512ull, x14);
-        fe_store(tile, base | 256u, 512ull, x1);
-        fe_store(tile, base | 288u, 512ull, x9);
-        fe_store(tile, base | 320u, 512ull, x5);
-        fe_store(tile, base | 352u, 512ull, x13);
-        fe_store(tile, base | 384u, 512ull, x3);
-        fe_store(tile, base | 416u, 512ull, x11);
-        fe_store(tile, base | 448u, 512ull, x7);
-        fe_store(tile, base | 480u, 512ull, x15);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 35u, 512ull, x8);
+        fe_store(tile, sbase ^ 70u, 512ull, x4);
+        fe_store(tile, sbase ^ 101u, 512ull, x12);
+        fe_store(tile, sbase ^ 140u, 512ull, x2);
+        fe_store(tile, sbase ^ 175u, 512ull, x10);
+        fe_store(tile, sbase ^ 202u, 512ull, x6);
+        fe_store(tile, sbase ^ 233u, 512ull, x14);
+        fe_store(tile, sbase ^ 264u, 512ull, x1);
+        fe_store(tile, sbase ^ 299u, 512ull, x9);
+        fe_store(tile, sbase ^ 334u, 512ull, x5);
+        fe_store(tile, sbase ^ 365u, 512ull, x13);
+        fe_store(tile, sbase ^ 388u, 512ull, x3);
+        fe_store(tile, sbase ^ 423u, 512ull, x11);
+        fe_store(tile, sbase ^ 450u, 512ull, x7);
+        fe_store(tile, sbase ^ 481u, 512ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 5u);
-        const uint64_t e0 = ((((uint64_t)base & 1ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 512ull), fe_load(tw, e0, 513ull));
-        const uint64_t e1 = (((((uint64_t)base & 1ull) | 2ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 2u, 512ull), fe_load(tw, e1, 513ull));
-        const uint64_t e2 = (((((uint64_t)base & 1ull) | 4ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 4u, 512ull), fe_load(tw, e2, 513ull));
-        const uint64_t e3 = (((((uint64_t)base & 1ull) | 6ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 6u, 512ull), fe_load(tw, e3, 513ull));
-        const uint64_t e4 = (((((uint64_t)base & 1ull) | 8ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 8u, 512ull), fe_load(tw, e4, 513ull));
-        const uint64_t e5 = (((((uint64_t)base & 1ull) | 10ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 10u, 512ull), fe_load(tw, e5, 513ull));
-        const uint64_t e6 = (((((uint64_t)base & 1ull) | 12ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 12u, 512ull), fe_load(tw, e6, 513ull));
-        const uint64_t e7 = (((((uint64_t)base & 1ull) | 14ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 14u, 512ull), fe_load(tw, e7, 513ull));
-        const uint64_t e8 = (((((uint64_t)base & 1ull) | 16ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 16u, 512ull), fe_load(tw, e8, 513ull));
-        const uint64_t e9 = (((((uint64_t)base & 1ull) | 18ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 18u, 512ull), fe_load(tw, e9, 513ull));
-        const uint64_t e10 = (((((uint64_t)base & 1ull) | 20ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 20u, 512ull), fe_load(tw, e10, 513ull));
-        const uint64_t e11 = (((((uint64_t)base & 1ull) | 22ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 22u, 512ull), fe_load(tw, e11, 513ull));
-        const uint64_t e12 = (((((uint64_t)base & 1ull) | 24ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 24u, 512ull), fe_load(tw, e12, 513ull));
-        const uint64_t e13 = (((((uint64_t)base & 1ull) | 26ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 26u, 512ull), fe_load(tw, e13, 513ull));
-        const uint64_t e14 = (((((uint64_t)base & 1ull) | 28ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 28u, 512ull), fe_load(tw, e14, 513ull));
-        const uint64_t e15 = (((((uint64_t)base & 1ull) | 30ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 30u, 512ull), fe_load(tw, e15, 513ull));
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 513ull);
+        const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 513ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 512ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 19u, 512ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 512ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 23u, 512ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 512ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 27u, 512ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 512ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 31u, 512ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -573,44 +603,47 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 2u, 512ull, x8);
-        fe_store(tile, base | 4u, 512ull, x4);
-        fe_store(tile, base | 6u, 512ull, x12);
-        fe_store(tile, base | 8u, 512ull, x2);
-        fe_store(tile, base | 10u, 512ull, x10);
-        fe_store(tile, base | 12u, 512ull, x6);
-        fe_store(tile, base | 14u, 512ull, x14);
-        fe_store(tile, base | 16u, 512ull, x1);
-        fe_store(tile, base | 18u, 512ull, x9);
-        fe_store(tile, base | 20u, 512ull, x5);
-        fe_store(tile, base | 22u, 512ull, x13);
-        fe_store(tile, base | 24u, 512ull, x3);
-        fe_store(tile, base | 26u, 512ull, x11);
-        fe_store(tile, base | 28u, 512ull, x7);
-        fe_store(tile, base | 30u, 512ull, x15);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 2u, 512ull, x8);
+        fe_store(tile, sbase ^ 4u, 512ull, x4);
+        fe_store(tile, sbase ^ 6u, 512ull, x12);
+        fe_store(tile, sbase ^ 8u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x10);
+        fe_store(tile, sbase ^ 12u, 512ull, x6);
+        fe_store(tile, sbase ^ 14u, 512ull, x14);
+        fe_store(tile, sbase ^ 17u, 512ull, x1);
+        fe_store(tile, sbase ^ 19u, 512ull, x9);
+        fe_store(tile, sbase ^ 21u, 512ull, x5);
+        fe_store(tile, sbase ^ 23u, 512ull, x13);
+        fe_store(tile, sbase ^ 25u, 512ull, x3);
+        fe_store(tile, sbase ^ 27u, 512ull, x11);
+        fe_store(tile, sbase ^ 29u, 512ull, x7);
+        fe_store(tile, sbase ^ 31u, 512ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 512ull);
-        const uint64_t e16 = ((1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 512ull), fe_load(tw, e16, 513ull));
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 513ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), g1_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 1u, 512ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 1u, 512ull, x1);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t d = (size_t)q & 511ull;
-        fe_store(out, d, 512ull, fe_load(tile, i, 512ull));
+        const size_t d = (size_t)((uint32_t)q & 511u);
+        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
     }
 }
 
@@ -622,31 +655,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)q & 511ull;
-        fe_store(tile, i, 512ull, fe_load(in, a, 512ull));
+        const size_t a = (size_t)((uint32_t)q & 511u);
+        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 31u;
-        fe_t x0 = fe_load(tile, base | 0u, 512ull);
-        fe_t x1 = fe_load(tile, base | 32u, 512ull);
-        fe_t x2 = fe_load(tile, base | 64u, 512ull);
-        fe_t x3 = fe_load(tile, base | 96u, 512ull);
-        fe_t x4 = fe_load(tile, base | 128u, 512ull);
-        fe_t x5 = fe_load(tile, base | 160u, 512ull);
-        fe_t x6 = fe_load(tile, base | 192u, 512ull);
-        fe_t x7 = fe_load(tile, base | 224u, 512ull);
-        fe_t x8 = fe_load(tile, base | 256u, 512ull);
-        fe_t x9 = fe_load(tile, base | 288u, 512ull);
-        fe_t x10 = fe_load(tile, base | 320u, 512ull);
-        fe_t x11 = fe_load(tile, base | 352u, 512ull);
-        fe_t x12 = fe_load(tile, base | 384u, 512ull);
-        fe_t x13 = fe_load(tile, base | 416u, 512ull);
-        fe_t x14 = fe_load(tile, base | 448u, 512ull);
-        fe_t x15 = fe_load(tile, base | 480u, 512ull);
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 35u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 70u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 101u, 512ull);
+        fe_t x4 = fe_load(tile, sbase ^ 140u, 512ull);
+        fe_t x5 = fe_load(tile, sbase ^ 175u, 512ull);
+        fe_t x6 = fe_load(tile, sbase ^ 202u, 512ull);
+        fe_t x7 = fe_load(tile, sbase ^ 233u, 512ull);
+        fe_t x8 = fe_load(tile, sbase ^ 264u, 512ull);
+        fe_t x9 = fe_load(tile, sbase ^ 299u, 512ull);
+        fe_t x10 = fe_load(tile, sbase ^ 334u, 512ull);
+        fe_t x11 = fe_load(tile, sbase ^ 365u, 512ull);
+        fe_t x12 = fe_load(tile, sbase ^ 388u, 512ull);
+        fe_t x13 = fe_load(tile, sbase ^ 423u, 512ull);
+        fe_t x14 = fe_load(tile, sbase ^ 450u, 512ull);
+        fe_t x15 = fe_load(tile, sbase ^ 481u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -824,59 +859,66 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 32u, 512ull, x8);
-        fe_store(tile, base | 64u, 512ull, x4);
-        fe_store(tile, base | 96u, 512ull, x12);
-        fe_store(tile, base | 128u, 512ull, x2);
-        fe_store(tile, base | 160u, 512ull, x10);
-        fe_store(tile, base | 192u, 512ull, x6);
-        fe_store(tile, base | 224u, 512ull, x14);
-        fe_store(tile, base | 256u, 512ull, x1);
-        fe_store(tile, base | 288u, 512ull, x9);
-        fe_store(tile, base | 320u, 512ull, x5);
-        fe_store(tile, base | 352u, 512ull, x13);
-        fe_store(tile, base | 384u, 512ull, x3);
-        fe_store(tile, base | 416u, 512ull, x11);
-        fe_store(tile, base | 448u, 512ull, x7);
-        fe_store(tile, base | 480u, 512ull, x15);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 35u, 512ull, x8);
+        fe_store(tile, sbase ^ 70u, 512ull, x4);
+        fe_store(tile, sbase ^ 101u, 512ull, x12);
+        fe_store(tile, sbase ^ 140u, 512ull, x2);
+        fe_store(tile, sbase ^ 175u, 512ull, x10);
+        fe_store(tile, sbase ^ 202u, 512ull, x6);
+        fe_store(tile, sbase ^ 233u, 512ull, x14);
+        fe_store(tile, sbase ^ 264u, 512ull, x1);
+        fe_store(tile, sbase ^ 299u, 512ull, x9);
+        fe_store(tile, sbase ^ 334u, 512ull, x5);
+        fe_store(tile, sbase ^ 365u, 512ull, x13);
+        fe_store(tile, sbase ^ 388u, 512ull, x3);
+        fe_store(tile, sbase ^ 423u, 512ull, x11);
+        fe_store(tile, sbase ^ 450u, 512ull, x7);
+        fe_store(tile, sbase ^ 481u, 512ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 5u);
-        const uint64_t e0 = ((0ull - ((uint64_t)base & 1ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 512ull), fe_load(tw, e0, 513ull));
-        const uint64_t e1 = ((0ull - (((uint64_t)base & 1ull) | 2ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 2u, 512ull), fe_load(tw, e1, 513ull));
-        const uint64_t e2 = ((0ull - (((uint64_t)base & 1ull) | 4ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 4u, 512ull), fe_load(tw, e2, 513ull));
-        const uint64_t e3 = ((0ull - (((uint64_t)base & 1ull) | 6ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 6u, 512ull), fe_load(tw, e3, 513ull));
-        const uint64_t e4 = ((0ull - (((uint64_t)base & 1ull) | 8ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 8u, 512ull), fe_load(tw, e4, 513ull));
-        const uint64_t e5 = ((0ull - (((uint64_t)base & 1ull) | 10ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 10u, 512ull), fe_load(tw, e5, 513ull));
-        const uint64_t e6 = ((0ull - (((uint64_t)base & 1ull) | 12ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 12u, 512ull), fe_load(tw, e6, 513ull));
-        const uint64_t e7 = ((0ull - (((uint64_t)base & 1ull) | 14ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 14u, 512ull), fe_load(tw, e7, 513ull));
-        const uint64_t e8 = ((0ull - (((uint64_t)base & 1ull) | 16ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 16u, 512ull), fe_load(tw, e8, 513ull));
-        const uint64_t e9 = ((0ull - (((uint64_t)base & 1ull) | 18ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 18u, 512ull), fe_load(tw, e9, 513ull));
-        const uint64_t e10 = ((0ull - (((uint64_t)base & 1ull) | 20ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 20u, 512ull), fe_load(tw, e10, 513ull));
-        const uint64_t e11 = ((0ull - (((uint64_t)base & 1ull) | 22ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 22u, 512ull), fe_load(tw, e11, 513ull));
-        const uint64_t e12 = ((0ull - (((uint64_t)base & 1ull) | 24ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 24u, 512ull), fe_load(tw, e12, 513ull));
-        const uint64_t e13 = ((0ull - (((uint64_t)base & 1ull) | 26ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 26u, 512ull), fe_load(tw, e13, 513ull));
-        const uint64_t e14 = ((0ull - (((uint64_t)base & 1ull) | 28ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 28u, 512ull), fe_load(tw, e14, 513ull));
-        const uint64_t e15 = ((0ull - (((uint64_t)base & 1ull) | 30ull) * (((uint64_t)base >> 5ull) & 15ull)) & 511ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 30u, 512ull), fe_load(tw, e15, 513ull));
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 513ull);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 513ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 512ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 19u, 512ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 512ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 23u, 512ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 512ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 27u, 512ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 512ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 31u, 512ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1054,43 +1096,46 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 2u, 512ull, x8);
-        fe_store(tile, base | 4u, 512ull, x4);
-        fe_store(tile, base | 6u, 512ull, x12);
-        fe_store(tile, base | 8u, 512ull, x2);
-        fe_store(tile, base | 10u, 512ull, x10);
-        fe_store(tile, base | 12u, 512ull, x6);
-        fe_store(tile, base | 14u, 512ull, x14);
-        fe_store(tile, base | 16u, 512ull, x1);
-        fe_store(tile, base | 18u, 512ull, x9);
-        fe_store(tile, base | 20u, 512ull, x5);
-        fe_store(tile, base | 22u, 512ull, x13);
-        fe_store(tile, base | 24u, 512ull, x3);
-        fe_store(tile, base | 26u, 512ull, x11);
-        fe_store(tile, base | 28u, 512ull, x7);
-        fe_store(tile, base | 30u, 512ull, x15);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 2u, 512ull, x8);
+        fe_store(tile, sbase ^ 4u, 512ull, x4);
+        fe_store(tile, sbase ^ 6u, 512ull, x12);
+        fe_store(tile, sbase ^ 8u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x10);
+        fe_store(tile, sbase ^ 12u, 512ull, x6);
+        fe_store(tile, sbase ^ 14u, 512ull, x14);
+        fe_store(tile, sbase ^ 17u, 512ull, x1);
+        fe_store(tile, sbase ^ 19u, 512ull, x9);
+        fe_store(tile, sbase ^ 21u, 512ull, x5);
+        fe_store(tile, sbase ^ 23u, 512ull, x13);
+        fe_store(tile, sbase ^ 25u, 512ull, x3);
+        fe_store(tile, sbase ^ 27u, 512ull, x11);
+        fe_store(tile, sbase ^ 29u, 512ull, x7);
+        fe_store(tile, sbase ^ 31u, 512ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 512ull);
-        const uint64_t e16 = ((0ull - 1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 512ull), fe_load(tw, e16, 513ull));
+        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+        const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 513ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), g1_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 512ull, x0);
-        fe_store(tile, base | 1u, 512ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load(tw, 512ull, 513ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x1, fe_load(tw, 512ull, 513ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t d = (size_t)q & 511ull;
-        fe_store(out, d, 512ull, fe_mul_mont(fe_load(tile, i, 512ull), fe_load(tw, 512ull, 513ull)));
+        const size_t d = (size_t)((uint32_t)q & 511u);
+        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)q & 1023ull;
-        fe_store(tile, i, 1024ull, fe_load(in, a, 1024ull));
+        const size_t a = (size_t)((uint32_t)q & 1023u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull, fe_load(in, a, 1024ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 63u;
-        fe_t x0 = fe_load(tile, base | 0u, 1024ull);
-        fe_t x1 = fe_load(tile, base | 64u, 1024ull);
-        fe_t x2 = fe_load(tile, base | 128u, 1024ull);
-        fe_t x3 = fe_load(tile, base | 192u, 1024ull);
-        fe_t x4 = fe_load(tile, base | 256u, 1024ull);
-        fe_t x5 = fe_load(tile, base | 320u, 1024ull);
-        fe_t x6 = fe_load(tile, base | 384u, 1024ull);
-        fe_t x7 = fe_load(tile, base | 448u, 1024ull);
-        fe_t x8 = fe_load(tile, base | 512u, 1024ull);
-        fe_t x9 = fe_load(tile, base | 576u, 1024ull);
-        fe_t x10 = fe_load(tile, base | 640u, 1024ull);
-        fe_t x11 = fe_load(tile, base | 704u, 1024ull);
-        fe_t x12 = fe_load(tile, base | 768u, 1024ull);
-        fe_t x13 = fe_load(tile, base | 832u, 1024ull);
-        fe_t x14 = fe_load(tile, base | 896u, 1024ull);
-        fe_t x15 = fe_load(tile, base | 960u, 1024ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 67u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 134u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 197u, 1024ull);
+        fe_t x4 = fe_load(tile, sbase ^ 268u, 1024ull);
+        fe_t x5 = fe_load(tile, sbase ^ 335u, 1024ull);
+        fe_t x6 = fe_load(tile, sbase ^ 394u, 1024ull);
+        fe_t x7 = fe_load(tile, sbase ^ 457u, 1024ull);
+        fe_t x8 = fe_load(tile, sbase ^ 536u, 1024ull);
+        fe_t x9 = fe_load(tile, sbase ^ 603u, 1024ull);
+        fe_t x10 = fe_load(tile, sbase ^ 670u, 1024ull);
+        fe_t x11 = fe_load(tile, sbase ^ 733u, 1024ull);
+        fe_t x12 = fe_load(tile, sbase ^ 788u, 1024ull);
+        fe_t x13 = fe_load(tile, sbase ^ 855u, 1024ull);
+        fe_t x14 = fe_load(tile, sbase ^ 914u, 1024ull);
+        fe_t x15 = fe_load(tile, sbase ^ 977u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,59 +357,66 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 64u, 1024ull, x8);
-        fe_store(tile, base | 128u, 1024ull, x4);
-        fe_store(tile, base | 192u, 1024ull, x12);
-        fe_store(tile, base | 256u, 1024ull, x2);
-        fe_store(tile, base | 320u, 1024ull, x10);
-        fe_store(tile, base | 384u, 1024ull, x6);
-        fe_store(tile, base | 448u, 1024ull, x14);
-        fe_store(tile, base | 512u, 1024ull, x1);
-        fe_store(tile, base | 576u, 1024ull, x9);
-        fe_store(tile, base | 640u, 1024ull, x5);
-        fe_store(tile, base | 704u, 1024ull, x13);
-        fe_store(tile, base | 768u, 1024ull, x3);
-        fe_store(tile, base | 832u, 1024ull, x11);
-        fe_store(tile, base | 896u, 1024ull, x7);
-        fe_store(tile, base | 960u, 1024ull, x15);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 67u, 1024ull, x8);
+        fe_store(tile, sbase ^ 134u, 1024ull, x4);
+        fe_store(tile, sbase ^ 197u, 1024ull, x12);
+        fe_store(tile, sbase ^ 268u, 1024ull, x2);
+        fe_store(tile, sbase ^ 335u, 1024ull, x10);
+        fe_store(tile, sbase ^ 394u, 1024ull, x6);
+        fe_store(tile, sbase ^ 457u, 1024ull, x14);
+        fe_store(tile, sbase ^ 536u, 1024ull, x1);
+        fe_store(tile, sbase ^ 603u, 1024ull, x9);
+        fe_store(tile, sbase ^ 670u, 1024ull, x5);
+        fe_store(tile, sbase ^ 733u, 1024ull, x13);
+        fe_store(tile, sbase ^ 788u, 1024ull, x3);
+        fe_store(tile, sbase ^ 855u, 1024ull, x11);
+        fe_store(tile, sbase ^ 914u, 1024ull, x7);
+        fe_store(tile, sbase ^ 977u, 1024ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint64_t e0 = ((((uint64_t)base & 3ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 1024ull), fe_load(tw, e0, 1025ull));
-        const uint64_t e1 = (((((uint64_t)base & 3ull) | 4ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 4u, 1024ull), fe_load(tw, e1, 1025ull));
-        const uint64_t e2 = (((((uint64_t)base & 3ull) | 8ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 8u, 1024ull), fe_load(tw, e2, 1025ull));
-        const uint64_t e3 = (((((uint64_t)base & 3ull) | 12ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 12u, 1024ull), fe_load(tw, e3, 1025ull));
-        const uint64_t e4 = (((((uint64_t)base & 3ull) | 16ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 16u, 1024ull), fe_load(tw, e4, 1025ull));
-        const uint64_t e5 = (((((uint64_t)base & 3ull) | 20ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 20u, 1024ull), fe_load(tw, e5, 1025ull));
-        const uint64_t e6 = (((((uint64_t)base & 3ull) | 24ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 24u, 1024ull), fe_load(tw, e6, 1025ull));
-        const uint64_t e7 = (((((uint64_t)base & 3ull) | 28ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 28u, 1024ull), fe_load(tw, e7, 1025ull));
-        const uint64_t e8 = (((((uint64_t)base & 3ull) | 32ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 32u, 1024ull), fe_load(tw, e8, 1025ull));
-        const uint64_t e9 = (((((uint64_t)base & 3ull) | 36ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 36u, 1024ull), fe_load(tw, e9, 1025ull));
-        const uint64_t e10 = (((((uint64_t)base & 3ull) | 40ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 40u, 1024ull), fe_load(tw, e10, 1025ull));
-        const uint64_t e11 = (((((uint64_t)base & 3ull) | 44ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 44u, 1024ull), fe_load(tw, e11, 1025ull));
-        const uint64_t e12 = (((((uint64_t)base & 3ull) | 48ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 48u, 1024ull), fe_load(tw, e12, 1025ull));
-        const uint64_t e13 = (((((uint64_t)base & 3ull) | 52ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 52u, 1024ull), fe_load(tw, e13, 1025ull));
-        const uint64_t e14 = (((((uint64_t)base & 3ull) | 56ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 56u, 1024ull), fe_load(tw, e14, 1025ull));
-        const uint64_t e15 = (((((uint64_t)base & 3ull) | 60ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 60u, 1024ull), fe_load(tw, e15, 1025ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t w0e = (((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
+        const uint32_t g0_0e = ((((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 1025ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 1024ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 1024ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 28u, 1024ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 1024ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 1024ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 1024ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 45u, 1024ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 1024ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 53u, 1024ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 1024ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 61u, 1024ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -574,34 +594,36 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 4u, 1024ull, x8);
-        fe_store(tile, base | 8u, 1024ull, x4);
-        fe_store(tile, base | 12u, 1024ull, x12);
-        fe_store(tile, base | 16u, 1024ull, x2);
-        fe_store(tile, base | 20u, 1024ull, x10);
-        fe_store(tile, base | 24u, 1024ull, x6);
-        fe_store(tile, base | 28u, 1024ull, x14);
-        fe_store(tile, base | 32u, 1024ull, x1);
-        fe_store(tile, base | 36u, 1024ull, x9);
-        fe_store(tile, base | 40u, 1024ull, x5);
-        fe_store(tile, base | 44u, 1024ull, x13);
-        fe_store(tile, base | 48u, 1024ull, x3);
-        fe_store(tile, base | 52u, 1024ull, x11);
-        fe_store(tile, base | 56u, 1024ull, x7);
-        fe_store(tile, base | 60u, 1024ull, x15);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 4u, 1024ull, x8);
+        fe_store(tile, sbase ^ 8u, 1024ull, x4);
+        fe_store(tile, sbase ^ 12u, 1024ull, x12);
+        fe_store(tile, sbase ^ 16u, 1024ull, x2);
+        fe_store(tile, sbase ^ 20u, 1024ull, x10);
+        fe_store(tile, sbase ^ 24u, 1024ull, x6);
+        fe_store(tile, sbase ^ 28u, 1024ull, x14);
+        fe_store(tile, sbase ^ 33u, 1024ull, x1);
+        fe_store(tile, sbase ^ 37u, 1024ull, x9);
+        fe_store(tile, sbase ^ 41u, 1024ull, x5);
+        fe_store(tile, sbase ^ 45u, 1024ull, x13);
+        fe_store(tile, sbase ^ 49u, 1024ull, x3);
+        fe_store(tile, sbase ^ 53u, 1024ull, x11);
+        fe_store(tile, sbase ^ 57u, 1024ull, x7);
+        fe_store(tile, sbase ^ 61u, 1024ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 1024ull);
-        const uint64_t e16 = ((1ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 1024ull), fe_load(tw, e16, 1025ull));
-        const uint64_t e17 = ((2ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 1024ull), fe_load(tw, e17, 1025ull));
-        const uint64_t e18 = ((3ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 1024ull), fe_load(tw, e18, 1025ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -623,17 +645,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 1u, 1024ull, x2);
-        fe_store(tile, base | 2u, 1024ull, x1);
-        fe_store(tile, base | 3u, 1024ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 1u, 1024ull, x2);
+        fe_store(tile, sbase ^ 2u, 1024ull, x1);
+        fe_store(tile, sbase ^ 3u, 1024ull, x3);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)q & 1023ull;
-        fe_store(out, d, 1024ull, fe_load(tile, i, 1024ull));
+        const size_t d = (size_t)((uint32_t)q & 1023u);
+        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull));
     }
 }
 
@@ -645,31 +668,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)q & 1023ull;
-        fe_store(tile, i, 1024ull, fe_load(in, a, 1024ull));
+        const size_t a = (size_t)((uint32_t)q & 1023u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull, fe_load(in, a, 1024ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 63u;
-        fe_t x0 = fe_load(tile, base | 0u, 1024ull);
-        fe_t x1 = fe_load(tile, base | 64u, 1024ull);
-        fe_t x2 = fe_load(tile, base | 128u, 1024ull);
-        fe_t x3 = fe_load(tile, base | 192u, 1024ull);
-        fe_t x4 = fe_load(tile, base | 256u, 1024ull);
-        fe_t x5 = fe_load(tile, base | 320u, 1024ull);
-        fe_t x6 = fe_load(tile, base | 384u, 1024ull);
-        fe_t x7 = fe_load(tile, base | 448u, 1024ull);
-        fe_t x8 = fe_load(tile, base | 512u, 1024ull);
-        fe_t x9 = fe_load(tile, base | 576u, 1024ull);
-        fe_t x10 = fe_load(tile, base | 640u, 1024ull);
-        fe_t x11 = fe_load(tile, base | 704u, 1024ull);
-        fe_t x12 = fe_load(tile, base | 768u, 1024ull);
-        fe_t x13 = fe_load(tile, base | 832u, 1024ull);
-        fe_t x14 = fe_load(tile, base | 896u, 1024ull);
-        fe_t x15 = fe_load(tile, base | 960u, 1024ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 67u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 134u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 197u, 1024ull);
+        fe_t x4 = fe_load(tile, sbase ^ 268u, 1024ull);
+        fe_t x5 = fe_load(tile, sbase ^ 335u, 1024ull);
+        fe_t x6 = fe_load(tile, sbase ^ 394u, 1024ull);
+        fe_t x7 = fe_load(tile, sbase ^ 457u, 1024ull);
+        fe_t x8 = fe_load(tile, sbase ^ 536u, 1024ull);
+        fe_t x9 = fe_load(tile, sbase ^ 603u, 1024ull);
+        fe_t x10 = fe_load(tile, sbase ^ 670u, 1024ull);
+        fe_t x11 = fe_load(tile, sbase ^ 733u, 1024ull);
+        fe_t x12 = fe_load(tile, sbase ^ 788u, 1024ull);
+        fe_t x13 = fe_load(tile, sbase ^ 855u, 1024ull);
+        fe_t x14 = fe_load(tile, sbase ^ 914u, 1024ull);
+        fe_t x15 = fe_load(tile, sbase ^ 977u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -847,59 +872,66 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 64u, 1024ull, x8);
-        fe_store(tile, base | 128u, 1024ull, x4);
-        fe_store(tile, base | 192u, 1024ull, x12);
-        fe_store(tile, base | 256u, 1024ull, x2);
-        fe_store(tile, base | 320u, 1024ull, x10);
-        fe_store(tile, base | 384u, 1024ull, x6);
-        fe_store(tile, base | 448u, 1024ull, x14);
-        fe_store(tile, base | 512u, 1024ull, x1);
-        fe_store(tile, base | 576u, 1024ull, x9);
-        fe_store(tile, base | 640u, 1024ull, x5);
-        fe_store(tile, base | 704u, 1024ull, x13);
-        fe_store(tile, base | 768u, 1024ull, x3);
-        fe_store(tile, base | 832u, 1024ull, x11);
-        fe_store(tile, base | 896u, 1024ull, x7);
-        fe_store(tile, base | 960u, 1024ull, x15);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 67u, 1024ull, x8);
+        fe_store(tile, sbase ^ 134u, 1024ull, x4);
+        fe_store(tile, sbase ^ 197u, 1024ull, x12);
+        fe_store(tile, sbase ^ 268u, 1024ull, x2);
+        fe_store(tile, sbase ^ 335u, 1024ull, x10);
+        fe_store(tile, sbase ^ 394u, 1024ull, x6);
+        fe_store(tile, sbase ^ 457u, 1024ull, x14);
+        fe_store(tile, sbase ^ 536u, 1024ull, x1);
+        fe_store(tile, sbase ^ 603u, 1024ull, x9);
+        fe_store(tile, sbase ^ 670u, 1024ull, x5);
+        fe_store(tile, sbase ^ 733u, 1024ull, x13);
+        fe_store(tile, sbase ^ 788u, 1024ull, x3);
+        fe_store(tile, sbase ^ 855u, 1024ull, x11);
+        fe_store(tile, sbase ^ 914u, 1024ull, x7);
+        fe_store(tile, sbase ^ 977u, 1024ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint64_t e0 = ((0ull - ((uint64_t)base & 3ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 1024ull), fe_load(tw, e0, 1025ull));
-        const uint64_t e1 = ((0ull - (((uint64_t)base & 3ull) | 4ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 4u, 1024ull), fe_load(tw, e1, 1025ull));
-        const uint64_t e2 = ((0ull - (((uint64_t)base & 3ull) | 8ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 8u, 1024ull), fe_load(tw, e2, 1025ull));
-        const uint64_t e3 = ((0ull - (((uint64_t)base & 3ull) | 12ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 12u, 1024ull), fe_load(tw, e3, 1025ull));
-        const uint64_t e4 = ((0ull - (((uint64_t)base & 3ull) | 16ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 16u, 1024ull), fe_load(tw, e4, 1025ull));
-        const uint64_t e5 = ((0ull - (((uint64_t)base & 3ull) | 20ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 20u, 1024ull), fe_load(tw, e5, 1025ull));
-        const uint64_t e6 = ((0ull - (((uint64_t)base & 3ull) | 24ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 24u, 1024ull), fe_load(tw, e6, 1025ull));
-        const uint64_t e7 = ((0ull - (((uint64_t)base & 3ull) | 28ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 28u, 1024ull), fe_load(tw, e7, 1025ull));
-        const uint64_t e8 = ((0ull - (((uint64_t)base & 3ull) | 32ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 32u, 1024ull), fe_load(tw, e8, 1025ull));
-        const uint64_t e9 = ((0ull - (((uint64_t)base & 3ull) | 36ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 36u, 1024ull), fe_load(tw, e9, 1025ull));
-        const uint64_t e10 = ((0ull - (((uint64_t)base & 3ull) | 40ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 40u, 1024ull), fe_load(tw, e10, 1025ull));
-        const uint64_t e11 = ((0ull - (((uint64_t)base & 3ull) | 44ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 44u, 1024ull), fe_load(tw, e11, 1025ull));
-        const uint64_t e12 = ((0ull - (((uint64_t)base & 3ull) | 48ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 48u, 1024ull), fe_load(tw, e12, 1025ull));
-        const uint64_t e13 = ((0ull - (((uint64_t)base & 3ull) | 52ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 52u, 1024ull), fe_load(tw, e13, 1025ull));
-        const uint64_t e14 = ((0ull - (((uint64_t)base & 3ull) | 56ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 56u, 1024ull), fe_load(tw, e14, 1025ull));
-        const uint64_t e15 = ((0ull - (((uint64_t)base & 3ull) | 60ull) * (((uint64_t)base >> 6ull) & 15ull)) & 1023ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 60u, 1024ull), fe_load(tw, e15, 1025ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t w0e = (0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 1025ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 1024ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 1024ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 28u, 1024ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 1024ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 1024ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 1024ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 45u, 1024ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 1024ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 53u, 1024ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 1024ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 61u, 1024ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1077,34 +1109,36 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 4u, 1024ull, x8);
-        fe_store(tile, base | 8u, 1024ull, x4);
-        fe_store(tile, base | 12u, 1024ull, x12);
-        fe_store(tile, base | 16u, 1024ull, x2);
-        fe_store(tile, base | 20u, 1024ull, x10);
-        fe_store(tile, base | 24u, 1024ull, x6);
-        fe_store(tile, base | 28u, 1024ull, x14);
-        fe_store(tile, base | 32u, 1024ull, x1);
-        fe_store(tile, base | 36u, 1024ull, x9);
-        fe_store(tile, base | 40u, 1024ull, x5);
-        fe_store(tile, base | 44u, 1024ull, x13);
-        fe_store(tile, base | 48u, 1024ull, x3);
-        fe_store(tile, base | 52u, 1024ull, x11);
-        fe_store(tile, base | 56u, 1024ull, x7);
-        fe_store(tile, base | 60u, 1024ull, x15);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 4u, 1024ull, x8);
+        fe_store(tile, sbase ^ 8u, 1024ull, x4);
+        fe_store(tile, sbase ^ 12u, 1024ull, x12);
+        fe_store(tile, sbase ^ 16u, 1024ull, x2);
+        fe_store(tile, sbase ^ 20u, 1024ull, x10);
+        fe_store(tile, sbase ^ 24u, 1024ull, x6);
+        fe_store(tile, sbase ^ 28u, 1024ull, x14);
+        fe_store(tile, sbase ^ 33u, 1024ull, x1);
+        fe_store(tile, sbase ^ 37u, 1024ull, x9);
+        fe_store(tile, sbase ^ 41u, 1024ull, x5);
+        fe_store(tile, sbase ^ 45u, 1024ull, x13);
+        fe_store(tile, sbase ^ 49u, 1024ull, x3);
+        fe_store(tile, sbase ^ 53u, 1024ull, x11);
+        fe_store(tile, sbase ^ 57u, 1024ull, x7);
+        fe_store(tile, sbase ^ 61u, 1024ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 1024ull);
-        const uint64_t e16 = ((0ull - 1ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 1024ull), fe_load(tw, e16, 1025ull));
-        const uint64_t e17 = ((0ull - 2ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 1024ull), fe_load(tw, e17, 1025ull));
-        const uint64_t e18 = ((0ull - 3ull * (((uint64_t)base >> 2ull) & 15ull)) & 63ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 1024ull), fe_load(tw, e18, 1025ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+        const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1126,16 +1160,17 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 1024ull, x0);
-        fe_store(tile, base | 1u, 1024ull, x2);
-        fe_store(tile, base | 2u, 1024ull, x1);
-        fe_store(tile, base | 3u, 1024ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase ^ 2u, 1024ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase ^ 3u, 1024ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 4
     for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)q & 1023ull;
-        fe_store(out, d, 1024ull, fe_mul_mont(fe_load(tile, i, 1024ull), fe_load(tw, 1024ull, 1025ull)));
+        const size_t d = (size_t)((uint32_t)q & 1023u);
+        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)q & 127ull;
-        fe_store(tile, i, 128ull, fe_load(in, a, 128ull));
+        const size_t a = (size_t)((uint32_t)q & 127u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 128ull, fe_load(in, a, 128ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t g = threadIdx.x; g < 8u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 7u;
-        fe_t x0 = fe_load(tile, base | 0u, 128ull);
-        fe_t x1 = fe_load(tile, base | 8u, 128ull);
-        fe_t x2 = fe_load(tile, base | 16u, 128ull);
-        fe_t x3 = fe_load(tile, base | 24u, 128ull);
-        fe_t x4 = fe_load(tile, base | 32u, 128ull);
-        fe_t x5 = fe_load(tile, base | 40u, 128ull);
-        fe_t x6 = fe_load(tile, base | 48u, 128ull);
-        fe_t x7 = fe_load(tile, base | 56u, 128ull);
-        fe_t x8 = fe_load(tile, base | 64u, 128ull);
-        fe_t x9 = fe_load(tile, base | 72u, 128ull);
-        fe_t x10 = fe_load(tile, base | 80u, 128ull);
-        fe_t x11 = fe_load(tile, base | 88u, 128ull);
-        fe_t x12 = fe_load(tile, base | 96u, 128ull);
-        fe_t x13 = fe_load(tile, base | 104u, 128ull);
-        fe_t x14 = fe_load(tile, base | 112u, 128ull);
-        fe_t x15 = fe_load(tile, base | 120u, 128ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 8u, 128ull);
+        fe_t x2 = fe_load(tile, sbase ^ 16u, 128ull);
+        fe_t x3 = fe_load(tile, sbase ^ 24u, 128ull);
+        fe_t x4 = fe_load(tile, sbase ^ 33u, 128ull);
+        fe_t x5 = fe_load(tile, sbase ^ 41u, 128ull);
+        fe_t x6 = fe_load(tile, sbase ^ 49u, 128ull);
+        fe_t x7 = fe_load(tile, sbase ^ 57u, 128ull);
+        fe_t x8 = fe_load(tile, sbase ^ 66u, 128ull);
+        fe_t x9 = fe_load(tile, sbase ^ 74u, 128ull);
+        fe_t x10 = fe_load(tile, sbase ^ 82u, 128ull);
+        fe_t x11 = fe_load(tile, sbase ^ 90u, 128ull);
+        fe_t x12 = fe_load(tile, sbase ^ 99u, 128ull);
+        fe_t x13 = fe_load(tile, sbase ^ 107u, 128ull);
+        fe_t x14 = fe_load(tile, sbase ^ 115u, 128ull);
+        fe_t x15 = fe_load(tile, sbase ^ 123u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,42 +357,44 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 128ull, x0);
-        fe_store(tile, base | 8u, 128ull, x8);
-        fe_store(tile, base | 16u, 128ull, x4);
-        fe_store(tile, base | 24u, 128ull, x12);
-        fe_store(tile, base | 32u, 128ull, x2);
-        fe_store(tile, base | 40u, 128ull, x10);
-        fe_store(tile, base | 48u, 128ull, x6);
-        fe_store(tile, base | 56u, 128ull, x14);
-        fe_store(tile, base | 64u, 128ull, x1);
-        fe_store(tile, base | 72u, 128ull, x9);
-        fe_store(tile, base | 80u, 128ull, x5);
-        fe_store(tile, base | 88u, 128ull, x13);
-        fe_store(tile, base | 96u, 128ull, x3);
-        fe_store(tile, base | 104u, 128ull, x11);
-        fe_store(tile, base | 112u, 128ull, x7);
-        fe_store(tile, base | 120u, 128ull, x15);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 8u, 128ull, x8);
+        fe_store(tile, sbase ^ 16u, 128ull, x4);
+        fe_store(tile, sbase ^ 24u, 128ull, x12);
+        fe_store(tile, sbase ^ 33u, 128ull, x2);
+        fe_store(tile, sbase ^ 41u, 128ull, x10);
+        fe_store(tile, sbase ^ 49u, 128ull, x6);
+        fe_store(tile, sbase ^ 57u, 128ull, x14);
+        fe_store(tile, sbase ^ 66u, 128ull, x1);
+        fe_store(tile, sbase ^ 74u, 128ull, x9);
+        fe_store(tile, sbase ^ 82u, 128ull, x5);
+        fe_store(tile, sbase ^ 90u, 128ull, x13);
+        fe_store(tile, sbase ^ 99u, 128ull, x3);
+        fe_store(tile, sbase ^ 107u, 128ull, x11);
+        fe_store(tile, sbase ^ 115u, 128ull, x7);
+        fe_store(tile, sbase ^ 123u, 128ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 128ull);
-        const uint64_t e0 = ((1ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 128ull), fe_load(tw, e0, 129ull));
-        const uint64_t e1 = ((2ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 128ull), fe_load(tw, e1, 129ull));
-        const uint64_t e2 = ((3ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 128ull), fe_load(tw, e2, 129ull));
-        const uint64_t e3 = ((4ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 128ull), fe_load(tw, e3, 129ull));
-        const uint64_t e4 = ((5ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 128ull), fe_load(tw, e4, 129ull));
-        const uint64_t e5 = ((6ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 128ull), fe_load(tw, e5, 129ull));
-        const uint64_t e6 = ((7ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 128ull), fe_load(tw, e6, 129ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = ((uint32_t)base >> 3u) & 15u & 127u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 128ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 128ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 128ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 128ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 128ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 128ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -445,21 +460,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, base | 0u, 128ull, x0);
-        fe_store(tile, base | 1u, 128ull, x4);
-        fe_store(tile, base | 2u, 128ull, x2);
-        fe_store(tile, base | 3u, 128ull, x6);
-        fe_store(tile, base | 4u, 128ull, x1);
-        fe_store(tile, base | 5u, 128ull, x5);
-        fe_store(tile, base | 6u, 128ull, x3);
-        fe_store(tile, base | 7u, 128ull, x7);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 1u, 128ull, x4);
+        fe_store(tile, sbase ^ 2u, 128ull, x2);
+        fe_store(tile, sbase ^ 3u, 128ull, x6);
+        fe_store(tile, sbase ^ 4u, 128ull, x1);
+        fe_store(tile, sbase ^ 5u, 128ull, x5);
+        fe_store(tile, sbase ^ 6u, 128ull, x3);
+        fe_store(tile, sbase ^ 7u, 128ull, x7);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t d = (size_t)q & 127ull;
-        fe_store(out, d, 128ull, fe_load(tile, i, 128ull));
+        const size_t d = (size_t)((uint32_t)q & 127u);
+        fe_store(out, d, 128ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 128ull));
     }
 }
 
@@ -471,31 +487,33 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)q & 127ull;
-        fe_store(tile, i, 128ull, fe_load(in, a, 128ull));
+        const size_t a = (size_t)((uint32_t)q & 127u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 128ull, fe_load(in, a, 128ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t g = threadIdx.x; g < 8u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 7u;
-        fe_t x0 = fe_load(tile, base | 0u, 128ull);
-        fe_t x1 = fe_load(tile, base | 8u, 128ull);
-        fe_t x2 = fe_load(tile, base | 16u, 128ull);
-        fe_t x3 = fe_load(tile, base | 24u, 128ull);
-        fe_t x4 = fe_load(tile, base | 32u, 128ull);
-        fe_t x5 = fe_load(tile, base | 40u, 128ull);
-        fe_t x6 = fe_load(tile, base | 48u, 128ull);
-        fe_t x7 = fe_load(tile, base | 56u, 128ull);
-        fe_t x8 = fe_load(tile, base | 64u, 128ull);
-        fe_t x9 = fe_load(tile, base | 72u, 128ull);
-        fe_t x10 = fe_load(tile, base | 80u, 128ull);
-        fe_t x11 = fe_load(tile, base | 88u, 128ull);
-        fe_t x12 = fe_load(tile, base | 96u, 128ull);
-        fe_t x13 = fe_load(tile, base | 104u, 128ull);
-        fe_t x14 = fe_load(tile, base | 112u, 128ull);
-        fe_t x15 = fe_load(tile, base | 120u, 128ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 8u, 128ull);
+        fe_t x2 = fe_load(tile, sbase ^ 16u, 128ull);
+        fe_t x3 = fe_load(tile, sbase ^ 24u, 128ull);
+        fe_t x4 = fe_load(tile, sbase ^ 33u, 128ull);
+        fe_t x5 = fe_load(tile, sbase ^ 41u, 128ull);
+        fe_t x6 = fe_load(tile, sbase ^ 49u, 128ull);
+        fe_t x7 = fe_load(tile, sbase ^ 57u, 128ull);
+        fe_t x8 = fe_load(tile, sbase ^ 66u, 128ull);
+        fe_t x9 = fe_load(tile, sbase ^ 74u, 128ull);
+        fe_t x10 = fe_load(tile, sbase ^ 82u, 128ull);
+        fe_t x11 = fe_load(tile, sbase ^ 90u, 128ull);
+        fe_t x12 = fe_load(tile, sbase ^ 99u, 128ull);
+        fe_t x13 = fe_load(tile, sbase ^ 107u, 128ull);
+        fe_t x14 = fe_load(tile, sbase ^ 115u, 128ull);
+        fe_t x15 = fe_load(tile, sbase ^ 123u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -673,42 +691,44 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 128ull, x0);
-        fe_store(tile, base | 8u, 128ull, x8);
-        fe_store(tile, base | 16u, 128ull, x4);
-        fe_store(tile, base | 24u, 128ull, x12);
-        fe_store(tile, base | 32u, 128ull, x2);
-        fe_store(tile, base | 40u, 128ull, x10);
-        fe_store(tile, base | 48u, 128ull, x6);
-        fe_store(tile, base | 56u, 128ull, x14);
-        fe_store(tile, base | 64u, 128ull, x1);
-        fe_store(tile, base | 72u, 128ull, x9);
-        fe_store(tile, base | 80u, 128ull, x5);
-        fe_store(tile, base | 88u, 128ull, x13);
-        fe_store(tile, base | 96u, 128ull, x3);
-        fe_store(tile, base | 104u, 128ull, x11);
-        fe_store(tile, base | 112u, 128ull, x7);
-        fe_store(tile, base | 120u, 128ull, x15);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 8u, 128ull, x8);
+        fe_store(tile, sbase ^ 16u, 128ull, x4);
+        fe_store(tile, sbase ^ 24u, 128ull, x12);
+        fe_store(tile, sbase ^ 33u, 128ull, x2);
+        fe_store(tile, sbase ^ 41u, 128ull, x10);
+        fe_store(tile, sbase ^ 49u, 128ull, x6);
+        fe_store(tile, sbase ^ 57u, 128ull, x14);
+        fe_store(tile, sbase ^ 66u, 128ull, x1);
+        fe_store(tile, sbase ^ 74u, 128ull, x9);
+        fe_store(tile, sbase ^ 82u, 128ull, x5);
+        fe_store(tile, sbase ^ 90u, 128ull, x13);
+        fe_store(tile, sbase ^ 99u, 128ull, x3);
+        fe_store(tile, sbase ^ 107u, 128ull, x11);
+        fe_store(tile, sbase ^ 115u, 128ull, x7);
+        fe_store(tile, sbase ^ 123u, 128ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 128ull);
-        const uint64_t e0 = ((0ull - 1ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 128ull), fe_load(tw, e0, 129ull));
-        const uint64_t e1 = ((0ull - 2ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 128ull), fe_load(tw, e1, 129ull));
-        const uint64_t e2 = ((0ull - 3ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 128ull), fe_load(tw, e2, 129ull));
-        const uint64_t e3 = ((0ull - 4ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 128ull), fe_load(tw, e3, 129ull));
-        const uint64_t e4 = ((0ull - 5ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 128ull), fe_load(tw, e4, 129ull));
-        const uint64_t e5 = ((0ull - 6ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 128ull), fe_load(tw, e5, 129ull));
-        const uint64_t e6 = ((0ull - 7ull * (((uint64_t)base >> 3ull) & 15ull)) & 127ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 128ull), fe_load(tw, e6, 129ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u)) & 127u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 128ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 128ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 128ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 128ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 128ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 128ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -774,20 +794,21 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, base | 0u, 128ull, x0);
-        fe_store(tile, base | 1u, 128ull, x4);
-        fe_store(tile, base | 2u, 128ull, x2);
-        fe_store(tile, base | 3u, 128ull, x6);
-        fe_store(tile, base | 4u, 128ull, x1);
-        fe_store(tile, base | 5u, 128ull, x5);
-        fe_store(tile, base | 6u, 128ull, x3);
-        fe_store(tile, base | 7u, 128ull, x7);
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x4, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 2u, 128ull, fe_mul_mont(x2, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 3u, 128ull, fe_mul_mont(x6, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 4u, 128ull, fe_mul_mont(x1, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 5u, 128ull, fe_mul_mont(x5, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 6u, 128ull, fe_mul_mont(x3, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase ^ 7u, 128ull, fe_mul_mont(x7, fe_load(tw, 128ull, 129ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t d = (size_t)q & 127ull;
-        fe_store(out, d, 128ull, fe_mul_mont(fe_load(tile, i, 128ull), fe_load(tw, 128ull, 129ull)));
+        const size_t d = (size_t)((uint32_t)q & 127u);
+        fe_store(out, d, 128ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 128ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)q & 255ull;
-        fe_store(tile, i, 256ull, fe_load(in, a, 256ull));
+        const size_t a = (size_t)((uint32_t)q & 255u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 256ull, fe_load(in, a, 256ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 15u;
-        fe_t x0 = fe_load(tile, base | 0u, 256ull);
-        fe_t x1 = fe_load(tile, base | 16u, 256ull);
-        fe_t x2 = fe_load(tile, base | 32u, 256ull);
-        fe_t x3 = fe_load(tile, base | 48u, 256ull);
-        fe_t x4 = fe_load(tile, base | 64u, 256ull);
-        fe_t x5 = fe_load(tile, base | 80u, 256ull);
-        fe_t x6 = fe_load(tile, base | 96u, 256ull);
-        fe_t x7 = fe_load(tile, base | 112u, 256ull);
-        fe_t x8 = fe_load(tile, base | 128u, 256ull);
-        fe_t x9 = fe_load(tile, base | 144u, 256ull);
-        fe_t x10 = fe_load(tile, base | 160u, 256ull);
-        fe_t x11 = fe_load(tile, base | 176u, 256ull);
-        fe_t x12 = fe_load(tile, base | 192u, 256ull);
-        fe_t x13 = fe_load(tile, base | 208u, 256ull);
-        fe_t x14 = fe_load(tile, base | 224u, 256ull);
-        fe_t x15 = fe_load(tile, base | 240u, 256ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+        fe_t x1 = fe_load(tile, sbase ^ 16u, 256ull);
+        fe_t x2 = fe_load(tile, sbase ^ 33u, 256ull);
+        fe_t x3 = fe_load(tile, sbase ^ 49u, 256ull);
+        fe_t x4 = fe_load(tile, sbase ^ 66u, 256ull);
+        fe_t x5 = fe_load(tile, sbase ^ 82u, 256ull);
+        fe_t x6 = fe_load(tile, sbase ^ 99u, 256ull);
+        fe_t x7 = fe_load(tile, sbase ^ 115u, 256ull);
+        fe_t x8 = fe_load(tile, sbase ^ 132u, 256ull);
+        fe_t x9 = fe_load(tile, sbase ^ 148u, 256ull);
+        fe_t x10 = fe_load(tile, sbase ^ 165u, 256ull);
+        fe_t x11 = fe_load(tile, sbase ^ 181u, 256ull);
+        fe_t x12 = fe_load(tile, sbase ^ 198u, 256ull);
+        fe_t x13 = fe_load(tile, sbase ^ 214u, 256ull);
+        fe_t x14 = fe_load(tile, sbase ^ 231u, 256ull);
+        fe_t x15 = fe_load(tile, sbase ^ 247u, 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,58 +357,60 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 256ull, x0);
-        fe_store(tile, base | 16u, 256ull, x8);
-        fe_store(tile, base | 32u, 256ull, x4);
-        fe_store(tile, base | 48u, 256ull, x12);
-        fe_store(tile, base | 64u, 256ull, x2);
-        fe_store(tile, base | 80u, 256ull, x10);
-        fe_store(tile, base | 96u, 256ull, x6);
-        fe_store(tile, base | 112u, 256ull, x14);
-        fe_store(tile, base | 128u, 256ull, x1);
-        fe_store(tile, base | 144u, 256ull, x9);
-        fe_store(tile, base | 160u, 256ull, x5);
-        fe_store(tile, base | 176u, 256ull, x13);
-        fe_store(tile, base | 192u, 256ull, x3);
-        fe_store(tile, base | 208u, 256ull, x11);
-        fe_store(tile, base | 224u, 256ull, x7);
-        fe_store(tile, base | 240u, 256ull, x15);
+        fe_store(tile, sbase ^ 0u, 256ull, x0);
+        fe_store(tile, sbase ^ 16u, 256ull, x8);
+        fe_store(tile, sbase ^ 33u, 256ull, x4);
+        fe_store(tile, sbase ^ 49u, 256ull, x12);
+        fe_store(tile, sbase ^ 66u, 256ull, x2);
+        fe_store(tile, sbase ^ 82u, 256ull, x10);
+        fe_store(tile, sbase ^ 99u, 256ull, x6);
+        fe_store(tile, sbase ^ 115u, 256ull, x14);
+        fe_store(tile, sbase ^ 132u, 256ull, x1);
+        fe_store(tile, sbase ^ 148u, 256ull, x9);
+        fe_store(tile, sbase ^ 165u, 256ull, x5);
+        fe_store(tile, sbase ^ 181u, 256ull, x13);
+        fe_store(tile, sbase ^ 198u, 256ull, x3);
+        fe_store(tile, sbase ^ 214u, 256ull, x11);
+        fe_store(tile, sbase ^ 231u, 256ull, x7);
+        fe_store(tile, sbase ^ 247u, 256ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 4u;
-        fe_t x0 = fe_load(tile, base | 0u, 256ull);
-        const uint64_t e0 = ((1ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 256ull), fe_load(tw, e0, 257ull));
-        const uint64_t e1 = ((2ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 256ull), fe_load(tw, e1, 257ull));
-        const uint64_t e2 = ((3ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 256ull), fe_load(tw, e2, 257ull));
-        const uint64_t e3 = ((4ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 256ull), fe_load(tw, e3, 257ull));
-        const uint64_t e4 = ((5ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 256ull), fe_load(tw, e4, 257ull));
-        const uint64_t e5 = ((6ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 256ull), fe_load(tw, e5, 257ull));
-        const uint64_t e6 = ((7ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 256ull), fe_load(tw, e6, 257ull));
-        const uint64_t e7 = ((8ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 8u, 256ull), fe_load(tw, e7, 257ull));
-        const uint64_t e8 = ((9ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 9u, 256ull), fe_load(tw, e8, 257ull));
-        const uint64_t e9 = ((10ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 10u, 256ull), fe_load(tw, e9, 257ull));
-        const uint64_t e10 = ((11ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 11u, 256ull), fe_load(tw, e10, 257ull));
-        const uint64_t e11 = ((12ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 12u, 256ull), fe_load(tw, e11, 257ull));
-        const uint64_t e12 = ((13ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 13u, 256ull), fe_load(tw, e12, 257ull));
-        const uint64_t e13 = ((14ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 14u, 256ull), fe_load(tw, e13, 257ull));
-        const uint64_t e14 = ((15ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 15u, 256ull), fe_load(tw, e14, 257ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = ((uint32_t)base >> 4u) & 15u & 255u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 257ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_9 = fe_mul_mont(g0_0, g0_3);
+        const fe_t w0_10 = fe_mul_mont(g0_1, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(g0_2, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 256ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 256ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), g0_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 256ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 256ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 256ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 256ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -573,29 +588,30 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 256ull, x0);
-        fe_store(tile, base | 1u, 256ull, x8);
-        fe_store(tile, base | 2u, 256ull, x4);
-        fe_store(tile, base | 3u, 256ull, x12);
-        fe_store(tile, base | 4u, 256ull, x2);
-        fe_store(tile, base | 5u, 256ull, x10);
-        fe_store(tile, base | 6u, 256ull, x6);
-        fe_store(tile, base | 7u, 256ull, x14);
-        fe_store(tile, base | 8u, 256ull, x1);
-        fe_store(tile, base | 9u, 256ull, x9);
-        fe_store(tile, base | 10u, 256ull, x5);
-        fe_store(tile, base | 11u, 256ull, x13);
-        fe_store(tile, base | 12u, 256ull, x3);
-        fe_store(tile, base | 13u, 256ull, x11);
-        fe_store(tile, base | 14u, 256ull, x7);
-        fe_store(tile, base | 15u, 256ull, x15);
+        fe_store(tile, sbase ^ 0u, 256ull, x0);
+        fe_store(tile, sbase ^ 1u, 256ull, x8);
+        fe_store(tile, sbase ^ 2u, 256ull, x4);
+        fe_store(tile, sbase ^ 3u, 256ull, x12);
+        fe_store(tile, sbase ^ 4u, 256ull, x2);
+        fe_store(tile, sbase ^ 5u, 256ull, x10);
+        fe_store(tile, sbase ^ 6u, 256ull, x6);
+        fe_store(tile, sbase ^ 7u, 256ull, x14);
+        fe_store(tile, sbase ^ 8u, 256ull, x1);
+        fe_store(tile, sbase ^ 9u, 256ull, x9);
+        fe_store(tile, sbase ^ 10u, 256ull, x5);
+        fe_store(tile, sbase ^ 11u, 256ull, x13);
+        fe_store(tile, sbase ^ 12u, 256ull, x3);
+        fe_store(tile, sbase ^ 13u, 256ull, x11);
+        fe_store(tile, sbase ^ 14u, 256ull, x7);
+        fe_store(tile, sbase ^ 15u, 256ull, x15);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t d = (size_t)q & 255ull;
-        fe_store(out, d, 256ull, fe_load(tile, i, 256ull));
+        const size_t d = (size_t)((uint32_t)q & 255u);
+        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 256ull));
     }
 }
 
@@ -607,31 +623,33 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)q & 255ull;
-        fe_store(tile, i, 256ull, fe_load(in, a, 256ull));
+        const size_t a = (size_t)((uint32_t)q & 255u);
+        fe_store(tile, i ^ ((i >> 5u) & 31u), 256ull, fe_load(in, a, 256ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 15u;
-        fe_t x0 = fe_load(tile, base | 0u, 256ull);
-        fe_t x1 = fe_load(tile, base | 16u, 256ull);
-        fe_t x2 = fe_load(tile, base | 32u, 256ull);
-        fe_t x3 = fe_load(tile, base | 48u, 256ull);
-        fe_t x4 = fe_load(tile, base | 64u, 256ull);
-        fe_t x5 = fe_load(tile, base | 80u, 256ull);
-        fe_t x6 = fe_load(tile, base | 96u, 256ull);
-        fe_t x7 = fe_load(tile, base | 112u, 256ull);
-        fe_t x8 = fe_load(tile, base | 128u, 256ull);
-        fe_t x9 = fe_load(tile, base | 144u, 256ull);
-        fe_t x10 = fe_load(tile, base | 160u, 256ull);
-        fe_t x11 = fe_load(tile, base | 176u, 256ull);
-        fe_t x12 = fe_load(tile, base | 192u, 256ull);
-        fe_t x13 = fe_load(tile, base | 208u, 256ull);
-        fe_t x14 = fe_load(tile, base | 224u, 256ull);
-        fe_t x15 = fe_load(tile, base | 240u, 256ull);
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+        fe_t x1 = fe_load(tile, sbase ^ 16u, 256ull);
+        fe_t x2 = fe_load(tile, sbase ^ 33u, 256ull);
+        fe_t x3 = fe_load(tile, sbase ^ 49u, 256ull);
+        fe_t x4 = fe_load(tile, sbase ^ 66u, 256ull);
+        fe_t x5 = fe_load(tile, sbase ^ 82u, 256ull);
+        fe_t x6 = fe_load(tile, sbase ^ 99u, 256ull);
+        fe_t x7 = fe_load(tile, sbase ^ 115u, 256ull);
+        fe_t x8 = fe_load(tile, sbase ^ 132u, 256ull);
+        fe_t x9 = fe_load(tile, sbase ^ 148u, 256ull);
+        fe_t x10 = fe_load(tile, sbase ^ 165u, 256ull);
+        fe_t x11 = fe_load(tile, sbase ^ 181u, 256ull);
+        fe_t x12 = fe_load(tile, sbase ^ 198u, 256ull);
+        fe_t x13 = fe_load(tile, sbase ^ 214u, 256ull);
+        fe_t x14 = fe_load(tile, sbase ^ 231u, 256ull);
+        fe_t x15 = fe_load(tile, sbase ^ 247u, 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -809,58 +827,60 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 256ull, x0);
-        fe_store(tile, base | 16u, 256ull, x8);
-        fe_store(tile, base | 32u, 256ull, x4);
-        fe_store(tile, base | 48u, 256ull, x12);
-        fe_store(tile, base | 64u, 256ull, x2);
-        fe_store(tile, base | 80u, 256ull, x10);
-        fe_store(tile, base | 96u, 256ull, x6);
-        fe_store(tile, base | 112u, 256ull, x14);
-        fe_store(tile, base | 128u, 256ull, x1);
-        fe_store(tile, base | 144u, 256ull, x9);
-        fe_store(tile, base | 160u, 256ull, x5);
-        fe_store(tile, base | 176u, 256ull, x13);
-        fe_store(tile, base | 192u, 256ull, x3);
-        fe_store(tile, base | 208u, 256ull, x11);
-        fe_store(tile, base | 224u, 256ull, x7);
-        fe_store(tile, base | 240u, 256ull, x15);
+        fe_store(tile, sbase ^ 0u, 256ull, x0);
+        fe_store(tile, sbase ^ 16u, 256ull, x8);
+        fe_store(tile, sbase ^ 33u, 256ull, x4);
+        fe_store(tile, sbase ^ 49u, 256ull, x12);
+        fe_store(tile, sbase ^ 66u, 256ull, x2);
+        fe_store(tile, sbase ^ 82u, 256ull, x10);
+        fe_store(tile, sbase ^ 99u, 256ull, x6);
+        fe_store(tile, sbase ^ 115u, 256ull, x14);
+        fe_store(tile, sbase ^ 132u, 256ull, x1);
+        fe_store(tile, sbase ^ 148u, 256ull, x9);
+        fe_store(tile, sbase ^ 165u, 256ull, x5);
+        fe_store(tile, sbase ^ 181u, 256ull, x13);
+        fe_store(tile, sbase ^ 198u, 256ull, x3);
+        fe_store(tile, sbase ^ 214u, 256ull, x11);
+        fe_store(tile, sbase ^ 231u, 256ull, x7);
+        fe_store(tile, sbase ^ 247u, 256ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 4u;
-        fe_t x0 = fe_load(tile, base | 0u, 256ull);
-        const uint64_t e0 = ((0ull - 1ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 256ull), fe_load(tw, e0, 257ull));
-        const uint64_t e1 = ((0ull - 2ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 256ull), fe_load(tw, e1, 257ull));
-        const uint64_t e2 = ((0ull - 3ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 256ull), fe_load(tw, e2, 257ull));
-        const uint64_t e3 = ((0ull - 4ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 256ull), fe_load(tw, e3, 257ull));
-        const uint64_t e4 = ((0ull - 5ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 256ull), fe_load(tw, e4, 257ull));
-        const uint64_t e5 = ((0ull - 6ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 256ull), fe_load(tw, e5, 257ull));
-        const uint64_t e6 = ((0ull - 7ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 256ull), fe_load(tw, e6, 257ull));
-        const uint64_t e7 = ((0ull - 8ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 8u, 256ull), fe_load(tw, e7, 257ull));
-        const uint64_t e8 = ((0ull - 9ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 9u, 256ull), fe_load(tw, e8, 257ull));
-        const uint64_t e9 = ((0ull - 10ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 10u, 256ull), fe_load(tw, e9, 257ull));
-        const uint64_t e10 = ((0ull - 11ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 11u, 256ull), fe_load(tw, e10, 257ull));
-        const uint64_t e11 = ((0ull - 12ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 12u, 256ull), fe_load(tw, e11, 257ull));
-        const uint64_t e12 = ((0ull - 13ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 13u, 256ull), fe_load(tw, e12, 257ull));
-        const uint64_t e13 = ((0ull - 14ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 14u, 256ull), fe_load(tw, e13, 257ull));
-        const uint64_t e14 = ((0ull - 15ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 15u, 256ull), fe_load(tw, e14, 257ull));
+        const uint32_t sbase = base ^ ((base >> 5u) & 31u);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u)) & 255u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 257ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_9 = fe_mul_mont(g0_0, g0_3);
+        const fe_t w0_10 = fe_mul_mont(g0_1, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(g0_2, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 256ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 256ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), g0_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 256ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 256ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 256ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 256ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1038,28 +1058,29 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 256ull, x0);
-        fe_store(tile, base | 1u, 256ull, x8);
-        fe_store(tile, base | 2u, 256ull, x4);
-        fe_store(tile, base | 3u, 256ull, x12);
-        fe_store(tile, base | 4u, 256ull, x2);
-        fe_store(tile, base | 5u, 256ull, x10);
-        fe_store(tile, base | 6u, 256ull, x6);
-        fe_store(tile, base | 7u, 256ull, x14);
-        fe_store(tile, base | 8u, 256ull, x1);
-        fe_store(tile, base | 9u, 256ull, x9);
-        fe_store(tile, base | 10u, 256ull, x5);
-        fe_store(tile, base | 11u, 256ull, x13);
-        fe_store(tile, base | 12u, 256ull, x3);
-        fe_store(tile, base | 13u, 256ull, x11);
-        fe_store(tile, base | 14u, 256ull, x7);
-        fe_store(tile, base | 15u, 256ull, x15);
+        fe_store(tile, sbase ^ 0u, 256ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_mont(x8, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 2u, 256ull, fe_mul_mont(x4, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 3u, 256ull, fe_mul_mont(x12, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 4u, 256ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 5u, 256ull, fe_mul_mont(x10, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 6u, 256ull, fe_mul_mont(x6, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 7u, 256ull, fe_mul_mont(x14, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 8u, 256ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 9u, 256ull, fe_mul_mont(x9, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 10u, 256ull, fe_mul_mont(x5, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 11u, 256ull, fe_mul_mont(x13, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 12u, 256ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 13u, 256ull, fe_mul_mont(x11, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 14u, 256ull, fe_mul_mont(x7, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase ^ 15u, 256ull, fe_mul_mont(x15, fe_load(tw, 256ull, 257ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 15u) | (((uint32_t)q & 15u) << 4u);
-        const size_t d = (size_t)q & 255ull;
-        fe_store(out, d, 256ull, fe_mul_mont(fe_load(tile, i, 256ull), fe_load(tw, 256ull, 257ull)));
+        const size_t d = (size_t)((uint32_t)q & 255u);
+        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 5u) & 31u), 256ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,9 +153,10 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)q & 31ull;
+        const size_t a = (size_t)((uint32_t)q & 31u);
         fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
     }
     __syncthreads();
@@ -365,9 +377,10 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 1u;
+        const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
         fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        const uint64_t e0 = ((1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), fe_load(tw, e0, 33ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -378,9 +391,10 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)q & 31ull;
+        const size_t d = (size_t)((uint32_t)q & 31u);
         fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
     }
 }
@@ -393,9 +407,10 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)q & 31ull;
+        const size_t a = (size_t)((uint32_t)q & 31u);
         fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
     }
     __syncthreads();
@@ -616,22 +631,24 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) << 1u;
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
         fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        const uint64_t e0 = ((0ull - 1ull * (((uint64_t)base >> 1ull) & 15ull)) & 31ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), fe_load(tw, e0, 33ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 1u, 32ull, x1);
+        fe_store(tile, base | 0u, 32ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, base | 1u, 32ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 2
     for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)q & 31ull;
-        fe_store(out, d, 32ull, fe_mul_mont(fe_load(tile, i, 32ull), fe_load(tw, 32ull, 33ull)));
+        const size_t d = (size_t)((uint32_t)q & 31u);
+        fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
     }
 }

@@ -97,14 +97,24 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
+// reductions below are one unsigned minimum (a single instruction on the device).
+static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
+
+FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
     fe_t s = a + b;
-    // The carry test covers p > 2^31, where a + b can wrap.
+    // s - p wraps above s exactly when s < p.
+    if (FE_HALF) return fe_aux_min(s, s - FE_P);
+    // For p > R/2, a + b can wrap as well.
     return (s < a || s >= FE_P) ? s - FE_P : s;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     fe_t d = a - b;
+    // d wrapped (a < b) exactly when d + p is the smaller.
+    if (FE_HALF) return fe_aux_min(d, d + FE_P);
     return a < b ? d + FE_P : d;
 }
 
@@ -116,6 +126,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     fe_t m = lo * FE_PINV;
     fe_t mp = fe_mulhi32(m, FE_P);
     fe_t t = hi - mp;
+    if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
 
@@ -142,31 +153,33 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)q & 4095ull;
-        fe_store(tile, i, 4096ull, fe_load(in, a, 4096ull));
+        const size_t a = (size_t)((uint32_t)q & 4095u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 4096ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 255u;
-        fe_t x0 = fe_load(tile, base | 0u, 4096ull);
-        fe_t x1 = fe_load(tile, base | 256u, 4096ull);
-        fe_t x2 = fe_load(tile, base | 512u, 4096ull);
-        fe_t x3 = fe_load(tile, base | 768u, 4096ull);
-        fe_t x4 = fe_load(tile, base | 1024u, 4096ull);
-        fe_t x5 = fe_load(tile, base | 1280u, 4096ull);
-        fe_t x6 = fe_load(tile, base | 1536u, 4096ull);
-        fe_t x7 = fe_load(tile, base | 1792u, 4096ull);
-        fe_t x8 = fe_load(tile, base | 2048u, 4096ull);
-        fe_t x9 = fe_load(tile, base | 2304u, 4096ull);
-        fe_t x10 = fe_load(tile, base | 2560u, 4096ull);
-        fe_t x11 = fe_load(tile, base | 2816u, 4096ull);
-        fe_t x12 = fe_load(tile, base | 3072u, 4096ull);
-        fe_t x13 = fe_load(tile, base | 3328u, 4096ull);
-        fe_t x14 = fe_load(tile, base | 3584u, 4096ull);
-        fe_t x15 = fe_load(tile, base | 3840u, 4096ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
+        fe_t x1 = fe_load(tile, sbase ^ 265u, 4096ull);
+        fe_t x2 = fe_load(tile, sbase ^ 530u, 4096ull);
+        fe_t x3 = fe_load(tile, sbase ^ 795u, 4096ull);
+        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
+        fe_t x5 = fe_load(tile, sbase ^ 1293u, 4096ull);
+        fe_t x6 = fe_load(tile, sbase ^ 1558u, 4096ull);
+        fe_t x7 = fe_load(tile, sbase ^ 1823u, 4096ull);
+        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
+        fe_t x9 = fe_load(tile, sbase ^ 2305u, 4096ull);
+        fe_t x10 = fe_load(tile, sbase ^ 2586u, 4096ull);
+        fe_t x11 = fe_load(tile, sbase ^ 2835u, 4096ull);
+        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
+        fe_t x13 = fe_load(tile, sbase ^ 3333u, 4096ull);
+        fe_t x14 = fe_load(tile, sbase ^ 3614u, 4096ull);
+        fe_t x15 = fe_load(tile, sbase ^ 3863u, 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -344,59 +357,66 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 256u, 4096ull, x8);
-        fe_store(tile, base | 512u, 4096ull, x4);
-        fe_store(tile, base | 768u, 4096ull, x12);
-        fe_store(tile, base | 1024u, 4096ull, x2);
-        fe_store(tile, base | 1280u, 4096ull, x10);
-        fe_store(tile, base | 1536u, 4096ull, x6);
-        fe_store(tile, base | 1792u, 4096ull, x14);
-        fe_store(tile, base | 2048u, 4096ull, x1);
-        fe_store(tile, base | 2304u, 4096ull, x9);
-        fe_store(tile, base | 2560u, 4096ull, x5);
-        fe_store(tile, base | 2816u, 4096ull, x13);
-        fe_store(tile, base | 3072u, 4096ull, x3);
-        fe_store(tile, base | 3328u, 4096ull, x11);
-        fe_store(tile, base | 3584u, 4096ull, x7);
-        fe_store(tile, base | 3840u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, x0);
+        fe_store(tile, sbase ^ 265u, 4096ull, x8);
+        fe_store(tile, sbase ^ 530u, 4096ull, x4);
+        fe_store(tile, sbase ^ 795u, 4096ull, x12);
+        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
+        fe_store(tile, sbase ^ 1293u, 4096ull, x10);
+        fe_store(tile, sbase ^ 1558u, 4096ull, x6);
+        fe_store(tile, sbase ^ 1823u, 4096ull, x14);
+        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
+        fe_store(tile, sbase ^ 2305u, 4096ull, x9);
+        fe_store(tile, sbase ^ 2586u, 4096ull, x5);
+        fe_store(tile, sbase ^ 2835u, 4096ull, x13);
+        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
+        fe_store(tile, sbase ^ 3333u, 4096ull, x11);
+        fe_store(tile, sbase ^ 3614u, 4096ull, x7);
+        fe_store(tile, sbase ^ 3863u, 4096ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint64_t e0 = ((((uint64_t)base & 15ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 4096ull), fe_load(tw, e0, 4097ull));
-        const uint64_t e1 = (((((uint64_t)base & 15ull) | 16ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 16u, 4096ull), fe_load(tw, e1, 4097ull));
-        const uint64_t e2 = (((((uint64_t)base & 15ull) | 32ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 32u, 4096ull), fe_load(tw, e2, 4097ull));
-        const uint64_t e3 = (((((uint64_t)base & 15ull) | 48ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 48u, 4096ull), fe_load(tw, e3, 4097ull));
-        const uint64_t e4 = (((((uint64_t)base & 15ull) | 64ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 64u, 4096ull), fe_load(tw, e4, 4097ull));
-        const uint64_t e5 = (((((uint64_t)base & 15ull) | 80ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 80u, 4096ull), fe_load(tw, e5, 4097ull));
-        const uint64_t e6 = (((((uint64_t)base & 15ull) | 96ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 96u, 4096ull), fe_load(tw, e6, 4097ull));
-        const uint64_t e7 = (((((uint64_t)base & 15ull) | 112ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 112u, 4096ull), fe_load(tw, e7, 4097ull));
-        const uint64_t e8 = (((((uint64_t)base & 15ull) | 128ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 128u, 4096ull), fe_load(tw, e8, 4097ull));
-        const uint64_t e9 = (((((uint64_t)base & 15ull) | 144ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 144u, 4096ull), fe_load(tw, e9, 4097ull));
-        const uint64_t e10 = (((((uint64_t)base & 15ull) | 160ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 160u, 4096ull), fe_load(tw, e10, 4097ull));
-        const uint64_t e11 = (((((uint64_t)base & 15ull) | 176ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 176u, 4096ull), fe_load(tw, e11, 4097ull));
-        const uint64_t e12 = (((((uint64_t)base & 15ull) | 192ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 192u, 4096ull), fe_load(tw, e12, 4097ull));
-        const uint64_t e13 = (((((uint64_t)base & 15ull) | 208ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 208u, 4096ull), fe_load(tw, e13, 4097ull));
-        const uint64_t e14 = (((((uint64_t)base & 15ull) | 224ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 224u, 4096ull), fe_load(tw, e14, 4097ull));
-        const uint64_t e15 = (((((uint64_t)base & 15ull) | 240ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 240u, 4096ull), fe_load(tw, e15, 4097ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        const uint32_t w0e = (((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
+        const uint32_t g0_0e = ((((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 4097ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 4096ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 4096ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 4096ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 66u, 4096ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 82u, 4096ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 99u, 4096ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 115u, 4096ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 132u, 4096ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 148u, 4096ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 165u, 4096ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 181u, 4096ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 198u, 4096ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 214u, 4096ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 231u, 4096ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 247u, 4096ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -574,58 +594,60 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 16u, 4096ull, x8);
-        fe_store(tile, base | 32u, 4096ull, x4);
-        fe_store(tile, base | 48u, 4096ull, x12);
-        fe_store(tile, base | 64u, 4096ull, x2);
-        fe_store(tile, base | 80u, 4096ull, x10);
-        fe_store(tile, base | 96u, 4096ull, x6);
-        fe_store(tile, base | 112u, 4096ull, x14);
-        fe_store(tile, base | 128u, 4096ull, x1);
-        fe_store(tile, base | 144u, 4096ull, x9);
-        fe_store(tile, base | 160u, 4096ull, x5);
-        fe_store(tile, base | 176u, 4096ull, x13);
-        fe_store(tile, base | 192u, 4096ull, x3);
-        fe_store(tile, base | 208u, 4096ull, x11);
-        fe_store(tile, base | 224u, 4096ull, x7);
-        fe_store(tile, base | 240u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, x0);
+        fe_store(tile, sbase ^ 16u, 4096ull, x8);
+        fe_store(tile, sbase ^ 33u, 4096ull, x4);
+        fe_store(tile, sbase ^ 49u, 4096ull, x12);
+        fe_store(tile, sbase ^ 66u, 4096ull, x2);
+        fe_store(tile, sbase ^ 82u, 4096ull, x10);
+        fe_store(tile, sbase ^ 99u, 4096ull, x6);
+        fe_store(tile, sbase ^ 115u, 4096ull, x14);
+        fe_store(tile, sbase ^ 132u, 4096ull, x1);
+        fe_store(tile, sbase ^ 148u, 4096ull, x9);
+        fe_store(tile, sbase ^ 165u, 4096ull, x5);
+        fe_store(tile, sbase ^ 181u, 4096ull, x13);
+        fe_store(tile, sbase ^ 198u, 4096ull, x3);
+        fe_store(tile, sbase ^ 214u, 4096ull, x11);
+        fe_store(tile, sbase ^ 231u, 4096ull, x7);
+        fe_store(tile, sbase ^ 247u, 4096ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        fe_t x0 = fe_load(tile, base | 0u, 4096ull);
-        const uint64_t e16 = ((1ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 4096ull), fe_load(tw, e16, 4097ull));
-        const uint64_t e17 = ((2ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 4096ull), fe_load(tw, e17, 4097ull));
-        const uint64_t e18 = ((3ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 4096ull), fe_load(tw, e18, 4097ull));
-        const uint64_t e19 = ((4ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 4096ull), fe_load(tw, e19, 4097ull));
-        const uint64_t e20 = ((5ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 4096ull), fe_load(tw, e20, 4097ull));
-        const uint64_t e21 = ((6ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 4096ull), fe_load(tw, e21, 4097ull));
-        const uint64_t e22 = ((7ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 4096ull), fe_load(tw, e22, 4097ull));
-        const uint64_t e23 = ((8ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 8u, 4096ull), fe_load(tw, e23, 4097ull));
-        const uint64_t e24 = ((9ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 9u, 4096ull), fe_load(tw, e24, 4097ull));
-        const uint64_t e25 = ((10ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 10u, 4096ull), fe_load(tw, e25, 4097ull));
-        const uint64_t e26 = ((11ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 11u, 4096ull), fe_load(tw, e26, 4097ull));
-        const uint64_t e27 = ((12ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 12u, 4096ull), fe_load(tw, e27, 4097ull));
-        const uint64_t e28 = ((13ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 13u, 4096ull), fe_load(tw, e28, 4097ull));
-        const uint64_t e29 = ((14ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 14u, 4096ull), fe_load(tw, e29, 4097ull));
-        const uint64_t e30 = ((15ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 15u, 4096ull), fe_load(tw, e30, 4097ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        const uint32_t g1_0e = ((((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -803,29 +825,30 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 1u, 4096ull, x8);
-        fe_store(tile, base | 2u, 4096ull, x4);
-        fe_store(tile, base | 3u, 4096ull, x12);
-        fe_store(tile, base | 4u, 4096ull, x2);
-        fe_store(tile, base | 5u, 4096ull, x10);
-        fe_store(tile, base | 6u, 4096ull, x6);
-        fe_store(tile, base | 7u, 4096ull, x14);
-        fe_store(tile, base | 8u, 4096ull, x1);
-        fe_store(tile, base | 9u, 4096ull, x9);
-        fe_store(tile, base | 10u, 4096ull, x5);
-        fe_store(tile, base | 11u, 4096ull, x13);
-        fe_store(tile, base | 12u, 4096ull, x3);
-        fe_store(tile, base | 13u, 4096ull, x11);
-        fe_store(tile, base | 14u, 4096ull, x7);
-        fe_store(tile, base | 15u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, x0);
+        fe_store(tile, sbase ^ 1u, 4096ull, x8);
+        fe_store(tile, sbase ^ 2u, 4096ull, x4);
+        fe_store(tile, sbase ^ 3u, 4096ull, x12);
+        fe_store(tile, sbase ^ 4u, 4096ull, x2);
+        fe_store(tile, sbase ^ 5u, 4096ull, x10);
+        fe_store(tile, sbase ^ 6u, 4096ull, x6);
+        fe_store(tile, sbase ^ 7u, 4096ull, x14);
+        fe_store(tile, sbase ^ 8u, 4096ull, x1);
+        fe_store(tile, sbase ^ 9u, 4096ull, x9);
+        fe_store(tile, sbase ^ 10u, 4096ull, x5);
+        fe_store(tile, sbase ^ 11u, 4096ull, x13);
+        fe_store(tile, sbase ^ 12u, 4096ull, x3);
+        fe_store(tile, sbase ^ 13u, 4096ull, x11);
+        fe_store(tile, sbase ^ 14u, 4096ull, x7);
+        fe_store(tile, sbase ^ 15u, 4096ull, x15);
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)q & 4095ull;
-        fe_store(out, d, 4096ull, fe_load(tile, i, 4096ull));
+        const size_t d = (size_t)((uint32_t)q & 4095u);
+        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
     }
 }
 
@@ -837,31 +860,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)q & 4095ull;
-        fe_store(tile, i, 4096ull, fe_load(in, a, 4096ull));
+        const size_t a = (size_t)((uint32_t)q & 4095u);
+        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 4096ull));
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = (uint32_t)g & 255u;
-        fe_t x0 = fe_load(tile, base | 0u, 4096ull);
-        fe_t x1 = fe_load(tile, base | 256u, 4096ull);
-        fe_t x2 = fe_load(tile, base | 512u, 4096ull);
-        fe_t x3 = fe_load(tile, base | 768u, 4096ull);
-        fe_t x4 = fe_load(tile, base | 1024u, 4096ull);
-        fe_t x5 = fe_load(tile, base | 1280u, 4096ull);
-        fe_t x6 = fe_load(tile, base | 1536u, 4096ull);
-        fe_t x7 = fe_load(tile, base | 1792u, 4096ull);
-        fe_t x8 = fe_load(tile, base | 2048u, 4096ull);
-        fe_t x9 = fe_load(tile, base | 2304u, 4096ull);
-        fe_t x10 = fe_load(tile, base | 2560u, 4096ull);
-        fe_t x11 = fe_load(tile, base | 2816u, 4096ull);
-        fe_t x12 = fe_load(tile, base | 3072u, 4096ull);
-        fe_t x13 = fe_load(tile, base | 3328u, 4096ull);
-        fe_t x14 = fe_load(tile, base | 3584u, 4096ull);
-        fe_t x15 = fe_load(tile, base | 3840u, 4096ull);
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
+        fe_t x1 = fe_load(tile, sbase ^ 265u, 4096ull);
+        fe_t x2 = fe_load(tile, sbase ^ 530u, 4096ull);
+        fe_t x3 = fe_load(tile, sbase ^ 795u, 4096ull);
+        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
+        fe_t x5 = fe_load(tile, sbase ^ 1293u, 4096ull);
+        fe_t x6 = fe_load(tile, sbase ^ 1558u, 4096ull);
+        fe_t x7 = fe_load(tile, sbase ^ 1823u, 4096ull);
+        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
+        fe_t x9 = fe_load(tile, sbase ^ 2305u, 4096ull);
+        fe_t x10 = fe_load(tile, sbase ^ 2586u, 4096ull);
+        fe_t x11 = fe_load(tile, sbase ^ 2835u, 4096ull);
+        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
+        fe_t x13 = fe_load(tile, sbase ^ 3333u, 4096ull);
+        fe_t x14 = fe_load(tile, sbase ^ 3614u, 4096ull);
+        fe_t x15 = fe_load(tile, sbase ^ 3863u, 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1039,59 +1064,66 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 256u, 4096ull, x8);
-        fe_store(tile, base | 512u, 4096ull, x4);
-        fe_store(tile, base | 768u, 4096ull, x12);
-        fe_store(tile, base | 1024u, 4096ull, x2);
-        fe_store(tile, base | 1280u, 4096ull, x10);
-        fe_store(tile, base | 1536u, 4096ull, x6);
-        fe_store(tile, base | 1792u, 4096ull, x14);
-        fe_store(tile, base | 2048u, 4096ull, x1);
-        fe_store(tile, base | 2304u, 4096ull, x9);
-        fe_store(tile, base | 2560u, 4096ull, x5);
-        fe_store(tile, base | 2816u, 4096ull, x13);
-        fe_store(tile, base | 3072u, 4096ull, x3);
-        fe_store(tile, base | 3328u, 4096ull, x11);
-        fe_store(tile, base | 3584u, 4096ull, x7);
-        fe_store(tile, base | 3840u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, x0);
+        fe_store(tile, sbase ^ 265u, 4096ull, x8);
+        fe_store(tile, sbase ^ 530u, 4096ull, x4);
+        fe_store(tile, sbase ^ 795u, 4096ull, x12);
+        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
+        fe_store(tile, sbase ^ 1293u, 4096ull, x10);
+        fe_store(tile, sbase ^ 1558u, 4096ull, x6);
+        fe_store(tile, sbase ^ 1823u, 4096ull, x14);
+        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
+        fe_store(tile, sbase ^ 2305u, 4096ull, x9);
+        fe_store(tile, sbase ^ 2586u, 4096ull, x5);
+        fe_store(tile, sbase ^ 2835u, 4096ull, x13);
+        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
+        fe_store(tile, sbase ^ 3333u, 4096ull, x11);
+        fe_store(tile, sbase ^ 3614u, 4096ull, x7);
+        fe_store(tile, sbase ^ 3863u, 4096ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint64_t e0 = ((0ull - ((uint64_t)base & 15ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x0 = fe_mul_mont(fe_load(tile, base | 0u, 4096ull), fe_load(tw, e0, 4097ull));
-        const uint64_t e1 = ((0ull - (((uint64_t)base & 15ull) | 16ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 16u, 4096ull), fe_load(tw, e1, 4097ull));
-        const uint64_t e2 = ((0ull - (((uint64_t)base & 15ull) | 32ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 32u, 4096ull), fe_load(tw, e2, 4097ull));
-        const uint64_t e3 = ((0ull - (((uint64_t)base & 15ull) | 48ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 48u, 4096ull), fe_load(tw, e3, 4097ull));
-        const uint64_t e4 = ((0ull - (((uint64_t)base & 15ull) | 64ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 64u, 4096ull), fe_load(tw, e4, 4097ull));
-        const uint64_t e5 = ((0ull - (((uint64_t)base & 15ull) | 80ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 80u, 4096ull), fe_load(tw, e5, 4097ull));
-        const uint64_t e6 = ((0ull - (((uint64_t)base & 15ull) | 96ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 96u, 4096ull), fe_load(tw, e6, 4097ull));
-        const uint64_t e7 = ((0ull - (((uint64_t)base & 15ull) | 112ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 112u, 4096ull), fe_load(tw, e7, 4097ull));
-        const uint64_t e8 = ((0ull - (((uint64_t)base & 15ull) | 128ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 128u, 4096ull), fe_load(tw, e8, 4097ull));
-        const uint64_t e9 = ((0ull - (((uint64_t)base & 15ull) | 144ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 144u, 4096ull), fe_load(tw, e9, 4097ull));
-        const uint64_t e10 = ((0ull - (((uint64_t)base & 15ull) | 160ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 160u, 4096ull), fe_load(tw, e10, 4097ull));
-        const uint64_t e11 = ((0ull - (((uint64_t)base & 15ull) | 176ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 176u, 4096ull), fe_load(tw, e11, 4097ull));
-        const uint64_t e12 = ((0ull - (((uint64_t)base & 15ull) | 192ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 192u, 4096ull), fe_load(tw, e12, 4097ull));
-        const uint64_t e13 = ((0ull - (((uint64_t)base & 15ull) | 208ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 208u, 4096ull), fe_load(tw, e13, 4097ull));
-        const uint64_t e14 = ((0ull - (((uint64_t)base & 15ull) | 224ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 224u, 4096ull), fe_load(tw, e14, 4097ull));
-        const uint64_t e15 = ((0ull - (((uint64_t)base & 15ull) | 240ull) * (((uint64_t)base >> 8ull) & 15ull)) & 4095ull) << 0ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 240u, 4096ull), fe_load(tw, e15, 4097ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        const uint32_t w0e = (0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
+        const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
+        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 4097ull);
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 4096ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 4096ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 4096ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 66u, 4096ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 82u, 4096ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 99u, 4096ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 115u, 4096ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 132u, 4096ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 148u, 4096ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 165u, 4096ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 181u, 4096ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 198u, 4096ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 214u, 4096ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 231u, 4096ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 247u, 4096ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1269,58 +1301,60 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 16u, 4096ull, x8);
-        fe_store(tile, base | 32u, 4096ull, x4);
-        fe_store(tile, base | 48u, 4096ull, x12);
-        fe_store(tile, base | 64u, 4096ull, x2);
-        fe_store(tile, base | 80u, 4096ull, x10);
-        fe_store(tile, base | 96u, 4096ull, x6);
-        fe_store(tile, base | 112u, 4096ull, x14);
-        fe_store(tile, base | 128u, 4096ull, x1);
-        fe_store(tile, base | 144u, 4096ull, x9);
-        fe_store(tile, base | 160u, 4096ull, x5);
-        fe_store(tile, base | 176u, 4096ull, x13);
-        fe_store(tile, base | 192u, 4096ull, x3);
-        fe_store(tile, base | 208u, 4096ull, x11);
-        fe_store(tile, base | 224u, 4096ull, x7);
-        fe_store(tile, base | 240u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, x0);
+        fe_store(tile, sbase ^ 16u, 4096ull, x8);
+        fe_store(tile, sbase ^ 33u, 4096ull, x4);
+        fe_store(tile, sbase ^ 49u, 4096ull, x12);
+        fe_store(tile, sbase ^ 66u, 4096ull, x2);
+        fe_store(tile, sbase ^ 82u, 4096ull, x10);
+        fe_store(tile, sbase ^ 99u, 4096ull, x6);
+        fe_store(tile, sbase ^ 115u, 4096ull, x14);
+        fe_store(tile, sbase ^ 132u, 4096ull, x1);
+        fe_store(tile, sbase ^ 148u, 4096ull, x9);
+        fe_store(tile, sbase ^ 165u, 4096ull, x5);
+        fe_store(tile, sbase ^ 181u, 4096ull, x13);
+        fe_store(tile, sbase ^ 198u, 4096ull, x3);
+        fe_store(tile, sbase ^ 214u, 4096ull, x11);
+        fe_store(tile, sbase ^ 231u, 4096ull, x7);
+        fe_store(tile, sbase ^ 247u, 4096ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
         const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        fe_t x0 = fe_load(tile, base | 0u, 4096ull);
-        const uint64_t e16 = ((0ull - 1ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 4096ull), fe_load(tw, e16, 4097ull));
-        const uint64_t e17 = ((0ull - 2ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x2 = fe_mul_mont(fe_load(tile, base | 2u, 4096ull), fe_load(tw, e17, 4097ull));
-        const uint64_t e18 = ((0ull - 3ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x3 = fe_mul_mont(fe_load(tile, base | 3u, 4096ull), fe_load(tw, e18, 4097ull));
-        const uint64_t e19 = ((0ull - 4ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x4 = fe_mul_mont(fe_load(tile, base | 4u, 4096ull), fe_load(tw, e19, 4097ull));
-        const uint64_t e20 = ((0ull - 5ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x5 = fe_mul_mont(fe_load(tile, base | 5u, 4096ull), fe_load(tw, e20, 4097ull));
-        const uint64_t e21 = ((0ull - 6ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x6 = fe_mul_mont(fe_load(tile, base | 6u, 4096ull), fe_load(tw, e21, 4097ull));
-        const uint64_t e22 = ((0ull - 7ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x7 = fe_mul_mont(fe_load(tile, base | 7u, 4096ull), fe_load(tw, e22, 4097ull));
-        const uint64_t e23 = ((0ull - 8ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x8 = fe_mul_mont(fe_load(tile, base | 8u, 4096ull), fe_load(tw, e23, 4097ull));
-        const uint64_t e24 = ((0ull - 9ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x9 = fe_mul_mont(fe_load(tile, base | 9u, 4096ull), fe_load(tw, e24, 4097ull));
-        const uint64_t e25 = ((0ull - 10ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x10 = fe_mul_mont(fe_load(tile, base | 10u, 4096ull), fe_load(tw, e25, 4097ull));
-        const uint64_t e26 = ((0ull - 11ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x11 = fe_mul_mont(fe_load(tile, base | 11u, 4096ull), fe_load(tw, e26, 4097ull));
-        const uint64_t e27 = ((0ull - 12ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x12 = fe_mul_mont(fe_load(tile, base | 12u, 4096ull), fe_load(tw, e27, 4097ull));
-        const uint64_t e28 = ((0ull - 13ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x13 = fe_mul_mont(fe_load(tile, base | 13u, 4096ull), fe_load(tw, e28, 4097ull));
-        const uint64_t e29 = ((0ull - 14ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x14 = fe_mul_mont(fe_load(tile, base | 14u, 4096ull), fe_load(tw, e29, 4097ull));
-        const uint64_t e30 = ((0ull - 15ull * (((uint64_t)base >> 4ull) & 15ull)) & 255ull) << 4ull;
-        fe_t x15 = fe_mul_mont(fe_load(tile, base | 15u, 4096ull), fe_load(tw, e30, 4097ull));
+        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+        const uint32_t g1_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
+        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1498,28 +1532,29 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 4096ull, x0);
-        fe_store(tile, base | 1u, 4096ull, x8);
-        fe_store(tile, base | 2u, 4096ull, x4);
-        fe_store(tile, base | 3u, 4096ull, x12);
-        fe_store(tile, base | 4u, 4096ull, x2);
-        fe_store(tile, base | 5u, 4096ull, x10);
-        fe_store(tile, base | 6u, 4096ull, x6);
-        fe_store(tile, base | 7u, 4096ull, x14);
-        fe_store(tile, base | 8u, 4096ull, x1);
-        fe_store(tile, base | 9u, 4096ull, x9);
-        fe_store(tile, base | 10u, 4096ull, x5);
-        fe_store(tile, base | 11u, 4096ull, x13);
-        fe_store(tile, base | 12u, 4096ull, x3);
-        fe_store(tile, base | 13u, 4096ull, x11);
-        fe_store(tile, base | 14u, 4096ull, x7);
-        fe_store(tile, base | 15u, 4096ull, x15);
+        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, fe_load(tw, 4096ull, 4097ull)));
     }
     __syncthreads();
     // scatter the tile
+    #pragma unroll 8
     for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
         const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)q & 4095ull;
-        fe_store(out, d, 4096ull, fe_mul_mont(fe_load(tile, i, 4096ull), fe_load(tw, 4096ull, 4097ull)));
+        const size_t d = (size_t)((uint32_t)q & 4095u);
+        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
     }
 }
