@@ -195,15 +195,6 @@ impl<F: HostField> FftPlan<F> {
                 )));
             }
         }
-        let fast = cpu::Fast::new(
-            field,
-            n,
-            &roots.power(field, 1),
-            log_table,
-            options.input_order,
-            options.output_order,
-            cpu::Isa::Auto,
-        )?;
         let mut plan = FftPlan {
             field: field.clone(),
             n,
@@ -215,7 +206,7 @@ impl<F: HostField> FftPlan<F> {
             running: Running::Cpu { reason: None },
             gpu: None,
             embedded,
-            fast,
+            fast: None,
         };
         match options.backend {
             Backend::Cpu => {}
@@ -227,6 +218,18 @@ impl<F: HostField> FftPlan<F> {
                     };
                 }
             }
+        }
+        if plan.gpu.is_none() {
+            // Its tables (n twiddles per direction) are only worth holding on the CPU.
+            plan.fast = cpu::Fast::new(
+                field,
+                n,
+                &plan.roots.power(field, 1),
+                log_table,
+                options.input_order,
+                options.output_order,
+                cpu::Isa::Auto,
+            )?;
         }
         Ok(plan)
     }
