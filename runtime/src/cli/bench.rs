@@ -426,10 +426,21 @@ fn time_cpu<F: HostField>(
 
 fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
     use plotters::prelude::*;
-    let font = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
-        .iter()
+    // The user's choice first, then where the common distributions install a sans font.
+    let font = std::env::var_os("FERMAT_FONT")
         .map(PathBuf::from)
-        .chain(std::env::var_os("FERMAT_FONT").map(PathBuf::from))
+        .into_iter()
+        .chain(
+            [
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/TTF/DejaVuSans.ttf",
+                "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+                "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+            ]
+            .iter()
+            .map(PathBuf::from),
+        )
         .find(|p| p.exists())
         .ok_or("--plot needs a TrueType font: set FERMAT_FONT to a .ttf file")?;
     let bytes: &'static [u8] = Box::leak(std::fs::read(&font)?.into_boxed_slice());
