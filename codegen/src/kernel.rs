@@ -542,9 +542,9 @@ impl Swizzle {
     /// lane), for elements of `word_bytes`-byte words: 8-byte words go half a warp at a
     /// time, each word over two banks.
     fn wavefronts(&self, idx: &[u64], word_bytes: u64) -> u64 {
-        let lanes = (BANKS * 4 / word_bytes) as usize;
+        // Lanes served per wavefront, and as many bank slots (one word each).
         let slots = BANKS * 4 / word_bytes;
-        idx.chunks(lanes)
+        idx.chunks(slots as usize)
             .map(|part| {
                 let mut words: Vec<u64> = part.iter().map(|&i| self.apply(i)).collect();
                 words.sort_unstable();
@@ -701,11 +701,7 @@ impl<F: Field> Emitter<'_, F> {
         }
         let ty = Type::U32;
         let l_bits = self.log_table;
-        let mask = if l_bits == 32 {
-            u32::MAX as u64
-        } else {
-            (1u64 << l_bits) - 1
-        };
+        let mask = (1u64 << l_bits) - 1;
         let b = locals.len();
         let m = 1usize << b;
         // Run-time terms of E_0 and of each K_l, and the compile-time parts.
