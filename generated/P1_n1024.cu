@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^10 elements (1 per block), 9 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2204];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 552u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 828u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,28 +651,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 260u, 1024ull, x2);
-        fe_store(tile, sbase ^ 520u, 1024ull, x1);
-        fe_store(tile, sbase ^ 780u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 276u, 1102ull, x2);
+        fe_store(tile, sbase + 552u, 1102ull, x1);
+        fe_store(tile, sbase + 828u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 3u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e0s = (int)(((e0 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e0 & 255u), 257ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e0 & 255u), 257ull)), e0s);
         const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e1s = (int)(((e1 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 69u, 1024ull), fe_load(tw, (size_t)(e1 & 255u), 257ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 1102ull), fe_load(tw, (size_t)(e1 & 255u), 257ull)), e1s);
         const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e2s = (int)(((e2 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 138u, 1024ull), fe_load(tw, (size_t)(e2 & 255u), 257ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 1102ull), fe_load(tw, (size_t)(e2 & 255u), 257ull)), e2s);
         const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e3s = (int)(((e3 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 207u, 1024ull), fe_load(tw, (size_t)(e3 & 255u), 257ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 1102ull), fe_load(tw, (size_t)(e3 & 255u), 257ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -687,28 +697,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x2);
-        fe_store(tile, sbase ^ 138u, 1024ull, x1);
-        fe_store(tile, sbase ^ 207u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e4s = (int)(((e4 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e4 & 255u), 257ull)), e4s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e4 & 255u), 257ull)), e4s);
         const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e5s = (int)(((e5 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e5 & 255u), 257ull)), e5s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e5 & 255u), 257ull)), e5s);
         const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e6s = (int)(((e6 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e6 & 255u), 257ull)), e6s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e6 & 255u), 257ull)), e6s);
         const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e7s = (int)(((e7 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e7 & 255u), 257ull)), e7s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e7 & 255u), 257ull)), e7s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -730,28 +743,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e8s = (int)(((e8 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e8 & 255u), 257ull)), e8s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e8 & 255u), 257ull)), e8s);
         const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e9s = (int)(((e9 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e9 & 255u), 257ull)), e9s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e9 & 255u), 257ull)), e9s);
         const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e10s = (int)(((e10 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), fe_load(tw, (size_t)(e10 & 255u), 257ull)), e10s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fe_load(tw, (size_t)(e10 & 255u), 257ull)), e10s);
         const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e11s = (int)(((e11 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), fe_load(tw, (size_t)(e11 & 255u), 257ull)), e11s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fe_load(tw, (size_t)(e11 & 255u), 257ull)), e11s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -773,26 +789,29 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x2);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
-        fe_store(tile, sbase ^ 12u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 4u, 1102ull, x2);
+        fe_store(tile, sbase + 8u, 1102ull, x1);
+        fe_store(tile, sbase + 12u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
         const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e12s = (int)(((e12 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load(tw, (size_t)(e12 & 255u), 257ull)), e12s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fe_load(tw, (size_t)(e12 & 255u), 257ull)), e12s);
         const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e13s = (int)(((e13 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e13 & 255u), 257ull)), e13s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e13 & 255u), 257ull)), e13s);
         const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e14s = (int)(((e14 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load(tw, (size_t)(e14 & 255u), 257ull)), e14s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fe_load(tw, (size_t)(e14 & 255u), 257ull)), e14s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -814,44 +833,55 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 1u, 1024ull, x2);
-        fe_store(tile, sbase ^ 2u, 1024ull, x1);
-        fe_store(tile, sbase ^ 3u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 1u, 1102ull, x2);
+        fe_store(tile, sbase + 2u, 1102ull, x1);
+        fe_store(tile, sbase + 3u, 1102ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 6u) & 3u) << 2u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 3u) << 6u) | (((uint32_t)q & 3u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 6u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 1 pieces of 2^10 elements (1 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2204];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 552u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 828u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -873,28 +903,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 260u, 1024ull, x2);
-        fe_store(tile, sbase ^ 520u, 1024ull, x1);
-        fe_store(tile, sbase ^ 780u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 276u, 1102ull, x2);
+        fe_store(tile, sbase + 552u, 1102ull, x1);
+        fe_store(tile, sbase + 828u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 3u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e0s = (int)(((e0 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e0 & 255u), 257ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e0 & 255u), 257ull)), e0s);
         const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e1s = (int)(((e1 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 69u, 1024ull), fe_load(tw, (size_t)(e1 & 255u), 257ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 1102ull), fe_load(tw, (size_t)(e1 & 255u), 257ull)), e1s);
         const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e2s = (int)(((e2 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 138u, 1024ull), fe_load(tw, (size_t)(e2 & 255u), 257ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 1102ull), fe_load(tw, (size_t)(e2 & 255u), 257ull)), e2s);
         const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
         const int e3s = (int)(((e3 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 207u, 1024ull), fe_load(tw, (size_t)(e3 & 255u), 257ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 1102ull), fe_load(tw, (size_t)(e3 & 255u), 257ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -916,28 +949,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x2);
-        fe_store(tile, sbase ^ 138u, 1024ull, x1);
-        fe_store(tile, sbase ^ 207u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e4s = (int)(((e4 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e4 & 255u), 257ull)), e4s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e4 & 255u), 257ull)), e4s);
         const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e5s = (int)(((e5 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e5 & 255u), 257ull)), e5s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e5 & 255u), 257ull)), e5s);
         const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e6s = (int)(((e6 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e6 & 255u), 257ull)), e6s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e6 & 255u), 257ull)), e6s);
         const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
         const int e7s = (int)(((e7 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e7 & 255u), 257ull)), e7s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e7 & 255u), 257ull)), e7s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -959,28 +995,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e8s = (int)(((e8 >> 8u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e8 & 255u), 257ull)), e8s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e8 & 255u), 257ull)), e8s);
         const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e9s = (int)(((e9 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e9 & 255u), 257ull)), e9s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e9 & 255u), 257ull)), e9s);
         const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e10s = (int)(((e10 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), fe_load(tw, (size_t)(e10 & 255u), 257ull)), e10s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fe_load(tw, (size_t)(e10 & 255u), 257ull)), e10s);
         const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
         const int e11s = (int)(((e11 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), fe_load(tw, (size_t)(e11 & 255u), 257ull)), e11s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fe_load(tw, (size_t)(e11 & 255u), 257ull)), e11s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1002,26 +1041,29 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x2);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
-        fe_store(tile, sbase ^ 12u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 4u, 1102ull, x2);
+        fe_store(tile, sbase + 8u, 1102ull, x1);
+        fe_store(tile, sbase + 12u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
         const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e12s = (int)(((e12 >> 8u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load(tw, (size_t)(e12 & 255u), 257ull)), e12s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fe_load(tw, (size_t)(e12 & 255u), 257ull)), e12s);
         const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e13s = (int)(((e13 >> 8u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e13 & 255u), 257ull)), e13s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e13 & 255u), 257ull)), e13s);
         const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
         const int e14s = (int)(((e14 >> 8u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load(tw, (size_t)(e14 & 255u), 257ull)), e14s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fe_load(tw, (size_t)(e14 & 255u), 257ull)), e14s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1043,17 +1085,21 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 2u, 1024ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 3u, 1024ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase + 2u, 1102ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
+        fe_store(tile, sbase + 3u, 1102ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 6u) & 3u) << 2u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 3u) << 6u) | (((uint32_t)q & 3u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 6u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 6u)), 1102ull));
+        }
     }
 }

@@ -602,932 +602,1044 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1024 pieces of 2^10 elements (2 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4380];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull, fe_load(in, a, 1048576ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 7u) + ((((uint32_t)ul & 7u) << 7u) >> 4u) + ((((uint32_t)ul & 7u) << 7u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) | ((((uint32_t)g >> 8u) & 1u) << 10u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 258u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 516u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 774u, 2048ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 274u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 548u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 822u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 274u, 2190ull, x2);
+            fe_store(tile, sbase + 548u, 2190ull, x1);
+            fe_store(tile, sbase + 822u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 258u, 2048ull, x2);
-        fe_store(tile, sbase ^ 516u, 2048ull, x1);
-        fe_store(tile, sbase ^ 774u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-        const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 68u, 2048ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 137u, 2048ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 205u, 2048ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 68u, 2190ull, x2);
+            fe_store(tile, sbase + 137u, 2190ull, x1);
+            fe_store(tile, sbase + 205u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 68u, 2048ull, x2);
-        fe_store(tile, sbase ^ 137u, 2048ull, x1);
-        fe_store(tile, sbase ^ 205u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-        const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 17u, 2190ull, x2);
+            fe_store(tile, sbase + 34u, 2190ull, x1);
+            fe_store(tile, sbase + 51u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 17u, 2048ull, x2);
-        fe_store(tile, sbase ^ 34u, 2048ull, x1);
-        fe_store(tile, sbase ^ 51u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 127u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-        const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-        const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 2048ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 4u, 2190ull, x2);
+            fe_store(tile, sbase + 8u, 2190ull, x1);
+            fe_store(tile, sbase + 12u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 4u, 2048ull, x2);
-        fe_store(tile, sbase ^ 8u, 2048ull, x1);
-        fe_store(tile, sbase ^ 12u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-        const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-        const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-        const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
+            const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
+            const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
+            const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
-        const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
-        const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
-        const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
-        const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
-        const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(out, d, 1048576ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 7u) + ((((uint32_t)ul & 7u) << 7u) >> 4u) + ((((uint32_t)ul & 7u) << 7u) >> 7u)), 2190ull));
+        }
     }
 }
 
 // 1024 pieces of 2^10 elements (2 per block), 9 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4412];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)(((uint32_t)q & 1023u) | (((uint32_t)blk & 255u) << 10u) | ((((uint32_t)q >> 10u) & 1u) << 18u) | ((((uint32_t)blk >> 8u) & 1u) << 19u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 2048ull, fe_load(in, a, 1048576ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 10u) | ((((uint32_t)blk >> 8u) & 1u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 6u)), 2206ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 18u)), 1048576ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) | ((((uint32_t)g >> 8u) & 1u) << 10u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            fe_t x1 = fe_load(tile, sbase + 276u, 2206ull);
+            fe_t x2 = fe_load(tile, sbase + 552u, 2206ull);
+            fe_t x3 = fe_load(tile, sbase + 828u, 2206ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 276u, 2206ull, x2);
+            fe_store(tile, sbase + 552u, 2206ull, x1);
+            fe_store(tile, sbase + 828u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 260u, 2048ull, x2);
-        fe_store(tile, sbase ^ 520u, 2048ull, x1);
-        fe_store(tile, sbase ^ 780u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-        const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 69u, 2048ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 138u, 2048ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 207u, 2048ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 69u, 2206ull, x2);
+            fe_store(tile, sbase + 138u, 2206ull, x1);
+            fe_store(tile, sbase + 207u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 69u, 2048ull, x2);
-        fe_store(tile, sbase ^ 138u, 2048ull, x1);
-        fe_store(tile, sbase ^ 207u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-        const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
+            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 17u, 2206ull, x2);
+            fe_store(tile, sbase + 34u, 2206ull, x1);
+            fe_store(tile, sbase + 51u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 17u, 2048ull, x2);
-        fe_store(tile, sbase ^ 34u, 2048ull, x1);
-        fe_store(tile, sbase ^ 51u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 127u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-        const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-        const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 2048ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 4u, 2206ull, x2);
+            fe_store(tile, sbase + 8u, 2206ull, x1);
+            fe_store(tile, sbase + 12u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 4u, 2048ull, x2);
-        fe_store(tile, sbase ^ 8u, 2048ull, x1);
-        fe_store(tile, sbase ^ 12u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-        const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-        const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
+            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
+            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 1u, 2206ull, x2);
+            fe_store(tile, sbase + 2u, 2206ull, x1);
+            fe_store(tile, sbase + 3u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<1>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 1u, 2048ull, x2);
-        fe_store(tile, sbase ^ 2u, 2048ull, x1);
-        fe_store(tile, sbase ^ 3u, 2048ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 3u) | ((((uint32_t)q >> 7u) & 3u) << 2u) | ((((uint32_t)q >> 5u) & 3u) << 4u) | ((((uint32_t)q >> 3u) & 3u) << 6u) | ((((uint32_t)q >> 1u) & 3u) << 8u) | (((uint32_t)q & 1u) << 10u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | ((((uint32_t)blk >> 8u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 3u) << 2u) | ((((uint32_t)blk >> 4u) & 3u) << 4u) | ((((uint32_t)blk >> 2u) & 3u) << 6u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(out, d, 1048576ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 8u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 3u) << 2u) | ((((uint32_t)blk >> 4u) & 3u) << 4u) | ((((uint32_t)blk >> 2u) & 3u) << 6u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+        }
     }
 }
 
 // 1024 pieces of 2^10 elements (2 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4380];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull, fe_load(in, a, 1048576ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 7u) + ((((uint32_t)ul & 7u) << 7u) >> 4u) + ((((uint32_t)ul & 7u) << 7u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) | ((((uint32_t)g >> 8u) & 1u) << 10u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 258u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 516u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 774u, 2048ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 274u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 548u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 822u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 274u, 2190ull, x2);
+            fe_store(tile, sbase + 548u, 2190ull, x1);
+            fe_store(tile, sbase + 822u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 258u, 2048ull, x2);
-        fe_store(tile, sbase ^ 516u, 2048ull, x1);
-        fe_store(tile, sbase ^ 774u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 68u, 2048ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 137u, 2048ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 205u, 2048ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
+            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 68u, 2190ull, x2);
+            fe_store(tile, sbase + 137u, 2190ull, x1);
+            fe_store(tile, sbase + 205u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 68u, 2048ull, x2);
-        fe_store(tile, sbase ^ 137u, 2048ull, x1);
-        fe_store(tile, sbase ^ 205u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-        const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
+            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 17u, 2190ull, x2);
+            fe_store(tile, sbase + 34u, 2190ull, x1);
+            fe_store(tile, sbase + 51u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 17u, 2048ull, x2);
-        fe_store(tile, sbase ^ 34u, 2048ull, x1);
-        fe_store(tile, sbase ^ 51u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 127u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-        const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 2048ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
+            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 4u, 2190ull, x2);
+            fe_store(tile, sbase + 8u, 2190ull, x1);
+            fe_store(tile, sbase + 12u, 2190ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 4u, 2048ull, x2);
-        fe_store(tile, sbase ^ 8u, 2048ull, x1);
-        fe_store(tile, sbase ^ 12u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-        const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-        const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-        const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
+            const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
+            const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
+            const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
+            const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
-        const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
-        const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
-        const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
-        const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
-        const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
-        fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 1023u) | (((uint32_t)q & 1u) << 10u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(out, d, 1048576ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 511u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 7u) + ((((uint32_t)ul & 7u) << 7u) >> 4u) + ((((uint32_t)ul & 7u) << 7u) >> 7u)), 2190ull));
+        }
     }
 }
 
 // 1024 pieces of 2^10 elements (2 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4412];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)(((uint32_t)q & 1023u) | (((uint32_t)blk & 255u) << 10u) | ((((uint32_t)q >> 10u) & 1u) << 18u) | ((((uint32_t)blk >> 8u) & 1u) << 19u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 2048ull, fe_load(in, a, 1048576ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 10u) | ((((uint32_t)blk >> 8u) & 1u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 6u)), 2206ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 18u)), 1048576ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) | ((((uint32_t)g >> 8u) & 1u) << 10u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            fe_t x1 = fe_load(tile, sbase + 276u, 2206ull);
+            fe_t x2 = fe_load(tile, sbase + 552u, 2206ull);
+            fe_t x3 = fe_load(tile, sbase + 828u, 2206ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 276u, 2206ull, x2);
+            fe_store(tile, sbase + 552u, 2206ull, x1);
+            fe_store(tile, sbase + 828u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 260u, 2048ull, x2);
-        fe_store(tile, sbase ^ 520u, 2048ull, x1);
-        fe_store(tile, sbase ^ 780u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-        const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 69u, 2048ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 138u, 2048ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 207u, 2048ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
+            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 69u, 2206ull, x2);
+            fe_store(tile, sbase + 138u, 2206ull, x1);
+            fe_store(tile, sbase + 207u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 69u, 2048ull, x2);
-        fe_store(tile, sbase ^ 138u, 2048ull, x1);
-        fe_store(tile, sbase ^ 207u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-        const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
+            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
+            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 17u, 2206ull, x2);
+            fe_store(tile, sbase + 34u, 2206ull, x1);
+            fe_store(tile, sbase + 51u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 17u, 2048ull, x2);
-        fe_store(tile, sbase ^ 34u, 2048ull, x1);
-        fe_store(tile, sbase ^ 51u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 127u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-        const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-        const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-        const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 2048ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
+            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, x0);
+            fe_store(tile, sbase + 4u, 2206ull, x2);
+            fe_store(tile, sbase + 8u, 2206ull, x1);
+            fe_store(tile, sbase + 12u, 2206ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 4u, 2048ull, x2);
-        fe_store(tile, sbase ^ 8u, 2048ull, x1);
-        fe_store(tile, sbase ^ 12u, 2048ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-        const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-        const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-        const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
+            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
+            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
+            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load(tw, 262144ull, 262145ull)));
+            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load(tw, 262144ull, 262145ull)));
+            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load(tw, 262144ull, 262145ull)));
+            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load(tw, 262144ull, 262145ull)));
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<3>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load(tw, 262144ull, 262145ull)));
-        fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load(tw, 262144ull, 262145ull)));
-        fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load(tw, 262144ull, 262145ull)));
-        fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load(tw, 262144ull, 262145ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 3u) | ((((uint32_t)q >> 7u) & 3u) << 2u) | ((((uint32_t)q >> 5u) & 3u) << 4u) | ((((uint32_t)q >> 3u) & 3u) << 6u) | ((((uint32_t)q >> 1u) & 3u) << 8u) | (((uint32_t)q & 1u) << 10u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | ((((uint32_t)blk >> 8u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 3u) << 2u) | ((((uint32_t)blk >> 4u) & 3u) << 4u) | ((((uint32_t)blk >> 2u) & 3u) << 6u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)q >> 1u) & 1023u) << 10u));
-        fe_store(out, d, 1048576ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 8u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 3u) << 2u) | ((((uint32_t)blk >> 4u) & 3u) << 4u) | ((((uint32_t)blk >> 2u) & 3u) << 6u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)tq >> 1u) & 127u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+        }
     }
 }

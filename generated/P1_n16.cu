@@ -608,20 +608,28 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)((uint32_t)q & 15u);
-        fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 3u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 3u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
+            fe_store(tile, st + (((uint32_t)ul & 3u) << 2u), 16ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
-        fe_t x1 = fe_load(tile, base | 4u, 16ull);
-        fe_t x2 = fe_load(tile, base | 8u, 16ull);
-        fe_t x3 = fe_load(tile, base | 12u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 3u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 16ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 16ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -643,25 +651,29 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restri
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 16ull, x0);
-        fe_store(tile, base | 4u, 16ull, x2);
-        fe_store(tile, base | 8u, 16ull, x1);
-        fe_store(tile, base | 12u, 16ull, x3);
+        fe_store(tile, sbase + 0u, 16ull, x0);
+        fe_store(tile, sbase + 4u, 16ull, x2);
+        fe_store(tile, sbase + 8u, 16ull, x1);
+        fe_store(tile, sbase + 12u, 16ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) << 2u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
         const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e0s = (int)(((e0 >> 2u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 1u, 16ull), fe_load(tw, (size_t)(e0 & 3u), 5ull)), e0s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load(tw, (size_t)(e0 & 3u), 5ull)), e0s);
         const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e1s = (int)(((e1 >> 2u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 2u, 16ull), fe_load(tw, (size_t)(e1 & 3u), 5ull)), e1s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load(tw, (size_t)(e1 & 3u), 5ull)), e1s);
         const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e2s = (int)(((e2 >> 2u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 3u, 16ull), fe_load(tw, (size_t)(e2 & 3u), 5ull)), e2s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load(tw, (size_t)(e2 & 3u), 5ull)), e2s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -683,18 +695,22 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restri
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 16ull, x0);
-        fe_store(tile, base | 1u, 16ull, x2);
-        fe_store(tile, base | 2u, 16ull, x1);
-        fe_store(tile, base | 3u, 16ull, x3);
+        fe_store(tile, sbase + 0u, 16ull, x0);
+        fe_store(tile, sbase + 1u, 16ull, x2);
+        fe_store(tile, sbase + 2u, 16ull, x1);
+        fe_store(tile, sbase + 3u, 16ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 2u) & 3u) | (((uint32_t)q & 3u) << 2u);
-        const size_t d = (size_t)((uint32_t)q & 15u);
-        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) << 2u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 3u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull, fe_load(tile, st + ((uint32_t)ul & 3u), 16ull));
+        }
     }
 }
 
@@ -706,20 +722,28 @@ extern "C" __global__ void __launch_bounds__(4) inv_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)((uint32_t)q & 15u);
-        fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 3u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 3u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
+            fe_store(tile, st + (((uint32_t)ul & 3u) << 2u), 16ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 3u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
-        fe_t x1 = fe_load(tile, base | 4u, 16ull);
-        fe_t x2 = fe_load(tile, base | 8u, 16ull);
-        fe_t x3 = fe_load(tile, base | 12u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 3u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 16ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 16ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -741,25 +765,29 @@ extern "C" __global__ void __launch_bounds__(4) inv_k0(const fe_word_t* __restri
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 16ull, x0);
-        fe_store(tile, base | 4u, 16ull, x2);
-        fe_store(tile, base | 8u, 16ull, x1);
-        fe_store(tile, base | 12u, 16ull, x3);
+        fe_store(tile, sbase + 0u, 16ull, x0);
+        fe_store(tile, sbase + 4u, 16ull, x2);
+        fe_store(tile, sbase + 8u, 16ull, x1);
+        fe_store(tile, sbase + 12u, 16ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 4u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) << 2u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) << 2u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
         const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e0s = (int)(((e0 >> 2u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 1u, 16ull), fe_load(tw, (size_t)(e0 & 3u), 5ull)), e0s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load(tw, (size_t)(e0 & 3u), 5ull)), e0s);
         const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e1s = (int)(((e1 >> 2u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 2u, 16ull), fe_load(tw, (size_t)(e1 & 3u), 5ull)), e1s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load(tw, (size_t)(e1 & 3u), 5ull)), e1s);
         const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
         const int e2s = (int)(((e2 >> 2u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, base | 3u, 16ull), fe_load(tw, (size_t)(e2 & 3u), 5ull)), e2s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load(tw, (size_t)(e2 & 3u), 5ull)), e2s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -781,17 +809,21 @@ extern "C" __global__ void __launch_bounds__(4) inv_k0(const fe_word_t* __restri
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, base | 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 4ull, 5ull)));
-        fe_store(tile, base | 1u, 16ull, fe_mul_mont(x2, fe_load(tw, 4ull, 5ull)));
-        fe_store(tile, base | 2u, 16ull, fe_mul_mont(x1, fe_load(tw, 4ull, 5ull)));
-        fe_store(tile, base | 3u, 16ull, fe_mul_mont(x3, fe_load(tw, 4ull, 5ull)));
+        fe_store(tile, sbase + 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 4ull, 5ull)));
+        fe_store(tile, sbase + 1u, 16ull, fe_mul_mont(x2, fe_load(tw, 4ull, 5ull)));
+        fe_store(tile, sbase + 2u, 16ull, fe_mul_mont(x1, fe_load(tw, 4ull, 5ull)));
+        fe_store(tile, sbase + 3u, 16ull, fe_mul_mont(x3, fe_load(tw, 4ull, 5ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 2u) & 3u) | (((uint32_t)q & 3u) << 2u);
-        const size_t d = (size_t)((uint32_t)q & 15u);
-        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) << 2u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 3u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull, fe_load(tile, st + ((uint32_t)ul & 3u), 16ull));
+        }
     }
 }

@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^8 elements (1 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[512];
+    __shared__ fe_word_t tile[542];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)((uint32_t)q & 255u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 136u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 204u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 271ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 271ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,28 +651,31 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x2);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
-        fe_store(tile, sbase ^ 204u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x2);
+        fe_store(tile, sbase + 136u, 271ull, x1);
+        fe_store(tile, sbase + 204u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e0s = (int)(((e0 >> 6u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e0 & 63u), 65ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e0 & 63u), 65ull)), e0s);
         const uint32_t e1 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e1s = (int)(((e1 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 256ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 271ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
         const uint32_t e2 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e2s = (int)(((e2 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 256ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
         const uint32_t e3 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e3s = (int)(((e3 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 256ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 271ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -687,28 +697,31 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x2);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
-        fe_store(tile, sbase ^ 51u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x2);
+        fe_store(tile, sbase + 34u, 271ull, x1);
+        fe_store(tile, sbase + 51u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e4 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e4s = (int)(((e4 >> 6u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
         const uint32_t e5 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e5s = (int)(((e5 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e5 & 63u), 65ull)), e5s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e5 & 63u), 65ull)), e5s);
         const uint32_t e6 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e6s = (int)(((e6 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
         const uint32_t e7 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e7s = (int)(((e7 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 271ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -730,26 +743,29 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x2);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
-        fe_store(tile, sbase ^ 12u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x2);
+        fe_store(tile, sbase + 8u, 271ull, x1);
+        fe_store(tile, sbase + 12u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const uint32_t e8 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e8s = (int)(((e8 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
         const uint32_t e9 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 271ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         const uint32_t e10 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e10s = (int)(((e10 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 271ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -771,44 +787,55 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 1u, 256ull, x2);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
-        fe_store(tile, sbase ^ 3u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 1u, 271ull, x2);
+        fe_store(tile, sbase + 2u, 271ull, x1);
+        fe_store(tile, sbase + 3u, 271ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 255u);
-        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 3u) << 2u) | ((((uint32_t)tq >> 2u) & 3u) << 4u) | (((uint32_t)tq & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 271ull));
+        }
     }
 }
 
 // 1 pieces of 2^8 elements (1 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[512];
+    __shared__ fe_word_t tile[542];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)((uint32_t)q & 255u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 136u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 204u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 271ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 271ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -830,28 +857,31 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x2);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
-        fe_store(tile, sbase ^ 204u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x2);
+        fe_store(tile, sbase + 136u, 271ull, x1);
+        fe_store(tile, sbase + 204u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e0s = (int)(((e0 >> 6u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e0 & 63u), 65ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e0 & 63u), 65ull)), e0s);
         const uint32_t e1 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e1s = (int)(((e1 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 256ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 271ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e2s = (int)(((e2 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 256ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
         const int e3s = (int)(((e3 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 256ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 271ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -873,28 +903,31 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x2);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
-        fe_store(tile, sbase ^ 51u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x2);
+        fe_store(tile, sbase + 34u, 271ull, x1);
+        fe_store(tile, sbase + 51u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e4 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e4s = (int)(((e4 >> 6u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
         const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e5s = (int)(((e5 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e5 & 63u), 65ull)), e5s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e5 & 63u), 65ull)), e5s);
         const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e6s = (int)(((e6 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
         const uint32_t e7 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
         const int e7s = (int)(((e7 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 271ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -916,26 +949,29 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x2);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
-        fe_store(tile, sbase ^ 12u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x2);
+        fe_store(tile, sbase + 8u, 271ull, x1);
+        fe_store(tile, sbase + 12u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const uint32_t e8 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e8s = (int)(((e8 >> 6u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
         const uint32_t e9 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 271ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         const uint32_t e10 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
         const int e10s = (int)(((e10 >> 6u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 271ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -957,17 +993,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_mont(x2, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase ^ 2u, 256ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase ^ 3u, 256ull, fe_mul_mont(x3, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x2, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 2u, 271ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 3u, 271ull, fe_mul_mont(x3, fe_load(tw, 64ull, 65ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 255u);
-        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 3u) << 2u) | ((((uint32_t)tq >> 2u) & 3u) << 4u) | (((uint32_t)tq & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 271ull));
+        }
     }
 }

@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^6 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[128];
+    __shared__ fe_word_t tile[134];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)((uint32_t)q & 63u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 15u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 64ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 64ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 15u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 67ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 67ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,28 +651,31 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x2);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
-        fe_store(tile, sbase ^ 51u, 64ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x2);
+        fe_store(tile, sbase + 34u, 67ull, x1);
+        fe_store(tile, sbase + 51u, 67ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
         const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
         const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 64ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
         const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 64ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -687,26 +697,29 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x2);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
-        fe_store(tile, sbase ^ 12u, 64ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x2);
+        fe_store(tile, sbase + 8u, 67ull, x1);
+        fe_store(tile, sbase + 12u, 67ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
         const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
         const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -728,44 +741,55 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 1u, 64ull, x2);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
-        fe_store(tile, sbase ^ 3u, 64ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 1u, 67ull, x2);
+        fe_store(tile, sbase + 2u, 67ull, x1);
+        fe_store(tile, sbase + 3u, 67ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t d = (size_t)((uint32_t)q & 63u);
-        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 2u) & 3u) << 2u) | (((uint32_t)tq & 3u) << 4u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 1 pieces of 2^6 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[128];
+    __shared__ fe_word_t tile[134];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)((uint32_t)q & 63u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 15u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 64ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 64ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 15u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 67ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 67ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -787,28 +811,31 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x2);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
-        fe_store(tile, sbase ^ 51u, 64ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x2);
+        fe_store(tile, sbase + 34u, 67ull, x1);
+        fe_store(tile, sbase + 51u, 67ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
         const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
         const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 64ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
         const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
         const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 64ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -830,26 +857,29 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x2);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
-        fe_store(tile, sbase ^ 12u, 64ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x2);
+        fe_store(tile, sbase + 8u, 67ull, x1);
+        fe_store(tile, sbase + 12u, 67ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 64ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
         const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 64ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
         const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
         const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -871,17 +901,21 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 2u, 64ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 3u, 64ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 3u) | ((((uint32_t)q >> 2u) & 3u) << 2u) | (((uint32_t)q & 3u) << 4u);
-        const size_t d = (size_t)((uint32_t)q & 63u);
-        fe_store(out, d, 64ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 2u) & 3u) << 2u) | (((uint32_t)tq & 3u) << 4u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 67ull));
+        }
     }
 }

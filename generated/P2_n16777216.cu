@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 32768 pieces of 2^9 elements (2 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) | ((((uint32_t)g >> 7u) & 1u) << 9u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 398u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 414u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,44 +651,51 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 138u, 1024ull, x2);
-        fe_store(tile, sbase ^ 260u, 1024ull, x1);
-        fe_store(tile, sbase ^ 398u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 138u, 1102ull, x2);
+        fe_store(tile, sbase + 276u, 1102ull, x1);
+        fe_store(tile, sbase + 414u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 69u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 69u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 69u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 524288u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 1048576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 1572864u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -703,44 +717,51 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
         const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
         const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e8s = (int)(((e8 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
         const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e9s = (int)(((e9 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -762,64 +783,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e10);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e10);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
+            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
+            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
         }
-        const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
-        const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
-        const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
-        const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 15u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 32768 pieces of 2^9 elements (2 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) | ((((uint32_t)g >> 7u) & 1u) << 9u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 398u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 414u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -841,44 +877,51 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 138u, 1024ull, x2);
-        fe_store(tile, sbase ^ 260u, 1024ull, x1);
-        fe_store(tile, sbase ^ 398u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 138u, 1102ull, x2);
+        fe_store(tile, sbase + 276u, 1102ull, x1);
+        fe_store(tile, sbase + 414u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 69u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 69u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 69u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -900,44 +943,51 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
         const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
         const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e8s = (int)(((e8 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
         const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e9s = (int)(((e9 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -959,64 +1009,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e10);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e10);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 15u;
+            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 15u;
+            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
         }
-        const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 15u;
-        const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
-        const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 15u;
-        const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 3u) << 6u) | ((((uint32_t)q >> 7u) & 1u) << 8u) | ((((uint32_t)q >> 6u) & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)q >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)q >> 7u) & 7u) << 21u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1038,44 +1103,51 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1097,60 +1169,75 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 1u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 1u, 1024ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 1u) | ((((uint32_t)q >> 7u) & 3u) << 1u) | ((((uint32_t)q >> 6u) & 1u) << 3u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)q >> 4u) & 63u) << 18u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 32768 pieces of 2^9 elements (2 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) | ((((uint32_t)g >> 7u) & 1u) << 9u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 398u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 414u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1172,44 +1259,51 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 138u, 1024ull, x2);
-        fe_store(tile, sbase ^ 260u, 1024ull, x1);
-        fe_store(tile, sbase ^ 398u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 138u, 1102ull, x2);
+        fe_store(tile, sbase + 276u, 1102ull, x1);
+        fe_store(tile, sbase + 414u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 69u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 69u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 69u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 524288u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 1048576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 15u) << 15u) | 1572864u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1231,44 +1325,51 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e8s = (int)(((e8 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 3u;
         const int e9s = (int)(((e9 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1290,64 +1391,79 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e10);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e10);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
+            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
+            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
         }
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
-        const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
-        const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 15u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 16383u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 32768 pieces of 2^9 elements (2 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) | ((((uint32_t)g >> 7u) & 1u) << 9u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 398u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 276u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 414u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1369,44 +1485,51 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 138u, 1024ull, x2);
-        fe_store(tile, sbase ^ 260u, 1024ull, x1);
-        fe_store(tile, sbase ^ 398u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 138u, 1102ull, x2);
+        fe_store(tile, sbase + 276u, 1102ull, x1);
+        fe_store(tile, sbase + 414u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 7u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 69u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 69u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 69u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 9u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1428,44 +1551,51 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 2097151u), 2097153ull)), e6s);
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 2097151u), 2097153ull)), e7s);
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e8s = (int)(((e8 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 2097151u), 2097153ull)), e8s);
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 12u;
         const int e9s = (int)(((e9 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 2097151u), 2097153ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1487,64 +1617,79 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e10);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e10);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 15u;
+            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 15u;
+            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
         }
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 15u;
-        const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 2097151u), 2097153ull)), e11s));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 15u;
-        const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 2097151u), 2097153ull)), e12s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 511u) | (((uint32_t)q & 1u) << 9u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)q >> 1u) & 511u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 127u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 31u) << 1u) | ((((uint32_t)tq >> 1u) & 127u) << 6u) | ((((uint32_t)blk >> 5u) & 511u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 6u)), 1102ull));
+        }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 3u) << 6u) | ((((uint32_t)q >> 7u) & 1u) << 8u) | ((((uint32_t)q >> 6u) & 1u) << 9u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)q >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)q >> 7u) & 7u) << 21u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 16777216ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1566,44 +1711,51 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x2);
+        fe_store(tile, sbase + 34u, 1102ull, x1);
+        fe_store(tile, sbase + 51u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 63u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 1024ull), e0);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, x0);
+            fe_store(tile, sbase + 8u, 1102ull, x1);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 8u, 1024ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 127u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 2097151u), 2097153ull)), e1s);
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e2 & 2097151u), 2097153ull)), e2s);
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e3 & 2097151u), 2097153ull)), e3s);
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 18u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e4 & 2097151u), 2097153ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1625,33 +1777,41 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 2u, 1024ull, x2);
-        fe_store(tile, sbase ^ 4u, 1024ull, x1);
-        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 2u, 1102ull, x2);
+        fe_store(tile, sbase + 4u, 1102ull, x1);
+        fe_store(tile, sbase + 6u, 1102ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 1024ull), e5);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
+            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load(tw, 2097152ull, 2097153ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load(tw, 2097152ull, 2097153ull)));
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load(tw, 2097152ull, 2097153ull)));
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load(tw, 2097152ull, 2097153ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 1u) | ((((uint32_t)q >> 7u) & 3u) << 1u) | ((((uint32_t)q >> 6u) & 1u) << 3u) | ((((uint32_t)q >> 4u) & 3u) << 4u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)q >> 4u) & 63u) << 18u));
-        fe_store(out, d, 16777216ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+        }
     }
 }

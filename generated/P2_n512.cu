@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^9 elements (1 per block), 11 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2232];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)((uint32_t)q & 511u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 388u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 280u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 420u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,44 +651,50 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 140u, 512ull, x2);
-        fe_store(tile, sbase ^ 264u, 512ull, x1);
-        fe_store(tile, sbase ^ 388u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 140u, 558ull, x2);
+        fe_store(tile, sbase + 280u, 558ull, x1);
+        fe_store(tile, sbase + 420u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 3u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 70u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 70u, 558ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e1s = (int)(((e1 >> 6u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
         const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e2s = (int)(((e2 >> 6u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 558ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
         const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e3s = (int)(((e3 >> 6u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 35u, 512ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 35u, 558ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
         const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e4s = (int)(((e4 >> 6u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 50u, 512ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 52u, 558ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -703,44 +716,50 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 512ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 8u, 558ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e6s = (int)(((e6 >> 6u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
         const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e7s = (int)(((e7 >> 6u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
         const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e8s = (int)(((e8 >> 6u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
         const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 558ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -762,60 +781,74 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 2u, 512ull, x2);
-        fe_store(tile, sbase ^ 4u, 512ull, x1);
-        fe_store(tile, sbase ^ 6u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 2u, 558ull, x2);
+        fe_store(tile, sbase + 4u, 558ull, x1);
+        fe_store(tile, sbase + 6u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e10);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e10);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 1u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 1u, 558ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t d = (size_t)((uint32_t)q & 511u);
-        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 1 pieces of 2^9 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2232];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)((uint32_t)q & 511u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 388u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 280u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 420u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -837,44 +870,50 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 140u, 512ull, x2);
-        fe_store(tile, sbase ^ 264u, 512ull, x1);
-        fe_store(tile, sbase ^ 388u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 140u, 558ull, x2);
+        fe_store(tile, sbase + 280u, 558ull, x1);
+        fe_store(tile, sbase + 420u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 3u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 70u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 70u, 558ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e1s = (int)(((e1 >> 6u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e1 & 63u), 65ull)), e1s);
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e2s = (int)(((e2 >> 6u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 558ull), fe_load(tw, (size_t)(e2 & 63u), 65ull)), e2s);
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e3s = (int)(((e3 >> 6u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 35u, 512ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 35u, 558ull), fe_load(tw, (size_t)(e3 & 63u), 65ull)), e3s);
         const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
         const int e4s = (int)(((e4 >> 6u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 50u, 512ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 52u, 558ull), fe_load(tw, (size_t)(e4 & 63u), 65ull)), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -896,44 +935,50 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 512ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 8u, 558ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 3u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e6s = (int)(((e6 >> 6u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e6 & 63u), 65ull)), e6s);
         const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e7s = (int)(((e7 >> 6u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load(tw, (size_t)(e7 & 63u), 65ull)), e7s);
         const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e8s = (int)(((e8 >> 6u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e8 & 63u), 65ull)), e8s);
         const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 558ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -955,33 +1000,40 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 2u, 512ull, x2);
-        fe_store(tile, sbase ^ 4u, 512ull, x1);
-        fe_store(tile, sbase ^ 6u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 2u, 558ull, x2);
+        fe_store(tile, sbase + 4u, 558ull, x1);
+        fe_store(tile, sbase + 6u, 558ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e10);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e10);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 6u) & 3u) << 1u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 6u) | (((uint32_t)q & 3u) << 7u);
-        const size_t d = (size_t)((uint32_t)q & 511u);
-        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 558ull));
+        }
     }
 }

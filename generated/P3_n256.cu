@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^8 elements (1 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2168];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)((uint32_t)q & 255u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 136u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 204u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 271ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 271ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,23 +651,26 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x2);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
-        fe_store(tile, sbase ^ 204u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x2);
+        fe_store(tile, sbase + 136u, 271ull, x1);
+        fe_store(tile, sbase + 204u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 256ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 271ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 256ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 271ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 51u, 256ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 51u, 271ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -682,28 +692,31 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x2);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
-        fe_store(tile, sbase ^ 51u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x2);
+        fe_store(tile, sbase + 34u, 271ull, x1);
+        fe_store(tile, sbase + 51u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e3 = ((((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e3s = (int)(((e3 >> 4u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         const uint32_t e4 = (((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e4s = (int)(((e4 >> 4u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
         const uint32_t e5 = (((((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e5s = (int)(((e5 >> 4u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
         const uint32_t e6 = (((((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e6s = (int)(((e6 >> 4u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 271ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -725,23 +738,26 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x2);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
-        fe_store(tile, sbase ^ 12u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x2);
+        fe_store(tile, sbase + 8u, 271ull, x1);
+        fe_store(tile, sbase + 12u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 256ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 256ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 271ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -763,44 +779,55 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 1u, 256ull, x2);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
-        fe_store(tile, sbase ^ 3u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 1u, 271ull, x2);
+        fe_store(tile, sbase + 2u, 271ull, x1);
+        fe_store(tile, sbase + 3u, 271ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 255u);
-        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 3u) << 2u) | ((((uint32_t)tq >> 2u) & 3u) << 4u) | (((uint32_t)tq & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 271ull));
+        }
     }
 }
 
 // 1 pieces of 2^8 elements (1 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2168];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)((uint32_t)q & 255u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 136u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 204u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 271ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 271ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -822,23 +849,26 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x2);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
-        fe_store(tile, sbase ^ 204u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x2);
+        fe_store(tile, sbase + 136u, 271ull, x1);
+        fe_store(tile, sbase + 204u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 256ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 271ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 256ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 271ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 51u, 256ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 51u, 271ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -860,28 +890,31 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x2);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
-        fe_store(tile, sbase ^ 51u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x2);
+        fe_store(tile, sbase + 34u, 271ull, x1);
+        fe_store(tile, sbase + 51u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e3 = ((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e3s = (int)(((e3 >> 4u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
         const uint32_t e4 = ((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e4s = (int)(((e4 >> 4u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
         const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e5s = (int)(((e5 >> 4u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 256ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
         const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 0u;
         const int e6s = (int)(((e6 >> 4u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 256ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 271ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -903,23 +936,26 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x2);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
-        fe_store(tile, sbase ^ 12u, 256ull, x3);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x2);
+        fe_store(tile, sbase + 8u, 271ull, x1);
+        fe_store(tile, sbase + 12u, 271ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 256ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 256ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 271ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -941,17 +977,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 2u, 256ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase ^ 3u, 256ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 2u, 271ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 3u, 271ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 3u) | ((((uint32_t)q >> 4u) & 3u) << 2u) | ((((uint32_t)q >> 2u) & 3u) << 4u) | (((uint32_t)q & 3u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 255u);
-        fe_store(out, d, 256ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 3u) << 2u) | ((((uint32_t)tq >> 2u) & 3u) << 4u) | (((uint32_t)tq & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 63u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 271ull));
+        }
     }
 }

@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 20u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,23 +651,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -682,28 +692,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -725,23 +738,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -765,50 +781,61 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 16777215u) << 4u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 16777215u) << 4u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 16777215u) << 4u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 20u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -830,23 +857,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -868,28 +898,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -911,23 +944,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -951,50 +987,61 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         }
         const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 12u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 12u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 12u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 12u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1016,23 +1063,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1054,28 +1104,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1097,23 +1150,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1137,50 +1193,61 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
         }
         const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 20u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 20u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 20u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 20u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 16777216 pieces of 2^4 elements (32 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4344];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 15u) | ((((uint32_t)q >> 7u) & 3u) << 4u) | ((((uint32_t)q >> 5u) & 3u) << 6u) | ((((uint32_t)q >> 4u) & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 524287u) << 5u) | ((((uint32_t)q >> 5u) & 15u) << 24u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 524287u) << 5u) | ((((uint32_t)tq >> 5u) & 3u) << 24u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1202,23 +1269,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 4u, 543ull, x2);
+        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase + 12u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 543ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 543ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 543ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1240,44 +1310,55 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 1u, 512ull, x2);
-        fe_store(tile, sbase ^ 2u, 512ull, x1);
-        fe_store(tile, sbase ^ 3u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 1u, 543ull, x2);
+        fe_store(tile, sbase + 2u, 543ull, x1);
+        fe_store(tile, sbase + 3u, 543ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 3u) | ((((uint32_t)q >> 5u) & 3u) << 2u) | (((uint32_t)q & 31u) << 4u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 17u) & 3u) << 4u) | ((((uint32_t)blk >> 15u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 3u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 10u) | ((((uint32_t)blk >> 9u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 3u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 16u) | ((((uint32_t)blk >> 3u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 3u) << 20u) | ((((uint32_t)q >> 4u) & 1u) << 22u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)q >> 5u) & 15u) << 24u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 17u) & 3u) << 4u) | ((((uint32_t)blk >> 15u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 3u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 10u) | ((((uint32_t)blk >> 9u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 3u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 16u) | ((((uint32_t)blk >> 3u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 3u) << 20u) | ((((uint32_t)tq >> 4u) & 1u) << 22u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)tq >> 5u) & 3u) << 24u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 543ull));
+        }
     }
 }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 20u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1299,23 +1380,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1337,28 +1421,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1380,23 +1467,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1420,50 +1510,61 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 16777215u) << 4u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 16777215u) << 4u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 16777215u) << 4u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 20u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 524287u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1485,23 +1586,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1523,28 +1627,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1566,23 +1673,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1606,50 +1716,61 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         }
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 12u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 12u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 12u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 12u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 2047u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 12u) | ((((uint32_t)blk >> 11u) & 255u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 1048576 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1671,23 +1792,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1709,28 +1833,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1752,23 +1879,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1792,50 +1922,61 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
         }
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 20u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
         const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 20u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
         const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 20u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
         const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 20u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 7u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 4u) | ((((uint32_t)blk >> 3u) & 65535u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 268435456ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 16777216 pieces of 2^4 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4344];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 268435456ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 15u) | ((((uint32_t)q >> 7u) & 3u) << 4u) | ((((uint32_t)q >> 5u) & 3u) << 6u) | ((((uint32_t)q >> 4u) & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 524287u) << 5u) | ((((uint32_t)q >> 5u) & 15u) << 24u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 512ull, fe_load(in, a, 268435456ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 524287u) << 5u) | ((((uint32_t)tq >> 5u) & 3u) << 24u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1857,23 +1998,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 4u, 543ull, x2);
+        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase + 12u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 543ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 543ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 543ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1895,17 +2039,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x1, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x3, fe_load(tw, 16777216ull, 16777217ull)));
+        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load(tw, 16777216ull, 16777217ull)));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x2, fe_load(tw, 16777216ull, 16777217ull)));
+        fe_store(tile, sbase + 2u, 543ull, fe_mul_mont(x1, fe_load(tw, 16777216ull, 16777217ull)));
+        fe_store(tile, sbase + 3u, 543ull, fe_mul_mont(x3, fe_load(tw, 16777216ull, 16777217ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 3u) | ((((uint32_t)q >> 5u) & 3u) << 2u) | (((uint32_t)q & 31u) << 4u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 17u) & 3u) << 4u) | ((((uint32_t)blk >> 15u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 3u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 10u) | ((((uint32_t)blk >> 9u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 3u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 16u) | ((((uint32_t)blk >> 3u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 3u) << 20u) | ((((uint32_t)q >> 4u) & 1u) << 22u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)q >> 5u) & 15u) << 24u));
-        fe_store(out, d, 268435456ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 17u) & 3u) << 4u) | ((((uint32_t)blk >> 15u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 3u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 10u) | ((((uint32_t)blk >> 9u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 3u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 16u) | ((((uint32_t)blk >> 3u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 3u) << 20u) | ((((uint32_t)tq >> 4u) & 1u) << 22u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)tq >> 5u) & 3u) << 24u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 26u), 268435456ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 543ull));
+        }
     }
 }

@@ -602,27 +602,34 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 256 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 65536ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -644,23 +651,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -682,28 +692,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e3s = (int)(((e3 >> 12u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e4s = (int)(((e4 >> 12u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e5s = (int)(((e5 >> 12u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e6s = (int)(((e6 >> 12u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -725,23 +738,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -765,50 +781,61 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 4u;
         const int e10s = (int)(((e10 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s));
         const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 4u;
         const int e11s = (int)(((e11 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
         const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 4u;
         const int e12s = (int)(((e12 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
         const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 4u;
         const int e13s = (int)(((e13 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(out, d, 65536ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 256 pieces of 2^8 elements (2 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)(((uint32_t)q & 255u) | (((uint32_t)blk & 63u) << 8u) | ((((uint32_t)q >> 8u) & 1u) << 14u) | ((((uint32_t)blk >> 6u) & 1u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 65536ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 63u) << 8u) | ((((uint32_t)blk >> 6u) & 1u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 5u)), 558ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 7u) | ((((uint32_t)ul >> 1u) & 1u) << 14u)), 65536ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -830,23 +857,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -868,28 +898,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e3s = (int)(((e3 >> 12u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
         const uint32_t e4 = (((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e4s = (int)(((e4 >> 12u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
         const uint32_t e5 = (((((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e5s = (int)(((e5 >> 12u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
         const uint32_t e6 = (((((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e6s = (int)(((e6 >> 12u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -911,23 +944,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -949,44 +985,55 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 1u, 512ull, x2);
-        fe_store(tile, sbase ^ 2u, 512ull, x1);
-        fe_store(tile, sbase ^ 3u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 1u, 558ull, x2);
+        fe_store(tile, sbase + 2u, 558ull, x1);
+        fe_store(tile, sbase + 3u, 558ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 3u) | ((((uint32_t)q >> 5u) & 3u) << 2u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 1u) & 3u) << 6u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(out, d, 65536ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 1u) & 3u) << 6u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 256 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 65536ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1008,23 +1055,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1046,28 +1096,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e3s = (int)(((e3 >> 12u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e4s = (int)(((e4 >> 12u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e5s = (int)(((e5 >> 12u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
         const int e6s = (int)(((e6 >> 12u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1089,23 +1142,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1129,50 +1185,61 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 4u;
         const int e10s = (int)(((e10 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s));
         const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 4u;
         const int e11s = (int)(((e11 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
         const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 4u;
         const int e12s = (int)(((e12 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
         const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 4u;
         const int e13s = (int)(((e13 >> 12u) * 1u) & 15u);
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 1u) & 255u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(out, d, 65536ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 1u) & 63u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | (((uint32_t)blk & 127u) << 1u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull));
+        }
     }
 }
 
 // 256 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4464];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)(((uint32_t)q & 255u) | (((uint32_t)blk & 63u) << 8u) | ((((uint32_t)q >> 8u) & 1u) << 14u) | ((((uint32_t)blk >> 6u) & 1u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 65536ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 63u) << 8u) | ((((uint32_t)blk >> 6u) & 1u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 7u) + ((((uint32_t)ul & 3u) << 7u) >> 4u) + ((((uint32_t)ul & 3u) << 7u) >> 5u)), 558ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 7u) | ((((uint32_t)ul >> 1u) & 1u) << 14u)), 65536ull));
+        }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 202u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        fe_t x1 = fe_load(tile, sbase + 70u, 558ull);
+        fe_t x2 = fe_load(tile, sbase + 140u, 558ull);
+        fe_t x3 = fe_load(tile, sbase + 210u, 558ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1194,23 +1261,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 70u, 512ull, x2);
-        fe_store(tile, sbase ^ 140u, 512ull, x1);
-        fe_store(tile, sbase ^ 202u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 70u, 558ull, x2);
+        fe_store(tile, sbase + 140u, 558ull, x1);
+        fe_store(tile, sbase + 210u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 512ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 558ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 35u, 512ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 35u, 558ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 50u, 512ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 52u, 558ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1232,28 +1302,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 17u, 512ull, x2);
-        fe_store(tile, sbase ^ 35u, 512ull, x1);
-        fe_store(tile, sbase ^ 50u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 17u, 558ull, x2);
+        fe_store(tile, sbase + 35u, 558ull, x1);
+        fe_store(tile, sbase + 52u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 4u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e3s = (int)(((e3 >> 12u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
         const uint32_t e4 = ((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e4s = (int)(((e4 >> 12u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
         const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e5s = (int)(((e5 >> 12u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
         const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
         const int e6s = (int)(((e6 >> 12u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1275,23 +1348,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 4u, 512ull, x2);
-        fe_store(tile, sbase ^ 8u, 512ull, x1);
-        fe_store(tile, sbase ^ 12u, 512ull, x3);
+        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 4u, 558ull, x2);
+        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 12u, 558ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
         const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e7);
         const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e8);
         const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1313,17 +1389,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 3u) | ((((uint32_t)q >> 5u) & 3u) << 2u) | ((((uint32_t)q >> 3u) & 3u) << 4u) | ((((uint32_t)q >> 1u) & 3u) << 6u) | (((uint32_t)q & 1u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)q >> 1u) & 255u) << 8u));
-        fe_store(out, d, 65536ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 1u) & 3u) << 6u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 63u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 5u)), 558ull));
+        }
     }
 }

@@ -602,430 +602,522 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 4 pieces of 2^8 elements (1 per block), 16 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4336];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)(((uint32_t)blk & 3u) | (((uint32_t)q & 255u) << 2u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 3u) | (((uint32_t)tq & 127u) << 2u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 7u) + ((((uint32_t)ul & 1u) << 7u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 136u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 136u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 7u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)((((((((uint32_t)base >> 3u) & 7u) * (((uint32_t)base >> 7u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e0);
         const int e1 = (int)(((((((((uint32_t)base >> 3u) & 7u) | 8u) * (((uint32_t)base >> 7u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 68u, 256ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 68u, 271ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) | ((((uint32_t)g >> 5u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)((((((((uint32_t)base >> 3u) & 3u) * (((uint32_t)base >> 6u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e2);
         const int e3 = (int)(((((((((uint32_t)base >> 3u) & 3u) | 4u) * (((uint32_t)base >> 6u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 256ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 271ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 34u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)((((((((uint32_t)base >> 3u) & 1u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
         const int e5 = (int)(((((((((uint32_t)base >> 3u) & 1u) | 2u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 256ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 271ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e6 = (int)(((((1u * (((uint32_t)base >> 4u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 256ull), e6);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 271ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 8u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = (((((uint32_t)blk & 3u) | (((uint32_t)base & 3u) << 2u)) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1023u) << 0u;
         const int e7s = (int)(((e7 >> 5u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e7 & 31u), 33ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e7 & 31u), 33ull)), e7s);
         const uint32_t e8 = (((((uint32_t)blk & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1023u) << 0u;
         const int e8s = (int)(((e8 >> 5u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e8 & 31u), 33ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e8 & 31u), 33ull)), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e9 = (int)((((((((uint32_t)blk & 3u) | (((uint32_t)base & 1u) << 2u)) * (((uint32_t)base >> 2u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e9);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e9);
         const int e10 = (int)((((((((uint32_t)blk & 3u) | (((uint32_t)base & 1u) << 2u) | 8u) * (((uint32_t)base >> 2u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 256ull), e10);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e10);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 2u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e11 = (int)(((((((uint32_t)blk & 3u) * (((uint32_t)base >> 1u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e11);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e11);
         const int e12 = (int)((((((((uint32_t)blk & 3u) | 4u) * (((uint32_t)base >> 1u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e12);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e12);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
+        fe_store(tile, sbase + 0u, 271ull, x0);
         const int e13 = (int)(((((((uint32_t)blk & 3u) * 1u) & 7u) << 2u) * 1u) & 31u);
-        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_rpow_rt(x1, e13));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(x1, e13));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t d = (size_t)(((uint32_t)blk & 3u) | (((uint32_t)q & 255u) << 2u));
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 3u) | (((uint32_t)tq & 127u) << 2u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 7u) + ((((uint32_t)ul & 1u) << 7u) >> 4u)), 271ull));
+        }
     }
 }
 
 // 256 pieces of 2^2 elements (64 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4352];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 3u) | ((((uint32_t)q >> 7u) & 1u) << 2u) | ((((uint32_t)q >> 6u) & 1u) << 3u) | ((((uint32_t)q >> 2u) & 1u) << 4u) | ((((uint32_t)q >> 5u) & 1u) << 5u) | ((((uint32_t)q >> 3u) & 3u) << 6u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 15u) << 6u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 256ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 7u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 7u)), 272ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 2u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 2u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 272ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 272ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 272ull, x0);
+        fe_store(tile, sbase + 2u, 272ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 272ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 272ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 1u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 272ull, x0);
+        fe_store(tile, sbase + 1u, 272ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 1u) | ((((uint32_t)q >> 6u) & 1u) << 1u) | (((uint32_t)q & 3u) << 2u) | ((((uint32_t)q >> 5u) & 1u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 5u) | ((((uint32_t)q >> 4u) & 1u) << 6u) | ((((uint32_t)q >> 3u) & 1u) << 7u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 4u) & 15u) << 6u));
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 5u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 7u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 7u)), 272ull));
+        }
     }
 }
 
 // 4 pieces of 2^8 elements (1 per block), 16 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4336];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t a = (size_t)(((uint32_t)blk & 3u) | (((uint32_t)q & 255u) << 2u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 256ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 3u) | (((uint32_t)tq & 127u) << 2u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 7u) + ((((uint32_t)ul & 1u) << 7u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [7]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 136u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 271ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 136u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 136u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) | ((((uint32_t)g >> 6u) & 1u) << 7u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - (((uint32_t)base >> 3u) & 7u) * (((uint32_t)base >> 7u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e0);
         const int e1 = (int)(((((0u - ((((uint32_t)base >> 3u) & 7u) | 8u) * (((uint32_t)base >> 7u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 68u, 256ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 68u, 271ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 68u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 68u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) | ((((uint32_t)g >> 5u) & 3u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 3u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - (((uint32_t)base >> 3u) & 3u) * (((uint32_t)base >> 6u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e2);
         const int e3 = (int)(((((0u - ((((uint32_t)base >> 3u) & 3u) | 4u) * (((uint32_t)base >> 6u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 256ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 271ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 34u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 34u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 7u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - (((uint32_t)base >> 3u) & 1u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
         const int e5 = (int)(((((0u - ((((uint32_t)base >> 3u) & 1u) | 2u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 256ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 271ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 17u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 17u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 15u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
         const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 256ull), e6);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 271ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 8u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 8u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 31u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = ((0u - (((uint32_t)blk & 3u) | (((uint32_t)base & 3u) << 2u)) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1023u) << 0u;
         const int e7s = (int)(((e7 >> 5u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load(tw, (size_t)(e7 & 31u), 33ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e7 & 31u), 33ull)), e7s);
         const uint32_t e8 = ((0u - (((uint32_t)blk & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1023u) << 0u;
         const int e8s = (int)(((e8 >> 5u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 256ull), fe_load(tw, (size_t)(e8 & 31u), 33ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e8 & 31u), 33ull)), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 4u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 4u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e9 = (int)(((((0u - (((uint32_t)blk & 3u) | (((uint32_t)base & 1u) << 2u)) * (((uint32_t)base >> 2u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e9);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e9);
         const int e10 = (int)(((((0u - (((uint32_t)blk & 3u) | (((uint32_t)base & 1u) << 2u) | 8u) * (((uint32_t)base >> 2u) & 1u)) & 31u) << 0u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 256ull), e10);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e10);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 271ull, x0);
+        fe_store(tile, sbase + 2u, 271ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e11 = (int)(((((0u - ((uint32_t)blk & 3u) * (((uint32_t)base >> 1u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 256ull), e11);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e11);
         const int e12 = (int)(((((0u - (((uint32_t)blk & 3u) | 4u) * (((uint32_t)base >> 1u) & 1u)) & 15u) << 1u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e12);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e12);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
+        fe_store(tile, sbase + 0u, 271ull, x0);
         const int e13 = (int)(((((0u - ((uint32_t)blk & 3u) * 1u) & 7u) << 2u) * 1u) & 31u);
-        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_rpow_rt(x1, e13));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(x1, e13));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 255u;
-        const size_t d = (size_t)(((uint32_t)blk & 3u) | (((uint32_t)q & 255u) << 2u));
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 3u) | (((uint32_t)tq & 127u) << 2u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 7u) + ((((uint32_t)ul & 1u) << 7u) >> 4u)), 271ull));
+        }
     }
 }
 
 // 256 pieces of 2^2 elements (64 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4352];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 3u) | ((((uint32_t)q >> 7u) & 1u) << 2u) | ((((uint32_t)q >> 6u) & 1u) << 3u) | ((((uint32_t)q >> 2u) & 1u) << 4u) | ((((uint32_t)q >> 5u) & 1u) << 5u) | ((((uint32_t)q >> 3u) & 3u) << 6u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 15u) << 6u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 256ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 3u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 7u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 7u)), 272ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 63u) << 2u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 2u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 272ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 272ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, x0);
-        fe_store(tile, sbase ^ 2u, 256ull, x1);
+        fe_store(tile, sbase + 0u, 272ull, x0);
+        fe_store(tile, sbase + 2u, 272ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 127u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 272ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 256ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 272ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 256ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
-        fe_store(tile, sbase ^ 1u, 256ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase + 0u, 272ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase + 1u, 272ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 256u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 7u) & 1u) | ((((uint32_t)q >> 6u) & 1u) << 1u) | (((uint32_t)q & 3u) << 2u) | ((((uint32_t)q >> 5u) & 1u) << 4u) | ((((uint32_t)q >> 2u) & 1u) << 5u) | ((((uint32_t)q >> 4u) & 1u) << 6u) | ((((uint32_t)q >> 3u) & 1u) << 7u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 4u) & 15u) << 6u));
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 256ull));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 5u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 7u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 9u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 7u)), 272ull));
+        }
     }
 }

@@ -603,498 +603,602 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 32 pieces of 2^7 elements (1 per block), 14 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)(((uint32_t)blk & 31u) | (((uint32_t)q & 127u) << 5u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 31u) | (((uint32_t)tq & 63u) << 5u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 68u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 68u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) | ((((uint32_t)g >> 5u) & 1u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)((((((((uint32_t)base >> 1u) & 15u) * (((uint32_t)base >> 6u) & 1u)) & 63u) << 0u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)(((((((((uint32_t)base >> 1u) & 15u) | 16u) * (((uint32_t)base >> 6u) & 1u)) & 63u) << 0u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 128ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 34u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 34u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)((((((((uint32_t)base >> 1u) & 7u) * (((uint32_t)base >> 5u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)(((((((((uint32_t)base >> 1u) & 7u) | 8u) * (((uint32_t)base >> 5u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 128ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 17u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 17u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 7u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)((((((((uint32_t)base >> 1u) & 3u) * (((uint32_t)base >> 4u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e4);
         const int e5 = (int)(((((((((uint32_t)base >> 1u) & 3u) | 4u) * (((uint32_t)base >> 4u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 128ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 135ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)((((((((uint32_t)base >> 1u) & 1u) * (((uint32_t)base >> 3u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e6);
         const int e7 = (int)(((((((((uint32_t)base >> 1u) & 1u) | 2u) * (((uint32_t)base >> 3u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 128ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 4u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 31u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
         const int e8 = (int)(((((1u * (((uint32_t)base >> 2u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 128ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 2u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e9 = ((((uint32_t)blk & 31u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 4095u) << 0u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 128ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         const uint32_t e10 = (((((uint32_t)blk & 31u) | 32u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 4095u) << 0u;
         const int e10s = (int)(((e10 >> 6u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase + 0u, 135ull, x0);
         const int e11 = (int)(((((((uint32_t)blk & 31u) * 1u) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_rpow_rt(x1, e11));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_rpow_rt(x1, e11));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t d = (size_t)(((uint32_t)blk & 31u) | (((uint32_t)q & 127u) << 5u));
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 31u) | (((uint32_t)tq & 63u) << 5u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull));
+        }
     }
 }
 
 // 128 pieces of 2^5 elements (4 per block), 9 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 31u) | ((((uint32_t)q >> 6u) & 1u) << 5u) | ((((uint32_t)q >> 5u) & 1u) << 6u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 31u) << 5u) | ((((uint32_t)q >> 5u) & 3u) << 10u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 31u) << 5u) | ((((uint32_t)tq >> 5u) & 1u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 17u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 17u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 7u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 128ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 128ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 4u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 31u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e4);
         const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 128ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 2u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
         const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 128ull), e6);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 1u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 1u, 135ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 1u) | ((((uint32_t)q >> 5u) & 1u) << 1u) | ((((uint32_t)q >> 4u) & 1u) << 2u) | ((((uint32_t)q >> 3u) & 1u) << 3u) | ((((uint32_t)q >> 2u) & 1u) << 4u) | (((uint32_t)q & 3u) << 5u);
-        const size_t d = (size_t)(((uint32_t)q & 3u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)blk >> 3u) & 1u) << 3u) | ((((uint32_t)blk >> 2u) & 1u) << 4u) | ((((uint32_t)blk >> 1u) & 1u) << 5u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)q >> 2u) & 31u) << 7u));
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | (((uint32_t)tq & 3u) << 5u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)blk >> 3u) & 1u) << 3u) | ((((uint32_t)blk >> 2u) & 1u) << 4u) | ((((uint32_t)blk >> 1u) & 1u) << 5u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)tq >> 2u) & 15u) << 7u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 135ull));
+        }
     }
 }
 
 // 32 pieces of 2^7 elements (1 per block), 14 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)(((uint32_t)blk & 31u) | (((uint32_t)q & 127u) << 5u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 31u) | (((uint32_t)tq & 63u) << 5u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 68u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 68u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 68u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) | ((((uint32_t)g >> 5u) & 1u) << 6u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - (((uint32_t)base >> 1u) & 15u) * (((uint32_t)base >> 6u) & 1u)) & 63u) << 0u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)(((((0u - ((((uint32_t)base >> 1u) & 15u) | 16u) * (((uint32_t)base >> 6u) & 1u)) & 63u) << 0u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 34u, 128ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 34u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 34u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 34u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - (((uint32_t)base >> 1u) & 7u) * (((uint32_t)base >> 5u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)(((((0u - ((((uint32_t)base >> 1u) & 7u) | 8u) * (((uint32_t)base >> 5u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 128ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 17u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 17u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 7u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - (((uint32_t)base >> 1u) & 3u) * (((uint32_t)base >> 4u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e4);
         const int e5 = (int)(((((0u - ((((uint32_t)base >> 1u) & 3u) | 4u) * (((uint32_t)base >> 4u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 128ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 135ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((0u - (((uint32_t)base >> 1u) & 1u) * (((uint32_t)base >> 3u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e6);
         const int e7 = (int)(((((0u - ((((uint32_t)base >> 1u) & 1u) | 2u) * (((uint32_t)base >> 3u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 128ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 4u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 31u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
         const int e8 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 128ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 2u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e9 = ((0u - ((uint32_t)blk & 31u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 4095u) << 0u;
         const int e9s = (int)(((e9 >> 6u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 128ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e9 & 63u), 65ull)), e9s);
         const uint32_t e10 = ((0u - (((uint32_t)blk & 31u) | 32u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 4095u) << 0u;
         const int e10s = (int)(((e10 >> 6u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load(tw, (size_t)(e10 & 63u), 65ull)), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase + 0u, 135ull, x0);
         const int e11 = (int)(((((0u - ((uint32_t)blk & 31u) * 1u) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_rpow_rt(x1, e11));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_rpow_rt(x1, e11));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t d = (size_t)(((uint32_t)blk & 31u) | (((uint32_t)q & 127u) << 5u));
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 31u) | (((uint32_t)tq & 63u) << 5u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull));
+        }
     }
 }
 
 // 128 pieces of 2^5 elements (4 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 31u) | ((((uint32_t)q >> 6u) & 1u) << 5u) | ((((uint32_t)q >> 5u) & 1u) << 6u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 31u) << 5u) | ((((uint32_t)q >> 5u) & 3u) << 10u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 31u) << 5u) | ((((uint32_t)tq >> 5u) & 1u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 3u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 17u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 17u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 7u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 1u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 128ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 128ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 4u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 31u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e4);
         const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 128ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 2u, 128ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 63u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
         const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 128ull), e6);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 6u) & 1u) | ((((uint32_t)q >> 5u) & 1u) << 1u) | ((((uint32_t)q >> 4u) & 1u) << 2u) | ((((uint32_t)q >> 3u) & 1u) << 3u) | ((((uint32_t)q >> 2u) & 1u) << 4u) | (((uint32_t)q & 3u) << 5u);
-        const size_t d = (size_t)(((uint32_t)q & 3u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)blk >> 3u) & 1u) << 3u) | ((((uint32_t)blk >> 2u) & 1u) << 4u) | ((((uint32_t)blk >> 1u) & 1u) << 5u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)q >> 2u) & 31u) << 7u));
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | (((uint32_t)tq & 3u) << 5u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)blk >> 3u) & 1u) << 3u) | ((((uint32_t)blk >> 2u) & 1u) << 4u) | ((((uint32_t)blk >> 1u) & 1u) << 5u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)tq >> 2u) & 15u) << 7u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 135ull));
+        }
     }
 }

@@ -603,109 +603,131 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)q & 63u) << 15u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)tq & 31u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -713,126 +735,152 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
         }
         const uint32_t e9 = ((((uint32_t)blk & 32767u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 2097151u) << 0u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((((uint32_t)blk & 32767u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 2097151u) << 0u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)q & 63u) << 15u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)tq & 31u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 511u) | (((uint32_t)q & 63u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 511u) | (((uint32_t)tq & 31u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -840,126 +888,152 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
         }
         const uint32_t e9 = ((((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 6u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 32767u) << 6u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 511u) | (((uint32_t)q & 63u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 511u) | (((uint32_t)tq & 31u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 7u) | (((uint32_t)q & 63u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 7u) | (((uint32_t)tq & 31u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -967,198 +1041,241 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
         }
         const uint32_t e9 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 12u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 12u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 7u) | (((uint32_t)q & 63u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 7u) | (((uint32_t)tq & 31u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 7u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 4u) & 1u) << 4u) | ((((uint32_t)q >> 3u) & 1u) << 5u);
-        const size_t a = (size_t)(((uint32_t)q & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)q >> 3u) & 7u) << 18u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e2 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 1u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 1u, 67ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 4u) & 1u) << 1u) | ((((uint32_t)q >> 3u) & 1u) << 2u) | (((uint32_t)q & 7u) << 3u);
-        const size_t d = (size_t)(((uint32_t)q & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)q >> 3u) & 7u) << 18u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)q & 63u) << 15u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)tq & 31u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1166,126 +1283,152 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
         }
         const uint32_t e9 = ((0u - ((uint32_t)blk & 32767u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 2097151u) << 0u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((0u - ((uint32_t)blk & 32767u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 2097151u) << 0u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)q & 63u) << 15u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 32767u) | (((uint32_t)tq & 31u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 511u) | (((uint32_t)q & 63u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 511u) | (((uint32_t)tq & 31u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1293,126 +1436,152 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
         }
         const uint32_t e9 = ((0u - ((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 6u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((0u - ((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 32767u) << 6u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 511u) | (((uint32_t)q & 63u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 511u) | (((uint32_t)tq & 31u) << 9u) | ((((uint32_t)blk >> 9u) & 63u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 32768 pieces of 2^6 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t a = (size_t)(((uint32_t)blk & 7u) | (((uint32_t)q & 63u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)blk & 7u) | (((uint32_t)tq & 31u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [5]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 34u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 34u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 34u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 1u) << 5u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 5u) & 1u)) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 17u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 17u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 17u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 17u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 3u) << 4u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 7u) | 8u) * (((uint32_t)base >> 4u) & 1u)) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 8u, 64ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 8u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 8u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e4 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e4);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e4);
         const int e5 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 3u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 64ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 67ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e6 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e6);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e6);
         const int e7 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e7);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e8 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e8);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e8);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1420,89 +1589,110 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
         }
         const uint32_t e9 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 12u;
         const int e9s = (int)(((e9 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e9 & 16383u), 16385ull)), e9s));
         const uint32_t e10 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 12u;
         const int e10s = (int)(((e10 >> 14u) * 1u) & 127u);
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e10 & 16383u), 16385ull)), e10s));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 63u;
-        const size_t d = (size_t)(((uint32_t)blk & 7u) | (((uint32_t)q & 63u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 31u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)blk & 7u) | (((uint32_t)tq & 31u) << 3u) | ((((uint32_t)blk >> 3u) & 4095u) << 9u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull));
+        }
     }
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4288];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 7u) | ((((uint32_t)q >> 5u) & 1u) << 3u) | ((((uint32_t)q >> 4u) & 1u) << 4u) | ((((uint32_t)q >> 3u) & 1u) << 5u);
-        const size_t a = (size_t)(((uint32_t)q & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)q >> 3u) & 7u) << 18u));
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 64ull, fe_load(in, a, 2097152ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 7u) << 3u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 4u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 2u);
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 67ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 67ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 2u, 64ull, x1);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 2u, 67ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 31u) << 1u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_mont(x0, fe_load(tw, 16384ull, 16385ull)));
-        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_mont(x1, fe_load(tw, 16384ull, 16385ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load(tw, 16384ull, 16385ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load(tw, 16384ull, 16385ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 64u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 1u) | ((((uint32_t)q >> 4u) & 1u) << 1u) | ((((uint32_t)q >> 3u) & 1u) << 2u) | (((uint32_t)q & 7u) << 3u);
-        const size_t d = (size_t)(((uint32_t)q & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)q >> 3u) & 7u) << 18u));
-        fe_store(out, d, 2097152ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 64ull));
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 67ull));
+        }
     }
 }

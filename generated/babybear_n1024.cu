@@ -147,39 +147,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^10 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[1024];
+    __shared__ fe_word_t tile[1055];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 5u)), 1055ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 67u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 134u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 197u, 1024ull);
-        fe_t x4 = fe_load(tile, sbase ^ 268u, 1024ull);
-        fe_t x5 = fe_load(tile, sbase ^ 335u, 1024ull);
-        fe_t x6 = fe_load(tile, sbase ^ 394u, 1024ull);
-        fe_t x7 = fe_load(tile, sbase ^ 457u, 1024ull);
-        fe_t x8 = fe_load(tile, sbase ^ 536u, 1024ull);
-        fe_t x9 = fe_load(tile, sbase ^ 603u, 1024ull);
-        fe_t x10 = fe_load(tile, sbase ^ 670u, 1024ull);
-        fe_t x11 = fe_load(tile, sbase ^ 733u, 1024ull);
-        fe_t x12 = fe_load(tile, sbase ^ 788u, 1024ull);
-        fe_t x13 = fe_load(tile, sbase ^ 855u, 1024ull);
-        fe_t x14 = fe_load(tile, sbase ^ 914u, 1024ull);
-        fe_t x15 = fe_load(tile, sbase ^ 977u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
+        fe_t x1 = fe_load(tile, sbase + 66u, 1055ull);
+        fe_t x2 = fe_load(tile, sbase + 132u, 1055ull);
+        fe_t x3 = fe_load(tile, sbase + 198u, 1055ull);
+        fe_t x4 = fe_load(tile, sbase + 264u, 1055ull);
+        fe_t x5 = fe_load(tile, sbase + 330u, 1055ull);
+        fe_t x6 = fe_load(tile, sbase + 396u, 1055ull);
+        fe_t x7 = fe_load(tile, sbase + 462u, 1055ull);
+        fe_t x8 = fe_load(tile, sbase + 528u, 1055ull);
+        fe_t x9 = fe_load(tile, sbase + 594u, 1055ull);
+        fe_t x10 = fe_load(tile, sbase + 660u, 1055ull);
+        fe_t x11 = fe_load(tile, sbase + 726u, 1055ull);
+        fe_t x12 = fe_load(tile, sbase + 792u, 1055ull);
+        fe_t x13 = fe_load(tile, sbase + 858u, 1055ull);
+        fe_t x14 = fe_load(tile, sbase + 924u, 1055ull);
+        fe_t x15 = fe_load(tile, sbase + 990u, 1055ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -357,28 +364,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 67u, 1024ull, x8);
-        fe_store(tile, sbase ^ 134u, 1024ull, x4);
-        fe_store(tile, sbase ^ 197u, 1024ull, x12);
-        fe_store(tile, sbase ^ 268u, 1024ull, x2);
-        fe_store(tile, sbase ^ 335u, 1024ull, x10);
-        fe_store(tile, sbase ^ 394u, 1024ull, x6);
-        fe_store(tile, sbase ^ 457u, 1024ull, x14);
-        fe_store(tile, sbase ^ 536u, 1024ull, x1);
-        fe_store(tile, sbase ^ 603u, 1024ull, x9);
-        fe_store(tile, sbase ^ 670u, 1024ull, x5);
-        fe_store(tile, sbase ^ 733u, 1024ull, x13);
-        fe_store(tile, sbase ^ 788u, 1024ull, x3);
-        fe_store(tile, sbase ^ 855u, 1024ull, x11);
-        fe_store(tile, sbase ^ 914u, 1024ull, x7);
-        fe_store(tile, sbase ^ 977u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1055ull, x0);
+        fe_store(tile, sbase + 66u, 1055ull, x8);
+        fe_store(tile, sbase + 132u, 1055ull, x4);
+        fe_store(tile, sbase + 198u, 1055ull, x12);
+        fe_store(tile, sbase + 264u, 1055ull, x2);
+        fe_store(tile, sbase + 330u, 1055ull, x10);
+        fe_store(tile, sbase + 396u, 1055ull, x6);
+        fe_store(tile, sbase + 462u, 1055ull, x14);
+        fe_store(tile, sbase + 528u, 1055ull, x1);
+        fe_store(tile, sbase + 594u, 1055ull, x9);
+        fe_store(tile, sbase + 660u, 1055ull, x5);
+        fe_store(tile, sbase + 726u, 1055ull, x13);
+        fe_store(tile, sbase + 792u, 1055ull, x3);
+        fe_store(tile, sbase + 858u, 1055ull, x11);
+        fe_store(tile, sbase + 924u, 1055ull, x7);
+        fe_store(tile, sbase + 990u, 1055ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = (((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
@@ -401,22 +411,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 1024ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 1024ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 28u, 1024ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 1024ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 1024ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 1024ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 45u, 1024ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 1024ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 53u, 1024ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 1024ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 61u, 1024ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1055ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1055ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1055ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1055ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 16u, 1055ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 20u, 1055ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 24u, 1055ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 28u, 1055ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 33u, 1055ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 37u, 1055ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 41u, 1055ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 45u, 1055ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 49u, 1055ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 53u, 1055ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 57u, 1055ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 61u, 1055ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -594,36 +604,39 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x8);
-        fe_store(tile, sbase ^ 8u, 1024ull, x4);
-        fe_store(tile, sbase ^ 12u, 1024ull, x12);
-        fe_store(tile, sbase ^ 16u, 1024ull, x2);
-        fe_store(tile, sbase ^ 20u, 1024ull, x10);
-        fe_store(tile, sbase ^ 24u, 1024ull, x6);
-        fe_store(tile, sbase ^ 28u, 1024ull, x14);
-        fe_store(tile, sbase ^ 33u, 1024ull, x1);
-        fe_store(tile, sbase ^ 37u, 1024ull, x9);
-        fe_store(tile, sbase ^ 41u, 1024ull, x5);
-        fe_store(tile, sbase ^ 45u, 1024ull, x13);
-        fe_store(tile, sbase ^ 49u, 1024ull, x3);
-        fe_store(tile, sbase ^ 53u, 1024ull, x11);
-        fe_store(tile, sbase ^ 57u, 1024ull, x7);
-        fe_store(tile, sbase ^ 61u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1055ull, x0);
+        fe_store(tile, sbase + 4u, 1055ull, x8);
+        fe_store(tile, sbase + 8u, 1055ull, x4);
+        fe_store(tile, sbase + 12u, 1055ull, x12);
+        fe_store(tile, sbase + 16u, 1055ull, x2);
+        fe_store(tile, sbase + 20u, 1055ull, x10);
+        fe_store(tile, sbase + 24u, 1055ull, x6);
+        fe_store(tile, sbase + 28u, 1055ull, x14);
+        fe_store(tile, sbase + 33u, 1055ull, x1);
+        fe_store(tile, sbase + 37u, 1055ull, x9);
+        fe_store(tile, sbase + 41u, 1055ull, x5);
+        fe_store(tile, sbase + 45u, 1055ull, x13);
+        fe_store(tile, sbase + 49u, 1055ull, x3);
+        fe_store(tile, sbase + 53u, 1055ull, x11);
+        fe_store(tile, sbase + 57u, 1055ull, x7);
+        fe_store(tile, sbase + 61u, 1055ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -645,56 +658,67 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 1u, 1024ull, x2);
-        fe_store(tile, sbase ^ 2u, 1024ull, x1);
-        fe_store(tile, sbase ^ 3u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1055ull, x0);
+        fe_store(tile, sbase + 1u, 1055ull, x2);
+        fe_store(tile, sbase + 2u, 1055ull, x1);
+        fe_store(tile, sbase + 3u, 1055ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 2u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 5u)), 1055ull));
+        }
     }
 }
 
 // 1 pieces of 2^10 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[1024];
+    __shared__ fe_word_t tile[1055];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 5u)), 1055ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 67u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 134u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 197u, 1024ull);
-        fe_t x4 = fe_load(tile, sbase ^ 268u, 1024ull);
-        fe_t x5 = fe_load(tile, sbase ^ 335u, 1024ull);
-        fe_t x6 = fe_load(tile, sbase ^ 394u, 1024ull);
-        fe_t x7 = fe_load(tile, sbase ^ 457u, 1024ull);
-        fe_t x8 = fe_load(tile, sbase ^ 536u, 1024ull);
-        fe_t x9 = fe_load(tile, sbase ^ 603u, 1024ull);
-        fe_t x10 = fe_load(tile, sbase ^ 670u, 1024ull);
-        fe_t x11 = fe_load(tile, sbase ^ 733u, 1024ull);
-        fe_t x12 = fe_load(tile, sbase ^ 788u, 1024ull);
-        fe_t x13 = fe_load(tile, sbase ^ 855u, 1024ull);
-        fe_t x14 = fe_load(tile, sbase ^ 914u, 1024ull);
-        fe_t x15 = fe_load(tile, sbase ^ 977u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
+        fe_t x1 = fe_load(tile, sbase + 66u, 1055ull);
+        fe_t x2 = fe_load(tile, sbase + 132u, 1055ull);
+        fe_t x3 = fe_load(tile, sbase + 198u, 1055ull);
+        fe_t x4 = fe_load(tile, sbase + 264u, 1055ull);
+        fe_t x5 = fe_load(tile, sbase + 330u, 1055ull);
+        fe_t x6 = fe_load(tile, sbase + 396u, 1055ull);
+        fe_t x7 = fe_load(tile, sbase + 462u, 1055ull);
+        fe_t x8 = fe_load(tile, sbase + 528u, 1055ull);
+        fe_t x9 = fe_load(tile, sbase + 594u, 1055ull);
+        fe_t x10 = fe_load(tile, sbase + 660u, 1055ull);
+        fe_t x11 = fe_load(tile, sbase + 726u, 1055ull);
+        fe_t x12 = fe_load(tile, sbase + 792u, 1055ull);
+        fe_t x13 = fe_load(tile, sbase + 858u, 1055ull);
+        fe_t x14 = fe_load(tile, sbase + 924u, 1055ull);
+        fe_t x15 = fe_load(tile, sbase + 990u, 1055ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -872,28 +896,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 67u, 1024ull, x8);
-        fe_store(tile, sbase ^ 134u, 1024ull, x4);
-        fe_store(tile, sbase ^ 197u, 1024ull, x12);
-        fe_store(tile, sbase ^ 268u, 1024ull, x2);
-        fe_store(tile, sbase ^ 335u, 1024ull, x10);
-        fe_store(tile, sbase ^ 394u, 1024ull, x6);
-        fe_store(tile, sbase ^ 457u, 1024ull, x14);
-        fe_store(tile, sbase ^ 536u, 1024ull, x1);
-        fe_store(tile, sbase ^ 603u, 1024ull, x9);
-        fe_store(tile, sbase ^ 670u, 1024ull, x5);
-        fe_store(tile, sbase ^ 733u, 1024ull, x13);
-        fe_store(tile, sbase ^ 788u, 1024ull, x3);
-        fe_store(tile, sbase ^ 855u, 1024ull, x11);
-        fe_store(tile, sbase ^ 914u, 1024ull, x7);
-        fe_store(tile, sbase ^ 977u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1055ull, x0);
+        fe_store(tile, sbase + 66u, 1055ull, x8);
+        fe_store(tile, sbase + 132u, 1055ull, x4);
+        fe_store(tile, sbase + 198u, 1055ull, x12);
+        fe_store(tile, sbase + 264u, 1055ull, x2);
+        fe_store(tile, sbase + 330u, 1055ull, x10);
+        fe_store(tile, sbase + 396u, 1055ull, x6);
+        fe_store(tile, sbase + 462u, 1055ull, x14);
+        fe_store(tile, sbase + 528u, 1055ull, x1);
+        fe_store(tile, sbase + 594u, 1055ull, x9);
+        fe_store(tile, sbase + 660u, 1055ull, x5);
+        fe_store(tile, sbase + 726u, 1055ull, x13);
+        fe_store(tile, sbase + 792u, 1055ull, x3);
+        fe_store(tile, sbase + 858u, 1055ull, x11);
+        fe_store(tile, sbase + 924u, 1055ull, x7);
+        fe_store(tile, sbase + 990u, 1055ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = (0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
@@ -916,22 +943,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 1024ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 24u, 1024ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 28u, 1024ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 1024ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 1024ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 41u, 1024ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 45u, 1024ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 1024ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 53u, 1024ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 57u, 1024ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 61u, 1024ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1055ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1055ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1055ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1055ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 16u, 1055ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 20u, 1055ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 24u, 1055ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 28u, 1055ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 33u, 1055ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 37u, 1055ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 41u, 1055ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 45u, 1055ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 49u, 1055ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 53u, 1055ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 57u, 1055ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 61u, 1055ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1109,36 +1136,39 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x8);
-        fe_store(tile, sbase ^ 8u, 1024ull, x4);
-        fe_store(tile, sbase ^ 12u, 1024ull, x12);
-        fe_store(tile, sbase ^ 16u, 1024ull, x2);
-        fe_store(tile, sbase ^ 20u, 1024ull, x10);
-        fe_store(tile, sbase ^ 24u, 1024ull, x6);
-        fe_store(tile, sbase ^ 28u, 1024ull, x14);
-        fe_store(tile, sbase ^ 33u, 1024ull, x1);
-        fe_store(tile, sbase ^ 37u, 1024ull, x9);
-        fe_store(tile, sbase ^ 41u, 1024ull, x5);
-        fe_store(tile, sbase ^ 45u, 1024ull, x13);
-        fe_store(tile, sbase ^ 49u, 1024ull, x3);
-        fe_store(tile, sbase ^ 53u, 1024ull, x11);
-        fe_store(tile, sbase ^ 57u, 1024ull, x7);
-        fe_store(tile, sbase ^ 61u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1055ull, x0);
+        fe_store(tile, sbase + 4u, 1055ull, x8);
+        fe_store(tile, sbase + 8u, 1055ull, x4);
+        fe_store(tile, sbase + 12u, 1055ull, x12);
+        fe_store(tile, sbase + 16u, 1055ull, x2);
+        fe_store(tile, sbase + 20u, 1055ull, x10);
+        fe_store(tile, sbase + 24u, 1055ull, x6);
+        fe_store(tile, sbase + 28u, 1055ull, x14);
+        fe_store(tile, sbase + 33u, 1055ull, x1);
+        fe_store(tile, sbase + 37u, 1055ull, x9);
+        fe_store(tile, sbase + 41u, 1055ull, x5);
+        fe_store(tile, sbase + 45u, 1055ull, x13);
+        fe_store(tile, sbase + 49u, 1055ull, x3);
+        fe_store(tile, sbase + 53u, 1055ull, x11);
+        fe_store(tile, sbase + 57u, 1055ull, x7);
+        fe_store(tile, sbase + 61u, 1055ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1160,17 +1190,21 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 2u, 1024ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 3u, 1024ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 0u, 1055ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 1u, 1055ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 2u, 1055ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 3u, 1055ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 2u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 5u)), 1055ull));
+        }
     }
 }

@@ -147,1023 +147,1062 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 524288 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 19u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 22u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 473486609u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 473486609u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 981128818u);
+            x6 = fe_mul_mont(x6, 473486609u);
+            x14 = fe_mul_mont(x14, 49022963u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 473486609u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 473486609u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 981128818u);
+            x7 = fe_mul_mont(x7, 473486609u);
+            x15 = fe_mul_mont(x15, 49022963u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 1844575452u);
+            x5 = fe_mul_mont(x5, 981128818u);
+            x13 = fe_mul_mont(x13, 1742743498u);
+            x3 = fe_mul_mont(x3, 473486609u);
+            x11 = fe_mul_mont(x11, 418978688u);
+            x7 = fe_mul_mont(x7, 49022963u);
+            x15 = fe_mul_mont(x15, 1173759574u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 473486609u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 473486609u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 473486609u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 473486609u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 134217727u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 134217727u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
+            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 473486609u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 473486609u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 981128818u);
+            x6 = fe_mul_mont(x6, 473486609u);
+            x14 = fe_mul_mont(x14, 49022963u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 473486609u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 473486609u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 981128818u);
+            x7 = fe_mul_mont(x7, 473486609u);
+            x15 = fe_mul_mont(x15, 49022963u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 1844575452u);
+            x5 = fe_mul_mont(x5, 981128818u);
+            x13 = fe_mul_mont(x13, 1742743498u);
+            x3 = fe_mul_mont(x3, 473486609u);
+            x11 = fe_mul_mont(x11, 418978688u);
+            x7 = fe_mul_mont(x7, 49022963u);
+            x15 = fe_mul_mont(x15, 1173759574u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 473486609u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 473486609u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 473486609u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 473486609u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 19u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 22u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 524288 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 14u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 473486609u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 473486609u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 981128818u);
+            x6 = fe_mul_mont(x6, 473486609u);
+            x14 = fe_mul_mont(x14, 49022963u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 473486609u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 473486609u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 981128818u);
+            x7 = fe_mul_mont(x7, 473486609u);
+            x15 = fe_mul_mont(x15, 49022963u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 1844575452u);
+            x5 = fe_mul_mont(x5, 981128818u);
+            x13 = fe_mul_mont(x13, 1742743498u);
+            x3 = fe_mul_mont(x3, 473486609u);
+            x11 = fe_mul_mont(x11, 418978688u);
+            x7 = fe_mul_mont(x7, 49022963u);
+            x15 = fe_mul_mont(x15, 1173759574u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 473486609u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 473486609u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 473486609u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 473486609u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 134217727u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 134217727u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
+            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 473486609u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 473486609u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 981128818u);
+            x6 = fe_mul_mont(x6, 473486609u);
+            x14 = fe_mul_mont(x14, 49022963u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 473486609u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 473486609u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 981128818u);
+            x7 = fe_mul_mont(x7, 473486609u);
+            x15 = fe_mul_mont(x15, 49022963u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 1844575452u);
+            x5 = fe_mul_mont(x5, 981128818u);
+            x13 = fe_mul_mont(x13, 1742743498u);
+            x3 = fe_mul_mont(x3, 473486609u);
+            x11 = fe_mul_mont(x11, 418978688u);
+            x7 = fe_mul_mont(x7, 49022963u);
+            x15 = fe_mul_mont(x15, 1173759574u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 473486609u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 473486609u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 473486609u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 473486609u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 14u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 524288 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4223];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 3u) & 255u) | (((uint32_t)q & 7u) << 8u) | ((((uint32_t)q >> 11u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 4095u) | (((uint32_t)blk & 32767u) << 12u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 5u)), 4223ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 67u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 83u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 98u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 114u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 134u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 150u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 167u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 183u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 197u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 213u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 228u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 244u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
+        fe_t x1 = fe_load(tile, sbase + 16u, 4223ull);
+        fe_t x2 = fe_load(tile, sbase + 33u, 4223ull);
+        fe_t x3 = fe_load(tile, sbase + 49u, 4223ull);
+        fe_t x4 = fe_load(tile, sbase + 66u, 4223ull);
+        fe_t x5 = fe_load(tile, sbase + 82u, 4223ull);
+        fe_t x6 = fe_load(tile, sbase + 99u, 4223ull);
+        fe_t x7 = fe_load(tile, sbase + 115u, 4223ull);
+        fe_t x8 = fe_load(tile, sbase + 132u, 4223ull);
+        fe_t x9 = fe_load(tile, sbase + 148u, 4223ull);
+        fe_t x10 = fe_load(tile, sbase + 165u, 4223ull);
+        fe_t x11 = fe_load(tile, sbase + 181u, 4223ull);
+        fe_t x12 = fe_load(tile, sbase + 198u, 4223ull);
+        fe_t x13 = fe_load(tile, sbase + 214u, 4223ull);
+        fe_t x14 = fe_load(tile, sbase + 231u, 4223ull);
+        fe_t x15 = fe_load(tile, sbase + 247u, 4223ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1341,28 +1380,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 16u, 4096ull, x8);
-        fe_store(tile, sbase ^ 33u, 4096ull, x4);
-        fe_store(tile, sbase ^ 49u, 4096ull, x12);
-        fe_store(tile, sbase ^ 67u, 4096ull, x2);
-        fe_store(tile, sbase ^ 83u, 4096ull, x10);
-        fe_store(tile, sbase ^ 98u, 4096ull, x6);
-        fe_store(tile, sbase ^ 114u, 4096ull, x14);
-        fe_store(tile, sbase ^ 134u, 4096ull, x1);
-        fe_store(tile, sbase ^ 150u, 4096ull, x9);
-        fe_store(tile, sbase ^ 167u, 4096ull, x5);
-        fe_store(tile, sbase ^ 183u, 4096ull, x13);
-        fe_store(tile, sbase ^ 197u, 4096ull, x3);
-        fe_store(tile, sbase ^ 213u, 4096ull, x11);
-        fe_store(tile, sbase ^ 228u, 4096ull, x7);
-        fe_store(tile, sbase ^ 244u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4223ull, x0);
+        fe_store(tile, sbase + 16u, 4223ull, x8);
+        fe_store(tile, sbase + 33u, 4223ull, x4);
+        fe_store(tile, sbase + 49u, 4223ull, x12);
+        fe_store(tile, sbase + 66u, 4223ull, x2);
+        fe_store(tile, sbase + 82u, 4223ull, x10);
+        fe_store(tile, sbase + 99u, 4223ull, x6);
+        fe_store(tile, sbase + 115u, 4223ull, x14);
+        fe_store(tile, sbase + 132u, 4223ull, x1);
+        fe_store(tile, sbase + 148u, 4223ull, x9);
+        fe_store(tile, sbase + 165u, 4223ull, x5);
+        fe_store(tile, sbase + 181u, 4223ull, x13);
+        fe_store(tile, sbase + 198u, 4223ull, x3);
+        fe_store(tile, sbase + 214u, 4223ull, x11);
+        fe_store(tile, sbase + 231u, 4223ull, x7);
+        fe_store(tile, sbase + 247u, 4223ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = ((((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 134217727u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
@@ -1385,22 +1427,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4223ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4223ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4223ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4223ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4223ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4223ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4223ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4223ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4223ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4223ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4223ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4223ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4223ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4223ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4223ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4223ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1594,1163 +1636,1218 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4223ull, x0);
+        fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4223ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4223ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4223ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4223ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4223ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4223ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4223ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4223ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4223ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4223ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4223ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4223ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4223ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4223ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 3u) & 255u) | (((uint32_t)q & 7u) << 8u) | ((((uint32_t)q >> 11u) & 1u) << 11u);
-        const size_t d = (size_t)(((uint32_t)q & 4095u) | (((uint32_t)blk & 32767u) << 12u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 5u)), 4223ull));
+        }
     }
 }
 
 // 16777216 pieces of 2^3 elements (512 per block), 1 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4238];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 7u) | ((((uint32_t)q >> 8u) & 7u) << 3u) | ((((uint32_t)q >> 3u) & 1u) << 6u) | ((((uint32_t)q >> 11u) & 1u) << 7u) | ((((uint32_t)q >> 4u) & 1u) << 8u) | ((((uint32_t)q >> 6u) & 1u) << 9u) | ((((uint32_t)q >> 5u) & 1u) << 10u) | ((((uint32_t)q >> 7u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u) | ((((uint32_t)q >> 8u) & 15u) << 23u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 5u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 5u) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 8u)), 4238ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 1u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 2u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 3u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 5u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 6u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 7u, 4096ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 4238ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 4238ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 4238ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 4238ull);
+            fe_t x4 = fe_load(tile, sbase + 4u, 4238ull);
+            fe_t x5 = fe_load(tile, sbase + 5u, 4238ull);
+            fe_t x6 = fe_load(tile, sbase + 6u, 4238ull);
+            fe_t x7 = fe_load(tile, sbase + 7u, 4238ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            x6 = fe_mul_mont(x6, 473486609u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x7 = fe_mul_mont(x7, 473486609u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x5 = fe_mul_mont(x5, 981128818u);
+            x3 = fe_mul_mont(x3, 473486609u);
+            x7 = fe_mul_mont(x7, 49022963u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            fe_store(tile, sbase + 0u, 4238ull, x0);
+            fe_store(tile, sbase + 1u, 4238ull, x4);
+            fe_store(tile, sbase + 2u, 4238ull, x2);
+            fe_store(tile, sbase + 3u, 4238ull, x6);
+            fe_store(tile, sbase + 4u, 4238ull, x1);
+            fe_store(tile, sbase + 5u, 4238ull, x5);
+            fe_store(tile, sbase + 6u, 4238ull, x3);
+            fe_store(tile, sbase + 7u, 4238ull, x7);
         }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        x6 = fe_mul_mont(x6, 473486609u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x7 = fe_mul_mont(x7, 473486609u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x5 = fe_mul_mont(x5, 981128818u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x4);
-        fe_store(tile, sbase ^ 2u, 4096ull, x2);
-        fe_store(tile, sbase ^ 3u, 4096ull, x6);
-        fe_store(tile, sbase ^ 4u, 4096ull, x1);
-        fe_store(tile, sbase ^ 5u, 4096ull, x5);
-        fe_store(tile, sbase ^ 6u, 4096ull, x3);
-        fe_store(tile, sbase ^ 7u, 4096ull, x7);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 7u) | (((uint32_t)q & 7u) << 3u) | ((((uint32_t)q >> 6u) & 1u) << 6u) | ((((uint32_t)q >> 3u) & 1u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 8u) | ((((uint32_t)q >> 4u) & 1u) << 9u) | ((((uint32_t)q >> 8u) & 1u) << 10u) | ((((uint32_t)q >> 5u) & 1u) << 11u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)q >> 6u) & 7u) << 20u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)q >> 9u) & 7u) << 24u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 5u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)tq >> 6u) & 3u) << 20u) | (((uint32_t)blk & 1u) << 23u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u));
+            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 5u) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 8u)), 4238ull));
+        }
     }
 }
 
 // 524288 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 19u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 22u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 1539779312u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 1539779312u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 1964242958u);
+            x6 = fe_mul_mont(x6, 1539779312u);
+            x14 = fe_mul_mont(x14, 1032137103u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 1539779312u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 1539779312u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 1964242958u);
+            x7 = fe_mul_mont(x7, 1539779312u);
+            x15 = fe_mul_mont(x15, 1032137103u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 839506347u);
+            x5 = fe_mul_mont(x5, 1964242958u);
+            x13 = fe_mul_mont(x13, 1594287233u);
+            x3 = fe_mul_mont(x3, 1539779312u);
+            x11 = fe_mul_mont(x11, 270522423u);
+            x7 = fe_mul_mont(x7, 1032137103u);
+            x15 = fe_mul_mont(x15, 168690469u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 1539779312u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 1539779312u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 1539779312u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 1539779312u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 134217727u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 134217727u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 1539779312u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 1539779312u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 1964242958u);
+            x6 = fe_mul_mont(x6, 1539779312u);
+            x14 = fe_mul_mont(x14, 1032137103u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 1539779312u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 1539779312u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 1964242958u);
+            x7 = fe_mul_mont(x7, 1539779312u);
+            x15 = fe_mul_mont(x15, 1032137103u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 839506347u);
+            x5 = fe_mul_mont(x5, 1964242958u);
+            x13 = fe_mul_mont(x13, 1594287233u);
+            x3 = fe_mul_mont(x3, 1539779312u);
+            x11 = fe_mul_mont(x11, 270522423u);
+            x7 = fe_mul_mont(x7, 1032137103u);
+            x15 = fe_mul_mont(x15, 168690469u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 1539779312u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 1539779312u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 1539779312u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 1539779312u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 19u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 16383u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 22u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 524288 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 14u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 1539779312u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 1539779312u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 1964242958u);
+            x6 = fe_mul_mont(x6, 1539779312u);
+            x14 = fe_mul_mont(x14, 1032137103u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 1539779312u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 1539779312u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 1964242958u);
+            x7 = fe_mul_mont(x7, 1539779312u);
+            x15 = fe_mul_mont(x15, 1032137103u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 839506347u);
+            x5 = fe_mul_mont(x5, 1964242958u);
+            x13 = fe_mul_mont(x13, 1594287233u);
+            x3 = fe_mul_mont(x3, 1539779312u);
+            x11 = fe_mul_mont(x11, 270522423u);
+            x7 = fe_mul_mont(x7, 1032137103u);
+            x15 = fe_mul_mont(x15, 168690469u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 1539779312u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 1539779312u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 1539779312u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 1539779312u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 134217727u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 134217727u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 1539779312u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 1539779312u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 1964242958u);
+            x6 = fe_mul_mont(x6, 1539779312u);
+            x14 = fe_mul_mont(x14, 1032137103u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 1539779312u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 1539779312u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 1964242958u);
+            x7 = fe_mul_mont(x7, 1539779312u);
+            x15 = fe_mul_mont(x15, 1032137103u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 839506347u);
+            x5 = fe_mul_mont(x5, 1964242958u);
+            x13 = fe_mul_mont(x13, 1594287233u);
+            x3 = fe_mul_mont(x3, 1539779312u);
+            x11 = fe_mul_mont(x11, 270522423u);
+            x7 = fe_mul_mont(x7, 1032137103u);
+            x15 = fe_mul_mont(x15, 168690469u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 1539779312u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 1539779312u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 1539779312u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 1539779312u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 63u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 11u) | ((((uint32_t)blk >> 6u) & 255u) << 19u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 14u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 524288 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4223];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 3u) & 255u) | (((uint32_t)q & 7u) << 8u) | ((((uint32_t)q >> 11u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 4095u) | (((uint32_t)blk & 32767u) << 12u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 5u)), 4223ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 67u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 83u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 98u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 114u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 134u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 150u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 167u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 183u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 197u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 213u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 228u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 244u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
+        fe_t x1 = fe_load(tile, sbase + 16u, 4223ull);
+        fe_t x2 = fe_load(tile, sbase + 33u, 4223ull);
+        fe_t x3 = fe_load(tile, sbase + 49u, 4223ull);
+        fe_t x4 = fe_load(tile, sbase + 66u, 4223ull);
+        fe_t x5 = fe_load(tile, sbase + 82u, 4223ull);
+        fe_t x6 = fe_load(tile, sbase + 99u, 4223ull);
+        fe_t x7 = fe_load(tile, sbase + 115u, 4223ull);
+        fe_t x8 = fe_load(tile, sbase + 132u, 4223ull);
+        fe_t x9 = fe_load(tile, sbase + 148u, 4223ull);
+        fe_t x10 = fe_load(tile, sbase + 165u, 4223ull);
+        fe_t x11 = fe_load(tile, sbase + 181u, 4223ull);
+        fe_t x12 = fe_load(tile, sbase + 198u, 4223ull);
+        fe_t x13 = fe_load(tile, sbase + 214u, 4223ull);
+        fe_t x14 = fe_load(tile, sbase + 231u, 4223ull);
+        fe_t x15 = fe_load(tile, sbase + 247u, 4223ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2928,28 +3025,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 16u, 4096ull, x8);
-        fe_store(tile, sbase ^ 33u, 4096ull, x4);
-        fe_store(tile, sbase ^ 49u, 4096ull, x12);
-        fe_store(tile, sbase ^ 67u, 4096ull, x2);
-        fe_store(tile, sbase ^ 83u, 4096ull, x10);
-        fe_store(tile, sbase ^ 98u, 4096ull, x6);
-        fe_store(tile, sbase ^ 114u, 4096ull, x14);
-        fe_store(tile, sbase ^ 134u, 4096ull, x1);
-        fe_store(tile, sbase ^ 150u, 4096ull, x9);
-        fe_store(tile, sbase ^ 167u, 4096ull, x5);
-        fe_store(tile, sbase ^ 183u, 4096ull, x13);
-        fe_store(tile, sbase ^ 197u, 4096ull, x3);
-        fe_store(tile, sbase ^ 213u, 4096ull, x11);
-        fe_store(tile, sbase ^ 228u, 4096ull, x7);
-        fe_store(tile, sbase ^ 244u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4223ull, x0);
+        fe_store(tile, sbase + 16u, 4223ull, x8);
+        fe_store(tile, sbase + 33u, 4223ull, x4);
+        fe_store(tile, sbase + 49u, 4223ull, x12);
+        fe_store(tile, sbase + 66u, 4223ull, x2);
+        fe_store(tile, sbase + 82u, 4223ull, x10);
+        fe_store(tile, sbase + 99u, 4223ull, x6);
+        fe_store(tile, sbase + 115u, 4223ull, x14);
+        fe_store(tile, sbase + 132u, 4223ull, x1);
+        fe_store(tile, sbase + 148u, 4223ull, x9);
+        fe_store(tile, sbase + 165u, 4223ull, x5);
+        fe_store(tile, sbase + 181u, 4223ull, x13);
+        fe_store(tile, sbase + 198u, 4223ull, x3);
+        fe_store(tile, sbase + 214u, 4223ull, x11);
+        fe_store(tile, sbase + 231u, 4223ull, x7);
+        fe_store(tile, sbase + 247u, 4223ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 134217727u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 24577ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 24577ull));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
@@ -2972,22 +3072,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4223ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4223ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4223ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4223ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4223ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4223ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4223ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4223ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4223ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4223ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4223ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4223ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4223ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4223ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4223ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4223ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -3181,140 +3281,156 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4223ull, x0);
+        fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4223ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4223ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4223ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4223ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4223ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4223ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4223ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4223ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4223ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4223ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4223ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4223ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4223ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4223ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 3u) & 255u) | (((uint32_t)q & 7u) << 8u) | ((((uint32_t)q >> 11u) & 1u) << 11u);
-        const size_t d = (size_t)(((uint32_t)q & 4095u) | (((uint32_t)blk & 32767u) << 12u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 5u)), 4223ull));
+        }
     }
 }
 
 // 16777216 pieces of 2^3 elements (512 per block), 2 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4238];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 7u) | ((((uint32_t)q >> 8u) & 7u) << 3u) | ((((uint32_t)q >> 3u) & 1u) << 6u) | ((((uint32_t)q >> 11u) & 1u) << 7u) | ((((uint32_t)q >> 4u) & 1u) << 8u) | ((((uint32_t)q >> 6u) & 1u) << 9u) | ((((uint32_t)q >> 5u) & 1u) << 10u) | ((((uint32_t)q >> 7u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u) | ((((uint32_t)q >> 8u) & 15u) << 23u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 134217728ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 5u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 5u) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 8u)), 4238ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
+        }
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 1u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 2u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 3u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 5u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 6u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 7u, 4096ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 4238ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 4238ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 4238ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 4238ull);
+            fe_t x4 = fe_load(tile, sbase + 4u, 4238ull);
+            fe_t x5 = fe_load(tile, sbase + 5u, 4238ull);
+            fe_t x6 = fe_load(tile, sbase + 6u, 4238ull);
+            fe_t x7 = fe_load(tile, sbase + 7u, 4238ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            x6 = fe_mul_mont(x6, 1539779312u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x7 = fe_mul_mont(x7, 1539779312u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x5 = fe_mul_mont(x5, 1964242958u);
+            x3 = fe_mul_mont(x3, 1539779312u);
+            x7 = fe_mul_mont(x7, 1032137103u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            fe_store(tile, sbase + 0u, 4238ull, fe_mul_mont(x0, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 1u, 4238ull, fe_mul_mont(x4, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 2u, 4238ull, fe_mul_mont(x2, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 3u, 4238ull, fe_mul_mont(x6, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 4u, 4238ull, fe_mul_mont(x1, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 5u, 4238ull, fe_mul_mont(x5, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 6u, 4238ull, fe_mul_mont(x3, fe_load(tw, 24576ull, 24577ull)));
+            fe_store(tile, sbase + 7u, 4238ull, fe_mul_mont(x7, fe_load(tw, 24576ull, 24577ull)));
         }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        x6 = fe_mul_mont(x6, 1539779312u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x7 = fe_mul_mont(x7, 1539779312u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x4, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x2, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x6, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x1, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x5, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x3, fe_load(tw, 24576ull, 24577ull)));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x7, fe_load(tw, 24576ull, 24577ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 7u) | (((uint32_t)q & 7u) << 3u) | ((((uint32_t)q >> 6u) & 1u) << 6u) | ((((uint32_t)q >> 3u) & 1u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 8u) | ((((uint32_t)q >> 4u) & 1u) << 9u) | ((((uint32_t)q >> 8u) & 1u) << 10u) | ((((uint32_t)q >> 5u) & 1u) << 11u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)q >> 6u) & 7u) << 20u) | (((uint32_t)blk & 1u) << 23u) | ((((uint32_t)q >> 9u) & 7u) << 24u));
-        fe_store(out, d, 134217728ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 5u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)tq >> 6u) & 3u) << 20u) | (((uint32_t)blk & 1u) << 23u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u));
+            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 5u) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 8u)), 4238ull));
+        }
     }
 }

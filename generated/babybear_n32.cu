@@ -153,32 +153,40 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)((uint32_t)q & 31u);
-        fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
+            fe_store(tile, st + (((uint32_t)ul & 1u) << 4u), 32ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t g = threadIdx.x; g < 2u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_load(tile, base | 2u, 32ull);
-        fe_t x2 = fe_load(tile, base | 4u, 32ull);
-        fe_t x3 = fe_load(tile, base | 6u, 32ull);
-        fe_t x4 = fe_load(tile, base | 8u, 32ull);
-        fe_t x5 = fe_load(tile, base | 10u, 32ull);
-        fe_t x6 = fe_load(tile, base | 12u, 32ull);
-        fe_t x7 = fe_load(tile, base | 14u, 32ull);
-        fe_t x8 = fe_load(tile, base | 16u, 32ull);
-        fe_t x9 = fe_load(tile, base | 18u, 32ull);
-        fe_t x10 = fe_load(tile, base | 20u, 32ull);
-        fe_t x11 = fe_load(tile, base | 22u, 32ull);
-        fe_t x12 = fe_load(tile, base | 24u, 32ull);
-        fe_t x13 = fe_load(tile, base | 26u, 32ull);
-        fe_t x14 = fe_load(tile, base | 28u, 32ull);
-        fe_t x15 = fe_load(tile, base | 30u, 32ull);
+    for (uint32_t tq = threadIdx.x; tq < 2u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 1u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 32ull);
+        fe_t x2 = fe_load(tile, sbase + 4u, 32ull);
+        fe_t x3 = fe_load(tile, sbase + 6u, 32ull);
+        fe_t x4 = fe_load(tile, sbase + 8u, 32ull);
+        fe_t x5 = fe_load(tile, sbase + 10u, 32ull);
+        fe_t x6 = fe_load(tile, sbase + 12u, 32ull);
+        fe_t x7 = fe_load(tile, sbase + 14u, 32ull);
+        fe_t x8 = fe_load(tile, sbase + 16u, 32ull);
+        fe_t x9 = fe_load(tile, sbase + 18u, 32ull);
+        fe_t x10 = fe_load(tile, sbase + 20u, 32ull);
+        fe_t x11 = fe_load(tile, sbase + 22u, 32ull);
+        fe_t x12 = fe_load(tile, sbase + 24u, 32ull);
+        fe_t x13 = fe_load(tile, sbase + 26u, 32ull);
+        fe_t x14 = fe_load(tile, sbase + 28u, 32ull);
+        fe_t x15 = fe_load(tile, sbase + 30u, 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -356,46 +364,54 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 2u, 32ull, x8);
-        fe_store(tile, base | 4u, 32ull, x4);
-        fe_store(tile, base | 6u, 32ull, x12);
-        fe_store(tile, base | 8u, 32ull, x2);
-        fe_store(tile, base | 10u, 32ull, x10);
-        fe_store(tile, base | 12u, 32ull, x6);
-        fe_store(tile, base | 14u, 32ull, x14);
-        fe_store(tile, base | 16u, 32ull, x1);
-        fe_store(tile, base | 18u, 32ull, x9);
-        fe_store(tile, base | 20u, 32ull, x5);
-        fe_store(tile, base | 22u, 32ull, x13);
-        fe_store(tile, base | 24u, 32ull, x3);
-        fe_store(tile, base | 26u, 32ull, x11);
-        fe_store(tile, base | 28u, 32ull, x7);
-        fe_store(tile, base | 30u, 32ull, x15);
+        fe_store(tile, sbase + 0u, 32ull, x0);
+        fe_store(tile, sbase + 2u, 32ull, x8);
+        fe_store(tile, sbase + 4u, 32ull, x4);
+        fe_store(tile, sbase + 6u, 32ull, x12);
+        fe_store(tile, sbase + 8u, 32ull, x2);
+        fe_store(tile, sbase + 10u, 32ull, x10);
+        fe_store(tile, sbase + 12u, 32ull, x6);
+        fe_store(tile, sbase + 14u, 32ull, x14);
+        fe_store(tile, sbase + 16u, 32ull, x1);
+        fe_store(tile, sbase + 18u, 32ull, x9);
+        fe_store(tile, sbase + 20u, 32ull, x5);
+        fe_store(tile, sbase + 22u, 32ull, x13);
+        fe_store(tile, sbase + 24u, 32ull, x3);
+        fe_store(tile, sbase + 26u, 32ull, x11);
+        fe_store(tile, sbase + 28u, 32ull, x7);
+        fe_store(tile, sbase + 30u, 32ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 1u;
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 1u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
         const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
         const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), g0_0);
+        fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 1u, 32ull, x1);
+        fe_store(tile, sbase + 0u, 32ull, x0);
+        fe_store(tile, sbase + 1u, 32ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)((uint32_t)q & 31u);
-        fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) << 1u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull, fe_load(tile, st + ((uint32_t)ul & 1u), 32ull));
+        }
     }
 }
 
@@ -407,32 +423,40 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 31u;
-        const size_t a = (size_t)((uint32_t)q & 31u);
-        fe_store(tile, i, 32ull, fe_load(in, a, 32ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
+            fe_store(tile, st + (((uint32_t)ul & 1u) << 4u), 32ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t g = threadIdx.x; g < 2u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 1u;
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_load(tile, base | 2u, 32ull);
-        fe_t x2 = fe_load(tile, base | 4u, 32ull);
-        fe_t x3 = fe_load(tile, base | 6u, 32ull);
-        fe_t x4 = fe_load(tile, base | 8u, 32ull);
-        fe_t x5 = fe_load(tile, base | 10u, 32ull);
-        fe_t x6 = fe_load(tile, base | 12u, 32ull);
-        fe_t x7 = fe_load(tile, base | 14u, 32ull);
-        fe_t x8 = fe_load(tile, base | 16u, 32ull);
-        fe_t x9 = fe_load(tile, base | 18u, 32ull);
-        fe_t x10 = fe_load(tile, base | 20u, 32ull);
-        fe_t x11 = fe_load(tile, base | 22u, 32ull);
-        fe_t x12 = fe_load(tile, base | 24u, 32ull);
-        fe_t x13 = fe_load(tile, base | 26u, 32ull);
-        fe_t x14 = fe_load(tile, base | 28u, 32ull);
-        fe_t x15 = fe_load(tile, base | 30u, 32ull);
+    for (uint32_t tq = threadIdx.x; tq < 2u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 1u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 32ull);
+        fe_t x2 = fe_load(tile, sbase + 4u, 32ull);
+        fe_t x3 = fe_load(tile, sbase + 6u, 32ull);
+        fe_t x4 = fe_load(tile, sbase + 8u, 32ull);
+        fe_t x5 = fe_load(tile, sbase + 10u, 32ull);
+        fe_t x6 = fe_load(tile, sbase + 12u, 32ull);
+        fe_t x7 = fe_load(tile, sbase + 14u, 32ull);
+        fe_t x8 = fe_load(tile, sbase + 16u, 32ull);
+        fe_t x9 = fe_load(tile, sbase + 18u, 32ull);
+        fe_t x10 = fe_load(tile, sbase + 20u, 32ull);
+        fe_t x11 = fe_load(tile, sbase + 22u, 32ull);
+        fe_t x12 = fe_load(tile, sbase + 24u, 32ull);
+        fe_t x13 = fe_load(tile, sbase + 26u, 32ull);
+        fe_t x14 = fe_load(tile, sbase + 28u, 32ull);
+        fe_t x15 = fe_load(tile, sbase + 30u, 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -610,45 +634,53 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 32ull, x0);
-        fe_store(tile, base | 2u, 32ull, x8);
-        fe_store(tile, base | 4u, 32ull, x4);
-        fe_store(tile, base | 6u, 32ull, x12);
-        fe_store(tile, base | 8u, 32ull, x2);
-        fe_store(tile, base | 10u, 32ull, x10);
-        fe_store(tile, base | 12u, 32ull, x6);
-        fe_store(tile, base | 14u, 32ull, x14);
-        fe_store(tile, base | 16u, 32ull, x1);
-        fe_store(tile, base | 18u, 32ull, x9);
-        fe_store(tile, base | 20u, 32ull, x5);
-        fe_store(tile, base | 22u, 32ull, x13);
-        fe_store(tile, base | 24u, 32ull, x3);
-        fe_store(tile, base | 26u, 32ull, x11);
-        fe_store(tile, base | 28u, 32ull, x7);
-        fe_store(tile, base | 30u, 32ull, x15);
+        fe_store(tile, sbase + 0u, 32ull, x0);
+        fe_store(tile, sbase + 2u, 32ull, x8);
+        fe_store(tile, sbase + 4u, 32ull, x4);
+        fe_store(tile, sbase + 6u, 32ull, x12);
+        fe_store(tile, sbase + 8u, 32ull, x2);
+        fe_store(tile, sbase + 10u, 32ull, x10);
+        fe_store(tile, sbase + 12u, 32ull, x6);
+        fe_store(tile, sbase + 14u, 32ull, x14);
+        fe_store(tile, sbase + 16u, 32ull, x1);
+        fe_store(tile, sbase + 18u, 32ull, x9);
+        fe_store(tile, sbase + 20u, 32ull, x5);
+        fe_store(tile, sbase + 22u, 32ull, x13);
+        fe_store(tile, sbase + 24u, 32ull, x3);
+        fe_store(tile, sbase + 26u, 32ull, x11);
+        fe_store(tile, sbase + 28u, 32ull, x7);
+        fe_store(tile, sbase + 30u, 32ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 1u;
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 1u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
         const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
-        fe_t x0 = fe_load(tile, base | 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, base | 1u, 32ull), g0_0);
+        fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, base | 0u, 32ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
-        fe_store(tile, base | 1u, 32ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase + 0u, 32ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase + 1u, 32ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 32u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 1u) | (((uint32_t)q & 15u) << 1u);
-        const size_t d = (size_t)((uint32_t)q & 31u);
-        fe_store(out, d, 32ull, fe_load(tile, i, 32ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) << 1u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull, fe_load(tile, st + ((uint32_t)ul & 1u), 32ull));
+        }
     }
 }

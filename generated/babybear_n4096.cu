@@ -147,39 +147,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^12 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4230];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)((uint32_t)q & 4095u);
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 265u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 530u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 795u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 1293u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 1558u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 1823u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 2305u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 2586u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 2835u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 3333u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 3614u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 3863u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
+        fe_t x1 = fe_load(tile, sbase + 264u, 4230ull);
+        fe_t x2 = fe_load(tile, sbase + 529u, 4230ull);
+        fe_t x3 = fe_load(tile, sbase + 793u, 4230ull);
+        fe_t x4 = fe_load(tile, sbase + 1058u, 4230ull);
+        fe_t x5 = fe_load(tile, sbase + 1322u, 4230ull);
+        fe_t x6 = fe_load(tile, sbase + 1587u, 4230ull);
+        fe_t x7 = fe_load(tile, sbase + 1851u, 4230ull);
+        fe_t x8 = fe_load(tile, sbase + 2116u, 4230ull);
+        fe_t x9 = fe_load(tile, sbase + 2380u, 4230ull);
+        fe_t x10 = fe_load(tile, sbase + 2645u, 4230ull);
+        fe_t x11 = fe_load(tile, sbase + 2909u, 4230ull);
+        fe_t x12 = fe_load(tile, sbase + 3174u, 4230ull);
+        fe_t x13 = fe_load(tile, sbase + 3438u, 4230ull);
+        fe_t x14 = fe_load(tile, sbase + 3703u, 4230ull);
+        fe_t x15 = fe_load(tile, sbase + 3967u, 4230ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -357,28 +364,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 265u, 4096ull, x8);
-        fe_store(tile, sbase ^ 530u, 4096ull, x4);
-        fe_store(tile, sbase ^ 795u, 4096ull, x12);
-        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
-        fe_store(tile, sbase ^ 1293u, 4096ull, x10);
-        fe_store(tile, sbase ^ 1558u, 4096ull, x6);
-        fe_store(tile, sbase ^ 1823u, 4096ull, x14);
-        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
-        fe_store(tile, sbase ^ 2305u, 4096ull, x9);
-        fe_store(tile, sbase ^ 2586u, 4096ull, x5);
-        fe_store(tile, sbase ^ 2835u, 4096ull, x13);
-        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
-        fe_store(tile, sbase ^ 3333u, 4096ull, x11);
-        fe_store(tile, sbase ^ 3614u, 4096ull, x7);
-        fe_store(tile, sbase ^ 3863u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4230ull, x0);
+        fe_store(tile, sbase + 264u, 4230ull, x8);
+        fe_store(tile, sbase + 529u, 4230ull, x4);
+        fe_store(tile, sbase + 793u, 4230ull, x12);
+        fe_store(tile, sbase + 1058u, 4230ull, x2);
+        fe_store(tile, sbase + 1322u, 4230ull, x10);
+        fe_store(tile, sbase + 1587u, 4230ull, x6);
+        fe_store(tile, sbase + 1851u, 4230ull, x14);
+        fe_store(tile, sbase + 2116u, 4230ull, x1);
+        fe_store(tile, sbase + 2380u, 4230ull, x9);
+        fe_store(tile, sbase + 2645u, 4230ull, x5);
+        fe_store(tile, sbase + 2909u, 4230ull, x13);
+        fe_store(tile, sbase + 3174u, 4230ull, x3);
+        fe_store(tile, sbase + 3438u, 4230ull, x11);
+        fe_store(tile, sbase + 3703u, 4230ull, x7);
+        fe_store(tile, sbase + 3967u, 4230ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
         const uint32_t w0e = (((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
@@ -401,22 +411,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 66u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 82u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 99u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 115u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 132u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 148u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 165u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 181u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 198u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 214u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 231u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 247u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4230ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 16u, 4230ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 33u, 4230ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 49u, 4230ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 66u, 4230ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 82u, 4230ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 99u, 4230ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 115u, 4230ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 132u, 4230ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 148u, 4230ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 165u, 4230ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 181u, 4230ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 198u, 4230ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 214u, 4230ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 231u, 4230ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 247u, 4230ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -594,28 +604,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 16u, 4096ull, x8);
-        fe_store(tile, sbase ^ 33u, 4096ull, x4);
-        fe_store(tile, sbase ^ 49u, 4096ull, x12);
-        fe_store(tile, sbase ^ 66u, 4096ull, x2);
-        fe_store(tile, sbase ^ 82u, 4096ull, x10);
-        fe_store(tile, sbase ^ 99u, 4096ull, x6);
-        fe_store(tile, sbase ^ 115u, 4096ull, x14);
-        fe_store(tile, sbase ^ 132u, 4096ull, x1);
-        fe_store(tile, sbase ^ 148u, 4096ull, x9);
-        fe_store(tile, sbase ^ 165u, 4096ull, x5);
-        fe_store(tile, sbase ^ 181u, 4096ull, x13);
-        fe_store(tile, sbase ^ 198u, 4096ull, x3);
-        fe_store(tile, sbase ^ 214u, 4096ull, x11);
-        fe_store(tile, sbase ^ 231u, 4096ull, x7);
-        fe_store(tile, sbase ^ 247u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4230ull, x0);
+        fe_store(tile, sbase + 16u, 4230ull, x8);
+        fe_store(tile, sbase + 33u, 4230ull, x4);
+        fe_store(tile, sbase + 49u, 4230ull, x12);
+        fe_store(tile, sbase + 66u, 4230ull, x2);
+        fe_store(tile, sbase + 82u, 4230ull, x10);
+        fe_store(tile, sbase + 99u, 4230ull, x6);
+        fe_store(tile, sbase + 115u, 4230ull, x14);
+        fe_store(tile, sbase + 132u, 4230ull, x1);
+        fe_store(tile, sbase + 148u, 4230ull, x9);
+        fe_store(tile, sbase + 165u, 4230ull, x5);
+        fe_store(tile, sbase + 181u, 4230ull, x13);
+        fe_store(tile, sbase + 198u, 4230ull, x3);
+        fe_store(tile, sbase + 214u, 4230ull, x11);
+        fe_store(tile, sbase + 231u, 4230ull, x7);
+        fe_store(tile, sbase + 247u, 4230ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
         const uint32_t g1_0e = ((((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -632,22 +645,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4230ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4230ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4230ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4230ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4230ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4230ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4230ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4230ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4230ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4230ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4230ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4230ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4230ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4230ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4230ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -825,68 +838,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x8);
-        fe_store(tile, sbase ^ 2u, 4096ull, x4);
-        fe_store(tile, sbase ^ 3u, 4096ull, x12);
-        fe_store(tile, sbase ^ 4u, 4096ull, x2);
-        fe_store(tile, sbase ^ 5u, 4096ull, x10);
-        fe_store(tile, sbase ^ 6u, 4096ull, x6);
-        fe_store(tile, sbase ^ 7u, 4096ull, x14);
-        fe_store(tile, sbase ^ 8u, 4096ull, x1);
-        fe_store(tile, sbase ^ 9u, 4096ull, x9);
-        fe_store(tile, sbase ^ 10u, 4096ull, x5);
-        fe_store(tile, sbase ^ 11u, 4096ull, x13);
-        fe_store(tile, sbase ^ 12u, 4096ull, x3);
-        fe_store(tile, sbase ^ 13u, 4096ull, x11);
-        fe_store(tile, sbase ^ 14u, 4096ull, x7);
-        fe_store(tile, sbase ^ 15u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4230ull, x0);
+        fe_store(tile, sbase + 1u, 4230ull, x8);
+        fe_store(tile, sbase + 2u, 4230ull, x4);
+        fe_store(tile, sbase + 3u, 4230ull, x12);
+        fe_store(tile, sbase + 4u, 4230ull, x2);
+        fe_store(tile, sbase + 5u, 4230ull, x10);
+        fe_store(tile, sbase + 6u, 4230ull, x6);
+        fe_store(tile, sbase + 7u, 4230ull, x14);
+        fe_store(tile, sbase + 8u, 4230ull, x1);
+        fe_store(tile, sbase + 9u, 4230ull, x9);
+        fe_store(tile, sbase + 10u, 4230ull, x5);
+        fe_store(tile, sbase + 11u, 4230ull, x13);
+        fe_store(tile, sbase + 12u, 4230ull, x3);
+        fe_store(tile, sbase + 13u, 4230ull, x11);
+        fe_store(tile, sbase + 14u, 4230ull, x7);
+        fe_store(tile, sbase + 15u, 4230ull, x15);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 4095u);
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u) + (((uint32_t)ul & 15u) >> 9u)), 4230ull));
+        }
     }
 }
 
 // 1 pieces of 2^12 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4230];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)((uint32_t)q & 4095u);
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 265u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 530u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 795u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 1293u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 1558u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 1823u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 2305u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 2586u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 2835u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 3333u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 3614u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 3863u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
+        fe_t x1 = fe_load(tile, sbase + 264u, 4230ull);
+        fe_t x2 = fe_load(tile, sbase + 529u, 4230ull);
+        fe_t x3 = fe_load(tile, sbase + 793u, 4230ull);
+        fe_t x4 = fe_load(tile, sbase + 1058u, 4230ull);
+        fe_t x5 = fe_load(tile, sbase + 1322u, 4230ull);
+        fe_t x6 = fe_load(tile, sbase + 1587u, 4230ull);
+        fe_t x7 = fe_load(tile, sbase + 1851u, 4230ull);
+        fe_t x8 = fe_load(tile, sbase + 2116u, 4230ull);
+        fe_t x9 = fe_load(tile, sbase + 2380u, 4230ull);
+        fe_t x10 = fe_load(tile, sbase + 2645u, 4230ull);
+        fe_t x11 = fe_load(tile, sbase + 2909u, 4230ull);
+        fe_t x12 = fe_load(tile, sbase + 3174u, 4230ull);
+        fe_t x13 = fe_load(tile, sbase + 3438u, 4230ull);
+        fe_t x14 = fe_load(tile, sbase + 3703u, 4230ull);
+        fe_t x15 = fe_load(tile, sbase + 3967u, 4230ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1064,28 +1088,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 265u, 4096ull, x8);
-        fe_store(tile, sbase ^ 530u, 4096ull, x4);
-        fe_store(tile, sbase ^ 795u, 4096ull, x12);
-        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
-        fe_store(tile, sbase ^ 1293u, 4096ull, x10);
-        fe_store(tile, sbase ^ 1558u, 4096ull, x6);
-        fe_store(tile, sbase ^ 1823u, 4096ull, x14);
-        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
-        fe_store(tile, sbase ^ 2305u, 4096ull, x9);
-        fe_store(tile, sbase ^ 2586u, 4096ull, x5);
-        fe_store(tile, sbase ^ 2835u, 4096ull, x13);
-        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
-        fe_store(tile, sbase ^ 3333u, 4096ull, x11);
-        fe_store(tile, sbase ^ 3614u, 4096ull, x7);
-        fe_store(tile, sbase ^ 3863u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4230ull, x0);
+        fe_store(tile, sbase + 264u, 4230ull, x8);
+        fe_store(tile, sbase + 529u, 4230ull, x4);
+        fe_store(tile, sbase + 793u, 4230ull, x12);
+        fe_store(tile, sbase + 1058u, 4230ull, x2);
+        fe_store(tile, sbase + 1322u, 4230ull, x10);
+        fe_store(tile, sbase + 1587u, 4230ull, x6);
+        fe_store(tile, sbase + 1851u, 4230ull, x14);
+        fe_store(tile, sbase + 2116u, 4230ull, x1);
+        fe_store(tile, sbase + 2380u, 4230ull, x9);
+        fe_store(tile, sbase + 2645u, 4230ull, x5);
+        fe_store(tile, sbase + 2909u, 4230ull, x13);
+        fe_store(tile, sbase + 3174u, 4230ull, x3);
+        fe_store(tile, sbase + 3438u, 4230ull, x11);
+        fe_store(tile, sbase + 3703u, 4230ull, x7);
+        fe_store(tile, sbase + 3967u, 4230ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
         const uint32_t w0e = (0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
@@ -1108,22 +1135,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 16u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 33u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 49u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 66u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 82u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 99u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 115u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 132u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 148u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 165u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 181u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 198u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 214u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 231u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 247u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4230ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 16u, 4230ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 33u, 4230ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 49u, 4230ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 66u, 4230ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 82u, 4230ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 99u, 4230ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 115u, 4230ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 132u, 4230ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 148u, 4230ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 165u, 4230ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 181u, 4230ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 198u, 4230ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 214u, 4230ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 231u, 4230ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 247u, 4230ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1301,28 +1328,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 16u, 4096ull, x8);
-        fe_store(tile, sbase ^ 33u, 4096ull, x4);
-        fe_store(tile, sbase ^ 49u, 4096ull, x12);
-        fe_store(tile, sbase ^ 66u, 4096ull, x2);
-        fe_store(tile, sbase ^ 82u, 4096ull, x10);
-        fe_store(tile, sbase ^ 99u, 4096ull, x6);
-        fe_store(tile, sbase ^ 115u, 4096ull, x14);
-        fe_store(tile, sbase ^ 132u, 4096ull, x1);
-        fe_store(tile, sbase ^ 148u, 4096ull, x9);
-        fe_store(tile, sbase ^ 165u, 4096ull, x5);
-        fe_store(tile, sbase ^ 181u, 4096ull, x13);
-        fe_store(tile, sbase ^ 198u, 4096ull, x3);
-        fe_store(tile, sbase ^ 214u, 4096ull, x11);
-        fe_store(tile, sbase ^ 231u, 4096ull, x7);
-        fe_store(tile, sbase ^ 247u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4230ull, x0);
+        fe_store(tile, sbase + 16u, 4230ull, x8);
+        fe_store(tile, sbase + 33u, 4230ull, x4);
+        fe_store(tile, sbase + 49u, 4230ull, x12);
+        fe_store(tile, sbase + 66u, 4230ull, x2);
+        fe_store(tile, sbase + 82u, 4230ull, x10);
+        fe_store(tile, sbase + 99u, 4230ull, x6);
+        fe_store(tile, sbase + 115u, 4230ull, x14);
+        fe_store(tile, sbase + 132u, 4230ull, x1);
+        fe_store(tile, sbase + 148u, 4230ull, x9);
+        fe_store(tile, sbase + 165u, 4230ull, x5);
+        fe_store(tile, sbase + 181u, 4230ull, x13);
+        fe_store(tile, sbase + 198u, 4230ull, x3);
+        fe_store(tile, sbase + 214u, 4230ull, x11);
+        fe_store(tile, sbase + 231u, 4230ull, x7);
+        fe_store(tile, sbase + 247u, 4230ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -1339,22 +1369,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4230ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4230ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4230ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4230ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4230ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4230ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4230ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4230ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4230ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4230ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4230ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4230ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4230ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4230ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4230ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1532,29 +1562,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 0u, 4230ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 1u, 4230ull, fe_mul_mont(x8, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 2u, 4230ull, fe_mul_mont(x4, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 3u, 4230ull, fe_mul_mont(x12, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 4u, 4230ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 5u, 4230ull, fe_mul_mont(x10, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 6u, 4230ull, fe_mul_mont(x6, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 7u, 4230ull, fe_mul_mont(x14, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 8u, 4230ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 9u, 4230ull, fe_mul_mont(x9, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 10u, 4230ull, fe_mul_mont(x5, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 11u, 4230ull, fe_mul_mont(x13, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 12u, 4230ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 13u, 4230ull, fe_mul_mont(x11, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 14u, 4230ull, fe_mul_mont(x7, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 15u, 4230ull, fe_mul_mont(x15, fe_load(tw, 4096ull, 4097ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 4095u);
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u) + (((uint32_t)ul & 15u) >> 9u)), 4230ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^7 elements (1 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[128];
+    __shared__ fe_word_t tile[135];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 128ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)((uint32_t)q & 127u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 8u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 7u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 8u, 128ull);
-        fe_t x2 = fe_load(tile, sbase ^ 17u, 128ull);
-        fe_t x3 = fe_load(tile, sbase ^ 25u, 128ull);
-        fe_t x4 = fe_load(tile, sbase ^ 34u, 128ull);
-        fe_t x5 = fe_load(tile, sbase ^ 42u, 128ull);
-        fe_t x6 = fe_load(tile, sbase ^ 51u, 128ull);
-        fe_t x7 = fe_load(tile, sbase ^ 59u, 128ull);
-        fe_t x8 = fe_load(tile, sbase ^ 68u, 128ull);
-        fe_t x9 = fe_load(tile, sbase ^ 76u, 128ull);
-        fe_t x10 = fe_load(tile, sbase ^ 85u, 128ull);
-        fe_t x11 = fe_load(tile, sbase ^ 93u, 128ull);
-        fe_t x12 = fe_load(tile, sbase ^ 102u, 128ull);
-        fe_t x13 = fe_load(tile, sbase ^ 110u, 128ull);
-        fe_t x14 = fe_load(tile, sbase ^ 119u, 128ull);
-        fe_t x15 = fe_load(tile, sbase ^ 127u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 7u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        fe_t x2 = fe_load(tile, sbase + 17u, 135ull);
+        fe_t x3 = fe_load(tile, sbase + 25u, 135ull);
+        fe_t x4 = fe_load(tile, sbase + 34u, 135ull);
+        fe_t x5 = fe_load(tile, sbase + 42u, 135ull);
+        fe_t x6 = fe_load(tile, sbase + 51u, 135ull);
+        fe_t x7 = fe_load(tile, sbase + 59u, 135ull);
+        fe_t x8 = fe_load(tile, sbase + 68u, 135ull);
+        fe_t x9 = fe_load(tile, sbase + 76u, 135ull);
+        fe_t x10 = fe_load(tile, sbase + 85u, 135ull);
+        fe_t x11 = fe_load(tile, sbase + 93u, 135ull);
+        fe_t x12 = fe_load(tile, sbase + 102u, 135ull);
+        fe_t x13 = fe_load(tile, sbase + 110u, 135ull);
+        fe_t x14 = fe_load(tile, sbase + 119u, 135ull);
+        fe_t x15 = fe_load(tile, sbase + 127u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x8);
-        fe_store(tile, sbase ^ 17u, 128ull, x4);
-        fe_store(tile, sbase ^ 25u, 128ull, x12);
-        fe_store(tile, sbase ^ 34u, 128ull, x2);
-        fe_store(tile, sbase ^ 42u, 128ull, x10);
-        fe_store(tile, sbase ^ 51u, 128ull, x6);
-        fe_store(tile, sbase ^ 59u, 128ull, x14);
-        fe_store(tile, sbase ^ 68u, 128ull, x1);
-        fe_store(tile, sbase ^ 76u, 128ull, x9);
-        fe_store(tile, sbase ^ 85u, 128ull, x5);
-        fe_store(tile, sbase ^ 93u, 128ull, x13);
-        fe_store(tile, sbase ^ 102u, 128ull, x3);
-        fe_store(tile, sbase ^ 110u, 128ull, x11);
-        fe_store(tile, sbase ^ 119u, 128ull, x7);
-        fe_store(tile, sbase ^ 127u, 128ull, x15);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x8);
+        fe_store(tile, sbase + 17u, 135ull, x4);
+        fe_store(tile, sbase + 25u, 135ull, x12);
+        fe_store(tile, sbase + 34u, 135ull, x2);
+        fe_store(tile, sbase + 42u, 135ull, x10);
+        fe_store(tile, sbase + 51u, 135ull, x6);
+        fe_store(tile, sbase + 59u, 135ull, x14);
+        fe_store(tile, sbase + 68u, 135ull, x1);
+        fe_store(tile, sbase + 76u, 135ull, x9);
+        fe_store(tile, sbase + 85u, 135ull, x5);
+        fe_store(tile, sbase + 93u, 135ull, x13);
+        fe_store(tile, sbase + 102u, 135ull, x3);
+        fe_store(tile, sbase + 110u, 135ull, x11);
+        fe_store(tile, sbase + 119u, 135ull, x7);
+        fe_store(tile, sbase + 127u, 135ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 3u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = ((uint32_t)base >> 3u) & 15u & 127u;
         const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -396,14 +406,14 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
         const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
         const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 128ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 128ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 128ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 128ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 128ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 128ull), w0_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 135ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 135ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 135ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 135ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -469,60 +479,71 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 1u, 128ull, x4);
-        fe_store(tile, sbase ^ 2u, 128ull, x2);
-        fe_store(tile, sbase ^ 3u, 128ull, x6);
-        fe_store(tile, sbase ^ 4u, 128ull, x1);
-        fe_store(tile, sbase ^ 5u, 128ull, x5);
-        fe_store(tile, sbase ^ 6u, 128ull, x3);
-        fe_store(tile, sbase ^ 7u, 128ull, x7);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 1u, 135ull, x4);
+        fe_store(tile, sbase + 2u, 135ull, x2);
+        fe_store(tile, sbase + 3u, 135ull, x6);
+        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase + 5u, 135ull, x5);
+        fe_store(tile, sbase + 6u, 135ull, x3);
+        fe_store(tile, sbase + 7u, 135ull, x7);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t d = (size_t)((uint32_t)q & 127u);
-        fe_store(out, d, 128ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) << 3u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 4u)), 135ull));
+        }
     }
 }
 
 // 1 pieces of 2^7 elements (1 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[128];
+    __shared__ fe_word_t tile[135];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 128ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 127u;
-        const size_t a = (size_t)((uint32_t)q & 127u);
-        fe_store(tile, i ^ ((i >> 4u) & 15u), 128ull, fe_load(in, a, 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 15u;
+        const uint32_t st = it + (it >> 4u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 8u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 7u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 8u, 128ull);
-        fe_t x2 = fe_load(tile, sbase ^ 17u, 128ull);
-        fe_t x3 = fe_load(tile, sbase ^ 25u, 128ull);
-        fe_t x4 = fe_load(tile, sbase ^ 34u, 128ull);
-        fe_t x5 = fe_load(tile, sbase ^ 42u, 128ull);
-        fe_t x6 = fe_load(tile, sbase ^ 51u, 128ull);
-        fe_t x7 = fe_load(tile, sbase ^ 59u, 128ull);
-        fe_t x8 = fe_load(tile, sbase ^ 68u, 128ull);
-        fe_t x9 = fe_load(tile, sbase ^ 76u, 128ull);
-        fe_t x10 = fe_load(tile, sbase ^ 85u, 128ull);
-        fe_t x11 = fe_load(tile, sbase ^ 93u, 128ull);
-        fe_t x12 = fe_load(tile, sbase ^ 102u, 128ull);
-        fe_t x13 = fe_load(tile, sbase ^ 110u, 128ull);
-        fe_t x14 = fe_load(tile, sbase ^ 119u, 128ull);
-        fe_t x15 = fe_load(tile, sbase ^ 127u, 128ull);
+    for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 7u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        fe_t x2 = fe_load(tile, sbase + 17u, 135ull);
+        fe_t x3 = fe_load(tile, sbase + 25u, 135ull);
+        fe_t x4 = fe_load(tile, sbase + 34u, 135ull);
+        fe_t x5 = fe_load(tile, sbase + 42u, 135ull);
+        fe_t x6 = fe_load(tile, sbase + 51u, 135ull);
+        fe_t x7 = fe_load(tile, sbase + 59u, 135ull);
+        fe_t x8 = fe_load(tile, sbase + 68u, 135ull);
+        fe_t x9 = fe_load(tile, sbase + 76u, 135ull);
+        fe_t x10 = fe_load(tile, sbase + 85u, 135ull);
+        fe_t x11 = fe_load(tile, sbase + 93u, 135ull);
+        fe_t x12 = fe_load(tile, sbase + 102u, 135ull);
+        fe_t x13 = fe_load(tile, sbase + 110u, 135ull);
+        fe_t x14 = fe_load(tile, sbase + 119u, 135ull);
+        fe_t x15 = fe_load(tile, sbase + 127u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -700,28 +721,31 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 8u, 128ull, x8);
-        fe_store(tile, sbase ^ 17u, 128ull, x4);
-        fe_store(tile, sbase ^ 25u, 128ull, x12);
-        fe_store(tile, sbase ^ 34u, 128ull, x2);
-        fe_store(tile, sbase ^ 42u, 128ull, x10);
-        fe_store(tile, sbase ^ 51u, 128ull, x6);
-        fe_store(tile, sbase ^ 59u, 128ull, x14);
-        fe_store(tile, sbase ^ 68u, 128ull, x1);
-        fe_store(tile, sbase ^ 76u, 128ull, x9);
-        fe_store(tile, sbase ^ 85u, 128ull, x5);
-        fe_store(tile, sbase ^ 93u, 128ull, x13);
-        fe_store(tile, sbase ^ 102u, 128ull, x3);
-        fe_store(tile, sbase ^ 110u, 128ull, x11);
-        fe_store(tile, sbase ^ 119u, 128ull, x7);
-        fe_store(tile, sbase ^ 127u, 128ull, x15);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x8);
+        fe_store(tile, sbase + 17u, 135ull, x4);
+        fe_store(tile, sbase + 25u, 135ull, x12);
+        fe_store(tile, sbase + 34u, 135ull, x2);
+        fe_store(tile, sbase + 42u, 135ull, x10);
+        fe_store(tile, sbase + 51u, 135ull, x6);
+        fe_store(tile, sbase + 59u, 135ull, x14);
+        fe_store(tile, sbase + 68u, 135ull, x1);
+        fe_store(tile, sbase + 76u, 135ull, x9);
+        fe_store(tile, sbase + 85u, 135ull, x5);
+        fe_store(tile, sbase + 93u, 135ull, x13);
+        fe_store(tile, sbase + 102u, 135ull, x3);
+        fe_store(tile, sbase + 110u, 135ull, x11);
+        fe_store(tile, sbase + 119u, 135ull, x7);
+        fe_store(tile, sbase + 127u, 135ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 16u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) << 3u;
-        const uint32_t sbase = base ^ ((base >> 4u) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u)) & 127u;
         const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -730,14 +754,14 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
         const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
         const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 128ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 128ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 128ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 128ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 128ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 128ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 128ull), w0_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 135ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 135ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 135ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 135ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -803,21 +827,25 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x4, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 2u, 128ull, fe_mul_mont(x2, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 3u, 128ull, fe_mul_mont(x6, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 4u, 128ull, fe_mul_mont(x1, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 5u, 128ull, fe_mul_mont(x5, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 6u, 128ull, fe_mul_mont(x3, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase ^ 7u, 128ull, fe_mul_mont(x7, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x4, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 2u, 135ull, fe_mul_mont(x2, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 3u, 135ull, fe_mul_mont(x6, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 4u, 135ull, fe_mul_mont(x1, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 5u, 135ull, fe_mul_mont(x5, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 6u, 135ull, fe_mul_mont(x3, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 7u, 135ull, fe_mul_mont(x7, fe_load(tw, 128ull, 129ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 128u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 7u) | (((uint32_t)q & 15u) << 3u);
-        const size_t d = (size_t)((uint32_t)q & 127u);
-        fe_store(out, d, 128ull, fe_load(tile, i ^ ((i >> 4u) & 15u), 128ull));
+    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 15u) << 3u;
+        const uint32_t st = it + (it >> 4u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 4u)), 135ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^11 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2182];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2048ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)((uint32_t)q & 2047u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull, fe_load(in, a, 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 8u)), 2182ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 137u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 258u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 395u, 2048ull);
-        fe_t x4 = fe_load(tile, sbase ^ 516u, 2048ull);
-        fe_t x5 = fe_load(tile, sbase ^ 653u, 2048ull);
-        fe_t x6 = fe_load(tile, sbase ^ 774u, 2048ull);
-        fe_t x7 = fe_load(tile, sbase ^ 911u, 2048ull);
-        fe_t x8 = fe_load(tile, sbase ^ 1032u, 2048ull);
-        fe_t x9 = fe_load(tile, sbase ^ 1153u, 2048ull);
-        fe_t x10 = fe_load(tile, sbase ^ 1290u, 2048ull);
-        fe_t x11 = fe_load(tile, sbase ^ 1411u, 2048ull);
-        fe_t x12 = fe_load(tile, sbase ^ 1548u, 2048ull);
-        fe_t x13 = fe_load(tile, sbase ^ 1669u, 2048ull);
-        fe_t x14 = fe_load(tile, sbase ^ 1806u, 2048ull);
-        fe_t x15 = fe_load(tile, sbase ^ 1927u, 2048ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 2182ull);
+        fe_t x2 = fe_load(tile, sbase + 273u, 2182ull);
+        fe_t x3 = fe_load(tile, sbase + 409u, 2182ull);
+        fe_t x4 = fe_load(tile, sbase + 546u, 2182ull);
+        fe_t x5 = fe_load(tile, sbase + 682u, 2182ull);
+        fe_t x6 = fe_load(tile, sbase + 819u, 2182ull);
+        fe_t x7 = fe_load(tile, sbase + 955u, 2182ull);
+        fe_t x8 = fe_load(tile, sbase + 1092u, 2182ull);
+        fe_t x9 = fe_load(tile, sbase + 1228u, 2182ull);
+        fe_t x10 = fe_load(tile, sbase + 1365u, 2182ull);
+        fe_t x11 = fe_load(tile, sbase + 1501u, 2182ull);
+        fe_t x12 = fe_load(tile, sbase + 1638u, 2182ull);
+        fe_t x13 = fe_load(tile, sbase + 1774u, 2182ull);
+        fe_t x14 = fe_load(tile, sbase + 1911u, 2182ull);
+        fe_t x15 = fe_load(tile, sbase + 2047u, 2182ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 137u, 2048ull, x8);
-        fe_store(tile, sbase ^ 258u, 2048ull, x4);
-        fe_store(tile, sbase ^ 395u, 2048ull, x12);
-        fe_store(tile, sbase ^ 516u, 2048ull, x2);
-        fe_store(tile, sbase ^ 653u, 2048ull, x10);
-        fe_store(tile, sbase ^ 774u, 2048ull, x6);
-        fe_store(tile, sbase ^ 911u, 2048ull, x14);
-        fe_store(tile, sbase ^ 1032u, 2048ull, x1);
-        fe_store(tile, sbase ^ 1153u, 2048ull, x9);
-        fe_store(tile, sbase ^ 1290u, 2048ull, x5);
-        fe_store(tile, sbase ^ 1411u, 2048ull, x13);
-        fe_store(tile, sbase ^ 1548u, 2048ull, x3);
-        fe_store(tile, sbase ^ 1669u, 2048ull, x11);
-        fe_store(tile, sbase ^ 1806u, 2048ull, x7);
-        fe_store(tile, sbase ^ 1927u, 2048ull, x15);
+        fe_store(tile, sbase + 0u, 2182ull, x0);
+        fe_store(tile, sbase + 136u, 2182ull, x8);
+        fe_store(tile, sbase + 273u, 2182ull, x4);
+        fe_store(tile, sbase + 409u, 2182ull, x12);
+        fe_store(tile, sbase + 546u, 2182ull, x2);
+        fe_store(tile, sbase + 682u, 2182ull, x10);
+        fe_store(tile, sbase + 819u, 2182ull, x6);
+        fe_store(tile, sbase + 955u, 2182ull, x14);
+        fe_store(tile, sbase + 1092u, 2182ull, x1);
+        fe_store(tile, sbase + 1228u, 2182ull, x9);
+        fe_store(tile, sbase + 1365u, 2182ull, x5);
+        fe_store(tile, sbase + 1501u, 2182ull, x13);
+        fe_store(tile, sbase + 1638u, 2182ull, x3);
+        fe_store(tile, sbase + 1774u, 2182ull, x11);
+        fe_store(tile, sbase + 1911u, 2182ull, x7);
+        fe_store(tile, sbase + 2047u, 2182ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 15u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 2048ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 42u, 2048ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 59u, 2048ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 68u, 2048ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 76u, 2048ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 85u, 2048ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 93u, 2048ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 102u, 2048ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 110u, 2048ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 119u, 2048ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 127u, 2048ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2182ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 8u, 2182ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 17u, 2182ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 25u, 2182ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 34u, 2182ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 42u, 2182ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 51u, 2182ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 59u, 2182ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 68u, 2182ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 76u, 2182ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 85u, 2182ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 93u, 2182ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 102u, 2182ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 110u, 2182ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 119u, 2182ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 127u, 2182ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -603,28 +613,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 8u, 2048ull, x8);
-        fe_store(tile, sbase ^ 17u, 2048ull, x4);
-        fe_store(tile, sbase ^ 25u, 2048ull, x12);
-        fe_store(tile, sbase ^ 34u, 2048ull, x2);
-        fe_store(tile, sbase ^ 42u, 2048ull, x10);
-        fe_store(tile, sbase ^ 51u, 2048ull, x6);
-        fe_store(tile, sbase ^ 59u, 2048ull, x14);
-        fe_store(tile, sbase ^ 68u, 2048ull, x1);
-        fe_store(tile, sbase ^ 76u, 2048ull, x9);
-        fe_store(tile, sbase ^ 85u, 2048ull, x5);
-        fe_store(tile, sbase ^ 93u, 2048ull, x13);
-        fe_store(tile, sbase ^ 102u, 2048ull, x3);
-        fe_store(tile, sbase ^ 110u, 2048ull, x11);
-        fe_store(tile, sbase ^ 119u, 2048ull, x7);
-        fe_store(tile, sbase ^ 127u, 2048ull, x15);
+        fe_store(tile, sbase + 0u, 2182ull, x0);
+        fe_store(tile, sbase + 8u, 2182ull, x8);
+        fe_store(tile, sbase + 17u, 2182ull, x4);
+        fe_store(tile, sbase + 25u, 2182ull, x12);
+        fe_store(tile, sbase + 34u, 2182ull, x2);
+        fe_store(tile, sbase + 42u, 2182ull, x10);
+        fe_store(tile, sbase + 51u, 2182ull, x6);
+        fe_store(tile, sbase + 59u, 2182ull, x14);
+        fe_store(tile, sbase + 68u, 2182ull, x1);
+        fe_store(tile, sbase + 76u, 2182ull, x9);
+        fe_store(tile, sbase + 85u, 2182ull, x5);
+        fe_store(tile, sbase + 93u, 2182ull, x13);
+        fe_store(tile, sbase + 102u, 2182ull, x3);
+        fe_store(tile, sbase + 110u, 2182ull, x11);
+        fe_store(tile, sbase + 119u, 2182ull, x7);
+        fe_store(tile, sbase + 127u, 2182ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = ((((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -633,14 +646,14 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
         const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 2048ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 2048ull), w1_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), w1_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -706,60 +719,71 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 1u, 2048ull, x4);
-        fe_store(tile, sbase ^ 2u, 2048ull, x2);
-        fe_store(tile, sbase ^ 3u, 2048ull, x6);
-        fe_store(tile, sbase ^ 4u, 2048ull, x1);
-        fe_store(tile, sbase ^ 5u, 2048ull, x5);
-        fe_store(tile, sbase ^ 6u, 2048ull, x3);
-        fe_store(tile, sbase ^ 7u, 2048ull, x7);
+        fe_store(tile, sbase + 0u, 2182ull, x0);
+        fe_store(tile, sbase + 1u, 2182ull, x4);
+        fe_store(tile, sbase + 2u, 2182ull, x2);
+        fe_store(tile, sbase + 3u, 2182ull, x6);
+        fe_store(tile, sbase + 4u, 2182ull, x1);
+        fe_store(tile, sbase + 5u, 2182ull, x5);
+        fe_store(tile, sbase + 6u, 2182ull, x3);
+        fe_store(tile, sbase + 7u, 2182ull, x7);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t d = (size_t)((uint32_t)q & 2047u);
-        fe_store(out, d, 2048ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 3u) | (((uint32_t)tq & 15u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 4u) + (((uint32_t)ul & 7u) >> 8u)), 2182ull));
+        }
     }
 }
 
 // 1 pieces of 2^11 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2048];
+    __shared__ fe_word_t tile[2182];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2048ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 2047u;
-        const size_t a = (size_t)((uint32_t)q & 2047u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull, fe_load(in, a, 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 8u)), 2182ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 127u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_load(tile, sbase ^ 137u, 2048ull);
-        fe_t x2 = fe_load(tile, sbase ^ 258u, 2048ull);
-        fe_t x3 = fe_load(tile, sbase ^ 395u, 2048ull);
-        fe_t x4 = fe_load(tile, sbase ^ 516u, 2048ull);
-        fe_t x5 = fe_load(tile, sbase ^ 653u, 2048ull);
-        fe_t x6 = fe_load(tile, sbase ^ 774u, 2048ull);
-        fe_t x7 = fe_load(tile, sbase ^ 911u, 2048ull);
-        fe_t x8 = fe_load(tile, sbase ^ 1032u, 2048ull);
-        fe_t x9 = fe_load(tile, sbase ^ 1153u, 2048ull);
-        fe_t x10 = fe_load(tile, sbase ^ 1290u, 2048ull);
-        fe_t x11 = fe_load(tile, sbase ^ 1411u, 2048ull);
-        fe_t x12 = fe_load(tile, sbase ^ 1548u, 2048ull);
-        fe_t x13 = fe_load(tile, sbase ^ 1669u, 2048ull);
-        fe_t x14 = fe_load(tile, sbase ^ 1806u, 2048ull);
-        fe_t x15 = fe_load(tile, sbase ^ 1927u, 2048ull);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 127u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 2182ull);
+        fe_t x2 = fe_load(tile, sbase + 273u, 2182ull);
+        fe_t x3 = fe_load(tile, sbase + 409u, 2182ull);
+        fe_t x4 = fe_load(tile, sbase + 546u, 2182ull);
+        fe_t x5 = fe_load(tile, sbase + 682u, 2182ull);
+        fe_t x6 = fe_load(tile, sbase + 819u, 2182ull);
+        fe_t x7 = fe_load(tile, sbase + 955u, 2182ull);
+        fe_t x8 = fe_load(tile, sbase + 1092u, 2182ull);
+        fe_t x9 = fe_load(tile, sbase + 1228u, 2182ull);
+        fe_t x10 = fe_load(tile, sbase + 1365u, 2182ull);
+        fe_t x11 = fe_load(tile, sbase + 1501u, 2182ull);
+        fe_t x12 = fe_load(tile, sbase + 1638u, 2182ull);
+        fe_t x13 = fe_load(tile, sbase + 1774u, 2182ull);
+        fe_t x14 = fe_load(tile, sbase + 1911u, 2182ull);
+        fe_t x15 = fe_load(tile, sbase + 2047u, 2182ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -937,28 +961,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 137u, 2048ull, x8);
-        fe_store(tile, sbase ^ 258u, 2048ull, x4);
-        fe_store(tile, sbase ^ 395u, 2048ull, x12);
-        fe_store(tile, sbase ^ 516u, 2048ull, x2);
-        fe_store(tile, sbase ^ 653u, 2048ull, x10);
-        fe_store(tile, sbase ^ 774u, 2048ull, x6);
-        fe_store(tile, sbase ^ 911u, 2048ull, x14);
-        fe_store(tile, sbase ^ 1032u, 2048ull, x1);
-        fe_store(tile, sbase ^ 1153u, 2048ull, x9);
-        fe_store(tile, sbase ^ 1290u, 2048ull, x5);
-        fe_store(tile, sbase ^ 1411u, 2048ull, x13);
-        fe_store(tile, sbase ^ 1548u, 2048ull, x3);
-        fe_store(tile, sbase ^ 1669u, 2048ull, x11);
-        fe_store(tile, sbase ^ 1806u, 2048ull, x7);
-        fe_store(tile, sbase ^ 1927u, 2048ull, x15);
+        fe_store(tile, sbase + 0u, 2182ull, x0);
+        fe_store(tile, sbase + 136u, 2182ull, x8);
+        fe_store(tile, sbase + 273u, 2182ull, x4);
+        fe_store(tile, sbase + 409u, 2182ull, x12);
+        fe_store(tile, sbase + 546u, 2182ull, x2);
+        fe_store(tile, sbase + 682u, 2182ull, x10);
+        fe_store(tile, sbase + 819u, 2182ull, x6);
+        fe_store(tile, sbase + 955u, 2182ull, x14);
+        fe_store(tile, sbase + 1092u, 2182ull, x1);
+        fe_store(tile, sbase + 1228u, 2182ull, x9);
+        fe_store(tile, sbase + 1365u, 2182ull, x5);
+        fe_store(tile, sbase + 1501u, 2182ull, x13);
+        fe_store(tile, sbase + 1638u, 2182ull, x3);
+        fe_store(tile, sbase + 1774u, 2182ull, x11);
+        fe_store(tile, sbase + 1911u, 2182ull, x7);
+        fe_store(tile, sbase + 2047u, 2182ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 128u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 15u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 15u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
@@ -981,22 +1008,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 2048ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 2048ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 2048ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 2048ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 42u, 2048ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 2048ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 59u, 2048ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 68u, 2048ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 76u, 2048ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 85u, 2048ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 93u, 2048ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 102u, 2048ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 110u, 2048ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 119u, 2048ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 127u, 2048ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2182ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 8u, 2182ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 17u, 2182ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 25u, 2182ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 34u, 2182ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 42u, 2182ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 51u, 2182ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 59u, 2182ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 68u, 2182ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 76u, 2182ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 85u, 2182ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 93u, 2182ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 102u, 2182ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 110u, 2182ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 119u, 2182ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 127u, 2182ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1174,28 +1201,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, x0);
-        fe_store(tile, sbase ^ 8u, 2048ull, x8);
-        fe_store(tile, sbase ^ 17u, 2048ull, x4);
-        fe_store(tile, sbase ^ 25u, 2048ull, x12);
-        fe_store(tile, sbase ^ 34u, 2048ull, x2);
-        fe_store(tile, sbase ^ 42u, 2048ull, x10);
-        fe_store(tile, sbase ^ 51u, 2048ull, x6);
-        fe_store(tile, sbase ^ 59u, 2048ull, x14);
-        fe_store(tile, sbase ^ 68u, 2048ull, x1);
-        fe_store(tile, sbase ^ 76u, 2048ull, x9);
-        fe_store(tile, sbase ^ 85u, 2048ull, x5);
-        fe_store(tile, sbase ^ 93u, 2048ull, x13);
-        fe_store(tile, sbase ^ 102u, 2048ull, x3);
-        fe_store(tile, sbase ^ 110u, 2048ull, x11);
-        fe_store(tile, sbase ^ 119u, 2048ull, x7);
-        fe_store(tile, sbase ^ 127u, 2048ull, x15);
+        fe_store(tile, sbase + 0u, 2182ull, x0);
+        fe_store(tile, sbase + 8u, 2182ull, x8);
+        fe_store(tile, sbase + 17u, 2182ull, x4);
+        fe_store(tile, sbase + 25u, 2182ull, x12);
+        fe_store(tile, sbase + 34u, 2182ull, x2);
+        fe_store(tile, sbase + 42u, 2182ull, x10);
+        fe_store(tile, sbase + 51u, 2182ull, x6);
+        fe_store(tile, sbase + 59u, 2182ull, x14);
+        fe_store(tile, sbase + 68u, 2182ull, x1);
+        fe_store(tile, sbase + 76u, 2182ull, x9);
+        fe_store(tile, sbase + 85u, 2182ull, x5);
+        fe_store(tile, sbase + 93u, 2182ull, x13);
+        fe_store(tile, sbase + 102u, 2182ull, x3);
+        fe_store(tile, sbase + 110u, 2182ull, x11);
+        fe_store(tile, sbase + 119u, 2182ull, x7);
+        fe_store(tile, sbase + 127u, 2182ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -1204,14 +1234,14 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
         const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 2048ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 2048ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 2048ull), w1_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), w1_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -1277,21 +1307,25 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x4, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x2, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x6, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 4u, 2048ull, fe_mul_mont(x1, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 5u, 2048ull, fe_mul_mont(x5, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 6u, 2048ull, fe_mul_mont(x3, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase ^ 7u, 2048ull, fe_mul_mont(x7, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 0u, 2182ull, fe_mul_mont(x0, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 1u, 2182ull, fe_mul_mont(x4, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 2u, 2182ull, fe_mul_mont(x2, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 3u, 2182ull, fe_mul_mont(x6, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 4u, 2182ull, fe_mul_mont(x1, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 5u, 2182ull, fe_mul_mont(x5, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 6u, 2182ull, fe_mul_mont(x3, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 7u, 2182ull, fe_mul_mont(x7, fe_load(tw, 2048ull, 2049ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 2048u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 7u) | ((((uint32_t)q >> 4u) & 15u) << 3u) | (((uint32_t)q & 15u) << 7u);
-        const size_t d = (size_t)((uint32_t)q & 2047u);
-        fe_store(out, d, 2048ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 2048ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 3u) | (((uint32_t)tq & 15u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 7u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 4u) + (((uint32_t)ul & 7u) >> 8u)), 2182ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^12 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)((uint32_t)q & 4095u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 257u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 514u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 771u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 1285u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 1542u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 1799u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 2313u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 2570u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 2827u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 3341u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 3598u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 3855u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 273u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 546u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 819u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 1092u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 1365u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 1638u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 1911u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 2184u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 2457u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 2730u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 3003u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 3276u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 3549u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 3822u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 4095u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 257u, 4096ull, x8);
-        fe_store(tile, sbase ^ 514u, 4096ull, x4);
-        fe_store(tile, sbase ^ 771u, 4096ull, x12);
-        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
-        fe_store(tile, sbase ^ 1285u, 4096ull, x10);
-        fe_store(tile, sbase ^ 1542u, 4096ull, x6);
-        fe_store(tile, sbase ^ 1799u, 4096ull, x14);
-        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
-        fe_store(tile, sbase ^ 2313u, 4096ull, x9);
-        fe_store(tile, sbase ^ 2570u, 4096ull, x5);
-        fe_store(tile, sbase ^ 2827u, 4096ull, x13);
-        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
-        fe_store(tile, sbase ^ 3341u, 4096ull, x11);
-        fe_store(tile, sbase ^ 3598u, 4096ull, x7);
-        fe_store(tile, sbase ^ 3855u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 273u, 4366ull, x8);
+        fe_store(tile, sbase + 546u, 4366ull, x4);
+        fe_store(tile, sbase + 819u, 4366ull, x12);
+        fe_store(tile, sbase + 1092u, 4366ull, x2);
+        fe_store(tile, sbase + 1365u, 4366ull, x10);
+        fe_store(tile, sbase + 1638u, 4366ull, x6);
+        fe_store(tile, sbase + 1911u, 4366ull, x14);
+        fe_store(tile, sbase + 2184u, 4366ull, x1);
+        fe_store(tile, sbase + 2457u, 4366ull, x9);
+        fe_store(tile, sbase + 2730u, 4366ull, x5);
+        fe_store(tile, sbase + 3003u, 4366ull, x13);
+        fe_store(tile, sbase + 3276u, 4366ull, x3);
+        fe_store(tile, sbase + 3549u, 4366ull, x11);
+        fe_store(tile, sbase + 3822u, 4366ull, x7);
+        fe_store(tile, sbase + 4095u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 68u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 85u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 102u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 119u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 136u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 153u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 170u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 187u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 204u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 221u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 238u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 255u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 68u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 85u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 102u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 119u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 136u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 153u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 170u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 187u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 204u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 221u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 238u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 255u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -603,28 +613,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = ((((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -641,22 +654,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -834,68 +847,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x8);
-        fe_store(tile, sbase ^ 2u, 4096ull, x4);
-        fe_store(tile, sbase ^ 3u, 4096ull, x12);
-        fe_store(tile, sbase ^ 4u, 4096ull, x2);
-        fe_store(tile, sbase ^ 5u, 4096ull, x10);
-        fe_store(tile, sbase ^ 6u, 4096ull, x6);
-        fe_store(tile, sbase ^ 7u, 4096ull, x14);
-        fe_store(tile, sbase ^ 8u, 4096ull, x1);
-        fe_store(tile, sbase ^ 9u, 4096ull, x9);
-        fe_store(tile, sbase ^ 10u, 4096ull, x5);
-        fe_store(tile, sbase ^ 11u, 4096ull, x13);
-        fe_store(tile, sbase ^ 12u, 4096ull, x3);
-        fe_store(tile, sbase ^ 13u, 4096ull, x11);
-        fe_store(tile, sbase ^ 14u, 4096ull, x7);
-        fe_store(tile, sbase ^ 15u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, x8);
+        fe_store(tile, sbase + 2u, 4366ull, x4);
+        fe_store(tile, sbase + 3u, 4366ull, x12);
+        fe_store(tile, sbase + 4u, 4366ull, x2);
+        fe_store(tile, sbase + 5u, 4366ull, x10);
+        fe_store(tile, sbase + 6u, 4366ull, x6);
+        fe_store(tile, sbase + 7u, 4366ull, x14);
+        fe_store(tile, sbase + 8u, 4366ull, x1);
+        fe_store(tile, sbase + 9u, 4366ull, x9);
+        fe_store(tile, sbase + 10u, 4366ull, x5);
+        fe_store(tile, sbase + 11u, 4366ull, x13);
+        fe_store(tile, sbase + 12u, 4366ull, x3);
+        fe_store(tile, sbase + 13u, 4366ull, x11);
+        fe_store(tile, sbase + 14u, 4366ull, x7);
+        fe_store(tile, sbase + 15u, 4366ull, x15);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 4095u);
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 1 pieces of 2^12 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 4095u;
-        const size_t a = (size_t)((uint32_t)q & 4095u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 255u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 257u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 514u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 771u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 1028u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 1285u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 1542u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 1799u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 2056u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 2313u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 2570u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 2827u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 3084u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 3341u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 3598u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 3855u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 255u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 273u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 546u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 819u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 1092u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 1365u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 1638u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 1911u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 2184u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 2457u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 2730u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 3003u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 3276u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 3549u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 3822u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 4095u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1073,28 +1097,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 257u, 4096ull, x8);
-        fe_store(tile, sbase ^ 514u, 4096ull, x4);
-        fe_store(tile, sbase ^ 771u, 4096ull, x12);
-        fe_store(tile, sbase ^ 1028u, 4096ull, x2);
-        fe_store(tile, sbase ^ 1285u, 4096ull, x10);
-        fe_store(tile, sbase ^ 1542u, 4096ull, x6);
-        fe_store(tile, sbase ^ 1799u, 4096ull, x14);
-        fe_store(tile, sbase ^ 2056u, 4096ull, x1);
-        fe_store(tile, sbase ^ 2313u, 4096ull, x9);
-        fe_store(tile, sbase ^ 2570u, 4096ull, x5);
-        fe_store(tile, sbase ^ 2827u, 4096ull, x13);
-        fe_store(tile, sbase ^ 3084u, 4096ull, x3);
-        fe_store(tile, sbase ^ 3341u, 4096ull, x11);
-        fe_store(tile, sbase ^ 3598u, 4096ull, x7);
-        fe_store(tile, sbase ^ 3855u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 273u, 4366ull, x8);
+        fe_store(tile, sbase + 546u, 4366ull, x4);
+        fe_store(tile, sbase + 819u, 4366ull, x12);
+        fe_store(tile, sbase + 1092u, 4366ull, x2);
+        fe_store(tile, sbase + 1365u, 4366ull, x10);
+        fe_store(tile, sbase + 1638u, 4366ull, x6);
+        fe_store(tile, sbase + 1911u, 4366ull, x14);
+        fe_store(tile, sbase + 2184u, 4366ull, x1);
+        fe_store(tile, sbase + 2457u, 4366ull, x9);
+        fe_store(tile, sbase + 2730u, 4366ull, x5);
+        fe_store(tile, sbase + 3003u, 4366ull, x13);
+        fe_store(tile, sbase + 3276u, 4366ull, x3);
+        fe_store(tile, sbase + 3549u, 4366ull, x11);
+        fe_store(tile, sbase + 3822u, 4366ull, x7);
+        fe_store(tile, sbase + 4095u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 8u) & 15u)) & 4095u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 4097ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 8u) & 15u) * 16u) & 4095u;
@@ -1117,22 +1144,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 68u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 85u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 102u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 119u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 136u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 153u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 170u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 187u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 204u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 221u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 238u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 255u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 68u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 85u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 102u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 119u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 136u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 153u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 170u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 187u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 204u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 221u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 238u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 255u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1310,28 +1337,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16u) & 4095u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 4097ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
@@ -1348,22 +1378,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w1_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), g1_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w1_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w1_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w1_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w1_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w1_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w1_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w1_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w1_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g1_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w1_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w1_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w1_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), g1_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w1_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w1_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w1_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w1_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w1_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w1_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w1_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1541,29 +1571,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, fe_load(tw, 4096ull, 4097ull)));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, fe_load(tw, 4096ull, 4097ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 15u) | ((((uint32_t)q >> 4u) & 15u) << 4u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)((uint32_t)q & 4095u);
-        fe_store(out, d, 4096ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 8u)), 4366ull));
+        }
     }
 }

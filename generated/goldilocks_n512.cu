@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^9 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[512];
+    __shared__ fe_word_t tile[544];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)((uint32_t)q & 511u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 8u)), 544ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 35u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 101u, 512ull);
-        fe_t x4 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x5 = fe_load(tile, sbase ^ 175u, 512ull);
-        fe_t x6 = fe_load(tile, sbase ^ 202u, 512ull);
-        fe_t x7 = fe_load(tile, sbase ^ 233u, 512ull);
-        fe_t x8 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x9 = fe_load(tile, sbase ^ 299u, 512ull);
-        fe_t x10 = fe_load(tile, sbase ^ 334u, 512ull);
-        fe_t x11 = fe_load(tile, sbase ^ 365u, 512ull);
-        fe_t x12 = fe_load(tile, sbase ^ 388u, 512ull);
-        fe_t x13 = fe_load(tile, sbase ^ 423u, 512ull);
-        fe_t x14 = fe_load(tile, sbase ^ 450u, 512ull);
-        fe_t x15 = fe_load(tile, sbase ^ 481u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 544ull);
+        fe_t x2 = fe_load(tile, sbase + 68u, 544ull);
+        fe_t x3 = fe_load(tile, sbase + 102u, 544ull);
+        fe_t x4 = fe_load(tile, sbase + 136u, 544ull);
+        fe_t x5 = fe_load(tile, sbase + 170u, 544ull);
+        fe_t x6 = fe_load(tile, sbase + 204u, 544ull);
+        fe_t x7 = fe_load(tile, sbase + 238u, 544ull);
+        fe_t x8 = fe_load(tile, sbase + 273u, 544ull);
+        fe_t x9 = fe_load(tile, sbase + 307u, 544ull);
+        fe_t x10 = fe_load(tile, sbase + 341u, 544ull);
+        fe_t x11 = fe_load(tile, sbase + 375u, 544ull);
+        fe_t x12 = fe_load(tile, sbase + 409u, 544ull);
+        fe_t x13 = fe_load(tile, sbase + 443u, 544ull);
+        fe_t x14 = fe_load(tile, sbase + 477u, 544ull);
+        fe_t x15 = fe_load(tile, sbase + 511u, 544ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 35u, 512ull, x8);
-        fe_store(tile, sbase ^ 70u, 512ull, x4);
-        fe_store(tile, sbase ^ 101u, 512ull, x12);
-        fe_store(tile, sbase ^ 140u, 512ull, x2);
-        fe_store(tile, sbase ^ 175u, 512ull, x10);
-        fe_store(tile, sbase ^ 202u, 512ull, x6);
-        fe_store(tile, sbase ^ 233u, 512ull, x14);
-        fe_store(tile, sbase ^ 264u, 512ull, x1);
-        fe_store(tile, sbase ^ 299u, 512ull, x9);
-        fe_store(tile, sbase ^ 334u, 512ull, x5);
-        fe_store(tile, sbase ^ 365u, 512ull, x13);
-        fe_store(tile, sbase ^ 388u, 512ull, x3);
-        fe_store(tile, sbase ^ 423u, 512ull, x11);
-        fe_store(tile, sbase ^ 450u, 512ull, x7);
-        fe_store(tile, sbase ^ 481u, 512ull, x15);
+        fe_store(tile, sbase + 0u, 544ull, x0);
+        fe_store(tile, sbase + 34u, 544ull, x8);
+        fe_store(tile, sbase + 68u, 544ull, x4);
+        fe_store(tile, sbase + 102u, 544ull, x12);
+        fe_store(tile, sbase + 136u, 544ull, x2);
+        fe_store(tile, sbase + 170u, 544ull, x10);
+        fe_store(tile, sbase + 204u, 544ull, x6);
+        fe_store(tile, sbase + 238u, 544ull, x14);
+        fe_store(tile, sbase + 273u, 544ull, x1);
+        fe_store(tile, sbase + 307u, 544ull, x9);
+        fe_store(tile, sbase + 341u, 544ull, x5);
+        fe_store(tile, sbase + 375u, 544ull, x13);
+        fe_store(tile, sbase + 409u, 544ull, x3);
+        fe_store(tile, sbase + 443u, 544ull, x11);
+        fe_store(tile, sbase + 477u, 544ull, x7);
+        fe_store(tile, sbase + 511u, 544ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 5u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 513ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 512ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 19u, 512ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 512ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 23u, 512ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 512ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 27u, 512ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 512ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 31u, 512ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 544ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 544ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 544ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 544ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 544ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 544ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 544ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 544ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 544ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 544ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 544ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 544ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 544ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 544ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 544ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 544ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -603,85 +613,99 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 2u, 512ull, x8);
-        fe_store(tile, sbase ^ 4u, 512ull, x4);
-        fe_store(tile, sbase ^ 6u, 512ull, x12);
-        fe_store(tile, sbase ^ 8u, 512ull, x2);
-        fe_store(tile, sbase ^ 10u, 512ull, x10);
-        fe_store(tile, sbase ^ 12u, 512ull, x6);
-        fe_store(tile, sbase ^ 14u, 512ull, x14);
-        fe_store(tile, sbase ^ 17u, 512ull, x1);
-        fe_store(tile, sbase ^ 19u, 512ull, x9);
-        fe_store(tile, sbase ^ 21u, 512ull, x5);
-        fe_store(tile, sbase ^ 23u, 512ull, x13);
-        fe_store(tile, sbase ^ 25u, 512ull, x3);
-        fe_store(tile, sbase ^ 27u, 512ull, x11);
-        fe_store(tile, sbase ^ 29u, 512ull, x7);
-        fe_store(tile, sbase ^ 31u, 512ull, x15);
+        fe_store(tile, sbase + 0u, 544ull, x0);
+        fe_store(tile, sbase + 2u, 544ull, x8);
+        fe_store(tile, sbase + 4u, 544ull, x4);
+        fe_store(tile, sbase + 6u, 544ull, x12);
+        fe_store(tile, sbase + 8u, 544ull, x2);
+        fe_store(tile, sbase + 10u, 544ull, x10);
+        fe_store(tile, sbase + 12u, 544ull, x6);
+        fe_store(tile, sbase + 14u, 544ull, x14);
+        fe_store(tile, sbase + 17u, 544ull, x1);
+        fe_store(tile, sbase + 19u, 544ull, x9);
+        fe_store(tile, sbase + 21u, 544ull, x5);
+        fe_store(tile, sbase + 23u, 544ull, x13);
+        fe_store(tile, sbase + 25u, 544ull, x3);
+        fe_store(tile, sbase + 27u, 544ull, x11);
+        fe_store(tile, sbase + 29u, 544ull, x7);
+        fe_store(tile, sbase + 31u, 544ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 513ull);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), g1_0);
+        fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), g1_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 1u, 512ull, x1);
+        fe_store(tile, sbase + 0u, 544ull, x0);
+        fe_store(tile, sbase + 1u, 544ull, x1);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t d = (size_t)((uint32_t)q & 511u);
-        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 1u) | (((uint32_t)tq & 15u) << 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 8u)), 544ull));
+        }
     }
 }
 
 // 1 pieces of 2^9 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[512];
+    __shared__ fe_word_t tile[544];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 511u;
-        const size_t a = (size_t)((uint32_t)q & 511u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull, fe_load(in, a, 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 8u)), 544ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 31u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 35u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 70u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 101u, 512ull);
-        fe_t x4 = fe_load(tile, sbase ^ 140u, 512ull);
-        fe_t x5 = fe_load(tile, sbase ^ 175u, 512ull);
-        fe_t x6 = fe_load(tile, sbase ^ 202u, 512ull);
-        fe_t x7 = fe_load(tile, sbase ^ 233u, 512ull);
-        fe_t x8 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x9 = fe_load(tile, sbase ^ 299u, 512ull);
-        fe_t x10 = fe_load(tile, sbase ^ 334u, 512ull);
-        fe_t x11 = fe_load(tile, sbase ^ 365u, 512ull);
-        fe_t x12 = fe_load(tile, sbase ^ 388u, 512ull);
-        fe_t x13 = fe_load(tile, sbase ^ 423u, 512ull);
-        fe_t x14 = fe_load(tile, sbase ^ 450u, 512ull);
-        fe_t x15 = fe_load(tile, sbase ^ 481u, 512ull);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 31u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 544ull);
+        fe_t x2 = fe_load(tile, sbase + 68u, 544ull);
+        fe_t x3 = fe_load(tile, sbase + 102u, 544ull);
+        fe_t x4 = fe_load(tile, sbase + 136u, 544ull);
+        fe_t x5 = fe_load(tile, sbase + 170u, 544ull);
+        fe_t x6 = fe_load(tile, sbase + 204u, 544ull);
+        fe_t x7 = fe_load(tile, sbase + 238u, 544ull);
+        fe_t x8 = fe_load(tile, sbase + 273u, 544ull);
+        fe_t x9 = fe_load(tile, sbase + 307u, 544ull);
+        fe_t x10 = fe_load(tile, sbase + 341u, 544ull);
+        fe_t x11 = fe_load(tile, sbase + 375u, 544ull);
+        fe_t x12 = fe_load(tile, sbase + 409u, 544ull);
+        fe_t x13 = fe_load(tile, sbase + 443u, 544ull);
+        fe_t x14 = fe_load(tile, sbase + 477u, 544ull);
+        fe_t x15 = fe_load(tile, sbase + 511u, 544ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -859,28 +883,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 35u, 512ull, x8);
-        fe_store(tile, sbase ^ 70u, 512ull, x4);
-        fe_store(tile, sbase ^ 101u, 512ull, x12);
-        fe_store(tile, sbase ^ 140u, 512ull, x2);
-        fe_store(tile, sbase ^ 175u, 512ull, x10);
-        fe_store(tile, sbase ^ 202u, 512ull, x6);
-        fe_store(tile, sbase ^ 233u, 512ull, x14);
-        fe_store(tile, sbase ^ 264u, 512ull, x1);
-        fe_store(tile, sbase ^ 299u, 512ull, x9);
-        fe_store(tile, sbase ^ 334u, 512ull, x5);
-        fe_store(tile, sbase ^ 365u, 512ull, x13);
-        fe_store(tile, sbase ^ 388u, 512ull, x3);
-        fe_store(tile, sbase ^ 423u, 512ull, x11);
-        fe_store(tile, sbase ^ 450u, 512ull, x7);
-        fe_store(tile, sbase ^ 481u, 512ull, x15);
+        fe_store(tile, sbase + 0u, 544ull, x0);
+        fe_store(tile, sbase + 34u, 544ull, x8);
+        fe_store(tile, sbase + 68u, 544ull, x4);
+        fe_store(tile, sbase + 102u, 544ull, x12);
+        fe_store(tile, sbase + 136u, 544ull, x2);
+        fe_store(tile, sbase + 170u, 544ull, x10);
+        fe_store(tile, sbase + 204u, 544ull, x6);
+        fe_store(tile, sbase + 238u, 544ull, x14);
+        fe_store(tile, sbase + 273u, 544ull, x1);
+        fe_store(tile, sbase + 307u, 544ull, x9);
+        fe_store(tile, sbase + 341u, 544ull, x5);
+        fe_store(tile, sbase + 375u, 544ull, x13);
+        fe_store(tile, sbase + 409u, 544ull, x3);
+        fe_store(tile, sbase + 443u, 544ull, x11);
+        fe_store(tile, sbase + 477u, 544ull, x7);
+        fe_store(tile, sbase + 511u, 544ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t g = threadIdx.x; g < 32u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1u) | ((((uint32_t)g >> 1u) & 15u) << 5u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 513ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
@@ -903,22 +930,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 512ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 512ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 512ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 19u, 512ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 512ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 23u, 512ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 512ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 27u, 512ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 512ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 31u, 512ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 544ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 544ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 544ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 544ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 544ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 544ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 544ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 544ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 544ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 544ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 544ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 544ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 544ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 544ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 544ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 544ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1096,46 +1123,53 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, x0);
-        fe_store(tile, sbase ^ 2u, 512ull, x8);
-        fe_store(tile, sbase ^ 4u, 512ull, x4);
-        fe_store(tile, sbase ^ 6u, 512ull, x12);
-        fe_store(tile, sbase ^ 8u, 512ull, x2);
-        fe_store(tile, sbase ^ 10u, 512ull, x10);
-        fe_store(tile, sbase ^ 12u, 512ull, x6);
-        fe_store(tile, sbase ^ 14u, 512ull, x14);
-        fe_store(tile, sbase ^ 17u, 512ull, x1);
-        fe_store(tile, sbase ^ 19u, 512ull, x9);
-        fe_store(tile, sbase ^ 21u, 512ull, x5);
-        fe_store(tile, sbase ^ 23u, 512ull, x13);
-        fe_store(tile, sbase ^ 25u, 512ull, x3);
-        fe_store(tile, sbase ^ 27u, 512ull, x11);
-        fe_store(tile, sbase ^ 29u, 512ull, x7);
-        fe_store(tile, sbase ^ 31u, 512ull, x15);
+        fe_store(tile, sbase + 0u, 544ull, x0);
+        fe_store(tile, sbase + 2u, 544ull, x8);
+        fe_store(tile, sbase + 4u, 544ull, x4);
+        fe_store(tile, sbase + 6u, 544ull, x12);
+        fe_store(tile, sbase + 8u, 544ull, x2);
+        fe_store(tile, sbase + 10u, 544ull, x10);
+        fe_store(tile, sbase + 12u, 544ull, x6);
+        fe_store(tile, sbase + 14u, 544ull, x14);
+        fe_store(tile, sbase + 17u, 544ull, x1);
+        fe_store(tile, sbase + 19u, 544ull, x9);
+        fe_store(tile, sbase + 21u, 544ull, x5);
+        fe_store(tile, sbase + 23u, 544ull, x13);
+        fe_store(tile, sbase + 25u, 544ull, x3);
+        fe_store(tile, sbase + 27u, 544ull, x11);
+        fe_store(tile, sbase + 29u, 544ull, x7);
+        fe_store(tile, sbase + 31u, 544ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 1u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 5u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 513ull);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), g1_0);
+        fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), g1_0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load(tw, 512ull, 513ull)));
-        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x1, fe_load(tw, 512ull, 513ull)));
+        fe_store(tile, sbase + 0u, 544ull, fe_mul_mont(x0, fe_load(tw, 512ull, 513ull)));
+        fe_store(tile, sbase + 1u, 544ull, fe_mul_mont(x1, fe_load(tw, 512ull, 513ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 2
-    for (uint32_t q = threadIdx.x; q < 512u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 1u) | ((((uint32_t)q >> 4u) & 15u) << 1u) | (((uint32_t)q & 15u) << 5u);
-        const size_t d = (size_t)((uint32_t)q & 511u);
-        fe_store(out, d, 512ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 5u)) & 15u), 512ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 1u) | (((uint32_t)tq & 15u) << 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 1u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 8u)), 544ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^10 elements (1 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[1024];
+    __shared__ fe_word_t tile[1090];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 69u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 207u, 1024ull);
-        fe_t x4 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x5 = fe_load(tile, sbase ^ 321u, 1024ull);
-        fe_t x6 = fe_load(tile, sbase ^ 398u, 1024ull);
-        fe_t x7 = fe_load(tile, sbase ^ 459u, 1024ull);
-        fe_t x8 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x9 = fe_load(tile, sbase ^ 589u, 1024ull);
-        fe_t x10 = fe_load(tile, sbase ^ 642u, 1024ull);
-        fe_t x11 = fe_load(tile, sbase ^ 711u, 1024ull);
-        fe_t x12 = fe_load(tile, sbase ^ 780u, 1024ull);
-        fe_t x13 = fe_load(tile, sbase ^ 841u, 1024ull);
-        fe_t x14 = fe_load(tile, sbase ^ 902u, 1024ull);
-        fe_t x15 = fe_load(tile, sbase ^ 963u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 1090ull);
+        fe_t x4 = fe_load(tile, sbase + 273u, 1090ull);
+        fe_t x5 = fe_load(tile, sbase + 341u, 1090ull);
+        fe_t x6 = fe_load(tile, sbase + 409u, 1090ull);
+        fe_t x7 = fe_load(tile, sbase + 477u, 1090ull);
+        fe_t x8 = fe_load(tile, sbase + 546u, 1090ull);
+        fe_t x9 = fe_load(tile, sbase + 614u, 1090ull);
+        fe_t x10 = fe_load(tile, sbase + 682u, 1090ull);
+        fe_t x11 = fe_load(tile, sbase + 750u, 1090ull);
+        fe_t x12 = fe_load(tile, sbase + 819u, 1090ull);
+        fe_t x13 = fe_load(tile, sbase + 887u, 1090ull);
+        fe_t x14 = fe_load(tile, sbase + 955u, 1090ull);
+        fe_t x15 = fe_load(tile, sbase + 1023u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x8);
-        fe_store(tile, sbase ^ 138u, 1024ull, x4);
-        fe_store(tile, sbase ^ 207u, 1024ull, x12);
-        fe_store(tile, sbase ^ 260u, 1024ull, x2);
-        fe_store(tile, sbase ^ 321u, 1024ull, x10);
-        fe_store(tile, sbase ^ 398u, 1024ull, x6);
-        fe_store(tile, sbase ^ 459u, 1024ull, x14);
-        fe_store(tile, sbase ^ 520u, 1024ull, x1);
-        fe_store(tile, sbase ^ 589u, 1024ull, x9);
-        fe_store(tile, sbase ^ 642u, 1024ull, x5);
-        fe_store(tile, sbase ^ 711u, 1024ull, x13);
-        fe_store(tile, sbase ^ 780u, 1024ull, x3);
-        fe_store(tile, sbase ^ 841u, 1024ull, x11);
-        fe_store(tile, sbase ^ 902u, 1024ull, x7);
-        fe_store(tile, sbase ^ 963u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 68u, 1090ull, x8);
+        fe_store(tile, sbase + 136u, 1090ull, x4);
+        fe_store(tile, sbase + 204u, 1090ull, x12);
+        fe_store(tile, sbase + 273u, 1090ull, x2);
+        fe_store(tile, sbase + 341u, 1090ull, x10);
+        fe_store(tile, sbase + 409u, 1090ull, x6);
+        fe_store(tile, sbase + 477u, 1090ull, x14);
+        fe_store(tile, sbase + 546u, 1090ull, x1);
+        fe_store(tile, sbase + 614u, 1090ull, x9);
+        fe_store(tile, sbase + 682u, 1090ull, x5);
+        fe_store(tile, sbase + 750u, 1090ull, x13);
+        fe_store(tile, sbase + 819u, 1090ull, x3);
+        fe_store(tile, sbase + 887u, 1090ull, x11);
+        fe_store(tile, sbase + 955u, 1090ull, x7);
+        fe_store(tile, sbase + 1023u, 1090ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
         const uint32_t g0_0e = ((((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 1024ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 1024ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 1024ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 38u, 1024ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 42u, 1024ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 46u, 1024ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 1024ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 59u, 1024ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 63u, 1024ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1090ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1090ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 17u, 1090ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 21u, 1090ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 25u, 1090ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 29u, 1090ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 34u, 1090ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 38u, 1090ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 42u, 1090ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 46u, 1090ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 51u, 1090ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 55u, 1090ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 59u, 1090ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 63u, 1090ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -603,36 +613,39 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x8);
-        fe_store(tile, sbase ^ 8u, 1024ull, x4);
-        fe_store(tile, sbase ^ 12u, 1024ull, x12);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 21u, 1024ull, x10);
-        fe_store(tile, sbase ^ 25u, 1024ull, x6);
-        fe_store(tile, sbase ^ 29u, 1024ull, x14);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 38u, 1024ull, x9);
-        fe_store(tile, sbase ^ 42u, 1024ull, x5);
-        fe_store(tile, sbase ^ 46u, 1024ull, x13);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
-        fe_store(tile, sbase ^ 55u, 1024ull, x11);
-        fe_store(tile, sbase ^ 59u, 1024ull, x7);
-        fe_store(tile, sbase ^ 63u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 4u, 1090ull, x8);
+        fe_store(tile, sbase + 8u, 1090ull, x4);
+        fe_store(tile, sbase + 12u, 1090ull, x12);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 21u, 1090ull, x10);
+        fe_store(tile, sbase + 25u, 1090ull, x6);
+        fe_store(tile, sbase + 29u, 1090ull, x14);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 38u, 1090ull, x9);
+        fe_store(tile, sbase + 42u, 1090ull, x5);
+        fe_store(tile, sbase + 46u, 1090ull, x13);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase + 55u, 1090ull, x11);
+        fe_store(tile, sbase + 59u, 1090ull, x7);
+        fe_store(tile, sbase + 63u, 1090ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -654,56 +667,67 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 1u, 1024ull, x2);
-        fe_store(tile, sbase ^ 2u, 1024ull, x1);
-        fe_store(tile, sbase ^ 3u, 1024ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 1u, 1090ull, x2);
+        fe_store(tile, sbase + 2u, 1090ull, x1);
+        fe_store(tile, sbase + 3u, 1090ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 2u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 8u)), 1090ull));
+        }
     }
 }
 
 // 1 pieces of 2^10 elements (1 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[1024];
+    __shared__ fe_word_t tile[1090];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 1023u;
-        const size_t a = (size_t)((uint32_t)q & 1023u);
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull, fe_load(in, a, 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = (uint32_t)g & 63u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 69u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 138u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 207u, 1024ull);
-        fe_t x4 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x5 = fe_load(tile, sbase ^ 321u, 1024ull);
-        fe_t x6 = fe_load(tile, sbase ^ 398u, 1024ull);
-        fe_t x7 = fe_load(tile, sbase ^ 459u, 1024ull);
-        fe_t x8 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x9 = fe_load(tile, sbase ^ 589u, 1024ull);
-        fe_t x10 = fe_load(tile, sbase ^ 642u, 1024ull);
-        fe_t x11 = fe_load(tile, sbase ^ 711u, 1024ull);
-        fe_t x12 = fe_load(tile, sbase ^ 780u, 1024ull);
-        fe_t x13 = fe_load(tile, sbase ^ 841u, 1024ull);
-        fe_t x14 = fe_load(tile, sbase ^ 902u, 1024ull);
-        fe_t x15 = fe_load(tile, sbase ^ 963u, 1024ull);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = (uint32_t)tq & 63u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 136u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 204u, 1090ull);
+        fe_t x4 = fe_load(tile, sbase + 273u, 1090ull);
+        fe_t x5 = fe_load(tile, sbase + 341u, 1090ull);
+        fe_t x6 = fe_load(tile, sbase + 409u, 1090ull);
+        fe_t x7 = fe_load(tile, sbase + 477u, 1090ull);
+        fe_t x8 = fe_load(tile, sbase + 546u, 1090ull);
+        fe_t x9 = fe_load(tile, sbase + 614u, 1090ull);
+        fe_t x10 = fe_load(tile, sbase + 682u, 1090ull);
+        fe_t x11 = fe_load(tile, sbase + 750u, 1090ull);
+        fe_t x12 = fe_load(tile, sbase + 819u, 1090ull);
+        fe_t x13 = fe_load(tile, sbase + 887u, 1090ull);
+        fe_t x14 = fe_load(tile, sbase + 955u, 1090ull);
+        fe_t x15 = fe_load(tile, sbase + 1023u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -881,28 +905,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 69u, 1024ull, x8);
-        fe_store(tile, sbase ^ 138u, 1024ull, x4);
-        fe_store(tile, sbase ^ 207u, 1024ull, x12);
-        fe_store(tile, sbase ^ 260u, 1024ull, x2);
-        fe_store(tile, sbase ^ 321u, 1024ull, x10);
-        fe_store(tile, sbase ^ 398u, 1024ull, x6);
-        fe_store(tile, sbase ^ 459u, 1024ull, x14);
-        fe_store(tile, sbase ^ 520u, 1024ull, x1);
-        fe_store(tile, sbase ^ 589u, 1024ull, x9);
-        fe_store(tile, sbase ^ 642u, 1024ull, x5);
-        fe_store(tile, sbase ^ 711u, 1024ull, x13);
-        fe_store(tile, sbase ^ 780u, 1024ull, x3);
-        fe_store(tile, sbase ^ 841u, 1024ull, x11);
-        fe_store(tile, sbase ^ 902u, 1024ull, x7);
-        fe_store(tile, sbase ^ 963u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 68u, 1090ull, x8);
+        fe_store(tile, sbase + 136u, 1090ull, x4);
+        fe_store(tile, sbase + 204u, 1090ull, x12);
+        fe_store(tile, sbase + 273u, 1090ull, x2);
+        fe_store(tile, sbase + 341u, 1090ull, x10);
+        fe_store(tile, sbase + 409u, 1090ull, x6);
+        fe_store(tile, sbase + 477u, 1090ull, x14);
+        fe_store(tile, sbase + 546u, 1090ull, x1);
+        fe_store(tile, sbase + 614u, 1090ull, x9);
+        fe_store(tile, sbase + 682u, 1090ull, x5);
+        fe_store(tile, sbase + 750u, 1090ull, x13);
+        fe_store(tile, sbase + 819u, 1090ull, x3);
+        fe_store(tile, sbase + 887u, 1090ull, x11);
+        fe_store(tile, sbase + 955u, 1090ull, x7);
+        fe_store(tile, sbase + 1023u, 1090ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 64u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 15u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u)) & 1023u;
         const fe_t w0 = fe_load(tw, (size_t)w0e, 1025ull);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 6u) & 15u) * 4u) & 1023u;
@@ -925,22 +952,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 1024ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 1024ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 17u, 1024ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 21u, 1024ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 25u, 1024ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 29u, 1024ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 34u, 1024ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 38u, 1024ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 42u, 1024ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 46u, 1024ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 51u, 1024ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 1024ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 59u, 1024ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 63u, 1024ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1090ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1090ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 17u, 1090ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 21u, 1090ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 25u, 1090ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 29u, 1090ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 34u, 1090ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 38u, 1090ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 42u, 1090ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 46u, 1090ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 51u, 1090ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 55u, 1090ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 59u, 1090ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 63u, 1090ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1118,36 +1145,39 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 4u, 1024ull, x8);
-        fe_store(tile, sbase ^ 8u, 1024ull, x4);
-        fe_store(tile, sbase ^ 12u, 1024ull, x12);
-        fe_store(tile, sbase ^ 17u, 1024ull, x2);
-        fe_store(tile, sbase ^ 21u, 1024ull, x10);
-        fe_store(tile, sbase ^ 25u, 1024ull, x6);
-        fe_store(tile, sbase ^ 29u, 1024ull, x14);
-        fe_store(tile, sbase ^ 34u, 1024ull, x1);
-        fe_store(tile, sbase ^ 38u, 1024ull, x9);
-        fe_store(tile, sbase ^ 42u, 1024ull, x5);
-        fe_store(tile, sbase ^ 46u, 1024ull, x13);
-        fe_store(tile, sbase ^ 51u, 1024ull, x3);
-        fe_store(tile, sbase ^ 55u, 1024ull, x11);
-        fe_store(tile, sbase ^ 59u, 1024ull, x7);
-        fe_store(tile, sbase ^ 63u, 1024ull, x15);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 4u, 1090ull, x8);
+        fe_store(tile, sbase + 8u, 1090ull, x4);
+        fe_store(tile, sbase + 12u, 1090ull, x12);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 21u, 1090ull, x10);
+        fe_store(tile, sbase + 25u, 1090ull, x6);
+        fe_store(tile, sbase + 29u, 1090ull, x14);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 38u, 1090ull, x9);
+        fe_store(tile, sbase + 42u, 1090ull, x5);
+        fe_store(tile, sbase + 46u, 1090ull, x13);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase + 55u, 1090ull, x11);
+        fe_store(tile, sbase + 59u, 1090ull, x7);
+        fe_store(tile, sbase + 63u, 1090ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
         const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 1025ull);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), w1_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), g1_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), g1_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), w1_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1169,17 +1199,21 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 2u, 1024ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
-        fe_store(tile, sbase ^ 3u, 1024ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 2u, 1090ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
+        fe_store(tile, sbase + 3u, 1090ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 4
-    for (uint32_t q = threadIdx.x; q < 1024u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 8u) & 3u) | ((((uint32_t)q >> 4u) & 15u) << 2u) | (((uint32_t)q & 15u) << 6u);
-        const size_t d = (size_t)((uint32_t)q & 1023u);
-        fe_store(out, d, 1024ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 1024ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 2u) | (((uint32_t)tq & 15u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 8u)), 1090ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 64 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 6u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 16384ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 257ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 257ull));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -619,68 +629,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 6u));
-        fe_store(out, d, 16384ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 256 pieces of 2^6 elements (64 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 15u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 255u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)q >> 8u) & 15u) << 10u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 4096ull, fe_load(in, a, 16384ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 3u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 4u) + ((((uint32_t)ul & 15u) << 6u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 21u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 25u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 29u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 38u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 42u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 46u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 55u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 59u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 63u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 21u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 25u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 29u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 38u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 42u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 46u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 55u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 59u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 63u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -858,107 +879,122 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 4u, 4096ull, x8);
-        fe_store(tile, sbase ^ 8u, 4096ull, x4);
-        fe_store(tile, sbase ^ 12u, 4096ull, x12);
-        fe_store(tile, sbase ^ 17u, 4096ull, x2);
-        fe_store(tile, sbase ^ 21u, 4096ull, x10);
-        fe_store(tile, sbase ^ 25u, 4096ull, x6);
-        fe_store(tile, sbase ^ 29u, 4096ull, x14);
-        fe_store(tile, sbase ^ 34u, 4096ull, x1);
-        fe_store(tile, sbase ^ 38u, 4096ull, x9);
-        fe_store(tile, sbase ^ 42u, 4096ull, x5);
-        fe_store(tile, sbase ^ 46u, 4096ull, x13);
-        fe_store(tile, sbase ^ 51u, 4096ull, x3);
-        fe_store(tile, sbase ^ 55u, 4096ull, x11);
-        fe_store(tile, sbase ^ 59u, 4096ull, x7);
-        fe_store(tile, sbase ^ 63u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 4u, 4366ull, x8);
+        fe_store(tile, sbase + 8u, 4366ull, x4);
+        fe_store(tile, sbase + 12u, 4366ull, x12);
+        fe_store(tile, sbase + 17u, 4366ull, x2);
+        fe_store(tile, sbase + 21u, 4366ull, x10);
+        fe_store(tile, sbase + 25u, 4366ull, x6);
+        fe_store(tile, sbase + 29u, 4366ull, x14);
+        fe_store(tile, sbase + 34u, 4366ull, x1);
+        fe_store(tile, sbase + 38u, 4366ull, x9);
+        fe_store(tile, sbase + 42u, 4366ull, x5);
+        fe_store(tile, sbase + 46u, 4366ull, x13);
+        fe_store(tile, sbase + 51u, 4366ull, x3);
+        fe_store(tile, sbase + 55u, 4366ull, x11);
+        fe_store(tile, sbase + 59u, 4366ull, x7);
+        fe_store(tile, sbase + 63u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 1024u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1023u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
+            const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_mont(x3, 2751416685589087298ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 4366ull, x0);
+            fe_store(tile, sbase + 1u, 4366ull, x2);
+            fe_store(tile, sbase + 2u, 4366ull, x1);
+            fe_store(tile, sbase + 3u, 4366ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_mont(x3, 2751416685589087298ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x2);
-        fe_store(tile, sbase ^ 2u, 4096ull, x1);
-        fe_store(tile, sbase ^ 3u, 4096ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 10u) & 3u) | ((((uint32_t)q >> 6u) & 15u) << 2u) | (((uint32_t)q & 63u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)q >> 6u) & 63u) << 8u));
-        fe_store(out, d, 16384ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | (((uint32_t)tq & 63u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 4u) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 64 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 6u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 16384ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1136,28 +1172,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 257ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 257ull));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
@@ -1180,22 +1219,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1389,68 +1428,79 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 6u));
-        fe_store(out, d, 16384ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 256 pieces of 2^6 elements (64 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 15u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 255u) | (((uint32_t)blk & 3u) << 8u) | ((((uint32_t)q >> 8u) & 15u) << 10u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 4096ull, fe_load(in, a, 16384ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 3u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 4u) + ((((uint32_t)ul & 15u) << 6u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 21u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 25u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 29u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 38u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 42u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 46u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 55u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 59u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 63u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 21u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 25u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 29u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 38u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 42u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 46u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 55u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 59u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 63u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1628,68 +1678,76 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 4u, 4096ull, x8);
-        fe_store(tile, sbase ^ 8u, 4096ull, x4);
-        fe_store(tile, sbase ^ 12u, 4096ull, x12);
-        fe_store(tile, sbase ^ 17u, 4096ull, x2);
-        fe_store(tile, sbase ^ 21u, 4096ull, x10);
-        fe_store(tile, sbase ^ 25u, 4096ull, x6);
-        fe_store(tile, sbase ^ 29u, 4096ull, x14);
-        fe_store(tile, sbase ^ 34u, 4096ull, x1);
-        fe_store(tile, sbase ^ 38u, 4096ull, x9);
-        fe_store(tile, sbase ^ 42u, 4096ull, x5);
-        fe_store(tile, sbase ^ 46u, 4096ull, x13);
-        fe_store(tile, sbase ^ 51u, 4096ull, x3);
-        fe_store(tile, sbase ^ 55u, 4096ull, x11);
-        fe_store(tile, sbase ^ 59u, 4096ull, x7);
-        fe_store(tile, sbase ^ 63u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 4u, 4366ull, x8);
+        fe_store(tile, sbase + 8u, 4366ull, x4);
+        fe_store(tile, sbase + 12u, 4366ull, x12);
+        fe_store(tile, sbase + 17u, 4366ull, x2);
+        fe_store(tile, sbase + 21u, 4366ull, x10);
+        fe_store(tile, sbase + 25u, 4366ull, x6);
+        fe_store(tile, sbase + 29u, 4366ull, x14);
+        fe_store(tile, sbase + 34u, 4366ull, x1);
+        fe_store(tile, sbase + 38u, 4366ull, x9);
+        fe_store(tile, sbase + 42u, 4366ull, x5);
+        fe_store(tile, sbase + 46u, 4366ull, x13);
+        fe_store(tile, sbase + 51u, 4366ull, x3);
+        fe_store(tile, sbase + 55u, 4366ull, x11);
+        fe_store(tile, sbase + 59u, 4366ull, x7);
+        fe_store(tile, sbase + 63u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 1024u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1023u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 6u)) & 15u);
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_mont(x3, 1427923768610732991ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
+            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
+            fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
+            fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_mont(x3, 1427923768610732991ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 10u) & 3u) | ((((uint32_t)q >> 6u) & 15u) << 2u) | (((uint32_t)q & 63u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)q >> 6u) & 63u) << 8u));
-        fe_store(out, d, 16384ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 6u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | (((uint32_t)tq & 63u) << 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 8u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 10u), 16384ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 4u) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 8u)), 4366ull));
+        }
     }
 }

@@ -156,39 +156,46 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 32768 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -366,28 +373,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 8388607u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
@@ -410,22 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -619,68 +629,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 15u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 32768 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 11u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -858,28 +879,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 8388607u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
@@ -902,22 +926,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1111,68 +1135,79 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 11u), 8388608ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 65536 pieces of 2^7 elements (32 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 127u) | ((((uint32_t)q >> 8u) & 15u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 127u) | (((uint32_t)blk & 255u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 15u) | ((((uint32_t)blk >> 8u) & 7u) << 16u) | ((((uint32_t)q >> 8u) & 15u) << 19u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 255u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 15u) | ((((uint32_t)blk >> 8u) & 7u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 7u) + ((((uint32_t)ul & 15u) << 7u) >> 4u) + ((((uint32_t)ul & 15u) << 7u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 31u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 25u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 42u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 59u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 76u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 93u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 110u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 127u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 25u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 42u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 59u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 76u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 93u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 110u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 127u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1350,163 +1385,178 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 8u, 4096ull, x8);
-        fe_store(tile, sbase ^ 17u, 4096ull, x4);
-        fe_store(tile, sbase ^ 25u, 4096ull, x12);
-        fe_store(tile, sbase ^ 34u, 4096ull, x2);
-        fe_store(tile, sbase ^ 42u, 4096ull, x10);
-        fe_store(tile, sbase ^ 51u, 4096ull, x6);
-        fe_store(tile, sbase ^ 59u, 4096ull, x14);
-        fe_store(tile, sbase ^ 68u, 4096ull, x1);
-        fe_store(tile, sbase ^ 76u, 4096ull, x9);
-        fe_store(tile, sbase ^ 85u, 4096ull, x5);
-        fe_store(tile, sbase ^ 93u, 4096ull, x13);
-        fe_store(tile, sbase ^ 102u, 4096ull, x3);
-        fe_store(tile, sbase ^ 110u, 4096ull, x11);
-        fe_store(tile, sbase ^ 119u, 4096ull, x7);
-        fe_store(tile, sbase ^ 127u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 8u, 4366ull, x8);
+        fe_store(tile, sbase + 17u, 4366ull, x4);
+        fe_store(tile, sbase + 25u, 4366ull, x12);
+        fe_store(tile, sbase + 34u, 4366ull, x2);
+        fe_store(tile, sbase + 42u, 4366ull, x10);
+        fe_store(tile, sbase + 51u, 4366ull, x6);
+        fe_store(tile, sbase + 59u, 4366ull, x14);
+        fe_store(tile, sbase + 68u, 4366ull, x1);
+        fe_store(tile, sbase + 76u, 4366ull, x9);
+        fe_store(tile, sbase + 85u, 4366ull, x5);
+        fe_store(tile, sbase + 93u, 4366ull, x13);
+        fe_store(tile, sbase + 102u, 4366ull, x3);
+        fe_store(tile, sbase + 110u, 4366ull, x11);
+        fe_store(tile, sbase + 119u, 4366ull, x7);
+        fe_store(tile, sbase + 127u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t g0_0e = ((((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
+            const uint32_t g0_0e = ((((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+            const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g0_2);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            x6 = fe_mul_mont(x6, 2751416685589087298ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x7 = fe_mul_mont(x7, 2751416685589087298ull);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x5 = fe_mul_mont(x5, 457531513967587773ull);
+            x3 = fe_mul_mont(x3, 2751416685589087298ull);
+            x7 = fe_mul_mont(x7, 2098898615074297118ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            fe_store(tile, sbase + 0u, 4366ull, x0);
+            fe_store(tile, sbase + 1u, 4366ull, x4);
+            fe_store(tile, sbase + 2u, 4366ull, x2);
+            fe_store(tile, sbase + 3u, 4366ull, x6);
+            fe_store(tile, sbase + 4u, 4366ull, x1);
+            fe_store(tile, sbase + 5u, 4366ull, x5);
+            fe_store(tile, sbase + 6u, 4366ull, x3);
+            fe_store(tile, sbase + 7u, 4366ull, x7);
         }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        x6 = fe_mul_mont(x6, 2751416685589087298ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x7 = fe_mul_mont(x7, 2751416685589087298ull);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x5 = fe_mul_mont(x5, 457531513967587773ull);
-        x3 = fe_mul_mont(x3, 2751416685589087298ull);
-        x7 = fe_mul_mont(x7, 2098898615074297118ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x4);
-        fe_store(tile, sbase ^ 2u, 4096ull, x2);
-        fe_store(tile, sbase ^ 3u, 4096ull, x6);
-        fe_store(tile, sbase ^ 4u, 4096ull, x1);
-        fe_store(tile, sbase ^ 5u, 4096ull, x5);
-        fe_store(tile, sbase ^ 6u, 4096ull, x3);
-        fe_store(tile, sbase ^ 7u, 4096ull, x7);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 7u) | ((((uint32_t)q >> 5u) & 15u) << 3u) | (((uint32_t)q & 31u) << 7u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | ((((uint32_t)blk >> 8u) & 7u) << 5u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)q >> 5u) & 127u) << 16u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 7u) << 3u) | (((uint32_t)tq & 31u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 8u) & 7u) << 5u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)tq >> 5u) & 7u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 32768 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1684,28 +1734,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 8388607u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
@@ -1728,22 +1781,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1937,68 +1990,79 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 15u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 32768 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 11u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 15u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 136u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 153u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 170u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 187u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 204u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 221u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 238u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 255u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2176,28 +2240,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 17u, 4096ull, x8);
-        fe_store(tile, sbase ^ 34u, 4096ull, x4);
-        fe_store(tile, sbase ^ 51u, 4096ull, x12);
-        fe_store(tile, sbase ^ 68u, 4096ull, x2);
-        fe_store(tile, sbase ^ 85u, 4096ull, x10);
-        fe_store(tile, sbase ^ 102u, 4096ull, x6);
-        fe_store(tile, sbase ^ 119u, 4096ull, x14);
-        fe_store(tile, sbase ^ 136u, 4096ull, x1);
-        fe_store(tile, sbase ^ 153u, 4096ull, x9);
-        fe_store(tile, sbase ^ 170u, 4096ull, x5);
-        fe_store(tile, sbase ^ 187u, 4096ull, x13);
-        fe_store(tile, sbase ^ 204u, 4096ull, x3);
-        fe_store(tile, sbase ^ 221u, 4096ull, x11);
-        fe_store(tile, sbase ^ 238u, 4096ull, x7);
-        fe_store(tile, sbase ^ 255u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 17u, 4366ull, x8);
+        fe_store(tile, sbase + 34u, 4366ull, x4);
+        fe_store(tile, sbase + 51u, 4366ull, x12);
+        fe_store(tile, sbase + 68u, 4366ull, x2);
+        fe_store(tile, sbase + 85u, 4366ull, x10);
+        fe_store(tile, sbase + 102u, 4366ull, x6);
+        fe_store(tile, sbase + 119u, 4366ull, x14);
+        fe_store(tile, sbase + 136u, 4366ull, x1);
+        fe_store(tile, sbase + 153u, 4366ull, x9);
+        fe_store(tile, sbase + 170u, 4366ull, x5);
+        fe_store(tile, sbase + 187u, 4366ull, x13);
+        fe_store(tile, sbase + 204u, 4366ull, x3);
+        fe_store(tile, sbase + 221u, 4366ull, x11);
+        fe_store(tile, sbase + 238u, 4366ull, x7);
+        fe_store(tile, sbase + 255u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 255u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 8u)) & 15u);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 8388607u;
         const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
@@ -2220,22 +2287,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 4096ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 4096ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 4096ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 4096ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 4096ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 4096ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 4096ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 4096ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 4096ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2429,68 +2496,79 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 4096ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 4096ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 4096ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 4096ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 4096ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 4096ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 4096ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 4096ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 4u) & 255u) | (((uint32_t)q & 15u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)q >> 4u) & 255u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 8u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 7u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 7u) | ((((uint32_t)blk >> 3u) & 255u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 11u), 8388608ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+        }
     }
 }
 
 // 65536 pieces of 2^7 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 8388608ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 127u) | ((((uint32_t)q >> 8u) & 15u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 11u);
-        const size_t a = (size_t)(((uint32_t)q & 127u) | (((uint32_t)blk & 255u) << 7u) | ((((uint32_t)q >> 7u) & 1u) << 15u) | ((((uint32_t)blk >> 8u) & 7u) << 16u) | ((((uint32_t)q >> 8u) & 15u) << 19u));
-        fe_store(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 4096ull, fe_load(in, a, 8388608ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 255u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 15u) | ((((uint32_t)blk >> 8u) & 7u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 7u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 7u) + ((((uint32_t)ul & 15u) << 7u) >> 4u) + ((((uint32_t)ul & 15u) << 7u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 7u) | ((((uint32_t)g >> 3u) & 31u) << 7u);
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 17u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 25u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 34u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 42u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 51u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 59u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 68u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 76u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 85u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 93u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 102u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 110u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 119u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 127u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 7u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 4366ull);
+        fe_t x2 = fe_load(tile, sbase + 17u, 4366ull);
+        fe_t x3 = fe_load(tile, sbase + 25u, 4366ull);
+        fe_t x4 = fe_load(tile, sbase + 34u, 4366ull);
+        fe_t x5 = fe_load(tile, sbase + 42u, 4366ull);
+        fe_t x6 = fe_load(tile, sbase + 51u, 4366ull);
+        fe_t x7 = fe_load(tile, sbase + 59u, 4366ull);
+        fe_t x8 = fe_load(tile, sbase + 68u, 4366ull);
+        fe_t x9 = fe_load(tile, sbase + 76u, 4366ull);
+        fe_t x10 = fe_load(tile, sbase + 85u, 4366ull);
+        fe_t x11 = fe_load(tile, sbase + 93u, 4366ull);
+        fe_t x12 = fe_load(tile, sbase + 102u, 4366ull);
+        fe_t x13 = fe_load(tile, sbase + 110u, 4366ull);
+        fe_t x14 = fe_load(tile, sbase + 119u, 4366ull);
+        fe_t x15 = fe_load(tile, sbase + 127u, 4366ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2668,124 +2746,132 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 8u, 4096ull, x8);
-        fe_store(tile, sbase ^ 17u, 4096ull, x4);
-        fe_store(tile, sbase ^ 25u, 4096ull, x12);
-        fe_store(tile, sbase ^ 34u, 4096ull, x2);
-        fe_store(tile, sbase ^ 42u, 4096ull, x10);
-        fe_store(tile, sbase ^ 51u, 4096ull, x6);
-        fe_store(tile, sbase ^ 59u, 4096ull, x14);
-        fe_store(tile, sbase ^ 68u, 4096ull, x1);
-        fe_store(tile, sbase ^ 76u, 4096ull, x9);
-        fe_store(tile, sbase ^ 85u, 4096ull, x5);
-        fe_store(tile, sbase ^ 93u, 4096ull, x13);
-        fe_store(tile, sbase ^ 102u, 4096ull, x3);
-        fe_store(tile, sbase ^ 110u, 4096ull, x11);
-        fe_store(tile, sbase ^ 119u, 4096ull, x7);
-        fe_store(tile, sbase ^ 127u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4366ull, x0);
+        fe_store(tile, sbase + 8u, 4366ull, x8);
+        fe_store(tile, sbase + 17u, 4366ull, x4);
+        fe_store(tile, sbase + 25u, 4366ull, x12);
+        fe_store(tile, sbase + 34u, 4366ull, x2);
+        fe_store(tile, sbase + 42u, 4366ull, x10);
+        fe_store(tile, sbase + 51u, 4366ull, x6);
+        fe_store(tile, sbase + 59u, 4366ull, x14);
+        fe_store(tile, sbase + 68u, 4366ull, x1);
+        fe_store(tile, sbase + 76u, 4366ull, x9);
+        fe_store(tile, sbase + 85u, 4366ull, x5);
+        fe_store(tile, sbase + 93u, 4366ull, x13);
+        fe_store(tile, sbase + 102u, 4366ull, x3);
+        fe_store(tile, sbase + 110u, 4366ull, x11);
+        fe_store(tile, sbase + 119u, 4366ull, x7);
+        fe_store(tile, sbase + 127u, 4366ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 3u;
-        const uint32_t sbase = base ^ (((base >> 4u) ^ (base >> 7u)) & 15u);
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 4096ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 4096ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 4096ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 4096ull), w0_7);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
+            const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g0_2);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            x6 = fe_mul_mont(x6, 1427923768610732991ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x7 = fe_mul_mont(x7, 1427923768610732991ull);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            x5 = fe_mul_mont(x5, 2080441839125523171ull);
+            x3 = fe_mul_mont(x3, 1427923768610732991ull);
+            x7 = fe_mul_mont(x7, 3721808940232232516ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x4, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x2, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x6, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x1, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x5, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x3, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x7, fe_load(tw, 6144ull, 6145ull)));
         }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        x6 = fe_mul_mont(x6, 1427923768610732991ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x7 = fe_mul_mont(x7, 1427923768610732991ull);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        x5 = fe_mul_mont(x5, 2080441839125523171ull);
-        x3 = fe_mul_mont(x3, 1427923768610732991ull);
-        x7 = fe_mul_mont(x7, 3721808940232232516ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x4, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x2, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x6, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 4u, 4096ull, fe_mul_mont(x1, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 5u, 4096ull, fe_mul_mont(x5, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 6u, 4096ull, fe_mul_mont(x3, fe_load(tw, 6144ull, 6145ull)));
-        fe_store(tile, sbase ^ 7u, 4096ull, fe_mul_mont(x7, fe_load(tw, 6144ull, 6145ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 9u) & 7u) | ((((uint32_t)q >> 5u) & 15u) << 3u) | (((uint32_t)q & 31u) << 7u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | ((((uint32_t)blk >> 8u) & 7u) << 5u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)q >> 5u) & 127u) << 16u));
-        fe_store(out, d, 8388608ull, fe_load(tile, i ^ (((i >> 4u) ^ (i >> 7u)) & 15u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 7u) << 3u) | (((uint32_t)tq & 31u) << 7u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 8u) & 7u) << 5u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)tq >> 5u) & 7u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 19u), 8388608ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 6u)) >> 8u)), 4366ull));
+        }
     }
 }

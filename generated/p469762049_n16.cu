@@ -153,32 +153,40 @@ extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)((uint32_t)q & 15u);
-        fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t it = 0u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)0u;
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(tile, st + ((uint32_t)ul & 15u), 16ull, fe_load(in_t, (size_t)((uint32_t)ul & 15u), 16ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 1u; g += blockDim.x) {
-        const uint32_t base = 0u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
-        fe_t x1 = fe_load(tile, base | 1u, 16ull);
-        fe_t x2 = fe_load(tile, base | 2u, 16ull);
-        fe_t x3 = fe_load(tile, base | 3u, 16ull);
-        fe_t x4 = fe_load(tile, base | 4u, 16ull);
-        fe_t x5 = fe_load(tile, base | 5u, 16ull);
-        fe_t x6 = fe_load(tile, base | 6u, 16ull);
-        fe_t x7 = fe_load(tile, base | 7u, 16ull);
-        fe_t x8 = fe_load(tile, base | 8u, 16ull);
-        fe_t x9 = fe_load(tile, base | 9u, 16ull);
-        fe_t x10 = fe_load(tile, base | 10u, 16ull);
-        fe_t x11 = fe_load(tile, base | 11u, 16ull);
-        fe_t x12 = fe_load(tile, base | 12u, 16ull);
-        fe_t x13 = fe_load(tile, base | 13u, 16ull);
-        fe_t x14 = fe_load(tile, base | 14u, 16ull);
-        fe_t x15 = fe_load(tile, base | 15u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t bt = 0u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 16ull);
+        fe_t x2 = fe_load(tile, sbase + 2u, 16ull);
+        fe_t x3 = fe_load(tile, sbase + 3u, 16ull);
+        fe_t x4 = fe_load(tile, sbase + 4u, 16ull);
+        fe_t x5 = fe_load(tile, sbase + 5u, 16ull);
+        fe_t x6 = fe_load(tile, sbase + 6u, 16ull);
+        fe_t x7 = fe_load(tile, sbase + 7u, 16ull);
+        fe_t x8 = fe_load(tile, sbase + 8u, 16ull);
+        fe_t x9 = fe_load(tile, sbase + 9u, 16ull);
+        fe_t x10 = fe_load(tile, sbase + 10u, 16ull);
+        fe_t x11 = fe_load(tile, sbase + 11u, 16ull);
+        fe_t x12 = fe_load(tile, sbase + 12u, 16ull);
+        fe_t x13 = fe_load(tile, sbase + 13u, 16ull);
+        fe_t x14 = fe_load(tile, sbase + 14u, 16ull);
+        fe_t x15 = fe_load(tile, sbase + 15u, 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -356,30 +364,34 @@ extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restri
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 16ull, x0);
-        fe_store(tile, base | 1u, 16ull, x8);
-        fe_store(tile, base | 2u, 16ull, x4);
-        fe_store(tile, base | 3u, 16ull, x12);
-        fe_store(tile, base | 4u, 16ull, x2);
-        fe_store(tile, base | 5u, 16ull, x10);
-        fe_store(tile, base | 6u, 16ull, x6);
-        fe_store(tile, base | 7u, 16ull, x14);
-        fe_store(tile, base | 8u, 16ull, x1);
-        fe_store(tile, base | 9u, 16ull, x9);
-        fe_store(tile, base | 10u, 16ull, x5);
-        fe_store(tile, base | 11u, 16ull, x13);
-        fe_store(tile, base | 12u, 16ull, x3);
-        fe_store(tile, base | 13u, 16ull, x11);
-        fe_store(tile, base | 14u, 16ull, x7);
-        fe_store(tile, base | 15u, 16ull, x15);
+        fe_store(tile, sbase + 0u, 16ull, x0);
+        fe_store(tile, sbase + 1u, 16ull, x8);
+        fe_store(tile, sbase + 2u, 16ull, x4);
+        fe_store(tile, sbase + 3u, 16ull, x12);
+        fe_store(tile, sbase + 4u, 16ull, x2);
+        fe_store(tile, sbase + 5u, 16ull, x10);
+        fe_store(tile, sbase + 6u, 16ull, x6);
+        fe_store(tile, sbase + 7u, 16ull, x14);
+        fe_store(tile, sbase + 8u, 16ull, x1);
+        fe_store(tile, sbase + 9u, 16ull, x9);
+        fe_store(tile, sbase + 10u, 16ull, x5);
+        fe_store(tile, sbase + 11u, 16ull, x13);
+        fe_store(tile, sbase + 12u, 16ull, x3);
+        fe_store(tile, sbase + 13u, 16ull, x11);
+        fe_store(tile, sbase + 14u, 16ull, x7);
+        fe_store(tile, sbase + 15u, 16ull, x15);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t d = (size_t)((uint32_t)q & 15u);
-        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t it = 0u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)0u;
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)((uint32_t)ul & 15u), 16ull, fe_load(tile, st + ((uint32_t)ul & 15u), 16ull));
+        }
     }
 }
 
@@ -391,32 +403,40 @@ extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restri
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t a = (size_t)((uint32_t)q & 15u);
-        fe_store(tile, i, 16ull, fe_load(in, a, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t it = 0u;
+        const uint32_t st = it;
+        const fe_word_t* __restrict__ in_t = in + (size_t)0u;
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(tile, st + ((uint32_t)ul & 15u), 16ull, fe_load(in_t, (size_t)((uint32_t)ul & 15u), 16ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 1u; g += blockDim.x) {
-        const uint32_t base = 0u;
-        fe_t x0 = fe_load(tile, base | 0u, 16ull);
-        fe_t x1 = fe_load(tile, base | 1u, 16ull);
-        fe_t x2 = fe_load(tile, base | 2u, 16ull);
-        fe_t x3 = fe_load(tile, base | 3u, 16ull);
-        fe_t x4 = fe_load(tile, base | 4u, 16ull);
-        fe_t x5 = fe_load(tile, base | 5u, 16ull);
-        fe_t x6 = fe_load(tile, base | 6u, 16ull);
-        fe_t x7 = fe_load(tile, base | 7u, 16ull);
-        fe_t x8 = fe_load(tile, base | 8u, 16ull);
-        fe_t x9 = fe_load(tile, base | 9u, 16ull);
-        fe_t x10 = fe_load(tile, base | 10u, 16ull);
-        fe_t x11 = fe_load(tile, base | 11u, 16ull);
-        fe_t x12 = fe_load(tile, base | 12u, 16ull);
-        fe_t x13 = fe_load(tile, base | 13u, 16ull);
-        fe_t x14 = fe_load(tile, base | 14u, 16ull);
-        fe_t x15 = fe_load(tile, base | 15u, 16ull);
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t bt = 0u;
+        const uint32_t sbt = bt;
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + 0u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 16ull);
+        fe_t x2 = fe_load(tile, sbase + 2u, 16ull);
+        fe_t x3 = fe_load(tile, sbase + 3u, 16ull);
+        fe_t x4 = fe_load(tile, sbase + 4u, 16ull);
+        fe_t x5 = fe_load(tile, sbase + 5u, 16ull);
+        fe_t x6 = fe_load(tile, sbase + 6u, 16ull);
+        fe_t x7 = fe_load(tile, sbase + 7u, 16ull);
+        fe_t x8 = fe_load(tile, sbase + 8u, 16ull);
+        fe_t x9 = fe_load(tile, sbase + 9u, 16ull);
+        fe_t x10 = fe_load(tile, sbase + 10u, 16ull);
+        fe_t x11 = fe_load(tile, sbase + 11u, 16ull);
+        fe_t x12 = fe_load(tile, sbase + 12u, 16ull);
+        fe_t x13 = fe_load(tile, sbase + 13u, 16ull);
+        fe_t x14 = fe_load(tile, sbase + 14u, 16ull);
+        fe_t x15 = fe_load(tile, sbase + 15u, 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -594,29 +614,33 @@ extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restri
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, base | 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 1u, 16ull, fe_mul_mont(x8, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 2u, 16ull, fe_mul_mont(x4, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 3u, 16ull, fe_mul_mont(x12, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 4u, 16ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 5u, 16ull, fe_mul_mont(x10, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 6u, 16ull, fe_mul_mont(x6, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 7u, 16ull, fe_mul_mont(x14, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 8u, 16ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 9u, 16ull, fe_mul_mont(x9, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 10u, 16ull, fe_mul_mont(x5, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 11u, 16ull, fe_mul_mont(x13, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 12u, 16ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 13u, 16ull, fe_mul_mont(x11, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 14u, 16ull, fe_mul_mont(x7, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, base | 15u, 16ull, fe_mul_mont(x15, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 1u, 16ull, fe_mul_mont(x8, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 2u, 16ull, fe_mul_mont(x4, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 3u, 16ull, fe_mul_mont(x12, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 4u, 16ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 5u, 16ull, fe_mul_mont(x10, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 6u, 16ull, fe_mul_mont(x6, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 7u, 16ull, fe_mul_mont(x14, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 8u, 16ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 9u, 16ull, fe_mul_mont(x9, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 10u, 16ull, fe_mul_mont(x5, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 11u, 16ull, fe_mul_mont(x13, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 12u, 16ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 13u, 16ull, fe_mul_mont(x11, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 14u, 16ull, fe_mul_mont(x7, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 15u, 16ull, fe_mul_mont(x15, fe_load(tw, 16ull, 17ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 16u; q += blockDim.x) {
-        const uint32_t i = (uint32_t)q & 15u;
-        const size_t d = (size_t)((uint32_t)q & 15u);
-        fe_store(out, d, 16ull, fe_load(tile, i, 16ull));
+    for (uint32_t tq = threadIdx.x; tq < 1u; tq += blockDim.x) {
+        const uint32_t it = 0u;
+        const uint32_t st = it;
+        fe_word_t* __restrict__ out_t = out + (size_t)0u;
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((uint32_t)ul & 15u);
+            fe_store(out_t, (size_t)((uint32_t)ul & 15u), 16ull, fe_load(tile, st + ((uint32_t)ul & 15u), 16ull));
+        }
     }
 }

@@ -147,1023 +147,1062 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 16384 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 14u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 17u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 380618853u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 380618853u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 223445251u);
+            x6 = fe_mul_mont(x6, 380618853u);
+            x14 = fe_mul_mont(x14, 377633646u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 380618853u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 380618853u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 223445251u);
+            x7 = fe_mul_mont(x7, 380618853u);
+            x15 = fe_mul_mont(x15, 377633646u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 64223341u);
+            x5 = fe_mul_mont(x5, 223445251u);
+            x13 = fe_mul_mont(x13, 364552238u);
+            x3 = fe_mul_mont(x3, 380618853u);
+            x11 = fe_mul_mont(x11, 385128332u);
+            x7 = fe_mul_mont(x7, 377633646u);
+            x15 = fe_mul_mont(x15, 187887006u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 380618853u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 380618853u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 223445251u);
-        x6 = fe_mul_mont(x6, 380618853u);
-        x14 = fe_mul_mont(x14, 377633646u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 380618853u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 380618853u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 223445251u);
-        x7 = fe_mul_mont(x7, 380618853u);
-        x15 = fe_mul_mont(x15, 377633646u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 64223341u);
-        x5 = fe_mul_mont(x5, 223445251u);
-        x13 = fe_mul_mont(x13, 364552238u);
-        x3 = fe_mul_mont(x3, 380618853u);
-        x11 = fe_mul_mont(x11, 385128332u);
-        x7 = fe_mul_mont(x7, 377633646u);
-        x15 = fe_mul_mont(x15, 187887006u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 4194303u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 4194303u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
+            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 380618853u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 380618853u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 223445251u);
+            x6 = fe_mul_mont(x6, 380618853u);
+            x14 = fe_mul_mont(x14, 377633646u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 380618853u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 380618853u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 223445251u);
+            x7 = fe_mul_mont(x7, 380618853u);
+            x15 = fe_mul_mont(x15, 377633646u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 64223341u);
+            x5 = fe_mul_mont(x5, 223445251u);
+            x13 = fe_mul_mont(x13, 364552238u);
+            x3 = fe_mul_mont(x3, 380618853u);
+            x11 = fe_mul_mont(x11, 385128332u);
+            x7 = fe_mul_mont(x7, 377633646u);
+            x15 = fe_mul_mont(x15, 187887006u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * 16u) & 4194303u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 380618853u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 380618853u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 223445251u);
-        x6 = fe_mul_mont(x6, 380618853u);
-        x14 = fe_mul_mont(x14, 377633646u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 380618853u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 380618853u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 223445251u);
-        x7 = fe_mul_mont(x7, 380618853u);
-        x15 = fe_mul_mont(x15, 377633646u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 64223341u);
-        x5 = fe_mul_mont(x5, 223445251u);
-        x13 = fe_mul_mont(x13, 364552238u);
-        x3 = fe_mul_mont(x3, 380618853u);
-        x11 = fe_mul_mont(x11, 385128332u);
-        x7 = fe_mul_mont(x7, 377633646u);
-        x15 = fe_mul_mont(x15, 187887006u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * 16u) & 4194303u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 14u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 17u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 16384 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 9u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 380618853u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 380618853u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 223445251u);
+            x6 = fe_mul_mont(x6, 380618853u);
+            x14 = fe_mul_mont(x14, 377633646u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 380618853u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 380618853u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 223445251u);
+            x7 = fe_mul_mont(x7, 380618853u);
+            x15 = fe_mul_mont(x15, 377633646u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 64223341u);
+            x5 = fe_mul_mont(x5, 223445251u);
+            x13 = fe_mul_mont(x13, 364552238u);
+            x3 = fe_mul_mont(x3, 380618853u);
+            x11 = fe_mul_mont(x11, 385128332u);
+            x7 = fe_mul_mont(x7, 377633646u);
+            x15 = fe_mul_mont(x15, 187887006u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 380618853u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 380618853u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 223445251u);
-        x6 = fe_mul_mont(x6, 380618853u);
-        x14 = fe_mul_mont(x14, 377633646u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 380618853u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 380618853u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 223445251u);
-        x7 = fe_mul_mont(x7, 380618853u);
-        x15 = fe_mul_mont(x15, 377633646u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 64223341u);
-        x5 = fe_mul_mont(x5, 223445251u);
-        x13 = fe_mul_mont(x13, 364552238u);
-        x3 = fe_mul_mont(x3, 380618853u);
-        x11 = fe_mul_mont(x11, 385128332u);
-        x7 = fe_mul_mont(x7, 377633646u);
-        x15 = fe_mul_mont(x15, 187887006u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 4194303u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 4194303u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
+            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 380618853u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 380618853u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 223445251u);
+            x6 = fe_mul_mont(x6, 380618853u);
+            x14 = fe_mul_mont(x14, 377633646u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 380618853u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 380618853u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 223445251u);
+            x7 = fe_mul_mont(x7, 380618853u);
+            x15 = fe_mul_mont(x15, 377633646u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 64223341u);
+            x5 = fe_mul_mont(x5, 223445251u);
+            x13 = fe_mul_mont(x13, 364552238u);
+            x3 = fe_mul_mont(x3, 380618853u);
+            x11 = fe_mul_mont(x11, 385128332u);
+            x7 = fe_mul_mont(x7, 377633646u);
+            x15 = fe_mul_mont(x15, 187887006u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 4096u) & 4194303u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 380618853u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 380618853u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 223445251u);
-        x6 = fe_mul_mont(x6, 380618853u);
-        x14 = fe_mul_mont(x14, 377633646u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 380618853u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 380618853u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 223445251u);
-        x7 = fe_mul_mont(x7, 380618853u);
-        x15 = fe_mul_mont(x15, 377633646u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 64223341u);
-        x5 = fe_mul_mont(x5, 223445251u);
-        x13 = fe_mul_mont(x13, 364552238u);
-        x3 = fe_mul_mont(x3, 380618853u);
-        x11 = fe_mul_mont(x11, 385128332u);
-        x7 = fe_mul_mont(x7, 377633646u);
-        x15 = fe_mul_mont(x15, 187887006u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 4096u) & 4194303u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 9u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 65536 pieces of 2^6 elements (64 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4226];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 15u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 14u) | ((((uint32_t)blk >> 8u) & 3u) << 16u) | ((((uint32_t)q >> 8u) & 15u) << 18u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 10u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 14u) | ((((uint32_t)blk >> 8u) & 3u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 5u) + ((((uint32_t)ul & 15u) << 6u) >> 10u)), 4226ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 18u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 16u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 20u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 24u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 28u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 33u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 37u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 41u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 45u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 49u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 53u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 57u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 61u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 6u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 10u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4226ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 4226ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 4226ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 4226ull);
+        fe_t x4 = fe_load(tile, sbase + 16u, 4226ull);
+        fe_t x5 = fe_load(tile, sbase + 20u, 4226ull);
+        fe_t x6 = fe_load(tile, sbase + 24u, 4226ull);
+        fe_t x7 = fe_load(tile, sbase + 28u, 4226ull);
+        fe_t x8 = fe_load(tile, sbase + 33u, 4226ull);
+        fe_t x9 = fe_load(tile, sbase + 37u, 4226ull);
+        fe_t x10 = fe_load(tile, sbase + 41u, 4226ull);
+        fe_t x11 = fe_load(tile, sbase + 45u, 4226ull);
+        fe_t x12 = fe_load(tile, sbase + 49u, 4226ull);
+        fe_t x13 = fe_load(tile, sbase + 53u, 4226ull);
+        fe_t x14 = fe_load(tile, sbase + 57u, 4226ull);
+        fe_t x15 = fe_load(tile, sbase + 61u, 4226ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1341,1091 +1380,1138 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 4u, 4096ull, x8);
-        fe_store(tile, sbase ^ 8u, 4096ull, x4);
-        fe_store(tile, sbase ^ 12u, 4096ull, x12);
-        fe_store(tile, sbase ^ 16u, 4096ull, x2);
-        fe_store(tile, sbase ^ 20u, 4096ull, x10);
-        fe_store(tile, sbase ^ 24u, 4096ull, x6);
-        fe_store(tile, sbase ^ 28u, 4096ull, x14);
-        fe_store(tile, sbase ^ 33u, 4096ull, x1);
-        fe_store(tile, sbase ^ 37u, 4096ull, x9);
-        fe_store(tile, sbase ^ 41u, 4096ull, x5);
-        fe_store(tile, sbase ^ 45u, 4096ull, x13);
-        fe_store(tile, sbase ^ 49u, 4096ull, x3);
-        fe_store(tile, sbase ^ 53u, 4096ull, x11);
-        fe_store(tile, sbase ^ 57u, 4096ull, x7);
-        fe_store(tile, sbase ^ 61u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4226ull, x0);
+        fe_store(tile, sbase + 4u, 4226ull, x8);
+        fe_store(tile, sbase + 8u, 4226ull, x4);
+        fe_store(tile, sbase + 12u, 4226ull, x12);
+        fe_store(tile, sbase + 16u, 4226ull, x2);
+        fe_store(tile, sbase + 20u, 4226ull, x10);
+        fe_store(tile, sbase + 24u, 4226ull, x6);
+        fe_store(tile, sbase + 28u, 4226ull, x14);
+        fe_store(tile, sbase + 33u, 4226ull, x1);
+        fe_store(tile, sbase + 37u, 4226ull, x9);
+        fe_store(tile, sbase + 41u, 4226ull, x5);
+        fe_store(tile, sbase + 45u, 4226ull, x13);
+        fe_store(tile, sbase + 49u, 4226ull, x3);
+        fe_store(tile, sbase + 53u, 4226ull, x11);
+        fe_store(tile, sbase + 57u, 4226ull, x7);
+        fe_store(tile, sbase + 61u, 4226ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 1024u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1023u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 65536u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 5u) + ((((uint32_t)gj & 3u) << 10u) >> 10u));
+            const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 65536u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4226ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4226ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4226ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4226ull), w0_3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_mont(x3, 380618853u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 4226ull, x0);
+            fe_store(tile, sbase + 1u, 4226ull, x2);
+            fe_store(tile, sbase + 2u, 4226ull, x1);
+            fe_store(tile, sbase + 3u, 4226ull, x3);
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_mont(x3, 380618853u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 1u, 4096ull, x2);
-        fe_store(tile, sbase ^ 2u, 4096ull, x1);
-        fe_store(tile, sbase ^ 3u, 4096ull, x3);
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 10u) & 3u) | ((((uint32_t)q >> 6u) & 15u) << 2u) | (((uint32_t)q & 63u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)q >> 6u) & 63u) << 16u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | (((uint32_t)tq & 63u) << 6u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)tq >> 6u) & 3u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 18u), 4194304ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 5u) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 10u)), 4226ull));
+        }
     }
 }
 
 // 16384 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 14u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 17u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 89143196u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 89143196u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 92128403u);
+            x6 = fe_mul_mont(x6, 89143196u);
+            x14 = fe_mul_mont(x14, 246316798u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 89143196u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 89143196u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 92128403u);
+            x7 = fe_mul_mont(x7, 89143196u);
+            x15 = fe_mul_mont(x15, 246316798u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 281875043u);
+            x5 = fe_mul_mont(x5, 92128403u);
+            x13 = fe_mul_mont(x13, 84633717u);
+            x3 = fe_mul_mont(x3, 89143196u);
+            x11 = fe_mul_mont(x11, 105209811u);
+            x7 = fe_mul_mont(x7, 246316798u);
+            x15 = fe_mul_mont(x15, 405538708u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 89143196u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 89143196u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 92128403u);
-        x6 = fe_mul_mont(x6, 89143196u);
-        x14 = fe_mul_mont(x14, 246316798u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 89143196u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 89143196u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 92128403u);
-        x7 = fe_mul_mont(x7, 89143196u);
-        x15 = fe_mul_mont(x15, 246316798u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 281875043u);
-        x5 = fe_mul_mont(x5, 92128403u);
-        x13 = fe_mul_mont(x13, 84633717u);
-        x3 = fe_mul_mont(x3, 89143196u);
-        x11 = fe_mul_mont(x11, 105209811u);
-        x7 = fe_mul_mont(x7, 246316798u);
-        x15 = fe_mul_mont(x15, 405538708u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 4194303u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 4194303u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 89143196u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 89143196u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 92128403u);
+            x6 = fe_mul_mont(x6, 89143196u);
+            x14 = fe_mul_mont(x14, 246316798u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 89143196u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 89143196u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 92128403u);
+            x7 = fe_mul_mont(x7, 89143196u);
+            x15 = fe_mul_mont(x15, 246316798u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 281875043u);
+            x5 = fe_mul_mont(x5, 92128403u);
+            x13 = fe_mul_mont(x13, 84633717u);
+            x3 = fe_mul_mont(x3, 89143196u);
+            x11 = fe_mul_mont(x11, 105209811u);
+            x7 = fe_mul_mont(x7, 246316798u);
+            x15 = fe_mul_mont(x15, 405538708u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * 16u) & 4194303u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 89143196u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 89143196u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 92128403u);
-        x6 = fe_mul_mont(x6, 89143196u);
-        x14 = fe_mul_mont(x14, 246316798u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 89143196u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 89143196u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 92128403u);
-        x7 = fe_mul_mont(x7, 89143196u);
-        x15 = fe_mul_mont(x15, 246316798u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 281875043u);
-        x5 = fe_mul_mont(x5, 92128403u);
-        x13 = fe_mul_mont(x13, 84633717u);
-        x3 = fe_mul_mont(x3, 89143196u);
-        x11 = fe_mul_mont(x11, 105209811u);
-        x7 = fe_mul_mont(x7, 246316798u);
-        x15 = fe_mul_mont(x15, 405538708u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 511u) << 5u)) * 16u) & 4194303u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 14u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 511u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 17u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 16384 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8192];
+    __shared__ fe_word_t tile[8454];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t a = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 9u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 15u) | ((((uint32_t)g >> 4u) & 31u) << 8u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 8192ull);
-        fe_t x1 = fe_load(tile, sbase ^ 16u, 8192ull);
-        fe_t x2 = fe_load(tile, sbase ^ 33u, 8192ull);
-        fe_t x3 = fe_load(tile, sbase ^ 49u, 8192ull);
-        fe_t x4 = fe_load(tile, sbase ^ 66u, 8192ull);
-        fe_t x5 = fe_load(tile, sbase ^ 82u, 8192ull);
-        fe_t x6 = fe_load(tile, sbase ^ 99u, 8192ull);
-        fe_t x7 = fe_load(tile, sbase ^ 115u, 8192ull);
-        fe_t x8 = fe_load(tile, sbase ^ 132u, 8192ull);
-        fe_t x9 = fe_load(tile, sbase ^ 148u, 8192ull);
-        fe_t x10 = fe_load(tile, sbase ^ 165u, 8192ull);
-        fe_t x11 = fe_load(tile, sbase ^ 181u, 8192ull);
-        fe_t x12 = fe_load(tile, sbase ^ 198u, 8192ull);
-        fe_t x13 = fe_load(tile, sbase ^ 214u, 8192ull);
-        fe_t x14 = fe_load(tile, sbase ^ 231u, 8192ull);
-        fe_t x15 = fe_load(tile, sbase ^ 247u, 8192ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
+            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
+            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
+            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
+            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
+            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
+            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
+            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
+            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
+            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
+            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
+            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
+            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
+            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
+            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
+            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 89143196u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 89143196u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 92128403u);
+            x6 = fe_mul_mont(x6, 89143196u);
+            x14 = fe_mul_mont(x14, 246316798u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 89143196u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 89143196u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 92128403u);
+            x7 = fe_mul_mont(x7, 89143196u);
+            x15 = fe_mul_mont(x15, 246316798u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 281875043u);
+            x5 = fe_mul_mont(x5, 92128403u);
+            x13 = fe_mul_mont(x13, 84633717u);
+            x3 = fe_mul_mont(x3, 89143196u);
+            x11 = fe_mul_mont(x11, 105209811u);
+            x7 = fe_mul_mont(x7, 246316798u);
+            x15 = fe_mul_mont(x15, 405538708u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 16u, 8454ull, x8);
+            fe_store(tile, sbase + 33u, 8454ull, x4);
+            fe_store(tile, sbase + 49u, 8454ull, x12);
+            fe_store(tile, sbase + 66u, 8454ull, x2);
+            fe_store(tile, sbase + 82u, 8454ull, x10);
+            fe_store(tile, sbase + 99u, 8454ull, x6);
+            fe_store(tile, sbase + 115u, 8454ull, x14);
+            fe_store(tile, sbase + 132u, 8454ull, x1);
+            fe_store(tile, sbase + 148u, 8454ull, x9);
+            fe_store(tile, sbase + 165u, 8454ull, x5);
+            fe_store(tile, sbase + 181u, 8454ull, x13);
+            fe_store(tile, sbase + 198u, 8454ull, x3);
+            fe_store(tile, sbase + 214u, 8454ull, x11);
+            fe_store(tile, sbase + 231u, 8454ull, x7);
+            fe_store(tile, sbase + 247u, 8454ull, x15);
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 89143196u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 89143196u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 92128403u);
-        x6 = fe_mul_mont(x6, 89143196u);
-        x14 = fe_mul_mont(x14, 246316798u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 89143196u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 89143196u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 92128403u);
-        x7 = fe_mul_mont(x7, 89143196u);
-        x15 = fe_mul_mont(x15, 246316798u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 281875043u);
-        x5 = fe_mul_mont(x5, 92128403u);
-        x13 = fe_mul_mont(x13, 84633717u);
-        x3 = fe_mul_mont(x3, 89143196u);
-        x11 = fe_mul_mont(x11, 105209811u);
-        x7 = fe_mul_mont(x7, 246316798u);
-        x15 = fe_mul_mont(x15, 405538708u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 16u, 8192ull, x8);
-        fe_store(tile, sbase ^ 33u, 8192ull, x4);
-        fe_store(tile, sbase ^ 49u, 8192ull, x12);
-        fe_store(tile, sbase ^ 66u, 8192ull, x2);
-        fe_store(tile, sbase ^ 82u, 8192ull, x10);
-        fe_store(tile, sbase ^ 99u, 8192ull, x6);
-        fe_store(tile, sbase ^ 115u, 8192ull, x14);
-        fe_store(tile, sbase ^ 132u, 8192ull, x1);
-        fe_store(tile, sbase ^ 148u, 8192ull, x9);
-        fe_store(tile, sbase ^ 165u, 8192ull, x5);
-        fe_store(tile, sbase ^ 181u, 8192ull, x13);
-        fe_store(tile, sbase ^ 198u, 8192ull, x3);
-        fe_store(tile, sbase ^ 214u, 8192ull, x11);
-        fe_store(tile, sbase ^ 231u, 8192ull, x7);
-        fe_store(tile, sbase ^ 247u, 8192ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t g = threadIdx.x; g < 512u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 511u) << 4u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 8u)) & 31u);
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 4194303u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 8192ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 8192ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 8192ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 8192ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 8192ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 8192ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 8192ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 8192ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase ^ 8u, 8192ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase ^ 9u, 8192ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 8192ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase ^ 11u, 8192ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 8192ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase ^ 13u, 8192ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase ^ 14u, 8192ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 8192ull), w0_15);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x8);
-            x8 = fe_sub(t, x8);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 4194303u;
+            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 2047u), 4097ull), fe_load(tw, (size_t)((w0e >> 11u) + 2048u), 4097ull));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 16384u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x8);
+                x8 = fe_sub(t, x8);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            x12 = fe_mul_mont(x12, 89143196u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x4);
+                x4 = fe_sub(t, x4);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x12);
+                x12 = fe_sub(t, x12);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x14 = fe_mul_mont(x14, 89143196u);
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            x10 = fe_mul_mont(x10, 92128403u);
+            x6 = fe_mul_mont(x6, 89143196u);
+            x14 = fe_mul_mont(x14, 246316798u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x10);
+                x10 = fe_sub(t, x10);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x6);
+                x6 = fe_sub(t, x6);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x14);
+                x14 = fe_sub(t, x14);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            x13 = fe_mul_mont(x13, 89143196u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x7;
+                x7 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x15 = fe_mul_mont(x15, 89143196u);
+            {
+                const fe_t t = x3;
+                x3 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x11;
+                x11 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x11 = fe_mul_mont(x11, 92128403u);
+            x7 = fe_mul_mont(x7, 89143196u);
+            x15 = fe_mul_mont(x15, 246316798u);
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x9;
+                x9 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x5;
+                x5 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x13;
+                x13 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            x9 = fe_mul_mont(x9, 281875043u);
+            x5 = fe_mul_mont(x5, 92128403u);
+            x13 = fe_mul_mont(x13, 84633717u);
+            x3 = fe_mul_mont(x3, 89143196u);
+            x11 = fe_mul_mont(x11, 105209811u);
+            x7 = fe_mul_mont(x7, 246316798u);
+            x15 = fe_mul_mont(x15, 405538708u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x8;
+                x8 = fe_add(t, x9);
+                x9 = fe_sub(t, x9);
+            }
+            {
+                const fe_t t = x4;
+                x4 = fe_add(t, x5);
+                x5 = fe_sub(t, x5);
+            }
+            {
+                const fe_t t = x12;
+                x12 = fe_add(t, x13);
+                x13 = fe_sub(t, x13);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            {
+                const fe_t t = x10;
+                x10 = fe_add(t, x11);
+                x11 = fe_sub(t, x11);
+            }
+            {
+                const fe_t t = x6;
+                x6 = fe_add(t, x7);
+                x7 = fe_sub(t, x7);
+            }
+            {
+                const fe_t t = x14;
+                x14 = fe_add(t, x15);
+                x15 = fe_sub(t, x15);
+            }
+            const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 4096u) & 4194303u;
+            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
+            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
+            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+            fe_store(tile, sbase + 0u, 8454ull, x0);
+            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
         }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        x12 = fe_mul_mont(x12, 89143196u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x4);
-            x4 = fe_sub(t, x4);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x14 = fe_mul_mont(x14, 89143196u);
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        x10 = fe_mul_mont(x10, 92128403u);
-        x6 = fe_mul_mont(x6, 89143196u);
-        x14 = fe_mul_mont(x14, 246316798u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x10);
-            x10 = fe_sub(t, x10);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        x13 = fe_mul_mont(x13, 89143196u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x7;
-            x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x15 = fe_mul_mont(x15, 89143196u);
-        {
-            const fe_t t = x3;
-            x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x11 = fe_mul_mont(x11, 92128403u);
-        x7 = fe_mul_mont(x7, 89143196u);
-        x15 = fe_mul_mont(x15, 246316798u);
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        x9 = fe_mul_mont(x9, 281875043u);
-        x5 = fe_mul_mont(x5, 92128403u);
-        x13 = fe_mul_mont(x13, 84633717u);
-        x3 = fe_mul_mont(x3, 89143196u);
-        x11 = fe_mul_mont(x11, 105209811u);
-        x7 = fe_mul_mont(x7, 246316798u);
-        x15 = fe_mul_mont(x15, 405538708u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
-        }
-        {
-            const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
-        }
-        {
-            const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        {
-            const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
-        }
-        {
-            const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
-        }
-        {
-            const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
-        }
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 4096u) & 4194303u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
-        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
-        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase ^ 0u, 8192ull, x0);
-        fe_store(tile, sbase ^ 1u, 8192ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase ^ 2u, 8192ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase ^ 3u, 8192ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase ^ 4u, 8192ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase ^ 5u, 8192ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase ^ 6u, 8192ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase ^ 7u, 8192ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase ^ 8u, 8192ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase ^ 9u, 8192ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase ^ 10u, 8192ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase ^ 11u, 8192ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase ^ 12u, 8192ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase ^ 13u, 8192ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase ^ 14u, 8192ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase ^ 15u, 8192ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 8192u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 5u) & 255u) | (((uint32_t)q & 31u) << 8u);
-        const size_t d = (size_t)(((uint32_t)q & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)q >> 5u) & 255u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 8u)) & 31u), 8192ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 6u) | ((((uint32_t)blk >> 1u) & 255u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 9u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+        }
     }
 }
 
 // 65536 pieces of 2^6 elements (64 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4096];
+    __shared__ fe_word_t tile[4226];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
     // gather the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = ((uint32_t)q & 63u) | ((((uint32_t)q >> 8u) & 15u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 10u);
-        const size_t a = (size_t)(((uint32_t)q & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)q >> 6u) & 3u) << 14u) | ((((uint32_t)blk >> 8u) & 3u) << 16u) | ((((uint32_t)q >> 8u) & 15u) << 18u));
-        fe_store(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull, fe_load(in, a, 4194304ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 10u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 14u) | ((((uint32_t)blk >> 8u) & 3u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 5u) + ((((uint32_t)ul & 15u) << 6u) >> 10u)), 4226ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 18u), 4194304ull));
+        }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
-    for (uint32_t g = threadIdx.x; g < 256u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 3u) | ((((uint32_t)g >> 2u) & 63u) << 6u);
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_load(tile, sbase ^ 4u, 4096ull);
-        fe_t x2 = fe_load(tile, sbase ^ 8u, 4096ull);
-        fe_t x3 = fe_load(tile, sbase ^ 12u, 4096ull);
-        fe_t x4 = fe_load(tile, sbase ^ 16u, 4096ull);
-        fe_t x5 = fe_load(tile, sbase ^ 20u, 4096ull);
-        fe_t x6 = fe_load(tile, sbase ^ 24u, 4096ull);
-        fe_t x7 = fe_load(tile, sbase ^ 28u, 4096ull);
-        fe_t x8 = fe_load(tile, sbase ^ 33u, 4096ull);
-        fe_t x9 = fe_load(tile, sbase ^ 37u, 4096ull);
-        fe_t x10 = fe_load(tile, sbase ^ 41u, 4096ull);
-        fe_t x11 = fe_load(tile, sbase ^ 45u, 4096ull);
-        fe_t x12 = fe_load(tile, sbase ^ 49u, 4096ull);
-        fe_t x13 = fe_load(tile, sbase ^ 53u, 4096ull);
-        fe_t x14 = fe_load(tile, sbase ^ 57u, 4096ull);
-        fe_t x15 = fe_load(tile, sbase ^ 61u, 4096ull);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 6u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 10u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4226ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 4226ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 4226ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 4226ull);
+        fe_t x4 = fe_load(tile, sbase + 16u, 4226ull);
+        fe_t x5 = fe_load(tile, sbase + 20u, 4226ull);
+        fe_t x6 = fe_load(tile, sbase + 24u, 4226ull);
+        fe_t x7 = fe_load(tile, sbase + 28u, 4226ull);
+        fe_t x8 = fe_load(tile, sbase + 33u, 4226ull);
+        fe_t x9 = fe_load(tile, sbase + 37u, 4226ull);
+        fe_t x10 = fe_load(tile, sbase + 41u, 4226ull);
+        fe_t x11 = fe_load(tile, sbase + 45u, 4226ull);
+        fe_t x12 = fe_load(tile, sbase + 49u, 4226ull);
+        fe_t x13 = fe_load(tile, sbase + 53u, 4226ull);
+        fe_t x14 = fe_load(tile, sbase + 57u, 4226ull);
+        fe_t x15 = fe_load(tile, sbase + 61u, 4226ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2603,68 +2689,76 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase ^ 0u, 4096ull, x0);
-        fe_store(tile, sbase ^ 4u, 4096ull, x8);
-        fe_store(tile, sbase ^ 8u, 4096ull, x4);
-        fe_store(tile, sbase ^ 12u, 4096ull, x12);
-        fe_store(tile, sbase ^ 16u, 4096ull, x2);
-        fe_store(tile, sbase ^ 20u, 4096ull, x10);
-        fe_store(tile, sbase ^ 24u, 4096ull, x6);
-        fe_store(tile, sbase ^ 28u, 4096ull, x14);
-        fe_store(tile, sbase ^ 33u, 4096ull, x1);
-        fe_store(tile, sbase ^ 37u, 4096ull, x9);
-        fe_store(tile, sbase ^ 41u, 4096ull, x5);
-        fe_store(tile, sbase ^ 45u, 4096ull, x13);
-        fe_store(tile, sbase ^ 49u, 4096ull, x3);
-        fe_store(tile, sbase ^ 53u, 4096ull, x11);
-        fe_store(tile, sbase ^ 57u, 4096ull, x7);
-        fe_store(tile, sbase ^ 61u, 4096ull, x15);
+        fe_store(tile, sbase + 0u, 4226ull, x0);
+        fe_store(tile, sbase + 4u, 4226ull, x8);
+        fe_store(tile, sbase + 8u, 4226ull, x4);
+        fe_store(tile, sbase + 12u, 4226ull, x12);
+        fe_store(tile, sbase + 16u, 4226ull, x2);
+        fe_store(tile, sbase + 20u, 4226ull, x10);
+        fe_store(tile, sbase + 24u, 4226ull, x6);
+        fe_store(tile, sbase + 28u, 4226ull, x14);
+        fe_store(tile, sbase + 33u, 4226ull, x1);
+        fe_store(tile, sbase + 37u, 4226ull, x9);
+        fe_store(tile, sbase + 41u, 4226ull, x5);
+        fe_store(tile, sbase + 45u, 4226ull, x13);
+        fe_store(tile, sbase + 49u, 4226ull, x3);
+        fe_store(tile, sbase + 53u, 4226ull, x11);
+        fe_store(tile, sbase + 57u, 4226ull, x7);
+        fe_store(tile, sbase + 61u, 4226ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
-    for (uint32_t g = threadIdx.x; g < 1024u; g += blockDim.x) {
-        const uint32_t base = ((uint32_t)g & 1023u) << 2u;
-        const uint32_t sbase = base ^ (((base >> 5u) ^ (base >> 6u)) & 31u);
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 65536u) & 4194303u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 4096ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 4096ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 4096ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 4096ull), w0_3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 5u) + ((((uint32_t)gj & 3u) << 10u) >> 10u));
+            const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 65536u) & 4194303u;
+            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 2047u), 4097ull), fe_load(tw, (size_t)((g0_0e >> 11u) + 2048u), 4097ull));
+            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4226ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4226ull), g0_0);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4226ull), g0_1);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4226ull), w0_3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_mont(x3, 89143196u);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 4226ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
+            fe_store(tile, sbase + 1u, 4226ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
+            fe_store(tile, sbase + 2u, 4226ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+            fe_store(tile, sbase + 3u, 4226ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
         }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_mont(x3, 89143196u);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 4096ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 1u, 4096ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 2u, 4096ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
-        fe_store(tile, sbase ^ 3u, 4096ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
     }
     __syncthreads();
     // scatter the tile
-    #pragma unroll 8
-    for (uint32_t q = threadIdx.x; q < 4096u; q += blockDim.x) {
-        const uint32_t i = (((uint32_t)q >> 10u) & 3u) | ((((uint32_t)q >> 6u) & 15u) << 2u) | (((uint32_t)q & 63u) << 6u);
-        const size_t d = (size_t)(((uint32_t)q & 63u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)q >> 6u) & 63u) << 16u));
-        fe_store(out, d, 4194304ull, fe_load(tile, i ^ (((i >> 5u) ^ (i >> 6u)) & 31u), 4096ull));
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | (((uint32_t)tq & 63u) << 6u);
+        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 15u) << 8u) | (((uint32_t)blk & 15u) << 12u) | ((((uint32_t)tq >> 6u) & 3u) << 16u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 18u), 4194304ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 5u) + (((((uint32_t)ul >> 2u) & 3u) | (((uint32_t)ul & 3u) << 4u)) >> 10u)), 4226ull));
+        }
     }
 }

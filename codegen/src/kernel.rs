@@ -489,25 +489,146 @@ impl Tile {
         1 << (self.s + self.pb)
     }
 
+    /// Element slots the tile spans in shared memory (more than its size when padded).
+    fn words(&self) -> u64 {
+        self.swizzle.span(self.size())
+    }
+
     /// The source of piece-index bit c.
     fn piece_bit(&self, c: u32) -> Bit {
         self.piece_src[c as usize].clone()
     }
 }
 
-/// Where tile element i lives in shared memory: i with its bank bits (the low `mask` bits)
-/// XORed with the bits above them shifted down, `i ^ (((i >> a) ^ (i >> b)) & mask)`.
+/// The part of `bits` that comes from the variables `vars` (every other bit zero), as an
+/// expression of type `ty`. Parts from disjoint sets of variables have disjoint bits, so
+/// their sum is the whole: an address becomes a per-thread base plus constants once the
+/// unrolled counters are known.
+fn part(bits: &[Bit], vars: &[&str], ty: &Type) -> Expr {
+    let kept: Vec<Bit> = bits
+        .iter()
+        .map(|b| match b {
+            Bit::Of(v, _) if vars.contains(v) => b.clone(),
+            _ => Bit::Known(0),
+        })
+        .collect();
+    let (c, e) = assemble(&kept, ty.clone());
+    or_constant(c, e, ty)
+}
+
+/// How a thread walks its share of a tile: element q = tq | ul·2^t | uo·2^(t+lv), for
+/// thread tq < 2^t, an unrolled counter ul < 2^lv and an outer counter uo < 2^lo.
+///
+/// The tile index and the global addresses of q are bit relabellings of q, so each is the
+/// sum of a thread part, an outer part and an unrolled part: the unrolled part is a
+/// compile-time constant in every copy of the loop body, where it folds into the load's or
+/// store's immediate offset (with a padded tile layout) instead of costing a dozen shifts
+/// and masks per element.
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    t: u32,
+    lv: u32,
+    lo: u32,
+}
+
+impl Visit {
+    /// Where bit u of q comes from.
+    fn bit(&self, u: u32) -> Bit {
+        if u < self.t {
+            Bit::Of("tq", u)
+        } else if u < self.t + self.lv {
+            Bit::Of("ul", u - self.t)
+        } else {
+            Bit::Of("uo", u - self.t - self.lv)
+        }
+    }
+}
+
+/// A global-memory pointer a tile loop walks: its base variable, whether it is written,
+/// and where each physical bit of the tile's elements goes in its address.
+struct Ptr<'a> {
+    base: &'static str,
+    written: bool,
+    dest: &'a [u32],
+}
+
+/// A loop nest over a tile built by [`Emitter::tile_visit`]: statements per thread, per
+/// outer iteration, and at the head of the unrolled body (defining `i`, the element's tile
+/// index), the element's shared-memory slot, and per pointer (pointer, offset).
+struct Nest {
+    threads: u32,
+    visit: Visit,
+    thread: Vec<Stmt>,
+    outer: Vec<Stmt>,
+    head: Vec<Stmt>,
+    slot: Expr,
+    global: Vec<(Expr, Expr)>,
+}
+
+impl Nest {
+    /// The loops around `body`. The thread loop strides by `blockDim.x`: on the device it
+    /// runs once per thread; the host tests run a block with one thread.
+    fn wrap(self, body: Vec<Stmt>) -> Stmt {
+        let mut inner = crate::cuda::ForLoop::range(
+            "ul",
+            Type::U32,
+            Expr::u32(0),
+            Expr::u32(1 << self.visit.lv),
+        )
+        .unrolled()
+        .body(body);
+        if self.visit.lv == 0 {
+            inner.unroll = None;
+        }
+        let mut level = vec![Stmt::For(inner)];
+        if self.visit.lo > 0 {
+            let mut outer = self.outer;
+            outer.extend(level);
+            let mut lp = crate::cuda::ForLoop::range(
+                "uo",
+                Type::U32,
+                Expr::u32(0),
+                Expr::u32(1 << self.visit.lo),
+            )
+            .body(outer);
+            lp.unroll = Some(crate::cuda::Unroll::By(1));
+            level = vec![Stmt::For(lp)];
+        }
+        let mut thread = self.thread;
+        thread.extend(level);
+        Stmt::For(
+            crate::cuda::ForLoop {
+                ty: Type::U32,
+                var: "tq".into(),
+                start: Expr::thread_idx(),
+                cond: Expr::var("tq").lt(Expr::u32(self.threads)),
+                step: Expr::block_dim(),
+                unroll: None,
+                body: Vec::new(),
+            }
+            .body(thread),
+        )
+    }
+}
+
+/// Where tile element i lives in shared memory: either i with its bank bits (the low
+/// `mask` bits) XORed with the bits above them shifted down, `i ^ (((i >> a) ^ (i >> b)) &
+/// mask)`, or i padded, `i + (i >> a) + (i >> b)` (one spare word after every 2^a).
 ///
 /// Rounds read the tile at power-of-two strides, and gathers and scatters at digit-reversed
-/// indices; unswizzled, 16 threads of a warp hit one bank in the worst rounds. The map is
-/// a bijection (high bits unchanged), linear over GF(2) — so a codelet's accesses
-/// `base | offset` become `swz(base) ^ swz(offset)`, one XOR with a constant each — and
-/// is chosen per kernel by counting the shared-memory wavefronts of every warp access
-/// the kernel makes ([`Swizzle::choose`]).
+/// indices; laid out plainly, 16 threads of a warp hit one bank in the worst rounds. Both
+/// maps are one-to-one and split over disjoint bit fields — the XOR map is linear over
+/// GF(2), the padding additive — so an access `base | offset` becomes `swz(base) ^
+/// swz(offset)` or `pad(base) + pad(offset)`: with the offset known at compile time, one XOR
+/// per access, or nothing at all (the addition folds into the load's immediate offset). The
+/// map is chosen per kernel by counting the shared-memory wavefronts of every warp access
+/// the kernel makes, an XOR counting as one more ([`Swizzle::choose`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Swizzle {
     shifts: Vec<u32>,
     mask: u64,
+    /// Padding (additive) rather than XOR.
+    pad: bool,
 }
 
 /// Banks of shared memory, 4 bytes wide.
@@ -518,24 +639,46 @@ impl Swizzle {
         Swizzle {
             shifts: Vec::new(),
             mask: 0,
+            pad: true,
         }
     }
 
     fn apply(&self, i: u64) -> u64 {
+        if self.pad {
+            return self.shifts.iter().fold(i, |acc, &a| acc + (i >> a));
+        }
         let fold = self.shifts.iter().fold(0, |acc, &a| acc ^ (i >> a));
         i ^ (fold & self.mask)
     }
 
+    /// Words of shared memory a tile of `size` elements spans.
+    fn span(&self, size: u64) -> u64 {
+        // A padding grows with i; an XOR map permutes the tile.
+        if self.pad {
+            self.apply(size - 1) + 1
+        } else {
+            size
+        }
+    }
+
     fn expr(&self, i: Expr) -> Expr {
-        let Some(fold) = self
-            .shifts
-            .iter()
-            .map(|&a| i.clone() >> Expr::u32(a))
-            .reduce(|x, y| x ^ y)
-        else {
+        let parts = self.shifts.iter().map(|&a| i.clone() >> Expr::u32(a));
+        if self.pad {
+            return parts.fold(i.clone(), |acc, x| acc + x);
+        }
+        let Some(fold) = parts.reduce(|x, y| x ^ y) else {
             return i;
         };
         i ^ (fold & Expr::u32(self.mask as u32))
+    }
+
+    /// `swz(a | b)` from `swz(a)` (an expression) and `swz(b)` for disjoint a and b.
+    fn join(&self, a: Expr, b: Expr) -> Expr {
+        if self.pad {
+            a + b
+        } else {
+            a ^ b
+        }
     }
 
     /// Shared-memory wavefronts of one warp access to the tile indices `idx` (one per
@@ -558,26 +701,39 @@ impl Swizzle {
             .sum()
     }
 
-    /// The swizzle with the fewest wavefronts over `accesses` (each the tile indices of
-    /// one warp access), among none and one or two shifts, for a tile of 2^bits elements.
-    fn choose(accesses: &[Vec<u64>], bits: u32, word_bytes: u64) -> Swizzle {
+    /// The map with the fewest wavefronts over `accesses` (each the tile indices of one
+    /// warp access), an XOR map paying one more per access for its instruction, among the
+    /// plain layout and XOR maps and paddings of one or two shifts, for a tile of 2^bits
+    /// elements spanning at most `max_words` words.
+    fn choose(accesses: &[Vec<u64>], bits: u32, word_bytes: u64, max_words: u64) -> Swizzle {
         let mask_bits = (BANKS * 4 / word_bytes).trailing_zeros();
-        let cost =
-            |s: &Swizzle| -> u64 { accesses.iter().map(|a| s.wavefronts(a, word_bytes)).sum() };
+        let cost = |s: &Swizzle| -> u64 {
+            let xor = if s.pad { 0 } else { accesses.len() as u64 };
+            accesses
+                .iter()
+                .map(|a| s.wavefronts(a, word_bytes))
+                .sum::<u64>()
+                + xor
+        };
         let mut best = Swizzle::none();
         let mut best_cost = cost(&best);
         if bits <= mask_bits {
             return best;
         }
         let mask = (1u64 << mask_bits) - 1;
-        for a in mask_bits..bits {
-            for b in a..bits {
-                let shifts = if a == b { vec![a] } else { vec![a, b] };
-                let candidate = Swizzle { shifts, mask };
-                let c = cost(&candidate);
-                if c < best_cost {
-                    best = candidate;
-                    best_cost = c;
+        for pad in [true, false] {
+            for a in mask_bits..bits {
+                for b in a..bits {
+                    let shifts = if a == b { vec![a] } else { vec![a, b] };
+                    let candidate = Swizzle { shifts, mask, pad };
+                    if candidate.span(1 << bits) > max_words {
+                        continue;
+                    }
+                    let c = cost(&candidate);
+                    if c < best_cost {
+                        best = candidate;
+                        best_cost = c;
+                    }
                 }
             }
         }
@@ -961,6 +1117,7 @@ impl<F: Field> Emitter<'_, F> {
             &tile.warp_accesses(k, &self.store_order(k, &tile)),
             tile.s + tile.pb,
             word_bytes,
+            options.shared_limit / self.shape.element_bytes,
         );
         let size = tile.size();
         let n = self.n;
@@ -1022,7 +1179,7 @@ impl<F: Field> Emitter<'_, F> {
                 }
                 Step::Dft { locals } => {
                     if first_load {
-                        body.extend(self.load_phase(k, &tile, &[], size, &mut tmp));
+                        body.extend(self.load_phase(k, &tile, &[], &mut tmp));
                         first_load = false;
                     }
                     let post: Vec<&Step> = if Some(at) == last_round {
@@ -1030,19 +1187,19 @@ impl<F: Field> Emitter<'_, F> {
                     } else {
                         Vec::new()
                     };
-                    body.extend(self.round(locals, &tile, (&pending, &post), size, &mut tmp));
+                    body.extend(self.round(locals, &tile, (&pending, &post), &mut tmp));
                     pending.clear();
                 }
             }
         }
         if first_load {
             // No DFT round: the tile goes straight from global memory to global memory.
-            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit, false));
+            body.extend(self.store_phase(k, &tile, &pending, &mut tmp, &tile_bit, false));
         } else {
-            body.extend(self.store_phase(k, &tile, &pending, size, &mut tmp, &tile_bit, true));
+            body.extend(self.store_phase(k, &tile, &pending, &mut tmp, &tile_bit, true));
         }
 
-        let shared_words = size * (self.shape.element_bytes / (self.word_bits() as u64 / 8));
+        let shared_words = tile.words() * (self.shape.element_bytes / word_bytes);
         let mut kernel = Kernel::new(
             name,
             vec![
@@ -1070,7 +1227,7 @@ impl<F: Field> Emitter<'_, F> {
             shared_bytes: if first_load {
                 0
             } else {
-                size * self.shape.element_bytes
+                tile.words() * self.shape.element_bytes
             },
             pieces_per_block: 1 << tile.pb,
             src: buffer_name(k.src_buffer),
@@ -1079,56 +1236,131 @@ impl<F: Field> Emitter<'_, F> {
         Ok((kernel, launch))
     }
 
-    /// Address bits of element `q` of the tile (q's bits in the order of `order`), and the
-    /// block index: the physical address, with each physical bit sent to `dest[bit]`.
-    fn address(&self, tile: &Tile, order: &[(u32, u32)], dest: &[u32]) -> Expr {
-        let t = dest.len();
-        let mut bits = vec![Bit::Known(0); t];
+    /// Address bits of the tile's element visited as `bits_of(u)` for each bit u of q (q's
+    /// bits in the order of `order`), and the block index: the physical address, with each
+    /// physical bit sent to `dest[bit]`.
+    fn address_bits(
+        &self,
+        tile: &Tile,
+        order: &[(u32, u32)],
+        dest: &[u32],
+        visit: &Visit,
+    ) -> Vec<Bit> {
+        let mut bits = vec![Bit::Known(0); dest.len()];
         for (u, &(phys, _)) in order.iter().enumerate() {
-            bits[dest[phys as usize] as usize] = Bit::Of("q", u as u32);
+            bits[dest[phys as usize] as usize] = visit.bit(u as u32);
         }
         for (c, &phys) in tile.block_bits.iter().enumerate() {
             bits[dest[phys as usize] as usize] = Bit::Of("blk", c as u32);
         }
-        // Below 2^32 elements the address is put together in 32-bit arithmetic, half the
-        // instructions of 64-bit bit operations on the device.
-        if t <= 32 {
-            let (c, e) = assemble(&bits, Type::U32);
-            or_constant(c, e, &Type::U32).cast(Type::SizeT)
-        } else {
-            let (c, e) = assemble(&bits, Type::SizeT);
-            or_constant(c, e, &Type::SizeT)
-        }
+        bits
     }
 
-    /// Tile index of element q, for q's bits in the order of `order`.
-    fn tile_index(&self, tile: &Tile, order: &[(u32, u32)]) -> Expr {
+    /// Tile-index bits of the element visited as `visit` says, for q's bits in the order
+    /// of `order`.
+    fn tile_index_bits(&self, tile: &Tile, order: &[(u32, u32)], visit: &Visit) -> Vec<Bit> {
         let mut bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
         for (u, &(_, ti)) in order.iter().enumerate() {
-            bits[ti as usize] = Bit::Of("q", u as u32);
+            bits[ti as usize] = visit.bit(u as u32);
         }
-        let (c, e) = assemble(&bits, Type::U32);
-        or_constant(c, e, &Type::U32)
+        bits
     }
 
-    /// A loop over the tile's elements, `threads` at a time. It is unrolled (up to 8
-    /// elements per thread) so that each thread has several global loads in flight before
-    /// it waits for the first: a gather is bound by memory latency, not by issue.
-    fn tile_loop(tile: &Tile, body: Vec<Stmt>) -> Stmt {
+    /// A loop nest visiting every element of the tile, in the order `order`, with
+    /// pointers into global memory at the addresses `ptrs` gives (base pointer, whether it
+    /// is written, where each physical bit goes). See [`Visit`].
+    fn tile_visit(&self, tile: &Tile, order: &[(u32, u32)], ptrs: &[Ptr<'_>]) -> Nest {
         let size = tile.size();
-        let per_thread = (size / tile.threads as u64).min(8) as u32;
-        Stmt::For(
-            crate::cuda::ForLoop {
-                ty: Type::U32,
-                var: "q".into(),
-                start: Expr::thread_idx(),
-                cond: Expr::var("q").lt(Expr::u32(size as u32)),
-                step: Expr::block_dim(),
-                unroll: (per_thread > 1).then_some(crate::cuda::Unroll::By(per_thread)),
-                body: Vec::new(),
+        let t = tile.threads.trailing_zeros();
+        let per_thread = (size / tile.threads as u64).max(1);
+        // Every element a thread loads is in flight at once up to 128 bytes of registers
+        // per thread (at least 8 elements): a gather is bound by memory latency.
+        let cap = (128 / self.shape.element_bytes).clamp(8, 32);
+        let lv = per_thread.min(cap).trailing_zeros();
+        let lo = per_thread.trailing_zeros() - lv;
+        let visit = Visit { t, lv, lo };
+        // Addresses below 2^32 elements are put together in 32-bit arithmetic, half the
+        // instructions of 64-bit bit operations on the device.
+        let aty = if self.n.trailing_zeros() <= 32 {
+            Type::U32
+        } else {
+            Type::SizeT
+        };
+        let index = self.tile_index_bits(tile, order, &visit);
+        let addrs: Vec<Vec<Bit>> = ptrs
+            .iter()
+            .map(|p| self.address_bits(tile, order, p.dest, &visit))
+            .collect();
+        let swz = &tile.swizzle;
+        let ptr_ty = |p: &Ptr| {
+            if p.written {
+                Type::ptr(Type::Word)
+            } else {
+                Type::const_ptr(Type::Word)
             }
-            .body(body),
-        )
+        };
+
+        let mut thread = vec![Stmt::const_(
+            Type::U32,
+            "it",
+            part(&index, &["tq"], &Type::U32),
+        )];
+        thread.push(Stmt::const_(Type::U32, "st", swz.expr(Expr::var("it"))));
+        for (p, bits) in ptrs.iter().zip(&addrs) {
+            thread.push(Stmt::let_(
+                ptr_ty(p),
+                format!("{}_t", p.base),
+                Expr::var(p.base) + part(bits, &["tq", "blk"], &aty).cast(Type::SizeT),
+            ));
+        }
+        let (mut outer, mut at) = (Vec::new(), "t");
+        if lo > 0 {
+            outer.push(Stmt::const_(
+                Type::U32,
+                "io",
+                Expr::var("it") + part(&index, &["uo"], &Type::U32),
+            ));
+            outer.push(Stmt::const_(
+                Type::U32,
+                "so",
+                swz.join(Expr::var("st"), swz.expr(part(&index, &["uo"], &Type::U32))),
+            ));
+            for (p, bits) in ptrs.iter().zip(&addrs) {
+                outer.push(Stmt::let_(
+                    ptr_ty(p),
+                    format!("{}_o", p.base),
+                    Expr::var(format!("{}_t", p.base))
+                        + part(bits, &["uo"], &aty).cast(Type::SizeT),
+                ));
+            }
+            at = "o";
+        }
+        let inner_index = part(&index, &["ul"], &Type::U32);
+        let head = vec![Stmt::const_(
+            Type::U32,
+            "i",
+            Expr::var(format!("i{at}")) + inner_index.clone(),
+        )];
+        let slot = swz.join(Expr::var(format!("s{at}")), swz.expr(inner_index));
+        let global = ptrs
+            .iter()
+            .zip(&addrs)
+            .map(|(p, bits)| {
+                (
+                    Expr::var(format!("{}_{at}", p.base)),
+                    part(bits, &["ul"], &aty).cast(Type::SizeT),
+                )
+            })
+            .collect();
+        Nest {
+            threads: tile.threads,
+            visit,
+            thread,
+            outer,
+            head,
+            slot,
+            global,
+        }
     }
 
     fn fused(
@@ -1156,29 +1388,35 @@ impl<F: Field> Emitter<'_, F> {
         k: &KernelPlan,
         tile: &Tile,
         pending: &[&Step],
-        size: u64,
         tmp: &mut u32,
     ) -> Vec<Stmt> {
         let identity: Vec<u32> = (0..k.log_n).collect();
-        let mut inner = vec![
-            Stmt::const_(Type::U32, "i", self.tile_index(tile, &tile.bits)),
-            Stmt::const_(Type::SizeT, "a", self.address(tile, &tile.bits, &identity)),
-        ];
+        let nest = self.tile_visit(
+            tile,
+            &tile.bits,
+            &[Ptr {
+                base: "in",
+                written: false,
+                dest: &identity,
+            }],
+        );
         let bit_of = |src: BitSource| match src {
             BitSource::Local(c) => Bit::Of("i", c),
             BitSource::Piece(c) => tile.piece_bit(c),
         };
-        let loaded = fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n));
+        let mut inner = nest.head.clone();
+        let (ptr, off) = nest.global[0].clone();
+        let loaded = fe::load(ptr, off, Expr::u64(self.n));
         let v = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
         inner.push(fe::store(
             Expr::var("tile"),
-            tile.swizzle.expr(Expr::var("i")),
-            Expr::u64(size),
+            nest.slot.clone(),
+            Expr::u64(tile.words()),
             v,
         ));
         vec![
             Stmt::comment("gather the tile"),
-            Self::tile_loop(tile, inner),
+            nest.wrap(inner),
             Stmt::sync(),
         ]
     }
@@ -1200,45 +1438,46 @@ impl<F: Field> Emitter<'_, F> {
         k: &KernelPlan,
         tile: &Tile,
         pending: &[&Step],
-        size: u64,
         tmp: &mut u32,
         bit_of: &dyn Fn(BitSource) -> Bit,
         from_tile: bool,
     ) -> Vec<Stmt> {
         let order = self.store_order(k, tile);
-        let mut inner = vec![
-            Stmt::const_(Type::U32, "i", self.tile_index(tile, &order)),
-            Stmt::const_(Type::SizeT, "d", self.address(tile, &order, &k.dest)),
-        ];
+        let identity: Vec<u32> = (0..k.log_n).collect();
+        let mut ptrs = vec![Ptr {
+            base: "out",
+            written: true,
+            dest: &k.dest,
+        }];
+        if !from_tile {
+            ptrs.push(Ptr {
+                base: "in",
+                written: false,
+                dest: &identity,
+            });
+        }
+        let nest = self.tile_visit(tile, &order, &ptrs);
+        let mut inner = nest.head.clone();
         let loaded = if from_tile {
             fe::load(
                 Expr::var("tile"),
-                tile.swizzle.expr(Expr::var("i")),
-                Expr::u64(size),
+                nest.slot.clone(),
+                Expr::u64(tile.words()),
             )
         } else {
-            let identity: Vec<u32> = (0..k.log_n).collect();
-            inner.push(Stmt::const_(
-                Type::SizeT,
-                "a",
-                self.address(tile, &order, &identity),
-            ));
-            fe::load(Expr::var("in"), Expr::var("a"), Expr::u64(self.n))
+            let (ptr, off) = nest.global[1].clone();
+            fe::load(ptr, off, Expr::u64(self.n))
         };
         let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
-        inner.push(fe::store(
-            Expr::var("out"),
-            Expr::var("d"),
-            Expr::u64(self.n),
-            v,
-        ));
+        let (ptr, off) = nest.global[0].clone();
+        inner.push(fe::store(ptr, off, Expr::u64(self.n), v));
         vec![
             Stmt::comment(if from_tile {
                 "scatter the tile"
             } else {
                 "permute and scale"
             }),
-            Self::tile_loop(tile, inner),
+            nest.wrap(inner),
         ]
     }
 
@@ -1280,12 +1519,24 @@ impl<F: Field> Emitter<'_, F> {
         locals: &[u32],
         tile: &Tile,
         (pre, post): (&[&Step], &[&Step]),
-        size: u64,
         tmp: &mut u32,
     ) -> Vec<Stmt> {
         let b = locals.len() as u32;
         let m = 1u64 << b;
+        let size = tile.size();
+        let words = tile.words();
         let groups = size >> b;
+        // Group g = tq | gj·2^t: thread tq runs groups/threads codelets (more threads than
+        // groups leave some idle).
+        let threads = (tile.threads as u64).min(groups);
+        let t = threads.trailing_zeros();
+        let group_bit = |u: u32| {
+            if u < t {
+                Bit::Of("tq", u)
+            } else {
+                Bit::Of("gj", u - t)
+            }
+        };
         // The tile-index bits that are not DFT bits, in order: the group index deposits
         // into them.
         let free: Vec<u32> = (0..tile.s + tile.pb)
@@ -1293,36 +1544,31 @@ impl<F: Field> Emitter<'_, F> {
             .collect();
         let mut base_bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
         for (u, &c) in free.iter().enumerate() {
-            base_bits[c as usize] = Bit::Of("g", u as u32);
+            base_bits[c as usize] = group_bit(u as u32);
         }
-        let (bc, be) = assemble(&base_bits, Type::U32);
-        let mut inner = vec![Stmt::const_(
-            Type::U32,
-            "base",
-            or_constant(bc, be, &Type::U32),
-        )];
-        let swizzled = !tile.swizzle.shifts.is_empty();
-        if swizzled {
-            inner.push(Stmt::const_(
+        let swz = &tile.swizzle;
+        let thread = vec![
+            Stmt::const_(Type::U32, "bt", part(&base_bits, &["tq"], &Type::U32)),
+            Stmt::const_(Type::U32, "sbt", swz.expr(Expr::var("bt"))),
+        ];
+        let own = part(&base_bits, &["gj"], &Type::U32);
+        let mut inner = vec![
+            Stmt::const_(Type::U32, "base", Expr::var("bt") + own.clone()),
+            Stmt::const_(
                 Type::U32,
                 "sbase",
-                tile.swizzle.expr(Expr::var("base")),
-            ));
-        }
+                swz.join(Expr::var("sbt"), swz.expr(own)),
+            ),
+        ];
         let offset = |v: u64| -> u64 {
             locals
                 .iter()
                 .enumerate()
                 .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
         };
-        // base and offset have disjoint bits and the swizzle is linear:
-        // swz(base | offset) = swz(base) ^ swz(offset).
+        // base and offset have disjoint bits: swz(base | offset) = join(swz(base), swz(offset)).
         let slot = |v: u64| -> Expr {
-            if swizzled {
-                Expr::var("sbase") ^ Expr::u32(tile.swizzle.apply(offset(v)) as u32)
-            } else {
-                Expr::var("base") | Expr::u32(offset(v) as u32)
-            }
+            swz.join(Expr::var("sbase"), Expr::u32(swz.apply(offset(v)) as u32))
         };
         // Bits of a tile index outside the codelet's own: from `base` (the group) or the
         // block index.
@@ -1346,7 +1592,7 @@ impl<F: Field> Emitter<'_, F> {
         let shared_pre = self.codelet_twiddles(pre, locals, &runtime_bit, &mut inner, tmp);
         for v in 0..m {
             let idx = slot(v);
-            let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(size));
+            let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(words));
             let value = self.rotate(loaded, v, pre, &shared_pre, &bit_of(v), &mut inner, tmp);
             inner.push(Stmt::let_(Type::Fe, format!("x{v}"), value));
         }
@@ -1382,20 +1628,36 @@ impl<F: Field> Emitter<'_, F> {
             inner.push(fe::store(
                 Expr::var("tile"),
                 slot(v),
-                Expr::u64(size),
+                Expr::u64(words),
                 value,
+            ));
+        }
+        let per_thread = groups / threads;
+        let mut body = thread;
+        if per_thread == 1 {
+            body.push(Stmt::const_(Type::U32, "gj", Expr::u32(0)));
+            body.extend(inner);
+        } else {
+            body.push(Stmt::For(
+                crate::cuda::ForLoop::range(
+                    "gj",
+                    Type::U32,
+                    Expr::u32(0),
+                    Expr::u32(per_thread as u32),
+                )
+                .body(inner),
             ));
         }
         let lp = crate::cuda::ForLoop {
             ty: Type::U32,
-            var: "g".into(),
+            var: "tq".into(),
             start: Expr::thread_idx(),
-            cond: Expr::var("g").lt(Expr::u32(groups as u32)),
+            cond: Expr::var("tq").lt(Expr::u32(threads as u32)),
             step: Expr::block_dim(),
             unroll: None,
             body: Vec::new(),
         }
-        .body(inner);
+        .body(body);
         vec![
             Stmt::comment(format!("DFT({m}) along tile bits {locals:?}")),
             Stmt::For(lp),
@@ -1409,30 +1671,87 @@ mod tests {
     use super::*;
 
     #[test]
-    fn swizzles_are_bijections() {
+    fn xor_swizzles_are_bijections() {
         for shifts in [vec![5], vec![5, 10], vec![7, 9], vec![4, 8]] {
-            let s = Swizzle { shifts, mask: 31 };
+            let s = Swizzle {
+                shifts,
+                mask: 31,
+                pad: false,
+            };
             let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
             seen.sort_unstable();
             assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>());
+            assert_eq!(s.span(1 << 12), 1 << 12);
         }
     }
 
     #[test]
-    fn the_chosen_swizzle_removes_strided_conflicts() {
+    fn paddings_are_one_to_one_within_their_span() {
+        for shifts in [vec![5], vec![5, 10], vec![6, 11]] {
+            let s = Swizzle {
+                shifts,
+                mask: 31,
+                pad: true,
+            };
+            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), 1 << 12);
+            assert!(seen.iter().all(|&w| w < s.span(1 << 12)));
+        }
+    }
+
+    #[test]
+    fn both_maps_split_over_disjoint_bit_fields() {
+        // What the emitted code relies on: swz(a | b) = join(swz(a), swz(b)).
+        let maps = [
+            Swizzle {
+                shifts: vec![5, 10],
+                mask: 31,
+                pad: true,
+            },
+            Swizzle {
+                shifts: vec![5, 8],
+                mask: 31,
+                pad: false,
+            },
+        ];
+        for s in &maps {
+            for (a, b) in [
+                (0x0f3u64, 0x700),
+                (0x15, 0xa80),
+                (0x1f, 0xfe0),
+                (0x401, 0x3e),
+            ] {
+                let joined = if s.pad {
+                    s.apply(a) + s.apply(b)
+                } else {
+                    s.apply(a) ^ s.apply(b)
+                };
+                assert_eq!(s.apply(a | b), joined, "{s:?} at {a:#x} | {b:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_chosen_layout_removes_strided_conflicts() {
         // A warp reading 4-byte words at stride 16 (a radix-16 round along the low bits):
-        // 16 lanes per bank unswizzled.
+        // 16 lanes per bank laid out plainly.
         let strided: Vec<u64> = (0..32).map(|g| g * 16).collect();
         assert_eq!(Swizzle::none().wavefronts(&strided, 4), 16);
-        let s = Swizzle::choose(std::slice::from_ref(&strided), 12, 4);
+        let s = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1 << 13);
         assert_eq!(s.wavefronts(&strided, 4), 1);
         // Consecutive words stay conflict-free under the chosen map.
         let unit: Vec<u64> = (0..32).collect();
         assert_eq!(s.wavefronts(&unit, 4), 1);
         // 8-byte words: 16 lanes per wavefront at best.
         assert_eq!(Swizzle::none().wavefronts(&unit, 8), 2);
-        let s8 = Swizzle::choose(std::slice::from_ref(&strided), 12, 8);
+        let s8 = Swizzle::choose(std::slice::from_ref(&strided), 12, 8, 1 << 13);
         assert_eq!(s8.wavefronts(&strided, 8), 2);
+        // Without room for padding the XOR map is the one left.
+        let tight = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1 << 12);
+        assert!(!tight.pad);
+        assert_eq!(tight.wavefronts(&strided, 4), 1);
     }
 
     #[test]
