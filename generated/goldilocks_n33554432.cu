@@ -102,20 +102,64 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
 
 FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
-
+// Goldilocks, p = 2^64 - ε with ε = 2^32 - 1: a + b - p = (a + ε) + b - 2^64, so a + b
+// reduced is (a + ε) + b when that carries out of 64 bits, else that sum less ε; a - b
+// reduced is a - b less ε when it borrows (-p = ε - 2^64). On 32-bit halves with carry
+// chains: 7 and 5 instructions instead of 64-bit compares and selects. The host runs the
+// same steps with explicit carries.
 FE_FN fe_t fe_add(fe_t a, fe_t b) {
-    fe_t s = a + b;
-    // s - p wraps above s exactly when s < p.
-    if (FE_HALF) return fe_aux_min(s, s - FE_P);
-    // For p > R/2, a + b can wrap as well.
-    return (s < a || s >= FE_P) ? s - FE_P : s;
+    const uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+    const uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
+    uint32_t r0, r1;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 u0, u1, v0, v1, m;\n\t"
+        "add.cc.u32 u0, %2, 0xffffffff;\n\t"
+        "addc.u32 u1, %3, 0;\n\t"
+        "add.cc.u32 v0, u0, %4;\n\t"
+        "addc.cc.u32 v1, u1, %5;\n\t"
+        "addc.u32 m, 0xffffffff, 0;\n\t"
+        "sub.cc.u32 %0, v0, m;\n\t"
+        "subc.u32 %1, v1, 0;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+#else
+    // a < p, so a + ε < 2^64.
+    const uint64_t u = a + 0xffffffffull;
+    const uint32_t u0 = (uint32_t)u, u1 = (uint32_t)(u >> 32);
+    const uint64_t lo = (uint64_t)u0 + b0;
+    const uint64_t hi = (uint64_t)u1 + b1 + (lo >> 32);
+    const uint32_t m = (hi >> 32) ? 0u : 0xffffffffu;
+    const uint64_t v = (hi << 32 | (uint32_t)lo);
+    const uint64_t r = v - m;
+    r0 = (uint32_t)r;
+    r1 = (uint32_t)(r >> 32);
+    (void)a0; (void)a1;
+#endif
+    return (uint64_t)r1 << 32 | r0;
 }
 
 FE_FN fe_t fe_sub(fe_t a, fe_t b) {
-    fe_t d = a - b;
-    // d wrapped (a < b) exactly when d + p is the smaller.
-    if (FE_HALF) return fe_aux_min(d, d + FE_P);
-    return a < b ? d + FE_P : d;
+    const uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+    const uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
+    uint32_t r0, r1;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 d0, d1, m;\n\t"
+        "sub.cc.u32 d0, %2, %4;\n\t"
+        "subc.cc.u32 d1, %3, %5;\n\t"
+        "subc.u32 m, 0, 0;\n\t"
+        "sub.cc.u32 %0, d0, m;\n\t"
+        "subc.u32 %1, d1, 0;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+#else
+    const uint64_t d = a - b;
+    const uint32_t m = a < b ? 0xffffffffu : 0u;
+    const uint64_t r = d - m;
+    r0 = (uint32_t)r;
+    r1 = (uint32_t)(r >> 32);
+    (void)a0; (void)a1; (void)b0; (void)b1;
+#endif
+    return (uint64_t)r1 << 32 | r0;
 }
 
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
@@ -139,10 +183,52 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
-
-// a * t / R mod p: with t = w*R mod p (a twiddle in Montgomery form) this is a*w mod p.
+// a * t / R mod p (R = 2^64): the 128-bit product as four 32-bit words from one
+// multiply-add carry chain, then REDC as above (m*p's high word from m's halves, no
+// 64-bit products), its final correction t + p = t - ε mod 2^64 by the borrow mask.
 FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
-    return fe_aux_redc(a * t, fe_mulhi64(a, t));
+    const uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+    const uint32_t b0 = (uint32_t)t, b1 = (uint32_t)(t >> 32);
+    uint32_t r0, r1;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 t0, t1, t2, t3, mh, x0, x1, d0, d1, k;\n\t"
+        "mul.lo.u32 t0, %2, %4;\n\t"
+        "mul.hi.u32 t1, %2, %4;\n\t"
+        "mul.lo.u32 t2, %3, %5;\n\t"
+        "mul.hi.u32 t3, %3, %5;\n\t"
+        "mad.lo.cc.u32 t1, %2, %5, t1;\n\t"
+        "madc.hi.cc.u32 t2, %2, %5, t2;\n\t"
+        "addc.u32 t3, t3, 0;\n\t"
+        "mad.lo.cc.u32 t1, %3, %4, t1;\n\t"
+        "madc.hi.cc.u32 t2, %3, %4, t2;\n\t"
+        "addc.u32 t3, t3, 0;\n\t"
+        // m = lo*p^-1 = (t0, t1 + t0); m*p's high word is m - mh - [mh < t0].
+        "add.u32 mh, t1, t0;\n\t"
+        "sub.cc.u32 k, mh, t0;\n\t"
+        "subc.cc.u32 x0, t0, mh;\n\t"
+        "subc.u32 x1, mh, 0;\n\t"
+        // hi - mp, plus p on a borrow.
+        "sub.cc.u32 d0, t2, x0;\n\t"
+        "subc.cc.u32 d1, t3, x1;\n\t"
+        "subc.u32 k, 0, 0;\n\t"
+        "sub.cc.u32 %0, d0, k;\n\t"
+        "subc.u32 %1, d1, 0;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+#else
+    const unsigned __int128 prod = (unsigned __int128)a * t;
+    const uint32_t t0 = (uint32_t)prod, t1 = (uint32_t)(prod >> 32);
+    const uint64_t hi = (uint64_t)(prod >> 64);
+    const uint32_t mh = t1 + t0;
+    const uint64_t m = (uint64_t)mh << 32 | t0;
+    const uint64_t mp = m - mh - (uint64_t)(mh < t0);
+    const uint64_t d = hi - mp;
+    const uint64_t r = d - (hi < mp ? 0xffffffffull : 0ull);
+    r0 = (uint32_t)r;
+    r1 = (uint32_t)(r >> 32);
+    (void)a0; (void)a1; (void)b0; (void)b1;
+#endif
+    return (uint64_t)r1 << 32 | r0;
 }
 
 // a*R mod p: the table form of a constant.
