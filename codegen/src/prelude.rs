@@ -29,7 +29,7 @@ use crate::error::CodegenError;
 use fermat_dsl::field::{AnyField, Sign, SrgfnParams};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
-use num_traits::{One, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 use tera::{Context, Tera};
 
 const COMMON: &str = include_str!("../templates/common.cu.tera");
@@ -151,23 +151,18 @@ fn montgomery(p: u64, bits: u32) -> (u64, u64) {
 }
 
 /// The bounds behind the SRGFN multiplication (2017 paper, Algorithm 3 and §3.1), computed
-/// exactly for one field.
+/// exactly for one field, and the divisions by r that the device runs within them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulBounds {
-    /// The largest |u_i + carry| divided by r: one negacyclic coefficient (|u_i| ≤ k·r²)
-    /// plus the carry from the digit below.
+    /// The largest |u_i + carry|: one negacyclic coefficient (|u_i| ≤ k·r²) plus the carry
+    /// from the digit below.
     pub coef: BigUint,
     /// The largest |carry| out of a digit (the fixed point of c = ⌊(k·r² + c)/r⌋ + 1).
     pub carry: BigUint,
-    /// Sparse division steps that bring |z| ≤ `coef` into [−r, 2r).
-    pub steps_coef: u32,
-    /// Sparse division steps that bring |z| ≤ `carry` into [−r, 2r).
-    pub steps_carry: u32,
-    /// The 64-bit words (two's complement) that z needs before each of the `steps_coef`
-    /// steps and after the last: the device computes each step on that many words only.
-    pub coef_words: Vec<u32>,
-    /// The same for the `steps_carry` steps of the final carry.
-    pub carry_words: Vec<u32>,
+    /// The division of a coefficient plus carry (five 32-bit limbs, |z| ≤ `coef`).
+    pub coef_div: DivPlan,
+    /// The division of digit 0 less the final carry (three limbs, |z| < `carry` + r).
+    pub fold_div: DivPlan,
 }
 
 impl MulBounds {
@@ -208,68 +203,144 @@ impl MulBounds {
                 "product coefficients up to {coef} exceed the device's 160-bit accumulators"
             ));
         }
-        let steps = |bound: &BigInt| div_steps(bound, &r, params);
-        let coef_words = steps(&coef)?;
-        let carry_words = steps(&carry)?;
+        let coef = coef.magnitude().clone();
+        let carry = carry.magnitude().clone();
+        let coef_div = DivPlan::new(params, &coef, 5)?;
+        let fold_div = DivPlan::new(params, &(&carry + r.magnitude()), 3)?;
+        // Digit 1 takes the quotient of digit 0 less the carry as one signed limb.
+        if fold_div.quotient_limbs > 1 {
+            return Err(format!(
+                "radix r = {r} is too small for k = {k}: carries up to {carry} leave more than \
+                 32 bits after one division by r"
+            ));
+        }
         Ok(MulBounds {
-            coef: coef.magnitude().clone(),
-            carry: carry.magnitude().clone(),
-            steps_coef: coef_words.len() as u32 - 1,
-            steps_carry: carry_words.len() as u32 - 1,
-            coef_words,
-            carry_words,
+            coef,
+            carry,
+            coef_div,
+            fold_div,
         })
     }
 }
 
-/// The sparse division steps z → (z >> w, (z mod 2^w) ∓ 2^u·(z >> w)) after which every
-/// |z| ≤ bound lies in [−r, 2r), by interval arithmetic on the steps as the device runs
-/// them: the words z needs before each step and after the last (one entry per step, plus
-/// one). The quotient, the sum of the z >> w plus the final correction, must fit two words.
-fn div_steps(bound: &BigInt, r: &BigInt, params: SrgfnParams) -> Result<Vec<u32>, String> {
-    let two_w = BigInt::one() << params.w;
-    let two_u = BigInt::one() << params.u;
-    let top = &two_w - 1;
-    let (mut lo, mut hi) = (-bound.clone(), bound.clone());
-    let (mut q_lo, mut q_hi) = (-BigInt::one(), BigInt::one());
-    let mut words = Vec::new();
-    // The device takes the word counts packed 2 bits each into 64 bits: 31 steps at most.
-    for _ in 0..32 {
-        let n = words_for(&lo, &hi);
-        if n > 3 {
-            return Err(format!(
-                "intermediate values exceed 192 bits (bound {bound})"
-            ));
-        }
-        words.push(n);
-        if lo >= -r.clone() && hi < r * 2 {
-            let limit: BigInt = BigInt::one() << 127_u32;
-            if q_lo < -limit.clone() || q_hi >= limit {
-                return Err(format!(
-                    "the quotient of the sparse division exceeds 128 bits (bound {bound})"
-                ));
-            }
-            return Ok(words);
-        }
-        let h_lo = lo.div_floor(&two_w);
-        let h_hi = hi.div_floor(&two_w);
-        q_lo += &h_lo;
-        q_hi += &h_hi;
-        (lo, hi) = match params.sign {
-            Sign::Plus => (-(&two_u * &h_hi), &top - &two_u * &h_lo),
-            Sign::Minus => (&two_u * &h_lo, &top + &two_u * &h_hi),
-        };
-    }
-    Err(format!(
-        "sparse division by r = {r} does not converge within 31 steps"
-    ))
+/// The most fraction bits a [`DivPlan`] keeps.
+const MAX_FRAC: u32 = 8;
+
+/// How the device divides a signed integer z (|z| ≤ `bound`, held in 32-bit limbs) by
+/// r = 2^w ± 2^u (2017 paper, §3.1), without the paper's loop of sparse steps.
+///
+/// With d = w − u and ε = 2^−d, 1/r = 2^−w / (1 ± ε) = 2^−w Σ_m (∓ε)^m, so the quotient is
+/// estimated from shifts of z alone: g = Σ_{m ≤ M} σ_m ⌊z / 2^(w − F + m·d)⌋ − B with
+/// σ_m = (∓1)^m, and q̃ = ⌊g / 2^F⌋. Each floor costs less than one unit of 2^−F in g,
+/// and the series' tail at most `⌈tail⌉` units, so z·2^F/r − g lies in [0, 2^F) once the
+/// bias B covers the negative terms and the tail: then q̃ is the quotient ⌊z/r⌋ or one
+/// less, and one comparison of s = z − q̃·r (computed modulo 2^64 or 2^96, since
+/// 0 ≤ s < 2r) with r finishes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DivPlan {
+    /// The bound on |z|.
+    pub bound: BigUint,
+    /// The 32-bit limbs holding z (two's complement).
+    pub z_limbs: u32,
+    /// The fraction bits F of g.
+    pub frac: u32,
+    /// The shifts w − F + m·d of the terms, m = 0..=M.
+    pub shifts: Vec<u32>,
+    /// Whether term m is subtracted (σ_m = −1).
+    pub subtract: Vec<bool>,
+    /// The limbs each term needs (above them it is the sign of z).
+    pub term_limbs: Vec<u32>,
+    /// The bias B.
+    pub bias: u32,
+    /// The limbs of g.
+    pub sum_limbs: u32,
+    /// The limbs of the quotient estimate q̃.
+    pub quotient_limbs: u32,
 }
 
-/// The 64-bit words that every integer of [lo, hi] needs in two's complement.
-fn words_for(lo: &BigInt, hi: &BigInt) -> u32 {
+impl DivPlan {
+    /// The plan with the fewest terms, then the fewest fraction bits, for |z| ≤ `bound`
+    /// held in `z_limbs` limbs.
+    pub fn new(params: SrgfnParams, bound: &BigUint, z_limbs: u32) -> Result<DivPlan, String> {
+        let r = BigInt::from(params.radix().map_err(|e| e.to_string())?);
+        let zb = BigInt::from(bound.clone());
+        if limbs_for(&-zb.clone(), &zb) > z_limbs {
+            return Err(format!(
+                "values up to {bound} do not fit {z_limbs} 32-bit limbs"
+            ));
+        }
+        let d = params.w - params.u;
+        let minus = params.sign == Sign::Minus;
+        // z·2^F/r stays below 2^(bits(z) − w + F + 1): enough terms bring the tail below 1.
+        for terms in 1..=64u32 {
+            for frac in 1..=MAX_FRAC.min(params.w) {
+                let a = params.w - frac;
+                let subtract: Vec<bool> = (0..terms).map(|m| !minus && m % 2 == 1).collect();
+                let n_neg = subtract.iter().filter(|&&s| s).count() as u32;
+                let n_pos = terms - n_neg;
+                // |tail| ≤ (|z|/2^a)·ε^terms/(1 − ε) = |z|·2^d / (2^(a + d·terms)·(2^d − 1)).
+                let num = &zb << d;
+                let den = (BigInt::one() << (a + d * terms)) * ((BigInt::one() << d) - 1);
+                let tail = -(-num).div_floor(&den);
+                let Some(tail) = tail.to_u32() else { continue };
+                let bias = n_neg + tail;
+                if u64::from(n_pos) + u64::from(tail) + u64::from(bias) > 1u64 << frac {
+                    continue;
+                }
+                let shifts: Vec<u32> = (0..terms).map(|m| a + m * d).collect();
+                let term_limbs = shifts
+                    .iter()
+                    .map(|&s| {
+                        let t = zb.clone() >> s;
+                        limbs_for(&(-zb.clone()).div_floor(&(BigInt::one() << s)), &t)
+                    })
+                    .collect();
+                // z·2^F/r − g ∈ [0, 2^F): g ∈ (−|z|·2^F/r − 2^F, |z|·2^F/r].
+                let g_max = (&zb << frac).div_floor(&r) + 1;
+                let g_min = -(&g_max) - (BigInt::one() << frac);
+                let q_max = zb.div_floor(&r);
+                let q_min = (-zb.clone()).div_floor(&r) - 1;
+                return Ok(DivPlan {
+                    bound: bound.clone(),
+                    z_limbs,
+                    frac,
+                    shifts,
+                    subtract,
+                    term_limbs,
+                    bias,
+                    sum_limbs: limbs_for(&g_min, &g_max),
+                    quotient_limbs: limbs_for(&q_min, &q_max),
+                });
+            }
+        }
+        Err(format!(
+            "dividing by r = {r} needs more than 64 terms for values up to {bound}"
+        ))
+    }
+
+    /// The device's estimate q̃ for z, in exact integers (for tests): the terms, the bias
+    /// and the floor by 2^F exactly as the limb arithmetic computes them.
+    pub fn estimate(&self, z: &BigInt) -> BigInt {
+        let g = self.shifts.iter().zip(&self.subtract).fold(
+            -BigInt::from(self.bias),
+            |g, (&s, &sub)| {
+                let t = z.div_floor(&(BigInt::one() << s));
+                if sub {
+                    g - t
+                } else {
+                    g + t
+                }
+            },
+        );
+        g.div_floor(&(BigInt::one() << self.frac))
+    }
+}
+
+/// The 32-bit limbs that every integer of [lo, hi] needs in two's complement.
+fn limbs_for(lo: &BigInt, hi: &BigInt) -> u32 {
     let mut n = 1u32;
     loop {
-        let half: BigInt = BigInt::one() << (64 * n - 1);
+        let half: BigInt = BigInt::one() << (32 * n - 1);
         if *lo >= -half.clone() && *hi < half {
             return n;
         }
@@ -312,20 +383,20 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
     // r = 2^64 - 1: a digit plus a borrow may overflow 64 bits.
     ctx.insert("full_r", &(r == u64::MAX));
     ctx.insert("bits", &p.bits());
-    let w_mask = if params.w >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << params.w) - 1
-    };
-    ctx.insert("w_mask", &w_mask.to_string());
     ctx.insert("coef_bound", &bound_text(&bounds.coef));
     ctx.insert("carry_bound", &bound_text(&bounds.carry));
-    ctx.insert("steps_coef", &bounds.steps_coef);
-    ctx.insert("steps_carry", &bounds.steps_carry);
-    ctx.insert("coef_words", &join(&bounds.coef_words));
-    ctx.insert("carry_words", &join(&bounds.carry_words));
-    ctx.insert("coef_words_packed", &pack(&bounds.coef_words));
-    ctx.insert("carry_words_packed", &pack(&bounds.carry_words));
+    let (coef_div, fold_div) = (plan_view(&bounds.coef_div), plan_view(&bounds.fold_div));
+    ctx.insert("coef_div", &coef_div);
+    ctx.insert("fold_div", &fold_div);
+    ctx.insert(
+        "divs",
+        &serde_json::json!([
+            {"name": "fe_aux_divr_coef", "what": "A coefficient plus the carry from below", "plan": coef_div},
+            {"name": "fe_aux_divr_fold", "what": "Digit 0 less the final carry", "plan": fold_div},
+        ]),
+    );
+    // 0 <= s < 2r: s needs three limbs where 2r exceeds 2^64.
+    ctx.insert("rem_limbs", &(if r >= 1u64 << 63 { 3 } else { 2 }));
     let unroll_mul = params.k <= MAX_UNROLLED_MUL_K;
     ctx.insert("unroll_mul", &unroll_mul);
     ctx.insert(
@@ -335,18 +406,26 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
     Ok(ctx)
 }
 
-/// Word counts (each 1 to 3) packed 2 bits each, the first lowest, as C hex.
-fn pack(words: &[u32]) -> String {
-    let packed = words
-        .iter()
-        .rev()
-        .fold(0u64, |acc, &w| (acc << 2) | u64::from(w));
-    format!("{packed:#x}")
-}
-
-/// Numbers as a list: `3, 2, 1`.
-fn join(xs: &[u32]) -> String {
-    xs.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+/// A division plan as the template reads it.
+fn plan_view(plan: &DivPlan) -> serde_json::Value {
+    let terms: Vec<serde_json::Value> = (0..plan.shifts.len())
+        .map(|m| {
+            serde_json::json!({
+                "shift": plan.shifts[m],
+                "limbs": plan.term_limbs[m].min(plan.sum_limbs),
+                "sub": plan.subtract[m],
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "bound": bound_text(&plan.bound),
+        "z_limbs": plan.z_limbs,
+        "frac": plan.frac,
+        "bias": plan.bias,
+        "sum_limbs": plan.sum_limbs,
+        "quotient_limbs": plan.quotient_limbs,
+        "terms": terms,
+    })
 }
 
 /// A bound as `2^b` with b its bit length (readable in a comment, and an upper bound).
@@ -391,91 +470,134 @@ mod tests {
     }
 
     #[test]
-    fn division_steps_for_the_catalogue() {
-        // Each step shrinks |z| by about 2^(w-u): P5 (w - u = 6) needs many, P3 few.
+    fn division_plans_for_the_catalogue() {
+        // (terms, fraction bits) of the coefficient division: each term shrinks the tail by
+        // 2^(w - u), so P5 (w - u = 6) needs many, P3 and P4 three; digit 0 less the final
+        // carry needs one or two.
         let cases = [
-            (params(63, 53, Sign::Plus, 2), 7),
-            (params(64, 50, Sign::Minus, 4), 5),
-            (params(63, 34, Sign::Plus, 8), 3),
-            (params(62, 36, Sign::Plus, 16), 3),
-            (params(62, 56, Sign::Plus, 32), 12),
-            (params(63, 40, Sign::Minus, 64), 4),
+            (params(63, 53, Sign::Plus, 2), 7, 4),
+            (params(64, 50, Sign::Minus, 4), 5, 3),
+            (params(63, 34, Sign::Plus, 8), 3, 3),
+            (params(62, 36, Sign::Plus, 16), 3, 3),
+            (params(62, 56, Sign::Plus, 32), 12, 4),
+            (params(63, 40, Sign::Minus, 64), 4, 3),
         ];
-        for (p, steps) in cases {
+        for (p, terms, frac) in cases {
             let b = MulBounds::new(p).unwrap();
-            assert_eq!(b.steps_coef, steps, "{p}");
-            assert_eq!(b.steps_carry, 1, "{p}");
+            assert_eq!(b.coef_div.shifts.len(), terms, "{p}");
+            assert_eq!(b.coef_div.frac, frac, "{p}");
+            // The quotient of a coefficient needs three limbs, digit 0 less the carry one.
+            assert_eq!(b.coef_div.quotient_limbs, 3, "{p}");
+            assert_eq!(b.fold_div.quotient_limbs, 1, "{p}");
+            assert!(b.fold_div.shifts.len() <= 2, "{p}");
             // |u_i| < k r^2 < 2^(2w + log2 k + 1).
             assert!(b.coef.bits() <= u64::from(2 * p.w) + u64::from(p.k.trailing_zeros()) + 2);
         }
     }
 
-    /// The device's division steps, in exact integers: (q, z) after `steps` rewrites
-    /// z = 2^w h + l -> r h + (l ∓ 2^u h).
-    fn run_steps(z: &BigInt, words: &[u32], p: SrgfnParams) -> (BigInt, BigInt) {
-        let two_w = BigInt::one() << p.w;
-        let two_u = BigInt::one() << p.u;
-        let (mut q, mut z) = (BigInt::zero(), z.clone());
-        for (t, &n) in words.iter().enumerate() {
-            // The device keeps z in n words (two's complement) before step t.
-            let half: BigInt = BigInt::one() << (64 * n - 1);
-            assert!(
-                z >= -half.clone() && z < half,
-                "{p}: z = {z} exceeds {n} words"
-            );
-            if t + 1 == words.len() {
-                break;
+    #[test]
+    fn p3_coefficient_division_in_detail() {
+        // 1/r = 2^-63 (1 - 2^-29 + 2^-58 - ...): three shifts of z by 60 + 29m bits, the
+        // middle one subtracted; floors of +1, +1 and -1 units and a tail below one unit
+        // fit 2^3 with the bias 2.
+        let b = MulBounds::new(params(63, 34, Sign::Plus, 8)).unwrap();
+        let d = &b.coef_div;
+        assert_eq!(d.shifts, [60, 89, 118]);
+        assert_eq!(d.subtract, [false, true, false]);
+        assert_eq!(d.bias, 2);
+        assert_eq!((d.z_limbs, d.sum_limbs), (5, 3));
+        assert_eq!(d.term_limbs, [3, 2, 1]);
+    }
+
+    /// Integers of [-bound, bound] that stress a division: the ends, 0 and -1, multiples of
+    /// r and their neighbours, and seeded random values.
+    fn division_inputs(bound: &BigInt, r: &BigInt, rng: &mut impl rand::Rng) -> Vec<BigInt> {
+        use num_bigint::RandBigInt;
+        let mut zs = vec![
+            bound.clone(),
+            -bound.clone(),
+            BigInt::zero(),
+            -BigInt::one(),
+        ];
+        for _ in 0..100 {
+            let q = rng.gen_bigint_range(&-(bound / r), &(bound / r + 1));
+            for e in [-1, 0, 1] {
+                zs.push(&q * r + e);
+                zs.push(&q * r + r + e);
             }
-            let (h, l) = z.div_mod_floor(&two_w);
-            z = match p.sign {
-                Sign::Plus => l - &two_u * &h,
-                Sign::Minus => l + &two_u * &h,
-            };
-            q += h;
+            zs.push(rng.gen_bigint_range(&-bound.clone(), &(bound + 1)));
+            // Values of few bits.
+            let bits = rng.gen_range(1..bound.bits());
+            zs.push(rng.gen_bigint(bits));
         }
-        let limit: BigInt = BigInt::one() << 127u32;
-        assert!(q.abs() < limit, "{p}: the quotient {q} exceeds two words");
-        (q, z)
+        zs.retain(|z| z.abs() <= *bound);
+        zs
     }
 
     #[test]
-    fn division_steps_reach_the_final_range_for_every_bound() {
-        use num_bigint::RandBigInt;
+    fn division_estimates_the_quotient_or_one_less() {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for (_, p) in fermat_dsl::field::CATALOGUE_SRGFNS {
+        let mut fields: Vec<SrgfnParams> = fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .map(|(_, p)| *p)
+            .collect();
+        // Radices with u < 32 and a nearly full one.
+        fields.extend([
+            params(62, 21, Sign::Plus, 4),
+            params(64, 2, Sign::Minus, 4),
+            params(61, 9, Sign::Minus, 8),
+        ]);
+        for p in fields {
             let b = MulBounds::new(p).unwrap();
             let r = BigInt::from(p.radix().unwrap());
-            for (bound, words) in [(&b.coef, &b.coef_words), (&b.carry, &b.carry_words)] {
-                let bound = BigInt::from(bound.clone());
-                let mut zs = vec![
-                    bound.clone(),
-                    -bound.clone(),
-                    BigInt::zero(),
-                    -BigInt::one(),
-                ];
-                zs.extend((0..200).map(|_| rng.gen_bigint_range(&-bound.clone(), &(&bound + 1))));
-                for z in zs {
-                    let (q, s) = run_steps(&z, words, p);
-                    assert_eq!(&q * &r + &s, z, "{p}: the steps keep z = q r + s");
-                    assert!(s >= -r.clone() && s < &r * 2, "{p}: z = {z} ends at {s}");
+            for plan in [&b.coef_div, &b.fold_div] {
+                let bound = BigInt::from(plan.bound.clone());
+                let fits = |x: &BigInt, limbs: u32| {
+                    let half: BigInt = BigInt::one() << (32 * limbs - 1);
+                    *x >= -half.clone() && *x < half
+                };
+                for z in division_inputs(&bound, &r, &mut rng) {
+                    assert!(fits(&z, plan.z_limbs), "{p}: z = {z}");
+                    let q = plan.estimate(&z);
+                    let exact = z.div_floor(&r);
+                    assert!(
+                        q == exact || q == &exact - 1,
+                        "{p}: z = {z}: {q} for {exact}"
+                    );
+                    assert!(fits(&q, plan.quotient_limbs), "{p}: q = {q}");
+                    for (&s, &l) in plan.shifts.iter().zip(&plan.term_limbs) {
+                        let t = z.div_floor(&(BigInt::one() << s));
+                        assert!(fits(&t, l), "{p}: z >> {s} = {t} exceeds {l} limbs");
+                    }
                 }
             }
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn p3_estimate_holds_for_any_coefficient(bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..17), neg: bool) {
+            let d = MulBounds::new(params(63, 34, Sign::Plus, 8)).unwrap().coef_div;
+            let r = BigInt::from(params(63, 34, Sign::Plus, 8).radix().unwrap());
+            let z = BigInt::from_bytes_le(if neg { num_bigint::Sign::Minus } else { num_bigint::Sign::Plus }, &bytes);
+            let z = z % BigInt::from(d.bound.clone());
+            let q = d.estimate(&z);
+            let exact = z.div_floor(&r);
+            proptest::prop_assert!(q == exact || q == exact - 1);
+        }
+    }
+
     #[test]
-    fn division_words_shrink_with_the_steps() {
-        // P3: |u_i + c| < 2^130 takes three words; after one step two suffice, and the
-        // final range [-r, 2r) with r > 2^63 needs two.
-        let b = MulBounds::new(params(63, 34, Sign::Plus, 8)).unwrap();
-        assert_eq!(b.coef_words, [3, 2, 2, 2]);
-        assert_eq!(b.carry_words, [2, 2]);
-        assert_eq!(pack(&b.coef_words), "0xab");
-        // P4: r < 2^62, so the final z fits one word.
-        let b = MulBounds::new(params(62, 36, Sign::Plus, 16)).unwrap();
-        assert_eq!(b.coef_words.last(), Some(&1));
-        assert_eq!(pack(&[1, 2, 3]), format!("{:#x}", 1 | (2 << 2) | (3 << 4)));
+    fn division_plans_refuse_values_beyond_their_limbs() {
+        let p = params(63, 34, Sign::Plus, 8);
+        let big = BigUint::one() << 100u32;
+        let err = DivPlan::new(p, &big, 3).unwrap_err();
+        assert!(
+            err.contains(&big.to_string()) && err.contains("3 32-bit limbs"),
+            "{err}"
+        );
+        assert!(DivPlan::new(p, &big, 4).is_ok());
     }
 
     #[test]

@@ -22,7 +22,7 @@ fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 
 /// The constants block of an SRGFN prelude: from its banner through the last constant.
 fn constants<'a>(text: &'a str, banner: &str) -> &'a str {
-    let block = section(text, banner, "static constexpr int FE_DIV_STEPS_CARRY");
+    let block = section(text, banner, "(fe_aux_divr_coef, fe_aux_divr_fold below).");
     let from = text.find(block).unwrap();
     let line_end = text[from + block.len()..].find('\n').unwrap();
     &text[from..from + block.len() + line_end + 1]
@@ -54,7 +54,7 @@ fn p3_prelude_key_functions() {
         function(&p, "FE_FN fe_t fe_add("),
         function(&p, "FE_FN fe_t fe_sub("),
         function(&p, "template <int I>\nFE_FN fe_t fe_mul_rpow("),
-        function(&p, "template <int STEPS>\nFE_FN uint64_t fe_aux_divr("),
+        function(&p, "FE_FN uint64_t fe_aux_divr_coef("),
     ];
     insta::assert_snapshot!(parts.join("\n\n"));
 }
@@ -64,7 +64,7 @@ fn p4_prelude_multiplication() {
     let p = prelude_of("P4");
     let parts = [
         constants(&p, "// ---- field P4"),
-        function(&p, "template <int STEPS>\nFE_FN uint64_t fe_aux_divr("),
+        function(&p, "FE_FN uint64_t fe_aux_divr_coef("),
         section(&p, "// x * y: the negacyclic product", "\n}\n"),
     ];
     insta::assert_snapshot!(parts.join("\n\n"));

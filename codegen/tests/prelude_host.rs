@@ -28,7 +28,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const FIELDS: [&str; 10] = [
+const FIELDS: [&str; 13] = [
     "p469762049",
     "babybear",
     "p4179340454199820289",
@@ -39,6 +39,11 @@ const FIELDS: [&str; 10] = [
     "P4",
     "P5",
     "P6",
+    // Radices with u < 32, whose low limb is not 0 (the multiplication's general
+    // remainder), one of them with w - u = 62 (a short quotient series).
+    "srgfn:62,21,+,4",
+    "srgfn:64,2,-,4",
+    "srgfn:61,9,-,8",
 ];
 
 /// Random pairs per field, on top of all pairs of edge cases.

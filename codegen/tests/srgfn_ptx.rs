@@ -76,11 +76,13 @@ const PROBES: [Probe; 8] = [
 /// (The carry-branching arithmetic before this took, for P3 in PTX: add 536, sub 266, neg
 /// 247, shifts 236 and 247, run-time shift 604, mul 2402; in SASS: add 714, sub 367, neg
 /// 348, shifts 325 and 351, run-time shift 833, mul 3795, against 214, 162, 158, 129, 143,
-/// 262 and 1538 now.)
+/// 262 and 919 now. The multiplication's division by r took a loop of sparse steps on
+/// 64-bit words before the quotient came from one series of shifts on 32-bit limbs: mul in
+/// SASS was 669, 1538 and 3624 for P2, P3 and P4, against 454, 919 and 2296 now.)
 const CEILINGS: [(&str, [usize; 7]); 3] = [
-    ("P2", [70, 68, 57, 43, 46, 101, 1149]),
-    ("P3", [142, 129, 109, 90, 98, 197, 2648]),
-    ("P4", [354, 360, 323, 288, 291, 569, 6672]),
+    ("P2", [70, 68, 57, 43, 46, 101, 692]),
+    ("P3", [142, 129, 109, 90, 98, 197, 1572]),
+    ("P4", [354, 360, 323, 288, 291, 569, 4400]),
 ];
 
 fn nvrtc() -> Option<&'static Nvrtc> {
