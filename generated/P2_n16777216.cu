@@ -82,15 +82,9 @@ static constexpr int FE_WORDS = FE_K;
 static constexpr uint64_t FE_R = 18445618173802708992ull;
 static constexpr int FE_W = 64;
 static constexpr int FE_U = 50;
-// Sparse division steps (section 3.1) after which z lies in [-r, 2r), for
-// |z| <= 2^130 (a product coefficient plus a carry) and for |z| <= 2^66
-// (the final carry): computed by the generator from interval bounds.
-static constexpr int FE_DIV_STEPS_COEF = 5;
-static constexpr int FE_DIV_STEPS_CARRY = 1;
-// The 64-bit words z needs before each of those steps and after the last, 2 bits each,
-// step 0 lowest (3, 2, 2, 2, 2, 2 and 2, 2).
-static constexpr uint64_t FE_DIV_WORDS_COEF = 0xaabull;
-static constexpr uint64_t FE_DIV_WORDS_CARRY = 0xaull;
+// The multiplication divides each product coefficient plus carry (|z| <= 2^130)
+// and digit 0 less the final carry (|z| <= 2^67) by r with the plans that the
+// generator checks from interval bounds (fe_aux_divr_coef, fe_aux_divr_fold below).
 
 FE_FN fe_t fe_zero() {
     fe_t z;
@@ -173,17 +167,6 @@ FE_FN fe_t fe_aux_inc(fe_t z) {
     }
     z.d[FE_K - 1] = c ? FE_R : z.d[FE_K - 1];
     return z;
-}
-
-// z - b for digits z (each in [0, r)) and b in {-1, 0, 1}, given z - b in [-1, r^k]. Both
-// ends of that range are r^k = -1 mod p, whose representation is the special one.
-FE_FN void fe_aux_fold(fe_t& z, int64_t b) {
-    // Digit 0 takes the step unless it would leave [0, r).
-    if ((b > 0 && z.d[0] == 0) || (b < 0 && z.d[0] == FE_R - 1)) {
-        z = b > 0 ? fe_aux_dec(z) : fe_aux_inc(z);
-        return;
-    }
-    z.d[0] -= (uint64_t)b;
 }
 
 // One digit of a sum: a + b + c for digits a, b <= r and a carry c in {0, 1}, where a = r
@@ -342,69 +325,101 @@ FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
 }
 
 // ---- full multiplication (Algorithm 3) ---------------------------------------------------
-// Multi-word integers are little-endian arrays of 64-bit words, two's complement where
-// signed. On the device their carry chains are PTX add.cc/addc (and mad.lo.cc/madc.hi for
-// products): one carry flag instead of a compare and a select per word. The host build
-// (and so tests/prelude_host.rs) runs the portable C++ beside each, which computes the same
-// words.
+// Multi-word integers are little-endian arrays of 32-bit limbs, two's complement where
+// signed: the GPU's integer datapath is 32 bits wide, so a 64-bit add, shift or compare
+// costs two instructions or more, and chains of 32-bit limbs cost one per limb. On the
+// device the carry chains are PTX add.cc/addc (and mad.lo.cc/madc.hi for products): one
+// carry flag instead of a compare and a select per limb. The host build (and so
+// tests/prelude_host.rs) runs the portable C++ beside each, which computes the same limbs.
 
-// a += b over N words, modulo 2^(64N).
+// a += b over N limbs, modulo 2^(32N).
 template <int N>
-FE_FN void fe_aux_addn(uint64_t (&a)[3], const uint64_t (&b)[3]) {
+FE_FN void fe_aux_add32(uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    static_assert(N >= 1 && N <= 5, "fe_aux_add32: 1 to 5 limbs");
 #if defined(__CUDA_ARCH__)
     if constexpr (N == 1) {
         a[0] += b[0];
     } else if constexpr (N == 2) {
-        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, %3;"
-            : "+l"(a[0]), "+l"(a[1])
-            : "l"(b[0]), "l"(b[1]));
+        asm("add.cc.u32 %0, %0, %2;\n\taddc.u32 %1, %1, %3;"
+            : "+r"(a[0]), "+r"(a[1])
+            : "r"(b[0]), "r"(b[1]));
+    } else if constexpr (N == 3) {
+        asm("add.cc.u32 %0, %0, %3;\n\taddc.cc.u32 %1, %1, %4;\n\taddc.u32 %2, %2, %5;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]));
+    } else if constexpr (N == 4) {
+        asm("add.cc.u32 %0, %0, %4;\n\taddc.cc.u32 %1, %1, %5;\n\taddc.cc.u32 %2, %2, %6;\n\t"
+            "addc.u32 %3, %3, %7;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]));
     } else {
-        asm("add.cc.u64 %0, %0, %3;\n\taddc.cc.u64 %1, %1, %4;\n\taddc.u64 %2, %2, %5;"
-            : "+l"(a[0]), "+l"(a[1]), "+l"(a[2])
-            : "l"(b[0]), "l"(b[1]), "l"(b[2]));
+        asm("add.cc.u32 %0, %0, %5;\n\taddc.cc.u32 %1, %1, %6;\n\taddc.cc.u32 %2, %2, %7;\n\t"
+            "addc.cc.u32 %3, %3, %8;\n\taddc.u32 %4, %4, %9;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3]), "+r"(a[4])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]));
     }
 #else
     uint64_t c = 0;
     for (int i = 0; i < N; ++i) {
+        const uint64_t s = (uint64_t)a[i] + b[i] + c;
+        a[i] = (uint32_t)s;
+        c = s >> 32;
+    }
+#endif
+}
+
+// a -= b over N limbs, modulo 2^(32N).
+template <int N>
+FE_FN void fe_aux_sub32(uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    static_assert(N >= 1 && N <= 5, "fe_aux_sub32: 1 to 5 limbs");
+#if defined(__CUDA_ARCH__)
+    if constexpr (N == 1) {
+        a[0] -= b[0];
+    } else if constexpr (N == 2) {
+        asm("sub.cc.u32 %0, %0, %2;\n\tsubc.u32 %1, %1, %3;"
+            : "+r"(a[0]), "+r"(a[1])
+            : "r"(b[0]), "r"(b[1]));
+    } else if constexpr (N == 3) {
+        asm("sub.cc.u32 %0, %0, %3;\n\tsubc.cc.u32 %1, %1, %4;\n\tsubc.u32 %2, %2, %5;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]));
+    } else if constexpr (N == 4) {
+        asm("sub.cc.u32 %0, %0, %4;\n\tsubc.cc.u32 %1, %1, %5;\n\tsubc.cc.u32 %2, %2, %6;\n\t"
+            "subc.u32 %3, %3, %7;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]));
+    } else {
+        asm("sub.cc.u32 %0, %0, %5;\n\tsubc.cc.u32 %1, %1, %6;\n\tsubc.cc.u32 %2, %2, %7;\n\t"
+            "subc.cc.u32 %3, %3, %8;\n\tsubc.u32 %4, %4, %9;"
+            : "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3]), "+r"(a[4])
+            : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(b[4]));
+    }
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < N; ++i) {
+        const uint64_t d = (uint64_t)a[i] - b[i] - c;
+        a[i] = (uint32_t)d;
+        c = (d >> 32) & 1;
+    }
+#endif
+}
+
+// The portable accumulator's sum of 64 x 64-bit products: a += b over three 64-bit words.
+FE_FN void fe_aux_add192(uint64_t (&a)[3], const uint64_t (&b)[3]) {
+    uint64_t c = 0;
+    for (int i = 0; i < 3; ++i) {
         const uint64_t s = a[i] + b[i];
         const uint64_t t = s + c;
         c = (uint64_t)(s < a[i]) + (uint64_t)(t < s);
         a[i] = t;
     }
-#endif
 }
 
-// a -= b over N words, modulo 2^(64N).
-template <int N>
-FE_FN void fe_aux_subn(uint64_t (&a)[3], const uint64_t (&b)[3]) {
-#if defined(__CUDA_ARCH__)
-    if constexpr (N == 1) {
-        a[0] -= b[0];
-    } else if constexpr (N == 2) {
-        asm("sub.cc.u64 %0, %0, %2;\n\tsubc.u64 %1, %1, %3;"
-            : "+l"(a[0]), "+l"(a[1])
-            : "l"(b[0]), "l"(b[1]));
-    } else {
-        asm("sub.cc.u64 %0, %0, %3;\n\tsubc.cc.u64 %1, %1, %4;\n\tsubc.u64 %2, %2, %5;"
-            : "+l"(a[0]), "+l"(a[1]), "+l"(a[2])
-            : "l"(b[0]), "l"(b[1]), "l"(b[2]));
-    }
-#else
-    uint64_t c = 0;
-    for (int i = 0; i < N; ++i) {
-        const uint64_t d = a[i] - b[i];
-        const uint64_t t = d - c;
-        c = (uint64_t)(a[i] < b[i]) + (uint64_t)(d < c);
-        a[i] = t;
-    }
-#endif
-}
-
-// A sum of 64 x 64-bit products, held modulo 2^160 (its words above bit 159 are dropped,
-// enough for the coefficients below 2^159 that the generator checks for). On the device
-// the products are taken in 32-bit halves a1:a0 * b1:b0, the even ones (a0 b0, a1 b1) into
-// limbs a[0..5) and the odd ones (a0 b1, a1 b0) into b[0..3) one limb up, in carry chains
-// that ptxas turns into a few wide multiply-adds per product; fe_aux_acc_get merges them.
+// A sum of 64 x 64-bit products, held modulo 2^160 (five limbs: enough for the
+// coefficients below 2^158 that the generator checks for). On the device the products are
+// taken in 32-bit halves a1:a0 * b1:b0, the even ones (a0 b0, a1 b1) into limbs a[0..5)
+// and the odd ones (a0 b1, a1 b0) into b[0..3) one limb up, in carry chains that ptxas
+// turns into a few wide multiply-adds per product; fe_aux_acc_get merges them.
 struct fe_aux_acc {
 #if defined(__CUDA_ARCH__)
     uint32_t a[5], b[3];
@@ -413,18 +428,15 @@ struct fe_aux_acc {
 #endif
 };
 
-FE_FN void fe_aux_acc_set(fe_aux_acc& c, const uint64_t (&w)[3]) {
+FE_FN void fe_aux_acc_set(fe_aux_acc& c, const uint32_t (&z)[5]) {
 #if defined(__CUDA_ARCH__)
-    c.a[0] = (uint32_t)w[0];
-    c.a[1] = (uint32_t)(w[0] >> 32);
-    c.a[2] = (uint32_t)w[1];
-    c.a[3] = (uint32_t)(w[1] >> 32);
-    c.a[4] = (uint32_t)w[2];
+    FE_UNROLL
+    for (int i = 0; i < 5; ++i) c.a[i] = z[i];
     c.b[0] = c.b[1] = c.b[2] = 0;
 #else
-    c.w[0] = w[0];
-    c.w[1] = w[1];
-    c.w[2] = w[2];
+    c.w[0] = (uint64_t)z[0] | ((uint64_t)z[1] << 32);
+    c.w[1] = (uint64_t)z[2] | ((uint64_t)z[3] << 32);
+    c.w[2] = z[4];
 #endif
 }
 
@@ -449,115 +461,216 @@ FE_FN void fe_aux_acc_mac(fe_aux_acc& c, uint64_t x, uint64_t y) {
         : "r"(x0), "r"(x1), "r"(y0), "r"(y1));
 #else
     const uint64_t p[3] = {x * y, fe_mulhi64(x, y), 0};
-    fe_aux_addn<3>(c.w, p);
+    fe_aux_add192(c.w, p);
 #endif
 }
 
-// The sum as three words, the top one holding bits 128..159 (zero-extended).
-FE_FN void fe_aux_acc_get(fe_aux_acc c, uint64_t (&w)[3]) {
+// The sum as five limbs (modulo 2^160).
+FE_FN void fe_aux_acc_get(fe_aux_acc c, uint32_t (&z)[5]) {
 #if defined(__CUDA_ARCH__)
     asm("add.cc.u32 %0, %0, %4;\n\taddc.cc.u32 %1, %1, %5;\n\taddc.cc.u32 %2, %2, %6;\n\t"
         "addc.u32 %3, %3, 0;"
         : "+r"(c.a[1]), "+r"(c.a[2]), "+r"(c.a[3]), "+r"(c.a[4])
         : "r"(c.b[0]), "r"(c.b[1]), "r"(c.b[2]));
-    w[0] = ((uint64_t)c.a[1] << 32) | c.a[0];
-    w[1] = ((uint64_t)c.a[3] << 32) | c.a[2];
-    w[2] = c.a[4];
-#else
-    w[0] = c.w[0];
-    w[1] = c.w[1];
-    w[2] = (uint32_t)c.w[2];
-#endif
-}
-
-// (lo >> S) | (hi << (64 - S)) for 0 < S < 64: on the device two 32-bit funnel shifts,
-// which the compiler does not find in the 64-bit form (it emits a shift, a shift and an or
-// per 32-bit half).
-template <int S>
-FE_FN uint64_t fe_aux_shrd(uint64_t lo, uint64_t hi) {
-    static_assert(S > 0 && S < 64, "fe_aux_shrd: the shift must lie in (0, 64)");
-#if defined(__CUDA_ARCH__)
-    const uint32_t l0 = (uint32_t)lo, l1 = (uint32_t)(lo >> 32);
-    const uint32_t h0 = (uint32_t)hi, h1 = (uint32_t)(hi >> 32);
-    uint32_t r0, r1;
-    if constexpr (S < 32) {
-        r0 = __funnelshift_r(l0, l1, S);
-        r1 = __funnelshift_r(l1, h0, S);
-    } else {
-        r0 = __funnelshift_r(l1, h0, S - 32);
-        r1 = __funnelshift_r(h0, h1, S - 32);
-    }
-    return ((uint64_t)r1 << 32) | r0;
-#else
-    return (lo >> S) | (hi << (64 - S));
-#endif
-}
-
-// The sign of a word as a word of all ones or all zeros.
-FE_FN uint64_t fe_aux_sign(uint64_t w) { return (uint64_t)((int64_t)w >> 63); }
-
-// z = q*r + s with 0 <= s < r, by the sparse form of r (section 3.1, eq. (6), with the
-// paper's S3 read as (q - 1, s + r)): z = 2^W h + l = r h + (l + 2^U h). STEPS
-// such rewrites bring z into [-r, 2r); one correction on each side finishes. Bits 2t, 2t+1
-// of words give the number of words z needs before step t (after the last, for t = STEPS),
-// from the generator's interval bounds: each step computes on those words only. q gets two
-// words, sign-extended to three.
-template <int STEPS>
-FE_FN uint64_t fe_aux_divr(uint64_t words, uint64_t (&z)[3], uint64_t (&q)[3]) {
-    q[0] = q[1] = q[2] = 0;
     FE_UNROLL
-    for (int t = 0; t < STEPS; ++t) {
-        const int n = (int)(words >> (2 * t)) & 3;
-        const int m = (int)(words >> (2 * t + 2)) & 3;
-        // z's words above n are its sign.
-        z[1] = n >= 2 ? z[1] : fe_aux_sign(z[0]);
-        z[2] = n >= 3 ? z[2] : fe_aux_sign(z[1]);
-        uint64_t h[3];
-        h[0] = z[1];
-        h[1] = z[2];
-        h[2] = fe_aux_sign(z[2]);
-        const uint64_t l = z[0];
-        uint64_t g[3];
-        g[0] = h[0] << 50;
-        g[1] = fe_aux_shrd<14>(h[0], h[1]);
-        g[2] = fe_aux_shrd<14>(h[1], h[2]);
-        z[0] = l;
-        z[1] = 0;
-        z[2] = 0;
-        if (m == 1) fe_aux_addn<1>(z, g);
-        else if (m == 2) fe_aux_addn<2>(z, g);
-        else fe_aux_addn<3>(z, g);
-        fe_aux_addn<2>(q, h);
+    for (int i = 0; i < 5; ++i) z[i] = c.a[i];
+#else
+    z[0] = (uint32_t)c.w[0];
+    z[1] = (uint32_t)(c.w[0] >> 32);
+    z[2] = (uint32_t)c.w[1];
+    z[3] = (uint32_t)(c.w[1] >> 32);
+    z[4] = (uint32_t)c.w[2];
+#endif
+}
+
+// The sign of a limb as a limb of all ones or all zeros.
+FE_FN uint32_t fe_aux_sign32(uint32_t x) { return (uint32_t)((int32_t)x >> 31); }
+
+// Limb i of an N-limb integer a, sign-extended (fill: a's sign) beyond a's limbs.
+template <int N>
+FE_FN uint32_t fe_aux_limb_at(const uint32_t (&a)[N], int i, uint32_t fill) {
+    return i < N ? a[i] : fill;
+}
+
+// The 32 bits of a (N limbs, two's complement, sign fill) from bit `bit` up: limb 0 of
+// floor(a / 2^bit). `bit` is a constant once the digit loops are unrolled, and the shift
+// one funnel shift.
+template <int N>
+FE_FN uint32_t fe_aux_bits(const uint32_t (&a)[N], uint32_t fill, int bit) {
+    const uint32_t lo = fe_aux_limb_at(a, bit >> 5, fill);
+    const uint32_t hi = fe_aux_limb_at(a, (bit >> 5) + 1, fill);
+#if defined(__CUDA_ARCH__)
+    return __funnelshift_r(lo, hi, (uint32_t)(bit & 31));
+#else
+    return (uint32_t)((((uint64_t)hi << 32) | lo) >> (bit & 31));
+#endif
+}
+
+// g = floor(z / 2^s) (op 0), g += it (op 1) or g -= it (op -1), over G limbs modulo
+// 2^(32G). The term needs only its lowest l limbs: those above are z's sign sz.
+template <int G, int N>
+FE_FN void fe_aux_term(uint32_t (&g)[G], const uint32_t (&z)[N], uint32_t sz, int s, int l,
+                       int op) {
+    uint32_t t[G];
+    FE_UNROLL
+    for (int j = 0; j < G; ++j) t[j] = j < l ? fe_aux_bits(z, sz, s + 32 * j) : sz;
+    if (op == 0) {
+        FE_UNROLL
+        for (int j = 0; j < G; ++j) g[j] = t[j];
+    } else if (op > 0) {
+        fe_aux_add32<G>(g, t);
+    } else {
+        fe_aux_sub32<G>(g, t);
     }
-    // z in [-r, 2r): (q - 1, z + r) below 0, (q + 1, z - r) from r on.
-    const int n = (int)(words >> (2 * STEPS)) & 3;
-    const uint64_t hi = n >= 2 ? z[1] : fe_aux_sign(z[0]);
-    // Bitwise operators, not && and ||: no branches.
-    const bool neg = (int64_t)hi < 0;
-    const bool ge = ((int64_t)hi > 0) | ((hi == 0) & (z[0] >= FE_R));
-    const uint64_t d = (uint64_t)ge - (uint64_t)neg;
-    const uint64_t dq[3] = {d, fe_aux_sign(d), 0};
-    fe_aux_addn<2>(q, dq);
-    q[2] = fe_aux_sign(q[1]);
-    return z[0] + (neg ? FE_R : (ge ? (uint64_t)0 - FE_R : 0));
+}
+
+// The digit s = z - q r for a quotient estimate q that is floor(z / r) or one less, from
+// the low three limbs of z and of q (two's complement): as 0 <= s < 2r, s is computed
+// modulo 2^(32 S) (S = 3: 2r exceeds 64 bits), and one comparison with r finishes.
+// Leaves in `mask` the correction of q: all ones when s >= r (floor(z / r) = q + 1),
+// else 0.
+FE_FN uint64_t fe_aux_rem(const uint32_t (&z)[3], const uint32_t (&q)[3], uint32_t& mask) {
+    constexpr uint32_t R0 = (uint32_t)FE_R, R1 = (uint32_t)(FE_R >> 32);
+    const uint32_t q0 = q[0], q1 = q[1], q2 = q[2];
+    if constexpr (R0 == 0) {
+        // u >= 32: r = R1 2^32, so limb 0 of s is z's and q r reaches limbs 1 and 2 as
+        // q0 R1 + q1 R1 2^32 (one wide multiply-add and one multiply).
+        (void)q2;
+        if constexpr (3 == 3) {
+            const uint64_t z12 = (uint64_t)z[1] | ((uint64_t)z[2] << 32);
+            const uint64_t s12 = z12 - (uint64_t)q0 * R1 - ((uint64_t)(q1 * R1) << 32);
+            // t = s - r; its top limb is 0 when s >= r, all ones when s < r.
+            const uint64_t t12 = s12 - R1;
+            const uint32_t t2 = (uint32_t)(t12 >> 32);
+            mask = ~t2;
+            return (uint64_t)z[0] | ((t2 == 0 ? t12 : s12) << 32);
+        } else {
+            (void)q1;
+            const uint32_t s1 = z[1] - q0 * R1;
+            const bool ge = s1 >= R1;
+            mask = (uint32_t)0 - (uint32_t)ge;
+            return (uint64_t)z[0] | ((uint64_t)(ge ? s1 - R1 : s1) << 32);
+        }
+    } else {
+        // q r modulo 2^96 from the 32 x 32-bit products q_i R_j.
+        const uint64_t p00 = (uint64_t)q0 * R0;
+        const uint64_t m1 = (uint64_t)q0 * R1 + (p00 >> 32);
+        const uint64_t m2 = m1 + (uint64_t)q1 * R0;
+        const uint64_t qr = (p00 & 0xffffffffull) | (m2 << 32);
+        const uint64_t zlo = (uint64_t)z[0] | ((uint64_t)z[1] << 32);
+        const uint64_t s = zlo - qr;
+        const uint64_t t = s - FE_R;
+        uint32_t t2;
+        if constexpr (3 == 3) {
+            const uint32_t qr2 = (uint32_t)(m2 >> 32) + q1 * R1 + q2 * R0;
+            const uint32_t s2 = z[2] - qr2 - (uint32_t)(zlo < qr);
+            t2 = s2 - (uint32_t)(s < FE_R);
+        } else {
+            (void)q2;
+            t2 = (uint32_t)((int64_t)t >> 63);
+        }
+        mask = ~t2;
+        return t2 == 0 ? t : s;
+    }
+}
+
+// z = q r + s with 0 <= s < r, by the sparse form of r (section 3.1) without its loop of
+// rewrites: 1/r = 2^-W / (1 - 2^-D) with D = W - U = 14 is a geometric series in
+// 2^-D, so g = sum_m floor(z / 2^(W - F + m D)) - B, from funnel shifts of z
+// alone, is z 2^F / r less a part of [0, 2^F): F fraction bits absorb the floors and the
+// series' tail, and the bias B makes the error one-sided (the generator checks both from
+// interval bounds). Then q = floor(g / 2^F) is floor(z / r) or one less; fe_aux_rem
+// finishes, and the quotient is q - mask (mask all ones where it adds 1).
+// A coefficient plus the carry from below: |z| <= 2^130.
+FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32_t& mask) {
+    const uint32_t sz = fe_aux_sign32(z[4]);
+    uint32_t g[3];
+    fe_aux_term(g, z, sz, 61, 3, 0);
+    fe_aux_term(g, z, sz, 75, 2, 1);
+    fe_aux_term(g, z, sz, 89, 2, 1);
+    fe_aux_term(g, z, sz, 103, 1, 1);
+    fe_aux_term(g, z, sz, 117, 1, 1);
+    const uint32_t bias[3] = {1u};
+    fe_aux_sub32<3>(g, bias);
+    const uint32_t sg = fe_aux_sign32(g[2]);
+    FE_UNROLL
+    for (int j = 0; j < 3; ++j) q[j] = fe_aux_bits(g, sg, 3 + 32 * j);
+    const uint32_t sq = fe_aux_sign32(q[2]);
+    const uint32_t zl[3] = {z[0], z[1], z[2]};
+    const uint32_t ql[3] = {q[0], fe_aux_limb_at(q, 1, sq), fe_aux_limb_at(q, 2, sq)};
+    return fe_aux_rem(zl, ql, mask);
+}
+// Digit 0 less the final carry: |z| <= 2^67.
+FE_FN uint64_t fe_aux_divr_fold(const uint32_t (&z)[3], uint32_t (&q)[1], uint32_t& mask) {
+    const uint32_t sz = fe_aux_sign32(z[2]);
+    uint32_t g[1];
+    fe_aux_term(g, z, sz, 62, 1, 0);
+    const uint32_t bias[1] = {1u};
+    fe_aux_sub32<1>(g, bias);
+    const uint32_t sg = fe_aux_sign32(g[0]);
+    FE_UNROLL
+    for (int j = 0; j < 1; ++j) q[j] = fe_aux_bits(g, sg, 2 + 32 * j);
+    const uint32_t sq = fe_aux_sign32(q[0]);
+    const uint32_t zl[3] = {z[0], z[1], z[2]};
+    const uint32_t ql[3] = {q[0], fe_aux_limb_at(q, 1, sq), fe_aux_limb_at(q, 2, sq)};
+    return fe_aux_rem(zl, ql, mask);
+}
+
+// z + b r^2 for digits z all below r and b in {-1, 1} whose carry runs past digit 2: it
+// runs up through the digits, out of the top with weight r^k = -1 (so negated) into digit
+// 0 and up again; a carry that survives a whole round means z + b r^2 = r^k = p - 1, the
+// special representation. Taken with probability about 1/r, so the loop stays rolled
+// (short code); the digits rotate through a[0] so that every index is a constant.
+FE_FN void fe_aux_carry_on(fe_t& z, int64_t b) {
+    constexpr int J = 2 % FE_K;
+    uint64_t a[FE_K];
+    FE_UNROLL
+    for (int h = 0; h < FE_K; ++h) a[h] = z.d[(h + J) % FE_K];
+    // r^2 = r^k = -1 for k = 2.
+    int64_t c = FE_K == 2 ? -b : b;
+    FE_ROLLED
+    for (int t = 0; t < 2 * FE_K - J; ++t) {
+        const uint64_t d = a[0];
+        const bool up = c > 0;
+        const bool wrap = (c != 0) & (d == (up ? FE_R - 1 : 0));
+        const uint64_t nd = wrap ? (up ? 0 : FE_R - 1) : d + (uint64_t)c;
+        c = wrap ? c : 0;
+        FE_UNROLL
+        for (int h = 0; h + 1 < FE_K; ++h) a[h] = a[h + 1];
+        a[FE_K - 1] = nd;
+        // Past digit k - 1 the carry weighs r^k = -1.
+        if (t == FE_K - J - 1) c = -c;
+    }
+    // 2k - J rotations bring every digit back to its place.
+    FE_UNROLL
+    for (int h = 0; h < FE_K; ++h) z.d[h] = c != 0 ? (h == FE_K - 1 ? FE_R : 0) : a[h];
 }
 
 // x * y: the negacyclic product sum_i u_i T^i = f_x f_y mod (T^k + 1), with signed
 // coefficients |u_i| < k r^2 accumulated modulo 2^160, one coefficient at a time (the
 // positive products and the negative ones apart, subtracted once); each u_i plus the carry
-// from below is divided by r (digit i stays, the quotient carries on). The carry c out of
-// digit k-1 weighs r^k = -1: c = c1*r + c0 is subtracted from digits 0 and 1, and the last
-// borrow folded in the same way.
+// from below is divided by r (digit i stays, the quotient carries on: its correction
+// through the negative accumulator, which starts at -1 where the quotient takes +1). The
+// carry c out of digit k-1 weighs r^k = -1: digit 0 less c is divided by r once more, its
+// quotient added to digit 1, and a carry out of digit 1 stops at digit 2 unless that digit
+// leaves [0, r).
 // Fully unrolled: k^2 = 16 products in straight-line code.
 FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     fe_t z;
-    uint64_t c[3] = {0, 0, 0};
+    uint32_t q[3] = {};
+    uint32_t mask = 0;
     FE_UNROLL
     for (int i = 0; i < FE_K; ++i) {
-        const uint64_t zero[3] = {0, 0, 0};
+        const uint32_t sq = fe_aux_sign32(q[2]);
+        uint32_t init[5], corr[5];
+        FE_UNROLL
+        for (int j = 0; j < 5; ++j) {
+            init[j] = fe_aux_limb_at(q, j, sq);
+            corr[j] = mask;
+        }
         fe_aux_acc pos, neg;
-        fe_aux_acc_set(pos, c);
-        fe_aux_acc_set(neg, zero);
+        fe_aux_acc_set(pos, init);
+        fe_aux_acc_set(neg, corr);
         FE_UNROLL
         for (int j = 0; j < FE_K; ++j) {
             const int l = i - j;
@@ -567,29 +680,30 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
                 fe_aux_acc_mac(neg, x.d[j], y.d[l + FE_K]);
             }
         }
-        uint64_t u[3], n[3];
+        uint32_t u[5], n[5];
         fe_aux_acc_get(pos, u);
         fe_aux_acc_get(neg, n);
-        fe_aux_subn<3>(u, n);
-        // |u| < 2^159: bit 159 is its sign.
-        u[2] = (uint64_t)(int64_t)(int32_t)(uint32_t)u[2];
-        z.d[i] = fe_aux_divr<FE_DIV_STEPS_COEF>(FE_DIV_WORDS_COEF, u, c);
+        fe_aux_sub32<5>(u, n);
+        z.d[i] = fe_aux_divr_coef(u, q, mask);
     }
-    uint64_t c1[3];
-    const uint64_t c0 = fe_aux_divr<FE_DIV_STEPS_CARRY>(FE_DIV_WORDS_CARRY, c, c1);
-    // |c1| + 1 <= r (checked by the generator), so one correction per digit suffices.
-    uint64_t bw = z.d[0] < c0;
-    z.d[0] = bw ? z.d[0] + (FE_R - c0) : z.d[0] - c0;
-    int64_t b = fe_aux_digit_sub(z.d[1], (int64_t)c1[0] + (int64_t)bw);
-    // The carry b in {-1, 0, 1} goes into digit 2 and stops there unless that digit leaves
-    // [0, r): only then does it run on through the digits (and out of the top, folded).
-    if (FE_K == 2 || (b < 0 && z.d[2 % FE_K] == 0) || (b > 0 && z.d[2 % FE_K] == FE_R - 1)) {
-        FE_UNROLL
-        for (int i = 2; i < FE_K; ++i) b = fe_aux_digit_sub(z.d[i], -b);
-        fe_aux_fold(z, b);
+    // y0 = z_0 - c for the carry c = q - mask (three limbs, sign-extended).
+    const uint32_t sq = fe_aux_sign32(q[2]);
+    uint32_t y0[3] = {(uint32_t)z.d[0], (uint32_t)(z.d[0] >> 32), 0};
+    const uint32_t c[3] = {q[0], fe_aux_limb_at(q, 1, sq), fe_aux_limb_at(q, 2, sq)};
+    const uint32_t m[3] = {mask, mask, mask};
+    fe_aux_sub32<3>(y0, c);
+    fe_aux_add32<3>(y0, m);
+    uint32_t q0[1], mask0;
+    z.d[0] = fe_aux_divr_fold(y0, q0, mask0);
+    // The quotient is small (1 limb): digit 1 takes it with one correction.
+    const int64_t e = (int64_t)(int32_t)q0[0] - (int64_t)(int32_t)mask0;
+    const int64_t b = fe_aux_digit_sub(z.d[1], -e);
+    const uint64_t d2 = z.d[2 % FE_K];
+    if ((b != 0) & ((FE_K == 2) | (b < 0 ? d2 == 0 : d2 == FE_R - 1))) {
+        fe_aux_carry_on(z, b);
         return z;
     }
-    z.d[2 % FE_K] += (uint64_t)b;
+    z.d[2 % FE_K] = d2 + (uint64_t)b;
     return z;
 }
 

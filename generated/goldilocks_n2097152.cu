@@ -102,6 +102,7 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
 
 FE_FN fe_t fe_aux_min(fe_t a, fe_t b) { return a < b ? a : b; }
+
 // Goldilocks, p = 2^64 - ε with ε = 2^32 - 1: a + b - p = (a + ε) + b - 2^64, so a + b
 // reduced is (a + ε) + b when that carries out of 64 bits, else that sum less ε; a - b
 // reduced is a - b less ε when it borrows (-p = ε - 2^64). On 32-bit halves with carry
@@ -183,6 +184,7 @@ FE_FN fe_t fe_aux_redc(fe_t lo, fe_t hi) {
     if (FE_HALF) return fe_aux_min(t, t + FE_P);
     return hi < mp ? t + FE_P : t;
 }
+
 // a * t / R mod p (R = 2^64): the 128-bit product as four 32-bit words from one
 // multiply-add carry chain, then REDC as above (m*p's high word from m's halves, no
 // 64-bit products), its final correction t + p = t - ε mod 2^64 by the borrow mask.
