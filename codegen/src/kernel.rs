@@ -4,7 +4,8 @@
 //! A thread block owns a *tile*: 2^pb pieces, picked by the piece-index bits that are
 //! lowest among the source's or the destination's address bits, so that both the gather
 //! and the scatter of a warp touch whole memory sectors. The block gathers its tile into
-//! shared memory (stored XOR-swizzled against bank conflicts), runs the plan's steps on
+//! shared memory (padded or XOR-swizzled against bank conflicts; each
+//! thread's addresses are a base plus compile-time offsets), runs the plan's steps on
 //! it — every DFT step is one round of codelets, one group per thread, with a barrier
 //! between rounds; twiddle steps are fused into the loads of the next round, or applied to
 //! the last round's outputs in registers — and scatters it. Twiddles with

@@ -56,10 +56,10 @@ pub enum PlanError {
 /// Natural or bit-reversed order of a vector in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Order {
-    /// x[i] at address i.
+    /// `x[i]` at address i.
     #[default]
     Natural,
-    /// x[i] at address bitrev(i).
+    /// `x[i]` at address bitrev(i).
     BitReversed,
 }
 

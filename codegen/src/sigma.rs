@@ -16,7 +16,7 @@ use crate::plan::PlanError;
 use fermat_dsl::formula::Formula;
 
 /// A permutation of the t bits of an index: output bit `q` takes input bit `src[q]`,
-/// i.e. y[o] = x[σ(o)] where bit `src[q]` of σ(o) is bit `q` of o.
+/// i.e. `y[o] = x[σ(o)]` where bit `src[q]` of σ(o) is bit `q` of o.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BitPerm {
     /// `src[q]`: the input bit that output bit q reads.
@@ -66,7 +66,7 @@ pub enum Stage {
         /// log2 n.
         n_bits: u32,
     },
-    /// A permutation of the index bits (y[o] = x[σ(o)]).
+    /// A permutation of the index bits (`y[o] = x[σ(o)]`).
     Perm(BitPerm),
 }
 

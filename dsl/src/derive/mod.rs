@@ -16,7 +16,10 @@ mod check;
 mod print;
 mod strategy;
 
-pub use check::{work, CheckError, CheckReport, StepCheck, Verdict, WholeCheck};
+pub use check::{
+    work, CheckError, CheckReport, StepCheck, Verdict, WholeCheck, CHECK_MAX_SIZE, FULL_DFT_MAX,
+    SAMPLED_OUTPUTS, WORK_MAX,
+};
 pub use print::Rendered;
 pub use strategy::{derive, Options, Strategy};
 
