@@ -136,6 +136,15 @@ FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
     return fe_aux_redc((fe_t)prod, (fe_t)(prod >> 32));
 }
 
+// a * w mod p for a constant w < p and wq = floor(w * 2^32 / p), p < 2^31 (Shoup): q =
+// mulhi(a, wq) is a*w/p rounded down, or one less, so a*w - q*p lies in [0, 2p) and its low
+// word is exact; one unsigned minimum finishes. Three products, none of them 64-bit.
+FE_FN fe_t fe_mul_shoup(fe_t a, fe_t w, fe_t wq) {
+    const fe_t q = fe_mulhi32(a, wq);
+    const fe_t r = a * w - q * FE_P;
+    return fe_aux_min(r, r - FE_P);
+}
+
 // a*R mod p: the table form of a constant.
 FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 
@@ -197,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -218,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -229,9 +238,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -262,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -283,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -294,9 +303,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -317,13 +326,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -438,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -459,7 +468,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -470,9 +479,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -503,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -524,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -535,9 +544,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -558,13 +567,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -705,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -726,7 +735,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -737,9 +746,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -770,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -791,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -802,9 +811,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -825,13 +834,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -946,7 +955,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -967,7 +976,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -978,9 +987,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1011,7 +1020,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1032,7 +1041,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1043,9 +1052,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1066,13 +1075,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1213,7 +1222,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1234,7 +1243,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1245,9 +1254,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1278,7 +1287,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1299,7 +1308,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1310,9 +1319,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1333,13 +1342,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1448,7 +1457,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1469,7 +1478,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1480,9 +1489,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1513,7 +1522,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1534,7 +1543,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1545,9 +1554,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1568,13 +1577,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1699,7 +1708,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1720,7 +1729,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1731,9 +1740,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1764,7 +1773,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1785,7 +1794,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1796,9 +1805,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1819,13 +1828,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1940,7 +1949,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1961,7 +1970,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1972,9 +1981,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2005,7 +2014,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2026,7 +2035,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2037,9 +2046,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2060,13 +2069,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2207,7 +2216,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2228,7 +2237,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2239,9 +2248,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2272,7 +2281,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2293,7 +2302,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2304,9 +2313,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2327,13 +2336,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2448,7 +2457,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2469,7 +2478,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2480,9 +2489,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2513,7 +2522,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2534,7 +2543,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2545,9 +2554,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2568,13 +2577,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2715,7 +2724,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2736,7 +2745,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2747,9 +2756,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2780,7 +2789,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2801,7 +2810,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2812,9 +2821,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2835,13 +2844,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2950,7 +2959,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2971,7 +2980,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2982,9 +2991,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -3015,7 +3024,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -3036,7 +3045,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -3047,9 +3056,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -3070,13 +3079,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);

@@ -136,6 +136,15 @@ FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
     return fe_aux_redc((fe_t)prod, (fe_t)(prod >> 32));
 }
 
+// a * w mod p for a constant w < p and wq = floor(w * 2^32 / p), p < 2^31 (Shoup): q =
+// mulhi(a, wq) is a*w/p rounded down, or one less, so a*w - q*p lies in [0, 2p) and its low
+// word is exact; one unsigned minimum finishes. Three products, none of them 64-bit.
+FE_FN fe_t fe_mul_shoup(fe_t a, fe_t w, fe_t wq) {
+    const fe_t q = fe_mulhi32(a, wq);
+    const fe_t r = a * w - q * FE_P;
+    return fe_aux_min(r, r - FE_P);
+}
+
 // a*R mod p: the table form of a constant.
 FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 
@@ -197,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -218,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -229,9 +238,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -262,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -283,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -294,9 +303,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -317,13 +326,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -438,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -459,7 +468,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -470,9 +479,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -503,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -524,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -535,9 +544,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -558,13 +567,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -705,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -726,7 +735,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -737,9 +746,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -770,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -791,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -802,9 +811,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -825,13 +834,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -946,7 +955,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -967,7 +976,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -978,9 +987,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1011,7 +1020,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1032,7 +1041,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1043,9 +1052,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1066,13 +1075,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1213,7 +1222,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1234,7 +1243,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1245,9 +1254,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1278,7 +1287,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1299,7 +1308,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1310,9 +1319,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1333,13 +1342,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1454,7 +1463,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1475,7 +1484,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1486,9 +1495,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1519,7 +1528,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1540,7 +1549,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1551,9 +1560,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1574,13 +1583,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1726,7 +1735,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1747,7 +1756,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1758,9 +1767,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1791,7 +1800,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1812,7 +1821,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1823,9 +1832,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1846,13 +1855,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1967,7 +1976,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1988,7 +1997,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1999,9 +2008,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2032,7 +2041,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2053,7 +2062,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2064,9 +2073,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2087,13 +2096,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2234,7 +2243,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2255,7 +2264,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2266,9 +2275,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2299,7 +2308,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2320,7 +2329,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2331,9 +2340,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2354,13 +2363,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2475,7 +2484,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2496,7 +2505,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2507,9 +2516,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2540,7 +2549,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2561,7 +2570,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2572,9 +2581,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2595,13 +2604,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2742,7 +2751,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -2763,7 +2772,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -2774,9 +2783,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2807,7 +2816,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -2828,7 +2837,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -2839,9 +2848,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2862,13 +2871,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -2983,7 +2992,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -3004,7 +3013,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -3015,9 +3024,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -3048,7 +3057,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -3069,7 +3078,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -3080,9 +3089,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -3103,13 +3112,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);

@@ -136,6 +136,15 @@ FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
     return fe_aux_redc((fe_t)prod, (fe_t)(prod >> 32));
 }
 
+// a * w mod p for a constant w < p and wq = floor(w * 2^32 / p), p < 2^31 (Shoup): q =
+// mulhi(a, wq) is a*w/p rounded down, or one less, so a*w - q*p lies in [0, 2p) and its low
+// word is exact; one unsigned minimum finishes. Three products, none of them 64-bit.
+FE_FN fe_t fe_mul_shoup(fe_t a, fe_t w, fe_t wq) {
+    const fe_t q = fe_mulhi32(a, wq);
+    const fe_t r = a * w - q * FE_P;
+    return fe_aux_min(r, r - FE_P);
+}
+
 // a*R mod p: the table form of a constant.
 FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 
@@ -197,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -218,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -229,9 +238,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -262,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -283,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -294,9 +303,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -317,13 +326,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -438,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 473486609u);
+            x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -459,7 +468,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 473486609u);
+            x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -470,9 +479,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 981128818u);
-            x6 = fe_mul_mont(x6, 473486609u);
-            x14 = fe_mul_mont(x14, 49022963u);
+            x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+            x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -503,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 473486609u);
+            x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -524,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 473486609u);
+            x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -535,9 +544,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 981128818u);
-            x7 = fe_mul_mont(x7, 473486609u);
-            x15 = fe_mul_mont(x15, 49022963u);
+            x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+            x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -558,13 +567,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 1844575452u);
-            x5 = fe_mul_mont(x5, 981128818u);
-            x13 = fe_mul_mont(x13, 1742743498u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x11 = fe_mul_mont(x11, 418978688u);
-            x7 = fe_mul_mont(x7, 49022963u);
-            x15 = fe_mul_mont(x15, 1173759574u);
+            x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+            x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -705,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 473486609u);
+        x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -726,7 +735,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 473486609u);
+        x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -737,9 +746,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
+        x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+        x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+        x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -770,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 473486609u);
+        x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -791,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 473486609u);
+        x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -802,9 +811,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
+        x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+        x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+        x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -825,13 +834,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
+        x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+        x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+        x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+        x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+        x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+        x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+        x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -945,7 +954,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 473486609u);
+        x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -966,7 +975,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 473486609u);
+        x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -977,9 +986,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
+        x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+        x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+        x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1010,7 +1019,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 473486609u);
+        x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -1031,7 +1040,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 473486609u);
+        x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -1042,9 +1051,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
+        x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+        x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+        x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -1065,13 +1074,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
+        x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+        x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+        x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+        x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+        x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+        x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+        x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1203,7 +1212,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x2 = fe_add(t, x6);
                 x6 = fe_sub(t, x6);
             }
-            x6 = fe_mul_mont(x6, 473486609u);
+            x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1224,7 +1233,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x3 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            x7 = fe_mul_mont(x7, 473486609u);
+            x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1235,9 +1244,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            x5 = fe_mul_mont(x5, 981128818u);
-            x3 = fe_mul_mont(x3, 473486609u);
-            x7 = fe_mul_mont(x7, 49022963u);
+            x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+            x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+            x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1334,7 +1343,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1355,7 +1364,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1366,9 +1375,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1399,7 +1408,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1420,7 +1429,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1431,9 +1440,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1454,13 +1463,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1575,7 +1584,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 1539779312u);
+            x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1596,7 +1605,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 1539779312u);
+            x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1607,9 +1616,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 1964242958u);
-            x6 = fe_mul_mont(x6, 1539779312u);
-            x14 = fe_mul_mont(x14, 1032137103u);
+            x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+            x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1640,7 +1649,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 1539779312u);
+            x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1661,7 +1670,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 1539779312u);
+            x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1672,9 +1681,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 1964242958u);
-            x7 = fe_mul_mont(x7, 1539779312u);
-            x15 = fe_mul_mont(x15, 1032137103u);
+            x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+            x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1695,13 +1704,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 839506347u);
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x13 = fe_mul_mont(x13, 1594287233u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x11 = fe_mul_mont(x11, 270522423u);
-            x7 = fe_mul_mont(x7, 1032137103u);
-            x15 = fe_mul_mont(x15, 168690469u);
+            x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+            x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1842,7 +1851,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 1539779312u);
+        x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -1863,7 +1872,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 1539779312u);
+        x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -1874,9 +1883,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
+        x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+        x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+        x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1907,7 +1916,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 1539779312u);
+        x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -1928,7 +1937,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 1539779312u);
+        x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -1939,9 +1948,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
+        x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+        x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+        x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -1962,13 +1971,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
+        x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+        x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+        x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+        x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+        x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+        x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+        x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2082,7 +2091,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 1539779312u);
+        x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -2103,7 +2112,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 1539779312u);
+        x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -2114,9 +2123,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
+        x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+        x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+        x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2147,7 +2156,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 1539779312u);
+        x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -2168,7 +2177,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 1539779312u);
+        x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -2179,9 +2188,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
+        x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+        x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+        x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -2202,13 +2211,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
+        x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+        x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+        x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+        x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+        x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+        x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+        x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2340,7 +2349,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x2 = fe_add(t, x6);
                 x6 = fe_sub(t, x6);
             }
-            x6 = fe_mul_mont(x6, 1539779312u);
+            x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2361,7 +2370,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x3 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            x7 = fe_mul_mont(x7, 1539779312u);
+            x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -2372,9 +2381,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x5 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            x5 = fe_mul_mont(x5, 1964242958u);
-            x3 = fe_mul_mont(x3, 1539779312u);
-            x7 = fe_mul_mont(x7, 1032137103u);
+            x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+            x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+            x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);

@@ -136,6 +136,15 @@ FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
     return fe_aux_redc((fe_t)prod, (fe_t)(prod >> 32));
 }
 
+// a * w mod p for a constant w < p and wq = floor(w * 2^32 / p), p < 2^31 (Shoup): q =
+// mulhi(a, wq) is a*w/p rounded down, or one less, so a*w - q*p lies in [0, 2p) and its low
+// word is exact; one unsigned minimum finishes. Three products, none of them 64-bit.
+FE_FN fe_t fe_mul_shoup(fe_t a, fe_t w, fe_t wq) {
+    const fe_t q = fe_mulhi32(a, wq);
+    const fe_t r = a * w - q * FE_P;
+    return fe_aux_min(r, r - FE_P);
+}
+
 // a*R mod p: the table form of a constant.
 FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 
@@ -197,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 473486609u);
+        x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -218,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 473486609u);
+        x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -229,9 +238,9 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 981128818u);
-        x6 = fe_mul_mont(x6, 473486609u);
-        x14 = fe_mul_mont(x14, 49022963u);
+        x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
+        x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
+        x14 = fe_mul_shoup(x14, 1801542727u, 3843291149u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -262,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 473486609u);
+        x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -283,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 473486609u);
+        x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -294,9 +303,9 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 981128818u);
-        x7 = fe_mul_mont(x7, 473486609u);
-        x15 = fe_mul_mont(x15, 49022963u);
+        x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
+        x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
+        x15 = fe_mul_shoup(x15, 1801542727u, 3843291149u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -317,13 +326,13 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 1844575452u);
-        x5 = fe_mul_mont(x5, 981128818u);
-        x13 = fe_mul_mont(x13, 1742743498u);
-        x3 = fe_mul_mont(x3, 473486609u);
-        x11 = fe_mul_mont(x11, 418978688u);
-        x7 = fe_mul_mont(x7, 49022963u);
-        x15 = fe_mul_mont(x15, 1173759574u);
+        x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
+        x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
+        x13 = fe_mul_shoup(x13, 567209306u, 1210046518u);
+        x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
+        x11 = fe_mul_shoup(x11, 1816869661u, 3875988608u);
+        x7 = fe_mul_shoup(x7, 1801542727u, 3843291149u);
+        x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -407,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x1 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        x3 = fe_mul_mont(x3, 473486609u);
+        x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -489,7 +498,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 1539779312u);
+        x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -510,7 +519,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 1539779312u);
+        x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -521,9 +530,9 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 1964242958u);
-        x6 = fe_mul_mont(x6, 1539779312u);
-        x14 = fe_mul_mont(x14, 1032137103u);
+        x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
+        x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
+        x14 = fe_mul_shoup(x14, 1592366214u, 3397047921u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -554,7 +563,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 1539779312u);
+        x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -575,7 +584,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 1539779312u);
+        x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -586,9 +595,9 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 1964242958u);
-        x7 = fe_mul_mont(x7, 1539779312u);
-        x15 = fe_mul_mont(x15, 1032137103u);
+        x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
+        x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
+        x15 = fe_mul_shoup(x15, 1592366214u, 3397047921u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -609,13 +618,13 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 839506347u);
-        x5 = fe_mul_mont(x5, 1964242958u);
-        x13 = fe_mul_mont(x13, 1594287233u);
-        x3 = fe_mul_mont(x3, 1539779312u);
-        x11 = fe_mul_mont(x11, 270522423u);
-        x7 = fe_mul_mont(x7, 1032137103u);
-        x15 = fe_mul_mont(x15, 168690469u);
+        x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
+        x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
+        x13 = fe_mul_shoup(x13, 196396260u, 418978687u);
+        x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
+        x11 = fe_mul_shoup(x11, 1446056615u, 3084920777u);
+        x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
+        x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -699,7 +708,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x1 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        x3 = fe_mul_mont(x3, 1539779312u);
+        x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

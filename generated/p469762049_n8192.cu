@@ -136,6 +136,15 @@ FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) {
     return fe_aux_redc((fe_t)prod, (fe_t)(prod >> 32));
 }
 
+// a * w mod p for a constant w < p and wq = floor(w * 2^32 / p), p < 2^31 (Shoup): q =
+// mulhi(a, wq) is a*w/p rounded down, or one less, so a*w - q*p lies in [0, 2p) and its low
+// word is exact; one unsigned minimum finishes. Three products, none of them 64-bit.
+FE_FN fe_t fe_mul_shoup(fe_t a, fe_t w, fe_t wq) {
+    const fe_t q = fe_mulhi32(a, wq);
+    const fe_t r = a * w - q * FE_P;
+    return fe_aux_min(r, r - FE_P);
+}
+
 // a*R mod p: the table form of a constant.
 FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 
@@ -197,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 380618853u);
+            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -218,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 380618853u);
+            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -229,9 +238,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 223445251u);
-            x6 = fe_mul_mont(x6, 380618853u);
-            x14 = fe_mul_mont(x14, 377633646u);
+            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -262,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 380618853u);
+            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -283,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 380618853u);
+            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -294,9 +303,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 223445251u);
-            x7 = fe_mul_mont(x7, 380618853u);
-            x15 = fe_mul_mont(x15, 377633646u);
+            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -317,13 +326,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 64223341u);
-            x5 = fe_mul_mont(x5, 223445251u);
-            x13 = fe_mul_mont(x13, 364552238u);
-            x3 = fe_mul_mont(x3, 380618853u);
-            x11 = fe_mul_mont(x11, 385128332u);
-            x7 = fe_mul_mont(x7, 377633646u);
-            x15 = fe_mul_mont(x15, 187887006u);
+            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -438,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 380618853u);
+            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -459,7 +468,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 380618853u);
+            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -470,9 +479,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 223445251u);
-            x6 = fe_mul_mont(x6, 380618853u);
-            x14 = fe_mul_mont(x14, 377633646u);
+            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -503,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 380618853u);
+            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -524,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 380618853u);
+            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -535,9 +544,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 223445251u);
-            x7 = fe_mul_mont(x7, 380618853u);
-            x15 = fe_mul_mont(x15, 377633646u);
+            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -558,13 +567,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 64223341u);
-            x5 = fe_mul_mont(x5, 223445251u);
-            x13 = fe_mul_mont(x13, 364552238u);
-            x3 = fe_mul_mont(x3, 380618853u);
-            x11 = fe_mul_mont(x11, 385128332u);
-            x7 = fe_mul_mont(x7, 377633646u);
-            x15 = fe_mul_mont(x15, 187887006u);
+            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -705,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 380618853u);
+        x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -726,7 +735,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 380618853u);
+        x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -737,9 +746,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 223445251u);
-        x6 = fe_mul_mont(x6, 380618853u);
-        x14 = fe_mul_mont(x14, 377633646u);
+        x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+        x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+        x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -770,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 380618853u);
+        x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -791,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 380618853u);
+        x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -802,9 +811,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 223445251u);
-        x7 = fe_mul_mont(x7, 380618853u);
-        x15 = fe_mul_mont(x15, 377633646u);
+        x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+        x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+        x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -825,13 +834,13 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 64223341u);
-        x5 = fe_mul_mont(x5, 223445251u);
-        x13 = fe_mul_mont(x13, 364552238u);
-        x3 = fe_mul_mont(x3, 380618853u);
-        x11 = fe_mul_mont(x11, 385128332u);
-        x7 = fe_mul_mont(x7, 377633646u);
-        x15 = fe_mul_mont(x15, 187887006u);
+        x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+        x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+        x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+        x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+        x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+        x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+        x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -976,7 +985,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 89143196u);
+            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -997,7 +1006,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 89143196u);
+            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1008,9 +1017,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 92128403u);
-            x6 = fe_mul_mont(x6, 89143196u);
-            x14 = fe_mul_mont(x14, 246316798u);
+            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1041,7 +1050,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 89143196u);
+            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1062,7 +1071,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 89143196u);
+            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1073,9 +1082,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 92128403u);
-            x7 = fe_mul_mont(x7, 89143196u);
-            x15 = fe_mul_mont(x15, 246316798u);
+            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1096,13 +1105,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 281875043u);
-            x5 = fe_mul_mont(x5, 92128403u);
-            x13 = fe_mul_mont(x13, 84633717u);
-            x3 = fe_mul_mont(x3, 89143196u);
-            x11 = fe_mul_mont(x11, 105209811u);
-            x7 = fe_mul_mont(x7, 246316798u);
-            x15 = fe_mul_mont(x15, 405538708u);
+            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1217,7 +1226,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x4 = fe_add(t, x12);
                 x12 = fe_sub(t, x12);
             }
-            x12 = fe_mul_mont(x12, 89143196u);
+            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1238,7 +1247,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x6 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x14 = fe_mul_mont(x14, 89143196u);
+            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
@@ -1249,9 +1258,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x10 = fe_add(t, x14);
                 x14 = fe_sub(t, x14);
             }
-            x10 = fe_mul_mont(x10, 92128403u);
-            x6 = fe_mul_mont(x6, 89143196u);
-            x14 = fe_mul_mont(x14, 246316798u);
+            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1282,7 +1291,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x5 = fe_add(t, x13);
                 x13 = fe_sub(t, x13);
             }
-            x13 = fe_mul_mont(x13, 89143196u);
+            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x5);
@@ -1303,7 +1312,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x7 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x15 = fe_mul_mont(x15, 89143196u);
+            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
@@ -1314,9 +1323,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x11 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x11 = fe_mul_mont(x11, 92128403u);
-            x7 = fe_mul_mont(x7, 89143196u);
-            x15 = fe_mul_mont(x15, 246316798u);
+            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
@@ -1337,13 +1346,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x13 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            x9 = fe_mul_mont(x9, 281875043u);
-            x5 = fe_mul_mont(x5, 92128403u);
-            x13 = fe_mul_mont(x13, 84633717u);
-            x3 = fe_mul_mont(x3, 89143196u);
-            x11 = fe_mul_mont(x11, 105209811u);
-            x7 = fe_mul_mont(x7, 246316798u);
-            x15 = fe_mul_mont(x15, 405538708u);
+            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1484,7 +1493,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x4 = fe_add(t, x12);
             x12 = fe_sub(t, x12);
         }
-        x12 = fe_mul_mont(x12, 89143196u);
+        x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -1505,7 +1514,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x6 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x14 = fe_mul_mont(x14, 89143196u);
+        x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
@@ -1516,9 +1525,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x10 = fe_add(t, x14);
             x14 = fe_sub(t, x14);
         }
-        x10 = fe_mul_mont(x10, 92128403u);
-        x6 = fe_mul_mont(x6, 89143196u);
-        x14 = fe_mul_mont(x14, 246316798u);
+        x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+        x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+        x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1549,7 +1558,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x5 = fe_add(t, x13);
             x13 = fe_sub(t, x13);
         }
-        x13 = fe_mul_mont(x13, 89143196u);
+        x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x5);
@@ -1570,7 +1579,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x7 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x15 = fe_mul_mont(x15, 89143196u);
+        x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
@@ -1581,9 +1590,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x11 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x11 = fe_mul_mont(x11, 92128403u);
-        x7 = fe_mul_mont(x7, 89143196u);
-        x15 = fe_mul_mont(x15, 246316798u);
+        x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+        x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+        x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
@@ -1604,13 +1613,13 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x13 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        x9 = fe_mul_mont(x9, 281875043u);
-        x5 = fe_mul_mont(x5, 92128403u);
-        x13 = fe_mul_mont(x13, 84633717u);
-        x3 = fe_mul_mont(x3, 89143196u);
-        x11 = fe_mul_mont(x11, 105209811u);
-        x7 = fe_mul_mont(x7, 246316798u);
-        x15 = fe_mul_mont(x15, 405538708u);
+        x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+        x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+        x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+        x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+        x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+        x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+        x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

@@ -95,6 +95,9 @@ enum Constant {
     Shift(u32),
     /// `fe_mul_mont(v, literal)`: a word prime constant in Montgomery form.
     Literal(u64),
+    /// `fe_mul_shoup(v, w, ⌊w·2^32/p⌋)`: a constant w of a 32-bit word prime below 2^31,
+    /// by Shoup's method (one high and two low products, no 64-bit product).
+    Shoup(u32, u32),
     /// ω^e (ω = ω_{2^L}) for an exponent e < 2^L, read through the [`TableLayout`].
     Row(u64),
 }
@@ -769,6 +772,14 @@ impl<F: Field> Emitter<'_, F> {
         let row = e << (self.log_table - log_order);
         if self.shape.shift_order.is_none() {
             let v = self.roots.power(self.field, row);
+            let p = self.field.modulus();
+            if self.shape.element_bytes == 4 && p.bits() <= 31 {
+                let w = self.field.to_biguint(&v);
+                let quotient = (&w << 32u32) / &p;
+                let w = u32::try_from(w).expect("a residue of a 31-bit prime fits 32 bits");
+                let quotient = u32::try_from(quotient).expect("w < p, so w·2^32/p < 2^32");
+                return Some(Constant::Shoup(w, quotient));
+            }
             Some(Constant::Literal(montgomery(self.field, self.shape, &v)))
         } else {
             Some(Constant::Row(row))
@@ -778,6 +789,10 @@ impl<F: Field> Emitter<'_, F> {
     fn apply_constant(&self, value: Expr, c: Constant) -> Expr {
         match c {
             Constant::Shift(i) => fe::mul_rpow(value, i),
+            Constant::Shoup(w, quotient) => Expr::call(
+                "fe_mul_shoup",
+                [value, Expr::u32(w), Expr::u32(quotient)],
+            ),
             Constant::Literal(w) => fe::mul_mont(
                 value,
                 if self.word_bits() == 32 {
