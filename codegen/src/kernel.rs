@@ -789,10 +789,9 @@ impl<F: Field> Emitter<'_, F> {
     fn apply_constant(&self, value: Expr, c: Constant) -> Expr {
         match c {
             Constant::Shift(i) => fe::mul_rpow(value, i),
-            Constant::Shoup(w, quotient) => Expr::call(
-                "fe_mul_shoup",
-                [value, Expr::u32(w), Expr::u32(quotient)],
-            ),
+            Constant::Shoup(w, quotient) => {
+                Expr::call("fe_mul_shoup", [value, Expr::u32(w), Expr::u32(quotient)])
+            }
             Constant::Literal(w) => fe::mul_mont(
                 value,
                 if self.word_bits() == 32 {
