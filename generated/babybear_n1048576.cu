@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -445,7 +450,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -466,18 +471,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -510,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -531,18 +536,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -550,22 +555,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -577,42 +582,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 127u) << 5u)) * 16u) & 1048575u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 2049ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 2049ull));
@@ -712,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
@@ -733,18 +738,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
         x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -777,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
@@ -798,18 +803,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
         x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -817,22 +822,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
         x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -952,7 +957,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
@@ -973,18 +978,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
         x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -1017,7 +1022,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
@@ -1038,18 +1043,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
         x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -1057,22 +1062,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
         x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -1084,42 +1089,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 15u) * 4096u) & 1048575u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 2049ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 2049ull));
@@ -1218,7 +1223,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
@@ -1239,18 +1244,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
         x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -1283,7 +1288,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
@@ -1304,18 +1309,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
         x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -1323,22 +1328,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
         x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -1468,7 +1473,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -1489,18 +1494,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -1533,7 +1538,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -1554,18 +1559,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -1573,22 +1578,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -1709,7 +1714,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -1730,18 +1735,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -1774,7 +1779,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -1795,18 +1800,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -1814,22 +1819,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -1841,42 +1846,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 127u) << 5u)) * 16u) & 1048575u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 2049ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 2049ull));
@@ -1976,7 +1981,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
@@ -1997,18 +2002,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
         x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2041,7 +2046,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
@@ -2062,18 +2067,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
         x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2081,22 +2086,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
         x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2216,7 +2221,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
@@ -2237,18 +2242,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
         x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2281,7 +2286,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
@@ -2302,18 +2307,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
         x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2321,22 +2326,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
         x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2348,42 +2353,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 15u) * 4096u) & 1048575u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 2049ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 2049ull));
@@ -2482,7 +2487,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
@@ -2503,18 +2508,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
         x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2547,7 +2552,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
@@ -2568,18 +2573,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
         x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2587,22 +2592,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
         x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2613,43 +2618,43 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
         {
             const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x0 = fe_add_lazy(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         fe_store(tile, sbase + 0u, 4223ull, fe_mul_mont(x0, fe_load(tw, 2048ull, 2049ull)));
         fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x8, fe_load(tw, 2048ull, 2049ull)));

@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -445,7 +450,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -466,18 +471,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -510,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -531,18 +536,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -550,22 +555,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -577,42 +582,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -712,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -733,18 +738,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -777,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -798,18 +803,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -817,22 +822,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -953,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
             {
@@ -974,18 +979,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -1018,7 +1023,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
             {
@@ -1039,18 +1044,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -1058,22 +1063,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -1085,42 +1090,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -1220,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
@@ -1241,18 +1246,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
         x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -1285,7 +1290,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
@@ -1306,18 +1311,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
         x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -1325,22 +1330,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
         x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -1460,7 +1465,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 1728404513u, 3687262959u);
         {
@@ -1481,18 +1486,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 1728404513u, 3687262959u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 420899707u, 897919374u);
         x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
@@ -1525,7 +1530,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 1728404513u, 3687262959u);
         {
@@ -1546,18 +1551,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 1728404513u, 3687262959u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 420899707u, 897919374u);
         x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
@@ -1565,22 +1570,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1400279418u, 2987262756u);
         x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
@@ -1592,42 +1597,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 7u) * 1048576u) & 134217727u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -1718,7 +1723,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k3(const fe_word_t* __rest
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             x6 = fe_mul_shoup(x6, 1728404513u, 3687262959u);
             {
@@ -1739,18 +1744,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k3(const fe_word_t* __rest
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             x7 = fe_mul_shoup(x7, 1728404513u, 3687262959u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             x5 = fe_mul_shoup(x5, 420899707u, 897919374u);
             x3 = fe_mul_shoup(x3, 1728404513u, 3687262959u);
@@ -1849,7 +1854,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -1870,18 +1875,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -1914,7 +1919,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -1935,18 +1940,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -1954,22 +1959,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2090,7 +2095,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -2111,18 +2116,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2155,7 +2160,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -2176,18 +2181,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2195,22 +2200,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2222,42 +2227,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 16383u) << 5u)) * 16u) & 134217727u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -2357,7 +2362,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -2378,18 +2383,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2422,7 +2427,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -2443,18 +2448,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2462,22 +2467,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2598,7 +2603,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
             {
@@ -2619,18 +2624,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2663,7 +2668,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
             {
@@ -2684,18 +2689,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2703,22 +2708,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -2730,42 +2735,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 4096u) & 134217727u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -2865,7 +2870,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
@@ -2886,18 +2891,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
         x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -2930,7 +2935,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
@@ -2951,18 +2956,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
         x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -2970,22 +2975,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
         x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -3105,7 +3110,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 284861408u, 607704336u);
         {
@@ -3126,18 +3131,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 284861408u, 607704336u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 211723194u, 451676146u);
         x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
@@ -3170,7 +3175,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 284861408u, 607704336u);
         {
@@ -3191,18 +3196,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 284861408u, 607704336u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 211723194u, 451676146u);
         x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
@@ -3210,22 +3215,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 1934320121u, 4126549589u);
         x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
@@ -3237,42 +3242,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 7u) * 1048576u) & 134217727u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 24577ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 24577ull));
@@ -3363,7 +3368,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __rest
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             x6 = fe_mul_shoup(x6, 284861408u, 607704336u);
             {
@@ -3384,41 +3389,41 @@ extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __rest
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             x7 = fe_mul_shoup(x7, 284861408u, 607704336u);
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             x5 = fe_mul_shoup(x5, 211723194u, 451676146u);
             x3 = fe_mul_shoup(x3, 284861408u, 607704336u);
             x7 = fe_mul_shoup(x7, 1592366214u, 3397047921u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x0 = fe_add_lazy(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             fe_store(tile, sbase + 0u, 4238ull, fe_mul_mont(x0, fe_load(tw, 24576ull, 24577ull)));
             fe_store(tile, sbase + 1u, 4238ull, fe_mul_mont(x4, fe_load(tw, 24576ull, 24577ull)));

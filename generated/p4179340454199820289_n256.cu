@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -438,7 +443,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -459,18 +464,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -503,7 +508,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -524,18 +529,18 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -543,22 +548,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -688,7 +693,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -709,18 +714,18 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -753,7 +758,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -774,18 +779,18 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -793,22 +798,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -922,7 +927,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -943,18 +948,18 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -987,7 +992,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -1008,18 +1013,18 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -1027,22 +1032,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -1053,43 +1058,43 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         x15 = fe_mul_mont(x15, 3695094751862229445ull);
         {
             const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x0 = fe_add_lazy(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
         fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x8, fe_load(tw, 256ull, 257ull)));

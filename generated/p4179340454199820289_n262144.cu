@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -444,7 +449,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -465,18 +470,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -509,7 +514,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -530,18 +535,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -549,22 +554,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -576,42 +581,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * 16u) & 262143u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
@@ -710,7 +715,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -731,18 +736,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -775,7 +780,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -796,18 +801,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -815,22 +820,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -950,7 +955,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 2751416685589087298ull);
         {
@@ -971,18 +976,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 2751416685589087298ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 457531513967587773ull);
         x6 = fe_mul_mont(x6, 2751416685589087298ull);
@@ -1015,7 +1020,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 2751416685589087298ull);
         {
@@ -1036,18 +1041,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 2751416685589087298ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 457531513967587773ull);
         x7 = fe_mul_mont(x7, 2751416685589087298ull);
@@ -1055,22 +1060,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 484245702337590844ull);
         x5 = fe_mul_mont(x5, 457531513967587773ull);
@@ -1160,7 +1165,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             x3 = fe_mul_mont(x3, 2751416685589087298ull);
             {
@@ -1243,7 +1248,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -1264,18 +1269,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -1308,7 +1313,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -1329,18 +1334,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -1348,22 +1353,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -1483,7 +1488,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -1504,18 +1509,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -1548,7 +1553,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -1569,18 +1574,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -1588,22 +1593,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -1615,42 +1620,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
+            x1 = fe_sub_lazy(t, x1);
         }
         {
             const fe_t t = x8;
-            x8 = fe_add(t, x9);
-            x9 = fe_sub(t, x9);
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
         }
         {
             const fe_t t = x4;
-            x4 = fe_add(t, x5);
-            x5 = fe_sub(t, x5);
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
         }
         {
             const fe_t t = x12;
-            x12 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         {
             const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x6;
-            x6 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x14;
-            x14 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * 16u) & 262143u;
         const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
@@ -1749,7 +1754,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -1770,18 +1775,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -1814,7 +1819,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -1835,18 +1840,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -1854,22 +1859,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -1989,7 +1994,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_mont(x12, 1427923768610732991ull);
         {
@@ -2010,18 +2015,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_mont(x14, 1427923768610732991ull);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_mont(x10, 2080441839125523171ull);
         x6 = fe_mul_mont(x6, 1427923768610732991ull);
@@ -2054,7 +2059,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_mont(x13, 1427923768610732991ull);
         {
@@ -2075,18 +2080,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_mont(x15, 1427923768610732991ull);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_mont(x11, 2080441839125523171ull);
         x7 = fe_mul_mont(x7, 1427923768610732991ull);
@@ -2094,22 +2099,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_mont(x9, 667480660524446570ull);
         x5 = fe_mul_mont(x5, 2080441839125523171ull);
@@ -2199,18 +2204,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             x3 = fe_mul_mont(x3, 1427923768610732991ull);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x0 = fe_add_lazy(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             fe_store(tile, sbase + 0u, 4354ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
             fe_store(tile, sbase + 1u, 4354ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));

@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -445,7 +450,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -466,18 +471,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -510,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -531,18 +536,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -550,22 +555,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -577,42 +582,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 2047u) << 5u)) * 16u) & 16777215u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 8193ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 8193ull));
@@ -712,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -733,18 +738,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -777,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -798,18 +803,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -817,22 +822,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -953,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -974,18 +979,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1018,7 +1023,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1039,18 +1044,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1058,22 +1063,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1085,42 +1090,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 7u) << 5u)) * 4096u) & 16777215u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 8193ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 8193ull));
@@ -1220,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -1241,18 +1246,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1285,7 +1290,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1306,18 +1311,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1325,22 +1330,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1455,7 +1460,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -1476,18 +1481,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1520,7 +1525,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1541,18 +1546,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1560,22 +1565,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1706,7 +1711,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -1727,18 +1732,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -1771,7 +1776,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -1792,18 +1797,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -1811,22 +1816,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -1947,7 +1952,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -1968,18 +1973,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2012,7 +2017,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2033,18 +2038,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2052,22 +2057,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2079,42 +2084,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 2047u) << 5u)) * 16u) & 16777215u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 8193ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 8193ull));
@@ -2214,7 +2219,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2235,18 +2240,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2279,7 +2284,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2300,18 +2305,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2319,22 +2324,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2455,7 +2460,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2476,18 +2481,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2520,7 +2525,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2541,18 +2546,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2560,22 +2565,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2587,42 +2592,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 7u) << 5u)) * 4096u) & 16777215u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 8193ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 8193ull));
@@ -2722,7 +2727,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2743,18 +2748,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2787,7 +2792,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2808,18 +2813,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2827,22 +2832,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2957,7 +2962,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2978,18 +2983,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -3022,7 +3027,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -3043,18 +3048,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -3062,22 +3067,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -3088,43 +3093,43 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x0 = fe_add_lazy(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             fe_store(tile, sbase + 0u, 8454ull, fe_mul_mont(x0, fe_load(tw, 8192ull, 8193ull)));
             fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, fe_load(tw, 8192ull, 8193ull)));

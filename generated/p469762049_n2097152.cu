@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -445,7 +450,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -466,18 +471,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -510,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -531,18 +536,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -550,22 +555,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -577,42 +582,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 255u) << 5u)) * 16u) & 2097151u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 3073ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 3073ull));
@@ -712,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -733,18 +738,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -777,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -798,18 +803,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -817,22 +822,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -953,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -974,18 +979,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1018,7 +1023,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1039,18 +1044,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1058,22 +1063,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1085,42 +1090,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 31u) * 4096u) & 2097151u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 3073ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 3073ull));
@@ -1220,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
         {
@@ -1241,18 +1246,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
         x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1285,7 +1290,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
         {
@@ -1306,18 +1311,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
         x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1325,22 +1330,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
         x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1491,7 +1496,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -1512,18 +1517,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -1556,7 +1561,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -1577,18 +1582,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -1596,22 +1601,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -1732,7 +1737,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -1753,18 +1758,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -1797,7 +1802,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -1818,18 +1823,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -1837,22 +1842,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -1864,42 +1869,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 255u) << 5u)) * 16u) & 2097151u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 3073ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 3073ull));
@@ -1999,7 +2004,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2020,18 +2025,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2064,7 +2069,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2085,18 +2090,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2104,22 +2109,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2240,7 +2245,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2261,18 +2266,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2305,7 +2310,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2326,18 +2331,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2345,22 +2350,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2372,42 +2377,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 31u) * 4096u) & 2097151u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 2047u), 3073ull), fe_load(tw, (size_t)((g1_0e >> 11u) + 2048u), 3073ull));
@@ -2507,7 +2512,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x4;
             x4 = fe_add(t, x12);
-            x12 = fe_sub(t, x12);
+            x12 = fe_sub_lazy(t, x12);
         }
         x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
         {
@@ -2528,18 +2533,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x6;
             x6 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
         {
             const fe_t t = x2;
             x2 = fe_add(t, x6);
-            x6 = fe_sub(t, x6);
+            x6 = fe_sub_lazy(t, x6);
         }
         {
             const fe_t t = x10;
-            x10 = fe_add(t, x14);
-            x14 = fe_sub(t, x14);
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
         }
         x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
         x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2572,7 +2577,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x5;
             x5 = fe_add(t, x13);
-            x13 = fe_sub(t, x13);
+            x13 = fe_sub_lazy(t, x13);
         }
         x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
         {
@@ -2593,18 +2598,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x7;
             x7 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
         {
             const fe_t t = x3;
             x3 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x11;
-            x11 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
         x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2612,22 +2617,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         {
             const fe_t t = x1;
             x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
+            x3 = fe_sub_lazy(t, x3);
         }
         {
             const fe_t t = x9;
-            x9 = fe_add(t, x11);
-            x11 = fe_sub(t, x11);
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
         }
         {
             const fe_t t = x5;
-            x5 = fe_add(t, x7);
-            x7 = fe_sub(t, x7);
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
         }
         {
             const fe_t t = x13;
-            x13 = fe_add(t, x15);
-            x15 = fe_sub(t, x15);
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
         }
         x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
         x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2707,8 +2712,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4223ull), g0_0);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x0 = fe_add_lazy(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             fe_store(tile, sbase + 0u, 4223ull, fe_mul_mont(x0, fe_load(tw, 3072ull, 3073ull)));
             fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x1, fe_load(tw, 3072ull, 3073ull)));

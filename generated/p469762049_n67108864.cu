@@ -118,6 +118,11 @@ FE_FN fe_t fe_sub(fe_t a, fe_t b) {
     return a < b ? d + FE_P : d;
 }
 
+// Unreduced sum and difference in [0, 2p) (p < R/2): the generator uses them where the
+// result goes straight into a product, which takes any operand below R.
+FE_FN fe_t fe_add_lazy(fe_t a, fe_t b) { return a + b; }
+FE_FN fe_t fe_sub_lazy(fe_t a, fe_t b) { return a - b + FE_P; }
+
 FE_FN fe_t fe_neg(fe_t a) { return a == 0 ? 0 : FE_P - a; }
 
 // REDC(hi*R + lo) = (hi*R + lo) / R mod p, for hi < p. With m = lo*p^-1 mod R, m*p has low
@@ -204,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -225,18 +230,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -269,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -290,18 +295,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -309,22 +314,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -445,7 +450,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -466,18 +471,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -510,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -531,18 +536,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -550,22 +555,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -577,42 +582,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 8191u) << 5u)) * 16u) & 67108863u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 16385ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 16385ull));
@@ -712,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -733,18 +738,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -777,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -798,18 +803,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -817,22 +822,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -953,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -974,18 +979,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1018,7 +1023,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1039,18 +1044,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1058,22 +1063,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1085,42 +1090,42 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 31u) << 5u)) * 4096u) & 67108863u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 16385ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 16385ull));
@@ -1220,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -1241,18 +1246,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1285,7 +1290,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1306,18 +1311,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1325,22 +1330,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1461,7 +1466,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
             {
@@ -1482,18 +1487,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
             x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
@@ -1526,7 +1531,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
             {
@@ -1547,18 +1552,18 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
             x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
@@ -1566,22 +1571,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
             x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
@@ -1672,7 +1677,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
             {
@@ -1755,7 +1760,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -1776,18 +1781,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -1820,7 +1825,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -1841,18 +1846,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -1860,22 +1865,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -1996,7 +2001,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2017,18 +2022,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2061,7 +2066,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2082,18 +2087,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2101,22 +2106,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2128,42 +2133,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 8191u) << 5u)) * 16u) & 67108863u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 16385ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 16385ull));
@@ -2263,7 +2268,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2284,18 +2289,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2328,7 +2333,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2349,18 +2354,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2368,22 +2373,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2504,7 +2509,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2525,18 +2530,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2569,7 +2574,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2590,18 +2595,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2609,22 +2614,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -2636,42 +2641,42 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
+                x8 = fe_add_lazy(t, x9);
+                x9 = fe_sub_lazy(t, x9);
             }
             {
                 const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
+                x4 = fe_add_lazy(t, x5);
+                x5 = fe_sub_lazy(t, x5);
             }
             {
                 const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x12 = fe_add_lazy(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x10 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x6 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x14 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 31u) << 5u)) * 4096u) & 67108863u;
             const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 16385ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 16385ull));
@@ -2771,7 +2776,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -2792,18 +2797,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -2836,7 +2841,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -2857,18 +2862,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -2876,22 +2881,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -3012,7 +3017,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x4;
                 x4 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
+                x12 = fe_sub_lazy(t, x12);
             }
             x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
             {
@@ -3033,18 +3038,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x6;
                 x6 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
             {
                 const fe_t t = x2;
                 x2 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
+                x6 = fe_sub_lazy(t, x6);
             }
             {
                 const fe_t t = x10;
-                x10 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
+                x10 = fe_add_lazy(t, x14);
+                x14 = fe_sub_lazy(t, x14);
             }
             x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
             x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
@@ -3077,7 +3082,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x5;
                 x5 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
+                x13 = fe_sub_lazy(t, x13);
             }
             x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
             {
@@ -3098,18 +3103,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x7;
                 x7 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
             {
                 const fe_t t = x3;
                 x3 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x11;
-                x11 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x11 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
             x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
@@ -3117,22 +3122,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             {
                 const fe_t t = x9;
-                x9 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
+                x9 = fe_add_lazy(t, x11);
+                x11 = fe_sub_lazy(t, x11);
             }
             {
                 const fe_t t = x5;
-                x5 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
+                x5 = fe_add_lazy(t, x7);
+                x7 = fe_sub_lazy(t, x7);
             }
             {
                 const fe_t t = x13;
-                x13 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
+                x13 = fe_add_lazy(t, x15);
+                x15 = fe_sub_lazy(t, x15);
             }
             x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
             x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
@@ -3223,18 +3228,18 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             {
                 const fe_t t = x1;
                 x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
+                x0 = fe_add_lazy(t, x1);
+                x1 = fe_sub_lazy(t, x1);
             }
             {
                 const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
+                x2 = fe_add_lazy(t, x3);
+                x3 = fe_sub_lazy(t, x3);
             }
             fe_store(tile, sbase + 0u, 8510ull, fe_mul_mont(x0, fe_load(tw, 16384ull, 16385ull)));
             fe_store(tile, sbase + 1u, 8510ull, fe_mul_mont(x2, fe_load(tw, 16384ull, 16385ull)));

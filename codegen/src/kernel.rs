@@ -1527,6 +1527,76 @@ impl<F: Field> Emitter<'_, F> {
         value
     }
 
+    /// Whether a multiplication is the next thing done to `value`'s register at each point:
+    /// a product of a word prime below R/2 takes any operand below R, so the butterfly
+    /// feeding it may leave its sum or difference unreduced in [0, 2p) (one instruction
+    /// instead of two). Per op of `codelet`: whether the sum and the difference of that
+    /// butterfly go straight into a product — a rotation by a non-trivial constant, or the
+    /// output twiddles `post` (through the codelet's shared twiddles `shared`).
+    fn lazy_outputs(
+        &self,
+        codelet: &Codelet,
+        post: &[&Step],
+        shared: &Option<(Vec<Option<Expr>>, Vec<u64>)>,
+    ) -> Vec<(bool, bool)> {
+        let p = self.field.modulus();
+        let half = self.shape.shift_order.is_none() && p.bits() < u64::from(self.word_bits());
+        if !half {
+            return vec![(false, false); codelet.ops.len()];
+        }
+        let scaled = post.iter().any(|s| matches!(s, Step::Scale));
+        // Output v starts with a product when its rotation has a run-time twiddle, a
+        // multiplying constant, or the 1/n scale.
+        let output_multiplied = |v: usize| -> bool {
+            match shared {
+                Some((w, q)) => {
+                    w[v].is_some()
+                        || matches!(
+                            self.constant(self.log_table, q[v]),
+                            Some(Constant::Literal(_) | Constant::Shoup(..) | Constant::Row(_))
+                        )
+                        || scaled
+                }
+                None => post.len() == 1 && scaled,
+            }
+        };
+        let multiplied_next = |from: usize, reg: u32| -> bool {
+            for op in &codelet.ops[from..] {
+                match *op {
+                    Op::Butterfly { a, b } if a == reg || b == reg => return false,
+                    Op::Rotate {
+                        reg: r,
+                        log_order,
+                        exp,
+                    } if r == reg => {
+                        let e = self.direction_exponent(exp, log_order);
+                        match self.constant(log_order, e) {
+                            // A trivial rotation emits nothing: look further.
+                            None => continue,
+                            Some(Constant::Shift(_)) => return false,
+                            Some(_) => return true,
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            codelet
+                .out
+                .iter()
+                .position(|&r| r == reg)
+                .is_some_and(output_multiplied)
+        };
+        codelet
+            .ops
+            .iter()
+            .enumerate()
+            .map(|(at, op)| match *op {
+                Op::Butterfly { a, b } => (multiplied_next(at + 1, a), multiplied_next(at + 1, b)),
+                Op::Rotate { .. } => (false, false),
+            })
+            .collect()
+    }
+
     /// One round: every thread runs the codelet of its groups of the DFT along `locals`,
     /// with the rotations `pre` applied to its inputs and `post` to its outputs.
     fn round(
@@ -1612,14 +1682,20 @@ impl<F: Field> Emitter<'_, F> {
             inner.push(Stmt::let_(Type::Fe, format!("x{v}"), value));
         }
         let codelet = Codelet::radix2(b);
-        for op in &codelet.ops {
+        let mut post_twiddles = Vec::new();
+        let shared_post =
+            self.codelet_twiddles(post, locals, &runtime_bit, &mut post_twiddles, tmp);
+        let lazy = self.lazy_outputs(&codelet, post, &shared_post);
+        for (at, op) in codelet.ops.iter().enumerate() {
             match *op {
                 Op::Butterfly { a, b } => {
                     let (xa, xb) = (Expr::var(format!("x{a}")), Expr::var(format!("x{b}")));
+                    let add = if lazy[at].0 { "fe_add_lazy" } else { "fe_add" };
+                    let sub = if lazy[at].1 { "fe_sub_lazy" } else { "fe_sub" };
                     inner.push(Stmt::Block(vec![
                         Stmt::const_(Type::Fe, "t", xa.clone()),
-                        Stmt::assign(xa, fe::add(Expr::var("t"), xb.clone())),
-                        Stmt::assign(xb.clone(), fe::sub(Expr::var("t"), xb)),
+                        Stmt::assign(xa, Expr::call(add, [Expr::var("t"), xb.clone()])),
+                        Stmt::assign(xb.clone(), Expr::call(sub, [Expr::var("t"), xb])),
                     ]));
                 }
                 Op::Rotate {
@@ -1635,7 +1711,7 @@ impl<F: Field> Emitter<'_, F> {
                 }
             }
         }
-        let shared_post = self.codelet_twiddles(post, locals, &runtime_bit, &mut inner, tmp);
+        inner.extend(post_twiddles);
         for (v, &r) in codelet.out.iter().enumerate() {
             let v = v as u64;
             let value = Expr::var(format!("x{r}"));
