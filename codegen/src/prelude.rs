@@ -348,6 +348,526 @@ fn limbs_for(lo: &BigInt, hi: &BigInt) -> u32 {
     }
 }
 
+/// The most digits one inline-PTX carry chain covers: longer chains are split into asm
+/// statements of this many digits, which pass the carry on in a register (the condition
+/// code does not survive from one asm statement to the next).
+pub const CHAIN_DIGITS: u64 = 16;
+
+/// A source operand of one instruction of a [`DigitChain`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainArg {
+    /// A 32-bit register of the chain.
+    Reg(&'static str),
+    /// A 32-bit constant.
+    Imm(u32),
+}
+
+/// One step of a [`DigitChain`]: a PTX instruction on 32-bit registers, or the moves
+/// between the chain's registers and its C++ operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainLine {
+    /// `mnemonic dst, args…`: one of `add.u32`, `add.cc.u32`, `addc.u32`, `addc.cc.u32`,
+    /// `sub.cc.u32`, `subc.u32`, `subc.cc.u32`, `mad.lo.u32`, `xor.b32`.
+    Op {
+        /// The PTX mnemonic.
+        mnemonic: &'static str,
+        /// The register written.
+        dst: &'static str,
+        /// The sources (three for `mad.lo.u32`, else two).
+        args: Vec<ChainArg>,
+    },
+    /// The halves of 64-bit input operand `input` into registers `lo` and `hi`.
+    Split {
+        /// The low half.
+        lo: &'static str,
+        /// The high half.
+        hi: &'static str,
+        /// The input operand.
+        input: usize,
+    },
+    /// 32-bit input operand `input` into register `reg`.
+    Load {
+        /// The register written.
+        reg: &'static str,
+        /// The input operand.
+        input: usize,
+    },
+    /// Registers `lo` and `hi` as 64-bit output operand `output`.
+    Join {
+        /// The output operand.
+        output: usize,
+        /// The low half.
+        lo: &'static str,
+        /// The high half.
+        hi: &'static str,
+    },
+    /// Register `reg` as 32-bit output operand `output`.
+    Store {
+        /// The output operand.
+        output: usize,
+        /// The register read.
+        reg: &'static str,
+    },
+}
+
+/// One carry chain of the SRGFN addition or subtraction (2017 paper, Algorithm 2) on the
+/// 32-bit halves of the digits, for radices r = 2^w ± 2^u with u ≥ 32, whose low half is 0.
+///
+/// The same list of steps is printed twice: as inline PTX for the device (one asm statement,
+/// so that the condition code carries from digit to digit) and as portable C++ for the host,
+/// one call of an emulation of each instruction (`fe_ptx_*` in the prelude) per step, so
+/// that the host tests run exactly the device's instruction sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DigitChain {
+    /// Output operands: (constraint letter `l` or `r`, C++ lvalue).
+    pub outputs: Vec<(char, String)>,
+    /// Input operands: (constraint letter `l` or `r`, C++ expression).
+    pub inputs: Vec<(char, String)>,
+    /// The steps.
+    pub lines: Vec<ChainLine>,
+}
+
+impl DigitChain {
+    fn new() -> DigitChain {
+        DigitChain {
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+            lines: Vec::new(),
+        }
+    }
+
+    fn input(&mut self, kind: char, expr: String) -> usize {
+        self.inputs.push((kind, expr));
+        self.inputs.len() - 1
+    }
+
+    fn output(&mut self, kind: char, lvalue: String) -> usize {
+        self.outputs.push((kind, lvalue));
+        self.outputs.len() - 1
+    }
+
+    fn op(&mut self, mnemonic: &'static str, dst: &'static str, args: &[ChainArg]) {
+        self.lines.push(ChainLine::Op {
+            mnemonic,
+            dst,
+            args: args.to_vec(),
+        });
+    }
+
+    /// The registers the chain uses, in order of first appearance.
+    pub fn registers(&self) -> Vec<&'static str> {
+        let mut regs: Vec<&'static str> = Vec::new();
+        let mut note = |r: &'static str| {
+            if !regs.contains(&r) {
+                regs.push(r);
+            }
+        };
+        for line in &self.lines {
+            match line {
+                ChainLine::Op { dst, args, .. } => {
+                    for a in args {
+                        if let ChainArg::Reg(r) = a {
+                            note(r);
+                        }
+                    }
+                    note(dst);
+                }
+                ChainLine::Split { lo, hi, .. } | ChainLine::Join { lo, hi, .. } => {
+                    note(lo);
+                    note(hi);
+                }
+                ChainLine::Load { reg, .. } | ChainLine::Store { reg, .. } => note(reg),
+            }
+        }
+        regs
+    }
+
+    /// Why the chain is not well formed: a carry read before any instruction of the chain
+    /// wrote one (the condition code is undefined when an asm statement starts), a register
+    /// read before it is written, or an unknown mnemonic.
+    pub fn check(&self) -> Result<(), String> {
+        let mut carry = false;
+        let mut written: Vec<&'static str> = Vec::new();
+        for (n, line) in self.lines.iter().enumerate() {
+            let read = |r: &&'static str, written: &Vec<&'static str>| {
+                if written.contains(r) {
+                    Ok(())
+                } else {
+                    Err(format!("step {n} reads register {r} before it is written"))
+                }
+            };
+            match line {
+                ChainLine::Op {
+                    mnemonic,
+                    dst,
+                    args,
+                } => {
+                    let (reads_cf, writes_cf, arity) = match *mnemonic {
+                        "add.u32" => (false, false, 2),
+                        "add.cc.u32" | "sub.cc.u32" => (false, true, 2),
+                        "addc.u32" | "subc.u32" => (true, false, 2),
+                        "addc.cc.u32" | "subc.cc.u32" => (true, true, 2),
+                        "mad.lo.u32" => (false, false, 3),
+                        "xor.b32" => (false, false, 2),
+                        m => return Err(format!("step {n}: unknown mnemonic {m}")),
+                    };
+                    if args.len() != arity {
+                        return Err(format!("step {n}: {mnemonic} takes {arity} sources"));
+                    }
+                    if reads_cf && !carry {
+                        return Err(format!(
+                            "step {n}: {mnemonic} reads the carry before the chain sets it"
+                        ));
+                    }
+                    carry |= writes_cf;
+                    for a in args {
+                        if let ChainArg::Reg(r) = a {
+                            read(r, &written)?;
+                        }
+                    }
+                    written.push(dst);
+                }
+                ChainLine::Split { lo, hi, .. } => {
+                    written.push(lo);
+                    written.push(hi);
+                }
+                ChainLine::Load { reg, .. } => written.push(reg),
+                ChainLine::Join { lo, hi, .. } => {
+                    read(lo, &written)?;
+                    read(hi, &written)?;
+                }
+                ChainLine::Store { reg, .. } => read(reg, &written)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The chain as one asm statement (lines of C++ source, indented by `indent`).
+    pub fn asm(&self, indent: &str) -> String {
+        let n_out = self.outputs.len();
+        let arg = |a: &ChainArg| match a {
+            ChainArg::Reg(r) => r.to_string(),
+            ChainArg::Imm(v) => format!("{v:#x}"),
+        };
+        let mut text = format!(
+            "{indent}asm(\"{{\\n\\t.reg .u32 {};\\n\\t\"\n",
+            self.registers().join(", ")
+        );
+        for line in &self.lines {
+            let ptx = match line {
+                ChainLine::Op {
+                    mnemonic,
+                    dst,
+                    args,
+                } => format!(
+                    "{mnemonic} {dst}, {};",
+                    args.iter().map(arg).collect::<Vec<_>>().join(", ")
+                ),
+                ChainLine::Split { lo, hi, input } => {
+                    format!("mov.b64 {{{lo}, {hi}}}, %{};", n_out + input)
+                }
+                ChainLine::Load { reg, input } => format!("mov.u32 {reg}, %{};", n_out + input),
+                ChainLine::Join { output, lo, hi } => format!("mov.b64 %{output}, {{{lo}, {hi}}};"),
+                ChainLine::Store { output, reg } => format!("mov.u32 %{output}, {reg};"),
+            };
+            text.push_str(&format!("{indent}    \"{ptx}\\n\\t\"\n"));
+        }
+        let operands = |ops: &[(char, String)], prefix: &str| {
+            ops.iter()
+                .map(|(kind, e)| format!("\"{prefix}{kind}\"({e})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        text.push_str(&format!(
+            "{indent}    \"}}\"\n{indent}    : {}\n{indent}    : {});\n",
+            operands(&self.outputs, "="),
+            operands(&self.inputs, "")
+        ));
+        text
+    }
+
+    /// The chain as portable C++ (lines indented by `indent`, in a block of their own):
+    /// the same steps, each instruction by its emulation `fe_ptx_<mnemonic>` with the carry
+    /// flag in `cf`.
+    pub fn portable(&self, indent: &str) -> String {
+        // Registers get a prefix, so that none hides a C++ operand of the same name.
+        let reg = |r: &str| format!("v_{r}");
+        let arg = |a: &ChainArg| match a {
+            ChainArg::Reg(r) => reg(r),
+            ChainArg::Imm(v) => format!("{v:#x}u"),
+        };
+        let regs: Vec<String> = self.registers().iter().map(|r| reg(r)).collect();
+        let mut text = format!(
+            "{indent}{{\n{indent}    uint32_t {}, cf = 0;\n",
+            regs.join(", ")
+        );
+        for line in &self.lines {
+            let cpp = match line {
+                ChainLine::Op {
+                    mnemonic,
+                    dst,
+                    args,
+                } => format!(
+                    "{} = fe_ptx_{}({}, cf);",
+                    reg(dst),
+                    mnemonic.replace('.', "_"),
+                    args.iter().map(arg).collect::<Vec<_>>().join(", ")
+                ),
+                ChainLine::Split { lo, hi, input } => {
+                    let e = &self.inputs[*input].1;
+                    format!(
+                        "{} = (uint32_t)({e}); {} = (uint32_t)(({e}) >> 32);",
+                        reg(lo),
+                        reg(hi)
+                    )
+                }
+                ChainLine::Load { reg: r, input } => {
+                    format!("{} = {};", reg(r), self.inputs[*input].1)
+                }
+                ChainLine::Join { output, lo, hi } => format!(
+                    "{} = (uint64_t){} | ((uint64_t){} << 32);",
+                    self.outputs[*output].1,
+                    reg(lo),
+                    reg(hi)
+                ),
+                ChainLine::Store { output, reg: r } => {
+                    format!("{} = {};", self.outputs[*output].1, reg(r))
+                }
+            };
+            text.push_str(&format!("{indent}    {cpp}\n"));
+        }
+        text.push_str(&format!("{indent}    (void)cf;\n{indent}}}\n"));
+        text
+    }
+}
+
+/// The high half of r and 2^32 minus it, for a radix whose low half is 0.
+fn radix_halves(params: SrgfnParams) -> Result<(u32, u32), String> {
+    let r = params.radix().map_err(|e| e.to_string())?;
+    if r as u32 != 0 {
+        return Err(format!(
+            "r = {r} has a nonzero low half: the 32-bit digit chains need u ≥ 32"
+        ));
+    }
+    let rh = (r >> 32) as u32;
+    Ok((rh, rh.wrapping_neg()))
+}
+
+/// The chains of x − y over the k digits (in asm statements of at most [`CHAIN_DIGITS`]
+/// digits), which leave z and the mask `m` of the borrow out of the top digit (all ones or 0).
+///
+/// Digit i: the 64-bit difference x_i − y_i − b with the borrow b from below, as two
+/// subtractions of 32-bit halves with borrow; the borrow out is the digit's base-r borrow
+/// (x_i, y_i ≤ r), read back as the mask m by a `subc.cc` of 0 − 0 (which leaves the
+/// borrow in place for the next digit); r is added back where it borrowed by
+/// hi += m·(2^32 − r_hi), r's low half being 0.
+pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+    use ChainArg::{Imm, Reg};
+    let (_, nr) = radix_halves(params)?;
+    let k = params.k;
+    let mut chains = Vec::new();
+    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
+        let mut c = DigitChain::new();
+        if first > 0 {
+            // The borrow of the previous statement: 0 - m borrows exactly when m != 0.
+            let m_in = c.input('r', "m".into());
+            c.lines.push(ChainLine::Load {
+                reg: "m",
+                input: m_in,
+            });
+            c.op("sub.cc.u32", "m", &[Imm(0), Reg("m")]);
+        }
+        for i in first..(first + CHAIN_DIGITS).min(k) {
+            let x = c.input('l', format!("x.d[{i}]"));
+            let y = c.input('l', format!("y.d[{i}]"));
+            let z = c.output('l', format!("z.d[{i}]"));
+            c.lines.push(ChainLine::Split {
+                lo: "al",
+                hi: "ah",
+                input: x,
+            });
+            c.lines.push(ChainLine::Split {
+                lo: "bl",
+                hi: "bh",
+                input: y,
+            });
+            let lo_op = if i == 0 { "sub.cc.u32" } else { "subc.cc.u32" };
+            c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
+            c.op("subc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+            c.op("subc.cc.u32", "m", &[Imm(0), Imm(0)]);
+            c.op("mad.lo.u32", "zh", &[Reg("m"), Imm(nr), Reg("zh")]);
+            c.lines.push(ChainLine::Join {
+                output: z,
+                lo: "zl",
+                hi: "zh",
+            });
+        }
+        let m_out = c.output('r', "m".into());
+        c.lines.push(ChainLine::Store {
+            output: m_out,
+            reg: "m",
+        });
+        c.check()?;
+        chains.push(c);
+    }
+    Ok(chains)
+}
+
+/// The chains of Σ ±x_i r^i over the k digits, the sign of digit i given by the mask
+/// `s[i]` (all ones: negative), which leave z and the mask `m` of the borrow out of the top
+/// digit, as [`sub_chains`] does for x − y.
+///
+/// Digit i is the subtraction (x_i ⊕ s_i) − s_i − b: for s_i = 0 that is x_i − 0 − b, and
+/// for s_i all ones (¬x_i) − (2^32 − 1) − b on each half, which is 0 − x_i − b with the
+/// same borrow, half by half. A run-time shift (whose digits change sign where they wrap
+/// around) thus costs one chain.
+pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+    use ChainArg::{Imm, Reg};
+    let (_, nr) = radix_halves(params)?;
+    let k = params.k;
+    let mut chains = Vec::new();
+    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
+        let mut c = DigitChain::new();
+        if first > 0 {
+            let m_in = c.input('r', "m".into());
+            c.lines.push(ChainLine::Load {
+                reg: "m",
+                input: m_in,
+            });
+            c.op("sub.cc.u32", "m", &[Imm(0), Reg("m")]);
+        }
+        for i in first..(first + CHAIN_DIGITS).min(k) {
+            let x = c.input('l', format!("x.d[{i}]"));
+            let sign = c.input('r', format!("s[{i}]"));
+            let z = c.output('l', format!("z.d[{i}]"));
+            c.lines.push(ChainLine::Split {
+                lo: "al",
+                hi: "ah",
+                input: x,
+            });
+            c.lines.push(ChainLine::Load {
+                reg: "s",
+                input: sign,
+            });
+            c.op("xor.b32", "al", &[Reg("al"), Reg("s")]);
+            c.op("xor.b32", "ah", &[Reg("ah"), Reg("s")]);
+            let lo_op = if i == 0 { "sub.cc.u32" } else { "subc.cc.u32" };
+            c.op(lo_op, "zl", &[Reg("al"), Reg("s")]);
+            c.op("subc.cc.u32", "zh", &[Reg("ah"), Reg("s")]);
+            c.op("subc.cc.u32", "m", &[Imm(0), Imm(0)]);
+            c.op("mad.lo.u32", "zh", &[Reg("m"), Imm(nr), Reg("zh")]);
+            c.lines.push(ChainLine::Join {
+                output: z,
+                lo: "zl",
+                hi: "zh",
+            });
+        }
+        let m_out = c.output('r', "m".into());
+        c.lines.push(ChainLine::Store {
+            output: m_out,
+            reg: "m",
+        });
+        c.check()?;
+        chains.push(c);
+    }
+    Ok(chains)
+}
+
+/// The chains of x + y over the k digits for canonical operands, which leave z and the
+/// carry `c` (0 or 1) out of the top digit.
+///
+/// Digit i < k − 1 (below r, as only a top digit may be r): the low halves add with the
+/// carry from below; the high half a_hi + 2^32 − r_hi stays below 2^32, and adding b_hi and
+/// the low carry to it carries out exactly when the digit sum reaches r: the carry into
+/// digit i + 1. `addc.cc` of 0xffffffff + 0 reads it back as g = carry − 1 (0 or all ones)
+/// and leaves it in place; hi += g·(2^32 − r_hi) takes the bias back where the sum stayed
+/// below r. The top digit may be r (p − 1): its high halves add with a carry out (which
+/// only r ≥ 2^63 can produce) and the sum is compared with r_hi apart.
+pub fn add_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+    use ChainArg::{Imm, Reg};
+    let (_, nr) = radix_halves(params)?;
+    let wide = params.radix().map_err(|e| e.to_string())? >= 1u64 << 63;
+    let k = params.k;
+    let mut chains = Vec::new();
+    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
+        let mut c = DigitChain::new();
+        if first > 0 {
+            // The carry c of the previous statement: c + 0xffffffff carries exactly when
+            // c = 1.
+            let c_in = c.input('r', "c".into());
+            c.lines.push(ChainLine::Load {
+                reg: "g",
+                input: c_in,
+            });
+            c.op("add.cc.u32", "g", &[Reg("g"), Imm(u32::MAX)]);
+        }
+        let last = (first + CHAIN_DIGITS).min(k);
+        for i in first..last {
+            let x = c.input('l', format!("x.d[{i}]"));
+            let y = c.input('l', format!("y.d[{i}]"));
+            let z = c.output('l', format!("z.d[{i}]"));
+            c.lines.push(ChainLine::Split {
+                lo: "al",
+                hi: "ah",
+                input: x,
+            });
+            c.lines.push(ChainLine::Split {
+                lo: "bl",
+                hi: "bh",
+                input: y,
+            });
+            let lo_op = if i == 0 { "add.cc.u32" } else { "addc.cc.u32" };
+            if i + 1 < k {
+                c.op("add.u32", "ah", &[Reg("ah"), Imm(nr)]);
+                c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
+                c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+                c.op("addc.cc.u32", "g", &[Imm(u32::MAX), Imm(0)]);
+                c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
+            } else {
+                c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
+                if wide {
+                    // a_hi + b_hi + carry may reach 2^32 (then it exceeds r_hi).
+                    c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+                    c.op("addc.u32", "o", &[Imm(0), Imm(0)]);
+                } else {
+                    c.op("addc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+                    c.op("add.u32", "o", &[Imm(0), Imm(0)]);
+                }
+                // The sum reaches r_hi exactly when adding 2^32 - r_hi carries (or o = 1).
+                c.op("add.cc.u32", "g", &[Reg("zh"), Imm(nr)]);
+                c.op("addc.u32", "g", &[Reg("o"), Imm(0)]);
+                c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
+            }
+            c.lines.push(ChainLine::Join {
+                output: z,
+                lo: "zl",
+                hi: "zh",
+            });
+        }
+        if last < k {
+            c.op("addc.u32", "g", &[Imm(0), Imm(0)]);
+        }
+        let c_out = c.output('r', "c".into());
+        c.lines.push(ChainLine::Store {
+            output: c_out,
+            reg: "g",
+        });
+        c.check()?;
+        chains.push(c);
+    }
+    Ok(chains)
+}
+
+/// The device and host bodies of a list of chains, for the template.
+fn chains_text(chains: &[DigitChain]) -> (String, String) {
+    let asm = chains.iter().map(|c| c.asm("    ")).collect::<String>();
+    let portable = chains
+        .iter()
+        .map(|c| c.portable("    "))
+        .collect::<String>();
+    (asm, portable)
+}
+
 /// The largest k whose multiplication is fully unrolled: beyond it the k² products of
 /// straight-line code take NVRTC tens of seconds and cannot live in registers anyway, so
 /// the loop over product coefficients stays rolled.
@@ -397,6 +917,23 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
     );
     // 0 <= s < 2r: s needs three limbs where 2r exceeds 2^64.
     ctx.insert("rem_limbs", &(if r >= 1u64 << 63 { 3 } else { 2 }));
+    // r's low half is 0 (u >= 32): addition and subtraction run as 32-bit carry chains.
+    let split = r as u32 == 0;
+    ctx.insert("split", &split);
+    if split {
+        let (rh, nr) = radix_halves(params).map_err(refuse)?;
+        ctx.insert("r_hi", &format!("{rh:#x}"));
+        ctx.insert("r_nr", &format!("{nr:#x}"));
+        let (asm, portable) = chains_text(&add_chains(params).map_err(refuse)?);
+        ctx.insert("add_asm", &asm);
+        ctx.insert("add_portable", &portable);
+        let (asm, portable) = chains_text(&sub_chains(params).map_err(refuse)?);
+        ctx.insert("sub_asm", &asm);
+        ctx.insert("sub_portable", &portable);
+        let (asm, portable) = chains_text(&signed_chains(params).map_err(refuse)?);
+        ctx.insert("signed_asm", &asm);
+        ctx.insert("signed_portable", &portable);
+    }
     let unroll_mul = params.k <= MAX_UNROLLED_MUL_K;
     ctx.insert("unroll_mul", &unroll_mul);
     ctx.insert(
@@ -598,6 +1135,242 @@ mod tests {
             "{err}"
         );
         assert!(DivPlan::new(p, &big, 4).is_ok());
+    }
+
+    /// Runs a chain on 64-bit input operands as PTX defines its instructions (the carry
+    /// flag a borrow after `sub.cc`/`subc`), returning the output operands.
+    fn run_chain(c: &DigitChain, inputs: &[u64]) -> Vec<u64> {
+        use std::collections::HashMap;
+        let mut regs: HashMap<&str, u32> = HashMap::new();
+        let mut out = vec![0u64; c.outputs.len()];
+        let mut cf = 0u64;
+        for line in &c.lines {
+            match line {
+                ChainLine::Op {
+                    mnemonic,
+                    dst,
+                    args,
+                } => {
+                    let v: Vec<u64> = args
+                        .iter()
+                        .map(|a| match a {
+                            ChainArg::Reg(r) => u64::from(regs[r]),
+                            ChainArg::Imm(x) => u64::from(*x),
+                        })
+                        .collect();
+                    let (d, new_cf) = match *mnemonic {
+                        "add.u32" => (v[0] + v[1], cf),
+                        "add.cc.u32" => (v[0] + v[1], (v[0] + v[1]) >> 32),
+                        "addc.u32" => (v[0] + v[1] + cf, cf),
+                        "addc.cc.u32" => (v[0] + v[1] + cf, (v[0] + v[1] + cf) >> 32),
+                        "sub.cc.u32" => (v[0].wrapping_sub(v[1]), u64::from(v[0] < v[1])),
+                        "subc.u32" => (v[0].wrapping_sub(v[1] + cf), cf),
+                        "subc.cc.u32" => {
+                            (v[0].wrapping_sub(v[1] + cf), u64::from(v[0] < v[1] + cf))
+                        }
+                        "mad.lo.u32" => (v[0] * v[1] + v[2], cf),
+                        "xor.b32" => (v[0] ^ v[1], cf),
+                        m => panic!("unknown mnemonic {m}"),
+                    };
+                    regs.insert(dst, d as u32);
+                    cf = new_cf;
+                }
+                ChainLine::Split { lo, hi, input } => {
+                    regs.insert(lo, inputs[*input] as u32);
+                    regs.insert(hi, (inputs[*input] >> 32) as u32);
+                }
+                ChainLine::Load { reg, input } => {
+                    regs.insert(reg, inputs[*input] as u32);
+                }
+                ChainLine::Join { output, lo, hi } => {
+                    out[*output] = u64::from(regs[lo]) | (u64::from(regs[hi]) << 32);
+                }
+                ChainLine::Store { output, reg } => out[*output] = u64::from(regs[reg]),
+            }
+        }
+        out
+    }
+
+    /// Runs the chains of one operation over k digits: `x`, `y` per digit (y: the sign
+    /// masks for signed chains), the carry variable passed from chain to chain.
+    fn run_chains(chains: &[DigitChain], x: &[u64], y: &[u64]) -> (Vec<u64>, u64) {
+        let mut z = vec![0u64; x.len()];
+        let mut carry = 0u64;
+        for c in chains {
+            let inputs: Vec<u64> = c
+                .inputs
+                .iter()
+                .map(|(_, e)| {
+                    let index = |e: &str| {
+                        e[e.find('[').unwrap() + 1..e.len() - 1]
+                            .parse::<usize>()
+                            .unwrap()
+                    };
+                    if e.starts_with("x.d[") {
+                        x[index(e)]
+                    } else if e.starts_with("y.d[") || e.starts_with("s[") {
+                        y[index(e)]
+                    } else {
+                        carry
+                    }
+                })
+                .collect();
+            let outs = run_chain(c, &inputs);
+            for ((_, lvalue), v) in c.outputs.iter().zip(outs) {
+                match lvalue.strip_prefix("z.d[") {
+                    Some(rest) => z[rest.trim_end_matches(']').parse::<usize>().unwrap()] = v,
+                    None => carry = v,
+                }
+            }
+        }
+        (z, carry)
+    }
+
+    /// Σ d_i r^i.
+    fn value(d: &[u64], r: u64) -> BigInt {
+        d.iter()
+            .rev()
+            .fold(BigInt::zero(), |acc, &x| acc * BigInt::from(r) + x)
+    }
+
+    #[test]
+    fn digit_chains_compute_algorithm_2() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut fields: Vec<SrgfnParams> = fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .map(|(_, p)| *p)
+            .collect();
+        // r = 2^64 - 2^32, the largest radix with a zero low half.
+        fields.push(params(64, 32, Sign::Minus, 4));
+        for p in fields {
+            let r = p.radix().unwrap();
+            let k = p.k as usize;
+            let (add, sub, signed) = (
+                add_chains(p).unwrap(),
+                sub_chains(p).unwrap(),
+                signed_chains(p).unwrap(),
+            );
+            let rk = BigInt::from(r).pow(k as u32);
+            let digit = |rng: &mut rand_chacha::ChaCha8Rng| match rng.gen_range(0..4) {
+                0 => 0,
+                1 => r - 1,
+                2 => r / 2 + rng.gen_range(0..2),
+                _ => rng.gen_range(0..r),
+            };
+            for trial in 0..300 {
+                let mut x: Vec<u64> = (0..k).map(|_| digit(&mut rng)).collect();
+                let mut y: Vec<u64> = (0..k).map(|_| digit(&mut rng)).collect();
+                // p - 1 as either operand now and then.
+                if trial % 7 == 0 {
+                    x = vec![0; k];
+                    x[k - 1] = r;
+                }
+                if trial % 11 == 0 {
+                    y = vec![0; k];
+                    y[k - 1] = r;
+                }
+                let (vx, vy) = (value(&x, r), value(&y, r));
+                let (z, c) = run_chains(&add, &x, &y);
+                assert!(c <= 1, "{p}: carry {c}");
+                assert_eq!(
+                    value(&z, r) + BigInt::from(c) * &rk,
+                    &vx + &vy,
+                    "{p}: {x:?} + {y:?}"
+                );
+                let special = z[k - 1] == r && z[..k - 1].iter().all(|&d| d == 0);
+                assert!(special || z.iter().all(|&d| d < r), "{p}: sum digits {z:?}");
+                let (z, m) = run_chains(&sub, &x, &y);
+                assert!(m == 0 || m == u64::from(u32::MAX), "{p}: mask {m}");
+                let b = BigInt::from(m & 1);
+                assert_eq!(value(&z, r) - b * &rk, &vx - &vy, "{p}: {x:?} - {y:?}");
+                let special = z[k - 1] == r && z[..k - 1].iter().all(|&d| d == 0);
+                assert!(
+                    special || z.iter().all(|&d| d < r),
+                    "{p}: difference digits {z:?}"
+                );
+                // Signs at random: Σ ±x_i r^i.
+                let s: Vec<u64> = (0..k)
+                    .map(|_| if rng.gen() { u64::from(u32::MAX) } else { 0 })
+                    .collect();
+                let expect: BigInt = (0..k)
+                    .map(|i| {
+                        let t = BigInt::from(x[i]) * BigInt::from(r).pow(i as u32);
+                        if s[i] != 0 {
+                            -t
+                        } else {
+                            t
+                        }
+                    })
+                    .sum();
+                let (z, m) = run_chains(&signed, &x, &s);
+                let b = BigInt::from(m & 1);
+                assert_eq!(value(&z, r) - b * &rk, expect, "{p}: signed {x:?} {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn digit_chains_are_checked() {
+        let mut c = DigitChain::new();
+        let x = c.input('l', "x.d[0]".into());
+        c.lines.push(ChainLine::Split {
+            lo: "al",
+            hi: "ah",
+            input: x,
+        });
+        c.op(
+            "addc.cc.u32",
+            "zl",
+            &[ChainArg::Reg("al"), ChainArg::Reg("ah")],
+        );
+        let err = c.check().unwrap_err();
+        assert!(
+            err.contains("reads the carry before the chain sets it"),
+            "{err}"
+        );
+        c.lines.pop();
+        c.op(
+            "add.cc.u32",
+            "zl",
+            &[ChainArg::Reg("al"), ChainArg::Reg("bl")],
+        );
+        let err = c.check().unwrap_err();
+        assert!(
+            err.contains("reads register bl before it is written"),
+            "{err}"
+        );
+        c.lines.pop();
+        c.op(
+            "mul.lo.u32",
+            "zl",
+            &[ChainArg::Reg("al"), ChainArg::Reg("ah")],
+        );
+        assert!(c
+            .check()
+            .unwrap_err()
+            .contains("unknown mnemonic mul.lo.u32"));
+        // Radices with a nonzero low half have no chains.
+        let err = add_chains(params(62, 21, Sign::Plus, 4)).unwrap_err();
+        assert!(
+            err.contains("u ≥ 32") && err.contains(&(((1u64 << 62) + (1 << 21)).to_string())),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn long_chains_pass_the_carry_between_statements() {
+        // P6 (k = 64): four asm statements of 16 digits each, the later ones taking the
+        // carry of the one before.
+        let p = params(63, 40, Sign::Minus, 64);
+        let chains = sub_chains(p).unwrap();
+        assert_eq!(chains.len(), 4);
+        assert_eq!(chains[0].inputs.len(), 32);
+        assert_eq!(chains[1].inputs.len(), 33);
+        assert!(chains[1].asm("").contains("sub.cc.u32 m, 0x0, m;"));
+        assert!(chains[1]
+            .portable("")
+            .contains("v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);"));
     }
 
     #[test]

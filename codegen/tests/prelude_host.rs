@@ -154,6 +154,13 @@ fn edge_values(p: &BigUint, l: &Layout) -> Vec<BigUint> {
                 v.push(&rj - 1u32);
                 v.push(rj);
             }
+            // Every digit ⌊r/2⌋, and every digit r - ⌊r/2⌋: their digit sums are exactly r,
+            // so that each digit's carry comes from the one below, and their differences
+            // borrow (or not) at every digit.
+            let half = &r / 2u32;
+            let all = |d: &BigUint| (0..k as u32).map(|i| d * r.pow(i)).sum::<BigUint>();
+            v.push(all(&half));
+            v.push(all(&(&r - &half)));
             // Digit 0 at 1 or r - 1 with a large top digit: their sums carry out of the top
             // and leave digit 0 at 0, the case where subtracting that carry borrows.
             let top = &rk1 * (&r - 1u32);

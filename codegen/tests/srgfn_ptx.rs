@@ -75,14 +75,18 @@ const PROBES: [Probe; 8] = [
 /// wide multiply-adds: its machine code (SASS) is smaller than the PTX count suggests.
 /// (The carry-branching arithmetic before this took, for P3 in PTX: add 536, sub 266, neg
 /// 247, shifts 236 and 247, run-time shift 604, mul 2402; in SASS: add 714, sub 367, neg
-/// 348, shifts 325 and 351, run-time shift 833, mul 3795, against 214, 162, 158, 129, 143,
-/// 262 and 919 now. The multiplication's division by r took a loop of sparse steps on
-/// 64-bit words before the quotient came from one series of shifts on 32-bit limbs: mul in
-/// SASS was 669, 1538 and 3624 for P2, P3 and P4, against 454, 919 and 2296 now.)
+/// 348, shifts 325 and 351, run-time shift 833, mul 3795. The multiplication's division by
+/// r took a loop of sparse steps on 64-bit words before the quotient came from one series
+/// of shifts on 32-bit limbs: mul in SASS was 669, 1538 and 3624 for P2, P3 and P4, against
+/// 449, 907 and 2296 now. Addition, subtraction and shifts selected on 64-bit digits before
+/// they became 32-bit PTX carry chains; in SASS, P2, P3 and P4 took add 102, 214, 421; sub
+/// 81, 162, 336; shifts by r and r^(k+1) 64, 129, 282 and 65, 143, 315; run-time shift 126,
+/// 262, 593; against 72, 119, 201; 61, 112, 188; 49, 87, 143 and 60, 107, 217; 95, 183,
+/// 347 now.)
 const CEILINGS: [(&str, [usize; 7]); 3] = [
-    ("P2", [70, 68, 57, 43, 46, 101, 692]),
-    ("P3", [142, 129, 109, 90, 98, 197, 1572]),
-    ("P4", [354, 360, 323, 288, 291, 569, 4400]),
+    ("P2", [75, 68, 57, 57, 61, 102, 692]),
+    ("P3", [143, 134, 116, 116, 119, 201, 1572]),
+    ("P4", [345, 328, 290, 256, 260, 435, 4400]),
 ];
 
 fn nvrtc() -> Option<&'static Nvrtc> {
