@@ -120,13 +120,6 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
 }
 
-// ---- carries --------------------------------------------------------------------------
-// The digit loops below carry 0/1 values and choose with selects, never with branches on
-// data: on the GPU a 64-bit compare or add is two instructions and a branch on a digit
-// diverges the warp. The few cases that need a carry through every digit (results next
-// to 0 or p - 1, operands p - 1) are tested for once, at the end, and handled in a branch
-// that random data takes with probability about 1/r.
-
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
 // c in {-1, 0, 1} with d_new + c*r = d - s.
 FE_FN int64_t fe_aux_digit_sub(uint64_t& d, int64_t s) {
@@ -168,91 +161,253 @@ FE_FN fe_t fe_aux_inc(fe_t z) {
     z.d[FE_K - 1] = c ? FE_R : z.d[FE_K - 1];
     return z;
 }
+// ---- carries: 32-bit chains -------------------------------------------------------------
+// r's low half is 0 (u >= 32): r = FE_R_HI 2^32. The GPU's integer datapath is 32 bits
+// wide, so the digits are added and subtracted as 32-bit halves in one PTX carry chain
+// through all the digits (add.cc/addc, sub.cc/subc: the condition code carries from each
+// half to the next), and the base-r carry of each digit is that chain's own carry: no
+// 64-bit compares or selects. The generator prints each chain twice from one list of
+// instructions: as inline PTX, and for the host as the same instructions through the
+// emulations below (cf: the carry flag, which sub.cc/subc read and write as a borrow, as
+// PTX defines them). The few cases whose carry runs through every digit (results next to 0
+// or p - 1) are tested for once, at the end, and handled in a branch that random data takes
+// with probability about 1/r.
+static constexpr uint32_t FE_R_HI = 0x80200000u;
+// 2^32 - FE_R_HI: adding it to a high half carries exactly when that half reaches r's.
+static constexpr uint32_t FE_R_NR = 0x7fe00000u;
 
-// One digit of a sum: a + b + c for digits a, b <= r and a carry c in {0, 1}, where a = r
-// or b = r only in a top digit of p - 1 (and then c = 0); returns the sum mod r (or r for
-// r + r) and leaves the carry out, 0 or 1, in c.
-FE_FN uint64_t fe_aux_add_digit(uint64_t a, uint64_t b, uint64_t& c) {
-    // r >= 2^63: a + b may overflow 64 bits, so compare a with r - b - c (>= 0) instead.
-    const uint64_t nb = (FE_R - c) - b;
-    const bool ge = a >= nb;
-    const uint64_t s = ge ? a - nb : a + b + c;
-    c = ge;
-    return s;
+FE_FN uint32_t fe_ptx_add_u32(uint32_t a, uint32_t b, uint32_t&) { return a + b; }
+FE_FN uint32_t fe_ptx_add_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t s = (uint64_t)a + b;
+    cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
 }
-
-// One digit of a difference: a - b - c for digits a, b <= r and a borrow c in {0, 1};
-// returns the difference plus r on a borrow and leaves the borrow out in c.
-FE_FN uint64_t fe_aux_sub_digit_c(uint64_t a, uint64_t b, uint64_t& c) {
-    const uint64_t d = a - b - c;
-    // b + c <= r + 1 < 2^64.
-    const bool under = a < b + c;
-    c = under;
-    return under ? d + FE_R : d;
+FE_FN uint32_t fe_ptx_addc_u32(uint32_t a, uint32_t b, uint32_t& cf) { return a + b + cf; }
+FE_FN uint32_t fe_ptx_addc_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t s = (uint64_t)a + b + cf;
+    cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
 }
-
-// The same digit. The borrow of a - b - c in base r is the borrow of the same 64-bit
-// subtraction: on the device, the carry flag of one subc, read back as a mask instead of a
-// separate compare. c becomes that flag through sub.cc 0 - c: the flag of the sub family
-// is the hardware's carry, which means "no borrow" (an add.cc's carry would be read
-// inverted), so the chain stays within sub, subc.
-FE_FN uint64_t fe_aux_sub_digit(uint64_t a, uint64_t b, uint64_t& c) {
-#if defined(__CUDA_ARCH__)
-    uint64_t d;
-    uint32_t m;
-    asm("{\n\t.reg .u32 t;\n\t"
-        "sub.cc.u32 t, 0, %2;\n\t"
-        "subc.cc.u64 %0, %3, %4;\n\t"
-        "subc.u32 %1, 0, 0;\n\t}"
-        : "=l"(d), "=r"(m)
-        : "r"((uint32_t)c), "l"(a), "l"(b));
-    c = m & 1;
-    return d + (FE_R & (uint64_t)(int64_t)(int32_t)m);
-#else
-    return fe_aux_sub_digit_c(a, b, c);
-#endif
+FE_FN uint32_t fe_ptx_sub_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    cf = a < b;
+    return a - b;
 }
+FE_FN uint32_t fe_ptx_subc_u32(uint32_t a, uint32_t b, uint32_t& cf) { return a - b - cf; }
+FE_FN uint32_t fe_ptx_subc_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t d = (uint64_t)a - b - cf;
+    cf = (uint32_t)(d >> 63);
+    return (uint32_t)d;
+}
+FE_FN uint32_t fe_ptx_mad_lo_u32(uint32_t a, uint32_t b, uint32_t c, uint32_t&) {
+    return a * b + c;
+}
+FE_FN uint32_t fe_ptx_xor_b32(uint32_t a, uint32_t b, uint32_t&) { return a ^ b; }
+// The carries that run past digit 0 (fe_aux_dec, fe_aux_inc above) stay unrolled for
+// k = 2: a rolled loop's rotation and bookkeeping would be longer than its k digits.
 
 // ---- addition and subtraction (Algorithm 2) --------------------------------------------
 // For k >= 16 these routines are calls rather than inlined: a kernel's codelets use them
 // dozens of times, and inlined k-digit loops make its code (and compile time) explode.
 
-// x + y: digit sums with carries by division by r (each carry 0 or 1), then the carry c out
-// of the top digit, of weight r^k = -1, subtracted: one decrement of digit 0 unless it is 0,
-// where fe_aux_dec borrows through the digits. An operand p - 1 needs no case of its own:
-// its digits below the top are 0, so the loop copies the other operand's digits, and its
-// top digit r makes the top sum reach r, leaving the other operand's top digit and c = 1:
-// z = y, and (p - 1) + y = y - 1. For (p - 1) + (p - 1), z = p - 1 and z - 1 = p - 2.
+// z = the digit sums of x + y, canonical operands, with their carries by division by r;
+// returns the carry out of the top digit (0 or 1).
+FE_FN uint32_t fe_aux_add_chain(const fe_t& x, const fe_t& y, fe_t& z) {
+    uint32_t c = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, bl, bh, zl, zh, g, o;\n\t"
+        "mov.b64 {al, ah}, %3;\n\t"
+        "mov.b64 {bl, bh}, %4;\n\t"
+        "add.u32 ah, ah, 0x7fe00000;\n\t"
+        "add.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x7fe00000, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %5;\n\t"
+        "mov.b64 {bl, bh}, %6;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.u32 o, 0x0, 0x0;\n\t"
+        "add.cc.u32 g, zh, 0x7fe00000;\n\t"
+        "addc.u32 g, o, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x7fe00000, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.u32 %2, g;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&r"(c)
+        : "l"(x.d[0]), "l"(y.d[0]), "l"(x.d[1]), "l"(y.d[1]));
+#else
+    {
+        uint32_t v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_g, v_o, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_bl = (uint32_t)(y.d[0]); v_bh = (uint32_t)((y.d[0]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x7fe00000u, cf);
+        v_zl = fe_ptx_add_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x7fe00000u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_bl = (uint32_t)(y.d[1]); v_bh = (uint32_t)((y.d[1]) >> 32);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_o = fe_ptx_addc_u32(0x0u, 0x0u, cf);
+        v_g = fe_ptx_add_cc_u32(v_zh, 0x7fe00000u, cf);
+        v_g = fe_ptx_addc_u32(v_o, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x7fe00000u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        c = v_g;
+        (void)cf;
+    }
+#endif
+    return c;
+}
+
+// z = the digit differences of x - y (digits up to r) with their borrows; returns the
+// borrow out of the top digit as a mask (all ones or 0).
+FE_FN uint32_t fe_aux_sub_chain(const fe_t& x, const fe_t& y, fe_t& z) {
+    uint32_t m = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, bl, bh, zl, zh, m;\n\t"
+        "mov.b64 {al, ah}, %3;\n\t"
+        "mov.b64 {bl, bh}, %4;\n\t"
+        "sub.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x7fe00000, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %5;\n\t"
+        "mov.b64 {bl, bh}, %6;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x7fe00000, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.u32 %2, m;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&r"(m)
+        : "l"(x.d[0]), "l"(y.d[0]), "l"(x.d[1]), "l"(y.d[1]));
+#else
+    {
+        uint32_t v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_m, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_bl = (uint32_t)(y.d[0]); v_bh = (uint32_t)((y.d[0]) >> 32);
+        v_zl = fe_ptx_sub_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x7fe00000u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_bl = (uint32_t)(y.d[1]); v_bh = (uint32_t)((y.d[1]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x7fe00000u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+#endif
+    return m;
+}
+
+// z = the digits of sum_i (s[i] ? -x_i : x_i) r^i (s[i] all ones or 0) with their
+// borrows; returns the borrow out of the top digit as a mask.
+FE_FN uint32_t fe_aux_signed_chain(const fe_t& x, const uint32_t (&s)[FE_K], fe_t& z) {
+    uint32_t m = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, s, zl, zh, m;\n\t"
+        "mov.b64 {al, ah}, %3;\n\t"
+        "mov.u32 s, %4;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "sub.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x7fe00000, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %5;\n\t"
+        "mov.u32 s, %6;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x7fe00000, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.u32 %2, m;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&r"(m)
+        : "l"(x.d[0]), "r"(s[0]), "l"(x.d[1]), "r"(s[1]));
+#else
+    {
+        uint32_t v_al, v_ah, v_s, v_zl, v_zh, v_m, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_s = s[0];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_sub_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x7fe00000u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_s = s[1];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x7fe00000u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+#endif
+    return m;
+}
+
+// x + y: the digit chain, then the carry c out of the top digit, of weight r^k = -1,
+// subtracted: from digit 0 unless it is 0, where the borrow runs on. An operand p - 1 needs
+// no case of its own: its digits below the top are 0, so the chain copies the other
+// operand's digits, and its top digit r makes the top sum reach r, leaving the other
+// operand's top digit and c = 1: z = y, and (p - 1) + y = y - 1. For (p - 1) + (p - 1),
+// z = p - 1 and z - 1 = p - 2.
 FE_FN fe_t fe_add(fe_t x, fe_t y) {
     fe_t z;
-    uint64_t c = 0;
-    FE_UNROLL
-    for (int i = 0; i < FE_K; ++i) z.d[i] = fe_aux_add_digit(x.d[i], y.d[i], c);
-    if ((c != 0) & (z.d[0] == 0)) return fe_aux_dec(z);
+    const uint32_t c = fe_aux_add_chain(x, y, z);
+    if ((c != 0) & (z.d[0] == 0)) {
+        return fe_aux_dec(z);
+    }
     z.d[0] -= c;
     return z;
 }
 
-// x - y: digit differences with borrows. The top digit may come out as r only for
-// (p-1) - 0, which is then already the special representation; a borrow out of the top
-// leaves x - y + r^k = x - y - 1 (mod p), and 1 is added back: to digit 0 unless it is
-// r - 1, else through fe_aux_inc. PORTABLE takes the C++ digit routine on the device too:
-// the compiler folds the constant zeros of a shift's operands through it, not through asm.
-template <bool PORTABLE>
-FE_FN fe_t fe_aux_sub(fe_t x, fe_t y) {
-    fe_t z;
-    uint64_t b = 0;
-    FE_UNROLL
-    for (int i = 0; i < FE_K; ++i) {
-        z.d[i] = PORTABLE ? fe_aux_sub_digit_c(x.d[i], y.d[i], b)
-                          : fe_aux_sub_digit(x.d[i], y.d[i], b);
+// x - y for digits up to r (a top digit r of p - 1, or the digit r that a shift moves
+// elsewhere). The top digit may come out as r only for (p-1) - 0, which is then already
+// the special representation; a borrow b out of the top leaves x - y + r^k = x - y - 1
+// (mod p), and fe_aux_borrow_back adds 1 back: to digit 0 unless it is r - 1, where the
+// carry runs on.
+FE_FN fe_t fe_aux_borrow_back(fe_t z, uint32_t b) {
+    if ((b != 0) & (z.d[0] == FE_R - 1)) {
+        return fe_aux_inc(z);
     }
-    if ((b != 0) & (z.d[0] == FE_R - 1)) return fe_aux_inc(z);
     z.d[0] += b;
     return z;
 }
 
-FE_FN fe_t fe_sub(fe_t x, fe_t y) { return fe_aux_sub<false>(x, y); }
+FE_FN fe_t fe_aux_sub(fe_t x, fe_t y) {
+    fe_t z;
+    const uint32_t b = fe_aux_sub_chain(x, y, z) & 1;
+    return fe_aux_borrow_back(z, b);
+}
+
+FE_FN fe_t fe_sub(fe_t x, fe_t y) { return fe_aux_sub(x, y); }
+
+// The subtraction of a shift (below), whose operands have constant zero digits.
+FE_FN fe_t fe_aux_shift_sub(fe_t x, fe_t y) { return fe_aux_sub(x, y); }
+
+
 
 FE_FN fe_t fe_neg(fe_t a) { return fe_sub(fe_zero(), a); }
 
@@ -276,10 +431,8 @@ FE_FN fe_t fe_mul_rpow(fe_t a) {
         hi.d[h] = h >= j ? digit : 0;
         lo.d[h] = h < j ? digit : 0;
     }
-    // For k >= 16 the shift is a call of its own, and the subtraction inside it is not
-    // worth the constant folding.
-    if (I < FE_K) return fe_aux_sub<(FE_K < 16)>(hi, lo);
-    fe_t z = fe_aux_sub<(FE_K < 16)>(lo, hi);
+    if (I < FE_K) return fe_aux_shift_sub(hi, lo);
+    fe_t z = fe_aux_shift_sub(lo, hi);
     if (j > 0) {
         // Only p - 1 leaves digit j - 1 at r (and every other digit 0): r * r^(j-1) = r^j.
         const bool top = z.d[(j + FE_K - 1) % FE_K] == FE_R;
@@ -288,40 +441,33 @@ FE_FN fe_t fe_mul_rpow(fe_t a) {
     }
     return z;
 }
-
-// a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, with the digits
-// moved by a barrel shifter (log2 k stages of selects on registers, no indexing by i), so
-// that twiddles whose exponent depends on the thread still cost a shift, not a product.
-// The top digit r of p - 1 is written as r^k = -1 (digit k of the 2k-digit shift register),
-// which lands in B at j; for i = 0 that gives 0 - 1 = p - 1 as well.
+// a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, as one signed
+// chain (fields of up to 16 digits: on the device, a chain handed on between two asm
+// statements gave wrong results for k = 32 and 64; larger fields take the rotation and
+// subtraction below). The digits rotate cyclically up by j = i mod k (a barrel shifter: log2 k stages of
+// selects on registers, no indexing by i); digit h is then a_{h-j} r^h, positive, for
+// h >= j, and wrapped around r^k = -1, negative, for h < j; r^(k+j) = -r^j flips every
+// sign. p - 1 = -1 is shifted as 1 with the opposite signs. Twiddles whose exponent
+// depends on the thread thus cost a shift, not a product.
 FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
     const int j = i & (FE_K - 1);
     const bool special = a.d[FE_K - 1] == FE_R;
-    // t holds a as 2k digits; shifting it up by j leaves A in t[0..k) and B in t[k..2k).
-    uint64_t t[2 * FE_K];
-    FE_UNROLL
-    for (int h = 0; h < FE_K; ++h) {
-        t[h] = (h == FE_K - 1 && special) ? 0 : a.d[h];
-        t[h + FE_K] = h == 0 ? (uint64_t)special : 0;
-    }
+    a.d[0] = special ? 1 : a.d[0];
+    a.d[FE_K - 1] = special ? 0 : a.d[FE_K - 1];
+    const bool flip = (i >= FE_K) != special;
     FE_UNROLL
     for (int b = 1; b < FE_K; b <<= 1) {
         const bool move = (j & b) != 0;
+        const fe_t t = a;
         FE_UNROLL
-        for (int h = 2 * FE_K - 1; h >= 0; --h) {
-            const uint64_t from = h >= b ? t[h - b] : 0;
-            t[h] = move ? from : t[h];
-        }
+        for (int h = 0; h < FE_K; ++h) a.d[h] = move ? t.d[(h - b + FE_K) % FE_K] : t.d[h];
     }
-    // r^(k+j) = -r^j: B - A instead of A - B.
-    const bool swap = i >= FE_K;
-    fe_t x, y;
+    uint32_t s[FE_K];
     FE_UNROLL
-    for (int h = 0; h < FE_K; ++h) {
-        x.d[h] = swap ? t[h + FE_K] : t[h];
-        y.d[h] = swap ? t[h] : t[h + FE_K];
-    }
-    return fe_sub(x, y);
+    for (int h = 0; h < FE_K; ++h) s[h] = (uint32_t)0 - (uint32_t)((h < j) != flip);
+    fe_t z;
+    const uint32_t b = fe_aux_signed_chain(a, s, z) & 1;
+    return fe_aux_borrow_back(z, b);
 }
 
 // ---- full multiplication (Algorithm 3) ---------------------------------------------------

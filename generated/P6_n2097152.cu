@@ -120,13 +120,6 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
 }
 
-// ---- carries --------------------------------------------------------------------------
-// The digit loops below carry 0/1 values and choose with selects, never with branches on
-// data: on the GPU a 64-bit compare or add is two instructions and a branch on a digit
-// diverges the warp. The few cases that need a carry through every digit (results next
-// to 0 or p - 1, operands p - 1) are tested for once, at the end, and handled in a branch
-// that random data takes with probability about 1/r.
-
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
 // c in {-1, 0, 1} with d_new + c*r = d - s.
 FE_FN int64_t fe_aux_digit_sub(uint64_t& d, int64_t s) {
@@ -168,91 +161,3382 @@ FE_FN fe_t fe_aux_inc(fe_t z) {
     z.d[FE_K - 1] = c ? FE_R : z.d[FE_K - 1];
     return z;
 }
+// ---- carries: 32-bit chains -------------------------------------------------------------
+// r's low half is 0 (u >= 32): r = FE_R_HI 2^32. The GPU's integer datapath is 32 bits
+// wide, so the digits are added and subtracted as 32-bit halves in one PTX carry chain
+// through all the digits (add.cc/addc, sub.cc/subc: the condition code carries from each
+// half to the next), and the base-r carry of each digit is that chain's own carry: no
+// 64-bit compares or selects. The generator prints each chain twice from one list of
+// instructions: as inline PTX, and for the host as the same instructions through the
+// emulations below (cf: the carry flag, which sub.cc/subc read and write as a borrow, as
+// PTX defines them). The few cases whose carry runs through every digit (results next to 0
+// or p - 1) are tested for once, at the end, and handled in a branch that random data takes
+// with probability about 1/r.
+static constexpr uint32_t FE_R_HI = 0x7fffff00u;
+// 2^32 - FE_R_HI: adding it to a high half carries exactly when that half reaches r's.
+static constexpr uint32_t FE_R_NR = 0x80000100u;
 
-// One digit of a sum: a + b + c for digits a, b <= r and a carry c in {0, 1}, where a = r
-// or b = r only in a top digit of p - 1 (and then c = 0); returns the sum mod r (or r for
-// r + r) and leaves the carry out, 0 or 1, in c.
-FE_FN uint64_t fe_aux_add_digit(uint64_t a, uint64_t b, uint64_t& c) {
-    // r < 2^63: a + b + c < 2r fits 64 bits.
-    const uint64_t t = a + b + c;
-    const bool ge = t >= FE_R;
-    const uint64_t s = ge ? t - FE_R : t;
-    c = ge;
-    return s;
+FE_FN uint32_t fe_ptx_add_u32(uint32_t a, uint32_t b, uint32_t&) { return a + b; }
+FE_FN uint32_t fe_ptx_add_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t s = (uint64_t)a + b;
+    cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
 }
-
-// One digit of a difference: a - b - c for digits a, b <= r and a borrow c in {0, 1};
-// returns the difference plus r on a borrow and leaves the borrow out in c.
-FE_FN uint64_t fe_aux_sub_digit_c(uint64_t a, uint64_t b, uint64_t& c) {
-    const uint64_t d = a - b - c;
-    // b + c <= r + 1 < 2^64.
-    const bool under = a < b + c;
-    c = under;
-    return under ? d + FE_R : d;
+FE_FN uint32_t fe_ptx_addc_u32(uint32_t a, uint32_t b, uint32_t& cf) { return a + b + cf; }
+FE_FN uint32_t fe_ptx_addc_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t s = (uint64_t)a + b + cf;
+    cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
 }
-
-// The same digit. The borrow of a - b - c in base r is the borrow of the same 64-bit
-// subtraction: on the device, the carry flag of one subc, read back as a mask instead of a
-// separate compare. c becomes that flag through sub.cc 0 - c: the flag of the sub family
-// is the hardware's carry, which means "no borrow" (an add.cc's carry would be read
-// inverted), so the chain stays within sub, subc.
-FE_FN uint64_t fe_aux_sub_digit(uint64_t a, uint64_t b, uint64_t& c) {
-#if defined(__CUDA_ARCH__)
-    uint64_t d;
-    uint32_t m;
-    asm("{\n\t.reg .u32 t;\n\t"
-        "sub.cc.u32 t, 0, %2;\n\t"
-        "subc.cc.u64 %0, %3, %4;\n\t"
-        "subc.u32 %1, 0, 0;\n\t}"
-        : "=l"(d), "=r"(m)
-        : "r"((uint32_t)c), "l"(a), "l"(b));
-    c = m & 1;
-    return d + (FE_R & (uint64_t)(int64_t)(int32_t)m);
-#else
-    return fe_aux_sub_digit_c(a, b, c);
-#endif
+FE_FN uint32_t fe_ptx_sub_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    cf = a < b;
+    return a - b;
+}
+FE_FN uint32_t fe_ptx_subc_u32(uint32_t a, uint32_t b, uint32_t& cf) { return a - b - cf; }
+FE_FN uint32_t fe_ptx_subc_cc_u32(uint32_t a, uint32_t b, uint32_t& cf) {
+    const uint64_t d = (uint64_t)a - b - cf;
+    cf = (uint32_t)(d >> 63);
+    return (uint32_t)d;
+}
+FE_FN uint32_t fe_ptx_mad_lo_u32(uint32_t a, uint32_t b, uint32_t c, uint32_t&) {
+    return a * b + c;
+}
+FE_FN uint32_t fe_ptx_xor_b32(uint32_t a, uint32_t b, uint32_t&) { return a ^ b; }
+// z + c for c = 1 or -1 whose carry runs past digit 0 (taken with probability about 1/r,
+// so the loop stays rolled: short code; the digits rotate through z.d[0] so that every
+// index is a constant). A carry out of the top digit weighs r^k = -1: a borrow comes back
+// as +1 into digit 0 (z was 0: z - 1 = r^k - 1 + 1); a carry leaves the top digit at r,
+// the representation of p - 1 (z + 1 = r^k with every lower digit 0). Digits stay below r
+// but for a top digit r of p - 1, which only a borrow (c = -1) reaches and decrements.
+// 2k rotations: two rounds, after which every digit is back in its place.
+FE_FN void fe_aux_carry_round(fe_t& z, int c) {
+    FE_ROLLED
+    for (int t = 0; t < 2 * FE_K; ++t) {
+        const uint64_t d = z.d[0] + (uint64_t)(int64_t)c;
+        // r - 1 + 1 = r, or 0 - 1 = 2^64 - 1: the digit wraps and the carry goes on.
+        const bool wrap = (c != 0) & ((d == FE_R) | (d == ~(uint64_t)0));
+        const bool top = (t & (FE_K - 1)) == FE_K - 1;
+        const int s = wrap & !(top & (c > 0)) ? -c : 0;
+        c = wrap ? (top ? (c < 0 ? 1 : 0) : c) : 0;
+        FE_UNROLL
+        for (int h = 0; h + 1 < FE_K; ++h) z.d[h] = z.d[h + 1];
+        z.d[FE_K - 1] = d + (uint64_t)(int64_t)s * FE_R;
+    }
 }
 
 // ---- addition and subtraction (Algorithm 2) --------------------------------------------
 // For k >= 16 these routines are calls rather than inlined: a kernel's codelets use them
 // dozens of times, and inlined k-digit loops make its code (and compile time) explode.
 
-// x + y: digit sums with carries by division by r (each carry 0 or 1), then the carry c out
-// of the top digit, of weight r^k = -1, subtracted: one decrement of digit 0 unless it is 0,
-// where fe_aux_dec borrows through the digits. An operand p - 1 needs no case of its own:
-// its digits below the top are 0, so the loop copies the other operand's digits, and its
-// top digit r makes the top sum reach r, leaving the other operand's top digit and c = 1:
-// z = y, and (p - 1) + y = y - 1. For (p - 1) + (p - 1), z = p - 1 and z - 1 = p - 2.
+// z = the digit sums of x + y, canonical operands, with their carries by division by r;
+// returns the carry out of the top digit (0 or 1).
+FE_FN uint32_t fe_aux_add_chain(const fe_t& x, const fe_t& y, fe_t& z) {
+    uint32_t c = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, bl, bh, zl, zh, g;\n\t"
+        "mov.b64 {al, ah}, %17;\n\t"
+        "mov.b64 {bl, bh}, %18;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "add.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %19;\n\t"
+        "mov.b64 {bl, bh}, %20;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %21;\n\t"
+        "mov.b64 {bl, bh}, %22;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %23;\n\t"
+        "mov.b64 {bl, bh}, %24;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %25;\n\t"
+        "mov.b64 {bl, bh}, %26;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %27;\n\t"
+        "mov.b64 {bl, bh}, %28;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %29;\n\t"
+        "mov.b64 {bl, bh}, %30;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %31;\n\t"
+        "mov.b64 {bl, bh}, %32;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %33;\n\t"
+        "mov.b64 {bl, bh}, %34;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %35;\n\t"
+        "mov.b64 {bl, bh}, %36;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %37;\n\t"
+        "mov.b64 {bl, bh}, %38;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %39;\n\t"
+        "mov.b64 {bl, bh}, %40;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %41;\n\t"
+        "mov.b64 {bl, bh}, %42;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %43;\n\t"
+        "mov.b64 {bl, bh}, %44;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %45;\n\t"
+        "mov.b64 {bl, bh}, %46;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %47;\n\t"
+        "mov.b64 {bl, bh}, %48;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "addc.u32 g, 0x0, 0x0;\n\t"
+        "mov.u32 %16, g;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&l"(z.d[2]), "=&l"(z.d[3]), "=&l"(z.d[4]), "=&l"(z.d[5]), "=&l"(z.d[6]), "=&l"(z.d[7]), "=&l"(z.d[8]), "=&l"(z.d[9]), "=&l"(z.d[10]), "=&l"(z.d[11]), "=&l"(z.d[12]), "=&l"(z.d[13]), "=&l"(z.d[14]), "=&l"(z.d[15]), "=&r"(c)
+        : "l"(x.d[0]), "l"(y.d[0]), "l"(x.d[1]), "l"(y.d[1]), "l"(x.d[2]), "l"(y.d[2]), "l"(x.d[3]), "l"(y.d[3]), "l"(x.d[4]), "l"(y.d[4]), "l"(x.d[5]), "l"(y.d[5]), "l"(x.d[6]), "l"(y.d[6]), "l"(x.d[7]), "l"(y.d[7]), "l"(x.d[8]), "l"(y.d[8]), "l"(x.d[9]), "l"(y.d[9]), "l"(x.d[10]), "l"(y.d[10]), "l"(x.d[11]), "l"(y.d[11]), "l"(x.d[12]), "l"(y.d[12]), "l"(x.d[13]), "l"(y.d[13]), "l"(x.d[14]), "l"(y.d[14]), "l"(x.d[15]), "l"(y.d[15]));
+    asm("{\n\t.reg .u32 g, al, ah, bl, bh, zl, zh;\n\t"
+        "mov.u32 g, %17;\n\t"
+        "add.cc.u32 g, g, 0xffffffff;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "addc.u32 g, 0x0, 0x0;\n\t"
+        "mov.u32 %16, g;\n\t"
+        "}"
+        : "=&l"(z.d[16]), "=&l"(z.d[17]), "=&l"(z.d[18]), "=&l"(z.d[19]), "=&l"(z.d[20]), "=&l"(z.d[21]), "=&l"(z.d[22]), "=&l"(z.d[23]), "=&l"(z.d[24]), "=&l"(z.d[25]), "=&l"(z.d[26]), "=&l"(z.d[27]), "=&l"(z.d[28]), "=&l"(z.d[29]), "=&l"(z.d[30]), "=&l"(z.d[31]), "=&r"(c)
+        : "r"(c), "l"(x.d[16]), "l"(y.d[16]), "l"(x.d[17]), "l"(y.d[17]), "l"(x.d[18]), "l"(y.d[18]), "l"(x.d[19]), "l"(y.d[19]), "l"(x.d[20]), "l"(y.d[20]), "l"(x.d[21]), "l"(y.d[21]), "l"(x.d[22]), "l"(y.d[22]), "l"(x.d[23]), "l"(y.d[23]), "l"(x.d[24]), "l"(y.d[24]), "l"(x.d[25]), "l"(y.d[25]), "l"(x.d[26]), "l"(y.d[26]), "l"(x.d[27]), "l"(y.d[27]), "l"(x.d[28]), "l"(y.d[28]), "l"(x.d[29]), "l"(y.d[29]), "l"(x.d[30]), "l"(y.d[30]), "l"(x.d[31]), "l"(y.d[31]));
+    asm("{\n\t.reg .u32 g, al, ah, bl, bh, zl, zh;\n\t"
+        "mov.u32 g, %17;\n\t"
+        "add.cc.u32 g, g, 0xffffffff;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "addc.u32 g, 0x0, 0x0;\n\t"
+        "mov.u32 %16, g;\n\t"
+        "}"
+        : "=&l"(z.d[32]), "=&l"(z.d[33]), "=&l"(z.d[34]), "=&l"(z.d[35]), "=&l"(z.d[36]), "=&l"(z.d[37]), "=&l"(z.d[38]), "=&l"(z.d[39]), "=&l"(z.d[40]), "=&l"(z.d[41]), "=&l"(z.d[42]), "=&l"(z.d[43]), "=&l"(z.d[44]), "=&l"(z.d[45]), "=&l"(z.d[46]), "=&l"(z.d[47]), "=&r"(c)
+        : "r"(c), "l"(x.d[32]), "l"(y.d[32]), "l"(x.d[33]), "l"(y.d[33]), "l"(x.d[34]), "l"(y.d[34]), "l"(x.d[35]), "l"(y.d[35]), "l"(x.d[36]), "l"(y.d[36]), "l"(x.d[37]), "l"(y.d[37]), "l"(x.d[38]), "l"(y.d[38]), "l"(x.d[39]), "l"(y.d[39]), "l"(x.d[40]), "l"(y.d[40]), "l"(x.d[41]), "l"(y.d[41]), "l"(x.d[42]), "l"(y.d[42]), "l"(x.d[43]), "l"(y.d[43]), "l"(x.d[44]), "l"(y.d[44]), "l"(x.d[45]), "l"(y.d[45]), "l"(x.d[46]), "l"(y.d[46]), "l"(x.d[47]), "l"(y.d[47]));
+    asm("{\n\t.reg .u32 g, al, ah, bl, bh, zl, zh, o;\n\t"
+        "mov.u32 g, %17;\n\t"
+        "add.cc.u32 g, g, 0xffffffff;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "add.u32 ah, ah, 0x80000100;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.cc.u32 zh, ah, bh;\n\t"
+        "addc.cc.u32 g, 0xffffffff, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "addc.cc.u32 zl, al, bl;\n\t"
+        "addc.u32 zh, ah, bh;\n\t"
+        "add.u32 o, 0x0, 0x0;\n\t"
+        "add.cc.u32 g, zh, 0x80000100;\n\t"
+        "addc.u32 g, o, 0x0;\n\t"
+        "mad.lo.u32 zh, g, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, g;\n\t"
+        "}"
+        : "=&l"(z.d[48]), "=&l"(z.d[49]), "=&l"(z.d[50]), "=&l"(z.d[51]), "=&l"(z.d[52]), "=&l"(z.d[53]), "=&l"(z.d[54]), "=&l"(z.d[55]), "=&l"(z.d[56]), "=&l"(z.d[57]), "=&l"(z.d[58]), "=&l"(z.d[59]), "=&l"(z.d[60]), "=&l"(z.d[61]), "=&l"(z.d[62]), "=&l"(z.d[63]), "=&r"(c)
+        : "r"(c), "l"(x.d[48]), "l"(y.d[48]), "l"(x.d[49]), "l"(y.d[49]), "l"(x.d[50]), "l"(y.d[50]), "l"(x.d[51]), "l"(y.d[51]), "l"(x.d[52]), "l"(y.d[52]), "l"(x.d[53]), "l"(y.d[53]), "l"(x.d[54]), "l"(y.d[54]), "l"(x.d[55]), "l"(y.d[55]), "l"(x.d[56]), "l"(y.d[56]), "l"(x.d[57]), "l"(y.d[57]), "l"(x.d[58]), "l"(y.d[58]), "l"(x.d[59]), "l"(y.d[59]), "l"(x.d[60]), "l"(y.d[60]), "l"(x.d[61]), "l"(y.d[61]), "l"(x.d[62]), "l"(y.d[62]), "l"(x.d[63]), "l"(y.d[63]));
+#else
+    {
+        uint32_t v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_g, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_bl = (uint32_t)(y.d[0]); v_bh = (uint32_t)((y.d[0]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_add_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_bl = (uint32_t)(y.d[1]); v_bh = (uint32_t)((y.d[1]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[2]); v_ah = (uint32_t)((x.d[2]) >> 32);
+        v_bl = (uint32_t)(y.d[2]); v_bh = (uint32_t)((y.d[2]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[2] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[3]); v_ah = (uint32_t)((x.d[3]) >> 32);
+        v_bl = (uint32_t)(y.d[3]); v_bh = (uint32_t)((y.d[3]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[3] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[4]); v_ah = (uint32_t)((x.d[4]) >> 32);
+        v_bl = (uint32_t)(y.d[4]); v_bh = (uint32_t)((y.d[4]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[4] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[5]); v_ah = (uint32_t)((x.d[5]) >> 32);
+        v_bl = (uint32_t)(y.d[5]); v_bh = (uint32_t)((y.d[5]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[5] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[6]); v_ah = (uint32_t)((x.d[6]) >> 32);
+        v_bl = (uint32_t)(y.d[6]); v_bh = (uint32_t)((y.d[6]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[6] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[7]); v_ah = (uint32_t)((x.d[7]) >> 32);
+        v_bl = (uint32_t)(y.d[7]); v_bh = (uint32_t)((y.d[7]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[7] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[8]); v_ah = (uint32_t)((x.d[8]) >> 32);
+        v_bl = (uint32_t)(y.d[8]); v_bh = (uint32_t)((y.d[8]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[8] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[9]); v_ah = (uint32_t)((x.d[9]) >> 32);
+        v_bl = (uint32_t)(y.d[9]); v_bh = (uint32_t)((y.d[9]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[9] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[10]); v_ah = (uint32_t)((x.d[10]) >> 32);
+        v_bl = (uint32_t)(y.d[10]); v_bh = (uint32_t)((y.d[10]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[10] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[11]); v_ah = (uint32_t)((x.d[11]) >> 32);
+        v_bl = (uint32_t)(y.d[11]); v_bh = (uint32_t)((y.d[11]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[11] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[12]); v_ah = (uint32_t)((x.d[12]) >> 32);
+        v_bl = (uint32_t)(y.d[12]); v_bh = (uint32_t)((y.d[12]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[12] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[13]); v_ah = (uint32_t)((x.d[13]) >> 32);
+        v_bl = (uint32_t)(y.d[13]); v_bh = (uint32_t)((y.d[13]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[13] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[14]); v_ah = (uint32_t)((x.d[14]) >> 32);
+        v_bl = (uint32_t)(y.d[14]); v_bh = (uint32_t)((y.d[14]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[14] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[15]); v_ah = (uint32_t)((x.d[15]) >> 32);
+        v_bl = (uint32_t)(y.d[15]); v_bh = (uint32_t)((y.d[15]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[15] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_g = fe_ptx_addc_u32(0x0u, 0x0u, cf);
+        c = v_g;
+        (void)cf;
+    }
+    {
+        uint32_t v_g, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, cf = 0;
+        v_g = c;
+        v_g = fe_ptx_add_cc_u32(v_g, 0xffffffffu, cf);
+        v_al = (uint32_t)(x.d[16]); v_ah = (uint32_t)((x.d[16]) >> 32);
+        v_bl = (uint32_t)(y.d[16]); v_bh = (uint32_t)((y.d[16]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[16] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[17]); v_ah = (uint32_t)((x.d[17]) >> 32);
+        v_bl = (uint32_t)(y.d[17]); v_bh = (uint32_t)((y.d[17]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[17] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[18]); v_ah = (uint32_t)((x.d[18]) >> 32);
+        v_bl = (uint32_t)(y.d[18]); v_bh = (uint32_t)((y.d[18]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[18] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[19]); v_ah = (uint32_t)((x.d[19]) >> 32);
+        v_bl = (uint32_t)(y.d[19]); v_bh = (uint32_t)((y.d[19]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[19] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[20]); v_ah = (uint32_t)((x.d[20]) >> 32);
+        v_bl = (uint32_t)(y.d[20]); v_bh = (uint32_t)((y.d[20]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[20] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[21]); v_ah = (uint32_t)((x.d[21]) >> 32);
+        v_bl = (uint32_t)(y.d[21]); v_bh = (uint32_t)((y.d[21]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[21] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[22]); v_ah = (uint32_t)((x.d[22]) >> 32);
+        v_bl = (uint32_t)(y.d[22]); v_bh = (uint32_t)((y.d[22]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[22] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[23]); v_ah = (uint32_t)((x.d[23]) >> 32);
+        v_bl = (uint32_t)(y.d[23]); v_bh = (uint32_t)((y.d[23]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[23] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[24]); v_ah = (uint32_t)((x.d[24]) >> 32);
+        v_bl = (uint32_t)(y.d[24]); v_bh = (uint32_t)((y.d[24]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[24] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[25]); v_ah = (uint32_t)((x.d[25]) >> 32);
+        v_bl = (uint32_t)(y.d[25]); v_bh = (uint32_t)((y.d[25]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[25] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[26]); v_ah = (uint32_t)((x.d[26]) >> 32);
+        v_bl = (uint32_t)(y.d[26]); v_bh = (uint32_t)((y.d[26]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[26] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[27]); v_ah = (uint32_t)((x.d[27]) >> 32);
+        v_bl = (uint32_t)(y.d[27]); v_bh = (uint32_t)((y.d[27]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[27] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[28]); v_ah = (uint32_t)((x.d[28]) >> 32);
+        v_bl = (uint32_t)(y.d[28]); v_bh = (uint32_t)((y.d[28]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[28] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[29]); v_ah = (uint32_t)((x.d[29]) >> 32);
+        v_bl = (uint32_t)(y.d[29]); v_bh = (uint32_t)((y.d[29]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[29] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[30]); v_ah = (uint32_t)((x.d[30]) >> 32);
+        v_bl = (uint32_t)(y.d[30]); v_bh = (uint32_t)((y.d[30]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[30] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[31]); v_ah = (uint32_t)((x.d[31]) >> 32);
+        v_bl = (uint32_t)(y.d[31]); v_bh = (uint32_t)((y.d[31]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[31] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_g = fe_ptx_addc_u32(0x0u, 0x0u, cf);
+        c = v_g;
+        (void)cf;
+    }
+    {
+        uint32_t v_g, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, cf = 0;
+        v_g = c;
+        v_g = fe_ptx_add_cc_u32(v_g, 0xffffffffu, cf);
+        v_al = (uint32_t)(x.d[32]); v_ah = (uint32_t)((x.d[32]) >> 32);
+        v_bl = (uint32_t)(y.d[32]); v_bh = (uint32_t)((y.d[32]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[32] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[33]); v_ah = (uint32_t)((x.d[33]) >> 32);
+        v_bl = (uint32_t)(y.d[33]); v_bh = (uint32_t)((y.d[33]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[33] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[34]); v_ah = (uint32_t)((x.d[34]) >> 32);
+        v_bl = (uint32_t)(y.d[34]); v_bh = (uint32_t)((y.d[34]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[34] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[35]); v_ah = (uint32_t)((x.d[35]) >> 32);
+        v_bl = (uint32_t)(y.d[35]); v_bh = (uint32_t)((y.d[35]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[35] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[36]); v_ah = (uint32_t)((x.d[36]) >> 32);
+        v_bl = (uint32_t)(y.d[36]); v_bh = (uint32_t)((y.d[36]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[36] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[37]); v_ah = (uint32_t)((x.d[37]) >> 32);
+        v_bl = (uint32_t)(y.d[37]); v_bh = (uint32_t)((y.d[37]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[37] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[38]); v_ah = (uint32_t)((x.d[38]) >> 32);
+        v_bl = (uint32_t)(y.d[38]); v_bh = (uint32_t)((y.d[38]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[38] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[39]); v_ah = (uint32_t)((x.d[39]) >> 32);
+        v_bl = (uint32_t)(y.d[39]); v_bh = (uint32_t)((y.d[39]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[39] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[40]); v_ah = (uint32_t)((x.d[40]) >> 32);
+        v_bl = (uint32_t)(y.d[40]); v_bh = (uint32_t)((y.d[40]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[40] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[41]); v_ah = (uint32_t)((x.d[41]) >> 32);
+        v_bl = (uint32_t)(y.d[41]); v_bh = (uint32_t)((y.d[41]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[41] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[42]); v_ah = (uint32_t)((x.d[42]) >> 32);
+        v_bl = (uint32_t)(y.d[42]); v_bh = (uint32_t)((y.d[42]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[42] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[43]); v_ah = (uint32_t)((x.d[43]) >> 32);
+        v_bl = (uint32_t)(y.d[43]); v_bh = (uint32_t)((y.d[43]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[43] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[44]); v_ah = (uint32_t)((x.d[44]) >> 32);
+        v_bl = (uint32_t)(y.d[44]); v_bh = (uint32_t)((y.d[44]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[44] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[45]); v_ah = (uint32_t)((x.d[45]) >> 32);
+        v_bl = (uint32_t)(y.d[45]); v_bh = (uint32_t)((y.d[45]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[45] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[46]); v_ah = (uint32_t)((x.d[46]) >> 32);
+        v_bl = (uint32_t)(y.d[46]); v_bh = (uint32_t)((y.d[46]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[46] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[47]); v_ah = (uint32_t)((x.d[47]) >> 32);
+        v_bl = (uint32_t)(y.d[47]); v_bh = (uint32_t)((y.d[47]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[47] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_g = fe_ptx_addc_u32(0x0u, 0x0u, cf);
+        c = v_g;
+        (void)cf;
+    }
+    {
+        uint32_t v_g, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_o, cf = 0;
+        v_g = c;
+        v_g = fe_ptx_add_cc_u32(v_g, 0xffffffffu, cf);
+        v_al = (uint32_t)(x.d[48]); v_ah = (uint32_t)((x.d[48]) >> 32);
+        v_bl = (uint32_t)(y.d[48]); v_bh = (uint32_t)((y.d[48]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[48] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[49]); v_ah = (uint32_t)((x.d[49]) >> 32);
+        v_bl = (uint32_t)(y.d[49]); v_bh = (uint32_t)((y.d[49]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[49] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[50]); v_ah = (uint32_t)((x.d[50]) >> 32);
+        v_bl = (uint32_t)(y.d[50]); v_bh = (uint32_t)((y.d[50]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[50] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[51]); v_ah = (uint32_t)((x.d[51]) >> 32);
+        v_bl = (uint32_t)(y.d[51]); v_bh = (uint32_t)((y.d[51]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[51] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[52]); v_ah = (uint32_t)((x.d[52]) >> 32);
+        v_bl = (uint32_t)(y.d[52]); v_bh = (uint32_t)((y.d[52]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[52] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[53]); v_ah = (uint32_t)((x.d[53]) >> 32);
+        v_bl = (uint32_t)(y.d[53]); v_bh = (uint32_t)((y.d[53]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[53] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[54]); v_ah = (uint32_t)((x.d[54]) >> 32);
+        v_bl = (uint32_t)(y.d[54]); v_bh = (uint32_t)((y.d[54]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[54] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[55]); v_ah = (uint32_t)((x.d[55]) >> 32);
+        v_bl = (uint32_t)(y.d[55]); v_bh = (uint32_t)((y.d[55]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[55] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[56]); v_ah = (uint32_t)((x.d[56]) >> 32);
+        v_bl = (uint32_t)(y.d[56]); v_bh = (uint32_t)((y.d[56]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[56] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[57]); v_ah = (uint32_t)((x.d[57]) >> 32);
+        v_bl = (uint32_t)(y.d[57]); v_bh = (uint32_t)((y.d[57]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[57] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[58]); v_ah = (uint32_t)((x.d[58]) >> 32);
+        v_bl = (uint32_t)(y.d[58]); v_bh = (uint32_t)((y.d[58]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[58] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[59]); v_ah = (uint32_t)((x.d[59]) >> 32);
+        v_bl = (uint32_t)(y.d[59]); v_bh = (uint32_t)((y.d[59]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[59] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[60]); v_ah = (uint32_t)((x.d[60]) >> 32);
+        v_bl = (uint32_t)(y.d[60]); v_bh = (uint32_t)((y.d[60]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[60] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[61]); v_ah = (uint32_t)((x.d[61]) >> 32);
+        v_bl = (uint32_t)(y.d[61]); v_bh = (uint32_t)((y.d[61]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[61] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[62]); v_ah = (uint32_t)((x.d[62]) >> 32);
+        v_bl = (uint32_t)(y.d[62]); v_bh = (uint32_t)((y.d[62]) >> 32);
+        v_ah = fe_ptx_add_u32(v_ah, 0x80000100u, cf);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_cc_u32(v_ah, v_bh, cf);
+        v_g = fe_ptx_addc_cc_u32(0xffffffffu, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[62] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[63]); v_ah = (uint32_t)((x.d[63]) >> 32);
+        v_bl = (uint32_t)(y.d[63]); v_bh = (uint32_t)((y.d[63]) >> 32);
+        v_zl = fe_ptx_addc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_addc_u32(v_ah, v_bh, cf);
+        v_o = fe_ptx_add_u32(0x0u, 0x0u, cf);
+        v_g = fe_ptx_add_cc_u32(v_zh, 0x80000100u, cf);
+        v_g = fe_ptx_addc_u32(v_o, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_g, 0x80000100u, v_zh, cf);
+        z.d[63] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        c = v_g;
+        (void)cf;
+    }
+#endif
+    return c;
+}
+
+// z = the digit differences of x - y (digits up to r) with their borrows; returns the
+// borrow out of the top digit as a mask (all ones or 0).
+FE_FN uint32_t fe_aux_sub_chain(const fe_t& x, const fe_t& y, fe_t& z) {
+    uint32_t m = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, bl, bh, zl, zh, m;\n\t"
+        "mov.b64 {al, ah}, %17;\n\t"
+        "mov.b64 {bl, bh}, %18;\n\t"
+        "sub.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %19;\n\t"
+        "mov.b64 {bl, bh}, %20;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %21;\n\t"
+        "mov.b64 {bl, bh}, %22;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %23;\n\t"
+        "mov.b64 {bl, bh}, %24;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %25;\n\t"
+        "mov.b64 {bl, bh}, %26;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %27;\n\t"
+        "mov.b64 {bl, bh}, %28;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %29;\n\t"
+        "mov.b64 {bl, bh}, %30;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %31;\n\t"
+        "mov.b64 {bl, bh}, %32;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %33;\n\t"
+        "mov.b64 {bl, bh}, %34;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %35;\n\t"
+        "mov.b64 {bl, bh}, %36;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %37;\n\t"
+        "mov.b64 {bl, bh}, %38;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %39;\n\t"
+        "mov.b64 {bl, bh}, %40;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %41;\n\t"
+        "mov.b64 {bl, bh}, %42;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %43;\n\t"
+        "mov.b64 {bl, bh}, %44;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %45;\n\t"
+        "mov.b64 {bl, bh}, %46;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %47;\n\t"
+        "mov.b64 {bl, bh}, %48;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&l"(z.d[2]), "=&l"(z.d[3]), "=&l"(z.d[4]), "=&l"(z.d[5]), "=&l"(z.d[6]), "=&l"(z.d[7]), "=&l"(z.d[8]), "=&l"(z.d[9]), "=&l"(z.d[10]), "=&l"(z.d[11]), "=&l"(z.d[12]), "=&l"(z.d[13]), "=&l"(z.d[14]), "=&l"(z.d[15]), "=&r"(m)
+        : "l"(x.d[0]), "l"(y.d[0]), "l"(x.d[1]), "l"(y.d[1]), "l"(x.d[2]), "l"(y.d[2]), "l"(x.d[3]), "l"(y.d[3]), "l"(x.d[4]), "l"(y.d[4]), "l"(x.d[5]), "l"(y.d[5]), "l"(x.d[6]), "l"(y.d[6]), "l"(x.d[7]), "l"(y.d[7]), "l"(x.d[8]), "l"(y.d[8]), "l"(x.d[9]), "l"(y.d[9]), "l"(x.d[10]), "l"(y.d[10]), "l"(x.d[11]), "l"(y.d[11]), "l"(x.d[12]), "l"(y.d[12]), "l"(x.d[13]), "l"(y.d[13]), "l"(x.d[14]), "l"(y.d[14]), "l"(x.d[15]), "l"(y.d[15]));
+    asm("{\n\t.reg .u32 m, al, ah, bl, bh, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[16]), "=&l"(z.d[17]), "=&l"(z.d[18]), "=&l"(z.d[19]), "=&l"(z.d[20]), "=&l"(z.d[21]), "=&l"(z.d[22]), "=&l"(z.d[23]), "=&l"(z.d[24]), "=&l"(z.d[25]), "=&l"(z.d[26]), "=&l"(z.d[27]), "=&l"(z.d[28]), "=&l"(z.d[29]), "=&l"(z.d[30]), "=&l"(z.d[31]), "=&r"(m)
+        : "r"(m), "l"(x.d[16]), "l"(y.d[16]), "l"(x.d[17]), "l"(y.d[17]), "l"(x.d[18]), "l"(y.d[18]), "l"(x.d[19]), "l"(y.d[19]), "l"(x.d[20]), "l"(y.d[20]), "l"(x.d[21]), "l"(y.d[21]), "l"(x.d[22]), "l"(y.d[22]), "l"(x.d[23]), "l"(y.d[23]), "l"(x.d[24]), "l"(y.d[24]), "l"(x.d[25]), "l"(y.d[25]), "l"(x.d[26]), "l"(y.d[26]), "l"(x.d[27]), "l"(y.d[27]), "l"(x.d[28]), "l"(y.d[28]), "l"(x.d[29]), "l"(y.d[29]), "l"(x.d[30]), "l"(y.d[30]), "l"(x.d[31]), "l"(y.d[31]));
+    asm("{\n\t.reg .u32 m, al, ah, bl, bh, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[32]), "=&l"(z.d[33]), "=&l"(z.d[34]), "=&l"(z.d[35]), "=&l"(z.d[36]), "=&l"(z.d[37]), "=&l"(z.d[38]), "=&l"(z.d[39]), "=&l"(z.d[40]), "=&l"(z.d[41]), "=&l"(z.d[42]), "=&l"(z.d[43]), "=&l"(z.d[44]), "=&l"(z.d[45]), "=&l"(z.d[46]), "=&l"(z.d[47]), "=&r"(m)
+        : "r"(m), "l"(x.d[32]), "l"(y.d[32]), "l"(x.d[33]), "l"(y.d[33]), "l"(x.d[34]), "l"(y.d[34]), "l"(x.d[35]), "l"(y.d[35]), "l"(x.d[36]), "l"(y.d[36]), "l"(x.d[37]), "l"(y.d[37]), "l"(x.d[38]), "l"(y.d[38]), "l"(x.d[39]), "l"(y.d[39]), "l"(x.d[40]), "l"(y.d[40]), "l"(x.d[41]), "l"(y.d[41]), "l"(x.d[42]), "l"(y.d[42]), "l"(x.d[43]), "l"(y.d[43]), "l"(x.d[44]), "l"(y.d[44]), "l"(x.d[45]), "l"(y.d[45]), "l"(x.d[46]), "l"(y.d[46]), "l"(x.d[47]), "l"(y.d[47]));
+    asm("{\n\t.reg .u32 m, al, ah, bl, bh, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.b64 {bl, bh}, %19;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.b64 {bl, bh}, %21;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.b64 {bl, bh}, %23;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.b64 {bl, bh}, %25;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.b64 {bl, bh}, %27;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.b64 {bl, bh}, %29;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.b64 {bl, bh}, %31;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.b64 {bl, bh}, %33;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.b64 {bl, bh}, %35;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.b64 {bl, bh}, %37;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.b64 {bl, bh}, %39;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.b64 {bl, bh}, %41;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.b64 {bl, bh}, %43;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.b64 {bl, bh}, %45;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.b64 {bl, bh}, %47;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.b64 {bl, bh}, %49;\n\t"
+        "subc.cc.u32 zl, al, bl;\n\t"
+        "subc.cc.u32 zh, ah, bh;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[48]), "=&l"(z.d[49]), "=&l"(z.d[50]), "=&l"(z.d[51]), "=&l"(z.d[52]), "=&l"(z.d[53]), "=&l"(z.d[54]), "=&l"(z.d[55]), "=&l"(z.d[56]), "=&l"(z.d[57]), "=&l"(z.d[58]), "=&l"(z.d[59]), "=&l"(z.d[60]), "=&l"(z.d[61]), "=&l"(z.d[62]), "=&l"(z.d[63]), "=&r"(m)
+        : "r"(m), "l"(x.d[48]), "l"(y.d[48]), "l"(x.d[49]), "l"(y.d[49]), "l"(x.d[50]), "l"(y.d[50]), "l"(x.d[51]), "l"(y.d[51]), "l"(x.d[52]), "l"(y.d[52]), "l"(x.d[53]), "l"(y.d[53]), "l"(x.d[54]), "l"(y.d[54]), "l"(x.d[55]), "l"(y.d[55]), "l"(x.d[56]), "l"(y.d[56]), "l"(x.d[57]), "l"(y.d[57]), "l"(x.d[58]), "l"(y.d[58]), "l"(x.d[59]), "l"(y.d[59]), "l"(x.d[60]), "l"(y.d[60]), "l"(x.d[61]), "l"(y.d[61]), "l"(x.d[62]), "l"(y.d[62]), "l"(x.d[63]), "l"(y.d[63]));
+#else
+    {
+        uint32_t v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_m, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_bl = (uint32_t)(y.d[0]); v_bh = (uint32_t)((y.d[0]) >> 32);
+        v_zl = fe_ptx_sub_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_bl = (uint32_t)(y.d[1]); v_bh = (uint32_t)((y.d[1]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[2]); v_ah = (uint32_t)((x.d[2]) >> 32);
+        v_bl = (uint32_t)(y.d[2]); v_bh = (uint32_t)((y.d[2]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[2] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[3]); v_ah = (uint32_t)((x.d[3]) >> 32);
+        v_bl = (uint32_t)(y.d[3]); v_bh = (uint32_t)((y.d[3]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[3] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[4]); v_ah = (uint32_t)((x.d[4]) >> 32);
+        v_bl = (uint32_t)(y.d[4]); v_bh = (uint32_t)((y.d[4]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[4] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[5]); v_ah = (uint32_t)((x.d[5]) >> 32);
+        v_bl = (uint32_t)(y.d[5]); v_bh = (uint32_t)((y.d[5]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[5] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[6]); v_ah = (uint32_t)((x.d[6]) >> 32);
+        v_bl = (uint32_t)(y.d[6]); v_bh = (uint32_t)((y.d[6]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[6] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[7]); v_ah = (uint32_t)((x.d[7]) >> 32);
+        v_bl = (uint32_t)(y.d[7]); v_bh = (uint32_t)((y.d[7]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[7] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[8]); v_ah = (uint32_t)((x.d[8]) >> 32);
+        v_bl = (uint32_t)(y.d[8]); v_bh = (uint32_t)((y.d[8]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[8] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[9]); v_ah = (uint32_t)((x.d[9]) >> 32);
+        v_bl = (uint32_t)(y.d[9]); v_bh = (uint32_t)((y.d[9]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[9] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[10]); v_ah = (uint32_t)((x.d[10]) >> 32);
+        v_bl = (uint32_t)(y.d[10]); v_bh = (uint32_t)((y.d[10]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[10] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[11]); v_ah = (uint32_t)((x.d[11]) >> 32);
+        v_bl = (uint32_t)(y.d[11]); v_bh = (uint32_t)((y.d[11]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[11] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[12]); v_ah = (uint32_t)((x.d[12]) >> 32);
+        v_bl = (uint32_t)(y.d[12]); v_bh = (uint32_t)((y.d[12]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[12] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[13]); v_ah = (uint32_t)((x.d[13]) >> 32);
+        v_bl = (uint32_t)(y.d[13]); v_bh = (uint32_t)((y.d[13]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[13] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[14]); v_ah = (uint32_t)((x.d[14]) >> 32);
+        v_bl = (uint32_t)(y.d[14]); v_bh = (uint32_t)((y.d[14]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[14] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[15]); v_ah = (uint32_t)((x.d[15]) >> 32);
+        v_bl = (uint32_t)(y.d[15]); v_bh = (uint32_t)((y.d[15]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[15] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[16]); v_ah = (uint32_t)((x.d[16]) >> 32);
+        v_bl = (uint32_t)(y.d[16]); v_bh = (uint32_t)((y.d[16]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[16] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[17]); v_ah = (uint32_t)((x.d[17]) >> 32);
+        v_bl = (uint32_t)(y.d[17]); v_bh = (uint32_t)((y.d[17]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[17] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[18]); v_ah = (uint32_t)((x.d[18]) >> 32);
+        v_bl = (uint32_t)(y.d[18]); v_bh = (uint32_t)((y.d[18]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[18] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[19]); v_ah = (uint32_t)((x.d[19]) >> 32);
+        v_bl = (uint32_t)(y.d[19]); v_bh = (uint32_t)((y.d[19]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[19] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[20]); v_ah = (uint32_t)((x.d[20]) >> 32);
+        v_bl = (uint32_t)(y.d[20]); v_bh = (uint32_t)((y.d[20]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[20] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[21]); v_ah = (uint32_t)((x.d[21]) >> 32);
+        v_bl = (uint32_t)(y.d[21]); v_bh = (uint32_t)((y.d[21]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[21] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[22]); v_ah = (uint32_t)((x.d[22]) >> 32);
+        v_bl = (uint32_t)(y.d[22]); v_bh = (uint32_t)((y.d[22]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[22] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[23]); v_ah = (uint32_t)((x.d[23]) >> 32);
+        v_bl = (uint32_t)(y.d[23]); v_bh = (uint32_t)((y.d[23]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[23] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[24]); v_ah = (uint32_t)((x.d[24]) >> 32);
+        v_bl = (uint32_t)(y.d[24]); v_bh = (uint32_t)((y.d[24]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[24] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[25]); v_ah = (uint32_t)((x.d[25]) >> 32);
+        v_bl = (uint32_t)(y.d[25]); v_bh = (uint32_t)((y.d[25]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[25] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[26]); v_ah = (uint32_t)((x.d[26]) >> 32);
+        v_bl = (uint32_t)(y.d[26]); v_bh = (uint32_t)((y.d[26]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[26] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[27]); v_ah = (uint32_t)((x.d[27]) >> 32);
+        v_bl = (uint32_t)(y.d[27]); v_bh = (uint32_t)((y.d[27]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[27] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[28]); v_ah = (uint32_t)((x.d[28]) >> 32);
+        v_bl = (uint32_t)(y.d[28]); v_bh = (uint32_t)((y.d[28]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[28] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[29]); v_ah = (uint32_t)((x.d[29]) >> 32);
+        v_bl = (uint32_t)(y.d[29]); v_bh = (uint32_t)((y.d[29]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[29] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[30]); v_ah = (uint32_t)((x.d[30]) >> 32);
+        v_bl = (uint32_t)(y.d[30]); v_bh = (uint32_t)((y.d[30]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[30] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[31]); v_ah = (uint32_t)((x.d[31]) >> 32);
+        v_bl = (uint32_t)(y.d[31]); v_bh = (uint32_t)((y.d[31]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[31] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[32]); v_ah = (uint32_t)((x.d[32]) >> 32);
+        v_bl = (uint32_t)(y.d[32]); v_bh = (uint32_t)((y.d[32]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[32] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[33]); v_ah = (uint32_t)((x.d[33]) >> 32);
+        v_bl = (uint32_t)(y.d[33]); v_bh = (uint32_t)((y.d[33]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[33] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[34]); v_ah = (uint32_t)((x.d[34]) >> 32);
+        v_bl = (uint32_t)(y.d[34]); v_bh = (uint32_t)((y.d[34]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[34] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[35]); v_ah = (uint32_t)((x.d[35]) >> 32);
+        v_bl = (uint32_t)(y.d[35]); v_bh = (uint32_t)((y.d[35]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[35] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[36]); v_ah = (uint32_t)((x.d[36]) >> 32);
+        v_bl = (uint32_t)(y.d[36]); v_bh = (uint32_t)((y.d[36]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[36] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[37]); v_ah = (uint32_t)((x.d[37]) >> 32);
+        v_bl = (uint32_t)(y.d[37]); v_bh = (uint32_t)((y.d[37]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[37] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[38]); v_ah = (uint32_t)((x.d[38]) >> 32);
+        v_bl = (uint32_t)(y.d[38]); v_bh = (uint32_t)((y.d[38]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[38] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[39]); v_ah = (uint32_t)((x.d[39]) >> 32);
+        v_bl = (uint32_t)(y.d[39]); v_bh = (uint32_t)((y.d[39]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[39] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[40]); v_ah = (uint32_t)((x.d[40]) >> 32);
+        v_bl = (uint32_t)(y.d[40]); v_bh = (uint32_t)((y.d[40]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[40] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[41]); v_ah = (uint32_t)((x.d[41]) >> 32);
+        v_bl = (uint32_t)(y.d[41]); v_bh = (uint32_t)((y.d[41]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[41] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[42]); v_ah = (uint32_t)((x.d[42]) >> 32);
+        v_bl = (uint32_t)(y.d[42]); v_bh = (uint32_t)((y.d[42]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[42] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[43]); v_ah = (uint32_t)((x.d[43]) >> 32);
+        v_bl = (uint32_t)(y.d[43]); v_bh = (uint32_t)((y.d[43]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[43] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[44]); v_ah = (uint32_t)((x.d[44]) >> 32);
+        v_bl = (uint32_t)(y.d[44]); v_bh = (uint32_t)((y.d[44]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[44] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[45]); v_ah = (uint32_t)((x.d[45]) >> 32);
+        v_bl = (uint32_t)(y.d[45]); v_bh = (uint32_t)((y.d[45]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[45] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[46]); v_ah = (uint32_t)((x.d[46]) >> 32);
+        v_bl = (uint32_t)(y.d[46]); v_bh = (uint32_t)((y.d[46]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[46] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[47]); v_ah = (uint32_t)((x.d[47]) >> 32);
+        v_bl = (uint32_t)(y.d[47]); v_bh = (uint32_t)((y.d[47]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[47] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_bl, v_bh, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[48]); v_ah = (uint32_t)((x.d[48]) >> 32);
+        v_bl = (uint32_t)(y.d[48]); v_bh = (uint32_t)((y.d[48]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[48] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[49]); v_ah = (uint32_t)((x.d[49]) >> 32);
+        v_bl = (uint32_t)(y.d[49]); v_bh = (uint32_t)((y.d[49]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[49] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[50]); v_ah = (uint32_t)((x.d[50]) >> 32);
+        v_bl = (uint32_t)(y.d[50]); v_bh = (uint32_t)((y.d[50]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[50] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[51]); v_ah = (uint32_t)((x.d[51]) >> 32);
+        v_bl = (uint32_t)(y.d[51]); v_bh = (uint32_t)((y.d[51]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[51] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[52]); v_ah = (uint32_t)((x.d[52]) >> 32);
+        v_bl = (uint32_t)(y.d[52]); v_bh = (uint32_t)((y.d[52]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[52] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[53]); v_ah = (uint32_t)((x.d[53]) >> 32);
+        v_bl = (uint32_t)(y.d[53]); v_bh = (uint32_t)((y.d[53]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[53] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[54]); v_ah = (uint32_t)((x.d[54]) >> 32);
+        v_bl = (uint32_t)(y.d[54]); v_bh = (uint32_t)((y.d[54]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[54] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[55]); v_ah = (uint32_t)((x.d[55]) >> 32);
+        v_bl = (uint32_t)(y.d[55]); v_bh = (uint32_t)((y.d[55]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[55] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[56]); v_ah = (uint32_t)((x.d[56]) >> 32);
+        v_bl = (uint32_t)(y.d[56]); v_bh = (uint32_t)((y.d[56]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[56] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[57]); v_ah = (uint32_t)((x.d[57]) >> 32);
+        v_bl = (uint32_t)(y.d[57]); v_bh = (uint32_t)((y.d[57]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[57] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[58]); v_ah = (uint32_t)((x.d[58]) >> 32);
+        v_bl = (uint32_t)(y.d[58]); v_bh = (uint32_t)((y.d[58]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[58] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[59]); v_ah = (uint32_t)((x.d[59]) >> 32);
+        v_bl = (uint32_t)(y.d[59]); v_bh = (uint32_t)((y.d[59]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[59] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[60]); v_ah = (uint32_t)((x.d[60]) >> 32);
+        v_bl = (uint32_t)(y.d[60]); v_bh = (uint32_t)((y.d[60]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[60] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[61]); v_ah = (uint32_t)((x.d[61]) >> 32);
+        v_bl = (uint32_t)(y.d[61]); v_bh = (uint32_t)((y.d[61]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[61] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[62]); v_ah = (uint32_t)((x.d[62]) >> 32);
+        v_bl = (uint32_t)(y.d[62]); v_bh = (uint32_t)((y.d[62]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[62] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[63]); v_ah = (uint32_t)((x.d[63]) >> 32);
+        v_bl = (uint32_t)(y.d[63]); v_bh = (uint32_t)((y.d[63]) >> 32);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_bl, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_bh, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[63] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+#endif
+    return m;
+}
+
+// z = the digits of sum_i (s[i] ? -x_i : x_i) r^i (s[i] all ones or 0) with their
+// borrows; returns the borrow out of the top digit as a mask.
+FE_FN uint32_t fe_aux_signed_chain(const fe_t& x, const uint32_t (&s)[FE_K], fe_t& z) {
+    uint32_t m = 0;
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 al, ah, s, zl, zh, m;\n\t"
+        "mov.b64 {al, ah}, %17;\n\t"
+        "mov.u32 s, %18;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "sub.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %19;\n\t"
+        "mov.u32 s, %20;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %21;\n\t"
+        "mov.u32 s, %22;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %23;\n\t"
+        "mov.u32 s, %24;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %25;\n\t"
+        "mov.u32 s, %26;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %27;\n\t"
+        "mov.u32 s, %28;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %29;\n\t"
+        "mov.u32 s, %30;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %31;\n\t"
+        "mov.u32 s, %32;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %33;\n\t"
+        "mov.u32 s, %34;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %35;\n\t"
+        "mov.u32 s, %36;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %37;\n\t"
+        "mov.u32 s, %38;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %39;\n\t"
+        "mov.u32 s, %40;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %41;\n\t"
+        "mov.u32 s, %42;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %43;\n\t"
+        "mov.u32 s, %44;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %45;\n\t"
+        "mov.u32 s, %46;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %47;\n\t"
+        "mov.u32 s, %48;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[0]), "=&l"(z.d[1]), "=&l"(z.d[2]), "=&l"(z.d[3]), "=&l"(z.d[4]), "=&l"(z.d[5]), "=&l"(z.d[6]), "=&l"(z.d[7]), "=&l"(z.d[8]), "=&l"(z.d[9]), "=&l"(z.d[10]), "=&l"(z.d[11]), "=&l"(z.d[12]), "=&l"(z.d[13]), "=&l"(z.d[14]), "=&l"(z.d[15]), "=&r"(m)
+        : "l"(x.d[0]), "r"(s[0]), "l"(x.d[1]), "r"(s[1]), "l"(x.d[2]), "r"(s[2]), "l"(x.d[3]), "r"(s[3]), "l"(x.d[4]), "r"(s[4]), "l"(x.d[5]), "r"(s[5]), "l"(x.d[6]), "r"(s[6]), "l"(x.d[7]), "r"(s[7]), "l"(x.d[8]), "r"(s[8]), "l"(x.d[9]), "r"(s[9]), "l"(x.d[10]), "r"(s[10]), "l"(x.d[11]), "r"(s[11]), "l"(x.d[12]), "r"(s[12]), "l"(x.d[13]), "r"(s[13]), "l"(x.d[14]), "r"(s[14]), "l"(x.d[15]), "r"(s[15]));
+    asm("{\n\t.reg .u32 m, al, ah, s, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.u32 s, %19;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.u32 s, %21;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.u32 s, %23;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.u32 s, %25;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.u32 s, %27;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.u32 s, %29;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.u32 s, %31;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.u32 s, %33;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.u32 s, %35;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.u32 s, %37;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.u32 s, %39;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.u32 s, %41;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.u32 s, %43;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.u32 s, %45;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.u32 s, %47;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.u32 s, %49;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[16]), "=&l"(z.d[17]), "=&l"(z.d[18]), "=&l"(z.d[19]), "=&l"(z.d[20]), "=&l"(z.d[21]), "=&l"(z.d[22]), "=&l"(z.d[23]), "=&l"(z.d[24]), "=&l"(z.d[25]), "=&l"(z.d[26]), "=&l"(z.d[27]), "=&l"(z.d[28]), "=&l"(z.d[29]), "=&l"(z.d[30]), "=&l"(z.d[31]), "=&r"(m)
+        : "r"(m), "l"(x.d[16]), "r"(s[16]), "l"(x.d[17]), "r"(s[17]), "l"(x.d[18]), "r"(s[18]), "l"(x.d[19]), "r"(s[19]), "l"(x.d[20]), "r"(s[20]), "l"(x.d[21]), "r"(s[21]), "l"(x.d[22]), "r"(s[22]), "l"(x.d[23]), "r"(s[23]), "l"(x.d[24]), "r"(s[24]), "l"(x.d[25]), "r"(s[25]), "l"(x.d[26]), "r"(s[26]), "l"(x.d[27]), "r"(s[27]), "l"(x.d[28]), "r"(s[28]), "l"(x.d[29]), "r"(s[29]), "l"(x.d[30]), "r"(s[30]), "l"(x.d[31]), "r"(s[31]));
+    asm("{\n\t.reg .u32 m, al, ah, s, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.u32 s, %19;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.u32 s, %21;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.u32 s, %23;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.u32 s, %25;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.u32 s, %27;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.u32 s, %29;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.u32 s, %31;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.u32 s, %33;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.u32 s, %35;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.u32 s, %37;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.u32 s, %39;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.u32 s, %41;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.u32 s, %43;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.u32 s, %45;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.u32 s, %47;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.u32 s, %49;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[32]), "=&l"(z.d[33]), "=&l"(z.d[34]), "=&l"(z.d[35]), "=&l"(z.d[36]), "=&l"(z.d[37]), "=&l"(z.d[38]), "=&l"(z.d[39]), "=&l"(z.d[40]), "=&l"(z.d[41]), "=&l"(z.d[42]), "=&l"(z.d[43]), "=&l"(z.d[44]), "=&l"(z.d[45]), "=&l"(z.d[46]), "=&l"(z.d[47]), "=&r"(m)
+        : "r"(m), "l"(x.d[32]), "r"(s[32]), "l"(x.d[33]), "r"(s[33]), "l"(x.d[34]), "r"(s[34]), "l"(x.d[35]), "r"(s[35]), "l"(x.d[36]), "r"(s[36]), "l"(x.d[37]), "r"(s[37]), "l"(x.d[38]), "r"(s[38]), "l"(x.d[39]), "r"(s[39]), "l"(x.d[40]), "r"(s[40]), "l"(x.d[41]), "r"(s[41]), "l"(x.d[42]), "r"(s[42]), "l"(x.d[43]), "r"(s[43]), "l"(x.d[44]), "r"(s[44]), "l"(x.d[45]), "r"(s[45]), "l"(x.d[46]), "r"(s[46]), "l"(x.d[47]), "r"(s[47]));
+    asm("{\n\t.reg .u32 m, al, ah, s, zl, zh;\n\t"
+        "mov.u32 m, %17;\n\t"
+        "sub.cc.u32 m, 0x0, m;\n\t"
+        "mov.b64 {al, ah}, %18;\n\t"
+        "mov.u32 s, %19;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %0, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %20;\n\t"
+        "mov.u32 s, %21;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %1, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %22;\n\t"
+        "mov.u32 s, %23;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %2, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %24;\n\t"
+        "mov.u32 s, %25;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %3, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %26;\n\t"
+        "mov.u32 s, %27;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %4, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %28;\n\t"
+        "mov.u32 s, %29;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %5, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %30;\n\t"
+        "mov.u32 s, %31;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %6, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %32;\n\t"
+        "mov.u32 s, %33;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %7, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %34;\n\t"
+        "mov.u32 s, %35;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %8, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %36;\n\t"
+        "mov.u32 s, %37;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %9, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %38;\n\t"
+        "mov.u32 s, %39;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %10, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %40;\n\t"
+        "mov.u32 s, %41;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %11, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %42;\n\t"
+        "mov.u32 s, %43;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %12, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %44;\n\t"
+        "mov.u32 s, %45;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %13, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %46;\n\t"
+        "mov.u32 s, %47;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %14, {zl, zh};\n\t"
+        "mov.b64 {al, ah}, %48;\n\t"
+        "mov.u32 s, %49;\n\t"
+        "xor.b32 al, al, s;\n\t"
+        "xor.b32 ah, ah, s;\n\t"
+        "subc.cc.u32 zl, al, s;\n\t"
+        "subc.cc.u32 zh, ah, s;\n\t"
+        "subc.cc.u32 m, 0x0, 0x0;\n\t"
+        "mad.lo.u32 zh, m, 0x80000100, zh;\n\t"
+        "mov.b64 %15, {zl, zh};\n\t"
+        "mov.u32 %16, m;\n\t"
+        "}"
+        : "=&l"(z.d[48]), "=&l"(z.d[49]), "=&l"(z.d[50]), "=&l"(z.d[51]), "=&l"(z.d[52]), "=&l"(z.d[53]), "=&l"(z.d[54]), "=&l"(z.d[55]), "=&l"(z.d[56]), "=&l"(z.d[57]), "=&l"(z.d[58]), "=&l"(z.d[59]), "=&l"(z.d[60]), "=&l"(z.d[61]), "=&l"(z.d[62]), "=&l"(z.d[63]), "=&r"(m)
+        : "r"(m), "l"(x.d[48]), "r"(s[48]), "l"(x.d[49]), "r"(s[49]), "l"(x.d[50]), "r"(s[50]), "l"(x.d[51]), "r"(s[51]), "l"(x.d[52]), "r"(s[52]), "l"(x.d[53]), "r"(s[53]), "l"(x.d[54]), "r"(s[54]), "l"(x.d[55]), "r"(s[55]), "l"(x.d[56]), "r"(s[56]), "l"(x.d[57]), "r"(s[57]), "l"(x.d[58]), "r"(s[58]), "l"(x.d[59]), "r"(s[59]), "l"(x.d[60]), "r"(s[60]), "l"(x.d[61]), "r"(s[61]), "l"(x.d[62]), "r"(s[62]), "l"(x.d[63]), "r"(s[63]));
+#else
+    {
+        uint32_t v_al, v_ah, v_s, v_zl, v_zh, v_m, cf = 0;
+        v_al = (uint32_t)(x.d[0]); v_ah = (uint32_t)((x.d[0]) >> 32);
+        v_s = s[0];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_sub_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[0] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[1]); v_ah = (uint32_t)((x.d[1]) >> 32);
+        v_s = s[1];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[1] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[2]); v_ah = (uint32_t)((x.d[2]) >> 32);
+        v_s = s[2];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[2] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[3]); v_ah = (uint32_t)((x.d[3]) >> 32);
+        v_s = s[3];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[3] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[4]); v_ah = (uint32_t)((x.d[4]) >> 32);
+        v_s = s[4];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[4] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[5]); v_ah = (uint32_t)((x.d[5]) >> 32);
+        v_s = s[5];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[5] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[6]); v_ah = (uint32_t)((x.d[6]) >> 32);
+        v_s = s[6];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[6] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[7]); v_ah = (uint32_t)((x.d[7]) >> 32);
+        v_s = s[7];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[7] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[8]); v_ah = (uint32_t)((x.d[8]) >> 32);
+        v_s = s[8];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[8] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[9]); v_ah = (uint32_t)((x.d[9]) >> 32);
+        v_s = s[9];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[9] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[10]); v_ah = (uint32_t)((x.d[10]) >> 32);
+        v_s = s[10];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[10] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[11]); v_ah = (uint32_t)((x.d[11]) >> 32);
+        v_s = s[11];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[11] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[12]); v_ah = (uint32_t)((x.d[12]) >> 32);
+        v_s = s[12];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[12] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[13]); v_ah = (uint32_t)((x.d[13]) >> 32);
+        v_s = s[13];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[13] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[14]); v_ah = (uint32_t)((x.d[14]) >> 32);
+        v_s = s[14];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[14] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[15]); v_ah = (uint32_t)((x.d[15]) >> 32);
+        v_s = s[15];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[15] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_s, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[16]); v_ah = (uint32_t)((x.d[16]) >> 32);
+        v_s = s[16];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[16] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[17]); v_ah = (uint32_t)((x.d[17]) >> 32);
+        v_s = s[17];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[17] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[18]); v_ah = (uint32_t)((x.d[18]) >> 32);
+        v_s = s[18];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[18] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[19]); v_ah = (uint32_t)((x.d[19]) >> 32);
+        v_s = s[19];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[19] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[20]); v_ah = (uint32_t)((x.d[20]) >> 32);
+        v_s = s[20];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[20] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[21]); v_ah = (uint32_t)((x.d[21]) >> 32);
+        v_s = s[21];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[21] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[22]); v_ah = (uint32_t)((x.d[22]) >> 32);
+        v_s = s[22];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[22] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[23]); v_ah = (uint32_t)((x.d[23]) >> 32);
+        v_s = s[23];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[23] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[24]); v_ah = (uint32_t)((x.d[24]) >> 32);
+        v_s = s[24];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[24] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[25]); v_ah = (uint32_t)((x.d[25]) >> 32);
+        v_s = s[25];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[25] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[26]); v_ah = (uint32_t)((x.d[26]) >> 32);
+        v_s = s[26];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[26] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[27]); v_ah = (uint32_t)((x.d[27]) >> 32);
+        v_s = s[27];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[27] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[28]); v_ah = (uint32_t)((x.d[28]) >> 32);
+        v_s = s[28];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[28] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[29]); v_ah = (uint32_t)((x.d[29]) >> 32);
+        v_s = s[29];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[29] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[30]); v_ah = (uint32_t)((x.d[30]) >> 32);
+        v_s = s[30];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[30] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[31]); v_ah = (uint32_t)((x.d[31]) >> 32);
+        v_s = s[31];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[31] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_s, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[32]); v_ah = (uint32_t)((x.d[32]) >> 32);
+        v_s = s[32];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[32] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[33]); v_ah = (uint32_t)((x.d[33]) >> 32);
+        v_s = s[33];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[33] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[34]); v_ah = (uint32_t)((x.d[34]) >> 32);
+        v_s = s[34];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[34] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[35]); v_ah = (uint32_t)((x.d[35]) >> 32);
+        v_s = s[35];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[35] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[36]); v_ah = (uint32_t)((x.d[36]) >> 32);
+        v_s = s[36];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[36] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[37]); v_ah = (uint32_t)((x.d[37]) >> 32);
+        v_s = s[37];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[37] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[38]); v_ah = (uint32_t)((x.d[38]) >> 32);
+        v_s = s[38];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[38] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[39]); v_ah = (uint32_t)((x.d[39]) >> 32);
+        v_s = s[39];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[39] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[40]); v_ah = (uint32_t)((x.d[40]) >> 32);
+        v_s = s[40];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[40] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[41]); v_ah = (uint32_t)((x.d[41]) >> 32);
+        v_s = s[41];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[41] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[42]); v_ah = (uint32_t)((x.d[42]) >> 32);
+        v_s = s[42];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[42] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[43]); v_ah = (uint32_t)((x.d[43]) >> 32);
+        v_s = s[43];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[43] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[44]); v_ah = (uint32_t)((x.d[44]) >> 32);
+        v_s = s[44];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[44] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[45]); v_ah = (uint32_t)((x.d[45]) >> 32);
+        v_s = s[45];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[45] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[46]); v_ah = (uint32_t)((x.d[46]) >> 32);
+        v_s = s[46];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[46] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[47]); v_ah = (uint32_t)((x.d[47]) >> 32);
+        v_s = s[47];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[47] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+    {
+        uint32_t v_m, v_al, v_ah, v_s, v_zl, v_zh, cf = 0;
+        v_m = m;
+        v_m = fe_ptx_sub_cc_u32(0x0u, v_m, cf);
+        v_al = (uint32_t)(x.d[48]); v_ah = (uint32_t)((x.d[48]) >> 32);
+        v_s = s[48];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[48] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[49]); v_ah = (uint32_t)((x.d[49]) >> 32);
+        v_s = s[49];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[49] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[50]); v_ah = (uint32_t)((x.d[50]) >> 32);
+        v_s = s[50];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[50] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[51]); v_ah = (uint32_t)((x.d[51]) >> 32);
+        v_s = s[51];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[51] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[52]); v_ah = (uint32_t)((x.d[52]) >> 32);
+        v_s = s[52];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[52] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[53]); v_ah = (uint32_t)((x.d[53]) >> 32);
+        v_s = s[53];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[53] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[54]); v_ah = (uint32_t)((x.d[54]) >> 32);
+        v_s = s[54];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[54] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[55]); v_ah = (uint32_t)((x.d[55]) >> 32);
+        v_s = s[55];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[55] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[56]); v_ah = (uint32_t)((x.d[56]) >> 32);
+        v_s = s[56];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[56] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[57]); v_ah = (uint32_t)((x.d[57]) >> 32);
+        v_s = s[57];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[57] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[58]); v_ah = (uint32_t)((x.d[58]) >> 32);
+        v_s = s[58];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[58] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[59]); v_ah = (uint32_t)((x.d[59]) >> 32);
+        v_s = s[59];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[59] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[60]); v_ah = (uint32_t)((x.d[60]) >> 32);
+        v_s = s[60];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[60] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[61]); v_ah = (uint32_t)((x.d[61]) >> 32);
+        v_s = s[61];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[61] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[62]); v_ah = (uint32_t)((x.d[62]) >> 32);
+        v_s = s[62];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[62] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        v_al = (uint32_t)(x.d[63]); v_ah = (uint32_t)((x.d[63]) >> 32);
+        v_s = s[63];
+        v_al = fe_ptx_xor_b32(v_al, v_s, cf);
+        v_ah = fe_ptx_xor_b32(v_ah, v_s, cf);
+        v_zl = fe_ptx_subc_cc_u32(v_al, v_s, cf);
+        v_zh = fe_ptx_subc_cc_u32(v_ah, v_s, cf);
+        v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);
+        v_zh = fe_ptx_mad_lo_u32(v_m, 0x80000100u, v_zh, cf);
+        z.d[63] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);
+        m = v_m;
+        (void)cf;
+    }
+#endif
+    return m;
+}
+
+// x + y: the digit chain, then the carry c out of the top digit, of weight r^k = -1,
+// subtracted: from digit 0 unless it is 0, where the borrow runs on. An operand p - 1 needs
+// no case of its own: its digits below the top are 0, so the chain copies the other
+// operand's digits, and its top digit r makes the top sum reach r, leaving the other
+// operand's top digit and c = 1: z = y, and (p - 1) + y = y - 1. For (p - 1) + (p - 1),
+// z = p - 1 and z - 1 = p - 2.
 FE_CALL_FN fe_t fe_add(fe_t x, fe_t y) {
     fe_t z;
-    uint64_t c = 0;
-    FE_UNROLL
-    for (int i = 0; i < FE_K; ++i) z.d[i] = fe_aux_add_digit(x.d[i], y.d[i], c);
-    if ((c != 0) & (z.d[0] == 0)) return fe_aux_dec(z);
+    const uint32_t c = fe_aux_add_chain(x, y, z);
+    if ((c != 0) & (z.d[0] == 0)) {
+        fe_aux_carry_round(z, -1);
+        return z;
+    }
     z.d[0] -= c;
     return z;
 }
 
-// x - y: digit differences with borrows. The top digit may come out as r only for
-// (p-1) - 0, which is then already the special representation; a borrow out of the top
-// leaves x - y + r^k = x - y - 1 (mod p), and 1 is added back: to digit 0 unless it is
-// r - 1, else through fe_aux_inc. PORTABLE takes the C++ digit routine on the device too:
-// the compiler folds the constant zeros of a shift's operands through it, not through asm.
-template <bool PORTABLE>
-FE_FN fe_t fe_aux_sub(fe_t x, fe_t y) {
-    fe_t z;
-    uint64_t b = 0;
-    FE_UNROLL
-    for (int i = 0; i < FE_K; ++i) {
-        z.d[i] = PORTABLE ? fe_aux_sub_digit_c(x.d[i], y.d[i], b)
-                          : fe_aux_sub_digit(x.d[i], y.d[i], b);
+// x - y for digits up to r (a top digit r of p - 1, or the digit r that a shift moves
+// elsewhere). The top digit may come out as r only for (p-1) - 0, which is then already
+// the special representation; a borrow b out of the top leaves x - y + r^k = x - y - 1
+// (mod p), and fe_aux_borrow_back adds 1 back: to digit 0 unless it is r - 1, where the
+// carry runs on.
+FE_FN fe_t fe_aux_borrow_back(fe_t z, uint32_t b) {
+    if ((b != 0) & (z.d[0] == FE_R - 1)) {
+        fe_aux_carry_round(z, 1);
+        return z;
     }
-    if ((b != 0) & (z.d[0] == FE_R - 1)) return fe_aux_inc(z);
     z.d[0] += b;
     return z;
 }
 
-FE_CALL_FN fe_t fe_sub(fe_t x, fe_t y) { return fe_aux_sub<false>(x, y); }
+FE_FN fe_t fe_aux_sub(fe_t x, fe_t y) {
+    fe_t z;
+    const uint32_t b = fe_aux_sub_chain(x, y, z) & 1;
+    return fe_aux_borrow_back(z, b);
+}
+
+FE_CALL_FN fe_t fe_sub(fe_t x, fe_t y) { return fe_aux_sub(x, y); }
+
+// The subtraction of a shift (below), whose operands have constant zero digits.
+FE_FN fe_t fe_aux_shift_sub(fe_t x, fe_t y) { return fe_aux_sub(x, y); }
+
+
 
 FE_FN fe_t fe_neg(fe_t a) { return fe_sub(fe_zero(), a); }
 
@@ -276,10 +3560,8 @@ FE_CALL_FN fe_t fe_mul_rpow(fe_t a) {
         hi.d[h] = h >= j ? digit : 0;
         lo.d[h] = h < j ? digit : 0;
     }
-    // For k >= 16 the shift is a call of its own, and the subtraction inside it is not
-    // worth the constant folding.
-    if (I < FE_K) return fe_aux_sub<(FE_K < 16)>(hi, lo);
-    fe_t z = fe_aux_sub<(FE_K < 16)>(lo, hi);
+    if (I < FE_K) return fe_aux_shift_sub(hi, lo);
+    fe_t z = fe_aux_shift_sub(lo, hi);
     if (j > 0) {
         // Only p - 1 leaves digit j - 1 at r (and every other digit 0): r * r^(j-1) = r^j.
         const bool top = z.d[(j + FE_K - 1) % FE_K] == FE_R;
@@ -288,7 +3570,6 @@ FE_CALL_FN fe_t fe_mul_rpow(fe_t a) {
     }
     return z;
 }
-
 // a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, with the digits
 // moved by a barrel shifter (log2 k stages of selects on registers, no indexing by i), so
 // that twiddles whose exponent depends on the thread still cost a shift, not a product.

@@ -182,6 +182,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -401,6 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -690,6 +692,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
@@ -909,6 +912,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
@@ -1150,6 +1154,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 16u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 15u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 15u) << 9u) + ((((uint32_t)gj & 15u) << 9u) >> 5u) + ((((uint32_t)gj & 15u) << 9u) >> 8u));
@@ -1203,6 +1208,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -1422,6 +1428,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -1711,6 +1718,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
@@ -1930,6 +1938,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
@@ -2171,6 +2180,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 16u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 15u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 15u) << 9u) + ((((uint32_t)gj & 15u) << 9u) >> 5u) + ((((uint32_t)gj & 15u) << 9u) >> 8u));

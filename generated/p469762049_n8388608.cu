@@ -182,6 +182,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -401,6 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -690,6 +692,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -909,6 +912,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -1416,6 +1420,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 10u));
@@ -1547,6 +1552,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -1766,6 +1772,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -2055,6 +2062,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -2274,6 +2282,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
@@ -2781,6 +2790,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
         const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 10u));

@@ -1729,15 +1729,20 @@ impl<F: Field> Emitter<'_, F> {
             body.push(Stmt::const_(Type::U32, "gj", Expr::u32(0)));
             body.extend(inner);
         } else {
-            body.push(Stmt::For(
-                crate::cuda::ForLoop::range(
-                    "gj",
-                    Type::U32,
-                    Expr::u32(0),
-                    Expr::u32(per_thread as u32),
-                )
-                .body(inner),
-            ));
+            let mut lp = crate::cuda::ForLoop::range(
+                "gj",
+                Type::U32,
+                Expr::u32(0),
+                Expr::u32(per_thread as u32),
+            )
+            .body(inner);
+            // A thread's codelets are independent: unrolled, one's loads and products fill
+            // the other's latencies. Measured worth it for 32-bit words only (larger
+            // elements fill the registers with one codelet).
+            if self.shape.element_bytes == 4 {
+                lp = lp.unrolled();
+            }
+            body.push(Stmt::For(lp));
         }
         let lp = crate::cuda::ForLoop {
             ty: Type::U32,

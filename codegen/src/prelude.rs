@@ -580,7 +580,7 @@ impl DigitChain {
         };
         text.push_str(&format!(
             "{indent}    \"}}\"\n{indent}    : {}\n{indent}    : {});\n",
-            operands(&self.outputs, "="),
+            operands(&self.outputs, "=&"),
             operands(&self.inputs, "")
         ));
         text
