@@ -538,9 +538,7 @@ FE_FN fe_t fe_mul_rpow(fe_t a) {
     return z;
 }
 // a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, as one signed
-// chain (fields of up to 16 digits: on the device, a chain handed on between two asm
-// statements gave wrong results for k = 32 and 64; larger fields take the rotation and
-// subtraction below). The digits rotate cyclically up by j = i mod k (a barrel shifter: log2 k stages of
+// chain. The digits rotate cyclically up by j = i mod k (a barrel shifter: log2 k stages of
 // selects on registers, no indexing by i); digit h is then a_{h-j} r^h, positive, for
 // h >= j, and wrapped around r^k = -1, negative, for h < j; r^(k+j) = -r^j flips every
 // sign. p - 1 = -1 is shifted as 1 with the opposite signs. Twiddles whose exponent

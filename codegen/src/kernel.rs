@@ -570,49 +570,47 @@ struct Nest {
 }
 
 impl Nest {
-    /// The loops around `body`. The thread loop strides by `blockDim.x`: on the device it
-    /// runs once per thread; the host tests run a block with one thread.
+    /// The loops around `body`, inside a [`thread_loop`].
     fn wrap(self, body: Vec<Stmt>) -> Stmt {
-        let mut inner = crate::cuda::ForLoop::range(
-            "ul",
-            Type::U32,
-            Expr::u32(0),
-            Expr::u32(1 << self.visit.lv),
-        )
-        .unrolled()
-        .body(body);
-        if self.visit.lv == 0 {
-            inner.unroll = None;
+        let count = |bits: u32| Expr::u32(1 << bits);
+        let mut inner =
+            crate::cuda::ForLoop::range("ul", Type::U32, Expr::u32(0), count(self.visit.lv))
+                .body(body);
+        if self.visit.lv > 0 {
+            inner = inner.unrolled();
         }
         let mut level = vec![Stmt::For(inner)];
         if self.visit.lo > 0 {
             let mut outer = self.outer;
             outer.extend(level);
-            let mut lp = crate::cuda::ForLoop::range(
-                "uo",
-                Type::U32,
-                Expr::u32(0),
-                Expr::u32(1 << self.visit.lo),
-            )
-            .body(outer);
-            lp.unroll = Some(crate::cuda::Unroll::By(1));
+            let lp =
+                crate::cuda::ForLoop::range("uo", Type::U32, Expr::u32(0), count(self.visit.lo))
+                    .unroll_by(1)
+                    .body(outer);
             level = vec![Stmt::For(lp)];
         }
         let mut thread = self.thread;
         thread.extend(level);
-        Stmt::For(
-            crate::cuda::ForLoop {
-                ty: Type::U32,
-                var: "tq".into(),
-                start: Expr::thread_idx(),
-                cond: Expr::var("tq").lt(Expr::u32(self.threads)),
-                step: Expr::block_dim(),
-                unroll: None,
-                body: Vec::new(),
-            }
-            .body(thread),
-        )
+        thread_loop(self.threads, thread)
     }
+}
+
+/// `for (tq = threadIdx.x; tq < threads; tq += blockDim.x) body`: on the device, with
+/// `threads` threads per block, each thread runs `body` once as thread `tq`; the host tests
+/// run a block with one thread, which then runs them all.
+fn thread_loop(threads: u32, body: Vec<Stmt>) -> Stmt {
+    Stmt::For(
+        crate::cuda::ForLoop {
+            ty: Type::U32,
+            var: "tq".into(),
+            start: Expr::thread_idx(),
+            cond: Expr::var("tq").lt(Expr::u32(threads)),
+            step: Expr::block_dim(),
+            unroll: None,
+            body: Vec::new(),
+        }
+        .body(body),
+    )
 }
 
 /// Where tile element i lives in shared memory: either i with its bank bits (the low
@@ -1545,17 +1543,15 @@ impl<F: Field> Emitter<'_, F> {
             return vec![(false, false); codelet.ops.len()];
         }
         let scaled = post.iter().any(|s| matches!(s, Step::Scale));
+        // A constant rotation is a product unless it is a digit shift (SRGFNs, excluded
+        // above) or trivial.
+        let multiplies = |c: Option<Constant>| c.is_some_and(|c| !matches!(c, Constant::Shift(_)));
         // Output v starts with a product when its rotation has a run-time twiddle, a
         // multiplying constant, or the 1/n scale.
         let output_multiplied = |v: usize| -> bool {
             match shared {
                 Some((w, q)) => {
-                    w[v].is_some()
-                        || matches!(
-                            self.constant(self.log_table, q[v]),
-                            Some(Constant::Literal(_) | Constant::Shoup(..) | Constant::Row(_))
-                        )
-                        || scaled
+                    w[v].is_some() || multiplies(self.constant(self.log_table, q[v])) || scaled
                 }
                 None => post.len() == 1 && scaled,
             }
@@ -1569,12 +1565,10 @@ impl<F: Field> Emitter<'_, F> {
                         log_order,
                         exp,
                     } if r == reg => {
-                        let e = self.direction_exponent(exp, log_order);
-                        match self.constant(log_order, e) {
-                            // A trivial rotation emits nothing: look further.
-                            None => continue,
-                            Some(Constant::Shift(_)) => return false,
-                            Some(_) => return true,
+                        let c = self.constant(log_order, self.direction_exponent(exp, log_order));
+                        // A trivial rotation emits nothing: look further.
+                        if c.is_some() {
+                            return multiplies(c);
                         }
                     }
                     _ => {}
@@ -1744,19 +1738,9 @@ impl<F: Field> Emitter<'_, F> {
             }
             body.push(Stmt::For(lp));
         }
-        let lp = crate::cuda::ForLoop {
-            ty: Type::U32,
-            var: "tq".into(),
-            start: Expr::thread_idx(),
-            cond: Expr::var("tq").lt(Expr::u32(threads as u32)),
-            step: Expr::block_dim(),
-            unroll: None,
-            body: Vec::new(),
-        }
-        .body(body);
         vec![
             Stmt::comment(format!("DFT({m}) along tile bits {locals:?}")),
-            Stmt::For(lp),
+            thread_loop(threads as u32, body),
             Stmt::sync(),
         ]
     }

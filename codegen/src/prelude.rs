@@ -930,6 +930,13 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
         let (asm, portable) = chains_text(&sub_chains(params).map_err(refuse)?);
         ctx.insert("sub_asm", &asm);
         ctx.insert("sub_portable", &portable);
+    }
+    // The run-time shift as one signed chain, for fields whose chain is one asm statement:
+    // split over several (k = 32, 64) it disagreed with the compile-time shift on the
+    // device, though its host twin agreed; those fields rotate and subtract instead.
+    let signed_chain = split && params.k <= CHAIN_DIGITS;
+    ctx.insert("signed_chain", &signed_chain);
+    if signed_chain {
         let (asm, portable) = chains_text(&signed_chains(params).map_err(refuse)?);
         ctx.insert("signed_asm", &asm);
         ctx.insert("signed_portable", &portable);
