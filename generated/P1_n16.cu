@@ -861,7 +861,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^4 elements (1 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(4, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[32];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16ull * (size_t)FE_WORDS;
@@ -975,7 +975,7 @@ extern "C" __global__ void __launch_bounds__(4) fwd_k0(const fe_word_t* __restri
 }
 
 // 1 pieces of 2^4 elements (1 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(4, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[32];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16ull * (size_t)FE_WORDS;

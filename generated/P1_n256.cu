@@ -861,7 +861,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^8 elements (1 per block), 7 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64, 16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[542];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
@@ -1067,7 +1067,7 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
 }
 
 // 1 pieces of 2^8 elements (1 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64, 16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[542];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;

@@ -861,7 +861,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 64 pieces of 2^10 elements (2 per block), 10 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4380];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
@@ -1126,7 +1126,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 1024 pieces of 2^6 elements (32 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4412];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
@@ -1289,7 +1289,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
 }
 
 // 64 pieces of 2^10 elements (2 per block), 10 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4380];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
@@ -1554,7 +1554,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
 }
 
 // 1024 pieces of 2^6 elements (32 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4412];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;

@@ -955,7 +955,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 512 pieces of 2^9 elements (2 per block), 12 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
@@ -1181,7 +1181,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 512 pieces of 2^9 elements (2 per block), 11 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
@@ -1403,7 +1403,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
 }
 
 // 512 pieces of 2^9 elements (2 per block), 12 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
@@ -1629,7 +1629,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
 }
 
 // 512 pieces of 2^9 elements (2 per block), 12 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4408];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;

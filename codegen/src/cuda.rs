@@ -1103,6 +1103,16 @@ impl Kernel {
         self
     }
 
+    /// Sets `__launch_bounds__(max_threads, min_blocks)`: ptxas then keeps to the registers
+    /// that let `min_blocks` blocks reside on one multiprocessor.
+    pub fn launch_bounds_min(mut self, max_threads: u32, min_blocks: u32) -> Kernel {
+        self.launch_bounds = Some(LaunchBounds {
+            max_threads,
+            min_blocks: Some(min_blocks),
+        });
+        self
+    }
+
     /// Adds a shared-memory array.
     pub fn shared(mut self, array: SharedArray) -> Kernel {
         self.shared_mem.push(array);

@@ -357,6 +357,20 @@ fn or_constant(constant: u64, expr: Option<Expr>, ty: &Type) -> Expr {
     }
 }
 
+/// 32-bit registers of one multiprocessor (every architecture since sm_50).
+const REGISTER_FILE: u32 = 65_536;
+/// Resident blocks of one multiprocessor at most (sm_90).
+const MAX_BLOCKS_PER_SM: u32 = 32;
+
+/// Registers per thread that the kernels of an SRGFN of at most SMALL_K digits are held
+/// to. ptxas gives P2's kernels 72 registers by itself, which leaves room for 3 blocks of
+/// 256 threads per multiprocessor; held to 64 (4 blocks, 32 warps) they spill 8 bytes and
+/// the 2^24-point transform ran 7% faster on an H200 (bench/RESULTS.md): these kernels are
+/// bound by the latency of their carry chains, and more warps hide more of it. Larger
+/// elements need their registers: P3's multiplication alone takes 64.
+const SMALL_SRGFN_REGISTERS: u32 = 64;
+const SMALL_K: u64 = 4;
+
 /// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
 /// a radix-16 codelet each.
 const MIN_TILE_BITS: u32 = 12;
@@ -744,6 +758,14 @@ impl Swizzle {
 }
 
 impl<F: Field> Emitter<'_, F> {
+    /// The registers per thread a kernel is held to, if any (see [`SMALL_SRGFN_REGISTERS`]).
+    fn register_cap(&self) -> Option<u32> {
+        self.shape
+            .shift_order
+            .filter(|&order| order / 2 <= SMALL_K)
+            .map(|_| SMALL_SRGFN_REGISTERS)
+    }
+
     fn word_bits(&self) -> u32 {
         if self.shape.element_bytes == 4 {
             32
@@ -1228,8 +1250,14 @@ impl<F: Field> Emitter<'_, F> {
             tile.s,
             1u64 << tile.pb,
             k.steps.len()
-        ))
-        .launch_bounds(threads);
+        ));
+        kernel = match self.register_cap() {
+            Some(regs) => kernel.launch_bounds_min(
+                threads,
+                (REGISTER_FILE / (threads * regs)).clamp(1, MAX_BLOCKS_PER_SM),
+            ),
+            None => kernel.launch_bounds(threads),
+        };
         if !first_load {
             kernel = kernel.shared(SharedArray::new(Type::Word, "tile", shared_words));
         }
@@ -1832,6 +1860,42 @@ mod tests {
         let tight = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1 << 12);
         assert!(!tight.pad);
         assert_eq!(tight.wavefronts(&strided, 4), 1);
+    }
+
+    #[test]
+    fn small_srgfn_kernels_are_held_to_their_register_budget() {
+        use crate::design::{transform, TransformOptions};
+        use fermat_dsl::field::{AnyField, FieldSpec};
+        let build =
+            |name: &str| -> AnyField { name.parse::<FieldSpec>().unwrap().build().unwrap() };
+        // (field, n, registers per thread the kernels are held to, if any).
+        let cases = [
+            ("P1", 1u64 << 12, Some(SMALL_SRGFN_REGISTERS)),
+            ("P2", 1 << 15, Some(SMALL_SRGFN_REGISTERS)),
+            ("P2", 1 << 9, Some(SMALL_SRGFN_REGISTERS)),
+            ("P3", 1 << 12, None),
+            ("babybear", 1 << 16, None),
+        ];
+        for (name, n, cap) in cases {
+            let t = transform(&build(name), n, &TransformOptions::default()).unwrap();
+            let launches = t
+                .forward_launches
+                .iter()
+                .chain(t.inverse_launches.iter().flatten());
+            for l in launches {
+                let bounds = match cap {
+                    Some(regs) => {
+                        let blocks =
+                            (REGISTER_FILE / (l.threads * regs)).clamp(1, MAX_BLOCKS_PER_SM);
+                        // The blocks asked for leave each thread at least `regs` registers.
+                        assert!(REGISTER_FILE / (blocks * l.threads) >= regs, "{name} {l:?}");
+                        format!("__launch_bounds__({}, {blocks}) {}(", l.threads, l.kernel)
+                    }
+                    None => format!("__launch_bounds__({}) {}(", l.threads, l.kernel),
+                };
+                assert!(t.source.contains(&bounds), "{name} at {n}: no `{bounds}`");
+            }
+        }
     }
 
     #[test]
