@@ -365,10 +365,12 @@ const MAX_BLOCKS_PER_SM: u32 = 32;
 /// Registers per thread that the kernels of an SRGFN of at most SMALL_K digits are held
 /// to. ptxas gives P2's kernels 72 registers by itself, which leaves room for 3 blocks of
 /// 256 threads per multiprocessor; held to 64 (4 blocks, 32 warps) they spill 8 bytes and
-/// the 2^24-point transform ran 7% faster on an H200 (bench/RESULTS.md): these kernels are
-/// bound by the latency of their carry chains, and more warps hide more of it. Larger
-/// elements need their registers: P3's multiplication alone takes 64.
+/// the 2^24-point transform ran 7% faster on an H200 (bench/RESULTS.md): with 6 warps per
+/// scheduler these kernels issued an instruction every 2.2 cycles, waiting on shared memory,
+/// barriers and dependent carries, and more warps hide more of that. Larger elements need
+/// their registers: P3's multiplication alone takes 64, and P4 held to 128 ran slower.
 const SMALL_SRGFN_REGISTERS: u32 = 64;
+/// The most digits an SRGFN may have for [`SMALL_SRGFN_REGISTERS`] to apply.
 const SMALL_K: u64 = 4;
 
 /// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
