@@ -373,6 +373,12 @@ const SMALL_SRGFN_REGISTERS: u32 = 64;
 /// The most digits an SRGFN may have for [`SMALL_SRGFN_REGISTERS`] to apply.
 const SMALL_K: u64 = 4;
 
+/// The resident blocks of `threads` threads to ask for so that ptxas keeps each thread to
+/// `regs` registers.
+fn blocks_for_registers(threads: u32, regs: u32) -> u32 {
+    (REGISTER_FILE / (threads * regs)).clamp(1, MAX_BLOCKS_PER_SM)
+}
+
 /// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
 /// a radix-16 codelet each.
 const MIN_TILE_BITS: u32 = 12;
@@ -1254,10 +1260,7 @@ impl<F: Field> Emitter<'_, F> {
             k.steps.len()
         ));
         kernel = match self.register_cap() {
-            Some(regs) => kernel.launch_bounds_min(
-                threads,
-                (REGISTER_FILE / (threads * regs)).clamp(1, MAX_BLOCKS_PER_SM),
-            ),
+            Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
             None => kernel.launch_bounds(threads),
         };
         if !first_load {
@@ -1878,6 +1881,8 @@ mod tests {
             ("P3", 1 << 12, None),
             ("babybear", 1 << 16, None),
         ];
+        // 256 threads held to 64 registers: 4 blocks fill the register file.
+        assert_eq!(blocks_for_registers(256, SMALL_SRGFN_REGISTERS), 4);
         for (name, n, cap) in cases {
             let t = transform(&build(name), n, &TransformOptions::default()).unwrap();
             let launches = t
@@ -1887,8 +1892,7 @@ mod tests {
             for l in launches {
                 let bounds = match cap {
                     Some(regs) => {
-                        let blocks =
-                            (REGISTER_FILE / (l.threads * regs)).clamp(1, MAX_BLOCKS_PER_SM);
+                        let blocks = blocks_for_registers(l.threads, regs);
                         // The blocks asked for leave each thread at least `regs` registers.
                         assert!(REGISTER_FILE / (blocks * l.threads) >= regs, "{name} {l:?}");
                         format!("__launch_bounds__({}, {blocks}) {}(", l.threads, l.kernel)
