@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -927,16 +952,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -972,18 +997,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1019,18 +1040,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1066,18 +1083,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 262144ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 262144ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 262144ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1100,15 +1113,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
-            const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
-            const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
-            const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 6u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 262144ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 6u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 262144ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 6u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1190,18 +1200,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1237,18 +1243,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1284,18 +1286,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1332,15 +1330,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e12 + 262144ull));
+            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e13 + 262144ull));
+            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e14 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1449,16 +1444,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u)) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 65536u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 131072u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 63u) << 10u) | 196608u) * (((uint32_t)base >> 8u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1494,18 +1489,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 2u;
-            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1541,18 +1532,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 4u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1588,18 +1575,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 6u;
-            const int e15s = (int)(((e15 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 262143u), 262145ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 262144ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 262144ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 262144ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1622,15 +1605,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 8u;
-            const int e16s = (int)(((e16 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 262143u), 262145ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 8u;
-            const int e17s = (int)(((e17 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 262143u), 262145ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 8u;
-            const int e18s = (int)(((e18 >> 18u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 262143u), 262145ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 6u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 262144ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 6u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 262144ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 6u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1712,18 +1692,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 262143u), 262145ull)), e0s);
-            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 10u;
-            const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1759,18 +1735,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e4s = (int)(((e4 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
-            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e5s = (int)(((e5 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e6s = (int)(((e6 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 12u;
-            const int e7s = (int)(((e7 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1806,18 +1778,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e8s = (int)(((e8 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e9s = (int)(((e9 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
-            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e10s = (int)(((e10 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
-            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 14u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s);
+            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1854,15 +1822,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s);
-            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e13s = (int)(((e13 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e13 & 262143u), 262145ull)), e13s);
-            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 16u;
-            const int e14s = (int)(((e14 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e14 & 262143u), 262145ull)), e14s);
+            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e12 + 262144ull));
+            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e13 + 262144ull));
+            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e14 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1884,10 +1849,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load(tw, 262144ull, 262145ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load(tw, 262144ull, 262145ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load(tw, 262144ull, 262145ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load(tw, 262144ull, 262145ull)));
+            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 524288ull)));
+            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 524288ull)));
+            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 524288ull)));
+            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 524288ull)));
         }
     }
     __syncthreads();

@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -926,17 +951,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e0s = (int)(((e0 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4095u), 4097ull)), e0s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e1s = (int)(((e1 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e2s = (int)(((e2 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e3s = (int)(((e3 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -973,17 +994,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e4s = (int)(((e4 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e5s = (int)(((e5 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e6s = (int)(((e6 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e7s = (int)(((e7 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4095u), 4097ull)), e7s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1020,17 +1037,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e8s = (int)(((e8 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4095u), 4097ull)), e8s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e9s = (int)(((e9 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4095u), 4097ull)), e9s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e10s = (int)(((e10 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e11s = (int)(((e11 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1067,17 +1080,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e12s = (int)(((e12 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12));
             const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e13s = (int)(((e13 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13));
             const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e14s = (int)(((e14 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4095u), 4097ull)), e14s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14));
             const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e15s = (int)(((e15 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4095u), 4097ull)), e15s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1101,14 +1110,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
             const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 8u;
-            const int e16s = (int)(((e16 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4095u), 4097ull)), e16s));
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16)));
             const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 8u;
-            const int e17s = (int)(((e17 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4095u), 4097ull)), e17s));
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17)));
             const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 8u;
-            const int e18s = (int)(((e18 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4095u), 4097ull)), e18s));
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18)));
         }
     }
     __syncthreads();
@@ -1192,14 +1198,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
             const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e0s = (int)(((e0 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load(tw, (size_t)(e0 & 4095u), 4097ull)), e0s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e1s = (int)(((e1 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e2s = (int)(((e2 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1307,17 +1310,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e0s = (int)(((e0 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4095u), 4097ull)), e0s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e1s = (int)(((e1 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e2s = (int)(((e2 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 0u;
-            const int e3s = (int)(((e3 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1354,17 +1353,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e4s = (int)(((e4 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e5s = (int)(((e5 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4095u), 4097ull)), e5s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e6s = (int)(((e6 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 2u;
-            const int e7s = (int)(((e7 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4095u), 4097ull)), e7s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1401,17 +1396,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e8s = (int)(((e8 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4095u), 4097ull)), e8s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e9s = (int)(((e9 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4095u), 4097ull)), e9s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e10s = (int)(((e10 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4095u), 4097ull)), e10s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 4u;
-            const int e11s = (int)(((e11 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1448,17 +1439,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e12s = (int)(((e12 >> 12u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e13s = (int)(((e13 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4095u), 4097ull)), e13s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e14s = (int)(((e14 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4095u), 4097ull)), e14s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14));
             const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 6u;
-            const int e15s = (int)(((e15 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4095u), 4097ull)), e15s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1482,14 +1469,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
             const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 8u;
-            const int e16s = (int)(((e16 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4095u), 4097ull)), e16s));
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16)));
             const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 8u;
-            const int e17s = (int)(((e17 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4095u), 4097ull)), e17s));
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17)));
             const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 8u;
-            const int e18s = (int)(((e18 >> 12u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4095u), 4097ull)), e18s));
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18)));
         }
     }
     __syncthreads();
@@ -1573,14 +1557,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
             const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e0s = (int)(((e0 >> 12u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load(tw, (size_t)(e0 & 4095u), 4097ull)), e0s);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e1s = (int)(((e1 >> 12u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            const int e2s = (int)(((e2 >> 12u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1602,10 +1583,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load(tw, 4096ull, 4097ull)));
-            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
-            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load(tw, 4096ull, 4097ull)));
+            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load_row(tw, 16384ull)));
         }
     }
     __syncthreads();

@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -927,16 +952,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u)) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 1048576u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 2097152u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 3145728u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4194303u), 4194305ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -974,16 +999,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u)) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4194303u), 4194305ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 262144u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4194303u), 4194305ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 524288u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4194303u), 4194305ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 786432u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4194303u), 4194305ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1021,16 +1046,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u)) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4194303u), 4194305ull)), e8s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
             const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 65536u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4194303u), 4194305ull)), e9s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
             const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 131072u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4194303u), 4194305ull)), e10s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
             const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 196608u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4194303u), 4194305ull)), e11s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1066,18 +1091,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e12s = (int)(((e12 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4194303u), 4194305ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e13s = (int)(((e13 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4194303u), 4194305ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e14s = (int)(((e14 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4194303u), 4194305ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e15s = (int)(((e15 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4194303u), 4194305ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1100,15 +1121,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 8u;
-            const int e16s = (int)(((e16 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4194303u), 4194305ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 8u;
-            const int e17s = (int)(((e17 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4194303u), 4194305ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 8u;
-            const int e18s = (int)(((e18 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4194303u), 4194305ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 2u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 2u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 2u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1190,18 +1208,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
-            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
-            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
-            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4194303u), 4194305ull)), e3s);
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1237,18 +1251,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4194303u), 4194305ull)), e4s);
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4194303u), 4194305ull)), e5s);
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4194303u), 4194305ull)), e6s);
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4194303u), 4194305ull)), e7s);
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1284,18 +1294,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4194303u), 4194305ull)), e8s);
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4194303u), 4194305ull)), e9s);
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4194303u), 4194305ull)), e10s);
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4194303u), 4194305ull)), e11s);
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1331,18 +1337,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e12s = (int)(((e12 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4194303u), 4194305ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e13s = (int)(((e13 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4194303u), 4194305ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e14s = (int)(((e14 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4194303u), 4194305ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e15s = (int)(((e15 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4194303u), 4194305ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1365,15 +1367,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 18u;
-            const int e16s = (int)(((e16 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4194303u), 4194305ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 18u;
-            const int e17s = (int)(((e17 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4194303u), 4194305ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 18u;
-            const int e18s = (int)(((e18 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4194303u), 4194305ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 12u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 12u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 12u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1456,15 +1455,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
-            const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
-            const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
+            const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1573,16 +1569,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u)) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 1048576u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 2097152u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 63u) << 14u) | 3145728u) * (((uint32_t)base >> 8u) & 3u)) & 16777215u) << 0u;
             const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4194303u), 4194305ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1620,16 +1616,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u)) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4194303u), 4194305ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 262144u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4194303u), 4194305ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 524288u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4194303u), 4194305ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 15u) << 14u) | 786432u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 2u;
             const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4194303u), 4194305ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1667,16 +1663,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u)) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4194303u), 4194305ull)), e8s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 65536u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4194303u), 4194305ull)), e9s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 131072u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4194303u), 4194305ull)), e10s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | (((uint32_t)base & 3u) << 14u) | 196608u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 4u;
             const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4194303u), 4194305ull)), e11s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1712,18 +1708,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e12s = (int)(((e12 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4194303u), 4194305ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e13s = (int)(((e13 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4194303u), 4194305ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e14s = (int)(((e14 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4194303u), 4194305ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 6u;
-            const int e15s = (int)(((e15 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4194303u), 4194305ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1746,15 +1738,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 8u;
-            const int e16s = (int)(((e16 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4194303u), 4194305ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 8u;
-            const int e17s = (int)(((e17 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4194303u), 4194305ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 8u;
-            const int e18s = (int)(((e18 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4194303u), 4194305ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 2u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 2u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 2u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1836,18 +1825,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
-            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
-            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
-            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 10u;
-            const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 4194303u), 4194305ull)), e3s);
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1883,18 +1868,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 4194303u), 4194305ull)), e4s);
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 4194303u), 4194305ull)), e5s);
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 4194303u), 4194305ull)), e6s);
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 12u;
-            const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 4194303u), 4194305ull)), e7s);
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1930,18 +1911,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 4194303u), 4194305ull)), e8s);
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 4194303u), 4194305ull)), e9s);
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 4194303u), 4194305ull)), e10s);
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 14u;
-            const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 4194303u), 4194305ull)), e11s);
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1977,18 +1954,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e12s = (int)(((e12 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 4194303u), 4194305ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e13s = (int)(((e13 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 4194303u), 4194305ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e14s = (int)(((e14 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 4194303u), 4194305ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 16u;
-            const int e15s = (int)(((e15 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 4194303u), 4194305ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2011,15 +1984,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 18u;
-            const int e16s = (int)(((e16 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 4194303u), 4194305ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 18u;
-            const int e17s = (int)(((e17 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 4194303u), 4194305ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 18u;
-            const int e18s = (int)(((e18 >> 22u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 4194303u), 4194305ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 12u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 12u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 12u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -2102,15 +2072,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load(tw, (size_t)(e0 & 4194303u), 4194305ull)), e0s);
-            const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load(tw, (size_t)(e1 & 4194303u), 4194305ull)), e1s);
-            const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 20u;
-            const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load(tw, (size_t)(e2 & 4194303u), 4194305ull)), e2s);
+            const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2132,10 +2099,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load(tw, 4194304ull, 4194305ull)));
-            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load(tw, 4194304ull, 4194305ull)));
-            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load(tw, 4194304ull, 4194305ull)));
-            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load(tw, 4194304ull, 4194305ull)));
+            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load_row(tw, 4456448ull)));
+            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load_row(tw, 4456448ull)));
+            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load_row(tw, 4456448ull)));
+            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load_row(tw, 4456448ull)));
         }
     }
     __syncthreads();

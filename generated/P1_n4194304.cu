@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -927,16 +952,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u)) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 1048575u), 1048577ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 262144u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 1048575u), 1048577ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 524288u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 1048575u), 1048577ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 786432u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 1048575u), 1048577ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -974,16 +999,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 1048575u), 1048577ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 1048575u), 1048577ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 1048575u), 1048577ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 1048575u), 1048577ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1019,18 +1044,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e8s = (int)(((e8 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 1048575u), 1048577ull)), e8s);
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e9s = (int)(((e9 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 1048575u), 1048577ull)), e9s);
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e10s = (int)(((e10 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 1048575u), 1048577ull)), e10s);
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e11s = (int)(((e11 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 1048575u), 1048577ull)), e11s);
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1066,18 +1087,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e12s = (int)(((e12 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 1048575u), 1048577ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e13s = (int)(((e13 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 1048575u), 1048577ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e14s = (int)(((e14 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 1048575u), 1048577ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e15s = (int)(((e15 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 1048575u), 1048577ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 1048576ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 1048576ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 1048576ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1100,15 +1117,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 1u) & 16383u) << 8u;
-            const int e16s = (int)(((e16 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 1048575u), 1048577ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 2u) & 16383u) << 8u;
-            const int e17s = (int)(((e17 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 1048575u), 1048577ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 3u) & 16383u) << 8u;
-            const int e18s = (int)(((e18 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 1048575u), 1048577ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 1u) & 16383u) << 4u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 1048576ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 2u) & 16383u) << 4u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 1048576ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 3u) & 16383u) << 4u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 1048576ull)));
         }
     }
     __syncthreads();
@@ -1190,18 +1204,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u)) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 1048575u), 1048577ull)), e0s);
-            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 256u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 1048575u), 1048577ull)), e1s);
-            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 512u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 1048575u), 1048577ull)), e2s);
-            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 768u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 1048575u), 1048577ull)), e3s);
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u)) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 256u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 512u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 768u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1237,18 +1247,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 1048575u), 1048577ull)), e4s);
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 1048575u), 1048577ull)), e5s);
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 1048575u), 1048577ull)), e6s);
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 1048575u), 1048577ull)), e7s);
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1284,18 +1290,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e8s = (int)(((e8 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 1048575u), 1048577ull)), e8s);
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e9s = (int)(((e9 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 1048575u), 1048577ull)), e9s);
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e10s = (int)(((e10 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 1048575u), 1048577ull)), e10s);
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e11s = (int)(((e11 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 1048575u), 1048577ull)), e11s);
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1331,18 +1333,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e12s = (int)(((e12 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 1048575u), 1048577ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e13s = (int)(((e13 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 1048575u), 1048577ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e14s = (int)(((e14 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 1048575u), 1048577ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e15s = (int)(((e15 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 1048575u), 1048577ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 1048576ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 1048576ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 1048576ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1365,15 +1363,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 1u) & 15u) << 18u;
-            const int e16s = (int)(((e16 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 1048575u), 1048577ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 2u) & 15u) << 18u;
-            const int e17s = (int)(((e17 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 1048575u), 1048577ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 3u) & 15u) << 18u;
-            const int e18s = (int)(((e18 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 1048575u), 1048577ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 1u) & 15u) << 14u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 1048576ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 2u) & 15u) << 14u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 1048576ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 3u) & 15u) << 14u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 1048576ull)));
         }
     }
     __syncthreads();
@@ -1528,16 +1523,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u)) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 1048575u), 1048577ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 262144u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 1048575u), 1048577ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 524288u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 1048575u), 1048577ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 63u) << 12u) | 786432u) * (((uint32_t)base >> 8u) & 3u)) & 4194303u) << 0u;
             const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 1048575u), 1048577ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1575,16 +1570,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 1048575u), 1048577ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 1048575u), 1048577ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 1048575u), 1048577ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 2u;
             const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 1048575u), 1048577ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1620,18 +1615,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e8s = (int)(((e8 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 1048575u), 1048577ull)), e8s);
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e9s = (int)(((e9 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 1048575u), 1048577ull)), e9s);
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e10s = (int)(((e10 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 1048575u), 1048577ull)), e10s);
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 4u;
-            const int e11s = (int)(((e11 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 1048575u), 1048577ull)), e11s);
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 0u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1667,18 +1658,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e12s = (int)(((e12 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 1048575u), 1048577ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e13s = (int)(((e13 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 1048575u), 1048577ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e14s = (int)(((e14 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 1048575u), 1048577ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 6u;
-            const int e15s = (int)(((e15 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 1048575u), 1048577ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 1048576ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 1048576ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 1048576ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1701,15 +1688,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 1u) & 16383u) << 8u;
-            const int e16s = (int)(((e16 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 1048575u), 1048577ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 2u) & 16383u) << 8u;
-            const int e17s = (int)(((e17 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 1048575u), 1048577ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 3u) & 16383u) << 8u;
-            const int e18s = (int)(((e18 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 1048575u), 1048577ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 1u) & 16383u) << 4u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 1048576ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 2u) & 16383u) << 4u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 1048576ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * 3u) & 16383u) << 4u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 1048576ull)));
         }
     }
     __syncthreads();
@@ -1791,18 +1775,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u)) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 1048575u), 1048577ull)), e0s);
-            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 256u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 1048575u), 1048577ull)), e1s);
-            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 512u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 1048575u), 1048577ull)), e2s);
-            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 768u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 10u;
-            const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 1048575u), 1048577ull)), e3s);
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u)) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 256u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 512u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 63u) << 2u) | 768u) * (((uint32_t)base >> 8u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1838,18 +1818,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 1048575u), 1048577ull)), e4s);
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 1048575u), 1048577ull)), e5s);
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 1048575u), 1048577ull)), e6s);
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 12u;
-            const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 1048575u), 1048577ull)), e7s);
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1885,18 +1861,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e8s = (int)(((e8 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 1048575u), 1048577ull)), e8s);
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e9s = (int)(((e9 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 1048575u), 1048577ull)), e9s);
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e10s = (int)(((e10 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 1048575u), 1048577ull)), e10s);
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 14u;
-            const int e11s = (int)(((e11 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 1048575u), 1048577ull)), e11s);
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1932,18 +1904,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e12s = (int)(((e12 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 1048575u), 1048577ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e13s = (int)(((e13 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 1048575u), 1048577ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e14s = (int)(((e14 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 1048575u), 1048577ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 16u;
-            const int e15s = (int)(((e15 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 1048575u), 1048577ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 1048576ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 1048576ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 1048576ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1966,15 +1934,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 1u) & 15u) << 18u;
-            const int e16s = (int)(((e16 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 1048575u), 1048577ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 2u) & 15u) << 18u;
-            const int e17s = (int)(((e17 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 1048575u), 1048577ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 3u) & 15u) << 18u;
-            const int e18s = (int)(((e18 >> 20u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 1048575u), 1048577ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 1u) & 15u) << 14u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 1048576ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 2u) & 15u) << 14u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 1048576ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 1u) << 1u)) * 3u) & 15u) << 14u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 1048576ull)));
         }
     }
     __syncthreads();
@@ -2042,10 +2007,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, fe_load(tw, 1048576ull, 1048577ull)));
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load(tw, 1048576ull, 1048577ull)));
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load(tw, 1048576ull, 1048577ull)));
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load(tw, 1048576ull, 1048577ull)));
+            fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, fe_load_row(tw, 1310720ull)));
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, 1310720ull)));
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, 1310720ull)));
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, 1310720ull)));
         }
     }
     __syncthreads();

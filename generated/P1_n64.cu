@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -925,17 +950,13 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -972,14 +993,11 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1085,17 +1103,13 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e0s = (int)(((e0 >> 4u) * 1u) & 3u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load(tw, (size_t)(e0 & 15u), 17ull)), e0s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e1s = (int)(((e1 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load(tw, (size_t)(e1 & 15u), 17ull)), e1s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e2s = (int)(((e2 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load(tw, (size_t)(e2 & 15u), 17ull)), e2s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 67ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 0u;
-        const int e3s = (int)(((e3 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load(tw, (size_t)(e3 & 15u), 17ull)), e3s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 67ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1132,14 +1146,11 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
         const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e4s = (int)(((e4 >> 4u) * 1u) & 3u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load(tw, (size_t)(e4 & 15u), 17ull)), e4s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e5s = (int)(((e5 >> 4u) * 1u) & 3u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load(tw, (size_t)(e5 & 15u), 17ull)), e5s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 2u;
-        const int e6s = (int)(((e6 >> 4u) * 1u) & 3u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load(tw, (size_t)(e6 & 15u), 17ull)), e6s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1161,10 +1172,10 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load_row(tw, 64ull)));
     }
     __syncthreads();
     // scatter the tile

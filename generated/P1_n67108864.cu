@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -927,16 +952,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u)) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 4194304u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 8388608u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 12582912u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -974,16 +999,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u)) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 1048576u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 2097152u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 3145728u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1021,16 +1046,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u)) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
             const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 262144u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
             const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 524288u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
             const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 786432u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1068,16 +1093,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s);
             const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 65536u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s);
             const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 131072u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 16777215u), 16777217ull)), e14s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s);
             const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 196608u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e15s = (int)(((e15 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 16777215u), 16777217ull)), e15s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)(e15 & 16777215u))), e15s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1100,15 +1125,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 8u;
-            const int e16s = (int)(((e16 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 16777215u), 16777217ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 8u;
-            const int e17s = (int)(((e17 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 16777215u), 16777217ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 8u;
-            const int e18s = (int)(((e18 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 16777215u), 16777217ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 0u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 0u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 0u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1190,18 +1212,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
-            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1237,18 +1255,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1284,18 +1298,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s);
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s);
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1331,18 +1341,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s);
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s);
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 16777215u), 16777217ull)), e14s);
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e15s = (int)(((e15 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 16777215u), 16777217ull)), e15s);
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1365,15 +1371,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 18u;
-            const int e16s = (int)(((e16 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 16777215u), 16777217ull)), e16s));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 18u;
-            const int e17s = (int)(((e17 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 16777215u), 16777217ull)), e17s));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 18u;
-            const int e18s = (int)(((e18 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 16777215u), 16777217ull)), e18s));
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 10u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 10u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 10u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1455,18 +1458,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
-            const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-            const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-            const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1503,15 +1502,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-            const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-            const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+            const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1620,16 +1616,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u)) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 4194304u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 8388608u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 63u) << 16u) | 12582912u) * (((uint32_t)base >> 8u) & 3u)) & 67108863u) << 0u;
             const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1667,16 +1663,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u)) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 1048576u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 2097152u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 15u) << 16u) | 3145728u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 2u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1714,16 +1710,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u)) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 262144u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 524288u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | (((uint32_t)base & 3u) << 16u) | 786432u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 4u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1761,16 +1757,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s);
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 65536u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s);
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 131072u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 16777215u), 16777217ull)), e14s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s);
             const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u) | 196608u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 6u;
             const int e15s = (int)(((e15 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 16777215u), 16777217ull)), e15s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)(e15 & 16777215u))), e15s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1793,15 +1789,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 8u;
-            const int e16s = (int)(((e16 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 16777215u), 16777217ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 8u;
-            const int e17s = (int)(((e17 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 16777215u), 16777217ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 8u;
-            const int e18s = (int)(((e18 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 16777215u), 16777217ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 0u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 0u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 0u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1883,18 +1876,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
-            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 10u;
-            const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1930,18 +1919,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 12u;
-            const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1977,18 +1962,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s);
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 14u;
-            const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s);
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2024,18 +2005,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s);
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s);
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load(tw, (size_t)(e14 & 16777215u), 16777217ull)), e14s);
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 16u;
-            const int e15s = (int)(((e15 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load(tw, (size_t)(e15 & 16777215u), 16777217ull)), e15s);
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2058,15 +2035,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 18u;
-            const int e16s = (int)(((e16 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e16 & 16777215u), 16777217ull)), e16s));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 18u;
-            const int e17s = (int)(((e17 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e17 & 16777215u), 16777217ull)), e17s));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 18u;
-            const int e18s = (int)(((e18 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e18 & 16777215u), 16777217ull)), e18s));
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 10u;
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 10u;
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 10u;
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -2148,18 +2122,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load(tw, (size_t)(e0 & 16777215u), 16777217ull)), e0s);
-            const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-            const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-            const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 20u;
-            const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+            const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2196,15 +2166,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-            const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-            const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 22u;
-            const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+            const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2226,10 +2193,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load(tw, 16777216ull, 16777217ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load(tw, 16777216ull, 16777217ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load(tw, 16777216ull, 16777217ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load(tw, 16777216ull, 16777217ull)));
+            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 17039360ull)));
         }
     }
     __syncthreads();

@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 4;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1040,16 +1065,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 4194304u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 8388608u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 12582912u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1106,16 +1131,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
         const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
         const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1160,10 +1185,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 6u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s));
             const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
         }
     }
     __syncthreads();
@@ -1266,16 +1291,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1330,18 +1355,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1384,12 +1405,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 15u;
-            const int e11s = (int)(((e11 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 15u;
-            const int e12s = (int)(((e12 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1490,18 +1509,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
-        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1556,18 +1571,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
-        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1714,16 +1725,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 4194304u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 8388608u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 15u) << 18u) | 12582912u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1780,16 +1791,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 3u;
         const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1834,10 +1845,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 6u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s));
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 131071u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
         }
     }
     __syncthreads();
@@ -1940,16 +1951,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2004,18 +2015,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 12u;
-        const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2058,12 +2065,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 15u;
-            const int e11s = (int)(((e11 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 15u;
-            const int e12s = (int)(((e12 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -2164,18 +2169,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 16777215u), 16777217ull)), e1s);
-        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 16777215u), 16777217ull)), e2s);
-        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
-        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 18u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2230,18 +2231,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
-        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 16777215u), 16777217ull)), e7s);
-        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e8s = (int)(((e8 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 16777215u), 16777217ull)), e8s);
-        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 21u;
-        const int e9s = (int)(((e9 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 16777215u), 16777217ull)), e9s);
+        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2284,8 +2281,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load(tw, 16777216ull, 16777217ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load(tw, 16777216ull, 16777217ull)));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 16908288ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 16908288ull)));
         }
     }
     __syncthreads();

@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 4;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1040,16 +1065,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 65536u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 131072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 196608u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1106,16 +1131,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 262143u))), e6s);
         const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
         const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
         const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1158,12 +1183,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 6u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 6u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s));
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 2u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 2u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1264,18 +1287,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1330,18 +1349,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1384,12 +1399,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 15u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 15u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s));
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 11u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 11u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1582,16 +1595,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 65536u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 131072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 15u) << 12u) | 196608u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1648,16 +1661,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 262143u))), e6s);
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
         const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1700,12 +1713,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 6u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 6u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 2u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 2u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1806,18 +1817,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 262143u), 262145ull)), e1s);
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 262143u), 262145ull)), e2s);
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 262143u), 262145ull)), e3s);
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 9u;
-        const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 262143u), 262145ull)), e4s);
+        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1872,18 +1879,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 12u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1926,12 +1929,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 15u;
-            const int e11s = (int)(((e11 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 262143u), 262145ull)), e11s));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 15u;
-            const int e12s = (int)(((e12 >> 18u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 262143u), 262145ull)), e12s));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 11u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 11u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
     __syncthreads();
@@ -2020,8 +2021,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load(tw, 262144ull, 262145ull)));
-            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load(tw, 262144ull, 262145ull)));
+            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, 393216ull)));
+            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, 393216ull)));
         }
     }
     __syncthreads();

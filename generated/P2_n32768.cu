@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 4;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1039,17 +1064,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e1s = (int)(((e1 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e2s = (int)(((e2 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e3s = (int)(((e3 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e4s = (int)(((e4 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1105,17 +1126,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e6s = (int)(((e6 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e7s = (int)(((e7 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 4095u), 4097ull)), e7s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e8s = (int)(((e8 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 4095u), 4097ull)), e8s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e9s = (int)(((e9 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 4095u), 4097ull)), e9s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1159,11 +1176,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 6u;
-            const int e11s = (int)(((e11 >> 12u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11)));
             const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 6u;
-            const int e12s = (int)(((e12 >> 12u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12)));
         }
     }
     __syncthreads();
@@ -1265,17 +1280,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e1s = (int)(((e1 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e2s = (int)(((e2 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e3s = (int)(((e3 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e4s = (int)(((e4 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1421,17 +1432,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e1s = (int)(((e1 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e2s = (int)(((e2 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e3s = (int)(((e3 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 0u;
-        const int e4s = (int)(((e4 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1487,17 +1494,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e6s = (int)(((e6 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e6 & 4095u), 4097ull)), e6s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e7s = (int)(((e7 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e7 & 4095u), 4097ull)), e7s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e8s = (int)(((e8 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e8 & 4095u), 4097ull)), e8s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 3u;
-        const int e9s = (int)(((e9 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e9 & 4095u), 4097ull)), e9s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1541,11 +1544,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 6u;
-            const int e11s = (int)(((e11 >> 12u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e11 & 4095u), 4097ull)), e11s));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11)));
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 6u;
-            const int e12s = (int)(((e12 >> 12u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 4095u), 4097ull)), e12s));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12)));
         }
     }
     __syncthreads();
@@ -1647,17 +1648,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e1s = (int)(((e1 >> 12u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load(tw, (size_t)(e1 & 4095u), 4097ull)), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e2s = (int)(((e2 >> 12u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load(tw, (size_t)(e2 & 4095u), 4097ull)), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e3s = (int)(((e3 >> 12u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load(tw, (size_t)(e3 & 4095u), 4097ull)), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 9u;
-        const int e4s = (int)(((e4 >> 12u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load(tw, (size_t)(e4 & 4095u), 4097ull)), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1700,8 +1697,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load(tw, 4096ull, 4097ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load(tw, 4096ull, 4097ull)));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 32768ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 32768ull)));
         }
     }
     __syncthreads();

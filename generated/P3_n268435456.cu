@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 8;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1272,16 +1297,16 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1346,16 +1371,16 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s));
         const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 16777215u) << 4u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s));
         const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 16777215u) << 4u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
         const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 16777215u) << 4u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
     }
     __syncthreads();
     // scatter the tile
@@ -1478,16 +1503,16 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1550,18 +1575,14 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 12u;
-        const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
-        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 12u;
-        const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 12u;
-        const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
-        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 12u;
-        const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
+        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -1682,18 +1703,14 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
-        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1756,18 +1773,14 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 20u;
-        const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
-        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 20u;
-        const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 20u;
-        const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
-        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 20u;
-        const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 8u;
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
+        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 8u;
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 8u;
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 8u;
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2001,16 +2014,16 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 268435455u) << 0u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2075,16 +2088,16 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
         }
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
         const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s));
         const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 16777215u) << 4u;
         const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s));
         const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 16777215u) << 4u;
         const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
         const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 524287u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 16777215u) << 4u;
         const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
     }
     __syncthreads();
     // scatter the tile
@@ -2207,16 +2220,16 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 32768u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 3u) << 12u) | 49152u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 1048575u) << 8u;
         const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2279,18 +2292,14 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 12u;
-        const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 12u;
-        const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 12u;
-        const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 12u;
-        const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
+        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 0u;
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2411,18 +2420,14 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load(tw, (size_t)(e3 & 16777215u), 16777217ull)), e3s);
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load(tw, (size_t)(e4 & 16777215u), 16777217ull)), e4s);
-        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e5s = (int)(((e5 >> 24u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load(tw, (size_t)(e5 & 16777215u), 16777217ull)), e5s);
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 16u;
-        const int e6s = (int)(((e6 >> 24u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load(tw, (size_t)(e6 & 16777215u), 16777217ull)), e6s);
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2485,18 +2490,14 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 20u;
-        const int e10s = (int)(((e10 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load(tw, (size_t)(e10 & 16777215u), 16777217ull)), e10s));
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 20u;
-        const int e11s = (int)(((e11 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load(tw, (size_t)(e11 & 16777215u), 16777217ull)), e11s));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 20u;
-        const int e12s = (int)(((e12 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load(tw, (size_t)(e12 & 16777215u), 16777217ull)), e12s));
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 20u;
-        const int e13s = (int)(((e13 >> 24u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load(tw, (size_t)(e13 & 16777215u), 16777217ull)), e13s));
+        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 8u;
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
+        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 8u;
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
+        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 8u;
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 8u;
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2604,10 +2605,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x2, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_mont(x1, fe_load(tw, 16777216ull, 16777217ull)));
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_mont(x3, fe_load(tw, 16777216ull, 16777217ull)));
+        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load_row(tw, 16842752ull)));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x2, fe_load_row(tw, 16842752ull)));
+        fe_store(tile, sbase + 2u, 543ull, fe_mul_mont(x1, fe_load_row(tw, 16842752ull)));
+        fe_store(tile, sbase + 3u, 543ull, fe_mul_mont(x3, fe_load_row(tw, 16842752ull)));
     }
     __syncthreads();
     // scatter the tile

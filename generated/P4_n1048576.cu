@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 16;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1674,10 +1699,10 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = (((((uint32_t)blk & 4095u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1048575u) << 0u;
         const int e7s = (int)(((e7 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e7 & 32767u), 32769ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)(e7 & 32767u))), e7s);
         const uint32_t e8 = (((((uint32_t)blk & 4095u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1048575u) << 0u;
         const int e8s = (int)(((e8 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e8 & 32767u), 32769ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load_row(tw, (size_t)(e8 & 32767u))), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1804,12 +1829,10 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 5u;
-        const int e1s = (int)(((e1 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e1 & 32767u), 32769ull)), e1s);
-        const uint32_t e2 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 5u;
-        const int e2s = (int)(((e2 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load(tw, (size_t)(e2 & 32767u), 32769ull)), e2s);
+        const uint32_t e1 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e1 + 32768ull));
+        const uint32_t e2 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load_row(tw, (size_t)e2 + 32768ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1905,12 +1928,10 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 10u;
-        const int e10s = (int)(((e10 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e10 & 32767u), 32769ull)), e10s);
-        const uint32_t e11 = (((((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 10u;
-        const int e11s = (int)(((e11 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load(tw, (size_t)(e11 & 32767u), 32769ull)), e11s);
+        const uint32_t e10 = ((((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 32768ull));
+        const uint32_t e11 = (((((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 32768ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2168,10 +2189,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = ((0u - (((uint32_t)blk & 4095u) | (((uint32_t)base & 3u) << 12u)) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1048575u) << 0u;
         const int e7s = (int)(((e7 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e7 & 32767u), 32769ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)(e7 & 32767u))), e7s);
         const uint32_t e8 = ((0u - (((uint32_t)blk & 4095u) | (((uint32_t)base & 3u) << 12u) | 16384u) * ((((uint32_t)base >> 7u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u))) & 1048575u) << 0u;
         const int e8s = (int)(((e8 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load(tw, (size_t)(e8 & 32767u), 32769ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 271ull), fe_load_row(tw, (size_t)(e8 & 32767u))), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2298,12 +2319,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 5u;
-        const int e1s = (int)(((e1 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e1 & 32767u), 32769ull)), e1s);
-        const uint32_t e2 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 5u;
-        const int e2s = (int)(((e2 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load(tw, (size_t)(e2 & 32767u), 32769ull)), e2s);
+        const uint32_t e1 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e1 + 32768ull));
+        const uint32_t e2 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load_row(tw, (size_t)e2 + 32768ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2399,12 +2418,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((0u - ((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 10u;
-        const int e10s = (int)(((e10 >> 15u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load(tw, (size_t)(e10 & 32767u), 32769ull)), e10s);
-        const uint32_t e11 = ((0u - (((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 10u;
-        const int e11s = (int)(((e11 >> 15u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load(tw, (size_t)(e11 & 32767u), 32769ull)), e11s);
+        const uint32_t e10 = ((0u - ((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 32768ull));
+        const uint32_t e11 = ((0u - (((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 32768ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2520,8 +2537,8 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load(tw, 32768ull, 32769ull)));
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, 65536ull)));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, 65536ull)));
     }
     __syncthreads();
     // scatter the tile

@@ -70,7 +70,8 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
 // representation of the 2017 paper, section 3.1, which makes every element's digits
 // unique. In memory a vector of n elements is digit-major: digit c of element idx at
 // base[c * n + idx] (k rows of n words), so that the threads of a warp read consecutive
-// words. Constants multiplied in (twiddles) are plain elements: R = 1, fe_mul_mont = fe_mul.
+// words; tables of constants (twiddles) are row-major instead (fe_load_row). Constants are
+// plain elements: R = 1, fe_mul_mont = fe_mul.
 typedef uint64_t fe_word_t;
 static constexpr int FE_K = 32;
 typedef struct { uint64_t d[FE_K]; } fe_t;
@@ -118,6 +119,30 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
+// digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
+// would spread each twiddle of a table read at scattered rows over k sectors. On the
+// device the digits arrive in 16-byte loads (rows are 16-byte aligned: k is even, the
+// table 256-byte).
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) {
+    fe_t a;
+#if defined(__CUDA_ARCH__)
+    if constexpr (FE_K % 2 == 0) {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(base + row * FE_K);
+        FE_UNROLL
+        for (int c = 0; c < FE_K / 2; ++c) {
+            const ulonglong2 v = pairs[c];
+            a.d[2 * c] = v.x;
+            a.d[2 * c + 1] = v.y;
+        }
+        return a;
+    }
+#endif
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) a.d[c] = base[row * FE_K + c];
+    return a;
 }
 
 // d - s for a digit 0 <= d < r and |s| <= r: leaves a digit in [0, r) and returns the carry
@@ -1915,10 +1940,10 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e9 = ((((uint32_t)blk & 131071u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 16777215u) << 0u;
         const int e9s = (int)(((e9 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
         const uint32_t e10 = (((((uint32_t)blk & 131071u) | 131072u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 16777215u) << 0u;
         const int e10s = (int)(((e10 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load_row(tw, (size_t)(e10 & 262143u))), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2067,10 +2092,10 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = (((((uint32_t)blk & 1023u) | (((uint32_t)base & 1u) << 10u)) * ((((uint32_t)blk >> 10u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 262143u) << 6u;
         const int e7s = (int)(((e7 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
         const uint32_t e8 = (((((uint32_t)blk & 1023u) | (((uint32_t)base & 1u) << 10u) | 2048u) * ((((uint32_t)blk >> 10u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 262143u) << 6u;
         const int e8s = (int)(((e8 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2217,12 +2242,10 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 12u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+        const uint32_t e5 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+        const uint32_t e6 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load_row(tw, (size_t)e6 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2520,10 +2543,10 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e9 = ((0u - ((uint32_t)blk & 131071u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 16777215u) << 0u;
         const int e9s = (int)(((e9 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e9 & 262143u), 262145ull)), e9s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
         const uint32_t e10 = ((0u - (((uint32_t)blk & 131071u) | 131072u) * ((((uint32_t)base >> 6u) & 1u) | ((((uint32_t)base >> 5u) & 1u) << 1u) | ((((uint32_t)base >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 3u) & 1u) << 3u) | ((((uint32_t)base >> 2u) & 1u) << 4u) | ((((uint32_t)base >> 1u) & 1u) << 5u))) & 16777215u) << 0u;
         const int e10s = (int)(((e10 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load(tw, (size_t)(e10 & 262143u), 262145ull)), e10s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 135ull), fe_load_row(tw, (size_t)(e10 & 262143u))), e10s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2672,10 +2695,10 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e7 = ((0u - (((uint32_t)blk & 1023u) | (((uint32_t)base & 1u) << 10u)) * ((((uint32_t)blk >> 10u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 262143u) << 6u;
         const int e7s = (int)(((e7 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e7 & 262143u), 262145ull)), e7s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
         const uint32_t e8 = ((0u - (((uint32_t)blk & 1023u) | (((uint32_t)base & 1u) << 10u) | 2048u) * ((((uint32_t)blk >> 10u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 262143u) << 6u;
         const int e8s = (int)(((e8 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load(tw, (size_t)(e8 & 262143u), 262145ull)), e8s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2822,12 +2845,10 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 12u;
-        const int e5s = (int)(((e5 >> 18u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load(tw, (size_t)(e5 & 262143u), 262145ull)), e5s);
-        const uint32_t e6 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 12u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load(tw, (size_t)(e6 & 262143u), 262145ull)), e6s);
+        const uint32_t e5 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+        const uint32_t e6 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load_row(tw, (size_t)e6 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2963,8 +2984,8 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load(tw, 262144ull, 262145ull)));
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load(tw, 262144ull, 262145ull)));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 278528ull)));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 278528ull)));
     }
     __syncthreads();
     // scatter the tile

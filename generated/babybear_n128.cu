@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
@@ -404,7 +407,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t g0_0e = ((uint32_t)base >> 3u) & 15u & 127u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
@@ -752,7 +755,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u)) & 127u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 129ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
@@ -832,14 +835,14 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x6 = fe_add_lazy(t, x7);
             x7 = fe_sub_lazy(t, x7);
         }
-        fe_store(tile, sbase + 0u, 131ull, fe_mul_mont(x0, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 1u, 131ull, fe_mul_mont(x4, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 2u, 131ull, fe_mul_mont(x2, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 3u, 131ull, fe_mul_mont(x6, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 4u, 131ull, fe_mul_mont(x1, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 5u, 131ull, fe_mul_mont(x5, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 6u, 131ull, fe_mul_mont(x3, fe_load(tw, 128ull, 129ull)));
-        fe_store(tile, sbase + 7u, 131ull, fe_mul_mont(x7, fe_load(tw, 128ull, 129ull)));
+        fe_store(tile, sbase + 0u, 131ull, fe_mul_mont(x0, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 1u, 131ull, fe_mul_mont(x4, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 2u, 131ull, fe_mul_mont(x2, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 3u, 131ull, fe_mul_mont(x6, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 4u, 131ull, fe_mul_mont(x1, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 5u, 131ull, fe_mul_mont(x5, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 6u, 131ull, fe_mul_mont(x3, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 7u, 131ull, fe_mul_mont(x7, fe_load_row(tw, 128ull)));
     }
     __syncthreads();
     // scatter the tile

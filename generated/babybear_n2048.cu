@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
@@ -404,9 +407,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
-        const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
+        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
         const uint32_t g0_0e = ((((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 2049ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -644,7 +647,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
         const uint32_t g1_0e = ((((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
+        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
@@ -992,9 +995,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 7u) * (((uint32_t)base >> 7u) & 15u)) & 2047u;
-        const fe_t w0 = fe_load(tw, (size_t)w0e, 2049ull);
+        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 7u) & 15u) * 8u) & 2047u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 2049ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1232,7 +1235,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load(tw, (size_t)g1_0e, 2049ull);
+        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
@@ -1312,14 +1315,14 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x6 = fe_add_lazy(t, x7);
             x7 = fe_sub_lazy(t, x7);
         }
-        fe_store(tile, sbase + 0u, 2118ull, fe_mul_mont(x0, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 1u, 2118ull, fe_mul_mont(x4, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 2u, 2118ull, fe_mul_mont(x2, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 3u, 2118ull, fe_mul_mont(x6, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 4u, 2118ull, fe_mul_mont(x1, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 5u, 2118ull, fe_mul_mont(x5, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 6u, 2118ull, fe_mul_mont(x3, fe_load(tw, 2048ull, 2049ull)));
-        fe_store(tile, sbase + 7u, 2118ull, fe_mul_mont(x7, fe_load(tw, 2048ull, 2049ull)));
+        fe_store(tile, sbase + 0u, 2118ull, fe_mul_mont(x0, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 1u, 2118ull, fe_mul_mont(x4, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 2u, 2118ull, fe_mul_mont(x2, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 3u, 2118ull, fe_mul_mont(x6, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 4u, 2118ull, fe_mul_mont(x1, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 5u, 2118ull, fe_mul_mont(x5, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 6u, 2118ull, fe_mul_mont(x3, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 7u, 2118ull, fe_mul_mont(x7, fe_load_row(tw, 2048ull)));
     }
     __syncthreads();
     // scatter the tile

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
@@ -407,9 +410,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1023u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 8388607u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 4095u)), fe_load_row(tw, (size_t)((w0e >> 12u) + 4096u)));
             const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -622,7 +625,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1023u) << 5u)) * 16u) & 8388607u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 4095u)), fe_load_row(tw, (size_t)((g1_0e >> 12u) + 4096u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -917,9 +920,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 3u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 8388607u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 4095u)), fe_load_row(tw, (size_t)((w0e >> 12u) + 4096u)));
             const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1132,7 +1135,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 3u) << 5u)) * 4096u) & 8388607u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 4095u)), fe_load_row(tw, (size_t)((g1_0e >> 12u) + 4096u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1425,7 +1428,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 10u));
             const uint32_t g0_0e = ((((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
@@ -1777,9 +1780,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1023u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 8388607u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 4095u)), fe_load_row(tw, (size_t)((w0e >> 12u) + 4096u)));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1992,7 +1995,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1023u) << 5u)) * 16u) & 8388607u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 4095u)), fe_load_row(tw, (size_t)((g1_0e >> 12u) + 4096u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2287,9 +2290,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 3u) << 5u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 8388607u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 4095u), 6145ull), fe_load(tw, (size_t)((w0e >> 12u) + 4096u), 6145ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 4095u)), fe_load_row(tw, (size_t)((w0e >> 12u) + 4096u)));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32768u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2502,7 +2505,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 3u) << 5u)) * 4096u) & 8388607u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g1_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 4095u)), fe_load_row(tw, (size_t)((g1_0e >> 12u) + 4096u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2795,7 +2798,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 5u) + ((((uint32_t)gj & 1u) << 11u) >> 10u));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 65536u) & 8388607u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 4095u), 6145ull), fe_load(tw, (size_t)((g0_0e >> 12u) + 4096u), 6145ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 4095u)), fe_load_row(tw, (size_t)((g0_0e >> 12u) + 4096u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
@@ -2875,14 +2878,14 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add_lazy(t, x7);
                 x7 = fe_sub_lazy(t, x7);
             }
-            fe_store(tile, sbase + 0u, 4226ull, fe_mul_mont(x0, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 1u, 4226ull, fe_mul_mont(x4, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 2u, 4226ull, fe_mul_mont(x2, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 3u, 4226ull, fe_mul_mont(x6, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 4u, 4226ull, fe_mul_mont(x1, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 5u, 4226ull, fe_mul_mont(x5, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 6u, 4226ull, fe_mul_mont(x3, fe_load(tw, 6144ull, 6145ull)));
-            fe_store(tile, sbase + 7u, 4226ull, fe_mul_mont(x7, fe_load(tw, 6144ull, 6145ull)));
+            fe_store(tile, sbase + 0u, 4226ull, fe_mul_mont(x0, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 1u, 4226ull, fe_mul_mont(x4, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 2u, 4226ull, fe_mul_mont(x2, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 3u, 4226ull, fe_mul_mont(x6, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 4u, 4226ull, fe_mul_mont(x1, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 5u, 4226ull, fe_mul_mont(x5, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 6u, 4226ull, fe_mul_mont(x3, fe_load_row(tw, 6144ull)));
+            fe_store(tile, sbase + 7u, 4226ull, fe_mul_mont(x7, fe_load_row(tw, 6144ull)));
         }
     }
     __syncthreads();

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -487,9 +490,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 769ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 512u) & 131071u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 769ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -702,7 +705,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_sub(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 16u) & 131071u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 769ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -993,9 +996,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 769ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 769ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1233,7 +1236,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
             const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 4096u) & 131071u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 769ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 769ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
             {
@@ -1504,9 +1507,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 769ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 512u) & 131071u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 769ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1719,7 +1722,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_sub(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 16u) & 131071u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 769ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2010,9 +2013,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 769ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 769ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2250,7 +2253,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 4096u) & 131071u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 769ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 769ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
             {
@@ -2258,8 +2261,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 768ull, 769ull)));
-            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x1, fe_load(tw, 768ull, 769ull)));
+            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load_row(tw, 768ull)));
+            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x1, fe_load_row(tw, 768ull)));
         }
     }
     __syncthreads();

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -487,9 +490,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 262143u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 1025ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 1025ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 1024u) & 262143u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 1025ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 1025ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -702,7 +705,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_sub(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * 16u) & 262143u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -993,9 +996,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 10u));
         const uint32_t w0e = (((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u) * 256u) & 262143u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 1025ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 1025ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 6u) & 15u) * 1024u) & 262143u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 1025ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 1025ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1233,7 +1236,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 10u));
             const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 4096u) & 262143u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
             fe_t x0 = fe_load(tile, sbase + 0u, 4354ull);
@@ -1526,9 +1529,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 262143u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 1025ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 1025ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 1024u) & 262143u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 1025ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 1025ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1741,7 +1744,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_sub(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 63u) << 4u)) * 16u) & 262143u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2032,9 +2035,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 10u));
         const uint32_t w0e = (0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 6u) & 15u) * 256u) & 262143u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 511u), 1025ull), fe_load(tw, (size_t)((w0e >> 9u) + 512u), 1025ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 6u) & 15u) * 1024u) & 262143u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 511u), 1025ull), fe_load(tw, (size_t)((g0_0e >> 9u) + 512u), 1025ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2272,7 +2275,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 10u));
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 4096u) & 262143u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 511u), 1025ull), fe_load(tw, (size_t)((g1_0e >> 9u) + 512u), 1025ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
             fe_t x0 = fe_load(tile, sbase + 0u, 4354ull);
@@ -2300,10 +2303,10 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 4354ull, fe_mul_mont(x0, fe_load(tw, 1024ull, 1025ull)));
-            fe_store(tile, sbase + 1u, 4354ull, fe_mul_mont(x2, fe_load(tw, 1024ull, 1025ull)));
-            fe_store(tile, sbase + 2u, 4354ull, fe_mul_mont(x1, fe_load(tw, 1024ull, 1025ull)));
-            fe_store(tile, sbase + 3u, 4354ull, fe_mul_mont(x3, fe_load(tw, 1024ull, 1025ull)));
+            fe_store(tile, sbase + 0u, 4354ull, fe_mul_mont(x0, fe_load_row(tw, 1024ull)));
+            fe_store(tile, sbase + 1u, 4354ull, fe_mul_mont(x2, fe_load_row(tw, 1024ull)));
+            fe_store(tile, sbase + 2u, 4354ull, fe_mul_mont(x1, fe_load_row(tw, 1024ull)));
+            fe_store(tile, sbase + 3u, 4354ull, fe_mul_mont(x3, fe_load_row(tw, 1024ull)));
         }
     }
     __syncthreads();

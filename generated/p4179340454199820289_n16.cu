@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -628,22 +631,22 @@ extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restri
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        fe_store(tile, sbase + 0u, 16ull, fe_mul_mont(x0, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 1u, 16ull, fe_mul_mont(x8, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 2u, 16ull, fe_mul_mont(x4, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 3u, 16ull, fe_mul_mont(x12, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 4u, 16ull, fe_mul_mont(x2, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 5u, 16ull, fe_mul_mont(x10, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 6u, 16ull, fe_mul_mont(x6, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 7u, 16ull, fe_mul_mont(x14, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 8u, 16ull, fe_mul_mont(x1, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 9u, 16ull, fe_mul_mont(x9, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 10u, 16ull, fe_mul_mont(x5, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 11u, 16ull, fe_mul_mont(x13, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 12u, 16ull, fe_mul_mont(x3, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 13u, 16ull, fe_mul_mont(x11, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 14u, 16ull, fe_mul_mont(x7, fe_load(tw, 16ull, 17ull)));
-        fe_store(tile, sbase + 15u, 16ull, fe_mul_mont(x15, fe_load(tw, 16ull, 17ull)));
+        fe_store(tile, sbase + 0u, 16ull, fe_mul_mont(x0, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 1u, 16ull, fe_mul_mont(x8, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 2u, 16ull, fe_mul_mont(x4, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 3u, 16ull, fe_mul_mont(x12, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 4u, 16ull, fe_mul_mont(x2, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 5u, 16ull, fe_mul_mont(x10, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 6u, 16ull, fe_mul_mont(x6, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 7u, 16ull, fe_mul_mont(x14, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 8u, 16ull, fe_mul_mont(x1, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 9u, 16ull, fe_mul_mont(x9, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 10u, 16ull, fe_mul_mont(x5, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 11u, 16ull, fe_mul_mont(x13, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 12u, 16ull, fe_mul_mont(x3, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 13u, 16ull, fe_mul_mont(x11, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 14u, 16ull, fe_mul_mont(x7, fe_load_row(tw, 16ull)));
+        fe_store(tile, sbase + 15u, 16ull, fe_mul_mont(x15, fe_load_row(tw, 16ull)));
     }
     __syncthreads();
     // scatter the tile

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -404,9 +407,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 257ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 257ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -619,7 +622,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * 16u) & 16383u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 127u), 257ull), fe_load(tw, (size_t)((g1_0e >> 7u) + 128u), 257ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -910,7 +913,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
             const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
@@ -1203,9 +1206,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 257ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 257ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1418,7 +1421,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * 16u) & 16383u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 127u), 257ull), fe_load(tw, (size_t)((g1_0e >> 7u) + 128u), 257ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1709,7 +1712,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 257ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 257ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
@@ -1737,10 +1740,10 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x2 = fe_add_lazy(t, x3);
                 x3 = fe_sub_lazy(t, x3);
             }
-            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 256ull, 257ull)));
-            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x2, fe_load(tw, 256ull, 257ull)));
-            fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x1, fe_load(tw, 256ull, 257ull)));
-            fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x3, fe_load(tw, 256ull, 257ull)));
+            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load_row(tw, 256ull)));
+            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x2, fe_load_row(tw, 256ull)));
+            fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x1, fe_load_row(tw, 256ull)));
+            fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x3, fe_load_row(tw, 256ull)));
         }
     }
     __syncthreads();

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -404,9 +407,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 65535u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -619,7 +622,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 65535u) << 4u)) * 16u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -910,9 +913,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1125,7 +1128,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * 4096u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1416,9 +1419,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = ((((uint32_t)base >> 8u) & 15u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1631,7 +1634,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2172,9 +2175,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 65535u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2387,7 +2390,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 65535u) << 4u)) * 16u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2678,9 +2681,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2893,7 +2896,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * 4096u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -3184,9 +3187,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 15u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 268435455u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 16383u), 32769ull), fe_load(tw, (size_t)((w0e >> 14u) + 16384u), 32769ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g0_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 16383u)), fe_load_row(tw, (size_t)((g0_0e >> 14u) + 16384u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -3399,7 +3402,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 15u) * 1048576u) & 268435455u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 16383u), 32769ull), fe_load(tw, (size_t)((g1_0e >> 14u) + 16384u), 32769ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 16383u)), fe_load_row(tw, (size_t)((g1_0e >> 14u) + 16384u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -3664,22 +3667,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4351ull, fe_mul_mont(x0, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 1u, 4351ull, fe_mul_mont(x8, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 2u, 4351ull, fe_mul_mont(x4, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 3u, 4351ull, fe_mul_mont(x12, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 4u, 4351ull, fe_mul_mont(x2, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 5u, 4351ull, fe_mul_mont(x10, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 6u, 4351ull, fe_mul_mont(x6, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 7u, 4351ull, fe_mul_mont(x14, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 8u, 4351ull, fe_mul_mont(x1, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 9u, 4351ull, fe_mul_mont(x9, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 10u, 4351ull, fe_mul_mont(x5, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 11u, 4351ull, fe_mul_mont(x13, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 12u, 4351ull, fe_mul_mont(x3, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 13u, 4351ull, fe_mul_mont(x11, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 14u, 4351ull, fe_mul_mont(x7, fe_load(tw, 32768ull, 32769ull)));
-        fe_store(tile, sbase + 15u, 4351ull, fe_mul_mont(x15, fe_load(tw, 32768ull, 32769ull)));
+        fe_store(tile, sbase + 0u, 4351ull, fe_mul_mont(x0, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 1u, 4351ull, fe_mul_mont(x8, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 2u, 4351ull, fe_mul_mont(x4, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 3u, 4351ull, fe_mul_mont(x12, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 4u, 4351ull, fe_mul_mont(x2, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 5u, 4351ull, fe_mul_mont(x10, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 6u, 4351ull, fe_mul_mont(x6, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 7u, 4351ull, fe_mul_mont(x14, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 8u, 4351ull, fe_mul_mont(x1, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 9u, 4351ull, fe_mul_mont(x9, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 10u, 4351ull, fe_mul_mont(x5, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 11u, 4351ull, fe_mul_mont(x13, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 12u, 4351ull, fe_mul_mont(x3, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 13u, 4351ull, fe_mul_mont(x11, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 14u, 4351ull, fe_mul_mont(x7, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 15u, 4351ull, fe_mul_mont(x15, fe_load_row(tw, 32768ull)));
     }
     __syncthreads();
     // scatter the tile

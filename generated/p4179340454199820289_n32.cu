@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -404,7 +407,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), g0_0);
         {
@@ -674,7 +677,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 33ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), g0_0);
         {
@@ -682,8 +685,8 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x0 = fe_add_lazy(t, x1);
             x1 = fe_sub_lazy(t, x1);
         }
-        fe_store(tile, sbase + 0u, 33ull, fe_mul_mont(x0, fe_load(tw, 32ull, 33ull)));
-        fe_store(tile, sbase + 1u, 33ull, fe_mul_mont(x1, fe_load(tw, 32ull, 33ull)));
+        fe_store(tile, sbase + 0u, 33ull, fe_mul_mont(x0, fe_load_row(tw, 32ull)));
+        fe_store(tile, sbase + 1u, 33ull, fe_mul_mont(x1, fe_load_row(tw, 32ull)));
     }
     __syncthreads();
     // scatter the tile

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -404,9 +407,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 8191u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -619,7 +622,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 8191u) << 4u)) * 16u) & 33554431u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -910,9 +913,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1125,7 +1128,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 4096u) & 33554431u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1416,9 +1419,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 65536u) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1656,7 +1659,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
             const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 1048576u) & 33554431u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
             {
@@ -1927,9 +1930,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 8191u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2142,7 +2145,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 8191u) << 4u)) * 16u) & 33554431u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2433,9 +2436,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u) * 256u) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2648,7 +2651,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 4096u) & 33554431u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2939,9 +2942,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 65536u) & 33554431u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 8191u), 12289ull), fe_load(tw, (size_t)((w0e >> 13u) + 8192u), 12289ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 8191u)), fe_load_row(tw, (size_t)((w0e >> 13u) + 8192u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 131072u) & 33554431u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g0_0e >> 13u) + 8192u), 12289ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 8191u)), fe_load_row(tw, (size_t)((g0_0e >> 13u) + 8192u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -3179,7 +3182,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 1048576u) & 33554431u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 8191u), 12289ull), fe_load(tw, (size_t)((g1_0e >> 13u) + 8192u), 12289ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 8191u)), fe_load_row(tw, (size_t)((g1_0e >> 13u) + 8192u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g1_0);
             {
@@ -3187,8 +3190,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
-            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load(tw, 12288ull, 12289ull)));
-            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x1, fe_load(tw, 12288ull, 12289ull)));
+            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load_row(tw, 12288ull)));
+            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x1, fe_load_row(tw, 12288ull)));
         }
     }
     __syncthreads();

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 63);
@@ -404,7 +407,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = ((uint32_t)base >> 2u) & 15u & 63u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 65ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
@@ -696,7 +699,7 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u)) & 63u;
-        const fe_t g0_0 = fe_load(tw, (size_t)g0_0e, 65ull);
+        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
@@ -724,10 +727,10 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add_lazy(t, x3);
             x3 = fe_sub_lazy(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load(tw, 64ull, 65ull)));
-        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load(tw, 64ull, 65ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load_row(tw, 64ull)));
     }
     __syncthreads();
     // scatter the tile

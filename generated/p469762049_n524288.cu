@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
@@ -407,9 +410,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 524287u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 1023u), 1537ull), fe_load(tw, (size_t)((w0e >> 10u) + 1024u), 1537ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
             const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 2048u) & 524287u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g0_0e >> 10u) + 1024u), 1537ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 1023u)), fe_load_row(tw, (size_t)((g0_0e >> 10u) + 1024u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -622,7 +625,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 16u) & 524287u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 1537ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 1023u)), fe_load_row(tw, (size_t)((g1_0e >> 10u) + 1024u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -914,9 +917,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = ((((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 256u) & 524287u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 1023u), 1537ull), fe_load(tw, (size_t)((w0e >> 10u) + 1024u), 1537ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 2048u) & 524287u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g0_0e >> 10u) + 1024u), 1537ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 1023u)), fe_load_row(tw, (size_t)((g0_0e >> 10u) + 1024u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1129,7 +1132,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 7u) * 4096u) & 524287u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 1537ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 1023u)), fe_load_row(tw, (size_t)((g1_0e >> 10u) + 1024u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1547,9 +1550,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 524287u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 1023u), 1537ull), fe_load(tw, (size_t)((w0e >> 10u) + 1024u), 1537ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 2048u) & 524287u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g0_0e >> 10u) + 1024u), 1537ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 1023u)), fe_load_row(tw, (size_t)((g0_0e >> 10u) + 1024u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1762,7 +1765,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 63u) << 5u)) * 16u) & 524287u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 1537ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 1023u)), fe_load_row(tw, (size_t)((g1_0e >> 10u) + 1024u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2054,9 +2057,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
         const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 256u) & 524287u;
-        const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 1023u), 1537ull), fe_load(tw, (size_t)((w0e >> 10u) + 1024u), 1537ull));
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 2048u) & 524287u;
-        const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g0_0e >> 10u) + 1024u), 1537ull));
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 1023u)), fe_load_row(tw, (size_t)((g0_0e >> 10u) + 1024u)));
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
         const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -2269,7 +2272,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x15 = fe_sub_lazy(t, x15);
         }
         const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 7u) * 4096u) & 524287u;
-        const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 1023u), 1537ull), fe_load(tw, (size_t)((g1_0e >> 10u) + 1024u), 1537ull));
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 1023u)), fe_load_row(tw, (size_t)((g1_0e >> 10u) + 1024u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -2415,14 +2418,14 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
                 x6 = fe_add_lazy(t, x7);
                 x7 = fe_sub_lazy(t, x7);
             }
-            fe_store(tile, sbase + 0u, 4238ull, fe_mul_mont(x0, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 1u, 4238ull, fe_mul_mont(x4, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 2u, 4238ull, fe_mul_mont(x2, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 3u, 4238ull, fe_mul_mont(x6, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 4u, 4238ull, fe_mul_mont(x1, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 5u, 4238ull, fe_mul_mont(x5, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 6u, 4238ull, fe_mul_mont(x3, fe_load(tw, 1536ull, 1537ull)));
-            fe_store(tile, sbase + 7u, 4238ull, fe_mul_mont(x7, fe_load(tw, 1536ull, 1537ull)));
+            fe_store(tile, sbase + 0u, 4238ull, fe_mul_mont(x0, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 1u, 4238ull, fe_mul_mont(x4, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 2u, 4238ull, fe_mul_mont(x2, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 3u, 4238ull, fe_mul_mont(x6, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 4u, 4238ull, fe_mul_mont(x1, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 5u, 4238ull, fe_mul_mont(x5, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 6u, 4238ull, fe_mul_mont(x3, fe_load_row(tw, 1536ull)));
+            fe_store(tile, sbase + 7u, 4238ull, fe_mul_mont(x7, fe_load_row(tw, 1536ull)));
         }
     }
     __syncthreads();

@@ -97,6 +97,9 @@ FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     base[idx] = v;
 }
 
+// Row `row` of a table of constants: one word each.
+FE_FN fe_t fe_load_row(const fe_word_t* base, size_t row) { return base[row]; }
+
 // p < R/2: sums of two residues do not wrap, and a wrapped difference lies above p, so the
 // reductions below are one unsigned minimum (a single instruction on the device).
 static constexpr bool FE_HALF = FE_P < ((fe_t)1 << 31);
@@ -407,9 +410,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = ((((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 193ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 193ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
             const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 193ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 193ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -622,7 +625,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 31u) * 16u) & 8191u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 127u), 193ull), fe_load(tw, (size_t)((g1_0e >> 7u) + 128u), 193ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -915,7 +918,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 5u));
             const uint32_t g0_0e = ((((uint32_t)base >> 1u) & 15u) * 256u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 193ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 193ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4223ull), g0_0);
             {
@@ -1189,9 +1192,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
             const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
-            const fe_t w0 = fe_mul_mont(fe_load(tw, (size_t)(w0e & 127u), 193ull), fe_load(tw, (size_t)((w0e >> 7u) + 128u), 193ull));
+            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 193ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 193ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
             const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
             const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
@@ -1404,7 +1407,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x15 = fe_sub_lazy(t, x15);
             }
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 31u) * 16u) & 8191u;
-            const fe_t g1_0 = fe_mul_mont(fe_load(tw, (size_t)(g1_0e & 127u), 193ull), fe_load(tw, (size_t)((g1_0e >> 7u) + 128u), 193ull));
+            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
@@ -1697,7 +1700,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 5u));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 256u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load(tw, (size_t)(g0_0e & 127u), 193ull), fe_load(tw, (size_t)((g0_0e >> 7u) + 128u), 193ull));
+            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
             fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4223ull), g0_0);
             {
@@ -1705,8 +1708,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
                 x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
-            fe_store(tile, sbase + 0u, 4223ull, fe_mul_mont(x0, fe_load(tw, 192ull, 193ull)));
-            fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x1, fe_load(tw, 192ull, 193ull)));
+            fe_store(tile, sbase + 0u, 4223ull, fe_mul_mont(x0, fe_load_row(tw, 192ull)));
+            fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x1, fe_load_row(tw, 192ull)));
         }
     }
     __syncthreads();

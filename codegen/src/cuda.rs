@@ -1329,6 +1329,12 @@ pub mod fe {
         Expr::call("fe_load", [base, idx, n])
     }
 
+    /// `fe_load_row(table, row)`: row `row` of a table of constants (SRGFN digit c at
+    /// `table[row * k + c]`; word primes `table[row]`).
+    pub fn load_row(table: Expr, row: Expr) -> Expr {
+        Expr::call("fe_load_row", [table, row])
+    }
+
     /// `fe_store(base, idx, n, v);`
     pub fn store(base: Expr, idx: Expr, n: Expr, v: Expr) -> Stmt {
         Stmt::expr(Expr::call("fe_store", [base, idx, n, v]))

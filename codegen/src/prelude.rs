@@ -10,6 +10,7 @@
 //! | `fe_word_t` | a memory word: `uint32_t` for primes below 2^32, else `uint64_t`; data pointers are `fe_word_t*` |
 //! | `FE_WORDS`, `FE_IS_SRGFN` | memory words per element (1 or k); whether `fe_mul_rpow` exists |
 //! | `fe_load(base, idx, n)`, `fe_store(base, idx, n, v)` | element idx of a vector of n: `base[idx]` for word primes, digit c at `base[c*n + idx]` for SRGFNs (digit-major) |
+//! | `fe_load_row(table, row)` | row `row` of a table of constants: `table[row]` for word primes, digit c at `table[row*k + c]` for SRGFNs (row-major) |
 //! | `fe_add`, `fe_sub`, `fe_neg` | exact, canonical in and out (SRGFN: Algorithm 2 of the 2017 paper, with the z_k = 2 case) |
 //! | `fe_mul(a, b)` | a·b, canonical operands (word: two REDCs; SRGFN: Algorithm 3) |
 //! | `fe_mul_mont(a, t)` | a·w for a constant in table form t (word: t = w·R mod p, one REDC; SRGFN: t = w) |

@@ -83,10 +83,11 @@ fn p3_twiddle_kernel() {
     let (_, k, source) = kernels("P3", 256, 16, 4);
     assert_eq!(k.len(), 2);
     // The D(16,16) twist follows the first pass's DFT(16)s: it is applied to their outputs
-    // in registers, ω_256^e = ω_256^(e mod 16) · r^(⌊e/16⌋): a full multiplication by one
-    // of 16 table rows and a digit shift.
-    assert!(k[0].contains("fe_mul_rpow_rt(fe_mul_mont(x"), "{}", k[0]);
-    assert!(k[0].contains("17ull"), "16 powers and n^-1: {}", k[0]);
+    // in registers. All 256 powers of ω_256 fit the table, so ω_256^e is row e: a full
+    // multiplication, and no digit shift after it.
+    assert!(k[0].contains("fe_mul_mont(x"), "{}", k[0]);
+    assert!(k[0].contains("fe_load_row(tw, (size_t)e"), "{}", k[0]);
+    assert!(!k[0].contains("fe_mul_rpow_rt"), "{}", k[0]);
     assert!(
         !k[1].contains("fe_mul_mont"),
         "the last pass has no twiddles"

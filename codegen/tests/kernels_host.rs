@@ -203,7 +203,7 @@ fn check_field<F: Field>(
     let shape = FieldShape::of(any);
     let roots = Roots::canonical(field, &plan).unwrap();
     let emitted = emit(field, &shape, &plan, &roots, &emit_options, "fft").unwrap();
-    let table = twiddle_table(field, &shape, &roots);
+    let table = twiddle_table(field, &shape, &roots, &emitted.layout);
     let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ radix);
     let batch = 2;
@@ -232,12 +232,13 @@ fn check_field<F: Field>(
 fn check(spec: &str, n: u64, radix: u64, options: PlanOptions, emit_options: EmitOptions) {
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
     let name = format!(
-        "{}_{n}_{radix}_{}_{:?}_{:?}_{:?}",
+        "{}_{n}_{radix}_{}_{:?}_{:?}_{:?}_{}",
         any.name(),
         options.max_local_bits,
         options.direction,
         options.input_order,
-        options.output_order
+        options.output_order,
+        emit_options.table_bytes
     );
     with_field!(&any, f => check_field(&name, &any, f, n, radix, options, emit_options));
 }
@@ -354,4 +355,46 @@ fn srgfn_run_time_shifts_match_the_executor() {
     );
     check("P2", 256, 2, opts(5, Direction::Forward, Order::Natural), e);
     check("P4", 64, 2, opts(6, Direction::Inverse, Order::Natural), e);
+}
+
+#[test]
+fn srgfn_shifted_and_coarse_tables_match_the_executor() {
+    // A small budget for rows read without a shift splits the table as large transforms
+    // do: ω^i rows with a digit shift for the high part (the first pass's twist), the
+    // whole powers of ω_{2^C} for twiddles of order up to 2^C, and no coarse rows at all
+    // when they would cover only shifts.
+    let budget = |bytes| EmitOptions {
+        table_bytes: bytes,
+        ..EmitOptions::default()
+    };
+    // P2 at 512 = 8^3: L = 9, 2k = 8, 32-byte rows; C = 5, then C = 3 (no coarse rows).
+    check(
+        "P2",
+        512,
+        8,
+        opts(6, Direction::Forward, Order::Natural),
+        budget(32 << 5),
+    );
+    check(
+        "P2",
+        512,
+        8,
+        opts(6, Direction::Inverse, Order::BitReversed),
+        budget(32 << 3),
+    );
+    // P3 at 4096 = 16^3: L = 12, 2k = 16, 64-byte rows, C = 6.
+    check(
+        "P3",
+        4096,
+        16,
+        opts(8, Direction::Inverse, Order::Natural),
+        budget(64 << 6),
+    );
+    check(
+        "P1",
+        256,
+        4,
+        opts(4, Direction::Forward, Order::BitReversed),
+        budget(16 << 4),
+    );
 }

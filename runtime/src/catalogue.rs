@@ -113,8 +113,8 @@ pub struct TableSpec {
     pub rows: u64,
     /// The root ω whose powers fill it (decimal): the canonical 2^L-th root.
     pub root: String,
-    /// What each row holds.
-    pub contents: &'static str,
+    /// What the rows hold, in which form and layout.
+    pub contents: String,
 }
 
 /// A generated file and its manifest.
@@ -185,7 +185,15 @@ fn generate_with<F: HostField>(
         table: TableSpec {
             rows: generated.forward.table_rows,
             root: field.to_biguint(&roots.power(field, 1)).to_string(),
-            contents: "row i < rows-1: root^i in table form (w*R mod p for word primes, R = 2^word_bits; the digits for SRGFNs, digit-major); last row: n^-1 in the same form",
+            contents: format!(
+                "{}; each in table form ({})",
+                generated.forward.layout.describe(),
+                if any.srgfn_params().is_some() {
+                    "the k digits of the element, row-major: digit c of row j at word j*k + c"
+                } else {
+                    "w*R mod p, R = 2^word_bits"
+                }
+            ),
         },
         forward: generated.forward.launches,
         inverse: generated.inverse.launches,

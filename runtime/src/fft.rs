@@ -8,7 +8,7 @@ use crate::{cpu, design};
 use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::{Cost, FieldShape};
 use fermat_codegen::exec::Roots;
-use fermat_codegen::kernel::{self, EmitOptions};
+use fermat_codegen::kernel::{self, EmitOptions, TableLayout};
 use fermat_codegen::plan::{Direction, Order, Plan};
 use fermat_dsl::derive::Strategy;
 use fermat_dsl::field::AnyField;
@@ -262,10 +262,13 @@ impl<F: HostField> FftPlan<F> {
                 )
             }
         };
-        let table: Vec<F::Word> = kernel::twiddle_table(&self.field, &self.shape, &self.roots)
-            .into_iter()
-            .map(F::word)
-            .collect();
+        // Kernels, embedded ones included, are emitted with the default options.
+        let layout = TableLayout::of(&self.shape, &self.roots, EmitOptions::default().table_bytes);
+        let table: Vec<F::Word> =
+            kernel::twiddle_table(&self.field, &self.shape, &self.roots, &layout)
+                .into_iter()
+                .map(F::word)
+                .collect();
         let words = self.field.words() as u64;
         if table.len() as u64 != rows * words {
             return Err(Error::Options(format!(
