@@ -997,13 +997,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1040,13 +1040,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1083,13 +1083,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 262144ull));
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 262144ull));
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 262144ull));
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1113,11 +1113,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 6u;
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 7u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 262144ull)));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 6u;
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 7u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 262144ull)));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 6u;
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 7u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 262144ull)));
         }
     }
@@ -1200,13 +1200,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 262144ull));
-            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load_row(tw, (size_t)e1 + 262144ull));
-            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load_row(tw, (size_t)e2 + 262144ull));
-            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1243,13 +1243,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e4 + 262144ull));
-            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1286,13 +1286,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e9 + 262144ull));
-            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e10 + 262144ull));
-            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1330,11 +1330,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e12 + 262144ull));
-            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e13 + 262144ull));
-            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e14 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1489,13 +1489,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 0u;
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1532,13 +1532,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 2u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1575,13 +1575,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 262144ull));
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 262144ull));
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 262144ull));
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 4u;
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1605,11 +1605,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 6u;
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 1u) & 4095u) << 7u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 262144ull)));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 6u;
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 2u) & 4095u) << 7u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 262144ull)));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 6u;
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 511u) << 1u)) * 3u) & 4095u) << 7u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 262144ull)));
         }
     }
@@ -1692,13 +1692,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 262144ull));
-            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 2206ull), fe_load_row(tw, (size_t)e1 + 262144ull));
-            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 2206ull), fe_load_row(tw, (size_t)e2 + 262144ull));
-            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
+            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 2206ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1735,13 +1735,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e4 + 262144ull));
-            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2206ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2206ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
+            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2206ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1778,13 +1778,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e9 + 262144ull));
-            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e10 + 262144ull));
-            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1822,11 +1822,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e12 + 262144ull));
-            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e13 + 262144ull));
-            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e14 + 262144ull));
             {
                 const fe_t t = x0;
@@ -1849,10 +1849,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 524288ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 524288ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 524288ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 524288ull)));
+            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 786432ull)));
         }
     }
     __syncthreads();

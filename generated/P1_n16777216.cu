@@ -1091,13 +1091,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1121,11 +1121,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 2u;
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 3u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 2u;
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 3u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 2u;
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 3u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
@@ -1208,13 +1208,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
-            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
-            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
-            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1251,13 +1251,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1294,13 +1294,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1337,13 +1337,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1367,11 +1367,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 12u;
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 13u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 12u;
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 13u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 12u;
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 13u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
@@ -1455,11 +1455,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
-            const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
-            const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1708,13 +1708,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 0u;
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1738,11 +1738,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 2u;
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 1u) & 65535u) << 3u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 2u;
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 2u) & 65535u) << 3u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 2u;
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 8191u) << 1u)) * 3u) & 65535u) << 3u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
@@ -1825,13 +1825,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u)) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
-            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 1024u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
-            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 2048u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
-            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 4u;
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 63u) << 4u) | 3072u) * (((uint32_t)base >> 8u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1868,13 +1868,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 6u;
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1911,13 +1911,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 8u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1954,13 +1954,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 4194304ull));
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 4194304ull));
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 4194304ull));
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 10u;
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -1984,11 +1984,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 12u;
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 1u) & 63u) << 13u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 4194304ull)));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 12u;
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 2u) & 63u) << 13u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 4194304ull)));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 12u;
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * 3u) & 63u) << 13u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 4194304ull)));
         }
     }
@@ -2072,11 +2072,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
-            const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
-            const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             {
                 const fe_t t = x0;
@@ -2099,10 +2099,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load_row(tw, 4456448ull)));
-            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load_row(tw, 4456448ull)));
-            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load_row(tw, 4456448ull)));
-            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load_row(tw, 4456448ull)));
+            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load_row(tw, 4718592ull)));
+            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load_row(tw, 4718592ull)));
+            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load_row(tw, 4718592ull)));
+            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load_row(tw, 4718592ull)));
         }
     }
     __syncthreads();

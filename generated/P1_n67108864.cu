@@ -1125,11 +1125,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 0u;
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 1u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 0u;
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 1u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 0u;
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 1u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
@@ -1212,13 +1212,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e0 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e1 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e2 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e3 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1255,13 +1255,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e4 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e5 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e6 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e7 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1298,13 +1298,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e8 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e9 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
-            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e10 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
-            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e11 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1341,13 +1341,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e12 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
-            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e13 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
-            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e14 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
-            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e15 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1371,11 +1371,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 10u;
+            const uint32_t e16 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 11u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
-            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 10u;
+            const uint32_t e17 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 11u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
-            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 10u;
+            const uint32_t e18 = ((((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 11u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
@@ -1458,13 +1458,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1502,11 +1502,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1789,11 +1789,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 0u;
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 1u) & 262143u) << 1u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 0u;
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 2u) & 262143u) << 1u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 0u;
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 32767u) << 1u)) * 3u) & 262143u) << 1u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
@@ -1876,13 +1876,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u)) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 4096u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 68u, 2190ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 8192u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 137u, 2190ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 2u;
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 63u) << 6u) | 12288u) * (((uint32_t)base >> 8u) & 3u)) & 65535u) << 3u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 205u, 2190ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1919,13 +1919,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 4u;
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -1962,13 +1962,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e8 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
-            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 6u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -2005,13 +2005,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
-            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e13 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
-            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e14 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
-            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 8u;
+            const uint32_t e15 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e15 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -2035,11 +2035,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase + 0u, 2190ull, x0);
-            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 10u;
+            const uint32_t e16 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 1u) & 255u) << 11u;
             fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e16 + 16777216ull)));
-            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 10u;
+            const uint32_t e17 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 2u) & 255u) << 11u;
             fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e17 + 16777216ull)));
-            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 10u;
+            const uint32_t e18 = ((0u - ((((uint32_t)base >> 10u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * 3u) & 255u) << 11u;
             fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e18 + 16777216ull)));
         }
     }
@@ -2122,13 +2122,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
+            const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -2166,11 +2166,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
             fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
+            const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
             fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             {
                 const fe_t t = x0;
@@ -2193,10 +2193,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 17039360ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 17039360ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 17039360ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 17301504ull)));
         }
     }
     __syncthreads();

@@ -1289,18 +1289,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
-        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
-        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
-        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1355,13 +1351,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
@@ -1405,9 +1401,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
         }
     }
@@ -1509,13 +1505,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
@@ -1571,13 +1567,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
@@ -1949,18 +1945,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 9u;
-        const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2015,13 +2007,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
@@ -2065,9 +2057,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
         }
     }
@@ -2169,13 +2161,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
@@ -2231,13 +2223,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
@@ -2281,8 +2273,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 16908288ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 16908288ull)));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 17039360ull)));
         }
     }
     __syncthreads();

@@ -1183,12 +1183,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
-            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e11 & 2097151u))), e11s));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
-            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 2097151u))), e12s));
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 2097152ull)));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -1289,13 +1287,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
-        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
-        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
@@ -1351,13 +1349,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 2097152ull));
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 2097152ull));
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 2097152ull));
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 2097152ull));
         {
             const fe_t t = x0;
@@ -1401,9 +1399,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 8u;
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 2097152ull)));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 8u;
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 2097152ull)));
         }
     }
@@ -1505,13 +1503,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
-        const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
-        const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
-        const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
@@ -1777,12 +1775,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 6u;
-            const int e11s = (int)(((e11 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e11 & 2097151u))), e11s));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 6u;
-            const int e12s = (int)(((e12 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e12 & 2097151u))), e12s));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 2097152ull)));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 16383u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -1883,13 +1879,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 1024u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 2048u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 2u;
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 15u) << 6u) | 3072u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 32767u) << 3u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
@@ -1945,13 +1941,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 2097152ull));
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 2097152ull));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 2097152ull));
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 2097152ull));
         {
             const fe_t t = x0;
@@ -1995,9 +1991,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 8u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 2097152ull)));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 8u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 31u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 2097152ull)));
         }
     }
@@ -2099,13 +2095,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
-        const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
-        const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
-        const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
+        const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
@@ -2149,8 +2145,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 2228224ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 2228224ull)));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 2359296ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 2359296ull)));
         }
     }
     __syncthreads();

@@ -1129,18 +1129,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 262143u))), e6s);
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1183,9 +1179,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 2u;
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 2u;
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
@@ -1287,13 +1283,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 262144ull));
-        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 262144ull));
-        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 262144ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
@@ -1349,13 +1345,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
@@ -1399,9 +1395,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 11u;
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 11u;
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
@@ -1659,18 +1655,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e6s = (int)(((e6 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e6 & 262143u))), e6s);
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e7s = (int)(((e7 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e7 & 262143u))), e7s);
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e8s = (int)(((e8 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e8 & 262143u))), e8s);
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 3u;
-        const int e9s = (int)(((e9 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e9 & 262143u))), e9s);
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1713,9 +1705,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 2u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 2u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
@@ -1817,13 +1809,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 262144ull));
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 128u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 262144ull));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 256u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 262144ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 5u;
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 15u) << 3u) | 384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 4095u) << 6u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
@@ -1879,13 +1871,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 262144ull));
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 262144ull));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 262144ull));
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 8u;
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 262144ull));
         {
             const fe_t t = x0;
@@ -1929,9 +1921,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 11u;
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
             fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 262144ull)));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 11u;
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 3u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
             fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 262144ull)));
         }
     }
@@ -2021,8 +2013,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, 393216ull)));
-            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, 393216ull)));
+            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, 524288ull)));
+            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, 524288ull)));
         }
     }
     __syncthreads();

@@ -1064,17 +1064,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e1s = (int)(((e1 >> 15u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 32767u))), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e2s = (int)(((e2 >> 15u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 32767u))), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e3s = (int)(((e3 >> 15u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 32767u))), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e4s = (int)(((e4 >> 15u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 32767u))), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1129,14 +1125,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 32768ull));
-        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 32768ull));
-        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 32768ull));
-        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 32768ull));
+        const uint32_t e6 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
+        const uint32_t e7 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
+        const uint32_t e8 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
+        const uint32_t e9 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1179,10 +1175,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 32768ull)));
-            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 32768ull)));
+            const uint32_t e11 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11)));
+            const uint32_t e12 = ((((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12)));
         }
     }
     __syncthreads();
@@ -1283,14 +1279,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 32768ull));
-        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 32768ull));
-        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 32768ull));
-        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 32768ull));
+        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
+        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
+        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1345,14 +1341,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 32768ull));
-        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 32768ull));
-        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 32768ull));
-        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 32768ull));
+        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
+        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
+        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
+        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1498,17 +1494,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u)) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e1s = (int)(((e1 >> 15u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 32767u))), e1s);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 8192u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e2s = (int)(((e2 >> 15u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)(e2 & 32767u))), e2s);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 16384u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e3s = (int)(((e3 >> 15u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)(e3 & 32767u))), e3s);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 15u) << 9u) | 24576u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 262143u) << 0u;
-        const int e4s = (int)(((e4 >> 15u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)(e4 & 32767u))), e4s);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1563,14 +1555,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 32768ull));
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 32768ull));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 32768ull));
-        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 32768ull));
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
+        const uint32_t e8 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
+        const uint32_t e9 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1613,10 +1605,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 5u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11 + 32768ull)));
-            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 5u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 32768ull)));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e11)));
+            const uint32_t e12 = ((0u - ((((uint32_t)base >> 9u) & 1u) | (((uint32_t)blk & 255u) << 1u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12)));
         }
     }
     __syncthreads();
@@ -1717,14 +1709,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 32768ull));
-        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2 + 32768ull));
-        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3 + 32768ull));
-        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 8u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4 + 32768ull));
+        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e2));
+        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e3));
+        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1779,14 +1771,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6 + 32768ull));
-        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7 + 32768ull));
-        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8 + 32768ull));
-        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 11u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9 + 32768ull));
+        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e6));
+        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e7));
+        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e8));
+        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1829,8 +1821,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 163840ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 163840ull)));
+            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 262144ull)));
         }
     }
     __syncthreads();

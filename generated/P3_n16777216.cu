@@ -1501,13 +1501,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
-        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -1571,13 +1571,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 4u;
+        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 5u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 1048576ull)));
-        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 4u;
+        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 5u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 1048576ull)));
-        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 4u;
+        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 5u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 1048576ull)));
-        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 4u;
+        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 5u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 1048576ull)));
     }
     __syncthreads();
@@ -1699,13 +1699,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e3 = ((((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
-        const uint32_t e4 = (((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e4 = (((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
-        const uint32_t e5 = (((((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e5 = (((((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = (((((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e6 = (((((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2099,13 +2099,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
-        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 0u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2169,13 +2169,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 4u;
+        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 5u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 1048576ull)));
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 4u;
+        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 5u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 1048576ull)));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 4u;
+        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 5u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 1048576ull)));
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 4u;
+        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 127u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 5u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 1048576ull)));
     }
     __syncthreads();
@@ -2297,13 +2297,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e3 = ((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
-        const uint32_t e4 = ((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e4 = ((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
-        const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 8u;
+        const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2367,10 +2367,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, 1114112ull)));
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, 1114112ull)));
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, 1114112ull)));
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, 1114112ull)));
+        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, 1179648ull)));
+        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, 1179648ull)));
+        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, 1179648ull)));
+        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, 1179648ull)));
     }
     __syncthreads();
     // scatter the tile

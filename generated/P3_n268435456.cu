@@ -1575,13 +1575,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 0u;
+        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 1u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
-        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 0u;
+        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 1u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 0u;
+        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 1u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
-        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 0u;
+        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 1u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
@@ -1703,13 +1703,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e3 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e4 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e5 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e6 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
         {
             const fe_t t = x0;
@@ -1773,13 +1773,13 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 8u;
+        const uint32_t e10 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 9u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
-        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 8u;
+        const uint32_t e11 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 9u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 8u;
+        const uint32_t e12 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 9u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
-        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 8u;
+        const uint32_t e13 = ((((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 9u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
@@ -2292,13 +2292,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 0u;
+        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 1u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 0u;
+        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 65535u) << 1u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 0u;
+        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 65535u) << 1u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 0u;
+        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 2047u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 65535u) << 1u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
@@ -2420,13 +2420,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u)) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 64u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 128u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 4u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u) | (((uint32_t)base & 3u) << 4u) | 192u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 4095u) << 5u;
         fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
         {
             const fe_t t = x0;
@@ -2490,13 +2490,13 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 8u;
+        const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 9u;
         fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e10 + 16777216ull)));
-        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 8u;
+        const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 255u) << 9u;
         fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e11 + 16777216ull)));
-        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 8u;
+        const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 255u) << 9u;
         fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e12 + 16777216ull)));
-        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 8u;
+        const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 1u) | (((uint32_t)blk & 7u) << 1u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 255u) << 9u;
         fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e13 + 16777216ull)));
     }
     __syncthreads();
@@ -2605,10 +2605,10 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load_row(tw, 16842752ull)));
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x2, fe_load_row(tw, 16842752ull)));
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_mont(x1, fe_load_row(tw, 16842752ull)));
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_mont(x3, fe_load_row(tw, 16842752ull)));
+        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load_row(tw, 16908288ull)));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x2, fe_load_row(tw, 16908288ull)));
+        fe_store(tile, sbase + 2u, 543ull, fe_mul_mont(x1, fe_load_row(tw, 16908288ull)));
+        fe_store(tile, sbase + 3u, 543ull, fe_mul_mont(x3, fe_load_row(tw, 16908288ull)));
     }
     __syncthreads();
     // scatter the tile

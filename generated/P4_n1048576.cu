@@ -1829,9 +1829,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e1 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e1 + 32768ull));
-        const uint32_t e2 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e2 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load_row(tw, (size_t)e2 + 32768ull));
         {
             const fe_t t = x0;
@@ -1928,9 +1928,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e10 = ((((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 32768ull));
-        const uint32_t e11 = (((((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e11 = (((((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 32768ull));
         {
             const fe_t t = x0;
@@ -2319,9 +2319,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e1 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u)) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e1 + 32768ull));
-        const uint32_t e2 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e2 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 31u) << 4u) | 512u) * ((((uint32_t)blk >> 6u) & 1u) | ((((uint32_t)blk >> 5u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 1u) << 2u) | ((((uint32_t)base >> 7u) & 1u) << 3u) | ((((uint32_t)base >> 6u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 34u, 271ull), fe_load_row(tw, (size_t)e2 + 32768ull));
         {
             const fe_t t = x0;
@@ -2418,9 +2418,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((0u - ((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e10 = ((0u - ((uint32_t)blk & 15u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 32768ull));
-        const uint32_t e11 = ((0u - (((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e11 = ((0u - (((uint32_t)blk & 15u) | 16u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 32768ull));
         {
             const fe_t t = x0;
@@ -2537,8 +2537,8 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, 65536ull)));
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, 65536ull)));
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, 98304ull)));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, 98304ull)));
     }
     __syncthreads();
     // scatter the tile

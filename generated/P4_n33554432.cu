@@ -1930,9 +1930,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e10 = ((((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
-        const uint32_t e11 = (((((uint32_t)blk & 511u) | 512u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e11 = (((((uint32_t)blk & 511u) | 512u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2060,9 +2060,9 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = (((((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u)) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e5 = (((((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u)) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = (((((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u) | 16u) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e6 = (((((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u) | 16u) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2553,9 +2553,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e10 = ((0u - ((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e10 = ((0u - ((uint32_t)blk & 511u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
-        const uint32_t e11 = ((0u - (((uint32_t)blk & 511u) | 512u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 0u;
+        const uint32_t e11 = ((0u - (((uint32_t)blk & 511u) | 512u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 32767u) << 1u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 271ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2683,9 +2683,9 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = ((0u - (((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u)) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e5 = ((0u - (((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u)) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 271ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
-        const uint32_t e6 = ((0u - (((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u) | 16u) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 5u;
+        const uint32_t e6 = ((0u - (((uint32_t)blk & 1u) | (((uint32_t)base & 7u) << 1u) | 16u) * ((((uint32_t)blk >> 1u) & 1u) | ((((uint32_t)base >> 7u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u))) & 1023u) << 6u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 8u, 271ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
         {
             const fe_t t = x0;
@@ -2803,8 +2803,8 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 278ull, fe_mul_mont(x0, fe_load_row(tw, 1081344ull)));
-        fe_store(tile, sbase + 1u, 278ull, fe_mul_mont(x1, fe_load_row(tw, 1081344ull)));
+        fe_store(tile, sbase + 0u, 278ull, fe_mul_mont(x0, fe_load_row(tw, 1114112ull)));
+        fe_store(tile, sbase + 1u, 278ull, fe_mul_mont(x1, fe_load_row(tw, 1114112ull)));
     }
     __syncthreads();
     // scatter the tile

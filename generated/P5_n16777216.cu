@@ -2242,9 +2242,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e5 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-        const uint32_t e6 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e6 = (((((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load_row(tw, (size_t)e6 + 262144ull));
         {
             const fe_t t = x0;
@@ -2845,9 +2845,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e5 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e5 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e5 + 262144ull));
-        const uint32_t e6 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e6 = ((0u - (((uint32_t)blk & 7u) | (((uint32_t)base & 3u) << 3u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)blk >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 6u) & 1u) << 2u) | ((((uint32_t)base >> 5u) & 1u) << 3u) | ((((uint32_t)base >> 4u) & 1u) << 4u) | ((((uint32_t)base >> 3u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 135ull), fe_load_row(tw, (size_t)e6 + 262144ull));
         {
             const fe_t t = x0;
@@ -2984,8 +2984,8 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 278528ull)));
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 278528ull)));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 294912ull)));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 294912ull)));
     }
     __syncthreads();
     // scatter the tile

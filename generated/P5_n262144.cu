@@ -2090,9 +2090,9 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e7 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e7 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e7 + 4096ull));
-        const uint32_t e8 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e8 = (((((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load_row(tw, (size_t)e8 + 4096ull));
         {
             const fe_t t = x0;
@@ -2541,9 +2541,9 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e7 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e7 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u)) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 135ull), fe_load_row(tw, (size_t)e7 + 4096ull));
-        const uint32_t e8 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 2u;
+        const uint32_t e8 = ((0u - (((uint32_t)blk & 15u) | (((uint32_t)base & 1u) << 4u) | 32u) * ((((uint32_t)blk >> 4u) & 1u) | ((((uint32_t)base >> 6u) & 1u) << 1u) | ((((uint32_t)base >> 5u) & 1u) << 2u) | ((((uint32_t)base >> 4u) & 1u) << 3u) | ((((uint32_t)base >> 3u) & 1u) << 4u) | ((((uint32_t)base >> 2u) & 1u) << 5u))) & 4095u) << 3u;
         fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 135ull), fe_load_row(tw, (size_t)e8 + 4096ull));
         {
             const fe_t t = x0;
@@ -2680,8 +2680,8 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 20480ull)));
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 20480ull)));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 36864ull)));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 36864ull)));
     }
     __syncthreads();
     // scatter the tile

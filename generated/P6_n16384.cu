@@ -2939,11 +2939,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e9 = ((((uint32_t)blk & 255u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 16383u) << 0u;
-        const int e9s = (int)(((e9 >> 7u) * 1u) & 127u);
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e9 & 127u))), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9)));
         const uint32_t e10 = ((((uint32_t)blk & 255u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 16383u) << 0u;
-        const int e10s = (int)(((e10 >> 7u) * 1u) & 127u);
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e10 & 127u))), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10)));
     }
     __syncthreads();
     // scatter the tile
@@ -3091,10 +3089,10 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e9 = ((((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 255u) << 5u;
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9 + 128ull)));
-        const uint32_t e10 = ((((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 255u) << 5u;
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10 + 128ull)));
+        const uint32_t e9 = ((((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 255u) << 6u;
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9)));
+        const uint32_t e10 = ((((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 255u) << 6u;
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10)));
     }
     __syncthreads();
     // scatter the tile
@@ -3312,11 +3310,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e9 = ((0u - ((uint32_t)blk & 255u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 16383u) << 0u;
-        const int e9s = (int)(((e9 >> 7u) * 1u) & 127u);
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e9 & 127u))), e9s));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9)));
         const uint32_t e10 = ((0u - ((uint32_t)blk & 255u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 16383u) << 0u;
-        const int e10s = (int)(((e10 >> 7u) * 1u) & 127u);
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e10 & 127u))), e10s));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10)));
     }
     __syncthreads();
     // scatter the tile
@@ -3464,10 +3460,10 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e9 = ((0u - ((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 255u) << 5u;
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9 + 128ull)));
-        const uint32_t e10 = ((0u - ((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 255u) << 5u;
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10 + 128ull)));
+        const uint32_t e9 = ((0u - ((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 255u) << 6u;
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9)));
+        const uint32_t e10 = ((0u - ((uint32_t)blk & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 255u) << 6u;
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10)));
     }
     __syncthreads();
     // scatter the tile
@@ -3535,8 +3531,8 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 8320ull)));
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 8320ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 16384ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 16384ull)));
     }
     __syncthreads();
     // scatter the tile

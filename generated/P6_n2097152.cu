@@ -3244,9 +3244,9 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e9 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 4u;
+        const uint32_t e9 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 5u;
         fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9 + 16384ull)));
-        const uint32_t e10 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 4u;
+        const uint32_t e10 = ((((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 5u;
         fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10 + 16384ull)));
     }
     __syncthreads();
@@ -3790,9 +3790,9 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e9 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 4u;
+        const uint32_t e9 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u))) & 511u) << 5u;
         fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e9 + 16384ull)));
-        const uint32_t e10 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 4u;
+        const uint32_t e10 = ((0u - ((uint32_t)blk & 7u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u) | ((((uint32_t)base >> 1u) & 1u) << 4u) | 32u)) & 511u) << 5u;
         fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e10 + 16384ull)));
     }
     __syncthreads();
@@ -3881,8 +3881,8 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 24576ull)));
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 24576ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 32768ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 32768ull)));
     }
     __syncthreads();
     // scatter the tile
