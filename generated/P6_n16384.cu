@@ -234,7 +234,7 @@ FE_FN uint32_t fe_ptx_xor_b32(uint32_t a, uint32_t b, uint32_t&) { return a ^ b;
 // the representation of p - 1 (z + 1 = r^k with every lower digit 0). Digits stay below r
 // but for a top digit r of p - 1, which only a borrow (c = -1) reaches and decrements.
 // 2k rotations: two rounds, after which every digit is back in its place.
-FE_FN void fe_aux_carry_round(fe_t& z, int c) {
+FE_FN fe_t fe_aux_carry_round(fe_t z, int c) {
     FE_ROLLED
     for (int t = 0; t < 2 * FE_K; ++t) {
         const uint64_t d = z.d[0] + (uint64_t)(int64_t)c;
@@ -247,6 +247,7 @@ FE_FN void fe_aux_carry_round(fe_t& z, int c) {
         for (int h = 0; h + 1 < FE_K; ++h) z.d[h] = z.d[h + 1];
         z.d[FE_K - 1] = d + (uint64_t)(int64_t)s * FE_R;
     }
+    return z;
 }
 
 // ---- addition and subtraction (Algorithm 2) --------------------------------------------
@@ -2315,8 +2316,7 @@ FE_CALL_FN fe_t fe_add(fe_t x, fe_t y) {
     fe_t z;
     const uint32_t c = fe_aux_add_chain(x, y, z);
     if ((c != 0) & (z.d[0] == 0)) {
-        fe_aux_carry_round(z, -1);
-        return z;
+        return fe_aux_carry_round(z, -1);
     }
     z.d[0] -= c;
     return z;
@@ -2329,8 +2329,7 @@ FE_CALL_FN fe_t fe_add(fe_t x, fe_t y) {
 // carry runs on.
 FE_FN fe_t fe_aux_borrow_back(fe_t z, uint32_t b) {
     if ((b != 0) & (z.d[0] == FE_R - 1)) {
-        fe_aux_carry_round(z, 1);
-        return z;
+        return fe_aux_carry_round(z, 1);
     }
     z.d[0] += b;
     return z;

@@ -14,7 +14,8 @@ use crate::exec::{ExecError, Roots};
 use crate::header::Header;
 use crate::kernel::{self, EmitOptions, Emitted, Launch};
 use crate::plan::{Direction, Order, Plan, PlanError, PlanOptions};
-use crate::{prelude, unit};
+use crate::prelude::{self, PreludeOptions};
+use crate::unit;
 use fermat_dsl::derive::{derive, Derivation, DeriveError, Options, Rewriter, Strategy};
 use fermat_dsl::field::{check_order, AnyField, Field, FieldError};
 use fermat_dsl::formula::Formula;
@@ -295,7 +296,22 @@ fn render(
         .chain(inv.into_iter().flat_map(|e| &e.kernels))
         .cloned()
         .collect();
-    unit::render(&header, any, &[], &kernels)
+    unit::render_with(&header, any, prelude_options(any, n), &[], &kernels)
+}
+
+/// Transforms up to 2^SMALL_BITS points take the prelude for small transforms (see
+/// [`prelude_options`]).
+const SMALL_BITS: u32 = 16;
+
+/// The prelude a transform of n points over `field` is compiled with: SRGFNs whose rare
+/// carries are a loop inlined into every sum (4 < k ≤ 8) make those carries calls in
+/// transforms of at most 2^16 points ([`PreludeOptions::rare_carry_calls`]), whose few
+/// warps gain more from shorter code than they lose to the call's registers.
+pub fn prelude_options(field: &AnyField, n: u64) -> PreludeOptions {
+    let small = n <= 1 << SMALL_BITS;
+    PreludeOptions {
+        rare_carry_calls: small && field.srgfn_params().is_some_and(|p| p.k > 4 && p.k <= 8),
+    }
 }
 
 /// What a transform is generated for, beyond the field and the size.
@@ -518,6 +534,25 @@ mod tests {
         // Small transforms stay one pass.
         assert_eq!(default_local_bits(&bb, 1 << 12), 12);
         assert_eq!(default_local_bits(&field("goldilocks"), 1 << 12), 12);
+    }
+
+    #[test]
+    fn small_p3_transforms_call_their_rare_carries() {
+        let calls = |spec: &str, n: u64| prelude_options(&field(spec), n).rare_carry_calls;
+        assert!(calls("P3", 1 << 16));
+        assert!(calls("P3", 256));
+        assert!(!calls("P3", 1 << 20), "large grids keep their registers");
+        // P1 and P2 carry with unrolled increments, P4 and beyond add by calls already.
+        for spec in ["P1", "P2", "P4", "P5", "babybear"] {
+            assert!(!calls(spec, 4096), "{spec}");
+        }
+        let source = |n| {
+            transform(&field("P3"), n, &TransformOptions::default())
+                .unwrap()
+                .source
+        };
+        assert!(source(4096).contains("FE_CALL_FN fe_t fe_aux_carry_round"));
+        assert!(source(1 << 17).contains("FE_FN fe_t fe_aux_carry_round"));
     }
 
     #[test]

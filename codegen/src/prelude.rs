@@ -37,9 +37,25 @@ const COMMON: &str = include_str!("../templates/common.cu.tera");
 const WORD: &str = include_str!("../templates/word.cu.tera");
 const SRGFN: &str = include_str!("../templates/srgfn.cu.tera");
 
+/// Choices in a prelude that depend on the kernels it serves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PreludeOptions {
+    /// The carries of an SRGFN sum or difference that run past digit 0 (a loop over the
+    /// digits, taken with probability about 1/r; k > 4) as a call instead of inline code at
+    /// every `fe_add`/`fe_sub` (k ≤ 8: those are inline). A P3 kernel is then 9% shorter
+    /// but needs a few more registers: P3 16^4 ran 6% faster on an H200, P3 2^20 4%
+    /// slower, P2 2^24 and P4 2^20 slower still (bench/RESULTS.md, tuning round 4).
+    pub rare_carry_calls: bool,
+}
+
+/// The device prelude of `field` with the default [`PreludeOptions`].
+pub fn render(field: &AnyField) -> Result<String, CodegenError> {
+    render_with(field, PreludeOptions::default())
+}
+
 /// The device prelude of `field`: the portable definitions followed by the field's own
 /// block.
-pub fn render(field: &AnyField) -> Result<String, CodegenError> {
+pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, CodegenError> {
     let (name, ctx) = match field {
         AnyField::Fp32(_) | AnyField::Fp64(_) => {
             let bits = if matches!(field, AnyField::Fp32(_)) {
@@ -54,7 +70,9 @@ pub fn render(field: &AnyField) -> Result<String, CodegenError> {
             let params = field.srgfn_params().ok_or_else(|| {
                 unsupported(field, "a field is either a word prime or an SRGFN".into())
             })?;
-            ("srgfn.cu.tera", srgfn_context(&field.name(), params)?)
+            let mut ctx = srgfn_context(&field.name(), params)?;
+            ctx.insert("rare_calls", &options.rare_carry_calls);
+            ("srgfn.cu.tera", ctx)
         }
     };
     let mut tera = Tera::default();

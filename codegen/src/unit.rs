@@ -4,20 +4,31 @@
 use crate::cuda::{Kernel, Table};
 use crate::error::CodegenError;
 use crate::header::Header;
-use crate::prelude;
+use crate::prelude::{self, PreludeOptions};
 use fermat_dsl::field::AnyField;
 use std::collections::HashSet;
 use tera::{Context, Tera};
 
 const UNIT: &str = include_str!("../templates/unit.cu.tera");
 
-/// Renders a complete CUDA source file for `field`.
+/// Renders a complete CUDA source file for `field`, with the default prelude.
 ///
 /// Checks every kernel's names ([`Kernel::check`]), every table against the field's memory
 /// word, and that no two kernels or tables share a name.
 pub fn render(
     header: &Header,
     field: &AnyField,
+    tables: &[Table],
+    kernels: &[Kernel],
+) -> Result<String, CodegenError> {
+    render_with(header, field, PreludeOptions::default(), tables, kernels)
+}
+
+/// [`render`] with a prelude rendered with `prelude_options`.
+pub fn render_with(
+    header: &Header,
+    field: &AnyField,
+    prelude_options: PreludeOptions,
     tables: &[Table],
     kernels: &[Kernel],
 ) -> Result<String, CodegenError> {
@@ -45,7 +56,7 @@ pub fn render(
     }
     let mut ctx = Context::new();
     ctx.insert("header", &header.render()?);
-    ctx.insert("prelude", &prelude::render(field)?);
+    ctx.insert("prelude", &prelude::render_with(field, prelude_options)?);
     let tables: Vec<String> = tables
         .iter()
         .map(|t| t.to_string().trim_end().to_string())

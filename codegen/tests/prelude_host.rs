@@ -17,7 +17,7 @@
 //! Needs a C++ compiler (`$CXX`, else `c++`): skipped with a message when there is none,
 //! except under `CI=true`, where that is a failure.
 
-use fermat_codegen::prelude;
+use fermat_codegen::prelude::{self, PreludeOptions};
 use fermat_dsl::field::{AnyField, Field};
 use fermat_dsl::with_field;
 use num_bigint::{BigUint, RandBigInt};
@@ -382,7 +382,7 @@ fn dsl_montgomery(field: &AnyField, a: &BigUint) -> Option<BigUint> {
     }
 }
 
-fn check_field(name: &str, cxx: &str, dir: &Path) {
+fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
     let field = AnyField::from_spec(name).unwrap();
     let p = field.modulus();
     let l = layout(&field);
@@ -409,9 +409,14 @@ fn check_field(name: &str, cxx: &str, dir: &Path) {
     let b: Vec<BigUint> = pairs.iter().map(|t| t.1.clone()).collect();
     let bm: Vec<BigUint> = b.iter().map(|b| (b * &l.mont_r) % &p).collect();
 
-    let src = driver(&prelude::render(&field).unwrap(), &l);
-    let cpp = dir.join(format!("{name}.cpp"));
-    let exe = dir.join(name);
+    let src = driver(&prelude::render_with(&field, options).unwrap(), &l);
+    let stem = if options == PreludeOptions::default() {
+        name.to_string()
+    } else {
+        format!("{name}_{}", options.rare_carry_calls)
+    };
+    let cpp = dir.join(format!("{stem}.cpp"));
+    let exe = dir.join(&stem);
     std::fs::write(&cpp, &src).unwrap();
     let out = Command::new(cxx)
         .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
@@ -543,7 +548,8 @@ fn device_arithmetic_matches_the_rust_fields() {
                 .iter()
                 .map(|name| {
                     let (cxx, dir) = (&cxx, &dir);
-                    (name, s.spawn(move || check_field(name, cxx, dir)))
+                    let options = PreludeOptions::default();
+                    (name, s.spawn(move || check_field(name, options, cxx, dir)))
                 })
                 .collect();
             for (name, h) in handles {
@@ -559,6 +565,19 @@ fn device_arithmetic_matches_the_rust_fields() {
             }
         });
     }
+}
+
+#[test]
+fn rare_carries_as_calls_match_the_rust_field() {
+    // The prelude of small P3 transforms makes the carry loop of sums and differences a
+    // call (design::prelude_options); the edge values run through it.
+    let Some(cxx) = compiler() else {
+        return;
+    };
+    let options = PreludeOptions {
+        rare_carry_calls: true,
+    };
+    check_field("P3", options, &cxx, &scratch_dir());
 }
 
 #[test]
