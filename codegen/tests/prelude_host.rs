@@ -523,9 +523,9 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
     if let Ok(out_dir) = std::env::var("FERMAT_PRELUDE_DRIVERS") {
         let out_dir = PathBuf::from(out_dir);
         std::fs::create_dir_all(&out_dir).unwrap();
-        std::fs::write(out_dir.join(format!("{name}.cpp")), &src).unwrap();
-        std::fs::write(out_dir.join(format!("{name}.in")), &input).unwrap();
-        std::fs::write(out_dir.join(format!("{name}.out")), &text).unwrap();
+        std::fs::write(out_dir.join(format!("{stem}.cpp")), &src).unwrap();
+        std::fs::write(out_dir.join(format!("{stem}.in")), &input).unwrap();
+        std::fs::write(out_dir.join(format!("{stem}.out")), &text).unwrap();
     }
 }
 
