@@ -363,38 +363,44 @@ fn srgfn_shifted_and_coarse_tables_match_the_executor() {
     // do: ω^i rows with a digit shift for the high part (the first pass's twist), the
     // whole powers of ω_{2^C} for twiddles of order up to 2^C, and no coarse rows at all
     // when they would cover only shifts.
-    let budget = |bytes| EmitOptions {
-        table_bytes: bytes,
-        ..EmitOptions::default()
-    };
+    //
     // P2 at 512 = 8^3: L = 9, 2k = 8, 32-byte rows; C = 5, then C = 3 (no coarse rows).
-    check(
-        "P2",
-        512,
-        8,
-        opts(6, Direction::Forward, Order::Natural),
-        budget(32 << 5),
-    );
-    check(
-        "P2",
-        512,
-        8,
-        opts(6, Direction::Inverse, Order::BitReversed),
-        budget(32 << 3),
-    );
-    // P3 at 4096 = 16^3: L = 12, 2k = 16, 64-byte rows, C = 6.
-    check(
-        "P3",
-        4096,
-        16,
-        opts(8, Direction::Inverse, Order::Natural),
-        budget(64 << 6),
-    );
-    check(
-        "P1",
-        256,
-        4,
-        opts(4, Direction::Forward, Order::BitReversed),
-        budget(16 << 4),
-    );
+    // P3 at 4096 = 16^3: L = 12, 2k = 16, 64-byte rows, C = 6. P1 at 256: C = 4.
+    let cases = [
+        ("P2", 512, 8, 6, Direction::Forward, Order::Natural, 32 << 5),
+        (
+            "P2",
+            512,
+            8,
+            6,
+            Direction::Inverse,
+            Order::BitReversed,
+            32 << 3,
+        ),
+        (
+            "P3",
+            4096,
+            16,
+            8,
+            Direction::Inverse,
+            Order::Natural,
+            64 << 6,
+        ),
+        (
+            "P1",
+            256,
+            4,
+            4,
+            Direction::Forward,
+            Order::BitReversed,
+            16 << 4,
+        ),
+    ];
+    for (spec, n, radix, local_bits, direction, order, table_bytes) in cases {
+        let emit = EmitOptions {
+            table_bytes,
+            ..EmitOptions::default()
+        };
+        check(spec, n, radix, opts(local_bits, direction, order), emit);
+    }
 }
