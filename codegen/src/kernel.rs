@@ -127,7 +127,7 @@ struct Emitter<'a, F: Field> {
 /// split as e = e_lo + 2^h·e_hi: rows 0..2^h hold ω^(e_lo), and ω^(2^h·e_hi) comes from a
 /// second table of 2^(L−h) rows (word primes: one extra Montgomery product, and both
 /// tables stay in the L1 and L2 caches) or, for an SRGFN, is a power of r: with
-/// h = L − log2 g, ω^(2^h·e_hi) = ω_g = r^amount, so ω^(2^h·e_hi) costs a digit shift.
+/// h = L − log2 g, ω^(2^h) = ω_g = r^amount, so ω^(2^h·e_hi) costs a digit shift.
 ///
 /// That shift, after a full product, is a tenth of an SRGFN twist's instructions. Twiddles
 /// of a small order 2^o ≤ 2^C (those of every pass but the first) are all powers of
