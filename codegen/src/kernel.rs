@@ -208,6 +208,11 @@ impl TableLayout {
         (1u64 << self.lo_bits) + self.high_rows()
     }
 
+    /// Whether every twiddle of order 2^log_order has a coarse row.
+    fn coarse_covers(&self, log_order: u32) -> bool {
+        self.coarse_bits > 0 && log_order <= self.coarse_bits
+    }
+
     /// The coarse row that holds ω^e, if there is one (e a multiple of 2^(L−C)).
     fn coarse_row(&self, e: u64) -> Option<u64> {
         let stride = self.log_order - self.coarse_bits;
@@ -1214,13 +1219,13 @@ impl<F: Field> Emitter<'_, F> {
                 return Expr::call("fe_mul_rpow_rt", [value, Expr::var(name)]);
             }
         }
-        let coarse = self.layout.coarse_bits;
-        if self.layout.coarse_rows() > 0 && log_order <= coarse {
+        if self.layout.coarse_covers(log_order) {
             // A power of ω_{2^C}: its own row, no shift.
+            let stride = self.layout.coarse_bits - log_order;
             out.push(Stmt::const_(
                 ty.clone(),
                 name.clone(),
-                (e & lit(&ty, mask)) << lit(&ty, (coarse - log_order) as u64),
+                (e & lit(&ty, mask)) << lit(&ty, stride as u64),
             ));
             let row = Expr::var(name).cast(Type::SizeT) + Expr::u64(self.layout.coarse_base());
             return fe::mul_mont(value, self.table_load(row));

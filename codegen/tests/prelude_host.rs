@@ -410,10 +410,10 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
     let bm: Vec<BigUint> = b.iter().map(|b| (b * &l.mont_r) % &p).collect();
 
     let src = driver(&prelude::render_with(&field, options).unwrap(), &l);
-    let stem = if options == PreludeOptions::default() {
-        name.to_string()
+    let stem = if options.rare_carry_calls {
+        format!("{name}_rare_calls")
     } else {
-        format!("{name}_{}", options.rare_carry_calls)
+        name.to_string()
     };
     let cpp = dir.join(format!("{stem}.cpp"));
     let exe = dir.join(&stem);
