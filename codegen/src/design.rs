@@ -132,6 +132,9 @@ pub fn leaf_radix(field: &AnyField) -> Option<u64> {
 /// A transform of n ≤ 2^12 points whose elements fit that shared memory whole runs in one
 /// pass (its tile is contiguous, so whole sectors come for free): then the piece is all
 /// of it.
+///
+/// SRGFN transforms of more than one pass take pieces of at most [`SRGFN_PIECE_BYTES`]
+/// (a block then holds several small pieces instead of one large one).
 pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
     let bytes = FieldShape::of(field).element_bytes;
     let fit = (48 * 1024 / bytes).ilog2().min(12);
@@ -140,8 +143,21 @@ pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
         return fit;
     }
     let sector_pieces = (32 / bytes).max(1).ilog2();
-    fit.min((48 * 1024 / bytes).ilog2() - sector_pieces)
+    let bits = fit.min((48 * 1024 / bytes).ilog2() - sector_pieces);
+    if field.srgfn_params().is_some() {
+        bits.min((SRGFN_PIECE_BYTES / bytes).max(2).ilog2())
+    } else {
+        bits
+    }
 }
+
+/// The largest piece of an SRGFN transform of several passes, in bytes. On an H200,
+/// pieces of 4 KiB against the 16–32 KiB before took P2 2^24 from 4.56 to 3.85 ms, P3 2^20
+/// from 0.53 to 0.43 ms, P3 16^4 from 0.048 to 0.046 ms and P4 2^20 from 1.52 to 1.14 ms;
+/// half as large was no faster for P2 and P3 and slower for P4 (bench/RESULTS.md, tuning
+/// round 5). The extra pass costs memory traffic, which these arithmetic-bound transforms
+/// have to spare.
+pub const SRGFN_PIECE_BYTES: u64 = 4096;
 
 /// Checks a radix for `field`: a power of two ≥ 2, and for an SRGFN at most 2k (so that
 /// the base case DFT(K) is taken at a power of r and needs shifts only).
@@ -524,7 +540,14 @@ mod tests {
         let p3 = field("P3");
         assert_eq!(default_radix(&p3), 16);
         assert_eq!(leaf_radix(&p3), Some(4));
-        assert_eq!(default_local_bits(&p3, 1 << 20), 9);
+        // Pieces of 4 KiB: 2^6 elements of 64 bytes (P3), 2^7 of 32 (P2), 2^5 of 128 (P4).
+        assert_eq!(default_local_bits(&p3, 1 << 20), 6);
+        assert_eq!(default_local_bits(&p3, 1 << 16), 6);
+        assert_eq!(default_local_bits(&field("P2"), 1 << 24), 7);
+        assert_eq!(default_local_bits(&field("P4"), 1 << 20), 5);
+        // An SRGFN transform that fits shared memory whole stays one launch.
+        assert_eq!(default_local_bits(&p3, 1 << 9), 9);
+        assert_eq!(default_local_bits(&field("P2"), 1 << 10), 10);
         let bb = field("babybear");
         assert_eq!(default_radix(&bb), 16);
         assert_eq!(leaf_radix(&bb), None);

@@ -103,7 +103,7 @@ fn the_embedded_source_is_what_fermat_gen_writes() {
     std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(
         P3x65536::COMMAND,
-        "fermat gen --field P3 --n 65536 --radix 16 --strategy prop3 --max-local-bits 9"
+        "fermat gen --field P3 --n 65536 --radix 16 --strategy prop3 --max-local-bits 6"
     );
     // And the catalogue's file of the same transform, checked in.
     let catalogue = include_str!("../../generated/P3_n4096.cu");
