@@ -152,7 +152,7 @@ pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
 }
 
 /// The largest piece of an SRGFN transform of several passes, in bytes. On an H200,
-/// pieces of 4 KiB against the 16–32 KiB before took P2 2^24 from 4.56 to 3.85 ms, P3 2^20
+/// pieces of 4 KiB against the 16–32 KiB before took P2 2^24 from 4.56 to 3.84 ms, P3 2^20
 /// from 0.53 to 0.43 ms, P3 16^4 from 0.048 to 0.046 ms and P4 2^20 from 1.52 to 1.14 ms;
 /// half as large was no faster for P2 and P3 and slower for P4 (bench/RESULTS.md, tuning
 /// round 5). The extra pass costs memory traffic, which these arithmetic-bound transforms
