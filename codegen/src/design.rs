@@ -478,7 +478,7 @@ fn transform_with<F: Field>(
         source,
         command,
         forward_launches: fwd.launches,
-        table_rows: fwd.table_rows,
+        table_rows: fwd.layout.rows(),
         inverse_launches: inv.map(|e| e.launches),
         fingerprint,
         design,

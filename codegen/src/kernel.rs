@@ -79,9 +79,7 @@ pub struct Emitted {
     pub kernels: Vec<Kernel>,
     /// One launch per kernel.
     pub launches: Vec<Launch>,
-    /// Rows of the twiddle table `tw` ([`TableLayout::rows`]).
-    pub table_rows: u64,
-    /// What the rows hold.
+    /// The rows of the twiddle table `tw` ([`TableLayout::rows`] counts them).
     pub layout: TableLayout,
 }
 
@@ -116,7 +114,6 @@ struct Emitter<'a, F: Field> {
     inverse: bool,
     log_table: u32,
     layout: TableLayout,
-    rows: u64,
     n: u64,
 }
 
@@ -354,7 +351,6 @@ pub fn emit<F: Field>(
         inverse: plan.options.direction == Direction::Inverse,
         log_table,
         layout,
-        rows: layout.rows(),
         n: plan.n(),
     };
     let mut kernels = Vec::new();
@@ -367,7 +363,6 @@ pub fn emit<F: Field>(
     Ok(Emitted {
         kernels,
         launches,
-        table_rows: em.rows,
         layout,
     })
 }
@@ -1239,7 +1234,7 @@ impl<F: Field> Emitter<'_, F> {
     }
 
     fn scale(&self, value: Expr) -> Expr {
-        fe::mul_mont(value, self.table_load(Expr::u64(self.rows - 1)))
+        fe::mul_mont(value, self.table_load(Expr::u64(self.layout.rows() - 1)))
     }
 
     fn kernel(

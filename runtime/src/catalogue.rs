@@ -183,7 +183,7 @@ fn generate_with<F: HostField>(
         },
         arguments: KERNEL_ARGS,
         table: TableSpec {
-            rows: generated.forward.table_rows,
+            rows: generated.forward.layout.rows(),
             root: field.to_biguint(&roots.power(field, 1)).to_string(),
             contents: format!(
                 "{}; each in table form ({})",

@@ -258,7 +258,7 @@ impl<F: HostField> FftPlan<F> {
                     generated.source.as_str(),
                     generated.forward.launches.clone(),
                     Some(generated.inverse.launches.clone()),
-                    generated.forward.table_rows,
+                    generated.forward.layout.rows(),
                 )
             }
         };
