@@ -727,6 +727,15 @@ pub enum Stmt {
     Comment(String),
     /// `{ ... }`: a nested scope.
     Block(Vec<Stmt>),
+    /// `switch (on) { case 0: { ... } break; … default: { ... } }`: case i runs for the
+    /// value i, the last case for every value from its index on (so that an `on` known
+    /// to lie below the number of cases needs no bounds check).
+    Switch {
+        /// The value switched on.
+        on: Expr,
+        /// The cases, for the values 0, 1, ….
+        cases: Vec<Vec<Stmt>>,
+    },
 }
 
 impl Stmt {
@@ -926,6 +935,19 @@ impl Stmt {
                 out.block(body);
                 out.line(format_args!("}}"));
             }
+            Stmt::Switch { on, cases } => {
+                out.line(format_args!("switch ({on}) {{"));
+                for (i, body) in cases.iter().enumerate() {
+                    if i + 1 == cases.len() {
+                        out.line(format_args!("default: {{"));
+                    } else {
+                        out.line(format_args!("case {i}: {{"));
+                    }
+                    out.block(body);
+                    out.line(format_args!("}} break;"));
+                }
+                out.line(format_args!("}}"));
+            }
         }
     }
 
@@ -965,6 +987,12 @@ impl Stmt {
             }
             Stmt::Block(body) => {
                 for s in body {
+                    s.names(visit);
+                }
+            }
+            Stmt::Switch { on, cases } => {
+                on.names(visit);
+                for s in cases.iter().flatten() {
                     s.names(visit);
                 }
             }
