@@ -981,7 +981,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -989,26 +989,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,51 +1030,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1096,22 +1109,35 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1119,29 +1145,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1149,26 +1175,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1190,51 +1216,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1256,50 +1295,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1307,26 +1359,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1348,47 +1400,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1410,50 +1475,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4472];
+    __shared__ fe_word_t tile[4348];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1461,26 +1539,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)), 1118ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1118ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 1118ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 1118ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1087ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1087ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1087ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1502,47 +1580,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1118ull, x0);
-        fe_store(tile, sbase + 17u, 1118ull, x2);
-        fe_store(tile, sbase + 35u, 1118ull, x1);
-        fe_store(tile, sbase + 52u, 1118ull, x3);
+        fe_store(tile, sbase + 0u, 1087ull, x0);
+        fe_store(tile, sbase + 17u, 1087ull, x2);
+        fe_store(tile, sbase + 34u, 1087ull, x1);
+        fe_store(tile, sbase + 51u, 1087ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 5u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1118ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1087ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1118ull, x0);
-            fe_store(tile, sbase + 8u, 1118ull, x1);
+            fe_store(tile, sbase + 0u, 1087ull, x0);
+            fe_store(tile, sbase + 8u, 1087ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1118ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1087ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1118ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1087ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1118ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1087ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1118ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1087ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1564,43 +1655,56 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1118ull, x0);
-        fe_store(tile, sbase + 2u, 1118ull, x2);
-        fe_store(tile, sbase + 4u, 1118ull, x1);
-        fe_store(tile, sbase + 6u, 1118ull, x3);
+        fe_store(tile, sbase + 0u, 1087ull, x0);
+        fe_store(tile, sbase + 2u, 1087ull, x2);
+        fe_store(tile, sbase + 4u, 1087ull, x1);
+        fe_store(tile, sbase + 6u, 1087ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 5u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1118ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = (((((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase + 0u, 1118ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = (((((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase + 1u, 1118ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)), 1118ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull));
         }
     }
 }
@@ -1664,14 +1768,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __r
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u));
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
+            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
             fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1087ull), e0);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1697,7 +1814,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __r
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1705,26 +1822,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1746,51 +1863,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1812,22 +1942,35 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1835,29 +1978,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1865,26 +2008,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1906,51 +2049,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1972,50 +2128,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2023,26 +2192,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2064,47 +2233,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2126,50 +2308,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4472];
+    __shared__ fe_word_t tile[4348];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2177,26 +2372,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)), 1118ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1118ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 1118ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 1118ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1087ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1087ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1087ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2218,47 +2413,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1118ull, x0);
-        fe_store(tile, sbase + 17u, 1118ull, x2);
-        fe_store(tile, sbase + 35u, 1118ull, x1);
-        fe_store(tile, sbase + 52u, 1118ull, x3);
+        fe_store(tile, sbase + 0u, 1087ull, x0);
+        fe_store(tile, sbase + 17u, 1087ull, x2);
+        fe_store(tile, sbase + 34u, 1087ull, x1);
+        fe_store(tile, sbase + 51u, 1087ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 5u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1118ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1087ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1118ull, x0);
-            fe_store(tile, sbase + 8u, 1118ull, x1);
+            fe_store(tile, sbase + 0u, 1087ull, x0);
+            fe_store(tile, sbase + 8u, 1087ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1118ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1087ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1118ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1087ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1118ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1087ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1118ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1087ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2280,43 +2488,56 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1118ull, x0);
-        fe_store(tile, sbase + 2u, 1118ull, x2);
-        fe_store(tile, sbase + 4u, 1118ull, x1);
-        fe_store(tile, sbase + 6u, 1118ull, x3);
+        fe_store(tile, sbase + 0u, 1087ull, x0);
+        fe_store(tile, sbase + 2u, 1087ull, x2);
+        fe_store(tile, sbase + 4u, 1087ull, x1);
+        fe_store(tile, sbase + 6u, 1087ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 5u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1118ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1118ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - (((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase + 0u, 1118ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - (((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase + 1u, 1118ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)), 1118ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull));
         }
     }
 }
@@ -2380,14 +2601,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k4(const fe_word_t* __r
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u));
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
+            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
             fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1087ull), e0);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);

@@ -981,7 +981,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -989,26 +989,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,51 +1030,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1096,22 +1109,35 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1119,29 +1145,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1149,26 +1175,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1190,47 +1216,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1252,50 +1291,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1303,26 +1355,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1344,47 +1396,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1406,50 +1471,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1457,26 +1535,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1498,47 +1576,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1560,48 +1651,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 1u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 1u, 1090ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1609,26 +1713,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1650,51 +1754,64 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1716,22 +1833,35 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1739,29 +1869,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1769,26 +1899,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1810,47 +1940,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1872,50 +2015,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1923,26 +2079,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1964,47 +2120,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2026,50 +2195,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2077,26 +2259,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2118,47 +2300,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2180,41 +2375,54 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 2359296ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 2359296ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, 2359296ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, 2359296ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
         }
     }
 }

@@ -981,7 +981,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -989,26 +989,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,47 +1030,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1092,50 +1105,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1143,26 +1169,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1184,47 +1210,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1246,50 +1285,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1297,26 +1349,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 127u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 13u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)tq >> 7u) & 1u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1338,47 +1390,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1400,48 +1465,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 1u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 1u, 1090ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 7u) & 1u) << 4u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 3u) & 1u) << 8u) | ((((uint32_t)blk >> 1u) & 3u) << 9u) | (((uint32_t)blk & 1u) << 11u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
         }
     }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1449,26 +1527,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1490,47 +1568,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1552,50 +1643,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1603,26 +1707,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1644,47 +1748,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1706,50 +1823,63 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
         }
     }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4408];
+    __shared__ fe_word_t tile[4360];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1757,26 +1887,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 127u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 13u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)tq >> 7u) & 1u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1798,47 +1928,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 17u, 1090ull, x2);
+        fe_store(tile, sbase + 34u, 1090ull, x1);
+        fe_store(tile, sbase + 51u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 1102ull), e0);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            switch (u0) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, x0);
-            fe_store(tile, sbase + 8u, 1102ull, x1);
+            fe_store(tile, sbase + 0u, 1090ull, x0);
+            fe_store(tile, sbase + 8u, 1090ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1860,41 +2003,54 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 2u, 1102ull, x2);
-        fe_store(tile, sbase + 4u, 1102ull, x1);
-        fe_store(tile, sbase + 6u, 1102ull, x3);
+        fe_store(tile, sbase + 0u, 1090ull, x0);
+        fe_store(tile, sbase + 2u, 1090ull, x2);
+        fe_store(tile, sbase + 4u, 1090ull, x1);
+        fe_store(tile, sbase + 6u, 1090ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 9u) + ((((uint32_t)gj & 1u) << 9u) >> 4u) + ((((uint32_t)gj & 1u) << 9u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-            const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-            fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 1102ull), e5);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 262144ull)));
-            fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, 262144ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it + (it >> 4u) + (it >> 8u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 7u) & 1u) << 4u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 3u) & 1u) << 8u) | ((((uint32_t)blk >> 1u) & 3u) << 9u) | (((uint32_t)blk & 1u) << 11u) | ((((uint32_t)tq >> 4u) & 15u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
         }
     }
 }

@@ -981,7 +981,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^9 elements (1 per block), 11 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2232];
+    __shared__ fe_word_t tile[2172];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -989,26 +989,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 140u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 280u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 420u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 272u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 408u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,46 +1030,59 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 140u, 558ull, x2);
-        fe_store(tile, sbase + 280u, 558ull, x1);
-        fe_store(tile, sbase + 420u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 136u, 543ull, x2);
+        fe_store(tile, sbase + 272u, 543ull, x1);
+        fe_store(tile, sbase + 408u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 70u, 558ull), e0);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 543ull);
+        switch (u0) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<1>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<2>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<3>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 70u, 558ull, x1);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 68u, 543ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 558ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 543ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 35u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 543ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 52u, 558ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 543ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1091,46 +1104,59 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 17u, 543ull, x2);
+        fe_store(tile, sbase + 34u, 543ull, x1);
+        fe_store(tile, sbase + 51u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 6u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e5 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e5);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 543ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<1>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<2>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<3>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 8u, 543ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 543ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 558ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 543ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1152,47 +1178,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 2u, 558ull, x2);
-        fe_store(tile, sbase + 4u, 558ull, x1);
-        fe_store(tile, sbase + 6u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 2u, 543ull, x2);
+        fe_store(tile, sbase + 4u, 543ull, x1);
+        fe_store(tile, sbase + 6u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 3u) << 1u) | (((uint32_t)tq & 63u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e10 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e10);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 543ull);
+        switch (u10) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<1>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<2>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<3>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 1u, 558ull, x1);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 1u, 543ull, x1);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 543ull));
         }
     }
 }
 
 // 1 pieces of 2^9 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2232];
+    __shared__ fe_word_t tile[2172];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1200,26 +1239,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 140u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 280u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 420u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 136u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 272u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 408u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1241,46 +1280,59 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 140u, 558ull, x2);
-        fe_store(tile, sbase + 280u, 558ull, x1);
-        fe_store(tile, sbase + 420u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 136u, 543ull, x2);
+        fe_store(tile, sbase + 272u, 543ull, x1);
+        fe_store(tile, sbase + 408u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 7u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 70u, 558ull), e0);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 68u, 543ull);
+        switch (u0) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<7>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<6>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<5>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 70u, 558ull, x1);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 68u, 543ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 558ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 543ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 35u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 543ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 52u, 558ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 543ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1302,46 +1354,59 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 17u, 543ull, x2);
+        fe_store(tile, sbase + 34u, 543ull, x1);
+        fe_store(tile, sbase + 51u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 6u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e5);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 543ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<7>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<6>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<5>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 8u, 558ull, x1);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 8u, 543ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 543ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 558ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 543ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1363,40 +1428,53 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 2u, 558ull, x2);
-        fe_store(tile, sbase + 4u, 558ull, x1);
-        fe_store(tile, sbase + 6u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 2u, 543ull, x2);
+        fe_store(tile, sbase + 4u, 543ull, x1);
+        fe_store(tile, sbase + 6u, 543ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 3u) << 1u) | (((uint32_t)tq & 63u) << 3u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        const int e10 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e10);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 543ull);
+        switch (u10) {
+        case 0: {
+        } break;
+        case 1: {
+            x1 = fe_mul_rpow<7>(x1);
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<6>(x1);
+        } break;
+        default: {
+            x1 = fe_mul_rpow<5>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 543ull));
         }
     }
 }

@@ -1193,7 +1193,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4344];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1201,26 +1201,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 127u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1242,26 +1242,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 17u, 543ull, x2);
+        fe_store(tile, sbase + 34u, 543ull, x1);
+        fe_store(tile, sbase + 51u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 558ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 558ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1283,27 +1283,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 4u, 543ull, x2);
+        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase + 12u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 558ull), fe_load_row(tw, (size_t)e4));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load_row(tw, (size_t)e5));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 558ull), fe_load_row(tw, (size_t)e6));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1325,24 +1325,24 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 0u, 543ull, x0);
         const int e7 = (int)((((((((uint32_t)blk >> 5u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)((((((((uint32_t)blk >> 5u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)((((((((uint32_t)blk >> 5u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 127u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
         }
     }
 }
@@ -1448,7 +1448,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
         const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
@@ -1563,7 +1563,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
@@ -1617,7 +1617,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4344];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1625,26 +1625,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 127u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1666,26 +1666,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 17u, 543ull, x2);
+        fe_store(tile, sbase + 34u, 543ull, x1);
+        fe_store(tile, sbase + 51u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 558ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 558ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 558ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1707,27 +1707,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase + 4u, 543ull, x2);
+        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase + 12u, 543ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 558ull), fe_load_row(tw, (size_t)e4));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 558ull), fe_load_row(tw, (size_t)e5));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 65535u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 558ull), fe_load_row(tw, (size_t)e6));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1749,24 +1749,24 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
+        fe_store(tile, sbase + 0u, 543ull, x0);
         const int e7 = (int)(((((0u - (((uint32_t)blk >> 5u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)(((((0u - (((uint32_t)blk >> 5u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)(((((0u - (((uint32_t)blk >> 5u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 127u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 14u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
         }
     }
 }
@@ -1872,7 +1872,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
         const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
@@ -1987,7 +1987,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;

@@ -1652,15 +1652,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1672,23 +1684,30 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 0u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7)));
-        const uint32_t e8 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 0u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8)));
+        const uint32_t e6 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 0u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 0u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
     }
     __syncthreads();
     // scatter the tile
@@ -1783,15 +1802,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1803,14 +1834,21 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1912,15 +1950,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1932,23 +1982,30 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 0u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7)));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 0u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8)));
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 0u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 0u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
     }
     __syncthreads();
     // scatter the tile
@@ -2043,15 +2100,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2063,14 +2132,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

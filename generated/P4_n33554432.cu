@@ -1652,15 +1652,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1672,25 +1684,32 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 33554431u) << 0u;
+        const uint32_t e6 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 33554431u) << 0u;
+        const int e6s = (int)(((e6 >> 20u) * 1u) & 31u);
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s));
+        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 33554431u) << 0u;
         const int e7s = (int)(((e7 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
-        const uint32_t e8 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 33554431u) << 0u;
-        const int e8s = (int)(((e8 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e8 & 1048575u))), e8s));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
     }
     __syncthreads();
     // scatter the tile
@@ -1785,15 +1804,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1805,25 +1836,32 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1048575u) << 5u;
+        const uint32_t e6 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1048575u) << 5u;
+        const int e6s = (int)(((e6 >> 20u) * 1u) & 31u);
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s));
+        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1048575u) << 5u;
         const int e7s = (int)(((e7 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
-        const uint32_t e8 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1048575u) << 5u;
-        const int e8s = (int)(((e8 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e8 & 1048575u))), e8s));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
     }
     __syncthreads();
     // scatter the tile
@@ -1918,15 +1956,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1938,23 +1988,30 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 32767u) << 1u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 1048576ull)));
-        const uint32_t e8 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 32767u) << 1u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8 + 1048576ull)));
+        const uint32_t e6 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 32767u) << 1u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 1048576ull)));
+        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 32767u) << 1u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 1048576ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2049,15 +2106,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2069,23 +2138,30 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 6u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 1048576ull)));
-        const uint32_t e8 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 6u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8 + 1048576ull)));
+        const uint32_t e6 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 6u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 1048576ull)));
+        const uint32_t e7 = ((((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 6u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 1048576ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2180,15 +2256,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k4(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<4>(x0);
+            x1 = fe_mul_rpow<12>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2200,14 +2288,21 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k4(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<8>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2309,15 +2404,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2329,25 +2436,32 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 33554431u) << 0u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 33554431u) << 0u;
+        const int e6s = (int)(((e6 >> 20u) * 1u) & 31u);
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 33554431u) << 0u;
         const int e7s = (int)(((e7 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 33554431u) << 0u;
-        const int e8s = (int)(((e8 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e8 & 1048575u))), e8s));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
     }
     __syncthreads();
     // scatter the tile
@@ -2442,15 +2556,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2462,25 +2588,32 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1048575u) << 5u;
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1048575u) << 5u;
+        const int e6s = (int)(((e6 >> 20u) * 1u) & 31u);
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1048575u) << 5u;
         const int e7s = (int)(((e7 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 4095u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1048575u) << 5u;
-        const int e8s = (int)(((e8 >> 20u) * 1u) & 31u);
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e8 & 1048575u))), e8s));
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s));
     }
     __syncthreads();
     // scatter the tile
@@ -2575,15 +2708,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2595,23 +2740,30 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 32767u) << 1u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 1048576ull)));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 32767u) << 1u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8 + 1048576ull)));
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 32767u) << 1u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 1048576ull)));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 32767u) << 1u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 1048576ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2706,15 +2858,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2726,23 +2890,30 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 6u;
-        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 1048576ull)));
-        const uint32_t e8 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 6u;
-        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e8 + 1048576ull)));
+        const uint32_t e6 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u))) & 1023u) << 6u;
+        fe_store(tile, sbase + 0u, 271ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 1048576ull)));
+        const uint32_t e7 = ((0u - ((((uint32_t)base >> 5u) & 7u) | (((uint32_t)blk & 3u) << 3u)) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u) | ((((uint32_t)base >> 1u) & 1u) << 3u) | 16u)) & 1023u) << 6u;
+        fe_store(tile, sbase + 1u, 271ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 1048576ull)));
     }
     __syncthreads();
     // scatter the tile
@@ -2837,15 +3008,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k4(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 2u);
+        const uint32_t bt = (((uint32_t)tq >> 5u) & 1u) | ((((uint32_t)tq >> 6u) & 1u) << 2u) | (((uint32_t)tq & 31u) << 3u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const int e4 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 271ull), e4);
-        const int e5 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 2u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 271ull), e5);
+        const uint32_t u4 = ((uint32_t)base & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u);
+        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 271ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        case 1: {
+        } break;
+        case 2: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        default: {
+            x0 = fe_mul_rpow<28>(x0);
+            x1 = fe_mul_rpow<20>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2857,14 +3040,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k4(const fe_word_t* __rest
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 6u) & 1u) << 1u) | (((uint32_t)tq & 63u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u5 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        const int e6 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 3u) * 1u) & 31u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 271ull), e6);
+        fe_t x1 = fe_load(tile, sbase + 1u, 271ull);
+        switch (u5) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<24>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

@@ -1873,14 +1873,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1986,14 +1993,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2099,14 +2113,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2212,14 +2233,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2323,14 +2351,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2434,14 +2469,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k5(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2543,14 +2585,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2656,14 +2705,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2769,14 +2825,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2882,14 +2945,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2993,14 +3063,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3104,14 +3181,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k5(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

@@ -1873,14 +1873,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1986,14 +1993,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2097,14 +2111,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2131,7 +2152,7 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
 
 // 16384 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4416];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2139,110 +2160,117 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u) + ((((uint32_t)ul & 1u) << 6u) >> 5u)), 138ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 138ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 8u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 138ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 138ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 4u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 138ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 138ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 2u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 138ull), e4);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
         const int e5 = (int)((((((((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase + 0u, 138ull, fe_mul_rpow_rt(x0, e5));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_rpow_rt(x0, e5));
         const int e6 = (int)((((((((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase + 1u, 138ull, fe_mul_rpow_rt(x1, e6));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_rpow_rt(x1, e6));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u) + ((((uint32_t)ul & 1u) << 6u) >> 5u)), 138ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull));
         }
     }
 }
 
 // 65536 pieces of 2^2 elements (32 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4416];
+    __shared__ fe_word_t tile[4352];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2250,61 +2278,68 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restr
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 4u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 5u)), 138ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 6u)), 136ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 138ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 136ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 136ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 2u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 136ull, x0);
+        fe_store(tile, sbase + 2u, 136ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 138ull), e0);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t u0 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 136ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 136ull);
+        switch (u0) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 1u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 136ull, x0);
+        fe_store(tile, sbase + 1u, 136ull, x1);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 5u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 10u) & 1u) << 3u) | ((((uint32_t)blk >> 9u) & 1u) << 4u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 7u) & 1u) << 6u) | ((((uint32_t)blk >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 5u) & 1u) << 8u) | ((((uint32_t)blk >> 4u) & 1u) << 9u) | ((((uint32_t)blk >> 3u) & 1u) << 10u) | ((((uint32_t)blk >> 2u) & 1u) << 11u) | ((((uint32_t)blk >> 1u) & 1u) << 12u) | (((uint32_t)blk & 1u) << 13u) | ((((uint32_t)tq >> 3u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 138ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 6u)), 136ull));
         }
     }
 }
@@ -2388,14 +2423,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2501,14 +2543,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2612,14 +2661,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2646,7 +2702,7 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
 
 // 16384 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4416];
+    __shared__ fe_word_t tile[4320];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2654,110 +2710,117 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u) + ((((uint32_t)ul & 1u) << 6u) >> 5u)), 138ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 138ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 8u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 8u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 138ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 138ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 4u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 4u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 138ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 138ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 2u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 135ull, x0);
+        fe_store(tile, sbase + 2u, 135ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 138ull), e4);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
         const int e5 = (int)(((((0u - (((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase + 0u, 138ull, fe_mul_rpow_rt(x0, e5));
+        fe_store(tile, sbase + 0u, 135ull, fe_mul_rpow_rt(x0, e5));
         const int e6 = (int)(((((0u - (((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 63u) << 0u) * 1u) & 63u);
-        fe_store(tile, sbase + 1u, 138ull, fe_mul_rpow_rt(x1, e6));
+        fe_store(tile, sbase + 1u, 135ull, fe_mul_rpow_rt(x1, e6));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u) + ((((uint32_t)ul & 1u) << 6u) >> 5u)), 138ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 6u) + ((((uint32_t)ul & 1u) << 6u) >> 4u)), 135ull));
         }
     }
 }
 
 // 65536 pieces of 2^2 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4416];
+    __shared__ fe_word_t tile[4352];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2765,61 +2828,68 @@ extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restr
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 4u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 5u)), 138ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+            fe_store(tile, st + ((((uint32_t)ul & 1u) << 2u) + ((((uint32_t)ul & 1u) << 2u) >> 4u) + ((((uint32_t)ul & 1u) << 2u) >> 6u)), 136ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 138ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 136ull);
+        fe_t x1 = fe_load(tile, sbase + 2u, 136ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, x0);
-        fe_store(tile, sbase + 2u, 138ull, x1);
+        fe_store(tile, sbase + 0u, 136ull, x0);
+        fe_store(tile, sbase + 2u, 136ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 138ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 138ull), e0);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t u0 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 136ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 136ull);
+        switch (u0) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 138ull, fe_mul_mont(x0, fe_load_row(tw, 36864ull)));
-        fe_store(tile, sbase + 1u, 138ull, fe_mul_mont(x1, fe_load_row(tw, 36864ull)));
+        fe_store(tile, sbase + 0u, 136ull, fe_mul_mont(x0, fe_load_row(tw, 36864ull)));
+        fe_store(tile, sbase + 1u, 136ull, fe_mul_mont(x1, fe_load_row(tw, 36864ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 5u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 10u) & 1u) << 3u) | ((((uint32_t)blk >> 9u) & 1u) << 4u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 7u) & 1u) << 6u) | ((((uint32_t)blk >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 5u) & 1u) << 8u) | ((((uint32_t)blk >> 4u) & 1u) << 9u) | ((((uint32_t)blk >> 3u) & 1u) << 10u) | ((((uint32_t)blk >> 2u) & 1u) << 11u) | ((((uint32_t)blk >> 1u) & 1u) << 12u) | (((uint32_t)blk & 1u) << 13u) | ((((uint32_t)tq >> 3u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 5u)), 138ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u) + (((uint32_t)ul & 1u) >> 6u)), 136ull));
         }
     }
 }

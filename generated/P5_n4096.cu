@@ -1873,14 +1873,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1984,14 +1991,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2095,14 +2109,21 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2204,14 +2225,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2315,14 +2343,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2426,14 +2461,21 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) << 1u;
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
         const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 4u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 135ull), e4);
+        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

@@ -554,18 +554,21 @@ impl Tile {
             .fold(0, |acc, (u, &(_, ti))| acc | (((q >> u) & 1) << ti))
     }
 
-    /// The tile indices of the first warp's accesses in every phase of `k`: the gather's
-    /// stores, each codelet load and store of every round, the scatter's loads.
-    fn warp_accesses(&self, k: &KernelPlan, store_order: &[(u32, u32)]) -> Vec<Vec<u64>> {
+    /// The tile indices of the first warp's accesses in every phase of a kernel: the
+    /// gather's stores, each codelet load and store of every round (`rounds`: the DFT bits
+    /// and the order in which the group index fills the other bits), the scatter's loads.
+    fn warp_accesses(
+        &self,
+        rounds: &[(&[u32], &[u32])],
+        store_order: &[(u32, u32)],
+    ) -> Vec<Vec<u64>> {
         let bits = self.s + self.pb;
         let lanes = 32.min(1u64 << bits);
         let mut accesses = vec![
             (0..lanes).map(|q| Tile::index_of(&self.bits, q)).collect(),
             (0..lanes).map(|q| Tile::index_of(store_order, q)).collect(),
         ];
-        for step in &k.steps {
-            let Step::Dft { locals } = step else { continue };
-            let free: Vec<u32> = (0..bits).filter(|c| !locals.contains(c)).collect();
+        for &(locals, free) in rounds {
             let groups = 32.min(1u64 << free.len());
             let base = |g: u64| -> u64 {
                 free.iter()
@@ -598,6 +601,63 @@ impl Tile {
     /// The source of piece-index bit c.
     fn piece_bit(&self, c: u32) -> Bit {
         self.piece_src[c as usize].clone()
+    }
+}
+
+/// The steps of one round of a kernel: the DFT along tile bits `locals`, the rotations
+/// fused into its loads (`pre`) and those applied to its outputs (`post`).
+struct RoundSteps<'k> {
+    locals: &'k [u32],
+    pre: Vec<&'k Step>,
+    post: Vec<&'k Step>,
+}
+
+/// How the threads of a block take the codelets of one round.
+struct RoundLayout {
+    /// The tile bits outside the codelet's, in the order the group index fills them: group
+    /// bit u is thread bit u below the round's thread count, a loop counter's bit above.
+    free: Vec<u32>,
+    /// The rotations specialised on warp-uniform bits, if any.
+    uniform: Option<Uniform>,
+}
+
+/// Rotations of a round whose exponents depend, at run time, only on bits that are the same
+/// across a warp: SRGFN shifts by powers of r — the inner twiddles of a DFT(2k) split into
+/// codelets, whose exponent bits the round gives to the warp index, or shifts set by the
+/// block index. Each value of those bits can get a case of a `switch` with its shifts at
+/// compile time (a negacyclic rotation and one subtraction, `fe_mul_rpow<i>`) instead of
+/// a run-time shift through a barrel shifter (`fe_mul_rpow_rt`) on every element; the
+/// branch is uniform, so no warp diverges.
+struct Uniform {
+    /// The run-time bits the cases are taken on, lowest first (`base` or `blk` bits).
+    bits: Vec<Bit>,
+    /// Whether the rotations of the loads depend on them only.
+    pre: bool,
+    /// Whether the rotations of the outputs depend on them only.
+    post: bool,
+}
+
+/// The most compile-time shifts the cases of one `switch` may hold together ([`Uniform`]).
+/// Each is straight-line code over k digits, and the SRGFN passes are sensitive to the
+/// instruction cache: on an H200 the switches took P2 2^24 from 3.82 to 3.72 ms (three
+/// shifts each) and P4 2^20 from 1.13 to 1.11 ms (one or two), but P3 2^20 from 0.428 to
+/// 0.440 ms (nine), which keeps its run-time shifts (bench/RESULTS.md, tuning round 7).
+const MAX_SPECIALISED_SHIFTS: usize = 8;
+
+/// Lanes of a warp, log2.
+const WARP_BITS: u32 = 5;
+
+/// The run-time bit that a rotation exponent's source bit is in a round along `locals`:
+/// a tile bit of the group's `base`, a block bit or a constant; `None` for the codelet's
+/// own bits, which every element knows at compile time.
+fn round_bit(tile: &Tile, locals: &[u32], src: BitSource) -> Option<Bit> {
+    match src {
+        BitSource::Local(c) if locals.contains(&c) => None,
+        BitSource::Local(c) => Some(Bit::Of("base", c)),
+        BitSource::Piece(c) => Some(match tile.piece_bit(c) {
+            Bit::Of("i", t) => Bit::Of("base", t),
+            other => other,
+        }),
     }
 }
 
@@ -1237,6 +1297,163 @@ impl<F: Field> Emitter<'_, F> {
         fe::mul_mont(value, self.table_load(Expr::u64(self.layout.rows() - 1)))
     }
 
+    /// The rounds of kernel `k`, each DFT step with the rotations before it (fused into its
+    /// loads) and, for the last, those after it (applied to its outputs while they are
+    /// still in registers, where a codelet's twiddles share their table reads); and the
+    /// rotations of a kernel without DFT steps, applied on the way through.
+    fn rounds(k: &KernelPlan) -> (Vec<RoundSteps<'_>>, Vec<&Step>) {
+        let last_round = k.steps.iter().rposition(|s| matches!(s, Step::Dft { .. }));
+        let mut rounds = Vec::new();
+        let mut pending = Vec::new();
+        for (at, step) in k.steps.iter().enumerate() {
+            match step {
+                Step::Twiddle { .. } | Step::Scale => {
+                    if last_round.is_none_or(|last| at < last) {
+                        pending.push(step);
+                    }
+                }
+                Step::Dft { locals } => {
+                    let post = if Some(at) == last_round {
+                        k.steps[at + 1..].iter().collect()
+                    } else {
+                        Vec::new()
+                    };
+                    rounds.push(RoundSteps {
+                        locals,
+                        pre: std::mem::take(&mut pending),
+                        post,
+                    });
+                }
+            }
+        }
+        (rounds, pending)
+    }
+
+    /// How the threads of a block take the codelets of `round` (see [`Uniform`]): the group
+    /// index fills the tile bits outside the codelet lowest first, except that bits on which
+    /// the round's shifts depend go last — to the warp index and the loop counter, where
+    /// they are the same across a warp — when they fit there: the loads' and the outputs'
+    /// shifts together where both fit, else whichever does. That order alone, without the
+    /// switch, took P3 2^20 from 0.434 to 0.428 ms and P4 2^20 from 1.142 to 1.129 ms on an
+    /// H200 (bench/RESULTS.md, tuning round 7).
+    fn round_layout(&self, round: &RoundSteps, tile: &Tile) -> RoundLayout {
+        let bits = tile.s + tile.pb;
+        let ascending: Vec<u32> = (0..bits).filter(|c| !round.locals.contains(c)).collect();
+        let plain = RoundLayout {
+            free: ascending.clone(),
+            uniform: None,
+        };
+        let Some(shift) = self.shape.shift_order.and(self.roots.shift()) else {
+            return plain;
+        };
+        let groups = tile.size() >> round.locals.len();
+        // Group bits from this one up are the same across a warp.
+        let uniform_from = (tile.threads as u64)
+            .min(groups)
+            .trailing_zeros()
+            .min(WARP_BITS);
+        // The run-time bits of a list of rotations that are all shifts, if any.
+        let deps = |steps: &[&Step]| -> Option<Vec<Bit>> {
+            let mut deps: Vec<Bit> = Vec::new();
+            for step in steps {
+                let Step::Twiddle { log_order, x, y } = step else {
+                    continue;
+                };
+                if *log_order > shift.log_g {
+                    return None;
+                }
+                for &src in x.bits.iter().chain(&y.bits) {
+                    if let Some(b @ Bit::Of(..)) = round_bit(tile, round.locals, src) {
+                        if !deps.contains(&b) {
+                            deps.push(b);
+                        }
+                    }
+                }
+            }
+            (!deps.is_empty()).then_some(deps)
+        };
+        let (pre, post) = (deps(&round.pre), deps(&round.post));
+        for (want_pre, want_post) in [(true, true), (true, false), (false, true)] {
+            let wanted = [(want_pre, &pre), (want_post, &post)];
+            if wanted.iter().any(|(want, d)| *want && d.is_none()) {
+                continue;
+            }
+            let mut on: Vec<Bit> = Vec::new();
+            for (_, d) in wanted.iter().filter(|(want, _)| *want) {
+                for b in d.iter().flatten() {
+                    if !on.contains(b) {
+                        on.push(b.clone());
+                    }
+                }
+            }
+            let moved: Vec<u32> = ascending
+                .iter()
+                .copied()
+                .filter(|&c| on.contains(&Bit::Of("base", c)))
+                .collect();
+            if moved.len() as u32 + uniform_from > ascending.len() as u32 {
+                continue;
+            }
+            let mut free: Vec<u32> = ascending
+                .iter()
+                .copied()
+                .filter(|c| !moved.contains(c))
+                .collect();
+            free.extend(moved);
+            return RoundLayout {
+                free,
+                uniform: Some(Uniform {
+                    bits: on,
+                    pre: want_pre,
+                    post: want_post,
+                }),
+            };
+        }
+        plain
+    }
+
+    /// A `switch` over the values of `uniform`'s bits (held in `on`) whose case applies
+    /// `steps` to the registers `regs` — element v in register `x{r}` for each (v, r) — with
+    /// those bits known, so that every exponent is a compile-time constant; `None` when the
+    /// cases would hold more than [`MAX_SPECIALISED_SHIFTS`] rotations.
+    #[allow(clippy::too_many_arguments)]
+    fn specialised(
+        &self,
+        uniform: &Uniform,
+        on: &str,
+        steps: &[&Step],
+        regs: &[(u64, u32)],
+        bit_of: &dyn Fn(u64, BitSource) -> Bit,
+        tmp: &mut u32,
+    ) -> Option<Stmt> {
+        let mut rotations = 0;
+        let cases = (0..1u64 << uniform.bits.len())
+            .map(|case| {
+                let mut out = Vec::new();
+                for &(v, r) in regs {
+                    let known = |src: BitSource| {
+                        let b = bit_of(v, src);
+                        match uniform.bits.iter().position(|u| *u == b) {
+                            Some(i) => Bit::Known((case >> i) & 1),
+                            None => b,
+                        }
+                    };
+                    let x = Expr::var(format!("x{r}"));
+                    let value = self.fused(x.clone(), steps, &known, &mut out, tmp);
+                    if value != x {
+                        rotations += 1;
+                        out.push(Stmt::assign(x, value));
+                    }
+                }
+                out
+            })
+            .collect();
+        (rotations <= MAX_SPECIALISED_SHIFTS).then(|| Stmt::Switch {
+            on: Expr::var(on),
+            cases,
+        })
+    }
+
     fn kernel(
         &self,
         k: &KernelPlan,
@@ -1245,12 +1462,6 @@ impl<F: Field> Emitter<'_, F> {
     ) -> Result<(Kernel, Launch), CodegenError> {
         let mut tile = Tile::new(k, self.shape, options)?;
         let word_bytes = self.word_bits() as u64 / 8;
-        tile.swizzle = Swizzle::choose(
-            &tile.warp_accesses(k, &self.store_order(k, &tile)),
-            tile.s + tile.pb,
-            word_bytes,
-            options.shared_limit / self.shape.element_bytes,
-        );
         let size = tile.size();
         let n = self.n;
         let groups_max = k
@@ -1264,6 +1475,20 @@ impl<F: Field> Emitter<'_, F> {
             .unwrap_or(size);
         let threads = groups_max.clamp(1, options.max_threads as u64) as u32;
         tile.threads = threads;
+        let (rounds, unfused) = Self::rounds(k);
+        let layouts: Vec<RoundLayout> =
+            rounds.iter().map(|r| self.round_layout(r, &tile)).collect();
+        let shapes: Vec<(&[u32], &[u32])> = rounds
+            .iter()
+            .zip(&layouts)
+            .map(|(r, l)| (r.locals, l.free.as_slice()))
+            .collect();
+        tile.swizzle = Swizzle::choose(
+            &tile.warp_accesses(&shapes, &self.store_order(k, &tile)),
+            tile.s + tile.pb,
+            word_bytes,
+            options.shared_limit / self.shape.element_bytes,
+        );
         let tile = tile;
         let blocks = 1u64 << (k.log_n - tile.s - tile.pb);
 
@@ -1288,9 +1513,6 @@ impl<F: Field> Emitter<'_, F> {
                 Expr::var("dst") + Expr::var("batch"),
             ),
         ];
-        // Twiddles waiting to be fused into the next round's loads.
-        let mut pending: Vec<&Step> = Vec::new();
-        let mut first_load = true;
         let mut tmp = 0u32;
 
         // Bit sources while a whole tile index `i` is known at run time.
@@ -1298,37 +1520,16 @@ impl<F: Field> Emitter<'_, F> {
             BitSource::Local(c) => Bit::Of("i", c),
             BitSource::Piece(c) => tile.piece_bit(c),
         };
-
-        // Rotations after the last round are applied to its outputs while they are still in
-        // registers, where a codelet's twiddles share their table reads.
-        let last_round = k.steps.iter().rposition(|s| matches!(s, Step::Dft { .. }));
-        for (at, step) in k.steps.iter().enumerate() {
-            match step {
-                Step::Twiddle { .. } | Step::Scale => {
-                    if last_round.is_none_or(|last| at < last) {
-                        pending.push(step);
-                    }
-                }
-                Step::Dft { locals } => {
-                    if first_load {
-                        body.extend(self.load_phase(k, &tile, &[], &mut tmp));
-                        first_load = false;
-                    }
-                    let post: Vec<&Step> = if Some(at) == last_round {
-                        k.steps[at + 1..].iter().collect()
-                    } else {
-                        Vec::new()
-                    };
-                    body.extend(self.round(locals, &tile, (&pending, &post), &mut tmp));
-                    pending.clear();
-                }
-            }
-        }
-        if first_load {
+        let no_rounds = rounds.is_empty();
+        if no_rounds {
             // No DFT round: the tile goes straight from global memory to global memory.
-            body.extend(self.store_phase(k, &tile, &pending, &mut tmp, &tile_bit, false));
+            body.extend(self.store_phase(k, &tile, &unfused, &mut tmp, &tile_bit, false));
         } else {
-            body.extend(self.store_phase(k, &tile, &pending, &mut tmp, &tile_bit, true));
+            body.extend(self.load_phase(k, &tile, &[], &mut tmp));
+            for (round, layout) in rounds.iter().zip(&layouts) {
+                body.extend(self.round(round, layout, &tile, &mut tmp));
+            }
+            body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, true));
         }
 
         let shared_words = tile.words() * (self.shape.element_bytes / word_bytes);
@@ -1352,14 +1553,14 @@ impl<F: Field> Emitter<'_, F> {
             Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
             None => kernel.launch_bounds(threads),
         };
-        if !first_load {
+        if !no_rounds {
             kernel = kernel.shared(SharedArray::new(Type::Word, "tile", shared_words));
         }
         let launch = Launch {
             kernel: name.to_string(),
             blocks,
             threads,
-            shared_bytes: if first_load {
+            shared_bytes: if no_rounds {
                 0
             } else {
                 tile.words() * self.shape.element_bytes
@@ -1713,15 +1914,17 @@ impl<F: Field> Emitter<'_, F> {
             .collect()
     }
 
-    /// One round: every thread runs the codelet of its groups of the DFT along `locals`,
-    /// with the rotations `pre` applied to its inputs and `post` to its outputs.
+    /// One round: every thread runs the codelet of its groups of the DFT along
+    /// `steps.locals`, with the rotations `steps.pre` applied to its inputs and `steps.post`
+    /// to its outputs, the groups taken as `layout` says.
     fn round(
         &self,
-        locals: &[u32],
+        steps: &RoundSteps,
+        layout: &RoundLayout,
         tile: &Tile,
-        (pre, post): (&[&Step], &[&Step]),
         tmp: &mut u32,
     ) -> Vec<Stmt> {
+        let (locals, pre, post) = (steps.locals, &steps.pre[..], &steps.post[..]);
         let b = locals.len() as u32;
         let m = 1u64 << b;
         let size = tile.size();
@@ -1738,11 +1941,8 @@ impl<F: Field> Emitter<'_, F> {
                 Bit::Of("gj", u - t)
             }
         };
-        // The tile-index bits that are not DFT bits, in order: the group index deposits
-        // into them.
-        let free: Vec<u32> = (0..tile.s + tile.pb)
-            .filter(|c| !locals.contains(c))
-            .collect();
+        // The group index deposits into the tile-index bits that are not DFT bits.
+        let free = &layout.free;
         let mut base_bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
         for (u, &c) in free.iter().enumerate() {
             base_bits[c as usize] = group_bit(u as u32);
@@ -1790,17 +1990,56 @@ impl<F: Field> Emitter<'_, F> {
                 _ => runtime_bit(src),
             }
         };
-        let shared_pre = self.codelet_twiddles(pre, locals, &runtime_bit, &mut inner, tmp);
+        let codelet = Codelet::radix2(b);
+        // The shifts of the loads and of the outputs, specialised where `layout` made their
+        // bits uniform and the cases stay small.
+        let on = format!("u{tmp}");
+        let (pre_switch, post_switch) = match layout.uniform.as_ref() {
+            Some(u) => {
+                let elem_bit = |v: u64, src: BitSource| bit_of(v)(src);
+                let ins: Vec<(u64, u32)> = (0..m).map(|v| (v, v as u32)).collect();
+                let outs: Vec<(u64, u32)> = (0..m).zip(codelet.out.iter().copied()).collect();
+                let pre_switch = u
+                    .pre
+                    .then(|| self.specialised(u, &on, pre, &ins, &elem_bit, tmp))
+                    .flatten();
+                let post_switch = u
+                    .post
+                    .then(|| self.specialised(u, &on, post, &outs, &elem_bit, tmp))
+                    .flatten();
+                if pre_switch.is_some() || post_switch.is_some() {
+                    *tmp += 1;
+                    let (_, value) = assemble(&u.bits, Type::U32);
+                    let value = value.expect("a round is specialised on run-time bits");
+                    inner.push(Stmt::const_(Type::U32, on.clone(), value));
+                }
+                (pre_switch, post_switch)
+            }
+            None => (None, None),
+        };
+        let (spec_pre, spec_post) = (pre_switch.is_some(), post_switch.is_some());
+        let shared_pre = if spec_pre {
+            None
+        } else {
+            self.codelet_twiddles(pre, locals, &runtime_bit, &mut inner, tmp)
+        };
         for v in 0..m {
             let idx = slot(v);
             let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(words));
-            let value = self.rotate(loaded, v, pre, &shared_pre, &bit_of(v), &mut inner, tmp);
+            let value = if spec_pre {
+                loaded
+            } else {
+                self.rotate(loaded, v, pre, &shared_pre, &bit_of(v), &mut inner, tmp)
+            };
             inner.push(Stmt::let_(Type::Fe, format!("x{v}"), value));
         }
-        let codelet = Codelet::radix2(b);
+        inner.extend(pre_switch);
         let mut post_twiddles = Vec::new();
-        let shared_post =
-            self.codelet_twiddles(post, locals, &runtime_bit, &mut post_twiddles, tmp);
+        let shared_post = if spec_post {
+            None
+        } else {
+            self.codelet_twiddles(post, locals, &runtime_bit, &mut post_twiddles, tmp)
+        };
         let lazy = self.lazy_outputs(&codelet, post, &shared_post);
         for (at, op) in codelet.ops.iter().enumerate() {
             match *op {
@@ -1828,10 +2067,15 @@ impl<F: Field> Emitter<'_, F> {
             }
         }
         inner.extend(post_twiddles);
+        inner.extend(post_switch);
         for (v, &r) in codelet.out.iter().enumerate() {
             let v = v as u64;
             let value = Expr::var(format!("x{r}"));
-            let value = self.rotate(value, v, post, &shared_post, &bit_of(v), &mut inner, tmp);
+            let value = if spec_post {
+                value
+            } else {
+                self.rotate(value, v, post, &shared_post, &bit_of(v), &mut inner, tmp)
+            };
             inner.push(fe::store(
                 Expr::var("tile"),
                 slot(v),

@@ -1,6 +1,7 @@
 //! Snapshots of representative kernels emitted from plans — a word-prime radix-16 stage, the
-//! DFT16 base case of P3 (shifts only), a P3 kernel with the between-stage twiddles — and a
-//! check that each compiles with NVRTC for sm_90.
+//! DFT16 base case of P3 (shifts only), a P3 kernel with the between-stage twiddles, a P2
+//! kernel whose shifts are specialised on warp-uniform bits — and a check that each
+//! compiles with NVRTC for sm_90.
 
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::header::Header;
@@ -13,17 +14,24 @@ use fermat_dsl::with_field;
 
 /// The kernels of DFT(n) (prop3 with radix K when n = K^e, e ≥ 2) over `spec`.
 fn kernels(spec: &str, n: u64, radix: u64, max_local_bits: u32) -> (AnyField, Vec<String>, String) {
+    kernels_by(spec, n, radix, max_local_bits, Strategy::Prop3)
+}
+
+/// The kernels of DFT(n) derived by `strategy` with radix K over `spec`.
+fn kernels_by(
+    spec: &str,
+    n: u64,
+    radix: u64,
+    max_local_bits: u32,
+    strategy: Strategy,
+) -> (AnyField, Vec<String>, String) {
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
     let formula = if n == radix {
         Formula::dft(n).unwrap()
     } else {
-        derive(
-            &Formula::dft(n).unwrap(),
-            Strategy::Prop3,
-            &Options::radix(radix),
-        )
-        .unwrap()
-        .final_formula()
+        derive(&Formula::dft(n).unwrap(), strategy, &Options::radix(radix))
+            .unwrap()
+            .final_formula()
     };
     let plan = Plan::lower(
         &formula,
@@ -94,4 +102,26 @@ fn p3_twiddle_kernel() {
     );
     insta::assert_snapshot!("p3_256_twiddle_pass", k[0]);
     compiles(&source, "the P3 DFT(256) passes");
+}
+
+#[test]
+fn p2_uniform_shifts() {
+    // A radix-2 split of DFT(256) over P2 (2k = 8): twiddles of order 4 and 8 inside a pass
+    // are shifts by powers of r. Their exponent bits go to the warp index, and a switch on
+    // them applies each case's shifts at compile time instead of a barrel shift per element.
+    let (_, k, source) = kernels_by("P2", 256, 2, 5, Strategy::Ct);
+    let specialised: Vec<&String> = k.iter().filter(|k| k.contains("switch (")).collect();
+    assert!(!specialised.is_empty(), "{k:?}");
+    assert!(
+        specialised[0].contains("fe_mul_rpow<"),
+        "{}",
+        specialised[0]
+    );
+    assert!(
+        !specialised[0].contains("fe_mul_rpow_rt"),
+        "{}",
+        specialised[0]
+    );
+    insta::assert_snapshot!("p2_256_uniform_shifts", specialised[0]);
+    compiles(&source, "the P2 radix-2 passes");
 }

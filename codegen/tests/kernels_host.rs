@@ -102,7 +102,7 @@ fn to_words<F: Field>(field: &F, xs: &[F::Elem], k: usize) -> Vec<u64> {
 
 fn run_host(
     name: &str,
-    field: &AnyField,
+    source: &str,
     emitted: &Emitted,
     table: &[u64],
     input: &[u64],
@@ -110,9 +110,7 @@ fn run_host(
 ) -> Option<Vec<u64>> {
     let cxx = compiler()?;
     let dir = workdir(name);
-    let header = Header::new("kernels_host test", field.name());
-    let source = unit::render(&header, field, &[], &emitted.kernels).unwrap();
-    std::fs::write(dir.join("kernels.cu"), &source).unwrap();
+    std::fs::write(dir.join("kernels.cu"), source).unwrap();
     let list: Vec<String> = emitted.kernels.iter().map(|k| k.name.clone()).collect();
     std::fs::write(
         dir.join("harness.cpp"),
@@ -198,7 +196,7 @@ fn check_field<F: Field>(
     radix: u64,
     options: PlanOptions,
     emit_options: EmitOptions,
-) {
+) -> String {
     let plan = Plan::lower(&cooley_tukey(n, radix), options).unwrap();
     let shape = FieldShape::of(any);
     let roots = Roots::canonical(field, &plan).unwrap();
@@ -217,8 +215,10 @@ fn check_field<F: Field>(
         want_words.extend(to_words(field, &y, k));
     }
     let _ = rng.gen::<u8>();
-    let Some(got) = run_host(name, any, &emitted, &table, &input_words, batch) else {
-        return;
+    let header = Header::new("kernels_host test", any.name());
+    let source = unit::render(&header, any, &[], &emitted.kernels).unwrap();
+    let Some(got) = run_host(name, &source, &emitted, &table, &input_words, batch) else {
+        return source;
     };
     assert_eq!(got.len(), want_words.len());
     let bad = got.iter().zip(&want_words).position(|(a, b)| a != b);
@@ -227,9 +227,18 @@ fn check_field<F: Field>(
         "{name}: first difference at word {bad:?} ({} kernels)",
         emitted.kernels.len()
     );
+    source
 }
 
-fn check(spec: &str, n: u64, radix: u64, options: PlanOptions, emit_options: EmitOptions) {
+/// Runs the kernels of `DFT(n)` split at `radix` on the host against the executor, and
+/// returns their source.
+fn check(
+    spec: &str,
+    n: u64,
+    radix: u64,
+    options: PlanOptions,
+    emit_options: EmitOptions,
+) -> String {
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
     let name = format!(
         "{}_{n}_{radix}_{}_{:?}_{:?}_{:?}_{}",
@@ -240,7 +249,16 @@ fn check(spec: &str, n: u64, radix: u64, options: PlanOptions, emit_options: Emi
         options.output_order,
         emit_options.table_bytes
     );
-    with_field!(&any, f => check_field(&name, &any, f, n, radix, options, emit_options));
+    with_field!(&any, f => check_field(&name, &any, f, n, radix, options, emit_options))
+}
+
+/// How often the kernels (the source after the prelude) contain `text`.
+fn in_kernels(source: &str, text: &str) -> usize {
+    let kernels = source
+        .split_once("// ---- kernels")
+        .expect("the unit has a kernels section")
+        .1;
+    kernels.matches(text).count()
 }
 
 fn opts(max_local_bits: u32, direction: Direction, output_order: Order) -> PlanOptions {
@@ -337,24 +355,60 @@ fn srgfn_kernels_match_the_executor() {
 #[test]
 fn srgfn_run_time_shifts_match_the_executor() {
     // Radix-4 and radix-2 splits put twiddles of order ≤ 2k, whose exponents are known only
-    // at run time, inside a kernel: fe_mul_rpow_rt.
+    // at run time, inside a kernel: fe_mul_rpow_rt where the exponent's bits differ within
+    // a warp (a block of fewer than 32 threads has them all in its lanes) or where their
+    // cases would hold too many compile-time shifts (P3's codelets of 4 at 1024 points
+    // take the exponent bits in the warp index but keep the run-time shifts).
     let e = EmitOptions::default();
-    check(
-        "P3",
-        1024,
-        4,
-        opts(8, Direction::Forward, Order::Natural),
-        e,
-    );
-    check(
-        "P3",
-        256,
-        4,
-        opts(4, Direction::Inverse, Order::BitReversed),
-        e,
-    );
-    check("P2", 256, 2, opts(5, Direction::Forward, Order::Natural), e);
-    check("P4", 64, 2, opts(6, Direction::Inverse, Order::Natural), e);
+    let sources = [
+        check(
+            "P3",
+            1024,
+            4,
+            opts(8, Direction::Forward, Order::Natural),
+            e,
+        ),
+        check(
+            "P3",
+            256,
+            4,
+            opts(4, Direction::Inverse, Order::BitReversed),
+            e,
+        ),
+        check("P4", 64, 2, opts(6, Direction::Inverse, Order::Natural), e),
+    ];
+    for source in &sources {
+        assert!(in_kernels(source, "fe_mul_rpow_rt(") > 0);
+    }
+}
+
+#[test]
+fn srgfn_uniform_shifts_match_the_executor() {
+    // Radix-2 splits in blocks of a whole warp or more: the shifts' exponent bits go to the
+    // warp index (or come from the block index), and each value gets a case of a switch
+    // with compile-time shifts.
+    let e = EmitOptions::default();
+    let sources = [
+        check("P2", 256, 2, opts(5, Direction::Forward, Order::Natural), e),
+        check(
+            "P2",
+            256,
+            2,
+            opts(5, Direction::Inverse, Order::BitReversed),
+            e,
+        ),
+        check(
+            "P4",
+            1024,
+            2,
+            opts(8, Direction::Forward, Order::Natural),
+            e,
+        ),
+    ];
+    for source in &sources {
+        assert!(in_kernels(source, "switch (") > 0);
+    }
+    assert_eq!(in_kernels(&sources[0], "fe_mul_rpow_rt("), 0);
 }
 
 #[test]
