@@ -1335,7 +1335,8 @@ impl<F: Field> Emitter<'_, F> {
     /// they are the same across a warp — when they fit there: the loads' and the outputs'
     /// shifts together where both fit, else whichever does. That order alone, without the
     /// switch, took P3 2^20 from 0.434 to 0.428 ms and P4 2^20 from 1.142 to 1.129 ms on an
-    /// H200 (bench/RESULTS.md, tuning round 7).
+    /// H200 (bench/RESULTS.md, tuning round 7): the layout chosen for it left P3's passes
+    /// with fewer shared-memory bank conflicts.
     fn round_layout(&self, round: &RoundSteps, tile: &Tile) -> RoundLayout {
         let bits = tile.s + tile.pb;
         let ascending: Vec<u32> = (0..bits).filter(|c| !round.locals.contains(c)).collect();
