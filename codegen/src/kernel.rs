@@ -1353,12 +1353,13 @@ impl<F: Field> Emitter<'_, F> {
             .min(groups)
             .trailing_zeros()
             .min(WARP_BITS);
-        // The run-time bits of a list of rotations that are all shifts, if any.
+        // The run-time bits of a list of rotations that are all shifts, if any (the 1/n
+        // scale is a full product, which every case would repeat).
         let deps = |steps: &[&Step]| -> Option<Vec<Bit>> {
             let mut deps: Vec<Bit> = Vec::new();
             for step in steps {
                 let Step::Twiddle { log_order, x, y } = step else {
-                    continue;
+                    return None;
                 };
                 if *log_order > shift.log_g {
                     return None;
