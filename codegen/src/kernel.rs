@@ -1975,21 +1975,18 @@ impl<F: Field> Emitter<'_, F> {
         };
         // Bits of a tile index outside the codelet's own: from `base` (the group) or the
         // block index.
-        let runtime_bit = |src: BitSource| match src {
-            BitSource::Local(c) => Bit::Of("base", c),
-            BitSource::Piece(c) => match tile.piece_bit(c) {
-                Bit::Of("i", t) => Bit::Of("base", t),
-                other => other,
-            },
-        };
+        let runtime_bit =
+            |src: BitSource| round_bit(tile, &[], src).expect("no bit is the codelet's");
         // Bits of element v's tile index: the codelet's bits are those of v.
         let bit_of = |v: u64| {
-            move |src: BitSource| match src {
-                BitSource::Local(c) => match locals.iter().position(|&l| l == c) {
-                    Some(i) => Bit::Known((v >> i) & 1),
-                    None => runtime_bit(src),
-                },
-                _ => runtime_bit(src),
+            move |src: BitSource| {
+                round_bit(tile, locals, src).unwrap_or_else(|| {
+                    let BitSource::Local(c) = src else {
+                        unreachable!("only local bits are the codelet's")
+                    };
+                    let i = locals.iter().position(|&l| l == c).expect("a codelet bit");
+                    Bit::Known((v >> i) & 1)
+                })
             }
         };
         let codelet = Codelet::radix2(b);
