@@ -88,6 +88,11 @@ pub enum TwiddleMode {
 pub struct PlanOptions {
     /// log2 of the largest piece (elements one kernel exchanges on chip).
     pub max_local_bits: u32,
+    /// log2 of the largest piece whose bits all lie below it: such a piece is a run of
+    /// consecutive elements in memory, which reads and writes whole sectors without
+    /// neighbouring pieces, so DFT stages may join it beyond `max_local_bits` up to this
+    /// size and save a pass (no effect at or below `max_local_bits`).
+    pub max_contiguous_bits: u32,
     /// Order of the input in memory.
     pub input_order: Order,
     /// Order of the output in memory.
@@ -102,6 +107,7 @@ impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
             max_local_bits: 12,
+            max_contiguous_bits: 0,
             input_order: Order::Natural,
             output_order: Order::Natural,
             direction: Direction::Forward,
@@ -396,6 +402,7 @@ impl Lowering {
 
     fn run(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
         let max = self.options.max_local_bits.min(self.t);
+        let contiguous = self.options.max_contiguous_bits.min(self.t);
         let mut layout = self.initial_layout(self.options.input_order);
         let mut groups: Vec<Group> = vec![Group {
             active: Vec::new(),
@@ -422,7 +429,8 @@ impl Lowering {
                     let g = groups.last_mut().expect("there is always a group");
                     let mut union = g.active.clone();
                     union.extend(touched.iter().filter(|b| !g.active.contains(b)));
-                    if union.len() as u32 > max && !g.active.is_empty() {
+                    let fits = union.len() as u32 <= max || union.iter().all(|&q| q < contiguous);
+                    if !fits && !g.active.is_empty() {
                         groups.push(Group {
                             active: touched,
                             stages: vec![(stage.clone(), layout.clone())],
@@ -573,6 +581,38 @@ mod tests {
         let plan = Plan::lower(&f, PlanOptions::default()).unwrap();
         assert_eq!(plan.kernels.len(), 1);
         assert_eq!(plan.kernels[0].local_bits(), 4);
+    }
+
+    #[test]
+    fn low_bit_stages_join_the_kernel_before_up_to_the_contiguous_limit() {
+        use fermat_dsl::derive::{derive, Options, Strategy};
+        // DFT(2^10) by radix-4 Cooley–Tukey: five stages of two bits, high bits first.
+        let f = derive(
+            &Formula::dft(1 << 10).unwrap(),
+            Strategy::Ct,
+            &Options::radix(4),
+        )
+        .unwrap()
+        .final_formula();
+        let actives = |max_contiguous_bits| {
+            let opts = PlanOptions {
+                max_local_bits: 4,
+                max_contiguous_bits,
+                ..PlanOptions::default()
+            };
+            let plan = Plan::lower(&f, opts).unwrap();
+            plan.kernels
+                .iter()
+                .map(|k| k.active.clone())
+                .collect::<Vec<_>>()
+        };
+        let split = vec![vec![6, 7, 8, 9], vec![2, 3, 4, 5], vec![0, 1]];
+        assert_eq!(actives(0), split);
+        assert_eq!(actives(4), split);
+        // Bits 0..6 are a run of 64 consecutive elements: the last stage joins.
+        assert_eq!(actives(6), vec![vec![6, 7, 8, 9], vec![0, 1, 2, 3, 4, 5]]);
+        // Bits 6..9 are not low: a larger limit merges nothing more.
+        assert_eq!(actives(9), actives(6));
     }
 
     #[test]

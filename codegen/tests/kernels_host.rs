@@ -383,6 +383,24 @@ fn srgfn_run_time_shifts_match_the_executor() {
 }
 
 #[test]
+fn srgfn_contiguous_pieces_match_the_executor() {
+    // With pieces of 4 bits, the last radix-4 stage of 1024 points (bits 0 and 1) joins the
+    // kernel of bits 2..5: one pass less, a piece of 64 consecutive elements.
+    let e = EmitOptions::default();
+    for (direction, order) in [
+        (Direction::Forward, Order::BitReversed),
+        (Direction::Inverse, Order::Natural),
+    ] {
+        let options = PlanOptions {
+            max_contiguous_bits: 6,
+            ..opts(4, direction, order)
+        };
+        let source = check("P3", 1024, 4, options, e);
+        assert_eq!(in_kernels(&source, "__global__"), 2, "{direction:?}");
+    }
+}
+
+#[test]
 fn srgfn_uniform_shifts_match_the_executor() {
     // Radix-2 splits in blocks of a whole warp or more: the shifts' exponent bits go to the
     // warp index (or come from the block index), and each value gets a case of a switch

@@ -8,7 +8,7 @@ use crate::host::HostField;
 use fermat_codegen::cost::{Cost, FieldShape};
 use fermat_codegen::exec::Roots;
 use fermat_codegen::kernel::{EmitOptions, Launch, KERNEL_ARGS};
-use fermat_codegen::plan::{Direction, Plan, PlanOptions};
+use fermat_codegen::plan::Direction;
 use fermat_dsl::field::{AnyField, FieldSpec, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
 use fermat_dsl::with_field;
 use serde::Serialize;
@@ -139,18 +139,7 @@ fn generate_with<F: HostField>(
     options: &FftOptions,
     stem: &str,
 ) -> Result<Output, Error> {
-    let lower = |direction| {
-        Plan::lower(
-            &d.formula,
-            PlanOptions {
-                max_local_bits: d.max_local_bits,
-                input_order: options.input_order,
-                output_order: options.output_order,
-                direction,
-                ..PlanOptions::default()
-            },
-        )
-    };
+    let lower = |direction| d.lower(direction, options.input_order, options.output_order);
     let forward = lower(Direction::Forward)?;
     let inverse = lower(Direction::Inverse)?;
     let roots = Roots::canonical_lazy(field, &forward)?;

@@ -36,6 +36,7 @@
 use crate::design::Design;
 use crate::error::Error;
 use crate::fft::{Backend, FftOptions};
+use fermat_codegen::design::default_contiguous_bits;
 use fermat_codegen::kernel::Launch;
 use fermat_codegen::plan::Order;
 use fermat_dsl::derive::Strategy;
@@ -177,6 +178,7 @@ impl Embedded {
             radix: self.radix,
             formula,
             max_local_bits: self.max_local_bits,
+            max_contiguous_bits: default_contiguous_bits(&self.any_field()?, self.max_local_bits),
         })
     }
 
