@@ -1,5 +1,13 @@
 //! `fermat bench`: median times of the catalogue's workloads against the memory-bandwidth
 //! floor measured on the same device in the same run; JSON and a plot.
+//!
+//! A GPU call is timed twice per run, by CUDA events on the plan's stream:
+//! - **device time** (`median_ms`): the call is queued behind a kernel that only waits
+//!   ([`HOLD_KERNEL`], 0.2 ms, touching no memory, so caches stay as the previous call left
+//!   them), so its launches are all queued when the start event fires and the events time
+//!   the device alone (what nvbench's blocking kernel does);
+//! - **idle-stream time** (`idle_ms`): the call is made on an idle stream, so the time
+//!   includes the host's submission of the first launch, as a lone call sees it.
 
 use super::CliError;
 use fermat::dsl::with_field;
@@ -58,8 +66,12 @@ pub struct Result_ {
     pub order: String,
     /// "gpu" or "cpu, T threads".
     pub backend: String,
-    /// Median time of one call, in milliseconds.
+    /// Median time of one call, in milliseconds (GPU: device time, launches queued).
     pub median_ms: f64,
+    /// Median time of one call made on an idle stream, in milliseconds (GPU: with the host's
+    /// submission of the first launch; CPU: the same as `median_ms`).
+    #[serde(default)]
+    pub idle_ms: f64,
     /// Fastest call, in milliseconds.
     pub min_ms: f64,
     /// Bytes read and written once: 2 · batch · n · element bytes.
@@ -241,13 +253,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 fn print_header() {
     println!(
-        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10} {:>9} {:>10} {:>7} {:>6}",
+        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10} {:>9} {:>9} {:>10} {:>7} {:>6}",
         "field",
         "n",
         "batch",
         "order",
         "backend",
         "median ms",
+        "idle ms",
         "GB/s",
         "floor ms",
         "ratio",
@@ -257,13 +270,14 @@ fn print_header() {
 
 fn print_row(r: &Result_) {
     println!(
-        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10.4} {:>9.1} {:>10.4} {:>7.2} {:>6}",
+        "{:<22} {:>10} {:>6} {:<13} {:<12} {:>10.4} {:>9.4} {:>9.1} {:>10.4} {:>7.2} {:>6}",
         r.field,
         r.n,
         r.batch,
         r.order,
         r.backend,
         r.median_ms,
+        r.idle_ms,
         r.effective_gbps,
         r.floor_ms,
         r.ratio,
@@ -299,6 +313,44 @@ fn order_name(o: Order) -> &'static str {
     }
 }
 
+/// A one-thread kernel that returns once `ns` nanoseconds of the GPU's global timer have
+/// passed: queued before a timed call, it holds the stream while the host queues the call.
+const HOLD_KERNEL: &str = r#"
+extern "C" __global__ void fermat_hold(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+"#;
+
+/// Queues [`HOLD_KERNEL`] for `ns` nanoseconds on `stream`.
+fn hold(
+    device: &fermat::gpu::Device,
+    stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+    ns: u64,
+) -> Result<(), CliError> {
+    use cudarc::driver::PushKernelArg;
+    static HOLD: std::sync::OnceLock<cudarc::driver::CudaFunction> = std::sync::OnceLock::new();
+    let f = match HOLD.get() {
+        Some(f) => f,
+        None => {
+            let (module, _) = device.compile(HOLD_KERNEL)?;
+            let f = module
+                .load_function("fermat_hold")
+                .map_err(|e| format!("cannot load the hold kernel: {e}"))?;
+            HOLD.get_or_init(|| f)
+        }
+    };
+    let mut launch = stream.launch_builder(f);
+    launch.arg(&ns);
+    // SAFETY: the kernel takes one 64-bit integer and touches no memory.
+    unsafe { launch.launch(cudarc::driver::LaunchConfig::for_num_elems(1)) }
+        .map_err(|e| format!("cannot launch the hold kernel: {e}"))?;
+    Ok(())
+}
+
 fn time_gpu<F: HostField>(
     field: &F,
     w: &Workload,
@@ -320,14 +372,21 @@ fn time_gpu<F: HostField>(
         plan.run_device(Direction::Forward, &input, &mut output, None)?;
     }
     let mut times = Vec::with_capacity(runs);
+    let mut idle_times = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let start = device.event()?;
-        let end = device.event()?;
-        start.record(stream)?;
-        plan.run_device(Direction::Forward, &input, &mut output, None)?;
-        end.record(stream)?;
-        end.synchronize()?;
-        times.push(start.elapsed_ms(&end)? as f64);
+        for queued in [true, false] {
+            let start = device.event()?;
+            let end = device.event()?;
+            if queued {
+                hold(&device, stream, 200_000)?;
+            }
+            start.record(stream)?;
+            plan.run_device(Direction::Forward, &input, &mut output, None)?;
+            end.record(stream)?;
+            end.synchronize()?;
+            let ms = start.elapsed_ms(&end)? as f64;
+            if queued { &mut times } else { &mut idle_times }.push(ms);
+        }
     }
     let min = times.iter().copied().fold(f64::INFINITY, f64::min);
     let bytes =
@@ -338,6 +397,7 @@ fn time_gpu<F: HostField>(
         order_name(order),
         "gpu".into(),
         median(times),
+        median(idle_times),
         min,
         bytes,
         copy_gbps,
@@ -352,6 +412,7 @@ fn result(
     order: &str,
     backend: String,
     median_ms: f64,
+    idle_ms: f64,
     min_ms: f64,
     bytes: u64,
     copy_gbps: f64,
@@ -369,6 +430,7 @@ fn result(
         order: order.into(),
         backend,
         median_ms,
+        idle_ms,
         min_ms,
         bytes,
         effective_gbps: bytes as f64 / (median_ms * 1e-3) / 1e9,
@@ -416,6 +478,7 @@ fn time_cpu<F: HostField>(
         w,
         "natural",
         format!("cpu, {threads} thr"),
+        median(times.clone()),
         median(times),
         min,
         bytes,
