@@ -448,6 +448,21 @@ const SMALL_SRGFN_REGISTERS: u32 = 64;
 /// The most digits an SRGFN may have for [`SMALL_SRGFN_REGISTERS`] to apply.
 const SMALL_K: u64 = 4;
 
+/// Registers per thread that the kernels of an SRGFN of k digits are held to, if any:
+/// [`SMALL_SRGFN_REGISTERS`] up to [`SMALL_K`] digits, 168 from 9 to 16 (P4: 3 blocks of
+/// 128 threads). Registers are allocated eight per thread at a time, so a P4 kernel that
+/// ptxas leaves at 170 registers fits only 2 blocks: held to 168 without spilling, P4 2^20
+/// ran in 1.07 ms against 1.12 (bench/RESULTS.md, tuning round 8). A P4 kernel that also
+/// scales by 1/n is left alone: ptxas gives it 155 registers by itself, but under the bound
+/// it spilled 120 bytes and ran 12% slower. Other sizes are left to ptxas.
+fn srgfn_register_cap(k: u64, scaled: bool) -> Option<u32> {
+    match k {
+        0..=SMALL_K => Some(SMALL_SRGFN_REGISTERS),
+        9..=16 if !scaled => Some(168),
+        _ => None,
+    }
+}
+
 /// The resident blocks of `threads` threads to ask for so that ptxas keeps each thread to
 /// `regs` registers.
 fn blocks_for_registers(threads: u32, regs: u32) -> u32 {
@@ -554,20 +569,24 @@ impl Tile {
             .fold(0, |acc, (u, &(_, ti))| acc | (((q >> u) & 1) << ti))
     }
 
-    /// The tile indices of the first warp's accesses in every phase of a kernel: the
-    /// gather's stores, each codelet load and store of every round (`rounds`: the DFT bits
-    /// and the order in which the group index fills the other bits), the scatter's loads.
+    /// The tile indices of the first warp's accesses in every phase of a kernel: each of
+    /// the gather's stores and the scatter's loads (element q = tq + r·threads, [`Visit`]),
+    /// each codelet load and store of every round (`rounds`: the DFT bits and the order in
+    /// which the group index fills the other bits).
     fn warp_accesses(
         &self,
         rounds: &[(&[u32], &[u32])],
         store_order: &[(u32, u32)],
     ) -> Vec<Vec<u64>> {
-        let bits = self.s + self.pb;
-        let lanes = 32.min(1u64 << bits);
-        let mut accesses = vec![
-            (0..lanes).map(|q| Tile::index_of(&self.bits, q)).collect(),
-            (0..lanes).map(|q| Tile::index_of(store_order, q)).collect(),
-        ];
+        let threads = u64::from(self.threads).min(self.size());
+        let lanes = 32.min(threads);
+        let mut accesses = Vec::new();
+        for order in [&self.bits[..], store_order] {
+            for r in 0..self.size() / threads {
+                let q = |l: u64| l + r * threads;
+                accesses.push((0..lanes).map(|l| Tile::index_of(order, q(l))).collect());
+            }
+        }
         for &(locals, free) in rounds {
             let groups = 32.min(1u64 << free.len());
             let base = |g: u64| -> u64 {
@@ -780,8 +799,11 @@ fn thread_loop(threads: u32, body: Vec<Stmt>) -> Stmt {
 /// GF(2), the padding additive — so an access `base | offset` becomes `swz(base) ^
 /// swz(offset)` or `pad(base) + pad(offset)`: with the offset known at compile time, one XOR
 /// per access, or nothing at all (the addition folds into the load's immediate offset). The
-/// map is chosen per kernel by counting the shared-memory wavefronts of every warp access
-/// the kernel makes, an XOR counting as one more ([`Swizzle::choose`]).
+/// map is chosen per kernel by counting the shared-memory wavefronts of the first warp's
+/// accesses in every phase of the kernel, an XOR counting as one more
+/// ([`Swizzle::choose`]); the other warps' accesses differ from those by a constant,
+/// which either map turns into a constant XOR or offset of the words, so they conflict
+/// alike.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Swizzle {
     shifts: Vec<u32>,
@@ -861,17 +883,26 @@ impl Swizzle {
     }
 
     /// The map with the fewest wavefronts over `accesses` (each the tile indices of one
-    /// warp access), an XOR map paying one more per access for its instruction, among the
-    /// plain layout and XOR maps and paddings of one or two shifts, for a tile of 2^bits
-    /// elements spanning at most `max_words` words.
-    fn choose(accesses: &[Vec<u64>], bits: u32, word_bytes: u64, max_words: u64) -> Swizzle {
+    /// warp access, made once per each of an element's `digits` words), an XOR map paying
+    /// one more per access for its instruction (once per element: the digits sit at fixed
+    /// offsets from it), among the plain layout and XOR maps and paddings of one or two
+    /// shifts, for a tile of 2^bits elements spanning at most `max_words` words and at most
+    /// an eighth more than its size.
+    fn choose(
+        accesses: &[Vec<u64>],
+        bits: u32,
+        word_bytes: u64,
+        digits: u64,
+        max_words: u64,
+    ) -> Swizzle {
         let mask_bits = (BANKS * 4 / word_bytes).trailing_zeros();
         let cost = |s: &Swizzle| -> u64 {
             let xor = if s.pad { 0 } else { accesses.len() as u64 };
-            accesses
-                .iter()
-                .map(|a| s.wavefronts(a, word_bytes))
-                .sum::<u64>()
+            digits
+                * accesses
+                    .iter()
+                    .map(|a| s.wavefronts(a, word_bytes))
+                    .sum::<u64>()
                 + xor
         };
         let mut best = Swizzle::none();
@@ -880,12 +911,18 @@ impl Swizzle {
             return best;
         }
         let mask = (1u64 << mask_bits) - 1;
+        // Shifts below the bank bits count too: a round whose lanes span tile bits 0, 1, 4
+        // and 5 needs bits 4 and 5 folded onto bits 2 and 3. Either map stays a bijection
+        // (an XOR map is unipotent triangular over GF(2), a padding increasing).
         for pad in [true, false] {
-            for a in mask_bits..bits {
+            for a in 1..bits {
                 for b in a..bits {
                     let shifts = if a == b { vec![a] } else { vec![a, b] };
                     let candidate = Swizzle { shifts, mask, pad };
-                    if candidate.span(1 << bits) > max_words {
+                    // A padding that grows the tile by more than an eighth would cost
+                    // resident blocks where shared memory bounds them.
+                    let span = candidate.span(1 << bits);
+                    if span > max_words || span > (1 << bits) + (1 << bits) / 8 {
                         continue;
                     }
                     let c = cost(&candidate);
@@ -901,12 +938,12 @@ impl Swizzle {
 }
 
 impl<F: Field> Emitter<'_, F> {
-    /// The registers per thread a kernel is held to, if any (see [`SMALL_SRGFN_REGISTERS`]).
-    fn register_cap(&self) -> Option<u32> {
+    /// The registers per thread a kernel is held to, if any ([`srgfn_register_cap`]).
+    fn register_cap(&self, k: &KernelPlan) -> Option<u32> {
+        let scaled = k.steps.iter().any(|s| matches!(s, Step::Scale));
         self.shape
             .shift_order
-            .filter(|&order| order / 2 <= SMALL_K)
-            .map(|_| SMALL_SRGFN_REGISTERS)
+            .and_then(|order| srgfn_register_cap(order / 2, scaled))
     }
 
     fn word_bits(&self) -> u32 {
@@ -1489,6 +1526,7 @@ impl<F: Field> Emitter<'_, F> {
             &tile.warp_accesses(&shapes, &self.store_order(k, &tile)),
             tile.s + tile.pb,
             word_bytes,
+            self.shape.element_bytes / word_bytes,
             options.shared_limit / self.shape.element_bytes,
         );
         let tile = tile;
@@ -1551,7 +1589,7 @@ impl<F: Field> Emitter<'_, F> {
             1u64 << tile.pb,
             k.steps.len()
         ));
-        kernel = match self.register_cap() {
+        kernel = match self.register_cap(k) {
             Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
             None => kernel.launch_bounds(threads),
         };
@@ -2117,64 +2155,60 @@ mod tests {
 
     #[test]
     fn xor_swizzles_are_bijections() {
-        for shifts in [vec![5], vec![5, 10], vec![7, 9], vec![4, 8]] {
-            let s = Swizzle {
-                shifts,
-                mask: 31,
-                pad: false,
-            };
-            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
-            seen.sort_unstable();
-            assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>());
-            assert_eq!(s.span(1 << 12), 1 << 12);
+        // Every map `choose` may pick for a tile of 2^12 elements: one or two shifts from 1.
+        for a in 1..12 {
+            for b in a..12 {
+                let shifts = if a == b { vec![a] } else { vec![a, b] };
+                let s = Swizzle {
+                    shifts,
+                    mask: 31,
+                    pad: false,
+                };
+                let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>(), "{s:?}");
+                assert_eq!(s.span(1 << 12), 1 << 12);
+            }
         }
     }
 
     #[test]
     fn paddings_are_one_to_one_within_their_span() {
-        for shifts in [vec![5], vec![5, 10], vec![6, 11]] {
-            let s = Swizzle {
-                shifts,
-                mask: 31,
-                pad: true,
-            };
-            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            assert_eq!(seen.len(), 1 << 12);
-            assert!(seen.iter().all(|&w| w < s.span(1 << 12)));
+        for a in 1..12 {
+            for b in a..12 {
+                let shifts = if a == b { vec![a] } else { vec![a, b] };
+                let s = Swizzle {
+                    shifts,
+                    mask: 31,
+                    pad: true,
+                };
+                let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+                seen.sort_unstable();
+                seen.dedup();
+                assert_eq!(seen.len(), 1 << 12, "{s:?}");
+                assert!(seen.iter().all(|&w| w < s.span(1 << 12)));
+            }
         }
     }
 
-    #[test]
-    fn both_maps_split_over_disjoint_bit_fields() {
-        // What the emitted code relies on: swz(a | b) = join(swz(a), swz(b)).
-        let maps = [
-            Swizzle {
-                shifts: vec![5, 10],
-                mask: 31,
-                pad: true,
-            },
-            Swizzle {
-                shifts: vec![5, 8],
-                mask: 31,
-                pad: false,
-            },
-        ];
-        for s in &maps {
-            for (a, b) in [
-                (0x0f3u64, 0x700),
-                (0x15, 0xa80),
-                (0x1f, 0xfe0),
-                (0x401, 0x3e),
-            ] {
-                let joined = if s.pad {
-                    s.apply(a) + s.apply(b)
-                } else {
-                    s.apply(a) ^ s.apply(b)
-                };
-                assert_eq!(s.apply(a | b), joined, "{s:?} at {a:#x} | {b:#x}");
-            }
+    proptest::proptest! {
+        /// The kernels address `base | offset` as the join of the two parts' maps.
+        #[test]
+        fn maps_split_over_disjoint_bits(
+            a in 1u32..12,
+            b in 1u32..12,
+            pad: bool,
+            i in 0u64..1 << 12,
+            split in 0u64..1 << 12,
+        ) {
+            let s = Swizzle {
+                shifts: if a == b { vec![a] } else { vec![a.min(b), a.max(b)] },
+                mask: 15,
+                pad,
+            };
+            let (x, y) = (i & split, i & !split);
+            let joined = if pad { s.apply(x) + s.apply(y) } else { s.apply(x) ^ s.apply(y) };
+            proptest::prop_assert_eq!(s.apply(i), joined);
         }
     }
 
@@ -2184,19 +2218,38 @@ mod tests {
         // 16 lanes per bank laid out plainly.
         let strided: Vec<u64> = (0..32).map(|g| g * 16).collect();
         assert_eq!(Swizzle::none().wavefronts(&strided, 4), 16);
-        let s = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1 << 13);
-        assert_eq!(s.wavefronts(&strided, 4), 1);
-        // Consecutive words stay conflict-free under the chosen map.
+        // With consecutive words read too, the chosen map keeps both conflict-free.
         let unit: Vec<u64> = (0..32).collect();
+        let both = [strided.clone(), unit.clone()];
+        let s = Swizzle::choose(&both, 12, 4, 1, 1 << 13);
+        assert_eq!(s.wavefronts(&strided, 4), 1);
         assert_eq!(s.wavefronts(&unit, 4), 1);
         // 8-byte words: 16 lanes per wavefront at best.
         assert_eq!(Swizzle::none().wavefronts(&unit, 8), 2);
-        let s8 = Swizzle::choose(std::slice::from_ref(&strided), 12, 8, 1 << 13);
+        let s8 = Swizzle::choose(std::slice::from_ref(&strided), 12, 8, 1, 1 << 13);
         assert_eq!(s8.wavefronts(&strided, 8), 2);
         // Without room for padding the XOR map is the one left.
-        let tight = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1 << 12);
+        let tight = Swizzle::choose(std::slice::from_ref(&strided), 12, 4, 1, 1 << 12);
         assert!(!tight.pad);
         assert_eq!(tight.wavefronts(&strided, 4), 1);
+    }
+
+    #[test]
+    fn shifts_below_the_bank_bits_fold_middle_bits() {
+        // A radix-4 round along tile bits 2 and 3 of 8-byte digits: the lanes span tile
+        // bits 0, 1, 4, 5 and 6, and a half warp covers bits 0, 1, 4 and 5. Only a map
+        // that folds bits 4 and 5 onto bits 2 and 3 (a shift by 2, below the 4 bank bits
+        // of 8-byte words) serves each half warp in one wavefront.
+        let round: Vec<u64> = (0..32u64).map(|l| (l & 3) | (l >> 2) << 4).collect();
+        let accesses = [round.clone()];
+        let s = Swizzle::choose(&accesses, 9, 8, 8, 768);
+        assert_eq!(s.wavefronts(&round, 8), 2);
+        assert!(s.shifts.iter().any(|&a| a < 4), "{s:?}");
+        // The map is one-to-one on the tile.
+        let mut words: Vec<u64> = (0..512).map(|i| s.apply(i)).collect();
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!(words.len(), 512);
     }
 
     #[test]
@@ -2211,6 +2264,7 @@ mod tests {
             ("P2", 1 << 15, Some(SMALL_SRGFN_REGISTERS)),
             ("P2", 1 << 9, Some(SMALL_SRGFN_REGISTERS)),
             ("P3", 1 << 12, None),
+            ("P5", 1 << 12, None),
             ("babybear", 1 << 16, None),
         ];
         // 256 threads held to 64 registers: 4 blocks fill the register file.
@@ -2234,6 +2288,18 @@ mod tests {
                 assert!(t.source.contains(&bounds), "{name} at {n}: no `{bounds}`");
             }
         }
+        // P4: held to 168 registers (3 blocks of 128 threads), except the kernel that
+        // scales by 1/n.
+        let t = transform(&build("P4"), 1 << 20, &TransformOptions::default()).unwrap();
+        let inverse = t.inverse_launches.unwrap();
+        let (last, rest) = inverse.split_last().unwrap();
+        for l in t.forward_launches.iter().chain(rest) {
+            let blocks = blocks_for_registers(l.threads, 168);
+            let bounds = format!("__launch_bounds__({}, {blocks}) {}(", l.threads, l.kernel);
+            assert!(t.source.contains(&bounds), "no `{bounds}`");
+        }
+        let plain = format!("__launch_bounds__({}) {}(", last.threads, last.kernel);
+        assert!(t.source.contains(&plain), "no `{plain}`");
     }
 
     #[test]
