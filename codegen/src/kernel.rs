@@ -1552,6 +1552,11 @@ impl<F: Field> Emitter<'_, F> {
                 "out",
                 Expr::var("dst") + Expr::var("batch"),
             ),
+            // Launched right after the previous pass, this grid may start while that one
+            // drains: it waits for that pass's writes before its first read of `src`, then
+            // lets the next pass launch in turn.
+            Stmt::Expr(Expr::call("fe_grid_wait", [])),
+            Stmt::Expr(Expr::call("fe_grid_release", [])),
         ];
         let mut tmp = 0u32;
 

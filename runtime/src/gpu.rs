@@ -5,7 +5,7 @@
 use crate::cache;
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut,
-    DeviceRepr, DriverError, LaunchConfig, PushKernelArg,
+    DevicePtr, DevicePtrMut, DeviceRepr, DriverError,
 };
 use cudarc::nvrtc::Ptx;
 use fermat_codegen::kernel::Launch;
@@ -279,6 +279,11 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
 
     /// Runs `batch` transforms from `input` into `output` on `stream`; `scratch` holds
     /// as many words as `output` when [`needs_scratch`](Self::needs_scratch).
+    ///
+    /// The buffers' device pointers are taken once for the whole plan, so that its launches
+    /// follow one another on the stream with nothing in between; on sm_90 and later every
+    /// launch after the first may then start while the one before drains (programmatic
+    /// dependent launch: each kernel waits in `fe_grid_wait` before it reads a buffer).
     pub(crate) fn run(
         &self,
         stream: &CudaStream,
@@ -295,47 +300,71 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 kernel: self.launches[0].kernel.clone(),
                 message: format!("a batch of {batch} transforms exceeds the grid's 65535 rows"),
             })?;
-        for (f, l) in self.functions.iter().zip(&self.launches) {
-            let cfg = LaunchConfig {
-                grid_dim: (l.blocks as u32, batch_dim, 1),
-                block_dim: (l.threads, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            match (l.src, l.dst) {
-                ("input", "output") => self.launch(stream, f, l, cfg, input, output)?,
-                ("input", "scratch") => self.launch(stream, f, l, cfg, input, scratch)?,
-                ("output", "scratch") => {
-                    self.launch(stream, f, l, cfg, &output.as_view(), scratch)?
-                }
-                ("scratch", "output") => {
-                    self.launch(stream, f, l, cfg, &scratch.as_view(), output)?
-                }
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        // The guards order these buffers' uses on other streams after the whole plan.
+        let (input, _input) = input.device_ptr(stream);
+        let (output, _output) = output.device_ptr_mut(stream);
+        let (scratch, _scratch) = scratch.device_ptr_mut(stream);
+        let (table, _table) = self.table.device_ptr(stream);
+        let overlap = self.device.arch.0 >= 9;
+        for (i, (f, l)) in self.functions.iter().zip(&self.launches).enumerate() {
+            let (src, dst) = match (l.src, l.dst) {
+                ("input", "output") => (input, output),
+                ("input", "scratch") => (input, scratch),
+                ("output", "scratch") => (output, scratch),
+                ("scratch", "output") => (scratch, output),
                 (src, dst) => unreachable!("plans never read {src} and write {dst}"),
+            };
+            let mut attribute = sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                value: sys::CUlaunchAttributeValue {
+                    programmaticStreamSerializationAllowed: 1,
+                },
+            };
+            let dependent = overlap && i > 0;
+            let config = sys::CUlaunchConfig {
+                gridDimX: l.blocks as u32,
+                gridDimY: batch_dim,
+                gridDimZ: 1,
+                blockDimX: l.threads,
+                blockDimY: 1,
+                blockDimZ: 1,
+                sharedMemBytes: 0,
+                hStream: stream.cu_stream(),
+                attrs: if dependent {
+                    &mut attribute
+                } else {
+                    std::ptr::null_mut()
+                },
+                numAttrs: dependent as u32,
+            };
+            let mut args = [src, dst, table];
+            let mut params: Vec<*mut std::ffi::c_void> = args
+                .iter_mut()
+                .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void)
+                .collect();
+            // SAFETY: the kernel's parameters are (const word*, word*, const word*), the
+            // buffers hold `batch` transforms of `words` words each and the grid covers
+            // exactly the plan's tiles, as the manifest computed them; `params` and
+            // `attribute` outlive the call, which copies them.
+            unsafe {
+                sys::cuLaunchKernelEx(
+                    &config,
+                    f.cu_function(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
             }
+            .result()
+            .map_err(|e| GpuError::Launch {
+                kernel: l.kernel.clone(),
+                message: e.to_string(),
+            })?;
         }
-        Ok(())
-    }
-
-    fn launch(
-        &self,
-        stream: &CudaStream,
-        f: &CudaFunction,
-        l: &Launch,
-        cfg: LaunchConfig,
-        src: &CudaView<'_, W>,
-        dst: &mut CudaViewMut<'_, W>,
-    ) -> Result<(), GpuError> {
-        let mut args = stream.launch_builder(f);
-        args.arg(src);
-        args.arg(dst);
-        args.arg(&*self.table);
-        // SAFETY: the kernel's parameters are (const word*, word*, const word*), the buffers
-        // hold `batch` transforms of `words` words each and the grid covers exactly the
-        // plan's tiles, as the manifest computed them.
-        unsafe { args.launch(cfg) }.map_err(|e| GpuError::Launch {
-            kernel: l.kernel.clone(),
-            message: e.to_string(),
-        })?;
         Ok(())
     }
 
