@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P1: p = r^k + 1, r = 2^63 + 2^53 = 9232379236109516800, k = 2 (127 bits) ----
@@ -887,34 +904,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^10 elements (1 per block), 9 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2204];
+    __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 2u) ^ ((((uint32_t)ul & 3u) << 8u) >> 6u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 276u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 552u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 828u, 1102ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -936,27 +955,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 276u, 1102ull, x2);
-        fe_store(tile, sbase + 552u, 1102ull, x1);
-        fe_store(tile, sbase + 828u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 260u, 1024ull, x2);
+        fe_store(tile, sbase ^ 520u, 1024ull, x1);
+        fe_store(tile, sbase ^ 780u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -978,27 +997,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 69u, 1102ull, x2);
-        fe_store(tile, sbase + 138u, 1102ull, x1);
-        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 65u, 1024ull, x2);
+        fe_store(tile, sbase ^ 130u, 1024ull, x1);
+        fe_store(tile, sbase ^ 195u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1020,27 +1039,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 20u, 1024ull, x2);
+        fe_store(tile, sbase ^ 40u, 1024ull, x1);
+        fe_store(tile, sbase ^ 60u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e8));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e9));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fe_load_row(tw, (size_t)e10));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
         const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fe_load_row(tw, (size_t)e11));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1062,26 +1081,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 4u, 1102ull, x2);
-        fe_store(tile, sbase + 8u, 1102ull, x1);
-        fe_store(tile, sbase + 12u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 5u, 1024ull, x2);
+        fe_store(tile, sbase ^ 10u, 1024ull, x1);
+        fe_store(tile, sbase ^ 15u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
         const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fe_load_row(tw, (size_t)e12));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
         const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e13));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
         const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fe_load_row(tw, (size_t)e14));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1103,55 +1122,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 1u, 1102ull, x2);
-        fe_store(tile, sbase + 2u, 1102ull, x1);
-        fe_store(tile, sbase + 3u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 1u, 1024ull, x2);
+        fe_store(tile, sbase ^ 2u, 1024ull, x1);
+        fe_store(tile, sbase ^ 3u, 1024ull, x3);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 6u) | (((uint32_t)tq & 3u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 6u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 1 pieces of 2^10 elements (1 per block), 10 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2204];
+    __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 2u) ^ ((((uint32_t)ul & 3u) << 8u) >> 6u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [8, 9]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
-        fe_t x1 = fe_load(tile, sbase + 276u, 1102ull);
-        fe_t x2 = fe_load(tile, sbase + 552u, 1102ull);
-        fe_t x3 = fe_load(tile, sbase + 828u, 1102ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1173,27 +1194,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 276u, 1102ull, x2);
-        fe_store(tile, sbase + 552u, 1102ull, x1);
-        fe_store(tile, sbase + 828u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 260u, 1024ull, x2);
+        fe_store(tile, sbase ^ 520u, 1024ull, x1);
+        fe_store(tile, sbase ^ 780u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 69u, 1102ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 138u, 1102ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 207u, 1102ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1215,27 +1236,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 69u, 1102ull, x2);
-        fe_store(tile, sbase + 138u, 1102ull, x1);
-        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 65u, 1024ull, x2);
+        fe_store(tile, sbase ^ 130u, 1024ull, x1);
+        fe_store(tile, sbase ^ 195u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 1102ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 1102ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 1102ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1257,27 +1278,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 17u, 1102ull, x2);
-        fe_store(tile, sbase + 34u, 1102ull, x1);
-        fe_store(tile, sbase + 51u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 20u, 1024ull, x2);
+        fe_store(tile, sbase ^ 40u, 1024ull, x1);
+        fe_store(tile, sbase ^ 60u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1102ull), fe_load_row(tw, (size_t)e8));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fe_load_row(tw, (size_t)e9));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fe_load_row(tw, (size_t)e10));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
         const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fe_load_row(tw, (size_t)e11));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1299,26 +1320,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, x0);
-        fe_store(tile, sbase + 4u, 1102ull, x2);
-        fe_store(tile, sbase + 8u, 1102ull, x1);
-        fe_store(tile, sbase + 12u, 1102ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 5u, 1024ull, x2);
+        fe_store(tile, sbase ^ 10u, 1024ull, x1);
+        fe_store(tile, sbase ^ 15u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
         const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fe_load_row(tw, (size_t)e12));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
         const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fe_load_row(tw, (size_t)e13));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
         const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fe_load_row(tw, (size_t)e14));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1340,21 +1361,21 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 1024ull)));
-        fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x2, fe_load_row(tw, 1024ull)));
-        fe_store(tile, sbase + 2u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 1024ull)));
-        fe_store(tile, sbase + 3u, 1102ull, fe_mul_mont(x3, fe_load_row(tw, 1024ull)));
+        fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, 1024ull)));
+        fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x2, fe_load_row(tw, 1024ull)));
+        fe_store(tile, sbase ^ 2u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, 1024ull)));
+        fe_store(tile, sbase ^ 3u, 1024ull, fe_mul_mont(x3, fe_load_row(tw, 1024ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 6u) | (((uint32_t)tq & 3u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 6u)), 1102ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 6u)) & 15u)), 1024ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P1: p = r^k + 1, r = 2^63 + 2^53 = 9232379236109516800, k = 2 (127 bits) ----
@@ -887,34 +904,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 4096 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 511u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -936,32 +955,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -983,28 +1002,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1026,28 +1045,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1069,59 +1088,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 511u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 4u) | ((((uint32_t)blk >> 1u) & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1143,28 +1164,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1186,28 +1207,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1229,28 +1250,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1272,59 +1293,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 4u) | ((((uint32_t)blk >> 1u) & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 65536 pieces of 2^4 elements (128 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4350];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 7u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 14u) | ((((uint32_t)blk >> 8u) & 1u) << 15u) | ((((uint32_t)tq >> 7u) & 1u) << 16u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 4u)), 2175ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            fe_t x1 = fe_load(tile, sbase + 4u, 2175ull);
-            fe_t x2 = fe_load(tile, sbase + 8u, 2175ull);
-            fe_t x3 = fe_load(tile, sbase + 12u, 2175ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 5u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 10u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 15u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1346,27 +1369,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, x0);
-            fe_store(tile, sbase + 4u, 2175ull, x2);
-            fe_store(tile, sbase + 8u, 2175ull, x1);
-            fe_store(tile, sbase + 12u, 2175ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1388,56 +1411,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, x0);
-            fe_store(tile, sbase + 1u, 2175ull, x2);
-            fe_store(tile, sbase + 2u, 2175ull, x1);
-            fe_store(tile, sbase + 3u, 2175ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 1u, 2048ull, x2);
+            fe_store(tile, sbase ^ 2u, 2048ull, x1);
+            fe_store(tile, sbase ^ 3u, 2048ull, x3);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | (((uint32_t)tq & 15u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 6u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 3u) << 8u) | ((((uint32_t)blk >> 2u) & 3u) << 10u) | (((uint32_t)blk & 3u) << 12u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u)), 2175ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 511u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1459,32 +1484,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1506,28 +1531,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1549,28 +1574,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1592,59 +1617,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 511u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 4u) | ((((uint32_t)blk >> 1u) & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1666,28 +1693,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1709,28 +1736,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1752,28 +1779,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1795,59 +1822,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 4u) | ((((uint32_t)blk >> 1u) & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 9u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 65536 pieces of 2^4 elements (128 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4350];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 7u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 255u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 14u) | ((((uint32_t)blk >> 8u) & 1u) << 15u) | ((((uint32_t)tq >> 7u) & 1u) << 16u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 4u)), 2175ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 4u) | (((uint32_t)ul & 1u) << 7u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
-            fe_t x1 = fe_load(tile, sbase + 4u, 2175ull);
-            fe_t x2 = fe_load(tile, sbase + 8u, 2175ull);
-            fe_t x3 = fe_load(tile, sbase + 12u, 2175ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 5u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 10u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 15u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1869,27 +1898,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, x0);
-            fe_store(tile, sbase + 4u, 2175ull, x2);
-            fe_store(tile, sbase + 8u, 2175ull, x1);
-            fe_store(tile, sbase + 12u, 2175ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2175ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2175ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2175ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2175ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1911,22 +1940,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2175ull, fe_mul_mont(x0, fe_load_row(tw, 786432ull)));
-            fe_store(tile, sbase + 1u, 2175ull, fe_mul_mont(x2, fe_load_row(tw, 786432ull)));
-            fe_store(tile, sbase + 2u, 2175ull, fe_mul_mont(x1, fe_load_row(tw, 786432ull)));
-            fe_store(tile, sbase + 3u, 2175ull, fe_mul_mont(x3, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, 786432ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, 786432ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | (((uint32_t)tq & 15u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 6u) & 3u) << 6u) | ((((uint32_t)blk >> 4u) & 3u) << 8u) | ((((uint32_t)blk >> 2u) & 3u) << 10u) | (((uint32_t)blk & 3u) << 12u) | ((((uint32_t)tq >> 5u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u)), 2175ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 17u), 1048576ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P1: p = r^k + 1, r = 2^63 + 2^53 = 9232379236109516800, k = 2 (127 bits) ----
@@ -887,34 +904,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 64 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -936,28 +955,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -979,28 +998,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1022,28 +1041,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1065,59 +1084,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 6u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 6u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 6u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 256 pieces of 2^6 elements (32 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4412];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u) | ((((uint32_t)tq >> 7u) & 1u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)), 2206ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 2206ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 2206ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 20u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 40u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 60u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1139,28 +1160,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 17u, 2206ull, x2);
-            fe_store(tile, sbase + 34u, 2206ull, x1);
-            fe_store(tile, sbase + 51u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1182,27 +1203,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 4u, 2206ull, x2);
-            fe_store(tile, sbase + 8u, 2206ull, x1);
-            fe_store(tile, sbase + 12u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1224,56 +1245,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 1u, 2206ull, x2);
-            fe_store(tile, sbase + 2u, 2206ull, x1);
-            fe_store(tile, sbase + 3u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 1u, 2048ull, x2);
+            fe_store(tile, sbase ^ 2u, 2048ull, x1);
+            fe_store(tile, sbase ^ 3u, 2048ull, x3);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | (((uint32_t)tq & 31u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 2u) & 1u) << 5u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 5u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 64 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1295,28 +1318,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1338,28 +1361,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1381,28 +1404,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1424,59 +1447,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 6u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 6u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 6u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 256 pieces of 2^6 elements (32 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4412];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u) | ((((uint32_t)tq >> 7u) & 1u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)), 2206ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 2206ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 2206ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 20u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 40u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 60u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1498,28 +1523,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 17u, 2206ull, x2);
-            fe_store(tile, sbase + 34u, 2206ull, x1);
-            fe_store(tile, sbase + 51u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1541,27 +1566,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 4u, 2206ull, x2);
-            fe_store(tile, sbase + 8u, 2206ull, x1);
-            fe_store(tile, sbase + 12u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1583,22 +1608,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 16384ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 16384ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 16384ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, 16384ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, 16384ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | (((uint32_t)tq & 31u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 2u) & 1u) << 5u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 5u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 16384ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P1: p = r^k + 1, r = 2^63 + 2^53 = 9232379236109516800, k = 2 (127 bits) ----
@@ -887,34 +904,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 16384 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -936,32 +955,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u)) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 262144u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 524288u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 786432u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -983,32 +1002,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u)) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 65536u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 131072u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 196608u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1030,28 +1049,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1073,59 +1092,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 1u) & 65535u) << 3u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 2u) & 65535u) << 3u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 3u) & 65535u) << 3u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 16384 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u) | ((((uint32_t)blk >> 3u) & 255u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1147,28 +1168,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1190,28 +1211,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1233,28 +1254,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1276,59 +1297,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 11u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 11u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 11u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u) | ((((uint32_t)blk >> 3u) & 255u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 65536 pieces of 2^6 elements (32 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4412];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 1023u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 16u) | ((((uint32_t)blk >> 10u) & 1u) << 17u) | ((((uint32_t)tq >> 7u) & 1u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)), 2206ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 2206ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 2206ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 20u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 40u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 60u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1350,28 +1373,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 17u, 2206ull, x2);
-            fe_store(tile, sbase + 34u, 2206ull, x1);
-            fe_store(tile, sbase + 51u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
             const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
             const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
             const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1393,27 +1416,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 4u, 2206ull, x2);
-            fe_store(tile, sbase + 8u, 2206ull, x1);
-            fe_store(tile, sbase + 12u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
             const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
             const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1435,56 +1458,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 1u, 2206ull, x2);
-            fe_store(tile, sbase + 2u, 2206ull, x1);
-            fe_store(tile, sbase + 3u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 1u, 2048ull, x2);
+            fe_store(tile, sbase ^ 2u, 2048ull, x1);
+            fe_store(tile, sbase ^ 3u, 2048ull, x3);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | (((uint32_t)tq & 31u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 10u) & 1u) << 5u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 6u) & 3u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 10u) | ((((uint32_t)blk >> 2u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u) | ((((uint32_t)tq >> 5u) & 7u) << 16u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 16384 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1506,32 +1531,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u)) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e0s = (int)(((e0 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 1048575u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 262144u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e1s = (int)(((e1 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 1048575u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 524288u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e2s = (int)(((e2 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 1048575u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 15u) << 14u) | 786432u) * (((uint32_t)base >> 6u) & 3u)) & 4194303u) << 0u;
             const int e3s = (int)(((e3 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 1048575u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1553,32 +1578,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u)) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e4s = (int)(((e4 >> 20u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 1048575u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 65536u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e5s = (int)(((e5 >> 20u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 1048575u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 131072u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e6s = (int)(((e6 >> 20u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 1048575u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | (((uint32_t)base & 3u) << 14u) | 196608u) * (((uint32_t)base >> 4u) & 3u)) & 1048575u) << 2u;
             const int e7s = (int)(((e7 >> 20u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 1048575u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1600,28 +1625,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 16384u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 32768u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 49152u) * (((uint32_t)base >> 2u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1643,59 +1668,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 1u) & 65535u) << 3u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 2u) & 65535u) << 3u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * 3u) & 65535u) << 3u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 16384 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4380];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u) | ((((uint32_t)blk >> 3u) & 255u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
-            fe_t x1 = fe_load(tile, sbase + 68u, 2190ull);
-            fe_t x2 = fe_load(tile, sbase + 137u, 2190ull);
-            fe_t x3 = fe_load(tile, sbase + 205u, 2190ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 64u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 129u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 193u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1717,28 +1744,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 68u, 2190ull, x2);
-            fe_store(tile, sbase + 137u, 2190ull, x1);
-            fe_store(tile, sbase + 205u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 64u, 2048ull, x2);
+            fe_store(tile, sbase ^ 129u, 2048ull, x1);
+            fe_store(tile, sbase ^ 193u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 2190ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 2190ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 2190ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1760,28 +1787,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 17u, 2190ull, x2);
-            fe_store(tile, sbase + 34u, 2190ull, x1);
-            fe_store(tile, sbase + 51u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1803,28 +1830,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
-            fe_store(tile, sbase + 4u, 2190ull, x2);
-            fe_store(tile, sbase + 8u, 2190ull, x1);
-            fe_store(tile, sbase + 12u, 2190ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2190ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 1048576ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 1048576ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 1048576ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1846,59 +1873,61 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 11u;
-            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 1048576ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 11u;
-            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 1048576ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 11u;
-            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 1048576ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 31u) << 6u) | ((((uint32_t)blk >> 3u) & 255u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 5u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull, fe_load(tile, st + ((((uint32_t)ul & 7u) << 5u) + ((((uint32_t)ul & 7u) << 5u) >> 4u) + ((((uint32_t)ul & 7u) << 5u) >> 7u)), 2190ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 11u), 4194304ull, fe_load(tile, st ^ ((((uint32_t)ul & 7u) << 5u) ^ ((((((uint32_t)ul & 7u) << 5u) >> 2u) ^ ((((uint32_t)ul & 7u) << 5u) >> 7u)) & 15u)), 2048ull));
         }
     }
 }
 
 // 65536 pieces of 2^6 elements (32 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4412];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4194304ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 1023u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 16u) | ((((uint32_t)blk >> 10u) & 1u) << 17u) | ((((uint32_t)tq >> 7u) & 1u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u));
-            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)), 2206ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
+            fe_store(tile, st ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) ^ ((((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 2u) ^ ((((((uint32_t)ul >> 1u) & 3u) << 6u) | (((uint32_t)ul & 1u) << 9u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 2206ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 2206ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 20u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 40u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 60u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1920,28 +1949,28 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 17u, 2206ull, x2);
-            fe_store(tile, sbase + 34u, 2206ull, x1);
-            fe_store(tile, sbase + 51u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 20u, 2048ull, x2);
+            fe_store(tile, sbase ^ 40u, 2048ull, x1);
+            fe_store(tile, sbase ^ 60u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 63u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2206ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 1048576ull));
             const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 2206ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1 + 1048576ull));
             const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 2206ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2 + 1048576ull));
             const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 2206ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1963,27 +1992,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, x0);
-            fe_store(tile, sbase + 4u, 2206ull, x2);
-            fe_store(tile, sbase + 8u, 2206ull, x1);
-            fe_store(tile, sbase + 12u, 2206ull, x3);
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            fe_store(tile, sbase ^ 5u, 2048ull, x2);
+            fe_store(tile, sbase ^ 10u, 2048ull, x1);
+            fe_store(tile, sbase ^ 15u, 2048ull, x3);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 6u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 2206ull);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2206ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4 + 1048576ull));
             const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2206ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5 + 1048576ull));
             const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2206ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6 + 1048576ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2005,22 +2034,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase + 0u, 2206ull, fe_mul_mont(x0, fe_load_row(tw, 1572864ull)));
-            fe_store(tile, sbase + 1u, 2206ull, fe_mul_mont(x2, fe_load_row(tw, 1572864ull)));
-            fe_store(tile, sbase + 2u, 2206ull, fe_mul_mont(x1, fe_load_row(tw, 1572864ull)));
-            fe_store(tile, sbase + 3u, 2206ull, fe_mul_mont(x3, fe_load_row(tw, 1572864ull)));
+            fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load_row(tw, 1572864ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, 1572864ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, 1572864ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, 1572864ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | (((uint32_t)tq & 31u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 10u) & 1u) << 5u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 6u) & 3u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 10u) | ((((uint32_t)blk >> 2u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u) | ((((uint32_t)tq >> 5u) & 7u) << 16u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)), 2206ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 19u), 4194304ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
         }
     }
 }

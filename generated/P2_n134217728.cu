@@ -3,10 +3,10 @@
 //
 // field: P2: p = (2^64 - 2^50)^4 + 1 (256 bits)
 // K = 8, N = 134217728
-// kernels per direction: 5
-// global-memory passes: 5
-// bytes moved: 42949672960
-// full multiplications: 939524096
+// kernels per direction: 4
+// global-memory passes: 4
+// bytes moved: 34359738368
+// full multiplications: 923009024
 // multiplications by powers of r (shifts): 754974720
 // additions and subtractions: 3623878656
 // strategy ct: ((((((((DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) (x) I(8) * D(8,8) * I(8) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(64,8)) (x) I(8) * D(64,8) * I(64) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(512,64)) (x) I(8) * D(512,8) * I(512) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(4096,512)) (x) I(8) * D(4096,8) * I(4096) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(32768,4096)) (x) I(8) * D(32768,8) * I(32768) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(262144,32768)) (x) I(8) * D(262144,8) * I(262144) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(2097152,262144)) (x) I(8) * D(2097152,8) * I(2097152) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(16777216,2097152)) (x) I(8) * D(16777216,8) * I(16777216) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(134217728,16777216)
@@ -59,6 +59,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return __umulhi(a, b);
 #else
     return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 #endif // FERMAT_PRELUDE_COMMON
@@ -981,34 +998,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,22 +1049,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1064,30 +1083,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1109,22 +1128,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1145,56 +1164,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1216,22 +1237,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1250,30 +1271,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1295,22 +1316,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1330,55 +1351,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1400,22 +1423,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1434,26 +1457,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1475,22 +1498,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1510,55 +1533,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
-// 2097152 pieces of 2^6 elements (16 per block), 8 steps
+// 262144 pieces of 2^9 elements (2 per block), 11 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4348];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 65535u) << 9u) | ((((uint32_t)blk >> 16u) & 1u) << 26u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 3u) ^ ((((uint32_t)ul & 3u) << 8u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 1u) << 25u)), 134217728ull));
         }
     }
     __syncthreads();
-    // DFT(4) along tile bits [4, 5]
+    // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1087ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1087ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1087ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 129u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 258u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 387u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1580,22 +1605,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 17u, 1087ull, x2);
-        fe_store(tile, sbase + 34u, 1087ull, x1);
-        fe_store(tile, sbase + 51u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 129u, 1024ull, x2);
+        fe_store(tile, sbase ^ 258u, 1024ull, x1);
+        fe_store(tile, sbase ^ 387u, 1024ull, x3);
     }
     __syncthreads();
-    // DFT(2) along tile bits [3]
+    // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 7u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u));
-            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1087ull);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 8u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 8u) ^ ((((((uint32_t)gj & 1u) << 8u) >> 3u) ^ ((((uint32_t)gj & 1u) << 8u) >> 7u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 72u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1614,26 +1639,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, x0);
-            fe_store(tile, sbase + 8u, 1087ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 72u, 1024ull, x1);
         }
     }
     __syncthreads();
-    // DFT(4) along tile bits [1, 2]
+    // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1087ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1087ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1087ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1087ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 36u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 54u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1655,22 +1680,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 2u, 1087ull, x2);
-        fe_store(tile, sbase + 4u, 1087ull, x1);
-        fe_store(tile, sbase + 6u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
-    // DFT(2) along tile bits [0]
+    // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
-            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
+            const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1689,56 +1714,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e6 = (((((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
-            const uint32_t e7 = (((((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
-        }
-    }
-    __syncthreads();
-    // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull));
-        }
-    }
-}
-
-// 16777216 pieces of 2^3 elements (128 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4348];
-    const size_t blk = (size_t)blockIdx.x;
-    const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
-    const fe_word_t* __restrict__ in = src + batch;
-    fe_word_t* __restrict__ out = dst + batch;
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 5u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 131071u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 22u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 3u) + ((((uint32_t)ul & 3u) << 3u) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 1087ull);
-        fe_t x2 = fe_load(tile, sbase + 4u, 1087ull);
-        fe_t x3 = fe_load(tile, sbase + 6u, 1087ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1760,23 +1755,23 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 2u, 1087ull, x2);
-        fe_store(tile, sbase + 4u, 1087ull, x1);
-        fe_store(tile, sbase + 6u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
-            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
-            switch (u0) {
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
+            const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
+            switch (u10) {
             case 0: {
             } break;
             case 1: {
@@ -1794,54 +1789,56 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, x0);
-            fe_store(tile, sbase + 1u, 1087ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 1u, 1024ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 16u) & 1u) << 5u) | ((((uint32_t)blk >> 14u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 1u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 9u) | ((((uint32_t)blk >> 10u) & 1u) << 11u) | ((((uint32_t)blk >> 8u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 15u) | ((((uint32_t)blk >> 4u) & 1u) << 17u) | ((((uint32_t)blk >> 2u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 1u) << 20u) | ((((uint32_t)tq >> 5u) & 1u) << 21u) | (((uint32_t)blk & 1u) << 22u) | ((((uint32_t)tq >> 6u) & 3u) << 23u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 7u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 16u) & 1u) << 1u) | ((((uint32_t)blk >> 15u) & 1u) << 2u) | ((((uint32_t)blk >> 13u) & 3u) << 3u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 1u) & 127u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u)), 1087ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1863,22 +1860,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1897,30 +1894,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1942,22 +1939,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1978,56 +1975,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 131071u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2049,22 +2048,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -2083,30 +2082,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2128,22 +2127,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2163,55 +2162,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 15u) | ((((uint32_t)blk >> 11u) & 63u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 19u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2233,22 +2234,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -2267,26 +2268,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2308,22 +2309,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2343,55 +2344,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u) | ((((uint32_t)blk >> 5u) & 4095u) << 15u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 13u), 134217728ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
-// 2097152 pieces of 2^6 elements (16 per block), 8 steps
+// 262144 pieces of 2^9 elements (2 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4348];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
+        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 65535u) << 9u) | ((((uint32_t)blk >> 16u) & 1u) << 26u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 3u) ^ ((((uint32_t)ul & 3u) << 8u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 1u) << 25u)), 134217728ull));
         }
     }
     __syncthreads();
-    // DFT(4) along tile bits [4, 5]
+    // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1087ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1087ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1087ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 129u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 258u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 387u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2413,22 +2416,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 17u, 1087ull, x2);
-        fe_store(tile, sbase + 34u, 1087ull, x1);
-        fe_store(tile, sbase + 51u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 129u, 1024ull, x2);
+        fe_store(tile, sbase ^ 258u, 1024ull, x1);
+        fe_store(tile, sbase ^ 387u, 1024ull, x3);
     }
     __syncthreads();
-    // DFT(2) along tile bits [3]
+    // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 7u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u));
-            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1087ull);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 8u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 8u) ^ ((((((uint32_t)gj & 1u) << 8u) >> 3u) ^ ((((uint32_t)gj & 1u) << 8u) >> 7u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 72u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -2447,26 +2450,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, x0);
-            fe_store(tile, sbase + 8u, 1087ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 72u, 1024ull, x1);
         }
     }
     __syncthreads();
-    // DFT(4) along tile bits [1, 2]
+    // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1087ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1087ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1087ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1087ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 36u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 54u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2488,22 +2491,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 2u, 1087ull, x2);
-        fe_store(tile, sbase + 4u, 1087ull, x1);
-        fe_store(tile, sbase + 6u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
-    // DFT(2) along tile bits [0]
+    // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
-            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
+            const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2522,56 +2525,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            const uint32_t e6 = ((0u - (((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
-            const uint32_t e7 = ((0u - (((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
-        }
-    }
-    __syncthreads();
-    // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 4u)), 1087ull));
-        }
-    }
-}
-
-// 16777216 pieces of 2^3 elements (128 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256, 4) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4348];
-    const size_t blk = (size_t)blockIdx.x;
-    const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
-    const fe_word_t* __restrict__ in = src + batch;
-    fe_word_t* __restrict__ out = dst + batch;
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 5u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 131071u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 22u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 3u) + ((((uint32_t)ul & 3u) << 3u) >> 4u)), 1087ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 1087ull);
-        fe_t x2 = fe_load(tile, sbase + 4u, 1087ull);
-        fe_t x3 = fe_load(tile, sbase + 6u, 1087ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2593,23 +2566,23 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k4(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1087ull, x0);
-        fe_store(tile, sbase + 2u, 1087ull, x2);
-        fe_store(tile, sbase + 4u, 1087ull, x1);
-        fe_store(tile, sbase + 6u, 1087ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u));
-            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1087ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1087ull);
-            switch (u0) {
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
+            const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
+            switch (u10) {
             case 0: {
             } break;
             case 1: {
@@ -2627,20 +2600,20 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k4(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1087ull, fe_mul_mont(x0, fe_load_row(tw, 17039360ull)));
-            fe_store(tile, sbase + 1u, 1087ull, fe_mul_mont(x1, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, 17039360ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, 17039360ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 16u) & 1u) << 5u) | ((((uint32_t)blk >> 14u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 1u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 9u) | ((((uint32_t)blk >> 10u) & 1u) << 11u) | ((((uint32_t)blk >> 8u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 15u) | ((((uint32_t)blk >> 4u) & 1u) << 17u) | ((((uint32_t)blk >> 2u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 1u) << 20u) | ((((uint32_t)tq >> 5u) & 1u) << 21u) | (((uint32_t)blk & 1u) << 22u) | ((((uint32_t)tq >> 6u) & 3u) << 23u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 7u) | (((uint32_t)tq & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 16u) & 1u) << 1u) | ((((uint32_t)blk >> 15u) & 1u) << 2u) | ((((uint32_t)blk >> 13u) & 3u) << 3u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 1u) & 127u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u)), 1087ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P2: p = r^k + 1, r = 2^64 - 2^50 = 18445618173802708992, k = 4 (256 bits) ----
@@ -981,34 +998,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,22 +1049,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1064,30 +1083,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1109,22 +1128,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1145,56 +1164,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1216,22 +1237,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1250,26 +1271,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1291,22 +1312,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1326,55 +1347,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1396,22 +1419,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1430,26 +1453,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1471,22 +1494,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1506,55 +1529,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 3u) ^ ((((uint32_t)ul & 3u) << 6u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1576,22 +1601,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1610,26 +1635,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1651,22 +1676,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1685,54 +1710,56 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 1u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 1u, 1024ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1754,22 +1781,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1788,30 +1815,30 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1833,22 +1860,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1869,56 +1896,58 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 16383u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1940,22 +1969,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1974,26 +2003,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2015,22 +2044,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2050,55 +2079,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 255u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 12u) | ((((uint32_t)blk >> 8u) & 63u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2120,22 +2151,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -2154,26 +2185,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2195,22 +2226,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2230,55 +2261,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u) | ((((uint32_t)blk >> 2u) & 4095u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 262144 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 19u) | ((((uint32_t)blk >> 13u) & 1u) << 20u) | ((((uint32_t)tq >> 7u) & 1u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 3u) ^ ((((uint32_t)ul & 3u) << 6u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2300,22 +2333,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -2334,26 +2367,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2375,22 +2408,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -2409,20 +2442,20 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, 2359296ull)));
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, 2359296ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, 2359296ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, 2359296ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 4u) & 15u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 22u), 16777216ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P2: p = r^k + 1, r = 2^64 - 2^50 = 18445618173802708992, k = 4 (256 bits) ----
@@ -981,34 +998,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 64 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,22 +1049,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1064,26 +1083,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1105,22 +1124,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1140,55 +1159,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 3u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 3u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (16 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 1u) & 1u) << 8u) | ((((uint32_t)tq >> 7u) & 1u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 3u) ^ ((((uint32_t)ul & 3u) << 6u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1210,22 +1231,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1244,26 +1265,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1285,22 +1306,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1319,54 +1340,56 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 1u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 1u, 1024ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1388,22 +1411,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1422,26 +1445,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1463,22 +1486,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1498,55 +1521,57 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 3u;
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 3u;
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4360];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 1u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 1u) & 1u) << 8u) | ((((uint32_t)tq >> 7u) & 1u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 3u) ^ ((((uint32_t)ul & 3u) << 6u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 1090ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 36u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 54u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1568,22 +1593,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 17u, 1090ull, x2);
-        fe_store(tile, sbase + 34u, 1090ull, x1);
-        fe_store(tile, sbase + 51u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 18u, 1024ull, x2);
+        fe_store(tile, sbase ^ 36u, 1024ull, x1);
+        fe_store(tile, sbase ^ 54u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 5u) + ((((uint32_t)gj & 1u) << 5u) >> 4u) + ((((uint32_t)gj & 1u) << 5u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
             const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 8u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
             switch (u0) {
             case 0: {
             } break;
@@ -1602,26 +1627,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, x0);
-            fe_store(tile, sbase + 8u, 1090ull, x1);
+            fe_store(tile, sbase ^ 0u, 1024ull, x0);
+            fe_store(tile, sbase ^ 9u, 1024ull, x1);
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 1090ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 1090ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 1090ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1643,22 +1668,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 1090ull, x0);
-        fe_store(tile, sbase + 2u, 1090ull, x2);
-        fe_store(tile, sbase + 4u, 1090ull, x1);
-        fe_store(tile, sbase + 6u, 1090ull, x3);
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 2u) + ((((uint32_t)gj & 1u) << 2u) >> 4u) + ((((uint32_t)gj & 1u) << 2u) >> 8u));
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
             const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 1090ull);
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
             switch (u5) {
             case 0: {
             } break;
@@ -1677,20 +1702,20 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 1090ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
-            fe_store(tile, sbase + 1u, 1090ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | (((uint32_t)tq & 15u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 1u) & 1u) << 4u) | (((uint32_t)blk & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 4u) + (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 8u)), 1090ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P2: p = r^k + 1, r = 2^64 - 2^50 = 18445618173802708992, k = 4 (256 bits) ----
@@ -981,34 +998,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^9 elements (1 per block), 11 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2172];
+    __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 8u) ^ ((((((uint32_t)ul & 1u) << 8u) >> 3u) ^ ((((uint32_t)ul & 1u) << 8u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 136u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 272u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 408u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 132u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 396u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,22 +1049,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 136u, 543ull, x2);
-        fe_store(tile, sbase + 272u, 543ull, x1);
-        fe_store(tile, sbase + 408u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 132u, 512ull, x2);
+        fe_store(tile, sbase ^ 264u, 512ull, x1);
+        fe_store(tile, sbase ^ 396u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 68u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 74u, 512ull);
         switch (u0) {
         case 0: {
         } break;
@@ -1064,25 +1083,25 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 68u, 543ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 74u, 512ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 543ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 543ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 543ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1104,22 +1123,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 6u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 9u, 512ull);
         switch (u5) {
         case 0: {
         } break;
@@ -1138,25 +1157,25 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 543ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 543ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1178,22 +1197,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 2u, 543ull, x2);
-        fe_store(tile, sbase + 4u, 543ull, x1);
-        fe_store(tile, sbase + 6u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 2u, 512ull, x2);
+        fe_store(tile, sbase ^ 4u, 512ull, x1);
+        fe_store(tile, sbase ^ 6u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 6u) & 3u) << 1u) | (((uint32_t)tq & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 512ull);
         switch (u10) {
         case 0: {
         } break;
@@ -1212,53 +1231,55 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 1u, 543ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 1u, 512ull, x1);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 3u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
 // 1 pieces of 2^9 elements (1 per block), 12 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[2172];
+    __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 512ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 8u) ^ ((((((uint32_t)ul & 1u) << 8u) >> 3u) ^ ((((uint32_t)ul & 1u) << 8u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 136u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 272u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 408u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 132u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 396u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1280,22 +1301,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 136u, 543ull, x2);
-        fe_store(tile, sbase + 272u, 543ull, x1);
-        fe_store(tile, sbase + 408u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 132u, 512ull, x2);
+        fe_store(tile, sbase ^ 264u, 512ull, x1);
+        fe_store(tile, sbase ^ 396u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [6]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 3u) << 7u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 68u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 74u, 512ull);
         switch (u0) {
         case 0: {
         } break;
@@ -1314,25 +1335,25 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 68u, 543ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 74u, 512ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 17u, 543ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 34u, 543ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 51u, 543ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1354,22 +1375,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 6u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 9u, 512ull);
         switch (u5) {
         case 0: {
         } break;
@@ -1388,25 +1409,25 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 8u, 543ull, x1);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 543ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 543ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1428,22 +1449,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 2u, 543ull, x2);
-        fe_store(tile, sbase + 4u, 543ull, x1);
-        fe_store(tile, sbase + 6u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 2u, 512ull, x2);
+        fe_store(tile, sbase ^ 4u, 512ull, x1);
+        fe_store(tile, sbase ^ 6u, 512ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 6u) & 3u) << 1u) | (((uint32_t)tq & 63u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 543ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 512ull);
         switch (u10) {
         case 0: {
         } break;
@@ -1462,19 +1483,19 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 543ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 6u) | (((uint32_t)tq & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 255u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 3u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 512ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P2: p = r^k + 1, r = 2^64 - 2^50 = 18445618173802708992, k = 4 (256 bits) ----
@@ -981,34 +998,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 1 pieces of 2^6 elements (1 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(32, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[268];
+    __shared__ fe_word_t tile[256];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 31u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 67ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 67ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 28u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 40u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 52u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1030,46 +1049,46 @@ extern "C" __global__ void __launch_bounds__(32, 32) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 17u, 67ull, x2);
-        fe_store(tile, sbase + 34u, 67ull, x1);
-        fe_store(tile, sbase + 51u, 67ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 28u, 64ull, x2);
+        fe_store(tile, sbase ^ 40u, 64ull, x1);
+        fe_store(tile, sbase ^ 52u, 64ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 14u, 64ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 8u, 67ull, x1);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 14u, 64ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 7u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 67ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1091,74 +1110,76 @@ extern "C" __global__ void __launch_bounds__(32, 32) fwd_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 2u, 67ull, x2);
-        fe_store(tile, sbase + 4u, 67ull, x1);
-        fe_store(tile, sbase + 6u, 67ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 3u, 64ull, x2);
+        fe_store(tile, sbase ^ 7u, 64ull, x1);
+        fe_store(tile, sbase ^ 4u, 64ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
         const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 1u, 67ull, x1);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 1u, 64ull, x1);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 3u) & 3u) << 1u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 31u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 67ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
 }
 
 // 1 pieces of 2^6 elements (1 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(32, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[268];
+    __shared__ fe_word_t tile[256];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 31u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 5u) + ((((uint32_t)ul & 1u) << 5u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 67ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 67ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 28u, 64ull);
+        fe_t x2 = fe_load(tile, sbase ^ 40u, 64ull);
+        fe_t x3 = fe_load(tile, sbase ^ 52u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1180,46 +1201,46 @@ extern "C" __global__ void __launch_bounds__(32, 32) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 17u, 67ull, x2);
-        fe_store(tile, sbase + 34u, 67ull, x1);
-        fe_store(tile, sbase + 51u, 67ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 28u, 64ull, x2);
+        fe_store(tile, sbase ^ 40u, 64ull, x1);
+        fe_store(tile, sbase ^ 52u, 64ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 67ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 14u, 64ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 8u, 67ull, x1);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 14u, 64ull, x1);
     }
     __syncthreads();
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 7u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 67ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 67ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 67ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1241,40 +1262,40 @@ extern "C" __global__ void __launch_bounds__(32, 32) inv_k0(const fe_word_t* __r
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 67ull, x0);
-        fe_store(tile, sbase + 2u, 67ull, x2);
-        fe_store(tile, sbase + 4u, 67ull, x1);
-        fe_store(tile, sbase + 6u, 67ull, x3);
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 3u, 64ull, x2);
+        fe_store(tile, sbase ^ 7u, 64ull, x1);
+        fe_store(tile, sbase ^ 4u, 64ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
         const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 3u)) & 7u) << 0u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 67ull), e5);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e5);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
-        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 3u) & 3u) << 1u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | (((uint32_t)tq & 3u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 31u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 67ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 64ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
 }

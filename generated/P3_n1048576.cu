@@ -3,11 +3,11 @@
 //
 // field: P3: p = (2^63 + 2^34)^8 + 1 (505 bits)
 // K = 16, N = 1048576
-// kernels per direction: 4
-// global-memory passes: 4
-// bytes moved: 536870912
-// full multiplications: 3997696
-// multiplications by powers of r (shifts): 5963776
+// kernels per direction: 3
+// global-memory passes: 3
+// bytes moved: 402653184
+// full multiplications: 3936256
+// multiplications by powers of r (shifts): 5767168
 // additions and subtractions: 20971520
 // strategy ct: ((((DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) (x) I(16) * D(16,16) * I(16) (x) (DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) * L(256,16)) (x) I(16) * D(256,16) * I(256) (x) (DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) * L(4096,256)) (x) I(16) * D(4096,16) * I(4096) (x) (DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) * L(65536,4096)) (x) I(16) * D(65536,16) * I(65536) (x) (DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) * L(1048576,65536)
 
@@ -59,6 +59,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return __umulhi(a, b);
 #else
     return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 #endif // FERMAT_PRELUDE_COMMON
@@ -1191,34 +1208,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1240,26 +1259,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 512ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 9u, 512ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 13u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1281,31 +1300,31 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 4u, 512ull, x2);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
+        fe_store(tile, sbase ^ 13u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e3s = (int)(((e3 >> 16u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)(e3 & 65535u))), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)(e3 & 65535u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e4s = (int)(((e4 >> 16u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)(e4 & 65535u))), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), fe_load_row(tw, (size_t)(e4 & 65535u))), e4s);
         const uint32_t e5 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 32768u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e5s = (int)(((e5 >> 16u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)(e5 & 65535u))), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)(e5 & 65535u))), e5s);
         const uint32_t e6 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 49152u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e6s = (int)(((e6 >> 16u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)(e6 & 65535u))), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 512ull), fe_load_row(tw, (size_t)(e6 & 65535u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1327,58 +1346,60 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
         const int e7 = (int)((((((((uint32_t)blk >> 9u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)((((((((uint32_t)blk >> 9u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)((((((((uint32_t)blk >> 9u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 63u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 24u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 33u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 57u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1400,27 +1421,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 24u, 512ull, x2);
+        fe_store(tile, sbase ^ 33u, 512ull, x1);
+        fe_store(tile, sbase ^ 57u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
         const uint32_t e0 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e0 + 65536ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e0 + 65536ull));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e1 + 65536ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e1 + 65536ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e2 + 65536ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load_row(tw, (size_t)e2 + 65536ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e3 + 65536ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e3 + 65536ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1442,26 +1463,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 6u, 512ull, x2);
+        fe_store(tile, sbase ^ 12u, 512ull, x1);
+        fe_store(tile, sbase ^ 10u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e4 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e4);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e4);
         const int e5 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e5);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e5);
         const int e6 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e6);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1484,58 +1505,101 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x3 = fe_sub(t, x3);
         }
         const uint32_t e7 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 65536ull)));
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 65536ull)));
         const uint32_t e8 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e8 + 65536ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e8 + 65536ull)));
         const uint32_t e9 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e9 + 65536ull)));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e9 + 65536ull)));
         const uint32_t e10 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e10 + 65536ull)));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e10 + 65536ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 63u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
-// 16384 pieces of 2^6 elements (8 per block), 6 steps
+// 4096 pieces of 2^8 elements (2 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 2u) & 31u) | (((uint32_t)tq & 3u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 2047u) << 9u));
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 1023u) << 8u) | ((((uint32_t)blk >> 10u) & 1u) << 19u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 7u), 1048576ull));
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 7u) ^ ((((((uint32_t)ul & 3u) << 7u) >> 2u) ^ ((((uint32_t)ul & 3u) << 7u) >> 4u)) & 15u)), 512ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 7u) | ((((uint32_t)ul >> 1u) & 1u) << 18u)), 1048576ull));
         }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [6, 7]
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 68u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 136u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 204u, 512ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        x3 = fe_mul_rpow<4>(x3);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 68u, 512ull, x2);
+        fe_store(tile, sbase ^ 136u, 512ull, x1);
+        fe_store(tile, sbase ^ 204u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        const int e0 = (int)(((((1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 21u, 512ull), e0);
+        const int e1 = (int)(((((2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 42u, 512ull), e1);
+        const int e2 = (int)(((((3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 63u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1557,26 +1621,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 21u, 512ull, x2);
+        fe_store(tile, sbase ^ 42u, 512ull, x1);
+        fe_store(tile, sbase ^ 63u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
-        const int e1 = (int)(((((2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
-        const int e2 = (int)(((((3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        const uint32_t e3 = ((((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e3 + 65536ull));
+        const uint32_t e4 = (((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 512ull), fe_load_row(tw, (size_t)e4 + 65536ull));
+        const uint32_t e5 = (((((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e5 + 65536ull));
+        const uint32_t e6 = (((((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 512ull), fe_load_row(tw, (size_t)e6 + 65536ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1598,27 +1663,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 5u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x1);
+        fe_store(tile, sbase ^ 15u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = (((uint32_t)tq & 15u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e3 = (((((uint32_t)base >> 6u) & 3u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3 + 65536ull));
-        const uint32_t e4 = ((((((uint32_t)base >> 6u) & 3u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4 + 65536ull));
-        const uint32_t e5 = ((((((uint32_t)base >> 6u) & 3u) | 8u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5 + 65536ull));
-        const uint32_t e6 = ((((((uint32_t)base >> 6u) & 3u) | 12u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6 + 65536ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        const int e7 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        const int e8 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        const int e9 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1640,128 +1704,57 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        const int e7 = (int)((((((((uint32_t)base >> 6u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
-        const int e8 = (int)((((((((uint32_t)base >> 6u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
-        const int e9 = (int)((((((((uint32_t)base >> 6u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 1u, 512ull, x2);
+        fe_store(tile, sbase ^ 2u, 512ull, x1);
+        fe_store(tile, sbase ^ 3u, 512ull, x3);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 2u) & 31u) | (((uint32_t)tq & 3u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 2047u) << 9u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 7u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) >> 4u)), 543ull));
-        }
-    }
-}
-
-// 262144 pieces of 2^2 elements (128 per block), 1 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4368];
-    const size_t blk = (size_t)blockIdx.x;
-    const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
-    const fe_word_t* __restrict__ in = src + batch;
-    fe_word_t* __restrict__ out = dst + batch;
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 2047u) << 5u) | ((((uint32_t)tq >> 5u) & 3u) << 16u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 2u) + ((((uint32_t)ul & 3u) << 2u) >> 4u) + ((((uint32_t)ul & 3u) << 2u) >> 7u)), 546ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [0, 1]
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 546ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 546ull);
-        fe_t x2 = fe_load(tile, sbase + 2u, 546ull);
-        fe_t x3 = fe_load(tile, sbase + 3u, 546ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<4>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase + 0u, 546ull, x0);
-        fe_store(tile, sbase + 1u, 546ull, x2);
-        fe_store(tile, sbase + 2u, 546ull, x1);
-        fe_store(tile, sbase + 3u, 546ull, x3);
-    }
-    __syncthreads();
-    // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 5u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 9u) & 3u) << 4u) | ((((uint32_t)blk >> 7u) & 3u) << 6u) | ((((uint32_t)blk >> 5u) & 3u) << 8u) | ((((uint32_t)blk >> 3u) & 3u) << 10u) | ((((uint32_t)blk >> 1u) & 3u) << 12u) | ((((uint32_t)tq >> 4u) & 1u) << 14u) | (((uint32_t)blk & 1u) << 15u) | ((((uint32_t)tq >> 5u) & 3u) << 16u));
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 1u) & 3u) << 6u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 10u) & 1u) << 1u) | ((((uint32_t)blk >> 8u) & 3u) << 2u) | ((((uint32_t)blk >> 6u) & 3u) << 4u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 3u) << 8u) | (((uint32_t)blk & 3u) << 10u) | ((((uint32_t)tq >> 1u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 7u)), 546ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 4u)) & 15u)), 512ull));
         }
     }
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1783,26 +1776,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 512ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 9u, 512ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 13u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1824,31 +1817,31 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 4u, 512ull, x2);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
+        fe_store(tile, sbase ^ 13u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e3s = (int)(((e3 >> 16u) * 1u) & 15u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)(e3 & 65535u))), e3s);
+        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)(e3 & 65535u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e4s = (int)(((e4 >> 16u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)(e4 & 65535u))), e4s);
+        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), fe_load_row(tw, (size_t)(e4 & 65535u))), e4s);
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 32768u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e5s = (int)(((e5 >> 16u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)(e5 & 65535u))), e5s);
+        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)(e5 & 65535u))), e5s);
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 2047u) << 3u) | 49152u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 1048575u) << 0u;
         const int e6s = (int)(((e6 >> 16u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)(e6 & 65535u))), e6s);
+        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 512ull), fe_load_row(tw, (size_t)(e6 & 65535u))), e6s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1870,58 +1863,60 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
         const int e7 = (int)(((((0u - (((uint32_t)blk >> 9u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)(((((0u - (((uint32_t)blk >> 9u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)(((((0u - (((uint32_t)blk >> 9u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 2047u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 63u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 24u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 33u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 57u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1943,27 +1938,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 24u, 512ull, x2);
+        fe_store(tile, sbase ^ 33u, 512ull, x1);
+        fe_store(tile, sbase ^ 57u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
         const uint32_t e0 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u)) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e0 + 65536ull));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e0 + 65536ull));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 1024u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e1 + 65536ull));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e1 + 65536ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 2048u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e2 + 65536ull));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 12u, 512ull), fe_load_row(tw, (size_t)e2 + 65536ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 3072u) * ((((uint32_t)blk >> 5u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 65535u) << 1u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e3 + 65536ull));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e3 + 65536ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1985,26 +1980,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 6u, 512ull, x2);
+        fe_store(tile, sbase ^ 12u, 512ull, x1);
+        fe_store(tile, sbase ^ 10u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e4);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e4);
         const int e5 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e5);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e5);
         const int e6 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e6);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2027,58 +2022,101 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x3 = fe_sub(t, x3);
         }
         const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 65536ull)));
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e7 + 65536ull)));
         const uint32_t e8 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 4u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e8 + 65536ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e8 + 65536ull)));
         const uint32_t e9 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 8u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e9 + 65536ull)));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e9 + 65536ull)));
         const uint32_t e10 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 2u) & 3u) | 12u)) & 4095u) << 5u;
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e10 + 65536ull)));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e10 + 65536ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 63u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 12u), 1048576ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
-// 16384 pieces of 2^6 elements (8 per block), 6 steps
+// 4096 pieces of 2^8 elements (2 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 2u) & 31u) | (((uint32_t)tq & 3u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 2047u) << 9u));
+        const uint32_t it = (uint32_t)tq & 127u;
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 1023u) << 8u) | ((((uint32_t)blk >> 10u) & 1u) << 19u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u));
-            fe_store(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 7u), 1048576ull));
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 7u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 7u) ^ ((((((uint32_t)ul & 3u) << 7u) >> 2u) ^ ((((uint32_t)ul & 3u) << 7u) >> 4u)) & 15u)), 512ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 7u) | ((((uint32_t)ul >> 1u) & 1u) << 18u)), 1048576ull));
         }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [6, 7]
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 68u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 136u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 204u, 512ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        x3 = fe_mul_rpow<12>(x3);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 68u, 512ull, x2);
+        fe_store(tile, sbase ^ 136u, 512ull, x1);
+        fe_store(tile, sbase ^ 204u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 21u, 512ull), e0);
+        const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 42u, 512ull), e1);
+        const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 6u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 63u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2100,26 +2138,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 21u, 512ull, x2);
+        fe_store(tile, sbase ^ 42u, 512ull, x1);
+        fe_store(tile, sbase ^ 63u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
-        const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
-        const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        const uint32_t e3 = ((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e3 + 65536ull));
+        const uint32_t e4 = ((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 512ull), fe_load_row(tw, (size_t)e4 + 65536ull));
+        const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 8u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e5 + 65536ull));
+        const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 12u) * ((((uint32_t)base >> 6u) & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 512ull), fe_load_row(tw, (size_t)e6 + 65536ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2141,27 +2180,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 5u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x1);
+        fe_store(tile, sbase ^ 15u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = (((uint32_t)tq & 15u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t e3 = ((0u - (((uint32_t)base >> 6u) & 3u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3 + 65536ull));
-        const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 3u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4 + 65536ull));
-        const uint32_t e5 = ((0u - ((((uint32_t)base >> 6u) & 3u) | 8u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5 + 65536ull));
-        const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 3u) | 12u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 255u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6 + 65536ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e7);
+        const int e8 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e8);
+        const int e9 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e9);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2183,94 +2221,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        const int e7 = (int)(((((0u - (((uint32_t)base >> 6u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
-        const int e8 = (int)(((((0u - (((uint32_t)base >> 6u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
-        const int e9 = (int)(((((0u - (((uint32_t)base >> 6u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load_row(tw, 196608ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load_row(tw, 196608ull)));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x1, fe_load_row(tw, 196608ull)));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x3, fe_load_row(tw, 196608ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 2u) & 31u) | (((uint32_t)tq & 3u) << 6u);
-        const uint32_t st = it + (it >> 4u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 127u) | (((uint32_t)blk & 2047u) << 9u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 7u), 1048576ull, fe_load(tile, st + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) + (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 8u)) >> 4u)), 543ull));
-        }
-    }
-}
-
-// 262144 pieces of 2^2 elements (128 per block), 2 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4368];
-    const size_t blk = (size_t)blockIdx.x;
-    const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
-    const fe_word_t* __restrict__ in = src + batch;
-    fe_word_t* __restrict__ out = dst + batch;
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 2047u) << 5u) | ((((uint32_t)tq >> 5u) & 3u) << 16u));
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 2u) + ((((uint32_t)ul & 3u) << 2u) >> 4u) + ((((uint32_t)ul & 3u) << 2u) >> 7u)), 546ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [0, 1]
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 546ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 546ull);
-        fe_t x2 = fe_load(tile, sbase + 2u, 546ull);
-        fe_t x3 = fe_load(tile, sbase + 3u, 546ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<12>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase + 0u, 546ull, fe_mul_mont(x0, fe_load_row(tw, 196608ull)));
-        fe_store(tile, sbase + 1u, 546ull, fe_mul_mont(x2, fe_load_row(tw, 196608ull)));
-        fe_store(tile, sbase + 2u, 546ull, fe_mul_mont(x1, fe_load_row(tw, 196608ull)));
-        fe_store(tile, sbase + 3u, 546ull, fe_mul_mont(x3, fe_load_row(tw, 196608ull)));
-    }
-    __syncthreads();
-    // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 5u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 3u) << 7u);
-        const uint32_t st = it + (it >> 4u) + (it >> 7u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | ((((uint32_t)blk >> 9u) & 3u) << 4u) | ((((uint32_t)blk >> 7u) & 3u) << 6u) | ((((uint32_t)blk >> 5u) & 3u) << 8u) | ((((uint32_t)blk >> 3u) & 3u) << 10u) | ((((uint32_t)blk >> 1u) & 3u) << 12u) | ((((uint32_t)tq >> 4u) & 1u) << 14u) | (((uint32_t)blk & 1u) << 15u) | ((((uint32_t)tq >> 5u) & 3u) << 16u));
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | ((((uint32_t)tq >> 1u) & 3u) << 6u) | (((uint32_t)tq & 1u) << 8u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 10u) & 1u) << 1u) | ((((uint32_t)blk >> 8u) & 3u) << 2u) | ((((uint32_t)blk >> 6u) & 3u) << 4u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 3u) << 8u) | (((uint32_t)blk & 3u) << 10u) | ((((uint32_t)tq >> 1u) & 63u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 7u)), 546ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 18u), 1048576ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 4u)) & 15u)), 512ull));
         }
     }
 }

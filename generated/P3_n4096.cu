@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P3: p = r^k + 1, r = 2^63 + 2^34 = 9223372054034644992, k = 8 (505 bits) ----
@@ -1193,34 +1210,36 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1242,26 +1261,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e0 = (int)(((((1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 512ull), e0);
         const int e1 = (int)(((((2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 9u, 512ull), e1);
         const int e2 = (int)(((((3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 13u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1283,27 +1302,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 4u, 512ull, x2);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
+        fe_store(tile, sbase ^ 13u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 512ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1325,58 +1344,60 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
         const int e7 = (int)((((((((uint32_t)blk >> 1u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)((((((((uint32_t)blk >> 1u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)((((((((uint32_t)blk >> 1u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (8 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 2u) ^ ((((uint32_t)ul & 3u) << 6u) >> 4u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 21u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 42u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 63u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1398,27 +1419,27 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 21u, 512ull, x2);
+        fe_store(tile, sbase ^ 42u, 512ull, x1);
+        fe_store(tile, sbase ^ 63u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
         const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 512ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1440,26 +1461,26 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 5u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x1);
+        fe_store(tile, sbase ^ 15u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e4 = (int)(((((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e4);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e4);
         const int e5 = (int)(((((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e5);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e5);
         const int e6 = (int)(((((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e6);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1481,55 +1502,57 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 1u, 558ull, x2);
-        fe_store(tile, sbase + 2u, 558ull, x1);
-        fe_store(tile, sbase + 3u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 1u, 512ull, x2);
+        fe_store(tile, sbase ^ 2u, 512ull, x1);
+        fe_store(tile, sbase ^ 3u, 512ull, x3);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 2u) & 1u) << 3u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 4u)) & 15u)), 512ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4344];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 543ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 543ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1551,26 +1574,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 17u, 543ull, x2);
-        fe_store(tile, sbase + 34u, 543ull, x1);
-        fe_store(tile, sbase + 51u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 18u, 512ull, x2);
+        fe_store(tile, sbase ^ 37u, 512ull, x1);
+        fe_store(tile, sbase ^ 55u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 2u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 543ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 543ull), e0);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 4u, 512ull), e0);
         const int e1 = (int)(((((0u - 2u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 8u, 543ull), e1);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 9u, 512ull), e1);
         const int e2 = (int)(((((0u - 3u * (((uint32_t)base >> 4u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 12u, 543ull), e2);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 13u, 512ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1592,27 +1615,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
-        fe_store(tile, sbase + 4u, 543ull, x2);
-        fe_store(tile, sbase + 8u, 543ull, x1);
-        fe_store(tile, sbase + 12u, 543ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 4u, 512ull, x2);
+        fe_store(tile, sbase ^ 9u, 512ull, x1);
+        fe_store(tile, sbase ^ 13u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 127u) << 2u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 543ull), fe_load_row(tw, (size_t)e3));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 543ull), fe_load_row(tw, (size_t)e4));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 512ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 543ull), fe_load_row(tw, (size_t)e5));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 2u) & 3u) << 2u))) & 4095u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 543ull), fe_load_row(tw, (size_t)e6));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 512ull), fe_load_row(tw, (size_t)e6));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1634,58 +1657,60 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 543ull, x0);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
         const int e7 = (int)(((((0u - (((uint32_t)blk >> 1u) & 3u) * 1u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 1u, 543ull, fe_mul_rpow_rt(x2, e7));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_rpow_rt(x2, e7));
         const int e8 = (int)(((((0u - (((uint32_t)blk >> 1u) & 3u) * 2u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 2u, 543ull, fe_mul_rpow_rt(x1, e8));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_rpow_rt(x1, e8));
         const int e9 = (int)(((((0u - (((uint32_t)blk >> 1u) & 3u) * 3u) & 15u) << 0u) * 1u) & 15u);
-        fe_store(tile, sbase + 3u, 543ull, fe_mul_rpow_rt(x3, e9));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_rpow_rt(x3, e9));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 7u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 543ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 5u)) & 15u)), 512ull));
         }
     }
 }
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4464];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 6u) & 1u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 6u) + ((((uint32_t)ul & 3u) << 6u) >> 4u) + ((((uint32_t)ul & 3u) << 6u) >> 5u)), 558ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 2u) ^ ((((uint32_t)ul & 3u) << 6u) >> 4u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 6u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 558ull);
-        fe_t x2 = fe_load(tile, sbase + 35u, 558ull);
-        fe_t x3 = fe_load(tile, sbase + 52u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
+        fe_t x1 = fe_load(tile, sbase ^ 21u, 512ull);
+        fe_t x2 = fe_load(tile, sbase ^ 42u, 512ull);
+        fe_t x3 = fe_load(tile, sbase ^ 63u, 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1707,27 +1732,27 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 17u, 558ull, x2);
-        fe_store(tile, sbase + 35u, 558ull, x1);
-        fe_store(tile, sbase + 52u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 21u, 512ull, x2);
+        fe_store(tile, sbase ^ 42u, 512ull, x1);
+        fe_store(tile, sbase ^ 63u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 558ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 4u, 558ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 8u, 558ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)blk & 3u) | ((((uint32_t)base >> 4u) & 3u) << 2u))) & 255u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 12u, 558ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 512ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1749,26 +1774,26 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, x0);
-        fe_store(tile, sbase + 4u, 558ull, x2);
-        fe_store(tile, sbase + 8u, 558ull, x1);
-        fe_store(tile, sbase + 12u, 558ull, x3);
+        fe_store(tile, sbase ^ 0u, 512ull, x0);
+        fe_store(tile, sbase ^ 5u, 512ull, x2);
+        fe_store(tile, sbase ^ 10u, 512ull, x1);
+        fe_store(tile, sbase ^ 15u, 512ull, x3);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 3u) << 2u) | (((uint32_t)tq & 31u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 5u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 558ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
         const int e4 = (int)(((((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 1u, 558ull), e4);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 512ull), e4);
         const int e5 = (int)(((((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 558ull), e5);
+        fe_t x2 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 512ull), e5);
         const int e6 = (int)(((((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u) * 1u) & 15u);
-        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase + 3u, 558ull), e6);
+        fe_t x3 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 512ull), e6);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1790,21 +1815,21 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 558ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
-        fe_store(tile, sbase + 1u, 558ull, fe_mul_mont(x2, fe_load_row(tw, 4096ull)));
-        fe_store(tile, sbase + 2u, 558ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
-        fe_store(tile, sbase + 3u, 558ull, fe_mul_mont(x3, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 0u, 512ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 1u, 512ull, fe_mul_mont(x2, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 2u, 512ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 3u, 512ull, fe_mul_mont(x3, fe_load_row(tw, 4096ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 3u) << 4u) | (((uint32_t)tq & 7u) << 6u);
-        const uint32_t st = it + (it >> 4u) + (it >> 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 2u) & 1u) << 3u) | (((uint32_t)blk & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u) + (((uint32_t)ul & 3u) >> 5u)), 558ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 4096ull, fe_load(tile, st ^ (((uint32_t)ul & 3u) ^ (((((uint32_t)ul & 3u) >> 2u) ^ (((uint32_t)ul & 3u) >> 4u)) & 15u)), 512ull));
         }
     }
 }

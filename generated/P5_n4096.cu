@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P5: p = r^k + 1, r = 2^62 + 2^56 = 4683743612465315840, k = 32 (1985 bits) ----
@@ -1796,91 +1813,93 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
 // 256 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -1894,111 +1913,113 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e5 = ((((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
         const uint32_t e6 = ((((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 4095u) << 0u;
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
 }
 
 // 256 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 4u) | ((((uint32_t)blk >> 1u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -2012,111 +2033,113 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e5 = ((((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 255u) << 4u;
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
         const uint32_t e6 = ((((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 255u) << 4u;
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 4u) | ((((uint32_t)blk >> 1u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
 }
 
 // 256 pieces of 2^4 elements (8 per block), 7 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 4u) + ((((uint32_t)ul & 1u) << 4u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 4u) ^ ((((((uint32_t)ul & 1u) << 4u) >> 1u) ^ ((((uint32_t)ul & 1u) << 4u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -2129,110 +2152,112 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 1u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 1u, 128ull, x1);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | ((((uint32_t)blk >> 3u) & 1u) << 4u) | ((((uint32_t)blk >> 2u) & 1u) << 5u) | ((((uint32_t)blk >> 1u) & 1u) << 6u) | (((uint32_t)blk & 1u) << 7u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 4u)) & 15u)), 128ull));
         }
     }
 }
 
 // 256 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -2246,111 +2271,113 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 4095u) << 0u;
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 4095u) << 0u;
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 31u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
 }
 
 // 256 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 4u) | ((((uint32_t)blk >> 1u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -2364,111 +2391,113 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
             x1 = fe_sub(t, x1);
         }
         const uint32_t e5 = ((0u - ((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 255u) << 4u;
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e5)));
         const uint32_t e6 = ((0u - ((((uint32_t)base >> 4u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 255u) << 4u;
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e6)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 1u) << 3u) | ((((uint32_t)tq >> 3u) & 7u) << 4u) | ((((uint32_t)blk >> 1u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull, fe_load(tile, st + ((((uint32_t)ul & 1u) << 3u) + ((((uint32_t)ul & 1u) << 3u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 4096ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
 }
 
 // 256 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4320];
+    __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 4u) + ((((uint32_t)ul & 1u) << 4u) >> 4u)), 135ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 4u) ^ ((((((uint32_t)ul & 1u) << 4u) >> 1u) ^ ((((uint32_t)ul & 1u) << 4u) >> 4u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull));
         }
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 7u) << 4u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 135ull);
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 12u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 8u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 12u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e0 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e0);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
         const int e1 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 4u, 135ull), e1);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 4u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 6u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const int e2 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase + 0u, 135ull), e2);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
         const int e3 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase + 2u, 135ull), e3);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, x0);
-        fe_store(tile, sbase + 2u, 135ull, x1);
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 3u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 4u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 4u)) & 15u));
         const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 135ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 135ull);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
         switch (u4) {
         case 0: {
         } break;
@@ -2481,19 +2510,19 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
             x0 = fe_add(t, x1);
             x1 = fe_sub(t, x1);
         }
-        fe_store(tile, sbase + 0u, 135ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
-        fe_store(tile, sbase + 1u, 135ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_mont(x0, fe_load_row(tw, 4096ull)));
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_mont(x1, fe_load_row(tw, 4096ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | (((uint32_t)tq & 7u) << 4u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 4u)) & 15u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | ((((uint32_t)blk >> 3u) & 1u) << 4u) | ((((uint32_t)blk >> 2u) & 1u) << 5u) | ((((uint32_t)blk >> 1u) & 1u) << 6u) | (((uint32_t)blk & 1u) << 7u) | ((((uint32_t)tq >> 3u) & 7u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st + (((uint32_t)ul & 1u) + (((uint32_t)ul & 1u) >> 4u)), 135ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 4096ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 4u)) & 15u)), 128ull));
         }
     }
 }

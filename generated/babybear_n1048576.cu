@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field babybear: p = 2013265921 (31 bits), a 32-bit word prime ----
@@ -164,47 +181,49 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 4096 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8454];
+    __shared__ fe_word_t tile[8718];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 127u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
-            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
-            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
-            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
-            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
-            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
-            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
-            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
-            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
-            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
-            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
-            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
-            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
-            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
-            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
-            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_load(tile, sbase + 17u, 8718ull);
+            fe_t x2 = fe_load(tile, sbase + 34u, 8718ull);
+            fe_t x3 = fe_load(tile, sbase + 51u, 8718ull);
+            fe_t x4 = fe_load(tile, sbase + 68u, 8718ull);
+            fe_t x5 = fe_load(tile, sbase + 85u, 8718ull);
+            fe_t x6 = fe_load(tile, sbase + 102u, 8718ull);
+            fe_t x7 = fe_load(tile, sbase + 119u, 8718ull);
+            fe_t x8 = fe_load(tile, sbase + 136u, 8718ull);
+            fe_t x9 = fe_load(tile, sbase + 153u, 8718ull);
+            fe_t x10 = fe_load(tile, sbase + 170u, 8718ull);
+            fe_t x11 = fe_load(tile, sbase + 187u, 8718ull);
+            fe_t x12 = fe_load(tile, sbase + 204u, 8718ull);
+            fe_t x13 = fe_load(tile, sbase + 221u, 8718ull);
+            fe_t x14 = fe_load(tile, sbase + 238u, 8718ull);
+            fe_t x15 = fe_load(tile, sbase + 255u, 8718ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -382,33 +401,33 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x14 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            fe_store(tile, sbase + 0u, 8454ull, x0);
-            fe_store(tile, sbase + 16u, 8454ull, x8);
-            fe_store(tile, sbase + 33u, 8454ull, x4);
-            fe_store(tile, sbase + 49u, 8454ull, x12);
-            fe_store(tile, sbase + 66u, 8454ull, x2);
-            fe_store(tile, sbase + 82u, 8454ull, x10);
-            fe_store(tile, sbase + 99u, 8454ull, x6);
-            fe_store(tile, sbase + 115u, 8454ull, x14);
-            fe_store(tile, sbase + 132u, 8454ull, x1);
-            fe_store(tile, sbase + 148u, 8454ull, x9);
-            fe_store(tile, sbase + 165u, 8454ull, x5);
-            fe_store(tile, sbase + 181u, 8454ull, x13);
-            fe_store(tile, sbase + 198u, 8454ull, x3);
-            fe_store(tile, sbase + 214u, 8454ull, x11);
-            fe_store(tile, sbase + 231u, 8454ull, x7);
-            fe_store(tile, sbase + 247u, 8454ull, x15);
+            fe_store(tile, sbase + 0u, 8718ull, x0);
+            fe_store(tile, sbase + 17u, 8718ull, x8);
+            fe_store(tile, sbase + 34u, 8718ull, x4);
+            fe_store(tile, sbase + 51u, 8718ull, x12);
+            fe_store(tile, sbase + 68u, 8718ull, x2);
+            fe_store(tile, sbase + 85u, 8718ull, x10);
+            fe_store(tile, sbase + 102u, 8718ull, x6);
+            fe_store(tile, sbase + 119u, 8718ull, x14);
+            fe_store(tile, sbase + 136u, 8718ull, x1);
+            fe_store(tile, sbase + 153u, 8718ull, x9);
+            fe_store(tile, sbase + 170u, 8718ull, x5);
+            fe_store(tile, sbase + 187u, 8718ull, x13);
+            fe_store(tile, sbase + 204u, 8718ull, x3);
+            fe_store(tile, sbase + 221u, 8718ull, x11);
+            fe_store(tile, sbase + 238u, 8718ull, x7);
+            fe_store(tile, sbase + 255u, 8718ull, x15);
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
             const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 127u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 1048575u;
             const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
             const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 4096u) & 1048575u;
@@ -431,22 +450,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
             const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
             const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -640,80 +659,82 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8454ull, x0);
-            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
-            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
-            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
-            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
-            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
-            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
-            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
-            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
-            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
-            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
-            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
-            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
+            fe_store(tile, sbase + 0u, 8718ull, x0);
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8718ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8718ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8718ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8718ull, fe_mul_mont(x15, w1_15));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 127u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4230];
+    __shared__ fe_word_t tile[4358];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4358ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
-        fe_t x1 = fe_load(tile, sbase + 16u, 4230ull);
-        fe_t x2 = fe_load(tile, sbase + 33u, 4230ull);
-        fe_t x3 = fe_load(tile, sbase + 49u, 4230ull);
-        fe_t x4 = fe_load(tile, sbase + 66u, 4230ull);
-        fe_t x5 = fe_load(tile, sbase + 82u, 4230ull);
-        fe_t x6 = fe_load(tile, sbase + 99u, 4230ull);
-        fe_t x7 = fe_load(tile, sbase + 115u, 4230ull);
-        fe_t x8 = fe_load(tile, sbase + 132u, 4230ull);
-        fe_t x9 = fe_load(tile, sbase + 148u, 4230ull);
-        fe_t x10 = fe_load(tile, sbase + 165u, 4230ull);
-        fe_t x11 = fe_load(tile, sbase + 181u, 4230ull);
-        fe_t x12 = fe_load(tile, sbase + 198u, 4230ull);
-        fe_t x13 = fe_load(tile, sbase + 214u, 4230ull);
-        fe_t x14 = fe_load(tile, sbase + 231u, 4230ull);
-        fe_t x15 = fe_load(tile, sbase + 247u, 4230ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4358ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4358ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4358ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4358ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4358ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4358ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4358ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4358ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4358ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4358ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4358ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4358ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4358ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4358ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4358ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -891,31 +912,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4230ull, x0);
-        fe_store(tile, sbase + 16u, 4230ull, x8);
-        fe_store(tile, sbase + 33u, 4230ull, x4);
-        fe_store(tile, sbase + 49u, 4230ull, x12);
-        fe_store(tile, sbase + 66u, 4230ull, x2);
-        fe_store(tile, sbase + 82u, 4230ull, x10);
-        fe_store(tile, sbase + 99u, 4230ull, x6);
-        fe_store(tile, sbase + 115u, 4230ull, x14);
-        fe_store(tile, sbase + 132u, 4230ull, x1);
-        fe_store(tile, sbase + 148u, 4230ull, x9);
-        fe_store(tile, sbase + 165u, 4230ull, x5);
-        fe_store(tile, sbase + 181u, 4230ull, x13);
-        fe_store(tile, sbase + 198u, 4230ull, x3);
-        fe_store(tile, sbase + 214u, 4230ull, x11);
-        fe_store(tile, sbase + 231u, 4230ull, x7);
-        fe_store(tile, sbase + 247u, 4230ull, x15);
+        fe_store(tile, sbase + 0u, 4358ull, x0);
+        fe_store(tile, sbase + 17u, 4358ull, x8);
+        fe_store(tile, sbase + 34u, 4358ull, x4);
+        fe_store(tile, sbase + 51u, 4358ull, x12);
+        fe_store(tile, sbase + 68u, 4358ull, x2);
+        fe_store(tile, sbase + 85u, 4358ull, x10);
+        fe_store(tile, sbase + 102u, 4358ull, x6);
+        fe_store(tile, sbase + 119u, 4358ull, x14);
+        fe_store(tile, sbase + 136u, 4358ull, x1);
+        fe_store(tile, sbase + 153u, 4358ull, x9);
+        fe_store(tile, sbase + 170u, 4358ull, x5);
+        fe_store(tile, sbase + 187u, 4358ull, x13);
+        fe_store(tile, sbase + 204u, 4358ull, x3);
+        fe_store(tile, sbase + 221u, 4358ull, x11);
+        fe_store(tile, sbase + 238u, 4358ull, x7);
+        fe_store(tile, sbase + 255u, 4358ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
         const uint32_t w0e = ((((uint32_t)base >> 8u) & 15u) * (((uint32_t)base >> 4u) & 15u) * 256u) & 1048575u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 4096u) & 1048575u;
@@ -938,22 +959,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4230ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4230ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4230ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4230ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4230ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4230ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4230ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4230ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4230ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4230ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4230ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4230ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4230ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4230ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4230ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4230ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4358ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4358ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4358ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4358ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4358ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4358ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4358ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4358ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4358ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4358ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4358ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4358ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4358ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1147,79 +1168,81 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4230ull, x0);
-        fe_store(tile, sbase + 1u, 4230ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4230ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase + 3u, 4230ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4230ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase + 5u, 4230ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4230ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4230ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4230ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase + 9u, 4230ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4230ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4230ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4230ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4230ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4230ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4230ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4358ull, x0);
+        fe_store(tile, sbase + 1u, 4358ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4358ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4358ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4358ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4358ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4358ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4358ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4358ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4358ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4358ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4358ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4358ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4358ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4358ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4358ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4230ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4358ull));
         }
     }
 }
 
 // 65536 pieces of 2^4 elements (256 per block), 1 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4223];
+    __shared__ fe_word_t tile[4351];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 63u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 12u) | ((((uint32_t)blk >> 6u) & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 4223ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u)), 4351ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 4223ull);
-        fe_t x2 = fe_load(tile, sbase + 2u, 4223ull);
-        fe_t x3 = fe_load(tile, sbase + 3u, 4223ull);
-        fe_t x4 = fe_load(tile, sbase + 4u, 4223ull);
-        fe_t x5 = fe_load(tile, sbase + 5u, 4223ull);
-        fe_t x6 = fe_load(tile, sbase + 6u, 4223ull);
-        fe_t x7 = fe_load(tile, sbase + 7u, 4223ull);
-        fe_t x8 = fe_load(tile, sbase + 8u, 4223ull);
-        fe_t x9 = fe_load(tile, sbase + 9u, 4223ull);
-        fe_t x10 = fe_load(tile, sbase + 10u, 4223ull);
-        fe_t x11 = fe_load(tile, sbase + 11u, 4223ull);
-        fe_t x12 = fe_load(tile, sbase + 12u, 4223ull);
-        fe_t x13 = fe_load(tile, sbase + 13u, 4223ull);
-        fe_t x14 = fe_load(tile, sbase + 14u, 4223ull);
-        fe_t x15 = fe_load(tile, sbase + 15u, 4223ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4351ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 4351ull);
+        fe_t x2 = fe_load(tile, sbase + 2u, 4351ull);
+        fe_t x3 = fe_load(tile, sbase + 3u, 4351ull);
+        fe_t x4 = fe_load(tile, sbase + 4u, 4351ull);
+        fe_t x5 = fe_load(tile, sbase + 5u, 4351ull);
+        fe_t x6 = fe_load(tile, sbase + 6u, 4351ull);
+        fe_t x7 = fe_load(tile, sbase + 7u, 4351ull);
+        fe_t x8 = fe_load(tile, sbase + 8u, 4351ull);
+        fe_t x9 = fe_load(tile, sbase + 9u, 4351ull);
+        fe_t x10 = fe_load(tile, sbase + 10u, 4351ull);
+        fe_t x11 = fe_load(tile, sbase + 11u, 4351ull);
+        fe_t x12 = fe_load(tile, sbase + 12u, 4351ull);
+        fe_t x13 = fe_load(tile, sbase + 13u, 4351ull);
+        fe_t x14 = fe_load(tile, sbase + 14u, 4351ull);
+        fe_t x15 = fe_load(tile, sbase + 15u, 4351ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1397,80 +1420,82 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4223ull, x0);
-        fe_store(tile, sbase + 1u, 4223ull, x8);
-        fe_store(tile, sbase + 2u, 4223ull, x4);
-        fe_store(tile, sbase + 3u, 4223ull, x12);
-        fe_store(tile, sbase + 4u, 4223ull, x2);
-        fe_store(tile, sbase + 5u, 4223ull, x10);
-        fe_store(tile, sbase + 6u, 4223ull, x6);
-        fe_store(tile, sbase + 7u, 4223ull, x14);
-        fe_store(tile, sbase + 8u, 4223ull, x1);
-        fe_store(tile, sbase + 9u, 4223ull, x9);
-        fe_store(tile, sbase + 10u, 4223ull, x5);
-        fe_store(tile, sbase + 11u, 4223ull, x13);
-        fe_store(tile, sbase + 12u, 4223ull, x3);
-        fe_store(tile, sbase + 13u, 4223ull, x11);
-        fe_store(tile, sbase + 14u, 4223ull, x7);
-        fe_store(tile, sbase + 15u, 4223ull, x15);
+        fe_store(tile, sbase + 0u, 4351ull, x0);
+        fe_store(tile, sbase + 1u, 4351ull, x8);
+        fe_store(tile, sbase + 2u, 4351ull, x4);
+        fe_store(tile, sbase + 3u, 4351ull, x12);
+        fe_store(tile, sbase + 4u, 4351ull, x2);
+        fe_store(tile, sbase + 5u, 4351ull, x10);
+        fe_store(tile, sbase + 6u, 4351ull, x6);
+        fe_store(tile, sbase + 7u, 4351ull, x14);
+        fe_store(tile, sbase + 8u, 4351ull, x1);
+        fe_store(tile, sbase + 9u, 4351ull, x9);
+        fe_store(tile, sbase + 10u, 4351ull, x5);
+        fe_store(tile, sbase + 11u, 4351ull, x13);
+        fe_store(tile, sbase + 12u, 4351ull, x3);
+        fe_store(tile, sbase + 13u, 4351ull, x11);
+        fe_store(tile, sbase + 14u, 4351ull, x7);
+        fe_store(tile, sbase + 15u, 4351ull, x15);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq & 15u) << 4u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 7u) & 1u) << 10u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 6u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 15u) << 8u) | ((((uint32_t)tq >> 6u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u)), 4223ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u)), 4351ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (32 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[8454];
+    __shared__ fe_word_t tile[8718];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 127u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8454ull);
-            fe_t x1 = fe_load(tile, sbase + 16u, 8454ull);
-            fe_t x2 = fe_load(tile, sbase + 33u, 8454ull);
-            fe_t x3 = fe_load(tile, sbase + 49u, 8454ull);
-            fe_t x4 = fe_load(tile, sbase + 66u, 8454ull);
-            fe_t x5 = fe_load(tile, sbase + 82u, 8454ull);
-            fe_t x6 = fe_load(tile, sbase + 99u, 8454ull);
-            fe_t x7 = fe_load(tile, sbase + 115u, 8454ull);
-            fe_t x8 = fe_load(tile, sbase + 132u, 8454ull);
-            fe_t x9 = fe_load(tile, sbase + 148u, 8454ull);
-            fe_t x10 = fe_load(tile, sbase + 165u, 8454ull);
-            fe_t x11 = fe_load(tile, sbase + 181u, 8454ull);
-            fe_t x12 = fe_load(tile, sbase + 198u, 8454ull);
-            fe_t x13 = fe_load(tile, sbase + 214u, 8454ull);
-            fe_t x14 = fe_load(tile, sbase + 231u, 8454ull);
-            fe_t x15 = fe_load(tile, sbase + 247u, 8454ull);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_load(tile, sbase + 17u, 8718ull);
+            fe_t x2 = fe_load(tile, sbase + 34u, 8718ull);
+            fe_t x3 = fe_load(tile, sbase + 51u, 8718ull);
+            fe_t x4 = fe_load(tile, sbase + 68u, 8718ull);
+            fe_t x5 = fe_load(tile, sbase + 85u, 8718ull);
+            fe_t x6 = fe_load(tile, sbase + 102u, 8718ull);
+            fe_t x7 = fe_load(tile, sbase + 119u, 8718ull);
+            fe_t x8 = fe_load(tile, sbase + 136u, 8718ull);
+            fe_t x9 = fe_load(tile, sbase + 153u, 8718ull);
+            fe_t x10 = fe_load(tile, sbase + 170u, 8718ull);
+            fe_t x11 = fe_load(tile, sbase + 187u, 8718ull);
+            fe_t x12 = fe_load(tile, sbase + 204u, 8718ull);
+            fe_t x13 = fe_load(tile, sbase + 221u, 8718ull);
+            fe_t x14 = fe_load(tile, sbase + 238u, 8718ull);
+            fe_t x15 = fe_load(tile, sbase + 255u, 8718ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -1648,33 +1673,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x14 = fe_add(t, x15);
                 x15 = fe_sub(t, x15);
             }
-            fe_store(tile, sbase + 0u, 8454ull, x0);
-            fe_store(tile, sbase + 16u, 8454ull, x8);
-            fe_store(tile, sbase + 33u, 8454ull, x4);
-            fe_store(tile, sbase + 49u, 8454ull, x12);
-            fe_store(tile, sbase + 66u, 8454ull, x2);
-            fe_store(tile, sbase + 82u, 8454ull, x10);
-            fe_store(tile, sbase + 99u, 8454ull, x6);
-            fe_store(tile, sbase + 115u, 8454ull, x14);
-            fe_store(tile, sbase + 132u, 8454ull, x1);
-            fe_store(tile, sbase + 148u, 8454ull, x9);
-            fe_store(tile, sbase + 165u, 8454ull, x5);
-            fe_store(tile, sbase + 181u, 8454ull, x13);
-            fe_store(tile, sbase + 198u, 8454ull, x3);
-            fe_store(tile, sbase + 214u, 8454ull, x11);
-            fe_store(tile, sbase + 231u, 8454ull, x7);
-            fe_store(tile, sbase + 247u, 8454ull, x15);
+            fe_store(tile, sbase + 0u, 8718ull, x0);
+            fe_store(tile, sbase + 17u, 8718ull, x8);
+            fe_store(tile, sbase + 34u, 8718ull, x4);
+            fe_store(tile, sbase + 51u, 8718ull, x12);
+            fe_store(tile, sbase + 68u, 8718ull, x2);
+            fe_store(tile, sbase + 85u, 8718ull, x10);
+            fe_store(tile, sbase + 102u, 8718ull, x6);
+            fe_store(tile, sbase + 119u, 8718ull, x14);
+            fe_store(tile, sbase + 136u, 8718ull, x1);
+            fe_store(tile, sbase + 153u, 8718ull, x9);
+            fe_store(tile, sbase + 170u, 8718ull, x5);
+            fe_store(tile, sbase + 187u, 8718ull, x13);
+            fe_store(tile, sbase + 204u, 8718ull, x3);
+            fe_store(tile, sbase + 221u, 8718ull, x11);
+            fe_store(tile, sbase + 238u, 8718ull, x7);
+            fe_store(tile, sbase + 255u, 8718ull, x15);
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 10u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         #pragma unroll
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 10u));
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
             const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 127u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 1048575u;
             const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
             const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 4096u) & 1048575u;
@@ -1697,22 +1722,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
             const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
             const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8454ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8454ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8454ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8454ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8454ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8454ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8454ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8454ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8454ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8454ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8454ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8454ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8454ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8454ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8454ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8454ull), w0_15);
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -1906,80 +1931,82 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8454ull, x0);
-            fe_store(tile, sbase + 1u, 8454ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8454ull, fe_mul_mont(x4, g1_1));
-            fe_store(tile, sbase + 3u, 8454ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8454ull, fe_mul_mont(x2, g1_2));
-            fe_store(tile, sbase + 5u, 8454ull, fe_mul_mont(x10, w1_5));
-            fe_store(tile, sbase + 6u, 8454ull, fe_mul_mont(x6, w1_6));
-            fe_store(tile, sbase + 7u, 8454ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8454ull, fe_mul_mont(x1, g1_3));
-            fe_store(tile, sbase + 9u, 8454ull, fe_mul_mont(x9, w1_9));
-            fe_store(tile, sbase + 10u, 8454ull, fe_mul_mont(x5, w1_10));
-            fe_store(tile, sbase + 11u, 8454ull, fe_mul_mont(x13, w1_11));
-            fe_store(tile, sbase + 12u, 8454ull, fe_mul_mont(x3, w1_12));
-            fe_store(tile, sbase + 13u, 8454ull, fe_mul_mont(x11, w1_13));
-            fe_store(tile, sbase + 14u, 8454ull, fe_mul_mont(x7, w1_14));
-            fe_store(tile, sbase + 15u, 8454ull, fe_mul_mont(x15, w1_15));
+            fe_store(tile, sbase + 0u, 8718ull, x0);
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
+            fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
+            fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
+            fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
+            fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
+            fe_store(tile, sbase + 12u, 8718ull, fe_mul_mont(x3, w1_12));
+            fe_store(tile, sbase + 13u, 8718ull, fe_mul_mont(x11, w1_13));
+            fe_store(tile, sbase + 14u, 8718ull, fe_mul_mont(x7, w1_14));
+            fe_store(tile, sbase + 15u, 8718ull, fe_mul_mont(x15, w1_15));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 127u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 5u) + ((((uint32_t)ul & 31u) << 3u) >> 10u)), 8454ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 15u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull));
         }
     }
 }
 
 // 4096 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4230];
+    __shared__ fe_word_t tile[4358];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4358ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
-        fe_t x1 = fe_load(tile, sbase + 16u, 4230ull);
-        fe_t x2 = fe_load(tile, sbase + 33u, 4230ull);
-        fe_t x3 = fe_load(tile, sbase + 49u, 4230ull);
-        fe_t x4 = fe_load(tile, sbase + 66u, 4230ull);
-        fe_t x5 = fe_load(tile, sbase + 82u, 4230ull);
-        fe_t x6 = fe_load(tile, sbase + 99u, 4230ull);
-        fe_t x7 = fe_load(tile, sbase + 115u, 4230ull);
-        fe_t x8 = fe_load(tile, sbase + 132u, 4230ull);
-        fe_t x9 = fe_load(tile, sbase + 148u, 4230ull);
-        fe_t x10 = fe_load(tile, sbase + 165u, 4230ull);
-        fe_t x11 = fe_load(tile, sbase + 181u, 4230ull);
-        fe_t x12 = fe_load(tile, sbase + 198u, 4230ull);
-        fe_t x13 = fe_load(tile, sbase + 214u, 4230ull);
-        fe_t x14 = fe_load(tile, sbase + 231u, 4230ull);
-        fe_t x15 = fe_load(tile, sbase + 247u, 4230ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4358ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4358ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4358ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4358ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4358ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4358ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4358ull);
+        fe_t x8 = fe_load(tile, sbase + 136u, 4358ull);
+        fe_t x9 = fe_load(tile, sbase + 153u, 4358ull);
+        fe_t x10 = fe_load(tile, sbase + 170u, 4358ull);
+        fe_t x11 = fe_load(tile, sbase + 187u, 4358ull);
+        fe_t x12 = fe_load(tile, sbase + 204u, 4358ull);
+        fe_t x13 = fe_load(tile, sbase + 221u, 4358ull);
+        fe_t x14 = fe_load(tile, sbase + 238u, 4358ull);
+        fe_t x15 = fe_load(tile, sbase + 255u, 4358ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2157,31 +2184,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4230ull, x0);
-        fe_store(tile, sbase + 16u, 4230ull, x8);
-        fe_store(tile, sbase + 33u, 4230ull, x4);
-        fe_store(tile, sbase + 49u, 4230ull, x12);
-        fe_store(tile, sbase + 66u, 4230ull, x2);
-        fe_store(tile, sbase + 82u, 4230ull, x10);
-        fe_store(tile, sbase + 99u, 4230ull, x6);
-        fe_store(tile, sbase + 115u, 4230ull, x14);
-        fe_store(tile, sbase + 132u, 4230ull, x1);
-        fe_store(tile, sbase + 148u, 4230ull, x9);
-        fe_store(tile, sbase + 165u, 4230ull, x5);
-        fe_store(tile, sbase + 181u, 4230ull, x13);
-        fe_store(tile, sbase + 198u, 4230ull, x3);
-        fe_store(tile, sbase + 214u, 4230ull, x11);
-        fe_store(tile, sbase + 231u, 4230ull, x7);
-        fe_store(tile, sbase + 247u, 4230ull, x15);
+        fe_store(tile, sbase + 0u, 4358ull, x0);
+        fe_store(tile, sbase + 17u, 4358ull, x8);
+        fe_store(tile, sbase + 34u, 4358ull, x4);
+        fe_store(tile, sbase + 51u, 4358ull, x12);
+        fe_store(tile, sbase + 68u, 4358ull, x2);
+        fe_store(tile, sbase + 85u, 4358ull, x10);
+        fe_store(tile, sbase + 102u, 4358ull, x6);
+        fe_store(tile, sbase + 119u, 4358ull, x14);
+        fe_store(tile, sbase + 136u, 4358ull, x1);
+        fe_store(tile, sbase + 153u, 4358ull, x9);
+        fe_store(tile, sbase + 170u, 4358ull, x5);
+        fe_store(tile, sbase + 187u, 4358ull, x13);
+        fe_store(tile, sbase + 204u, 4358ull, x3);
+        fe_store(tile, sbase + 221u, 4358ull, x11);
+        fe_store(tile, sbase + 238u, 4358ull, x7);
+        fe_store(tile, sbase + 255u, 4358ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
         const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 15u) * (((uint32_t)base >> 4u) & 15u) * 256u) & 1048575u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 1023u)), fe_load_row(tw, (size_t)((w0e >> 10u) + 1024u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 4096u) & 1048575u;
@@ -2204,22 +2231,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4230ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4230ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4230ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4230ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4230ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4230ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4230ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4230ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4230ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4230ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4230ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4230ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4230ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4230ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4230ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4230ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4358ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4358ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4358ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4358ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4358ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4358ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4358ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4358ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4358ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4358ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4358ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4358ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4358ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2413,79 +2440,81 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4230ull, x0);
-        fe_store(tile, sbase + 1u, 4230ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4230ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase + 3u, 4230ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4230ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase + 5u, 4230ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4230ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4230ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4230ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase + 9u, 4230ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4230ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4230ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4230ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4230ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4230ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4230ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4358ull, x0);
+        fe_store(tile, sbase + 1u, 4358ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4358ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4358ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4358ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4358ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4358ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4358ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4358ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4358ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4358ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4358ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4358ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4358ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4358ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4358ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 255u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4230ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 1048576ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 9u)), 4358ull));
         }
     }
 }
 
 // 65536 pieces of 2^4 elements (256 per block), 2 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4223];
+    __shared__ fe_word_t tile[4351];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 63u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 12u) | ((((uint32_t)blk >> 6u) & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 4223ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u)), 4351ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4223ull);
-        fe_t x1 = fe_load(tile, sbase + 1u, 4223ull);
-        fe_t x2 = fe_load(tile, sbase + 2u, 4223ull);
-        fe_t x3 = fe_load(tile, sbase + 3u, 4223ull);
-        fe_t x4 = fe_load(tile, sbase + 4u, 4223ull);
-        fe_t x5 = fe_load(tile, sbase + 5u, 4223ull);
-        fe_t x6 = fe_load(tile, sbase + 6u, 4223ull);
-        fe_t x7 = fe_load(tile, sbase + 7u, 4223ull);
-        fe_t x8 = fe_load(tile, sbase + 8u, 4223ull);
-        fe_t x9 = fe_load(tile, sbase + 9u, 4223ull);
-        fe_t x10 = fe_load(tile, sbase + 10u, 4223ull);
-        fe_t x11 = fe_load(tile, sbase + 11u, 4223ull);
-        fe_t x12 = fe_load(tile, sbase + 12u, 4223ull);
-        fe_t x13 = fe_load(tile, sbase + 13u, 4223ull);
-        fe_t x14 = fe_load(tile, sbase + 14u, 4223ull);
-        fe_t x15 = fe_load(tile, sbase + 15u, 4223ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4351ull);
+        fe_t x1 = fe_load(tile, sbase + 1u, 4351ull);
+        fe_t x2 = fe_load(tile, sbase + 2u, 4351ull);
+        fe_t x3 = fe_load(tile, sbase + 3u, 4351ull);
+        fe_t x4 = fe_load(tile, sbase + 4u, 4351ull);
+        fe_t x5 = fe_load(tile, sbase + 5u, 4351ull);
+        fe_t x6 = fe_load(tile, sbase + 6u, 4351ull);
+        fe_t x7 = fe_load(tile, sbase + 7u, 4351ull);
+        fe_t x8 = fe_load(tile, sbase + 8u, 4351ull);
+        fe_t x9 = fe_load(tile, sbase + 9u, 4351ull);
+        fe_t x10 = fe_load(tile, sbase + 10u, 4351ull);
+        fe_t x11 = fe_load(tile, sbase + 11u, 4351ull);
+        fe_t x12 = fe_load(tile, sbase + 12u, 4351ull);
+        fe_t x13 = fe_load(tile, sbase + 13u, 4351ull);
+        fe_t x14 = fe_load(tile, sbase + 14u, 4351ull);
+        fe_t x15 = fe_load(tile, sbase + 15u, 4351ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2663,33 +2692,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4223ull, fe_mul_mont(x0, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 1u, 4223ull, fe_mul_mont(x8, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 2u, 4223ull, fe_mul_mont(x4, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 3u, 4223ull, fe_mul_mont(x12, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 4u, 4223ull, fe_mul_mont(x2, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 5u, 4223ull, fe_mul_mont(x10, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 6u, 4223ull, fe_mul_mont(x6, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 7u, 4223ull, fe_mul_mont(x14, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 8u, 4223ull, fe_mul_mont(x1, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 9u, 4223ull, fe_mul_mont(x9, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 10u, 4223ull, fe_mul_mont(x5, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 11u, 4223ull, fe_mul_mont(x13, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 12u, 4223ull, fe_mul_mont(x3, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 13u, 4223ull, fe_mul_mont(x11, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 14u, 4223ull, fe_mul_mont(x7, fe_load_row(tw, 2048ull)));
-        fe_store(tile, sbase + 15u, 4223ull, fe_mul_mont(x15, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 0u, 4351ull, fe_mul_mont(x0, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 1u, 4351ull, fe_mul_mont(x8, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 2u, 4351ull, fe_mul_mont(x4, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 3u, 4351ull, fe_mul_mont(x12, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 4u, 4351ull, fe_mul_mont(x2, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 5u, 4351ull, fe_mul_mont(x10, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 6u, 4351ull, fe_mul_mont(x6, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 7u, 4351ull, fe_mul_mont(x14, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 8u, 4351ull, fe_mul_mont(x1, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 9u, 4351ull, fe_mul_mont(x9, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 10u, 4351ull, fe_mul_mont(x5, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 11u, 4351ull, fe_mul_mont(x13, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 12u, 4351ull, fe_mul_mont(x3, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 13u, 4351ull, fe_mul_mont(x11, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 14u, 4351ull, fe_mul_mont(x7, fe_load_row(tw, 2048ull)));
+        fe_store(tile, sbase + 15u, 4351ull, fe_mul_mont(x15, fe_load_row(tw, 2048ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq & 15u) << 4u) | ((((uint32_t)tq >> 6u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 7u) & 1u) << 10u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 6u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 15u) << 8u) | ((((uint32_t)tq >> 6u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u)), 4223ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 16u), 1048576ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u)), 4351ull));
         }
     }
 }

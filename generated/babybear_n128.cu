@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field babybear: p = 2013265921 (31 bits), a 32-bit word prime ----
@@ -164,46 +181,48 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^7 elements (1 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[131];
+    __shared__ fe_word_t tile[143];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 128ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 5u)), 131ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 3u)), 143ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 7u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 131ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 131ull);
-        fe_t x2 = fe_load(tile, sbase + 16u, 131ull);
-        fe_t x3 = fe_load(tile, sbase + 24u, 131ull);
-        fe_t x4 = fe_load(tile, sbase + 33u, 131ull);
-        fe_t x5 = fe_load(tile, sbase + 41u, 131ull);
-        fe_t x6 = fe_load(tile, sbase + 49u, 131ull);
-        fe_t x7 = fe_load(tile, sbase + 57u, 131ull);
-        fe_t x8 = fe_load(tile, sbase + 66u, 131ull);
-        fe_t x9 = fe_load(tile, sbase + 74u, 131ull);
-        fe_t x10 = fe_load(tile, sbase + 82u, 131ull);
-        fe_t x11 = fe_load(tile, sbase + 90u, 131ull);
-        fe_t x12 = fe_load(tile, sbase + 99u, 131ull);
-        fe_t x13 = fe_load(tile, sbase + 107u, 131ull);
-        fe_t x14 = fe_load(tile, sbase + 115u, 131ull);
-        fe_t x15 = fe_load(tile, sbase + 123u, 131ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
+        fe_t x1 = fe_load(tile, sbase + 9u, 143ull);
+        fe_t x2 = fe_load(tile, sbase + 18u, 143ull);
+        fe_t x3 = fe_load(tile, sbase + 27u, 143ull);
+        fe_t x4 = fe_load(tile, sbase + 36u, 143ull);
+        fe_t x5 = fe_load(tile, sbase + 45u, 143ull);
+        fe_t x6 = fe_load(tile, sbase + 54u, 143ull);
+        fe_t x7 = fe_load(tile, sbase + 63u, 143ull);
+        fe_t x8 = fe_load(tile, sbase + 72u, 143ull);
+        fe_t x9 = fe_load(tile, sbase + 81u, 143ull);
+        fe_t x10 = fe_load(tile, sbase + 90u, 143ull);
+        fe_t x11 = fe_load(tile, sbase + 99u, 143ull);
+        fe_t x12 = fe_load(tile, sbase + 108u, 143ull);
+        fe_t x13 = fe_load(tile, sbase + 117u, 143ull);
+        fe_t x14 = fe_load(tile, sbase + 126u, 143ull);
+        fe_t x15 = fe_load(tile, sbase + 135u, 143ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -381,31 +400,31 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 131ull, x0);
-        fe_store(tile, sbase + 8u, 131ull, x8);
-        fe_store(tile, sbase + 16u, 131ull, x4);
-        fe_store(tile, sbase + 24u, 131ull, x12);
-        fe_store(tile, sbase + 33u, 131ull, x2);
-        fe_store(tile, sbase + 41u, 131ull, x10);
-        fe_store(tile, sbase + 49u, 131ull, x6);
-        fe_store(tile, sbase + 57u, 131ull, x14);
-        fe_store(tile, sbase + 66u, 131ull, x1);
-        fe_store(tile, sbase + 74u, 131ull, x9);
-        fe_store(tile, sbase + 82u, 131ull, x5);
-        fe_store(tile, sbase + 90u, 131ull, x13);
-        fe_store(tile, sbase + 99u, 131ull, x3);
-        fe_store(tile, sbase + 107u, 131ull, x11);
-        fe_store(tile, sbase + 115u, 131ull, x7);
-        fe_store(tile, sbase + 123u, 131ull, x15);
+        fe_store(tile, sbase + 0u, 143ull, x0);
+        fe_store(tile, sbase + 9u, 143ull, x8);
+        fe_store(tile, sbase + 18u, 143ull, x4);
+        fe_store(tile, sbase + 27u, 143ull, x12);
+        fe_store(tile, sbase + 36u, 143ull, x2);
+        fe_store(tile, sbase + 45u, 143ull, x10);
+        fe_store(tile, sbase + 54u, 143ull, x6);
+        fe_store(tile, sbase + 63u, 143ull, x14);
+        fe_store(tile, sbase + 72u, 143ull, x1);
+        fe_store(tile, sbase + 81u, 143ull, x9);
+        fe_store(tile, sbase + 90u, 143ull, x5);
+        fe_store(tile, sbase + 99u, 143ull, x13);
+        fe_store(tile, sbase + 108u, 143ull, x3);
+        fe_store(tile, sbase + 117u, 143ull, x11);
+        fe_store(tile, sbase + 126u, 143ull, x7);
+        fe_store(tile, sbase + 135u, 143ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 3u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
         const uint32_t g0_0e = ((uint32_t)base >> 3u) & 15u & 127u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -414,14 +433,14 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
         const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
         const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase + 0u, 131ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 131ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 131ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 131ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 131ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 131ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 131ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 131ull), w0_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -487,71 +506,73 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x6 = fe_add(t, x7);
             x7 = fe_sub(t, x7);
         }
-        fe_store(tile, sbase + 0u, 131ull, x0);
-        fe_store(tile, sbase + 1u, 131ull, x4);
-        fe_store(tile, sbase + 2u, 131ull, x2);
-        fe_store(tile, sbase + 3u, 131ull, x6);
-        fe_store(tile, sbase + 4u, 131ull, x1);
-        fe_store(tile, sbase + 5u, 131ull, x5);
-        fe_store(tile, sbase + 6u, 131ull, x3);
-        fe_store(tile, sbase + 7u, 131ull, x7);
+        fe_store(tile, sbase + 0u, 143ull, x0);
+        fe_store(tile, sbase + 1u, 143ull, x4);
+        fe_store(tile, sbase + 2u, 143ull, x2);
+        fe_store(tile, sbase + 3u, 143ull, x6);
+        fe_store(tile, sbase + 4u, 143ull, x1);
+        fe_store(tile, sbase + 5u, 143ull, x5);
+        fe_store(tile, sbase + 6u, 143ull, x3);
+        fe_store(tile, sbase + 7u, 143ull, x7);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 3u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 7u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 5u)), 131ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 3u)), 143ull));
         }
     }
 }
 
 // 1 pieces of 2^7 elements (1 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[131];
+    __shared__ fe_word_t tile[143];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 128ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 5u)), 131ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 3u)), 143ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 7u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 131ull);
-        fe_t x1 = fe_load(tile, sbase + 8u, 131ull);
-        fe_t x2 = fe_load(tile, sbase + 16u, 131ull);
-        fe_t x3 = fe_load(tile, sbase + 24u, 131ull);
-        fe_t x4 = fe_load(tile, sbase + 33u, 131ull);
-        fe_t x5 = fe_load(tile, sbase + 41u, 131ull);
-        fe_t x6 = fe_load(tile, sbase + 49u, 131ull);
-        fe_t x7 = fe_load(tile, sbase + 57u, 131ull);
-        fe_t x8 = fe_load(tile, sbase + 66u, 131ull);
-        fe_t x9 = fe_load(tile, sbase + 74u, 131ull);
-        fe_t x10 = fe_load(tile, sbase + 82u, 131ull);
-        fe_t x11 = fe_load(tile, sbase + 90u, 131ull);
-        fe_t x12 = fe_load(tile, sbase + 99u, 131ull);
-        fe_t x13 = fe_load(tile, sbase + 107u, 131ull);
-        fe_t x14 = fe_load(tile, sbase + 115u, 131ull);
-        fe_t x15 = fe_load(tile, sbase + 123u, 131ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
+        fe_t x1 = fe_load(tile, sbase + 9u, 143ull);
+        fe_t x2 = fe_load(tile, sbase + 18u, 143ull);
+        fe_t x3 = fe_load(tile, sbase + 27u, 143ull);
+        fe_t x4 = fe_load(tile, sbase + 36u, 143ull);
+        fe_t x5 = fe_load(tile, sbase + 45u, 143ull);
+        fe_t x6 = fe_load(tile, sbase + 54u, 143ull);
+        fe_t x7 = fe_load(tile, sbase + 63u, 143ull);
+        fe_t x8 = fe_load(tile, sbase + 72u, 143ull);
+        fe_t x9 = fe_load(tile, sbase + 81u, 143ull);
+        fe_t x10 = fe_load(tile, sbase + 90u, 143ull);
+        fe_t x11 = fe_load(tile, sbase + 99u, 143ull);
+        fe_t x12 = fe_load(tile, sbase + 108u, 143ull);
+        fe_t x13 = fe_load(tile, sbase + 117u, 143ull);
+        fe_t x14 = fe_load(tile, sbase + 126u, 143ull);
+        fe_t x15 = fe_load(tile, sbase + 135u, 143ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -729,31 +750,31 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 131ull, x0);
-        fe_store(tile, sbase + 8u, 131ull, x8);
-        fe_store(tile, sbase + 16u, 131ull, x4);
-        fe_store(tile, sbase + 24u, 131ull, x12);
-        fe_store(tile, sbase + 33u, 131ull, x2);
-        fe_store(tile, sbase + 41u, 131ull, x10);
-        fe_store(tile, sbase + 49u, 131ull, x6);
-        fe_store(tile, sbase + 57u, 131ull, x14);
-        fe_store(tile, sbase + 66u, 131ull, x1);
-        fe_store(tile, sbase + 74u, 131ull, x9);
-        fe_store(tile, sbase + 82u, 131ull, x5);
-        fe_store(tile, sbase + 90u, 131ull, x13);
-        fe_store(tile, sbase + 99u, 131ull, x3);
-        fe_store(tile, sbase + 107u, 131ull, x11);
-        fe_store(tile, sbase + 115u, 131ull, x7);
-        fe_store(tile, sbase + 123u, 131ull, x15);
+        fe_store(tile, sbase + 0u, 143ull, x0);
+        fe_store(tile, sbase + 9u, 143ull, x8);
+        fe_store(tile, sbase + 18u, 143ull, x4);
+        fe_store(tile, sbase + 27u, 143ull, x12);
+        fe_store(tile, sbase + 36u, 143ull, x2);
+        fe_store(tile, sbase + 45u, 143ull, x10);
+        fe_store(tile, sbase + 54u, 143ull, x6);
+        fe_store(tile, sbase + 63u, 143ull, x14);
+        fe_store(tile, sbase + 72u, 143ull, x1);
+        fe_store(tile, sbase + 81u, 143ull, x9);
+        fe_store(tile, sbase + 90u, 143ull, x5);
+        fe_store(tile, sbase + 99u, 143ull, x13);
+        fe_store(tile, sbase + 108u, 143ull, x3);
+        fe_store(tile, sbase + 117u, 143ull, x11);
+        fe_store(tile, sbase + 126u, 143ull, x7);
+        fe_store(tile, sbase + 135u, 143ull, x15);
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 3u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u)) & 127u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -762,14 +783,14 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
         const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
         const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        fe_t x0 = fe_load(tile, sbase + 0u, 131ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 131ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 131ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 131ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 131ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 131ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 131ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 131ull), w0_7);
+        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), w0_7);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -835,25 +856,25 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x6 = fe_add_lazy(t, x7);
             x7 = fe_sub_lazy(t, x7);
         }
-        fe_store(tile, sbase + 0u, 131ull, fe_mul_mont(x0, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 1u, 131ull, fe_mul_mont(x4, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 2u, 131ull, fe_mul_mont(x2, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 3u, 131ull, fe_mul_mont(x6, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 4u, 131ull, fe_mul_mont(x1, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 5u, 131ull, fe_mul_mont(x5, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 6u, 131ull, fe_mul_mont(x3, fe_load_row(tw, 128ull)));
-        fe_store(tile, sbase + 7u, 131ull, fe_mul_mont(x7, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 0u, 143ull, fe_mul_mont(x0, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 1u, 143ull, fe_mul_mont(x4, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 2u, 143ull, fe_mul_mont(x2, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 3u, 143ull, fe_mul_mont(x6, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 4u, 143ull, fe_mul_mont(x1, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 5u, 143ull, fe_mul_mont(x5, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 6u, 143ull, fe_mul_mont(x3, fe_load_row(tw, 128ull)));
+        fe_store(tile, sbase + 7u, 143ull, fe_mul_mont(x7, fe_load_row(tw, 128ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 3u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 7u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 5u)), 131ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull, fe_load(tile, st + (((uint32_t)ul & 7u) + (((uint32_t)ul & 7u) >> 3u)), 143ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field babybear: p = 2013265921 (31 bits), a 32-bit word prime ----
@@ -164,46 +181,48 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^8 elements (1 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[263];
+    __shared__ fe_word_t tile[287];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 263ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 3u)), 287ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 263ull);
-        fe_t x1 = fe_load(tile, sbase + 16u, 263ull);
-        fe_t x2 = fe_load(tile, sbase + 33u, 263ull);
-        fe_t x3 = fe_load(tile, sbase + 49u, 263ull);
-        fe_t x4 = fe_load(tile, sbase + 66u, 263ull);
-        fe_t x5 = fe_load(tile, sbase + 82u, 263ull);
-        fe_t x6 = fe_load(tile, sbase + 99u, 263ull);
-        fe_t x7 = fe_load(tile, sbase + 115u, 263ull);
-        fe_t x8 = fe_load(tile, sbase + 132u, 263ull);
-        fe_t x9 = fe_load(tile, sbase + 148u, 263ull);
-        fe_t x10 = fe_load(tile, sbase + 165u, 263ull);
-        fe_t x11 = fe_load(tile, sbase + 181u, 263ull);
-        fe_t x12 = fe_load(tile, sbase + 198u, 263ull);
-        fe_t x13 = fe_load(tile, sbase + 214u, 263ull);
-        fe_t x14 = fe_load(tile, sbase + 231u, 263ull);
-        fe_t x15 = fe_load(tile, sbase + 247u, 263ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
+        fe_t x1 = fe_load(tile, sbase + 18u, 287ull);
+        fe_t x2 = fe_load(tile, sbase + 36u, 287ull);
+        fe_t x3 = fe_load(tile, sbase + 54u, 287ull);
+        fe_t x4 = fe_load(tile, sbase + 72u, 287ull);
+        fe_t x5 = fe_load(tile, sbase + 90u, 287ull);
+        fe_t x6 = fe_load(tile, sbase + 108u, 287ull);
+        fe_t x7 = fe_load(tile, sbase + 126u, 287ull);
+        fe_t x8 = fe_load(tile, sbase + 144u, 287ull);
+        fe_t x9 = fe_load(tile, sbase + 162u, 287ull);
+        fe_t x10 = fe_load(tile, sbase + 180u, 287ull);
+        fe_t x11 = fe_load(tile, sbase + 198u, 287ull);
+        fe_t x12 = fe_load(tile, sbase + 216u, 287ull);
+        fe_t x13 = fe_load(tile, sbase + 234u, 287ull);
+        fe_t x14 = fe_load(tile, sbase + 252u, 287ull);
+        fe_t x15 = fe_load(tile, sbase + 270u, 287ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -381,31 +400,31 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 263ull, x0);
-        fe_store(tile, sbase + 16u, 263ull, x8);
-        fe_store(tile, sbase + 33u, 263ull, x4);
-        fe_store(tile, sbase + 49u, 263ull, x12);
-        fe_store(tile, sbase + 66u, 263ull, x2);
-        fe_store(tile, sbase + 82u, 263ull, x10);
-        fe_store(tile, sbase + 99u, 263ull, x6);
-        fe_store(tile, sbase + 115u, 263ull, x14);
-        fe_store(tile, sbase + 132u, 263ull, x1);
-        fe_store(tile, sbase + 148u, 263ull, x9);
-        fe_store(tile, sbase + 165u, 263ull, x5);
-        fe_store(tile, sbase + 181u, 263ull, x13);
-        fe_store(tile, sbase + 198u, 263ull, x3);
-        fe_store(tile, sbase + 214u, 263ull, x11);
-        fe_store(tile, sbase + 231u, 263ull, x7);
-        fe_store(tile, sbase + 247u, 263ull, x15);
+        fe_store(tile, sbase + 0u, 287ull, x0);
+        fe_store(tile, sbase + 18u, 287ull, x8);
+        fe_store(tile, sbase + 36u, 287ull, x4);
+        fe_store(tile, sbase + 54u, 287ull, x12);
+        fe_store(tile, sbase + 72u, 287ull, x2);
+        fe_store(tile, sbase + 90u, 287ull, x10);
+        fe_store(tile, sbase + 108u, 287ull, x6);
+        fe_store(tile, sbase + 126u, 287ull, x14);
+        fe_store(tile, sbase + 144u, 287ull, x1);
+        fe_store(tile, sbase + 162u, 287ull, x9);
+        fe_store(tile, sbase + 180u, 287ull, x5);
+        fe_store(tile, sbase + 198u, 287ull, x13);
+        fe_store(tile, sbase + 216u, 287ull, x3);
+        fe_store(tile, sbase + 234u, 287ull, x11);
+        fe_store(tile, sbase + 252u, 287ull, x7);
+        fe_store(tile, sbase + 270u, 287ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
         const uint32_t g0_0e = ((uint32_t)base >> 4u) & 15u & 255u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -422,22 +441,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_load(tile, sbase + 0u, 263ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 263ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 263ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 263ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 263ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 263ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 263ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 263ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 263ull), g0_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 263ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 263ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 263ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 263ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 263ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 263ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 263ull), w0_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 287ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 287ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 287ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 287ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 287ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 287ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 287ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 9u, 287ull), g0_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 10u, 287ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 11u, 287ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 12u, 287ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 13u, 287ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 14u, 287ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 15u, 287ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 16u, 287ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -615,79 +634,81 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 263ull, x0);
-        fe_store(tile, sbase + 1u, 263ull, x8);
-        fe_store(tile, sbase + 2u, 263ull, x4);
-        fe_store(tile, sbase + 3u, 263ull, x12);
-        fe_store(tile, sbase + 4u, 263ull, x2);
-        fe_store(tile, sbase + 5u, 263ull, x10);
-        fe_store(tile, sbase + 6u, 263ull, x6);
-        fe_store(tile, sbase + 7u, 263ull, x14);
-        fe_store(tile, sbase + 8u, 263ull, x1);
-        fe_store(tile, sbase + 9u, 263ull, x9);
-        fe_store(tile, sbase + 10u, 263ull, x5);
-        fe_store(tile, sbase + 11u, 263ull, x13);
-        fe_store(tile, sbase + 12u, 263ull, x3);
-        fe_store(tile, sbase + 13u, 263ull, x11);
-        fe_store(tile, sbase + 14u, 263ull, x7);
-        fe_store(tile, sbase + 15u, 263ull, x15);
+        fe_store(tile, sbase + 0u, 287ull, x0);
+        fe_store(tile, sbase + 1u, 287ull, x8);
+        fe_store(tile, sbase + 2u, 287ull, x4);
+        fe_store(tile, sbase + 3u, 287ull, x12);
+        fe_store(tile, sbase + 4u, 287ull, x2);
+        fe_store(tile, sbase + 5u, 287ull, x10);
+        fe_store(tile, sbase + 6u, 287ull, x6);
+        fe_store(tile, sbase + 7u, 287ull, x14);
+        fe_store(tile, sbase + 9u, 287ull, x1);
+        fe_store(tile, sbase + 10u, 287ull, x9);
+        fe_store(tile, sbase + 11u, 287ull, x5);
+        fe_store(tile, sbase + 12u, 287ull, x13);
+        fe_store(tile, sbase + 13u, 287ull, x3);
+        fe_store(tile, sbase + 14u, 287ull, x11);
+        fe_store(tile, sbase + 15u, 287ull, x7);
+        fe_store(tile, sbase + 16u, 287ull, x15);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 4u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u)), 263ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 3u)), 287ull));
         }
     }
 }
 
 // 1 pieces of 2^8 elements (1 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[263];
+    __shared__ fe_word_t tile[287];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 263ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 3u)), 287ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 263ull);
-        fe_t x1 = fe_load(tile, sbase + 16u, 263ull);
-        fe_t x2 = fe_load(tile, sbase + 33u, 263ull);
-        fe_t x3 = fe_load(tile, sbase + 49u, 263ull);
-        fe_t x4 = fe_load(tile, sbase + 66u, 263ull);
-        fe_t x5 = fe_load(tile, sbase + 82u, 263ull);
-        fe_t x6 = fe_load(tile, sbase + 99u, 263ull);
-        fe_t x7 = fe_load(tile, sbase + 115u, 263ull);
-        fe_t x8 = fe_load(tile, sbase + 132u, 263ull);
-        fe_t x9 = fe_load(tile, sbase + 148u, 263ull);
-        fe_t x10 = fe_load(tile, sbase + 165u, 263ull);
-        fe_t x11 = fe_load(tile, sbase + 181u, 263ull);
-        fe_t x12 = fe_load(tile, sbase + 198u, 263ull);
-        fe_t x13 = fe_load(tile, sbase + 214u, 263ull);
-        fe_t x14 = fe_load(tile, sbase + 231u, 263ull);
-        fe_t x15 = fe_load(tile, sbase + 247u, 263ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
+        fe_t x1 = fe_load(tile, sbase + 18u, 287ull);
+        fe_t x2 = fe_load(tile, sbase + 36u, 287ull);
+        fe_t x3 = fe_load(tile, sbase + 54u, 287ull);
+        fe_t x4 = fe_load(tile, sbase + 72u, 287ull);
+        fe_t x5 = fe_load(tile, sbase + 90u, 287ull);
+        fe_t x6 = fe_load(tile, sbase + 108u, 287ull);
+        fe_t x7 = fe_load(tile, sbase + 126u, 287ull);
+        fe_t x8 = fe_load(tile, sbase + 144u, 287ull);
+        fe_t x9 = fe_load(tile, sbase + 162u, 287ull);
+        fe_t x10 = fe_load(tile, sbase + 180u, 287ull);
+        fe_t x11 = fe_load(tile, sbase + 198u, 287ull);
+        fe_t x12 = fe_load(tile, sbase + 216u, 287ull);
+        fe_t x13 = fe_load(tile, sbase + 234u, 287ull);
+        fe_t x14 = fe_load(tile, sbase + 252u, 287ull);
+        fe_t x15 = fe_load(tile, sbase + 270u, 287ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -865,31 +886,31 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 263ull, x0);
-        fe_store(tile, sbase + 16u, 263ull, x8);
-        fe_store(tile, sbase + 33u, 263ull, x4);
-        fe_store(tile, sbase + 49u, 263ull, x12);
-        fe_store(tile, sbase + 66u, 263ull, x2);
-        fe_store(tile, sbase + 82u, 263ull, x10);
-        fe_store(tile, sbase + 99u, 263ull, x6);
-        fe_store(tile, sbase + 115u, 263ull, x14);
-        fe_store(tile, sbase + 132u, 263ull, x1);
-        fe_store(tile, sbase + 148u, 263ull, x9);
-        fe_store(tile, sbase + 165u, 263ull, x5);
-        fe_store(tile, sbase + 181u, 263ull, x13);
-        fe_store(tile, sbase + 198u, 263ull, x3);
-        fe_store(tile, sbase + 214u, 263ull, x11);
-        fe_store(tile, sbase + 231u, 263ull, x7);
-        fe_store(tile, sbase + 247u, 263ull, x15);
+        fe_store(tile, sbase + 0u, 287ull, x0);
+        fe_store(tile, sbase + 18u, 287ull, x8);
+        fe_store(tile, sbase + 36u, 287ull, x4);
+        fe_store(tile, sbase + 54u, 287ull, x12);
+        fe_store(tile, sbase + 72u, 287ull, x2);
+        fe_store(tile, sbase + 90u, 287ull, x10);
+        fe_store(tile, sbase + 108u, 287ull, x6);
+        fe_store(tile, sbase + 126u, 287ull, x14);
+        fe_store(tile, sbase + 144u, 287ull, x1);
+        fe_store(tile, sbase + 162u, 287ull, x9);
+        fe_store(tile, sbase + 180u, 287ull, x5);
+        fe_store(tile, sbase + 198u, 287ull, x13);
+        fe_store(tile, sbase + 216u, 287ull, x3);
+        fe_store(tile, sbase + 234u, 287ull, x11);
+        fe_store(tile, sbase + 252u, 287ull, x7);
+        fe_store(tile, sbase + 270u, 287ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 4u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 3u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 3u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u)) & 255u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
@@ -906,22 +927,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_load(tile, sbase + 0u, 263ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 263ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 263ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 263ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 263ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 263ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 263ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 263ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 263ull), g0_3);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 263ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 263ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 263ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 263ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 263ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 263ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 263ull), w0_15);
+        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 287ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 287ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 287ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 287ull), g0_2);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 287ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 287ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 287ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 9u, 287ull), g0_3);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 10u, 287ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 11u, 287ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 12u, 287ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 13u, 287ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 14u, 287ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 15u, 287ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 16u, 287ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1099,33 +1120,33 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        fe_store(tile, sbase + 0u, 263ull, fe_mul_mont(x0, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 1u, 263ull, fe_mul_mont(x8, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 2u, 263ull, fe_mul_mont(x4, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 3u, 263ull, fe_mul_mont(x12, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 4u, 263ull, fe_mul_mont(x2, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 5u, 263ull, fe_mul_mont(x10, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 6u, 263ull, fe_mul_mont(x6, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 7u, 263ull, fe_mul_mont(x14, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 8u, 263ull, fe_mul_mont(x1, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 9u, 263ull, fe_mul_mont(x9, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 10u, 263ull, fe_mul_mont(x5, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 11u, 263ull, fe_mul_mont(x13, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 12u, 263ull, fe_mul_mont(x3, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 13u, 263ull, fe_mul_mont(x11, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 14u, 263ull, fe_mul_mont(x7, fe_load_row(tw, 256ull)));
-        fe_store(tile, sbase + 15u, 263ull, fe_mul_mont(x15, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 0u, 287ull, fe_mul_mont(x0, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 1u, 287ull, fe_mul_mont(x8, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 2u, 287ull, fe_mul_mont(x4, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 3u, 287ull, fe_mul_mont(x12, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 4u, 287ull, fe_mul_mont(x2, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 5u, 287ull, fe_mul_mont(x10, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 6u, 287ull, fe_mul_mont(x6, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 7u, 287ull, fe_mul_mont(x14, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 9u, 287ull, fe_mul_mont(x1, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 10u, 287ull, fe_mul_mont(x9, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 11u, 287ull, fe_mul_mont(x5, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 12u, 287ull, fe_mul_mont(x13, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 13u, 287ull, fe_mul_mont(x3, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 14u, 287ull, fe_mul_mont(x11, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 15u, 287ull, fe_mul_mont(x7, fe_load_row(tw, 256ull)));
+        fe_store(tile, sbase + 16u, 287ull, fe_mul_mont(x15, fe_load_row(tw, 256ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 4u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 5u)), 263ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 3u)), 287ull));
         }
     }
 }

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field goldilocks: p = 18446744069414584321 (64 bits), a 64-bit word prime ----
@@ -252,6 +269,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
@@ -758,6 +777,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
@@ -1259,46 +1280,48 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
 
 // 524288 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4366];
+    __shared__ fe_word_t tile[4382];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
-            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 7u)), 4382ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4382ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4382ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4382ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4382ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4382ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4382ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4382ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4382ull);
+        fe_t x8 = fe_load(tile, sbase + 137u, 4382ull);
+        fe_t x9 = fe_load(tile, sbase + 154u, 4382ull);
+        fe_t x10 = fe_load(tile, sbase + 171u, 4382ull);
+        fe_t x11 = fe_load(tile, sbase + 188u, 4382ull);
+        fe_t x12 = fe_load(tile, sbase + 205u, 4382ull);
+        fe_t x13 = fe_load(tile, sbase + 222u, 4382ull);
+        fe_t x14 = fe_load(tile, sbase + 239u, 4382ull);
+        fe_t x15 = fe_load(tile, sbase + 256u, 4382ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1476,31 +1499,31 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 4382ull, x0);
+        fe_store(tile, sbase + 17u, 4382ull, x8);
+        fe_store(tile, sbase + 34u, 4382ull, x4);
+        fe_store(tile, sbase + 51u, 4382ull, x12);
+        fe_store(tile, sbase + 68u, 4382ull, x2);
+        fe_store(tile, sbase + 85u, 4382ull, x10);
+        fe_store(tile, sbase + 102u, 4382ull, x6);
+        fe_store(tile, sbase + 119u, 4382ull, x14);
+        fe_store(tile, sbase + 137u, 4382ull, x1);
+        fe_store(tile, sbase + 154u, 4382ull, x9);
+        fe_store(tile, sbase + 171u, 4382ull, x5);
+        fe_store(tile, sbase + 188u, 4382ull, x13);
+        fe_store(tile, sbase + 205u, 4382ull, x3);
+        fe_store(tile, sbase + 222u, 4382ull, x11);
+        fe_store(tile, sbase + 239u, 4382ull, x7);
+        fe_store(tile, sbase + 256u, 4382ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
         const uint32_t w0e = ((((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 134217727u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
@@ -1523,22 +1546,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4382ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4382ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4382ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4382ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4382ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4382ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4382ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4382ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4382ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4382ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4382ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4382ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4382ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4382ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4382ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4382ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1732,71 +1755,73 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4382ull, x0);
+        fe_store(tile, sbase + 1u, 4382ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4382ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4382ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4382ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4382ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4382ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4382ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4382ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4382ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4382ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4382ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4382ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4382ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4382ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4382ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 7u)), 4382ull));
         }
     }
 }
 
 // 16777216 pieces of 2^3 elements (512 per block), 1 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4351];
+    __shared__ fe_word_t tile[4607];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u));
-            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 4u)), 4351ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 3u)), 4607ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt + (bt >> 3u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 4351ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 4351ull);
-            fe_t x2 = fe_load(tile, sbase + 2u, 4351ull);
-            fe_t x3 = fe_load(tile, sbase + 3u, 4351ull);
-            fe_t x4 = fe_load(tile, sbase + 4u, 4351ull);
-            fe_t x5 = fe_load(tile, sbase + 5u, 4351ull);
-            fe_t x6 = fe_load(tile, sbase + 6u, 4351ull);
-            fe_t x7 = fe_load(tile, sbase + 7u, 4351ull);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 3u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 4607ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 4607ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 4607ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 4607ull);
+            fe_t x4 = fe_load(tile, sbase + 4u, 4607ull);
+            fe_t x5 = fe_load(tile, sbase + 5u, 4607ull);
+            fe_t x6 = fe_load(tile, sbase + 6u, 4607ull);
+            fe_t x7 = fe_load(tile, sbase + 7u, 4607ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1862,26 +1887,26 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k3(const fe_word_t* __rest
                 x6 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            fe_store(tile, sbase + 0u, 4351ull, x0);
-            fe_store(tile, sbase + 1u, 4351ull, x4);
-            fe_store(tile, sbase + 2u, 4351ull, x2);
-            fe_store(tile, sbase + 3u, 4351ull, x6);
-            fe_store(tile, sbase + 4u, 4351ull, x1);
-            fe_store(tile, sbase + 5u, 4351ull, x5);
-            fe_store(tile, sbase + 6u, 4351ull, x3);
-            fe_store(tile, sbase + 7u, 4351ull, x7);
+            fe_store(tile, sbase + 0u, 4607ull, x0);
+            fe_store(tile, sbase + 1u, 4607ull, x4);
+            fe_store(tile, sbase + 2u, 4607ull, x2);
+            fe_store(tile, sbase + 3u, 4607ull, x6);
+            fe_store(tile, sbase + 4u, 4607ull, x1);
+            fe_store(tile, sbase + 5u, 4607ull, x5);
+            fe_store(tile, sbase + 6u, 4607ull, x3);
+            fe_store(tile, sbase + 7u, 4607ull, x7);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)tq >> 6u) & 3u) << 20u) | (((uint32_t)blk & 1u) << 23u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u));
-            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 4u)), 4351ull));
+            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 3u)), 4607ull));
         }
     }
 }
@@ -1893,6 +1918,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
@@ -2399,6 +2426,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
@@ -2900,46 +2929,48 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
 
 // 524288 pieces of 2^8 elements (16 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4366];
+    __shared__ fe_word_t tile[4382];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
-            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 7u)), 4382ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4382ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 4382ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 4382ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 4382ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 4382ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 4382ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 4382ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 4382ull);
+        fe_t x8 = fe_load(tile, sbase + 137u, 4382ull);
+        fe_t x9 = fe_load(tile, sbase + 154u, 4382ull);
+        fe_t x10 = fe_load(tile, sbase + 171u, 4382ull);
+        fe_t x11 = fe_load(tile, sbase + 188u, 4382ull);
+        fe_t x12 = fe_load(tile, sbase + 205u, 4382ull);
+        fe_t x13 = fe_load(tile, sbase + 222u, 4382ull);
+        fe_t x14 = fe_load(tile, sbase + 239u, 4382ull);
+        fe_t x15 = fe_load(tile, sbase + 256u, 4382ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -3117,31 +3148,31 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 4382ull, x0);
+        fe_store(tile, sbase + 17u, 4382ull, x8);
+        fe_store(tile, sbase + 34u, 4382ull, x4);
+        fe_store(tile, sbase + 51u, 4382ull, x12);
+        fe_store(tile, sbase + 68u, 4382ull, x2);
+        fe_store(tile, sbase + 85u, 4382ull, x10);
+        fe_store(tile, sbase + 102u, 4382ull, x6);
+        fe_store(tile, sbase + 119u, 4382ull, x14);
+        fe_store(tile, sbase + 137u, 4382ull, x1);
+        fe_store(tile, sbase + 154u, 4382ull, x9);
+        fe_store(tile, sbase + 171u, 4382ull, x5);
+        fe_store(tile, sbase + 188u, 4382ull, x13);
+        fe_store(tile, sbase + 205u, 4382ull, x3);
+        fe_store(tile, sbase + 222u, 4382ull, x11);
+        fe_store(tile, sbase + 239u, 4382ull, x7);
+        fe_store(tile, sbase + 256u, 4382ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
         const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 7u) * (((uint32_t)base >> 4u) & 15u) * 65536u) & 134217727u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 16383u)), fe_load_row(tw, (size_t)((w0e >> 14u) + 16384u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 524288u) & 134217727u;
@@ -3164,22 +3195,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4382ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4382ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4382ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4382ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4382ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4382ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4382ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4382ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4382ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4382ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4382ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4382ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4382ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4382ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4382ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4382ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -3373,71 +3404,73 @@ extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 4382ull, x0);
+        fe_store(tile, sbase + 1u, 4382ull, fe_mul_mont(x8, g1_0));
+        fe_store(tile, sbase + 2u, 4382ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 3u, 4382ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 4382ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 5u, 4382ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 4382ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 4382ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 4382ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 9u, 4382ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 4382ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 4382ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 4382ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 4382ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 4382ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 4382ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 12u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 8u), 134217728ull, fe_load(tile, st + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 4u) + (((((uint32_t)ul & 7u) << 5u) | ((((uint32_t)ul >> 3u) & 1u) << 11u)) >> 7u)), 4382ull));
         }
     }
 }
 
 // 16777216 pieces of 2^3 elements (512 per block), 2 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[4351];
+    __shared__ fe_word_t tile[4607];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u) | ((((uint32_t)tq >> 7u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it + (it >> 3u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 8191u) << 6u) | ((((uint32_t)tq >> 6u) & 3u) << 19u) | ((((uint32_t)blk >> 13u) & 3u) << 21u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u));
-            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 4u)), 4351ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
+            fe_store(tile, st + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) + (((((uint32_t)ul & 7u) << 3u) | ((((uint32_t)ul >> 3u) & 1u) << 7u)) >> 3u)), 4607ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 23u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(8) along tile bits [0, 1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 3u;
-        const uint32_t sbt = bt + (bt >> 4u);
+        const uint32_t sbt = bt + (bt >> 3u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 4351ull);
-            fe_t x1 = fe_load(tile, sbase + 1u, 4351ull);
-            fe_t x2 = fe_load(tile, sbase + 2u, 4351ull);
-            fe_t x3 = fe_load(tile, sbase + 3u, 4351ull);
-            fe_t x4 = fe_load(tile, sbase + 4u, 4351ull);
-            fe_t x5 = fe_load(tile, sbase + 5u, 4351ull);
-            fe_t x6 = fe_load(tile, sbase + 6u, 4351ull);
-            fe_t x7 = fe_load(tile, sbase + 7u, 4351ull);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 3u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 4607ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 4607ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 4607ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 4607ull);
+            fe_t x4 = fe_load(tile, sbase + 4u, 4607ull);
+            fe_t x5 = fe_load(tile, sbase + 5u, 4607ull);
+            fe_t x6 = fe_load(tile, sbase + 6u, 4607ull);
+            fe_t x7 = fe_load(tile, sbase + 7u, 4607ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -3503,26 +3536,26 @@ extern "C" __global__ void __launch_bounds__(256) inv_k3(const fe_word_t* __rest
                 x6 = fe_add(t, x7);
                 x7 = fe_sub(t, x7);
             }
-            fe_store(tile, sbase + 0u, 4351ull, fe_mul_mont(x0, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 1u, 4351ull, fe_mul_mont(x4, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 2u, 4351ull, fe_mul_mont(x2, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 3u, 4351ull, fe_mul_mont(x6, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 4u, 4351ull, fe_mul_mont(x1, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 5u, 4351ull, fe_mul_mont(x5, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 6u, 4351ull, fe_mul_mont(x3, fe_load_row(tw, 24576ull)));
-            fe_store(tile, sbase + 7u, 4351ull, fe_mul_mont(x7, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 0u, 4607ull, fe_mul_mont(x0, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 1u, 4607ull, fe_mul_mont(x4, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 2u, 4607ull, fe_mul_mont(x2, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 3u, 4607ull, fe_mul_mont(x6, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 4u, 4607ull, fe_mul_mont(x1, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 5u, 4607ull, fe_mul_mont(x5, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 6u, 4607ull, fe_mul_mont(x3, fe_load_row(tw, 24576ull)));
+            fe_store(tile, sbase + 7u, 4607ull, fe_mul_mont(x7, fe_load_row(tw, 24576ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 11u);
-        const uint32_t st = it + (it >> 4u);
+        const uint32_t st = it + (it >> 3u);
         fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | ((((uint32_t)blk >> 13u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 15u) << 8u) | ((((uint32_t)blk >> 5u) & 15u) << 12u) | ((((uint32_t)blk >> 1u) & 15u) << 16u) | ((((uint32_t)tq >> 6u) & 3u) << 20u) | (((uint32_t)blk & 1u) << 23u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u));
-            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 4u)), 4351ull));
+            fe_store(out_t, (size_t)((((uint32_t)ul & 1u) << 22u) | ((((uint32_t)ul >> 1u) & 7u) << 24u)), 134217728ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) + (((((uint32_t)ul >> 1u) & 7u) | (((uint32_t)ul & 1u) << 10u)) >> 3u)), 4607ull));
         }
     }
 }

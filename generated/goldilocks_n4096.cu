@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field goldilocks: p = 18446744069414584321 (64 bits), a 64-bit word prime ----
@@ -252,6 +269,8 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
@@ -976,6 +995,8 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;

@@ -61,6 +61,23 @@ FE_FN uint32_t fe_mulhi32(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+
+// Programmatic dependent launch (sm_90 and later). The passes of a plan are launched so that
+// each may start before the one before it has finished; `fe_grid_wait` blocks until that
+// grid has completed and its writes are visible, so a kernel calls it before it reads its
+// source. `fe_grid_release` lets the next pass launch once every block of this one has
+// called it. Without the launch attribute, or before sm_90, both do nothing.
+FE_FN void fe_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+FE_FN void fe_grid_release(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field 469762049: p = 469762049 (29 bits), a 32-bit word prime ----
@@ -164,46 +181,48 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 
 // 1 pieces of 2^6 elements (1 per block), 3 steps
 extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[65];
+    __shared__ fe_word_t tile[67];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 65ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 65ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 65ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 65ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 65ull);
-        fe_t x4 = fe_load(tile, sbase + 16u, 65ull);
-        fe_t x5 = fe_load(tile, sbase + 20u, 65ull);
-        fe_t x6 = fe_load(tile, sbase + 24u, 65ull);
-        fe_t x7 = fe_load(tile, sbase + 28u, 65ull);
-        fe_t x8 = fe_load(tile, sbase + 33u, 65ull);
-        fe_t x9 = fe_load(tile, sbase + 37u, 65ull);
-        fe_t x10 = fe_load(tile, sbase + 41u, 65ull);
-        fe_t x11 = fe_load(tile, sbase + 45u, 65ull);
-        fe_t x12 = fe_load(tile, sbase + 49u, 65ull);
-        fe_t x13 = fe_load(tile, sbase + 53u, 65ull);
-        fe_t x14 = fe_load(tile, sbase + 57u, 65ull);
-        fe_t x15 = fe_load(tile, sbase + 61u, 65ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 67ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 67ull);
+        fe_t x4 = fe_load(tile, sbase + 17u, 67ull);
+        fe_t x5 = fe_load(tile, sbase + 21u, 67ull);
+        fe_t x6 = fe_load(tile, sbase + 25u, 67ull);
+        fe_t x7 = fe_load(tile, sbase + 29u, 67ull);
+        fe_t x8 = fe_load(tile, sbase + 34u, 67ull);
+        fe_t x9 = fe_load(tile, sbase + 38u, 67ull);
+        fe_t x10 = fe_load(tile, sbase + 42u, 67ull);
+        fe_t x11 = fe_load(tile, sbase + 46u, 67ull);
+        fe_t x12 = fe_load(tile, sbase + 51u, 67ull);
+        fe_t x13 = fe_load(tile, sbase + 55u, 67ull);
+        fe_t x14 = fe_load(tile, sbase + 59u, 67ull);
+        fe_t x15 = fe_load(tile, sbase + 63u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -381,39 +400,39 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 65ull, x0);
-        fe_store(tile, sbase + 4u, 65ull, x8);
-        fe_store(tile, sbase + 8u, 65ull, x4);
-        fe_store(tile, sbase + 12u, 65ull, x12);
-        fe_store(tile, sbase + 16u, 65ull, x2);
-        fe_store(tile, sbase + 20u, 65ull, x10);
-        fe_store(tile, sbase + 24u, 65ull, x6);
-        fe_store(tile, sbase + 28u, 65ull, x14);
-        fe_store(tile, sbase + 33u, 65ull, x1);
-        fe_store(tile, sbase + 37u, 65ull, x9);
-        fe_store(tile, sbase + 41u, 65ull, x5);
-        fe_store(tile, sbase + 45u, 65ull, x13);
-        fe_store(tile, sbase + 49u, 65ull, x3);
-        fe_store(tile, sbase + 53u, 65ull, x11);
-        fe_store(tile, sbase + 57u, 65ull, x7);
-        fe_store(tile, sbase + 61u, 65ull, x15);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x8);
+        fe_store(tile, sbase + 8u, 67ull, x4);
+        fe_store(tile, sbase + 12u, 67ull, x12);
+        fe_store(tile, sbase + 17u, 67ull, x2);
+        fe_store(tile, sbase + 21u, 67ull, x10);
+        fe_store(tile, sbase + 25u, 67ull, x6);
+        fe_store(tile, sbase + 29u, 67ull, x14);
+        fe_store(tile, sbase + 34u, 67ull, x1);
+        fe_store(tile, sbase + 38u, 67ull, x9);
+        fe_store(tile, sbase + 42u, 67ull, x5);
+        fe_store(tile, sbase + 46u, 67ull, x13);
+        fe_store(tile, sbase + 51u, 67ull, x3);
+        fe_store(tile, sbase + 55u, 67ull, x11);
+        fe_store(tile, sbase + 59u, 67ull, x7);
+        fe_store(tile, sbase + 63u, 67ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 2u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = ((uint32_t)base >> 2u) & 15u & 63u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase + 0u, 65ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 65ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 65ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 65ull), w0_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -435,67 +454,69 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
             x2 = fe_add(t, x3);
             x3 = fe_sub(t, x3);
         }
-        fe_store(tile, sbase + 0u, 65ull, x0);
-        fe_store(tile, sbase + 1u, 65ull, x2);
-        fe_store(tile, sbase + 2u, 65ull, x1);
-        fe_store(tile, sbase + 3u, 65ull, x3);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 1u, 67ull, x2);
+        fe_store(tile, sbase + 2u, 67ull, x1);
+        fe_store(tile, sbase + 3u, 67ull, x3);
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 2u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 5u)), 65ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 67ull));
         }
     }
 }
 
 // 1 pieces of 2^6 elements (1 per block), 4 steps
 extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
-    __shared__ fe_word_t tile[65];
+    __shared__ fe_word_t tile[67];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 64ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 5u)), 65ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
+            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 65ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 65ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 65ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 65ull);
-        fe_t x4 = fe_load(tile, sbase + 16u, 65ull);
-        fe_t x5 = fe_load(tile, sbase + 20u, 65ull);
-        fe_t x6 = fe_load(tile, sbase + 24u, 65ull);
-        fe_t x7 = fe_load(tile, sbase + 28u, 65ull);
-        fe_t x8 = fe_load(tile, sbase + 33u, 65ull);
-        fe_t x9 = fe_load(tile, sbase + 37u, 65ull);
-        fe_t x10 = fe_load(tile, sbase + 41u, 65ull);
-        fe_t x11 = fe_load(tile, sbase + 45u, 65ull);
-        fe_t x12 = fe_load(tile, sbase + 49u, 65ull);
-        fe_t x13 = fe_load(tile, sbase + 53u, 65ull);
-        fe_t x14 = fe_load(tile, sbase + 57u, 65ull);
-        fe_t x15 = fe_load(tile, sbase + 61u, 65ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
+        fe_t x2 = fe_load(tile, sbase + 8u, 67ull);
+        fe_t x3 = fe_load(tile, sbase + 12u, 67ull);
+        fe_t x4 = fe_load(tile, sbase + 17u, 67ull);
+        fe_t x5 = fe_load(tile, sbase + 21u, 67ull);
+        fe_t x6 = fe_load(tile, sbase + 25u, 67ull);
+        fe_t x7 = fe_load(tile, sbase + 29u, 67ull);
+        fe_t x8 = fe_load(tile, sbase + 34u, 67ull);
+        fe_t x9 = fe_load(tile, sbase + 38u, 67ull);
+        fe_t x10 = fe_load(tile, sbase + 42u, 67ull);
+        fe_t x11 = fe_load(tile, sbase + 46u, 67ull);
+        fe_t x12 = fe_load(tile, sbase + 51u, 67ull);
+        fe_t x13 = fe_load(tile, sbase + 55u, 67ull);
+        fe_t x14 = fe_load(tile, sbase + 59u, 67ull);
+        fe_t x15 = fe_load(tile, sbase + 63u, 67ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -673,39 +694,39 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 65ull, x0);
-        fe_store(tile, sbase + 4u, 65ull, x8);
-        fe_store(tile, sbase + 8u, 65ull, x4);
-        fe_store(tile, sbase + 12u, 65ull, x12);
-        fe_store(tile, sbase + 16u, 65ull, x2);
-        fe_store(tile, sbase + 20u, 65ull, x10);
-        fe_store(tile, sbase + 24u, 65ull, x6);
-        fe_store(tile, sbase + 28u, 65ull, x14);
-        fe_store(tile, sbase + 33u, 65ull, x1);
-        fe_store(tile, sbase + 37u, 65ull, x9);
-        fe_store(tile, sbase + 41u, 65ull, x5);
-        fe_store(tile, sbase + 45u, 65ull, x13);
-        fe_store(tile, sbase + 49u, 65ull, x3);
-        fe_store(tile, sbase + 53u, 65ull, x11);
-        fe_store(tile, sbase + 57u, 65ull, x7);
-        fe_store(tile, sbase + 61u, 65ull, x15);
+        fe_store(tile, sbase + 0u, 67ull, x0);
+        fe_store(tile, sbase + 4u, 67ull, x8);
+        fe_store(tile, sbase + 8u, 67ull, x4);
+        fe_store(tile, sbase + 12u, 67ull, x12);
+        fe_store(tile, sbase + 17u, 67ull, x2);
+        fe_store(tile, sbase + 21u, 67ull, x10);
+        fe_store(tile, sbase + 25u, 67ull, x6);
+        fe_store(tile, sbase + 29u, 67ull, x14);
+        fe_store(tile, sbase + 34u, 67ull, x1);
+        fe_store(tile, sbase + 38u, 67ull, x9);
+        fe_store(tile, sbase + 42u, 67ull, x5);
+        fe_store(tile, sbase + 46u, 67ull, x13);
+        fe_store(tile, sbase + 51u, 67ull, x3);
+        fe_store(tile, sbase + 55u, 67ull, x11);
+        fe_store(tile, sbase + 59u, 67ull, x7);
+        fe_store(tile, sbase + 63u, 67ull, x15);
     }
     __syncthreads();
     // DFT(4) along tile bits [0, 1]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) << 2u;
-        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t sbt = bt + (bt >> 4u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u)) & 63u;
         const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
         const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
         const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        fe_t x0 = fe_load(tile, sbase + 0u, 65ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 65ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 65ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 65ull), w0_3);
+        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -727,21 +748,21 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
             x2 = fe_add_lazy(t, x3);
             x3 = fe_sub_lazy(t, x3);
         }
-        fe_store(tile, sbase + 0u, 65ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
-        fe_store(tile, sbase + 1u, 65ull, fe_mul_mont(x2, fe_load_row(tw, 64ull)));
-        fe_store(tile, sbase + 2u, 65ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
-        fe_store(tile, sbase + 3u, 65ull, fe_mul_mont(x3, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 0u, 67ull, fe_mul_mont(x0, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 1u, 67ull, fe_mul_mont(x2, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 2u, 67ull, fe_mul_mont(x1, fe_load_row(tw, 64ull)));
+        fe_store(tile, sbase + 3u, 67ull, fe_mul_mont(x3, fe_load_row(tw, 64ull)));
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) << 2u;
-        const uint32_t st = it + (it >> 5u);
+        const uint32_t st = it + (it >> 4u);
         fe_word_t* __restrict__ out_t = out + (size_t)((uint32_t)tq & 15u);
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 5u)), 65ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull, fe_load(tile, st + (((uint32_t)ul & 3u) + (((uint32_t)ul & 3u) >> 4u)), 67ull));
         }
     }
 }
