@@ -3,10 +3,10 @@
 //
 // field: P1: p = (2^63 + 2^53)^2 + 1 (127 bits)
 // K = 4, N = 262144
-// kernels per direction: 2
-// global-memory passes: 2
-// bytes moved: 16777216
-// full multiplications: 1507584
+// kernels per direction: 3
+// global-memory passes: 3
+// bytes moved: 25165824
+// full multiplications: 1572864
 // multiplications by powers of r (shifts): 589824
 // additions and subtractions: 4718592
 // strategy ct: (((((((DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) (x) I(4) * D(16,4) * I(16) (x) DFT(4) * L(64,16)) (x) I(4) * D(64,4) * I(64) (x) DFT(4) * L(256,64)) (x) I(4) * D(256,4) * I(256) (x) DFT(4) * L(1024,256)) (x) I(4) * D(1024,4) * I(1024) (x) DFT(4) * L(4096,1024)) (x) I(4) * D(4096,4) * I(4096) (x) DFT(4) * L(16384,4096)) (x) I(4) * D(16384,4) * I(16384) (x) DFT(4) * L(65536,16384)) (x) I(4) * D(65536,4) * I(65536) (x) DFT(4) * L(262144,65536)
@@ -1107,7 +1107,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     }
 }
 
-// 256 pieces of 2^10 elements (2 per block), 9 steps
+// 1024 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -1118,52 +1118,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 63u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 17u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 127u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 8u) ^ ((((((uint32_t)ul & 7u) << 8u) >> 2u) ^ ((((uint32_t)ul & 7u) << 8u) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 16u)), 262144ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [8, 9]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-            fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-            fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            x3 = fe_mul_rpow<1>(x3);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 260u, 2048ull, x2);
-            fe_store(tile, sbase ^ 520u, 2048ull, x1);
-            fe_store(tile, sbase ^ 780u, 2048ull, x3);
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 262144ull));
         }
     }
     __syncthreads();
@@ -1174,14 +1135,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
-            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 2048ull), fe_load_row(tw, (size_t)e1));
-            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 2048ull), fe_load_row(tw, (size_t)e2));
-            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 65u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 130u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 195u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1217,14 +1174,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
-            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e5));
-            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e6));
-            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e7));
+            const uint32_t e0 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            const uint32_t e1 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
+            const uint32_t e2 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
+            const uint32_t e3 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1260,14 +1217,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
-            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e9));
-            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e10));
-            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e11));
+            const uint32_t e4 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
+            const uint32_t e5 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
+            const uint32_t e6 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
+            const uint32_t e7 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1303,13 +1260,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e12));
-            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e13));
-            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e14));
+            const uint32_t e8 = (((((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
+            const uint32_t e9 = ((((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
+            const uint32_t e10 = ((((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
+            const uint32_t e11 = ((((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1332,21 +1290,97 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 1u, 2048ull, x2);
-            fe_store(tile, sbase ^ 2u, 2048ull, x1);
-            fe_store(tile, sbase ^ 3u, 2048ull, x3);
+            const uint32_t e12 = (((((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            const uint32_t e13 = (((((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            const uint32_t e14 = (((((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 127u) << 8u));
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 127u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull));
+        }
+    }
+}
+
+// 65536 pieces of 2^2 elements (512 per block), 1 steps
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4380];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 63u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 12u) | ((((uint32_t)blk >> 6u) & 1u) << 13u) | ((((uint32_t)tq >> 7u) & 1u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u));
+            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [0, 1]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 1u, 2190ull, x2);
+            fe_store(tile, sbase + 2u, 2190ull, x1);
+            fe_store(tile, sbase + 3u, 2190ull, x3);
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 3u) << 8u) | (((uint32_t)blk & 3u) << 10u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 7u)), 2190ull));
         }
     }
 }
@@ -1556,7 +1590,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     }
 }
 
-// 256 pieces of 2^10 elements (2 per block), 10 steps
+// 1024 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -1567,52 +1601,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 63u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 17u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 127u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 8u) ^ ((((((uint32_t)ul & 7u) << 8u) >> 2u) ^ ((((uint32_t)ul & 7u) << 8u) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 16u)), 262144ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [8, 9]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-            fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-            fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            x3 = fe_mul_rpow<3>(x3);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 260u, 2048ull, x2);
-            fe_store(tile, sbase ^ 520u, 2048ull, x1);
-            fe_store(tile, sbase ^ 780u, 2048ull, x3);
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 262144ull));
         }
     }
     __syncthreads();
@@ -1623,14 +1618,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
-            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 2048ull), fe_load_row(tw, (size_t)e1));
-            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 2048ull), fe_load_row(tw, (size_t)e2));
-            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 65u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 130u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 195u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1666,14 +1657,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
-            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e5));
-            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e6));
-            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e7));
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 8u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1709,14 +1700,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
-            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e9));
-            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e10));
-            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 12u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e11));
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 10u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1752,13 +1743,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e12));
-            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e13));
-            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 14u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e14));
+            const uint32_t e8 = ((0u - (((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 12u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1780,22 +1772,98 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load_row(tw, 262144ull)));
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, 262144ull)));
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, 262144ull)));
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            const uint32_t e12 = ((0u - (((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            const uint32_t e13 = ((0u - (((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            const uint32_t e14 = ((0u - (((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 14u;
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 6u) & 1u) << 1u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | ((((uint32_t)blk >> 2u) & 3u) << 4u) | (((uint32_t)blk & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 127u) << 8u));
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 127u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull));
+        }
+    }
+}
+
+// 65536 pieces of 2^2 elements (512 per block), 2 steps
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4380];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 63u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 12u) | ((((uint32_t)blk >> 6u) & 1u) << 13u) | ((((uint32_t)tq >> 7u) & 1u) << 14u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u));
+            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [0, 1]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, 262144ull)));
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, 262144ull)));
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 3u) << 6u) | ((((uint32_t)blk >> 2u) & 3u) << 8u) | (((uint32_t)blk & 3u) << 10u) | ((((uint32_t)tq >> 5u) & 7u) << 12u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 15u), 262144ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 7u)), 2190ull));
         }
     }
 }

@@ -3,10 +3,10 @@
 //
 // field: P1: p = (2^63 + 2^53)^2 + 1 (127 bits)
 // K = 4, N = 67108864
-// kernels per direction: 3
-// global-memory passes: 3
-// bytes moved: 6442450944
-// full multiplications: 587268096
+// kernels per direction: 4
+// global-memory passes: 4
+// bytes moved: 8589934592
+// full multiplications: 603979776
 // multiplications by powers of r (shifts): 218103808
 // additions and subtractions: 1744830464
 // strategy ct: (((((((((((DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)) (x) I(4) * D(16,4) * I(16) (x) DFT(4) * L(64,16)) (x) I(4) * D(64,4) * I(64) (x) DFT(4) * L(256,64)) (x) I(4) * D(256,4) * I(256) (x) DFT(4) * L(1024,256)) (x) I(4) * D(1024,4) * I(1024) (x) DFT(4) * L(4096,1024)) (x) I(4) * D(4096,4) * I(4096) (x) DFT(4) * L(16384,4096)) (x) I(4) * D(16384,4) * I(16384) (x) DFT(4) * L(65536,16384)) (x) I(4) * D(65536,4) * I(65536) (x) DFT(4) * L(262144,65536)) (x) I(4) * D(262144,4) * I(262144) (x) DFT(4) * L(1048576,262144)) (x) I(4) * D(1048576,4) * I(1048576) (x) DFT(4) * L(4194304,1048576)) (x) I(4) * D(4194304,4) * I(4194304) (x) DFT(4) * L(16777216,4194304)) (x) I(4) * D(16777216,4) * I(16777216) (x) DFT(4) * L(67108864,16777216)
@@ -1327,7 +1327,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     }
 }
 
-// 65536 pieces of 2^10 elements (2 per block), 9 steps
+// 262144 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -1338,52 +1338,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 16383u) << 10u) | ((((uint32_t)blk >> 14u) & 1u) << 25u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 8u) ^ ((((((uint32_t)ul & 7u) << 8u) >> 2u) ^ ((((uint32_t)ul & 7u) << 8u) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 24u)), 67108864ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [8, 9]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-            fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-            fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            x3 = fe_mul_rpow<1>(x3);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 260u, 2048ull, x2);
-            fe_store(tile, sbase ^ 520u, 2048ull, x1);
-            fe_store(tile, sbase ^ 780u, 2048ull, x3);
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 67108864ull));
         }
     }
     __syncthreads();
@@ -1394,14 +1355,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 65u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 130u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 195u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1437,14 +1394,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-            const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            const uint32_t e0 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1480,14 +1437,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-            const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
-            const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
-            const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            const uint32_t e4 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            const uint32_t e7 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1523,13 +1480,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
-            const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
-            const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
+            const uint32_t e8 = (((((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            const uint32_t e9 = ((((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            const uint32_t e10 = ((((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            const uint32_t e11 = ((((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1552,21 +1510,97 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x3 = fe_sub(t, x3);
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 1u, 2048ull, x2);
-            fe_store(tile, sbase ^ 2u, 2048ull, x1);
-            fe_store(tile, sbase ^ 3u, 2048ull, x3);
+            const uint32_t e12 = (((((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            const uint32_t e13 = (((((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            const uint32_t e14 = (((((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 14u) & 1u) << 1u) | ((((uint32_t)blk >> 12u) & 3u) << 2u) | ((((uint32_t)blk >> 10u) & 3u) << 4u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 6u) & 3u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 10u) | ((((uint32_t)blk >> 2u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u) | ((((uint32_t)tq >> 1u) & 127u) << 16u));
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 67108864ull, fe_load(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull));
+        }
+    }
+}
+
+// 16777216 pieces of 2^2 elements (512 per block), 1 steps
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4380];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 67108864ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 16383u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 20u) | ((((uint32_t)blk >> 14u) & 1u) << 21u) | ((((uint32_t)tq >> 7u) & 1u) << 22u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u));
+            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [0, 1]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<1>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, x0);
+            fe_store(tile, sbase + 1u, 2190ull, x2);
+            fe_store(tile, sbase + 2u, 2190ull, x1);
+            fe_store(tile, sbase + 3u, 2190ull, x3);
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 14u) & 1u) << 5u) | ((((uint32_t)blk >> 12u) & 3u) << 6u) | ((((uint32_t)blk >> 10u) & 3u) << 8u) | ((((uint32_t)blk >> 8u) & 3u) << 10u) | ((((uint32_t)blk >> 6u) & 3u) << 12u) | ((((uint32_t)blk >> 4u) & 3u) << 14u) | ((((uint32_t)blk >> 2u) & 3u) << 16u) | (((uint32_t)blk & 3u) << 18u) | ((((uint32_t)tq >> 5u) & 7u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 7u)), 2190ull));
         }
     }
 }
@@ -1996,7 +2030,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     }
 }
 
-// 65536 pieces of 2^10 elements (2 per block), 10 steps
+// 262144 pieces of 2^8 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -2007,52 +2041,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 16383u) << 10u) | ((((uint32_t)blk >> 14u) & 1u) << 25u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 7u) << 8u) ^ ((((((uint32_t)ul & 7u) << 8u) >> 2u) ^ ((((uint32_t)ul & 7u) << 8u) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 8u) | ((((uint32_t)ul >> 2u) & 1u) << 24u)), 67108864ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [8, 9]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 255u;
-        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 6u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            fe_t x1 = fe_load(tile, sbase ^ 260u, 2048ull);
-            fe_t x2 = fe_load(tile, sbase ^ 520u, 2048ull);
-            fe_t x3 = fe_load(tile, sbase ^ 780u, 2048ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            x3 = fe_mul_rpow<3>(x3);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            fe_store(tile, sbase ^ 0u, 2048ull, x0);
-            fe_store(tile, sbase ^ 260u, 2048ull, x2);
-            fe_store(tile, sbase ^ 520u, 2048ull, x1);
-            fe_store(tile, sbase ^ 780u, 2048ull, x3);
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 67108864ull));
         }
     }
     __syncthreads();
@@ -2063,14 +2058,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
-            const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-            const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-            const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
+            fe_t x1 = fe_load(tile, sbase ^ 65u, 2048ull);
+            fe_t x2 = fe_load(tile, sbase ^ 130u, 2048ull);
+            fe_t x3 = fe_load(tile, sbase ^ 195u, 2048ull);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2106,14 +2097,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
-            const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
-            const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-            const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2149,14 +2140,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-            const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
-            const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
-            const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2192,13 +2183,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
-            const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e12 + 16777216ull));
-            const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e13 + 16777216ull));
-            const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e14 + 16777216ull));
+            const uint32_t e8 = ((0u - (((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2220,22 +2212,98 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x2 = fe_add(t, x3);
                 x3 = fe_sub(t, x3);
             }
-            fe_store(tile, sbase ^ 0u, 2048ull, fe_mul_mont(x0, fe_load_row(tw, 17301504ull)));
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, 17301504ull)));
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, 17301504ull)));
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase ^ 0u, 2048ull, x0);
+            const uint32_t e12 = ((0u - (((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            const uint32_t e13 = ((0u - (((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            const uint32_t e14 = ((0u - (((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 15u;
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 2u) | ((((uint32_t)tq >> 5u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 3u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 8u) | (((uint32_t)tq & 1u) << 10u);
+        const uint32_t it = (((uint32_t)tq >> 2u) & 63u) | (((uint32_t)tq & 3u) << 8u);
         const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 14u) & 1u) << 1u) | ((((uint32_t)blk >> 12u) & 3u) << 2u) | ((((uint32_t)blk >> 10u) & 3u) << 4u) | ((((uint32_t)blk >> 8u) & 3u) << 6u) | ((((uint32_t)blk >> 6u) & 3u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 10u) | ((((uint32_t)blk >> 2u) & 3u) << 12u) | (((uint32_t)blk & 3u) << 14u) | ((((uint32_t)tq >> 1u) & 127u) << 16u));
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 32767u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) ^ (((((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 2u) ^ (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 3u)) >> 6u)) & 15u)), 2048ull));
+            const uint32_t i = it + ((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 8u), 67108864ull, fe_load(tile, st ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) ^ (((((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 2u) ^ (((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 1u) << 10u)) >> 6u)) & 15u)), 2048ull));
+        }
+    }
+}
+
+// 16777216 pieces of 2^2 elements (512 per block), 2 steps
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4380];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 67108864ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u) | ((((uint32_t)tq >> 5u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 16383u) << 6u) | ((((uint32_t)tq >> 6u) & 1u) << 20u) | ((((uint32_t)blk >> 14u) & 1u) << 21u) | ((((uint32_t)tq >> 7u) & 1u) << 22u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u));
+            fe_store(tile, st + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 4u) + ((((((uint32_t)ul >> 1u) & 3u) << 2u) | (((uint32_t)ul & 1u) << 7u)) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [0, 1]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 255u) << 2u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 10u) + ((((uint32_t)gj & 1u) << 10u) >> 4u) + ((((uint32_t)gj & 1u) << 10u) >> 7u));
+            fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+            fe_t x1 = fe_load(tile, sbase + 1u, 2190ull);
+            fe_t x2 = fe_load(tile, sbase + 2u, 2190ull);
+            fe_t x3 = fe_load(tile, sbase + 3u, 2190ull);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x2);
+                x2 = fe_sub(t, x2);
+            }
+            {
+                const fe_t t = x1;
+                x1 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            x3 = fe_mul_rpow<3>(x3);
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            {
+                const fe_t t = x2;
+                x2 = fe_add(t, x3);
+                x3 = fe_sub(t, x3);
+            }
+            fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x2, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x1, fe_load_row(tw, 17301504ull)));
+            fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x3, fe_load_row(tw, 17301504ull)));
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u) | ((((uint32_t)tq >> 6u) & 1u) << 10u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 14u) & 1u) << 5u) | ((((uint32_t)blk >> 12u) & 3u) << 6u) | ((((uint32_t)blk >> 10u) & 3u) << 8u) | ((((uint32_t)blk >> 8u) & 3u) << 10u) | ((((uint32_t)blk >> 6u) & 3u) << 12u) | ((((uint32_t)blk >> 4u) & 3u) << 14u) | ((((uint32_t)blk >> 2u) & 3u) << 16u) | (((uint32_t)blk & 3u) << 18u) | ((((uint32_t)tq >> 5u) & 7u) << 20u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 23u), 67108864ull, fe_load(tile, st + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 4u) + (((((uint32_t)ul >> 1u) & 3u) | (((uint32_t)ul & 1u) << 6u)) >> 7u)), 2190ull));
         }
     }
 }

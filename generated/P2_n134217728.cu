@@ -3,10 +3,10 @@
 //
 // field: P2: p = (2^64 - 2^50)^4 + 1 (256 bits)
 // K = 8, N = 134217728
-// kernels per direction: 4
-// global-memory passes: 4
-// bytes moved: 34359738368
-// full multiplications: 923009024
+// kernels per direction: 5
+// global-memory passes: 5
+// bytes moved: 42949672960
+// full multiplications: 939524096
 // multiplications by powers of r (shifts): 754974720
 // additions and subtractions: 3623878656
 // strategy ct: ((((((((DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) (x) I(8) * D(8,8) * I(8) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(64,8)) (x) I(8) * D(64,8) * I(64) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(512,64)) (x) I(8) * D(512,8) * I(512) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(4096,512)) (x) I(8) * D(4096,8) * I(4096) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(32768,4096)) (x) I(8) * D(32768,8) * I(32768) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(262144,32768)) (x) I(8) * D(262144,8) * I(262144) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(2097152,262144)) (x) I(8) * D(2097152,8) * I(2097152) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(16777216,2097152)) (x) I(8) * D(16777216,8) * I(16777216) (x) (DFT(2) (x) I(4) * D(2,4) * I(2) (x) DFT(4) * L(8,2)) * L(134217728,16777216)
@@ -1552,7 +1552,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
     }
 }
 
-// 262144 pieces of 2^9 elements (2 per block), 11 steps
+// 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -1563,102 +1563,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 65535u) << 9u) | ((((uint32_t)blk >> 16u) & 1u) << 26u));
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 3u) ^ ((((uint32_t)ul & 3u) << 8u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 1u) << 25u)), 134217728ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [7, 8]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 129u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 258u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 387u, 1024ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<2>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 129u, 1024ull, x2);
-        fe_store(tile, sbase ^ 258u, 1024ull, x1);
-        fe_store(tile, sbase ^ 387u, 1024ull, x3);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [6]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 7u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 8u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 8u) ^ ((((((uint32_t)gj & 1u) << 8u) >> 3u) ^ ((((uint32_t)gj & 1u) << 8u) >> 7u)) & 15u));
-            const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-            fe_t x1 = fe_load(tile, sbase ^ 72u, 1024ull);
-            switch (u0) {
-            case 0: {
-            } break;
-            case 1: {
-                x1 = fe_mul_rpow<1>(x1);
-            } break;
-            case 2: {
-                x1 = fe_mul_rpow<2>(x1);
-            } break;
-            default: {
-                x1 = fe_mul_rpow<3>(x1);
-            } break;
-            }
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            fe_store(tile, sbase ^ 0u, 1024ull, x0);
-            fe_store(tile, sbase ^ 72u, 1024ull, x1);
+            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) ^ (((((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 3u) ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 36u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 54u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1682,21 +1607,21 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
         }
         fe_store(tile, sbase ^ 0u, 1024ull, x0);
         fe_store(tile, sbase ^ 18u, 1024ull, x2);
-        fe_store(tile, sbase ^ 36u, 1024ull, x1);
-        fe_store(tile, sbase ^ 54u, 1024ull, x3);
+        fe_store(tile, sbase ^ 37u, 1024ull, x1);
+        fe_store(tile, sbase ^ 55u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
-            const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 5u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
             fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
             fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
-            switch (u5) {
+            switch (u0) {
             case 0: {
             } break;
             case 1: {
@@ -1722,18 +1647,18 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1764,14 +1689,121 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
-            const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 5u)) & 15u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
             fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
             fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
-            switch (u10) {
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<1>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<2>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<3>(x1);
+            } break;
+            }
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e6 = (((((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            const uint32_t e7 = (((((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) ^ (((((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 3u) ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)) & 15u)), 1024ull));
+        }
+    }
+}
+
+// 16777216 pieces of 2^3 elements (128 per block), 3 steps
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 5u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 131071u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 22u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 3u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 3u) ^ ((((((uint32_t)ul & 3u) << 3u) >> 3u) ^ ((((uint32_t)ul & 3u) << 3u) >> 5u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [1, 2]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 4u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 6u, 1024ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        x3 = fe_mul_rpow<2>(x3);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 5u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
+            switch (u0) {
             case 0: {
             } break;
             case 1: {
@@ -1796,13 +1828,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 7u) | (((uint32_t)tq & 1u) << 9u);
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 16u) & 1u) << 1u) | ((((uint32_t)blk >> 15u) & 1u) << 2u) | ((((uint32_t)blk >> 13u) & 3u) << 3u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 1u) & 127u) << 18u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 16u) & 1u) << 5u) | ((((uint32_t)blk >> 14u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 1u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 9u) | ((((uint32_t)blk >> 10u) & 1u) << 11u) | ((((uint32_t)blk >> 8u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 15u) | ((((uint32_t)blk >> 4u) & 1u) << 17u) | ((((uint32_t)blk >> 2u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 1u) << 20u) | ((((uint32_t)tq >> 5u) & 1u) << 21u) | (((uint32_t)blk & 1u) << 22u) | ((((uint32_t)tq >> 6u) & 3u) << 23u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 5u)) & 15u)), 1024ull));
         }
     }
 }
@@ -2363,7 +2395,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
     }
 }
 
-// 262144 pieces of 2^9 elements (2 per block), 12 steps
+// 2097152 pieces of 2^6 elements (16 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -2374,102 +2406,27 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 65535u) << 9u) | ((((uint32_t)blk >> 16u) & 1u) << 26u));
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 3u) ^ ((((uint32_t)ul & 3u) << 8u) >> 7u)) & 15u)), 1024ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 1u) << 25u)), 134217728ull));
-        }
-    }
-    __syncthreads();
-    // DFT(4) along tile bits [7, 8]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 127u) | ((((uint32_t)tq >> 7u) & 1u) << 9u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 129u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 258u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 387u, 1024ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x2);
-            x2 = fe_sub(t, x2);
-        }
-        {
-            const fe_t t = x1;
-            x1 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        x3 = fe_mul_rpow<6>(x3);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        {
-            const fe_t t = x2;
-            x2 = fe_add(t, x3);
-            x3 = fe_sub(t, x3);
-        }
-        fe_store(tile, sbase ^ 0u, 1024ull, x0);
-        fe_store(tile, sbase ^ 129u, 1024ull, x2);
-        fe_store(tile, sbase ^ 258u, 1024ull, x1);
-        fe_store(tile, sbase ^ 387u, 1024ull, x3);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [6]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 7u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 8u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 8u) ^ ((((((uint32_t)gj & 1u) << 8u) >> 3u) ^ ((((uint32_t)gj & 1u) << 8u) >> 7u)) & 15u));
-            const uint32_t u0 = ((uint32_t)base >> 7u) & 3u;
-            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-            fe_t x1 = fe_load(tile, sbase ^ 72u, 1024ull);
-            switch (u0) {
-            case 0: {
-            } break;
-            case 1: {
-                x1 = fe_mul_rpow<7>(x1);
-            } break;
-            case 2: {
-                x1 = fe_mul_rpow<6>(x1);
-            } break;
-            default: {
-                x1 = fe_mul_rpow<5>(x1);
-            } break;
-            }
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            fe_store(tile, sbase ^ 0u, 1024ull, x0);
-            fe_store(tile, sbase ^ 72u, 1024ull, x1);
+            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
+            fe_store(tile, st ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) ^ (((((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 3u) ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull));
         }
     }
     __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
-        const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
-        const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 36u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
-        const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 54u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 18u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 37u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 55u, 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2493,21 +2450,21 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
         }
         fe_store(tile, sbase ^ 0u, 1024ull, x0);
         fe_store(tile, sbase ^ 18u, 1024ull, x2);
-        fe_store(tile, sbase ^ 36u, 1024ull, x1);
-        fe_store(tile, sbase ^ 54u, 1024ull, x3);
+        fe_store(tile, sbase ^ 37u, 1024ull, x1);
+        fe_store(tile, sbase ^ 55u, 1024ull, x3);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 15u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 5u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 7u)) & 15u));
-            const uint32_t u5 = ((uint32_t)base >> 4u) & 3u;
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 5u) ^ ((((((uint32_t)gj & 1u) << 5u) >> 3u) ^ ((((uint32_t)gj & 1u) << 5u) >> 5u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 4u) & 3u;
             fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
             fe_t x1 = fe_load(tile, sbase ^ 9u, 1024ull);
-            switch (u5) {
+            switch (u0) {
             case 0: {
             } break;
             case 1: {
@@ -2533,18 +2490,18 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     // DFT(4) along tile bits [1, 2]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
-        const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
-        const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
-        const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
-        const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2575,14 +2532,121 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 7u)) & 15u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
-            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 7u)) & 15u));
-            const uint32_t u10 = ((uint32_t)base >> 1u) & 3u;
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 5u)) & 15u));
+            const uint32_t u5 = ((uint32_t)base >> 1u) & 3u;
             fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
             fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
-            switch (u10) {
+            switch (u5) {
+            case 0: {
+            } break;
+            case 1: {
+                x1 = fe_mul_rpow<7>(x1);
+            } break;
+            case 2: {
+                x1 = fe_mul_rpow<6>(x1);
+            } break;
+            default: {
+                x1 = fe_mul_rpow<5>(x1);
+            } break;
+            }
+            {
+                const fe_t t = x0;
+                x0 = fe_add(t, x1);
+                x1 = fe_sub(t, x1);
+            }
+            const uint32_t e6 = ((0u - (((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            const uint32_t e7 = ((0u - (((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+        }
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 31u) | (((uint32_t)tq & 7u) << 6u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 131071u) << 10u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 8u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) ^ (((((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 3u) ^ (((((uint32_t)ul & 1u) << 5u) | ((((uint32_t)ul >> 1u) & 1u) << 9u)) >> 5u)) & 15u)), 1024ull));
+        }
+    }
+}
+
+// 16777216 pieces of 2^3 elements (128 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 134217728ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 7u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 5u) & 1u) << 7u) | ((((uint32_t)tq >> 4u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 131071u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 22u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 3u) << 3u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 3u) ^ ((((((uint32_t)ul & 3u) << 3u) >> 3u) ^ ((((uint32_t)ul & 3u) << 3u) >> 5u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull));
+        }
+    }
+    __syncthreads();
+    // DFT(4) along tile bits [1, 2]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 1024ull);
+        fe_t x2 = fe_load(tile, sbase ^ 4u, 1024ull);
+        fe_t x3 = fe_load(tile, sbase ^ 6u, 1024ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        x3 = fe_mul_rpow<6>(x3);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        fe_store(tile, sbase ^ 0u, 1024ull, x0);
+        fe_store(tile, sbase ^ 2u, 1024ull, x2);
+        fe_store(tile, sbase ^ 4u, 1024ull, x1);
+        fe_store(tile, sbase ^ 6u, 1024ull, x3);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
+        const uint32_t bt = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 127u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 3u) ^ (bt >> 5u)) & 15u);
+        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 1u) << 2u);
+            const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 2u) ^ ((((((uint32_t)gj & 1u) << 2u) >> 3u) ^ ((((uint32_t)gj & 1u) << 2u) >> 5u)) & 15u));
+            const uint32_t u0 = ((uint32_t)base >> 1u) & 3u;
+            fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
+            fe_t x1 = fe_load(tile, sbase ^ 1u, 1024ull);
+            switch (u0) {
             case 0: {
             } break;
             case 1: {
@@ -2607,13 +2671,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 6u) & 1u) << 3u) | ((((uint32_t)tq >> 4u) & 3u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 6u) | ((((uint32_t)tq >> 1u) & 3u) << 7u) | (((uint32_t)tq & 1u) << 9u);
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 7u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 16u) & 1u) << 1u) | ((((uint32_t)blk >> 15u) & 1u) << 2u) | ((((uint32_t)blk >> 13u) & 3u) << 3u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 10u) & 3u) << 6u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 7u) & 3u) << 9u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 4u) & 3u) << 12u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 1u) & 3u) << 15u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 1u) & 127u) << 18u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | (((uint32_t)tq & 7u) << 3u) | ((((uint32_t)tq >> 6u) & 1u) << 6u) | ((((uint32_t)tq >> 3u) & 1u) << 7u) | ((((uint32_t)tq >> 5u) & 1u) << 8u) | ((((uint32_t)tq >> 4u) & 1u) << 9u);
+        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | ((((uint32_t)blk >> 16u) & 1u) << 5u) | ((((uint32_t)blk >> 14u) & 3u) << 6u) | ((((uint32_t)blk >> 13u) & 1u) << 8u) | ((((uint32_t)blk >> 11u) & 3u) << 9u) | ((((uint32_t)blk >> 10u) & 1u) << 11u) | ((((uint32_t)blk >> 8u) & 3u) << 12u) | ((((uint32_t)blk >> 7u) & 1u) << 14u) | ((((uint32_t)blk >> 5u) & 3u) << 15u) | ((((uint32_t)blk >> 4u) & 1u) << 17u) | ((((uint32_t)blk >> 2u) & 3u) << 18u) | ((((uint32_t)blk >> 1u) & 1u) << 20u) | ((((uint32_t)tq >> 5u) & 1u) << 21u) | (((uint32_t)blk & 1u) << 22u) | ((((uint32_t)tq >> 6u) & 3u) << 23u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
             const uint32_t i = it + ((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 25u), 134217728ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 5u)) & 15u)), 1024ull));
         }
     }
 }

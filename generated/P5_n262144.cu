@@ -3,11 +3,11 @@
 //
 // field: P5: p = (2^62 + 2^56)^32 + 1 (1985 bits)
 // K = 16, N = 262144
-// kernels per direction: 4
-// global-memory passes: 4
-// bytes moved: 536870912
+// kernels per direction: 5
+// global-memory passes: 5
+// bytes moved: 671088640
 // full multiplications: 737280
-// multiplications by powers of r (shifts): 1363968
+// multiplications by powers of r (shifts): 1425408
 // additions and subtractions: 4718592
 // strategy ct: ((((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(16) * D(4,16) * I(4) (x) (((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) (x) I(2) * D(8,2) * I(8) (x) DFT(2) * L(16,8)) * L(64,4)) (x) I(16) * D(64,16) * I(64) (x) (((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) (x) I(2) * D(8,2) * I(8) (x) DFT(2) * L(16,8)) * L(1024,64)) (x) I(16) * D(1024,16) * I(1024) (x) (((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) (x) I(2) * D(8,2) * I(8) (x) DFT(2) * L(16,8)) * L(16384,1024)) (x) I(16) * D(16384,16) * I(16384) (x) (((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) (x) I(2) * D(8,2) * I(8) (x) DFT(2) * L(16,8)) * L(262144,16384)
 
@@ -2173,7 +2173,7 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
     }
 }
 
-// 4096 pieces of 2^6 elements (2 per block), 11 steps
+// 16384 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -2184,52 +2184,14 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
         const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 6u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [5]
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 40u, 128ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 40u, 128ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e0 = (int)((((((((uint32_t)base >> 2u) & 3u) * (((uint32_t)base >> 5u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
-        const int e1 = (int)(((((((((uint32_t)base >> 2u) & 3u) | 4u) * (((uint32_t)base >> 5u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 28u, 128ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 28u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
@@ -2239,10 +2201,8 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e2 = (int)((((((((uint32_t)base >> 2u) & 1u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
-        const int e3 = (int)(((((((((uint32_t)base >> 2u) & 1u) | 2u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 14u, 128ull), e3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 14u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2254,21 +2214,15 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 7u) << 4u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
         const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const uint32_t u4 = ((uint32_t)base >> 3u) & 1u;
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 7u, 128ull);
-        switch (u4) {
-        case 0: {
-        } break;
-        default: {
-            x1 = fe_mul_rpow<16>(x1);
-        } break;
-        }
+        const int e0 = (int)(((((((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        const int e1 = (int)((((((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 7u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2285,10 +2239,10 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e5 = (int)(((((((uint32_t)base & 1u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u))) & 63u) << 0u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e5);
-        const int e6 = (int)((((((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u))) & 63u) << 0u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e6);
+        const int e2 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        const int e3 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2305,10 +2259,90 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const uint32_t u7 = ((uint32_t)base >> 1u) & 1u;
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
         fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
-        switch (u7) {
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<16>(x1);
+        } break;
+        }
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e5 = (int)((((((((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 63u) << 0u) * 1u) & 63u);
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_rpow_rt(x0, e5));
+        const int e6 = (int)((((((((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 63u) << 0u) * 1u) & 63u);
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_rpow_rt(x1, e6));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull));
+        }
+    }
+}
+
+// 65536 pieces of 2^2 elements (32 per block), 3 steps
+extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 4u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ ((((((uint32_t)ul & 1u) << 2u) >> 2u) ^ ((((uint32_t)ul & 1u) << 2u) >> 3u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 128ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 2u, 128ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        const uint32_t u0 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
+        switch (u0) {
         case 0: {
         } break;
         default: {
@@ -2326,13 +2360,13 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 1u) & 1u) << 5u) | (((uint32_t)tq & 1u) << 6u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 10u) & 1u) << 1u) | ((((uint32_t)blk >> 9u) & 1u) << 2u) | ((((uint32_t)blk >> 8u) & 1u) << 3u) | ((((uint32_t)blk >> 7u) & 1u) << 4u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 5u) & 1u) << 6u) | ((((uint32_t)blk >> 4u) & 1u) << 7u) | ((((uint32_t)blk >> 3u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u) | ((((uint32_t)blk >> 1u) & 1u) << 10u) | (((uint32_t)blk & 1u) << 11u) | ((((uint32_t)tq >> 1u) & 31u) << 12u));
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 10u) & 1u) << 3u) | ((((uint32_t)blk >> 9u) & 1u) << 4u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 7u) & 1u) << 6u) | ((((uint32_t)blk >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 5u) & 1u) << 8u) | ((((uint32_t)blk >> 4u) & 1u) << 9u) | ((((uint32_t)blk >> 3u) & 1u) << 10u) | ((((uint32_t)blk >> 2u) & 1u) << 11u) | ((((uint32_t)blk >> 1u) & 1u) << 12u) | (((uint32_t)blk & 1u) << 13u) | ((((uint32_t)tq >> 3u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 128ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 128ull));
         }
     }
 }
@@ -2699,7 +2733,7 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
     }
 }
 
-// 4096 pieces of 2^6 elements (2 per block), 12 steps
+// 16384 pieces of 2^4 elements (8 per block), 8 steps
 extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -2710,52 +2744,14 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
         const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 6u));
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [5]
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 1u) << 6u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 40u, 128ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 40u, 128ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e0 = (int)(((((0u - (((uint32_t)base >> 2u) & 3u) * (((uint32_t)base >> 5u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
-        const int e1 = (int)(((((0u - ((((uint32_t)base >> 2u) & 3u) | 4u) * (((uint32_t)base >> 5u) & 1u)) & 15u) << 2u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 28u, 128ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 128ull, x0);
-        fe_store(tile, sbase ^ 28u, 128ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [3]
@@ -2765,10 +2761,8 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e2 = (int)(((((0u - (((uint32_t)base >> 2u) & 1u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
-        const int e3 = (int)(((((0u - ((((uint32_t)base >> 2u) & 1u) | 2u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 3u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 14u, 128ull), e3);
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 14u, 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2780,21 +2774,15 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 7u) << 4u);
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 15u) << 3u);
         const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const uint32_t u4 = ((uint32_t)base >> 3u) & 1u;
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
-        fe_t x1 = fe_load(tile, sbase ^ 7u, 128ull);
-        switch (u4) {
-        case 0: {
-        } break;
-        default: {
-            x1 = fe_mul_rpow<48>(x1);
-        } break;
-        }
+        const int e0 = (int)(((((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e0);
+        const int e1 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 3u) & 1u)) & 15u) << 2u) * 1u) & 63u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 7u, 128ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2811,10 +2799,10 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const int e5 = (int)(((((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u))) & 63u) << 0u) * 1u) & 63u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e5);
-        const int e6 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u) | ((((uint32_t)base >> 2u) & 1u) << 3u))) & 63u) << 0u) * 1u) & 63u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e6);
+        const int e2 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 128ull), e2);
+        const int e3 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 3u) * 1u) & 63u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 128ull), e3);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -2831,10 +2819,90 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        const uint32_t u7 = ((uint32_t)base >> 1u) & 1u;
+        const uint32_t u4 = ((uint32_t)base >> 1u) & 1u;
         fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
         fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
-        switch (u7) {
+        switch (u4) {
+        case 0: {
+        } break;
+        default: {
+            x1 = fe_mul_rpow<48>(x1);
+        } break;
+        }
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e5 = (int)(((((0u - (((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u))) & 63u) << 0u) * 1u) & 63u);
+        fe_store(tile, sbase ^ 0u, 128ull, fe_mul_rpow_rt(x0, e5));
+        const int e6 = (int)(((((0u - (((uint32_t)base >> 4u) & 3u) * ((((uint32_t)base >> 3u) & 1u) | ((((uint32_t)base >> 2u) & 1u) << 1u) | ((((uint32_t)base >> 1u) & 1u) << 2u) | 8u)) & 63u) << 0u) * 1u) & 63u);
+        fe_store(tile, sbase ^ 1u, 128ull, fe_mul_rpow_rt(x1, e6));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 2047u) << 7u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 6u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 6u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 6u) ^ ((((((uint32_t)ul & 1u) << 6u) >> 1u) ^ ((((uint32_t)ul & 1u) << 6u) >> 2u)) & 15u)), 128ull));
+        }
+    }
+}
+
+// 65536 pieces of 2^2 elements (32 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 5u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 4u) & 1u) << 5u) | ((((uint32_t)tq >> 3u) & 1u) << 6u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 2047u) << 4u) | ((((uint32_t)tq >> 4u) & 3u) << 15u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ ((((((uint32_t)ul & 1u) << 2u) >> 2u) ^ ((((uint32_t)ul & 1u) << 2u) >> 3u)) & 15u)), 128ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 31u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 2u, 128ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 128ull, x0);
+        fe_store(tile, sbase ^ 2u, 128ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 31u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        const uint32_t u0 = ((uint32_t)base >> 1u) & 1u;
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 128ull);
+        fe_t x1 = fe_load(tile, sbase ^ 1u, 128ull);
+        switch (u0) {
         case 0: {
         } break;
         default: {
@@ -2852,13 +2920,13 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | ((((uint32_t)tq >> 4u) & 1u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 1u) << 4u) | ((((uint32_t)tq >> 1u) & 1u) << 5u) | (((uint32_t)tq & 1u) << 6u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 10u) & 1u) << 1u) | ((((uint32_t)blk >> 9u) & 1u) << 2u) | ((((uint32_t)blk >> 8u) & 1u) << 3u) | ((((uint32_t)blk >> 7u) & 1u) << 4u) | ((((uint32_t)blk >> 6u) & 1u) << 5u) | ((((uint32_t)blk >> 5u) & 1u) << 6u) | ((((uint32_t)blk >> 4u) & 1u) << 7u) | ((((uint32_t)blk >> 3u) & 1u) << 8u) | ((((uint32_t)blk >> 2u) & 1u) << 9u) | ((((uint32_t)blk >> 1u) & 1u) << 10u) | (((uint32_t)blk & 1u) << 11u) | ((((uint32_t)tq >> 1u) & 31u) << 12u));
+        const uint32_t it = ((((uint32_t)tq >> 5u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 3u) << 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 10u) & 1u) << 3u) | ((((uint32_t)blk >> 9u) & 1u) << 4u) | ((((uint32_t)blk >> 8u) & 1u) << 5u) | ((((uint32_t)blk >> 7u) & 1u) << 6u) | ((((uint32_t)blk >> 6u) & 1u) << 7u) | ((((uint32_t)blk >> 5u) & 1u) << 8u) | ((((uint32_t)blk >> 4u) & 1u) << 9u) | ((((uint32_t)blk >> 3u) & 1u) << 10u) | ((((uint32_t)blk >> 2u) & 1u) << 11u) | ((((uint32_t)blk >> 1u) & 1u) << 12u) | (((uint32_t)blk & 1u) << 13u) | ((((uint32_t)tq >> 3u) & 7u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 128ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 262144ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 128ull));
         }
     }
 }

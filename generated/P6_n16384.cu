@@ -3,11 +3,11 @@
 //
 // field: P6: p = (2^63 - 2^40)^64 + 1 (4032 bits)
 // K = 8, N = 16384
-// kernels per direction: 4
-// global-memory passes: 4
-// bytes moved: 67108864
+// kernels per direction: 5
+// global-memory passes: 5
+// bytes moved: 83886080
 // full multiplications: 43008
-// multiplications by powers of r (shifts): 55808
+// multiplications by powers of r (shifts): 59392
 // additions and subtractions: 229376
 // strategy ct: ((((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(8) * D(4,8) * I(4) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(32,4)) (x) I(8) * D(32,8) * I(32) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(256,32)) (x) I(8) * D(256,8) * I(256) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(2048,256)) (x) I(8) * D(2048,8) * I(2048) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(16384,2048)
 
@@ -3101,7 +3101,7 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
     }
 }
 
-// 512 pieces of 2^5 elements (2 per block), 9 steps
+// 2048 pieces of 2^3 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -3112,64 +3112,25 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 5u));
+        const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 5u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 24u, 64ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 24u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [3]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e0 = (int)((((((((uint32_t)base >> 2u) & 1u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
-        const int e1 = (int)(((((((((uint32_t)base >> 2u) & 1u) | 2u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 12u, 64ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 12u, 64ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e2 = (int)(((((1u * (((uint32_t)base >> 3u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 64ull), e2);
+        fe_t x1 = fe_load(tile, sbase ^ 6u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3182,14 +3143,14 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e3 = (int)(((((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u))) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e3);
-        const int e4 = (int)((((((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u))) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e4);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        const int e0 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3202,13 +3163,86 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e5 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e5);
+        const int e2 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e3 = (int)((((((((uint32_t)base >> 3u) & 3u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u))) & 31u) << 2u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(x0, e3));
+        const int e4 = (int)((((((((uint32_t)base >> 3u) & 3u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u) | 4u)) & 31u) << 2u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(x1, e4));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull));
+        }
+    }
+}
+
+// 4096 pieces of 2^2 elements (16 per block), 3 steps
+extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 4u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 255u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 11u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ ((((((uint32_t)ul & 1u) << 2u) >> 1u) ^ ((((uint32_t)ul & 1u) << 2u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 3u, 64ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 3u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const int e0 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3220,13 +3254,13 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | ((((uint32_t)tq >> 1u) & 1u) << 4u) | (((uint32_t)tq & 1u) << 5u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 7u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 1u) << 2u) | ((((uint32_t)blk >> 5u) & 1u) << 3u) | ((((uint32_t)blk >> 4u) & 1u) << 4u) | ((((uint32_t)blk >> 3u) & 1u) << 5u) | ((((uint32_t)blk >> 2u) & 1u) << 6u) | ((((uint32_t)blk >> 1u) & 1u) << 7u) | (((uint32_t)blk & 1u) << 8u) | ((((uint32_t)tq >> 1u) & 15u) << 9u));
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 7u) & 1u) << 3u) | ((((uint32_t)blk >> 6u) & 1u) << 4u) | ((((uint32_t)blk >> 5u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 1u) << 6u) | ((((uint32_t)blk >> 3u) & 1u) << 7u) | ((((uint32_t)blk >> 2u) & 1u) << 8u) | ((((uint32_t)blk >> 1u) & 1u) << 9u) | (((uint32_t)blk & 1u) << 10u) | ((((uint32_t)tq >> 3u) & 3u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 64ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
 }
@@ -3510,7 +3544,7 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
     }
 }
 
-// 512 pieces of 2^5 elements (2 per block), 10 steps
+// 2048 pieces of 2^3 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -3521,64 +3555,25 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 5u));
+        const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 5u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull));
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 24u, 64ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 24u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [3]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e0 = (int)(((((0u - (((uint32_t)base >> 2u) & 1u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
-        const int e1 = (int)(((((0u - ((((uint32_t)base >> 2u) & 1u) | 2u) * (((uint32_t)base >> 4u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 12u, 64ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 12u, 64ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 3u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 64ull), e2);
+        fe_t x1 = fe_load(tile, sbase ^ 6u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3591,14 +3586,14 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e3 = (int)(((((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u))) & 31u) << 2u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e3);
-        const int e4 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 1u) | ((((uint32_t)base >> 3u) & 1u) << 1u) | ((((uint32_t)base >> 2u) & 1u) << 2u))) & 31u) << 2u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e4);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        const int e0 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3611,13 +3606,86 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e5 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e5);
+        const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e3 = (int)(((((0u - (((uint32_t)base >> 3u) & 3u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u))) & 31u) << 2u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(x0, e3));
+        const int e4 = (int)(((((0u - (((uint32_t)base >> 3u) & 3u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u) | 4u)) & 31u) << 2u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(x1, e4));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 255u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull));
+        }
+    }
+}
+
+// 4096 pieces of 2^2 elements (16 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 4u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 255u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 11u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ ((((((uint32_t)ul & 1u) << 2u) >> 1u) ^ ((((uint32_t)ul & 1u) << 2u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 3u, 64ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 3u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 2u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const int e0 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e0);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3629,13 +3697,13 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | ((((uint32_t)tq >> 1u) & 1u) << 4u) | (((uint32_t)tq & 1u) << 5u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 1u) | ((((uint32_t)blk >> 7u) & 1u) << 1u) | ((((uint32_t)blk >> 6u) & 1u) << 2u) | ((((uint32_t)blk >> 5u) & 1u) << 3u) | ((((uint32_t)blk >> 4u) & 1u) << 4u) | ((((uint32_t)blk >> 3u) & 1u) << 5u) | ((((uint32_t)blk >> 2u) & 1u) << 6u) | ((((uint32_t)blk >> 1u) & 1u) << 7u) | (((uint32_t)blk & 1u) << 8u) | ((((uint32_t)tq >> 1u) & 15u) << 9u));
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | (((uint32_t)tq & 3u) << 2u) | ((((uint32_t)tq >> 3u) & 1u) << 4u) | ((((uint32_t)tq >> 2u) & 1u) << 5u);
+        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 7u) & 1u) << 3u) | ((((uint32_t)blk >> 6u) & 1u) << 4u) | ((((uint32_t)blk >> 5u) & 1u) << 5u) | ((((uint32_t)blk >> 4u) & 1u) << 6u) | ((((uint32_t)blk >> 3u) & 1u) << 7u) | ((((uint32_t)blk >> 2u) & 1u) << 8u) | ((((uint32_t)blk >> 1u) & 1u) << 9u) | (((uint32_t)blk & 1u) << 10u) | ((((uint32_t)tq >> 3u) & 3u) << 11u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 64ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
 }

@@ -3,11 +3,11 @@
 //
 // field: P6: p = (2^63 - 2^40)^64 + 1 (4032 bits)
 // K = 8, N = 2097152
-// kernels per direction: 6
-// global-memory passes: 6
-// bytes moved: 12884901888
+// kernels per direction: 7
+// global-memory passes: 7
+// bytes moved: 15032385536
 // full multiplications: 9175040
-// multiplications by powers of r (shifts): 10780672
+// multiplications by powers of r (shifts): 11010048
 // additions and subtractions: 44040192
 // strategy ct: (((((((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) (x) I(8) * D(8,8) * I(8) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(64,8)) (x) I(8) * D(64,8) * I(64) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(512,64)) (x) I(8) * D(512,8) * I(512) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(4096,512)) (x) I(8) * D(4096,8) * I(4096) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(32768,4096)) (x) I(8) * D(32768,8) * I(32768) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(262144,32768)) (x) I(8) * D(262144,8) * I(262144) (x) ((DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)) * L(2097152,262144)
 
@@ -3293,7 +3293,7 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restr
     }
 }
 
-// 32768 pieces of 2^6 elements (1 per block), 11 steps
+// 262144 pieces of 2^3 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -3304,84 +3304,25 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
+        const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 32767u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 5u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull));
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [5]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 31u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 33u, 64ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 33u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e0 = (int)((((((((uint32_t)base >> 3u) & 1u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
-        const int e1 = (int)(((((((((uint32_t)base >> 3u) & 1u) | 2u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 24u, 64ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 24u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [3]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e2 = (int)(((((1u * (((uint32_t)base >> 4u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 12u, 64ull), e2);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 12u, 64ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e3 = (int)(((((((uint32_t)base & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e3);
-        const int e4 = (int)((((((((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 64ull), e4);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 6u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3394,14 +3335,14 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restr
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e5 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e5);
-        const int e6 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e6);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        const int e0 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3414,13 +3355,106 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e7 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e7);
+        const int e2 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e3 = (int)((((((((uint32_t)base >> 3u) & 7u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u))) & 63u) << 1u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(x0, e3));
+        const int e4 = (int)((((((((uint32_t)base >> 3u) & 7u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u) | 4u)) & 63u) << 1u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(x1, e4));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 32767u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
+        }
+    }
+}
+
+// 262144 pieces of 2^3 elements (8 per block), 5 steps
+extern "C" __global__ void __launch_bounds__(32) fwd_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 2u) ^ ((((uint32_t)ul & 1u) << 3u) >> 3u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [2]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 5u, 64ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 5u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        const int e0 = (int)(((((((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)((((((((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e1);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 2u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const int e2 = (int)(((((1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -3432,13 +3466,13 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | ((((uint32_t)tq >> 1u) & 1u) << 4u) | (((uint32_t)tq & 1u) << 5u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)((((uint32_t)blk >> 14u) & 1u) | ((((uint32_t)blk >> 13u) & 1u) << 1u) | ((((uint32_t)blk >> 12u) & 1u) << 2u) | ((((uint32_t)blk >> 11u) & 1u) << 3u) | ((((uint32_t)blk >> 10u) & 1u) << 4u) | ((((uint32_t)blk >> 9u) & 1u) << 5u) | ((((uint32_t)blk >> 8u) & 1u) << 6u) | ((((uint32_t)blk >> 7u) & 1u) << 7u) | ((((uint32_t)blk >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 5u) & 1u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 10u) | ((((uint32_t)blk >> 3u) & 1u) << 11u) | ((((uint32_t)blk >> 2u) & 1u) << 12u) | ((((uint32_t)blk >> 1u) & 1u) << 13u) | (((uint32_t)blk & 1u) << 14u) | (((uint32_t)tq & 31u) << 15u));
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 64ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 64ull));
         }
     }
 }
@@ -3914,7 +3948,7 @@ extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restr
     }
 }
 
-// 32768 pieces of 2^6 elements (1 per block), 12 steps
+// 262144 pieces of 2^3 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
@@ -3925,84 +3959,25 @@ extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restr
     fe_grid_release();
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 31u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
+        const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
         const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 32767u) << 6u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 5u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ ((((((uint32_t)ul & 1u) << 5u) >> 1u) ^ ((((uint32_t)ul & 1u) << 5u) >> 5u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull));
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull));
         }
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [5]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = (uint32_t)tq & 31u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 33u, 64ull);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 33u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [4]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 1u) << 5u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e0 = (int)(((((0u - (((uint32_t)base >> 3u) & 1u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
-        const int e1 = (int)(((((0u - ((((uint32_t)base >> 3u) & 1u) | 2u) * (((uint32_t)base >> 5u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 24u, 64ull), e1);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 24u, 64ull, x1);
-    }
-    __syncthreads();
-    // DFT(2) along tile bits [3]
-    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 3u) & 3u) << 4u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
-        const uint32_t gj = 0u;
-        const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 4u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 12u, 64ull), e2);
-        {
-            const fe_t t = x0;
-            x0 = fe_add(t, x1);
-            x1 = fe_sub(t, x1);
-        }
-        fe_store(tile, sbase ^ 0u, 64ull, x0);
-        fe_store(tile, sbase ^ 12u, 64ull, x1);
     }
     __syncthreads();
     // DFT(2) along tile bits [2]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e3 = (int)(((((0u - ((uint32_t)base & 3u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 1u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e3);
-        const int e4 = (int)(((((0u - (((uint32_t)base & 3u) | 4u) * ((((uint32_t)base >> 5u) & 1u) | ((((uint32_t)base >> 4u) & 1u) << 1u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 1u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 6u, 64ull), e4);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 6u, 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -4015,14 +3990,14 @@ extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restr
     // DFT(2) along tile bits [1]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
-        const int e5 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e5);
-        const int e6 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e6);
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
+        const int e0 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 3u, 64ull), e1);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -4035,13 +4010,106 @@ extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restr
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
-        const uint32_t sbt = bt ^ (((bt >> 1u) ^ (bt >> 5u)) & 15u);
+        const uint32_t sbt = bt ^ ((bt >> 1u) & 15u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 5u)) & 15u));
+        const uint32_t sbase = sbt ^ (0u ^ ((0u >> 1u) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        const int e7 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
-        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e7);
+        const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        const int e3 = (int)(((((0u - (((uint32_t)base >> 3u) & 7u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u))) & 63u) << 1u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 0u, 64ull, fe_mul_rpow_rt(x0, e3));
+        const int e4 = (int)(((((0u - (((uint32_t)base >> 3u) & 7u) * ((((uint32_t)base >> 2u) & 1u) | ((((uint32_t)base >> 1u) & 1u) << 1u) | 4u)) & 63u) << 1u) * 1u) & 127u);
+        fe_store(tile, sbase ^ 1u, 64ull, fe_mul_rpow_rt(x1, e4));
+    }
+    __syncthreads();
+    // scatter the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ ((it >> 1u) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 32767u) << 6u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 2u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
+        }
+    }
+}
+
+// 262144 pieces of 2^3 elements (8 per block), 6 steps
+extern "C" __global__ void __launch_bounds__(32) inv_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+    __shared__ fe_word_t tile[4096];
+    const size_t blk = (size_t)blockIdx.x;
+    const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
+    const fe_word_t* __restrict__ in = src + batch;
+    fe_word_t* __restrict__ out = dst + batch;
+    fe_grid_wait();
+    fe_grid_release();
+    // gather the tile
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 32767u) << 3u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
+        #pragma unroll
+        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 1u) << 3u);
+            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 2u) ^ ((((uint32_t)ul & 1u) << 3u) >> 3u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull));
+        }
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [2]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 2u) & 7u) << 3u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        fe_t x1 = fe_load(tile, sbase ^ 5u, 64ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 5u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [1]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 15u) << 2u);
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        const int e0 = (int)(((((0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x0 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 0u, 64ull), e0);
+        const int e1 = (int)(((((0u - (((uint32_t)base & 1u) | 2u) * (((uint32_t)base >> 2u) & 1u)) & 7u) << 4u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 2u, 64ull), e1);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        fe_store(tile, sbase ^ 0u, 64ull, x0);
+        fe_store(tile, sbase ^ 2u, 64ull, x1);
+    }
+    __syncthreads();
+    // DFT(2) along tile bits [0]
+    for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) << 1u;
+        const uint32_t sbt = bt ^ (((bt >> 2u) ^ (bt >> 3u)) & 15u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 3u)) & 15u));
+        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
+        const int e2 = (int)(((((0u - 1u * (((uint32_t)base >> 1u) & 1u)) & 3u) << 5u) * 1u) & 127u);
+        fe_t x1 = fe_mul_rpow_rt(fe_load(tile, sbase ^ 1u, 64ull), e2);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -4053,13 +4121,13 @@ extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restr
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | ((((uint32_t)tq >> 2u) & 1u) << 3u) | ((((uint32_t)tq >> 1u) & 1u) << 4u) | (((uint32_t)tq & 1u) << 5u);
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 5u)) & 15u);
-        fe_word_t* __restrict__ out_t = out + (size_t)((((uint32_t)blk >> 14u) & 1u) | ((((uint32_t)blk >> 13u) & 1u) << 1u) | ((((uint32_t)blk >> 12u) & 1u) << 2u) | ((((uint32_t)blk >> 11u) & 1u) << 3u) | ((((uint32_t)blk >> 10u) & 1u) << 4u) | ((((uint32_t)blk >> 9u) & 1u) << 5u) | ((((uint32_t)blk >> 8u) & 1u) << 6u) | ((((uint32_t)blk >> 7u) & 1u) << 7u) | ((((uint32_t)blk >> 6u) & 1u) << 8u) | ((((uint32_t)blk >> 5u) & 1u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 10u) | ((((uint32_t)blk >> 3u) & 1u) << 11u) | ((((uint32_t)blk >> 2u) & 1u) << 12u) | ((((uint32_t)blk >> 1u) & 1u) << 13u) | (((uint32_t)blk & 1u) << 14u) | (((uint32_t)tq & 31u) << 15u));
+        const uint32_t it = ((((uint32_t)tq >> 4u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 1u) << 2u) | (((uint32_t)tq & 7u) << 3u);
+        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 3u)) & 15u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 14u) & 1u) << 3u) | ((((uint32_t)blk >> 13u) & 1u) << 4u) | ((((uint32_t)blk >> 12u) & 1u) << 5u) | ((((uint32_t)blk >> 11u) & 1u) << 6u) | ((((uint32_t)blk >> 10u) & 1u) << 7u) | ((((uint32_t)blk >> 9u) & 1u) << 8u) | ((((uint32_t)blk >> 8u) & 1u) << 9u) | ((((uint32_t)blk >> 7u) & 1u) << 10u) | ((((uint32_t)blk >> 6u) & 1u) << 11u) | ((((uint32_t)blk >> 5u) & 1u) << 12u) | ((((uint32_t)blk >> 4u) & 1u) << 13u) | ((((uint32_t)blk >> 3u) & 1u) << 14u) | ((((uint32_t)blk >> 2u) & 1u) << 15u) | ((((uint32_t)blk >> 1u) & 1u) << 16u) | (((uint32_t)blk & 1u) << 17u) | ((((uint32_t)tq >> 3u) & 3u) << 18u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 1u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 5u)) & 15u)), 64ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 64ull));
         }
     }
 }

@@ -459,6 +459,18 @@ impl Lowering {
             } else {
                 (0..self.t).collect()
             };
+            // A piece beyond max_local_bits must be consecutive where it is written too;
+            // the last kernel's relabelling may scatter it (natural order after a
+            // digit-reversing plan), and then the plan keeps to max_local_bits.
+            if g.active.len() as u32 > max
+                && g.active.iter().any(|&q| dest[q as usize] >= contiguous)
+            {
+                let strict = PlanOptions {
+                    max_contiguous_bits: 0,
+                    ..self.options
+                };
+                return Lowering::new(self.t, strict).run(stages);
+            }
             let (src_buffer, dst_buffer) = buffers(i, count);
             kernels.push(self.kernel(i, g, dest, src_buffer, dst_buffer, last));
         }
@@ -598,6 +610,7 @@ mod tests {
             let opts = PlanOptions {
                 max_local_bits: 4,
                 max_contiguous_bits,
+                output_order: Order::BitReversed,
                 ..PlanOptions::default()
             };
             let plan = Plan::lower(&f, opts).unwrap();
@@ -613,6 +626,17 @@ mod tests {
         assert_eq!(actives(6), vec![vec![6, 7, 8, 9], vec![0, 1, 2, 3, 4, 5]]);
         // Bits 6..9 are not low: a larger limit merges nothing more.
         assert_eq!(actives(9), actives(6));
+        // In natural order the last kernel writes bits 0..5 to bits 4..9: not consecutive
+        // there, so the plan keeps to the piece limit.
+        let natural = PlanOptions {
+            max_local_bits: 4,
+            max_contiguous_bits: 6,
+            output_order: Order::Natural,
+            ..PlanOptions::default()
+        };
+        let plan = Plan::lower(&f, natural).unwrap();
+        assert_eq!(plan.kernels.len(), 3);
+        assert!(plan.kernels.iter().all(|k| k.local_bits() <= 4));
     }
 
     #[test]

@@ -389,7 +389,7 @@ fn srgfn_contiguous_pieces_match_the_executor() {
     let e = EmitOptions::default();
     for (direction, order) in [
         (Direction::Forward, Order::BitReversed),
-        (Direction::Inverse, Order::Natural),
+        (Direction::Inverse, Order::BitReversed),
     ] {
         let options = PlanOptions {
             max_contiguous_bits: 6,
