@@ -88,10 +88,11 @@ pub enum TwiddleMode {
 pub struct PlanOptions {
     /// log2 of the largest piece (elements one kernel exchanges on chip).
     pub max_local_bits: u32,
-    /// log2 of the largest piece whose bits all lie below it: such a piece is a run of
-    /// consecutive elements in memory, which reads and writes whole sectors without
-    /// neighbouring pieces, so DFT stages may join it beyond `max_local_bits` up to this
-    /// size and save a pass (no effect at or below `max_local_bits`).
+    /// log2 of the largest piece whose bits all lie below it, where it is read and where
+    /// it is written: such a piece is a run of consecutive elements on both sides, which
+    /// moves whole sectors without neighbouring pieces, so DFT stages may join it beyond
+    /// `max_local_bits` up to this size and save a pass (no effect at or below
+    /// `max_local_bits`).
     pub max_contiguous_bits: u32,
     /// Order of the input in memory.
     pub input_order: Order,
