@@ -882,6 +882,14 @@ impl Swizzle {
             .sum()
     }
 
+    /// The shifts of the maps [`choose`](Self::choose) considers for a tile of 2^bits
+    /// elements: one or two, from 1 up.
+    fn shift_sets(bits: u32) -> Vec<Vec<u32>> {
+        (1..bits)
+            .flat_map(|a| (a..bits).map(move |b| if a == b { vec![a] } else { vec![a, b] }))
+            .collect()
+    }
+
     /// The map with the fewest wavefronts over `accesses` (each the tile indices of one
     /// warp access, made once per each of an element's `digits` words), an XOR map paying
     /// one more per access for its instruction (once per element: the digits sit at fixed
@@ -915,21 +923,18 @@ impl Swizzle {
         // and 5 needs bits 4 and 5 folded onto bits 2 and 3. Either map stays a bijection
         // (an XOR map is unipotent triangular over GF(2), a padding increasing).
         for pad in [true, false] {
-            for a in 1..bits {
-                for b in a..bits {
-                    let shifts = if a == b { vec![a] } else { vec![a, b] };
-                    let candidate = Swizzle { shifts, mask, pad };
-                    // A padding that grows the tile by more than an eighth would cost
-                    // resident blocks where shared memory bounds them.
-                    let span = candidate.span(1 << bits);
-                    if span > max_words || span > (1 << bits) + (1 << bits) / 8 {
-                        continue;
-                    }
-                    let c = cost(&candidate);
-                    if c < best_cost {
-                        best = candidate;
-                        best_cost = c;
-                    }
+            for shifts in Swizzle::shift_sets(bits) {
+                let candidate = Swizzle { shifts, mask, pad };
+                // A padding that grows the tile by more than an eighth would cost resident
+                // blocks where shared memory bounds them.
+                let span = candidate.span(1 << bits);
+                if span > max_words || span > (1 << bits) + (1 << bits) / 8 {
+                    continue;
+                }
+                let c = cost(&candidate);
+                if c < best_cost {
+                    best = candidate;
+                    best_cost = c;
                 }
             }
         }
@@ -2160,39 +2165,33 @@ mod tests {
 
     #[test]
     fn xor_swizzles_are_bijections() {
-        // Every map `choose` may pick for a tile of 2^12 elements: one or two shifts from 1.
-        for a in 1..12 {
-            for b in a..12 {
-                let shifts = if a == b { vec![a] } else { vec![a, b] };
-                let s = Swizzle {
-                    shifts,
-                    mask: 31,
-                    pad: false,
-                };
-                let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
-                seen.sort_unstable();
-                assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>(), "{s:?}");
-                assert_eq!(s.span(1 << 12), 1 << 12);
-            }
+        // Every map `choose` may pick for a tile of 2^12 elements.
+        for shifts in Swizzle::shift_sets(12) {
+            let s = Swizzle {
+                shifts,
+                mask: 31,
+                pad: false,
+            };
+            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..1 << 12).collect::<Vec<_>>(), "{s:?}");
+            assert_eq!(s.span(1 << 12), 1 << 12);
         }
     }
 
     #[test]
     fn paddings_are_one_to_one_within_their_span() {
-        for a in 1..12 {
-            for b in a..12 {
-                let shifts = if a == b { vec![a] } else { vec![a, b] };
-                let s = Swizzle {
-                    shifts,
-                    mask: 31,
-                    pad: true,
-                };
-                let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
-                seen.sort_unstable();
-                seen.dedup();
-                assert_eq!(seen.len(), 1 << 12, "{s:?}");
-                assert!(seen.iter().all(|&w| w < s.span(1 << 12)));
-            }
+        for shifts in Swizzle::shift_sets(12) {
+            let s = Swizzle {
+                shifts,
+                mask: 31,
+                pad: true,
+            };
+            let mut seen: Vec<u64> = (0..1 << 12).map(|i| s.apply(i)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), 1 << 12, "{s:?}");
+            assert!(seen.iter().all(|&w| w < s.span(1 << 12)));
         }
     }
 
