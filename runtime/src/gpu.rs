@@ -343,10 +343,9 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 numAttrs: dependent as u32,
             };
             let mut args = [src, dst, table];
-            let mut params: Vec<*mut std::ffi::c_void> = args
-                .iter_mut()
-                .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void)
-                .collect();
+            let mut params = args
+                .each_mut()
+                .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void);
             // SAFETY: the kernel's parameters are (const word*, word*, const word*), the
             // buffers hold `batch` transforms of `words` words each and the grid covers
             // exactly the plan's tiles, as the manifest computed them; `params` and
