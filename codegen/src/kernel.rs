@@ -2202,12 +2202,14 @@ mod tests {
             a in 1u32..12,
             b in 1u32..12,
             pad: bool,
+            mask_bits in 4u32..=5,
             i in 0u64..1 << 12,
             split in 0u64..1 << 12,
         ) {
+            // 8-byte words fold onto 16 bank slots, 4-byte words onto 32.
             let s = Swizzle {
                 shifts: if a == b { vec![a] } else { vec![a.min(b), a.max(b)] },
-                mask: 15,
+                mask: (1 << mask_bits) - 1,
                 pad,
             };
             let (x, y) = (i & split, i & !split);
