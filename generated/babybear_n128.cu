@@ -177,6 +177,70 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[112] = {
+    268435454ull, 742895918ull, 740789244ull, 806173453ull,
+    1989045044ull, 1970906122ull, 741605237ull, 46350665ull,
+    1844575452ull, 1810708548ull, 1419020303ull, 710061267ull,
+    1578764032ull, 583586973ull, 615018432ull, 29461423ull,
+    268435454ull, 740789244ull, 1989045044ull, 741605237ull,
+    1844575452ull, 1419020303ull, 1578764032ull, 615018432ull,
+    981128818ull, 1626304099ull, 518723214ull, 1754391076ull,
+    1742743498ull, 1322706213ull, 365037249ull, 377028776ull,
+    268435454ull, 806173453ull, 741605237ull, 1810708548ull,
+    1578764032ull, 29461423ull, 1626304099ull, 323925140ull,
+    1742743498ull, 540940487ull, 377028776ull, 449615668ull,
+    1964928872ull, 1638889298ull, 12128229ull, 75495016ull,
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+    268435454ull, 1970906122ull, 1419020303ull, 29461423ull,
+    518723214ull, 751187011ull, 377028776ull, 200119505ull,
+    418978688ull, 75495016ull, 742363380ull, 885880494ull,
+    1049055649ull, 1270370003ull, 1271660684ull, 1303204654ull,
+    268435454ull, 741605237ull, 1578764032ull, 1626304099ull,
+    1742743498ull, 377028776ull, 1964928872ull, 12128229ull,
+    49022963ull, 486600511ull, 1049055649ull, 1272476677ull,
+    168690469ull, 1398247489ull, 1494542707ull, 690559708ull,
+    268435454ull, 46350665ull, 615018432ull, 323925140ull,
+    365037249ull, 200119505ull, 12128229ull, 6100490ull,
+    1173759574ull, 1000168581ull, 1271660684ull, 1429678948ull,
+    1494542707ull, 1472325434ull, 1721013099ull, 629618143ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[112] = {
+    268435454ull, 1013097340ull, 1848478141ull, 914880834ull,
+    964210272ull, 367165241ull, 585717383ull, 1405916072ull,
+    839506347ull, 1127385427ull, 1526665410ull, 128246482ull,
+    1063008748ull, 1462667459ull, 1270902541ull, 2007165431ull,
+    268435454ull, 1848478141ull, 964210272ull, 585717383ull,
+    839506347ull, 1526665410ull, 1063008748ull, 1270902541ull,
+    1964242958ull, 1993946351ull, 703238913ull, 2001137692ull,
+    1594287233ull, 992470346ull, 48337049ull, 1721013099ull,
+    268435454ull, 914880834ull, 585717383ull, 1127385427ull,
+    1063008748ull, 2007165431ull, 1993946351ull, 74615811ull,
+    1594287233ull, 386316109ull, 1721013099ull, 452180397ull,
+    1648228672ull, 1262078910ull, 258874845ull, 1541664168ull,
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+    268435454ull, 367165241ull, 1526665410ull, 2007165431ull,
+    703238913ull, 374376623ull, 1721013099ull, 1030481298ull,
+    270522423ull, 1541664168ull, 1398247489ull, 202557373ull,
+    24220877ull, 1000168581ull, 1427548538ull, 1885019439ull,
+    268435454ull, 585717383ull, 1063008748ull, 1993946351ull,
+    1594287233ull, 1721013099ull, 1648228672ull, 258874845ull,
+    1032137103ull, 594245618ull, 24220877ull, 164787780ull,
+    1173759574ull, 742363380ull, 1310027008ull, 1020795575ull,
+    268435454ull, 1405916072ull, 1270902541ull, 74615811ull,
+    48337049ull, 1030481298ull, 258874845ull, 1983804498ull,
+    168690469ull, 1270370003ull, 1427548538ull, 550598462ull,
+    1310027008ull, 1626949812ull, 377028776ull, 1691092140ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^7 elements (1 per block), 3 steps
@@ -425,22 +489,15 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        const uint32_t g0_0e = ((uint32_t)base >> 3u) & 15u & 127u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const uint32_t t0s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), w0_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), fwd_k0_t0[96u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -775,22 +832,15 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u)) & 127u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-        const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-        const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const uint32_t t0s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), g0_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), w0_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 143ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 143ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 143ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 143ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 143ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 143ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 143ull), inv_k0_t0[96u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);

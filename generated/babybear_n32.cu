@@ -177,6 +177,22 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[16] = {
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[16] = {
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^5 elements (1 per block), 3 steps
@@ -425,10 +441,9 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), fwd_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -697,10 +712,9 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), inv_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add_lazy(t, x1);

@@ -177,6 +177,22 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[16] = {
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[16] = {
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^9 elements (1 per block), 5 steps
@@ -665,10 +681,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
+        const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 527ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 527ull), g1_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 527ull), fwd_k0_t1[0u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1177,10 +1192,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
+        const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 527ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 527ull), g1_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 527ull), inv_k0_t1[0u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add_lazy(t, x1);

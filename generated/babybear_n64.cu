@@ -177,6 +177,38 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[48] = {
+    268435454ull, 740789244ull, 1989045044ull, 741605237ull,
+    1844575452ull, 1419020303ull, 1578764032ull, 615018432ull,
+    981128818ull, 1626304099ull, 518723214ull, 1754391076ull,
+    1742743498ull, 1322706213ull, 365037249ull, 377028776ull,
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+    268435454ull, 741605237ull, 1578764032ull, 1626304099ull,
+    1742743498ull, 377028776ull, 1964928872ull, 12128229ull,
+    49022963ull, 486600511ull, 1049055649ull, 1272476677ull,
+    168690469ull, 1398247489ull, 1494542707ull, 690559708ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[48] = {
+    268435454ull, 1848478141ull, 964210272ull, 585717383ull,
+    839506347ull, 1526665410ull, 1063008748ull, 1270902541ull,
+    1964242958ull, 1993946351ull, 703238913ull, 2001137692ull,
+    1594287233ull, 992470346ull, 48337049ull, 1721013099ull,
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+    268435454ull, 585717383ull, 1063008748ull, 1993946351ull,
+    1594287233ull, 1721013099ull, 1648228672ull, 258874845ull,
+    1032137103ull, 594245618ull, 24220877ull, 164787780ull,
+    1173759574ull, 742363380ull, 1310027008ull, 1020795575ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^6 elements (1 per block), 3 steps
@@ -425,14 +457,11 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = ((uint32_t)base >> 2u) & 15u & 63u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fwd_k0_t0[32u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -719,14 +748,11 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u)) & 63u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), inv_k0_t0[32u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -177,6 +177,148 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[240] = {
+    268435454ull, 862713822ull, 742895918ull, 319502704ull,
+    740789244ull, 1338783788ull, 806173453ull, 375198897ull,
+    1989045044ull, 118992697ull, 1970906122ull, 58217251ull,
+    741605237ull, 1615892102ull, 46350665ull, 1913856647ull,
+    268435454ull, 742895918ull, 740789244ull, 806173453ull,
+    1989045044ull, 1970906122ull, 741605237ull, 46350665ull,
+    1844575452ull, 1810708548ull, 1419020303ull, 710061267ull,
+    1578764032ull, 583586973ull, 615018432ull, 29461423ull,
+    268435454ull, 319502704ull, 806173453ull, 118992697ull,
+    741605237ull, 1913856647ull, 1810708548ull, 1139495876ull,
+    1578764032ull, 1596364609ull, 29461423ull, 1305331689ull,
+    1626304099ull, 1508377798ull, 323925140ull, 598193508ull,
+    268435454ull, 740789244ull, 1989045044ull, 741605237ull,
+    1844575452ull, 1419020303ull, 1578764032ull, 615018432ull,
+    981128818ull, 1626304099ull, 518723214ull, 1754391076ull,
+    1742743498ull, 1322706213ull, 365037249ull, 377028776ull,
+    268435454ull, 1338783788ull, 1970906122ull, 1913856647ull,
+    1419020303ull, 1038085875ull, 29461423ull, 856370688ull,
+    518723214ull, 598193508ull, 751187011ull, 1241656640ull,
+    377028776ull, 724524294ull, 200119505ull, 1108846919ull,
+    268435454ull, 806173453ull, 741605237ull, 1810708548ull,
+    1578764032ull, 29461423ull, 1626304099ull, 323925140ull,
+    1742743498ull, 540940487ull, 377028776ull, 449615668ull,
+    1964928872ull, 1638889298ull, 12128229ull, 75495016ull,
+    268435454ull, 375198897ull, 46350665ull, 1139495876ull,
+    615018432ull, 856370688ull, 323925140ull, 1150609109ull,
+    365037249ull, 1496288279ull, 200119505ull, 1300803220ull,
+    12128229ull, 870961416ull, 6100490ull, 600463216ull,
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+    268435454ull, 118992697ull, 1810708548ull, 1596364609ull,
+    1626304099ull, 598193508ull, 540940487ull, 1496288279ull,
+    1964928872ull, 83717903ull, 75495016ull, 589735782ull,
+    486600511ull, 1960566056ull, 1000168581ull, 1638067024ull,
+    268435454ull, 1970906122ull, 1419020303ull, 29461423ull,
+    518723214ull, 751187011ull, 377028776ull, 200119505ull,
+    418978688ull, 75495016ull, 742363380ull, 885880494ull,
+    1049055649ull, 1270370003ull, 1271660684ull, 1303204654ull,
+    268435454ull, 58217251ull, 710061267ull, 1305331689ull,
+    1754391076ull, 1241656640ull, 449615668ull, 1300803220ull,
+    1310027008ull, 589735782ull, 885880494ull, 380597523ull,
+    1272476677ull, 99409274ull, 1429678948ull, 1179478155ull,
+    268435454ull, 741605237ull, 1578764032ull, 1626304099ull,
+    1742743498ull, 377028776ull, 1964928872ull, 12128229ull,
+    49022963ull, 486600511ull, 1049055649ull, 1272476677ull,
+    168690469ull, 1398247489ull, 1494542707ull, 690559708ull,
+    268435454ull, 1615892102ull, 583586973ull, 1508377798ull,
+    1322706213ull, 724524294ull, 1638889298ull, 870961416ull,
+    950257173ull, 1960566056ull, 1270370003ull, 99409274ull,
+    1398247489ull, 855086169ull, 1472325434ull, 1813169055ull,
+    268435454ull, 46350665ull, 615018432ull, 323925140ull,
+    365037249ull, 200119505ull, 12128229ull, 6100490ull,
+    1173759574ull, 1000168581ull, 1271660684ull, 1429678948ull,
+    1494542707ull, 1472325434ull, 1721013099ull, 629618143ull,
+    268435454ull, 1913856647ull, 29461423ull, 598193508ull,
+    377028776ull, 1108846919ull, 75495016ull, 600463216ull,
+    1049055649ull, 1638067024ull, 1303204654ull, 1179478155ull,
+    690559708ull, 1813169055ull, 629618143ull, 1625297151ull,
+};
+
+__device__ const fe_word_t fwd_k1_t0[16] = {
+    268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
+    981128818ull, 518723214ull, 1742743498ull, 365037249ull,
+    473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
+    49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[240] = {
+    268435454ull, 564444364ull, 1013097340ull, 588493339ull,
+    1848478141ull, 812950102ull, 914880834ull, 1632668398ull,
+    964210272ull, 1119787921ull, 367165241ull, 52699865ull,
+    585717383ull, 808599637ull, 1405916072ull, 1670475588ull,
+    268435454ull, 1013097340ull, 1848478141ull, 914880834ull,
+    964210272ull, 367165241ull, 585717383ull, 1405916072ull,
+    839506347ull, 1127385427ull, 1526665410ull, 128246482ull,
+    1063008748ull, 1462667459ull, 1270902541ull, 2007165431ull,
+    268435454ull, 588493339ull, 914880834ull, 1119787921ull,
+    585717383ull, 1670475588ull, 1127385427ull, 1570260213ull,
+    1063008748ull, 1156088710ull, 2007165431ull, 407195682ull,
+    1993946351ull, 1638044555ull, 74615811ull, 115167847ull,
+    268435454ull, 1848478141ull, 964210272ull, 585717383ull,
+    839506347ull, 1526665410ull, 1063008748ull, 1270902541ull,
+    1964242958ull, 1993946351ull, 703238913ull, 2001137692ull,
+    1594287233ull, 992470346ull, 48337049ull, 1721013099ull,
+    268435454ull, 812950102ull, 367165241ull, 1670475588ull,
+    1526665410ull, 1655810304ull, 2007165431ull, 1538277705ull,
+    703238913ull, 115167847ull, 374376623ull, 1039381799ull,
+    1721013099ull, 516977642ull, 1030481298ull, 826728821ull,
+    268435454ull, 914880834ull, 585717383ull, 1127385427ull,
+    1063008748ull, 2007165431ull, 1993946351ull, 74615811ull,
+    1594287233ull, 386316109ull, 1721013099ull, 452180397ull,
+    1648228672ull, 1262078910ull, 258874845ull, 1541664168ull,
+    268435454ull, 1632668398ull, 1405916072ull, 1570260213ull,
+    1270902541ull, 1538277705ull, 74615811ull, 1869358885ull,
+    48337049ull, 1288741627ull, 1030481298ull, 1998497082ull,
+    258874845ull, 1179478155ull, 1983804498ull, 971232359ull,
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+    268435454ull, 1119787921ull, 1127385427ull, 1156088710ull,
+    1993946351ull, 115167847ull, 386316109ull, 1288741627ull,
+    1648228672ull, 1117735103ull, 1541664168ull, 404453076ull,
+    594245618ull, 1955048670ull, 1270370003ull, 380597523ull,
+    268435454ull, 367165241ull, 1526665410ull, 2007165431ull,
+    703238913ull, 374376623ull, 1721013099ull, 1030481298ull,
+    270522423ull, 1541664168ull, 1398247489ull, 202557373ull,
+    24220877ull, 1000168581ull, 1427548538ull, 1885019439ull,
+    268435454ull, 52699865ull, 128246482ull, 407195682ull,
+    2001137692ull, 1039381799ull, 452180397ull, 1998497082ull,
+    1494542707ull, 404453076ull, 202557373ull, 1638067024ull,
+    164787780ull, 342790333ull, 550598462ull, 870961416ull,
+    268435454ull, 585717383ull, 1063008748ull, 1993946351ull,
+    1594287233ull, 1721013099ull, 1648228672ull, 258874845ull,
+    1032137103ull, 594245618ull, 24220877ull, 164787780ull,
+    1173759574ull, 742363380ull, 1310027008ull, 1020795575ull,
+    268435454ull, 808599637ull, 1462667459ull, 1638044555ull,
+    992470346ull, 516977642ull, 1262078910ull, 1179478155ull,
+    434501889ull, 1955048670ull, 1000168581ull, 342790333ull,
+    742363380ull, 603753277ull, 1626949812ull, 1123386861ull,
+    268435454ull, 1405916072ull, 1270902541ull, 74615811ull,
+    48337049ull, 1030481298ull, 258874845ull, 1983804498ull,
+    168690469ull, 1270370003ull, 1427548538ull, 550598462ull,
+    1310027008ull, 1626949812ull, 377028776ull, 1691092140ull,
+    268435454ull, 1670475588ull, 2007165431ull, 115167847ull,
+    1721013099ull, 826728821ull, 1541664168ull, 971232359ull,
+    24220877ull, 380597523ull, 1885019439ull, 870961416ull,
+    1020795575ull, 1123386861ull, 1691092140ull, 865033954ull,
+};
+
+__device__ const fe_word_t inv_k1_t0[16] = {
+    268435454ull, 964210272ull, 839506347ull, 1063008748ull,
+    1964242958ull, 703238913ull, 1594287233ull, 48337049ull,
+    1539779312ull, 1648228672ull, 270522423ull, 1494542707ull,
+    1032137103ull, 434501889ull, 168690469ull, 24220877ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 32 pieces of 2^8 elements (32 per block), 4 steps
@@ -428,44 +570,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t w0e = ((((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 32u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
+            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), fwd_k0_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), fwd_k0_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), fwd_k0_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), fwd_k0_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), fwd_k0_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), fwd_k0_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), fwd_k0_t0[96u + t0s]);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), fwd_k0_t0[112u + t0s]);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), fwd_k0_t0[128u + t0s]);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), fwd_k0_t0[144u + t0s]);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), fwd_k0_t0[160u + t0s]);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), fwd_k0_t0[176u + t0s]);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), fwd_k0_t0[192u + t0s]);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), fwd_k0_t0[208u + t0s]);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), fwd_k0_t0[224u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -605,7 +726,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_mul_shoup(x15, 78945800u, 168417706u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
+                x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
             {
@@ -643,31 +764,37 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x14 = fe_add_lazy(t, x15);
                 x15 = fe_sub_lazy(t, x15);
             }
+            const uint32_t w1e = ((((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
+            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
             const uint32_t g1_0e = ((((uint32_t)base >> 8u) & 31u) * 16u) & 8191u;
             const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
             const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
             const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
             fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
             fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
             fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
             fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
             fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
             fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
             fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
@@ -938,10 +1065,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 9u));
-            const uint32_t g0_0e = ((((uint32_t)base >> 1u) & 15u) * 256u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
+            const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), g0_0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), fwd_k1_t0[0u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
@@ -1214,44 +1340,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t w0e = (0u - (((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 32u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
+            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), inv_k0_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), inv_k0_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), inv_k0_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), inv_k0_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), inv_k0_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), inv_k0_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), inv_k0_t0[96u + t0s]);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), inv_k0_t0[112u + t0s]);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), inv_k0_t0[128u + t0s]);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), inv_k0_t0[144u + t0s]);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), inv_k0_t0[160u + t0s]);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), inv_k0_t0[176u + t0s]);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), inv_k0_t0[192u + t0s]);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), inv_k0_t0[208u + t0s]);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), inv_k0_t0[224u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -1391,7 +1496,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_mul_shoup(x15, 612986503u, 1307704539u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
+                x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
             {
@@ -1429,31 +1534,37 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x14 = fe_add_lazy(t, x15);
                 x15 = fe_sub_lazy(t, x15);
             }
+            const uint32_t w1e = (0u - (((uint32_t)base >> 8u) & 31u) * (((uint32_t)base >> 4u) & 15u)) & 8191u;
+            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
             const uint32_t g1_0e = (0u - (((uint32_t)base >> 8u) & 31u) * 16u) & 8191u;
             const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
             const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
             const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
             fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
             fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
             fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
             fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
             fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
             fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
             fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
@@ -1724,10 +1835,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 9u));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 256u) & 8191u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
+            const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), g0_0);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), inv_k1_t0[0u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add_lazy(t, x1);

@@ -260,10 +260,42 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[48] = {
+    4294967295ull, 18446744069414584193ull, 18446673700670406657ull, 18437736870161940481ull,
+    268435456ull, 34359738360ull, 18446744069414583297ull, 18446181119461163009ull,
+    18374686475393433601ull, 2147483648ull, 274877906880ull, 18446744069414576129ull,
+    18442240469787213825ull, 17870283317245378561ull, 17179869184ull, 2199023255040ull,
+    4294967295ull, 18446673700670406657ull, 268435456ull, 18446744069414583297ull,
+    18374686475393433601ull, 274877906880ull, 18442240469787213825ull, 17179869184ull,
+    18446744069414518785ull, 13835058052060938241ull, 17592186040320ull, 18158513693262872577ull,
+    1099511627776ull, 18446744069410390017ull, 16ull, 1125899906580480ull,
+    4294967295ull, 18437736870161940481ull, 18446744069414583297ull, 2147483648ull,
+    18442240469787213825ull, 2199023255040ull, 13835058052060938241ull, 18446744069414060033ull,
+    1099511627776ull, 16140901060200890369ull, 1125899906580480ull, 128ull,
+    18446744069146148865ull, 562949953421312ull, 18446743794536677441ull, 576460752169205760ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[48] = {
+    4294967295ull, 33554432ull, 18445618169508003841ull, 18446735273321562113ull,
+    18446744069414584305ull, 2305843009213693952ull, 4194304ull, 18446603331926261761ull,
+    18446742969902956545ull, 18446744069414584319ull, 288230376151711744ull, 524288ull,
+    18446726477228544001ull, 18446743931975630849ull, 4611686017353646080ull, 36028797018963968ull,
+    4294967295ull, 18445618169508003841ull, 18446744069414584305ull, 4194304ull,
+    18446742969902956545ull, 288230376151711744ull, 18446726477228544001ull, 4611686017353646080ull,
+    65536ull, 18446744052234715137ull, 4503599627370496ull, 18446743794536677441ull,
+    72057594021150720ull, 1024ull, 18446744069146148865ull, 70368744177664ull,
+    4294967295ull, 18446735273321562113ull, 4194304ull, 18446744069414584319ull,
+    18446726477228544001ull, 36028797018963968ull, 18446744052234715137ull, 8192ull,
+    72057594021150720ull, 18446744035054845961ull, 70368744177664ull, 18446744069381029889ull,
+    16ull, 140737488322560ull, 18158513693262872577ull, 137438953472ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^10 elements (1 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[1090];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
@@ -748,14 +780,11 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const uint32_t t1s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), w1_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), fwd_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), fwd_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), fwd_k0_t1[32u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -797,7 +826,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 1 pieces of 2^10 elements (1 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[1090];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1024ull * (size_t)FE_WORDS;
@@ -1282,14 +1311,11 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const uint32_t t1s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), w1_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1090ull), inv_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1090ull), inv_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1090ull), inv_k0_t1[32u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -263,7 +263,7 @@ FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2)
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^4 elements (1 per block), 1 steps
-extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(1, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[16];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16ull * (size_t)FE_WORDS;
@@ -515,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(1) fwd_k0(const fe_word_t* __restri
 }
 
 // 1 pieces of 2^4 elements (1 per block), 2 steps
-extern "C" __global__ void __launch_bounds__(1) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(1, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[16];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16ull * (size_t)FE_WORDS;

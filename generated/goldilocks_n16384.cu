@@ -260,10 +260,168 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[240] = {
+    4294967295ull, 16576810576923738718ull, 576460752303421440ull, 5660593854807058447ull,
+    18446744069414584193ull, 4861038956099882336ull, 18445618169507741693ull, 833191042542203010ull,
+    18446673700670406657ull, 10418873762493458786ull, 18302626682349027329ull, 3027452886598849694ull,
+    18437736870161940481ull, 15228903593015558550ull, 18446462598732906497ull, 18167658451699356112ull,
+    4294967295ull, 576460752303421440ull, 18446744069414584193ull, 18445618169507741693ull,
+    18446673700670406657ull, 18302626682349027329ull, 18437736870161940481ull, 18446462598732906497ull,
+    268435456ull, 549764202368ull, 34359738360ull, 4611686018427371520ull,
+    18446744069414583297ull, 18437736870159843297ull, 18446181119461163009ull, 17293804972890128385ull,
+    4294967295ull, 5660593854807058447ull, 18445618169507741693ull, 10418873762493458786ull,
+    18437736870161940481ull, 18167658451699356112ull, 549764202368ull, 3487276129487819497ull,
+    18446744069414583297ull, 6665528340337624080ull, 17293804972890128385ull, 11150764327636962474ull,
+    2147483648ull, 2971157462935900183ull, 8589803518ull, 15958588079759120368ull,
+    4294967295ull, 18446744069414584193ull, 18446673700670406657ull, 18437736870161940481ull,
+    268435456ull, 34359738360ull, 18446744069414583297ull, 18446181119461163009ull,
+    18374686475393433601ull, 2147483648ull, 274877906880ull, 18446744069414576129ull,
+    18442240469787213825ull, 17870283317245378561ull, 17179869184ull, 2199023255040ull,
+    4294967295ull, 4861038956099882336ull, 18302626682349027329ull, 18167658451699356112ull,
+    34359738360ull, 1994823509969890046ull, 17293804972890128385ull, 16214059127692758649ull,
+    274877906880ull, 15958588079759120368ull, 9223231297218936833ull, 585264535639978945ull,
+    2199023255040ull, 16988240221585457018ull, 18445618169507741701ull, 4682116285119831560ull,
+    4294967295ull, 18445618169507741693ull, 18437736870161940481ull, 549764202368ull,
+    18446744069414583297ull, 17293804972890128385ull, 2147483648ull, 8589803518ull,
+    18442240469787213825ull, 18428729945787203585ull, 2199023255040ull, 17870283317111158785ull,
+    13835058052060938241ull, 281479271612416ull, 18446744069414060033ull, 18437736870159843361ull,
+    4294967295ull, 833191042542203010ull, 18446462598732906497ull, 3487276129487819497ull,
+    18446181119461163009ull, 16214059127692758649ull, 8589803518ull, 2725134300656326748ull,
+    17179869184ull, 2085234763124186467ull, 18445618169507741701ull, 12733844778926307404ull,
+    18446744069414060033ull, 4235008862287682912ull, 2251834172899328ull, 17336218155423358534ull,
+    4294967295ull, 18446673700670406657ull, 268435456ull, 18446744069414583297ull,
+    18374686475393433601ull, 274877906880ull, 18442240469787213825ull, 17179869184ull,
+    18446744069414518785ull, 13835058052060938241ull, 17592186040320ull, 18158513693262872577ull,
+    1099511627776ull, 18446744069410390017ull, 16ull, 1125899906580480ull,
+    4294967295ull, 10418873762493458786ull, 549764202368ull, 6665528340337624080ull,
+    2147483648ull, 15958588079759120368ull, 18428729945787203585ull, 2085234763124186467ull,
+    13835058052060938241ull, 14597947633963487648ull, 18437736870159843361ull, 8599607331184979374ull,
+    16140901060200890369ull, 3309326797041963732ull, 18446744000694059025ull, 17613553026872381311ull,
+    4294967295ull, 18302626682349027329ull, 34359738360ull, 17293804972890128385ull,
+    274877906880ull, 9223231297218936833ull, 2199023255040ull, 18445618169507741701ull,
+    17592186040320ull, 18437736870159843361ull, 140737488322560ull, 18374686475376656641ull,
+    1125899906580480ull, 17870283317111162881ull, 9007199252643840ull, 13835058050987212801ull,
+    4294967295ull, 3027452886598849694ull, 4611686018427371520ull, 11150764327636962474ull,
+    18446744069414576129ull, 585264535639978945ull, 17870283317111158785ull, 12733844778926307404ull,
+    18158513693262872577ull, 8599607331184979374ull, 18374686475376656641ull, 11931445102933993422ull,
+    128ull, 279085617715228209ull, 9007199254741024ull, 3259798188344511007ull,
+    4294967295ull, 18437736870161940481ull, 18446744069414583297ull, 2147483648ull,
+    18442240469787213825ull, 2199023255040ull, 13835058052060938241ull, 18446744069414060033ull,
+    1099511627776ull, 16140901060200890369ull, 1125899906580480ull, 128ull,
+    18446744069146148865ull, 562949953421312ull, 18446743794536677441ull, 576460752169205760ull,
+    4294967295ull, 15228903593015558550ull, 18437736870159843297ull, 2971157462935900183ull,
+    17870283317245378561ull, 16988240221585457018ull, 281479271612416ull, 4235008862287682912ull,
+    18446744069410390017ull, 3309326797041963732ull, 17870283317111162881ull, 279085617715228209ull,
+    562949953421312ull, 8995279102926612666ull, 18014123627380736ull, 16128043884342082584ull,
+    4294967295ull, 18446462598732906497ull, 18446181119461163009ull, 8589803518ull,
+    17179869184ull, 18445618169507741701ull, 18446744069414060033ull, 2251834172899328ull,
+    16ull, 18446744000694059025ull, 9007199252643840ull, 9007199254741024ull,
+    18446743794536677441ull, 18014123627380736ull, 36028797018963968ull, 18446743519667159169ull,
+    4294967295ull, 18167658451699356112ull, 17293804972890128385ull, 15958588079759120368ull,
+    2199023255040ull, 4682116285119831560ull, 18437736870159843361ull, 17336218155423358534ull,
+    1125899906580480ull, 17613553026872381311ull, 13835058050987212801ull, 3259798188344511007ull,
+    576460752169205760ull, 16128043884342082584ull, 18446743519667159169ull, 8809706185077046694ull,
+};
+
+__device__ const fe_word_t fwd_k1_t0[48] = {
+    4294967295ull, 18446744069414584193ull, 18446673700670406657ull, 18437736870161940481ull,
+    268435456ull, 34359738360ull, 18446744069414583297ull, 18446181119461163009ull,
+    18374686475393433601ull, 2147483648ull, 274877906880ull, 18446744069414576129ull,
+    18442240469787213825ull, 17870283317245378561ull, 17179869184ull, 2199023255040ull,
+    4294967295ull, 18446673700670406657ull, 268435456ull, 18446744069414583297ull,
+    18374686475393433601ull, 274877906880ull, 18442240469787213825ull, 17179869184ull,
+    18446744069414518785ull, 13835058052060938241ull, 17592186040320ull, 18158513693262872577ull,
+    1099511627776ull, 18446744069410390017ull, 16ull, 1125899906580480ull,
+    4294967295ull, 18437736870161940481ull, 18446744069414583297ull, 2147483648ull,
+    18442240469787213825ull, 2199023255040ull, 13835058052060938241ull, 18446744069414060033ull,
+    1099511627776ull, 16140901060200890369ull, 1125899906580480ull, 128ull,
+    18446744069146148865ull, 562949953421312ull, 18446743794536677441ull, 576460752169205760ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[240] = {
+    4294967295ull, 11863869754827091521ull, 68720525296ull, 8884207311929806296ull,
+    33554432ull, 2270957306462419514ull, 18446708885579374593ull, 6515298966480590899ull,
+    18445618169508003841ull, 4990117628178502292ull, 18428729396031389697ull, 15137417272372620589ull,
+    18446735273321562113ull, 13939206932378713617ull, 9223231297218936832ull, 607629869512485292ull,
+    4294967295ull, 68720525296ull, 33554432ull, 18446708885579374593ull,
+    18445618169508003841ull, 18428729396031389697ull, 18446735273321562113ull, 9223231297218936832ull,
+    18446744069414584305ull, 72057594037927680ull, 2305843009213693952ull, 8590065662ull,
+    4194304ull, 18446739671435183105ull, 18446603331926261761ull, 18444492235241684993ull,
+    4294967295ull, 8884207311929806296ull, 18446708885579374593ull, 4990117628178502292ull,
+    18446735273321562113ull, 607629869512485292ull, 72057594037927680ull, 17623884780091147721ull,
+    4194304ull, 12343627414194189063ull, 18444492235241684993ull, 17883301927285100483ull,
+    18446744069414584319ull, 10058845452140931338ull, 4611686018427404288ull, 1764865964421092585ull,
+    4294967295ull, 33554432ull, 18445618169508003841ull, 18446735273321562113ull,
+    18446744069414584305ull, 2305843009213693952ull, 4194304ull, 18446603331926261761ull,
+    18446742969902956545ull, 18446744069414584319ull, 288230376151711744ull, 524288ull,
+    18446726477228544001ull, 18446743931975630849ull, 4611686017353646080ull, 36028797018963968ull,
+    4294967295ull, 2270957306462419514ull, 18428729396031389697ull, 607629869512485292ull,
+    2305843009213693952ull, 14118927715368740680ull, 18444492235241684993ull, 9299325768396352822ull,
+    288230376151711744ull, 1764865964421092585ull, 18446462590142971905ull, 5774101738403190183ull,
+    36028797018963968ull, 16361509306290397854ull, 18446708884505632769ull, 3027605725977221813ull,
+    4294967295ull, 18446708885579374593ull, 18446735273321562113ull, 72057594037927680ull,
+    4194304ull, 18444492235241684993ull, 18446744069414584319ull, 4611686018427404288ull,
+    18446726477228544001ull, 144112989019045888ull, 36028797018963968ull, 18446744000696156177ull,
+    18446744052234715137ull, 9223512772195647488ull, 8192ull, 18446739671300965377ull,
+    4294967295ull, 6515298966480590899ull, 9223231297218936832ull, 17623884780091147721ull,
+    18446603331926261761ull, 9299325768396352822ull, 4611686018427404288ull, 12760107135662815819ull,
+    4611686017353646080ull, 1458503847829127303ull, 18446708884505632769ull, 9157200021234047115ull,
+    8192ull, 3259798188344511007ull, 1152939096524455936ull, 10055481369787285387ull,
+    4294967295ull, 18445618169508003841ull, 18446744069414584305ull, 4194304ull,
+    18446742969902956545ull, 288230376151711744ull, 18446726477228544001ull, 4611686017353646080ull,
+    65536ull, 18446744052234715137ull, 4503599627370496ull, 18446743794536677441ull,
+    72057594021150720ull, 1024ull, 18446744069146148865ull, 70368744177664ull,
+    4294967295ull, 4990117628178502292ull, 72057594037927680ull, 12343627414194189063ull,
+    18446744069414584319ull, 1764865964421092585ull, 144112989019045888ull, 1458503847829127303ull,
+    18446744052234715137ull, 2016005485542760323ull, 18446739671300965377ull, 8882730247125251317ull,
+    18446744035054845961ull, 15419291182815734627ull, 17870283317111162881ull, 11931445102933993422ull,
+    4294967295ull, 18428729396031389697ull, 2305843009213693952ull, 18444492235241684993ull,
+    288230376151711744ull, 18446462590142971905ull, 36028797018963968ull, 18446708884505632769ull,
+    4503599627370496ull, 18446739671300965377ull, 562949953421312ull, 18446743519650381953ull,
+    70368744177664ull, 18446744000694059025ull, 8796093022208ull, 18446744060824518659ull,
+    4294967295ull, 15137417272372620589ull, 8590065662ull, 17883301927285100483ull,
+    524288ull, 5774101738403190183ull, 18446744000696156177ull, 9157200021234047115ull,
+    18446743794536677441ull, 8882730247125251317ull, 18446743519650381953ull, 17613553026872381311ull,
+    18446744069381029889ull, 17839114199902099029ull, 4397979401216ull, 4235008862287682912ull,
+    4294967295ull, 18446735273321562113ull, 4194304ull, 18446744069414584319ull,
+    18446726477228544001ull, 36028797018963968ull, 18446744052234715137ull, 8192ull,
+    72057594021150720ull, 18446744035054845961ull, 70368744177664ull, 18446744069381029889ull,
+    16ull, 140737488322560ull, 18158513693262872577ull, 137438953472ull,
+    4294967295ull, 13939206932378713617ull, 18446739671435183105ull, 10058845452140931338ull,
+    18446743931975630849ull, 16361509306290397854ull, 9223512772195647488ull, 3259798188344511007ull,
+    1024ull, 15419291182815734627ull, 18446744000694059025ull, 17839114199902099029ull,
+    140737488322560ull, 102857411165429575ull, 18302631080395538433ull, 1824743454245435956ull,
+    4294967295ull, 9223231297218936832ull, 18446603331926261761ull, 4611686018427404288ull,
+    4611686017353646080ull, 18446708884505632769ull, 8192ull, 1152939096524455936ull,
+    18446744069146148865ull, 17870283317111162881ull, 8796093022208ull, 4397979401216ull,
+    18158513693262872577ull, 18302631080395538433ull, 2199023255040ull, 18374686475376656129ull,
+    4294967295ull, 607629869512485292ull, 18444492235241684993ull, 1764865964421092585ull,
+    36028797018963968ull, 3027605725977221813ull, 18446739671300965377ull, 10055481369787285387ull,
+    70368744177664ull, 11931445102933993422ull, 18446744060824518659ull, 4235008862287682912ull,
+    137438953472ull, 1824743454245435956ull, 18374686475376656129ull, 5772879023376213231ull,
+};
+
+__device__ const fe_word_t inv_k1_t0[48] = {
+    4294967295ull, 33554432ull, 18445618169508003841ull, 18446735273321562113ull,
+    18446744069414584305ull, 2305843009213693952ull, 4194304ull, 18446603331926261761ull,
+    18446742969902956545ull, 18446744069414584319ull, 288230376151711744ull, 524288ull,
+    18446726477228544001ull, 18446743931975630849ull, 4611686017353646080ull, 36028797018963968ull,
+    4294967295ull, 18445618169508003841ull, 18446744069414584305ull, 4194304ull,
+    18446742969902956545ull, 288230376151711744ull, 18446726477228544001ull, 4611686017353646080ull,
+    65536ull, 18446744052234715137ull, 4503599627370496ull, 18446743794536677441ull,
+    72057594021150720ull, 1024ull, 18446744069146148865ull, 70368744177664ull,
+    4294967295ull, 18446735273321562113ull, 4194304ull, 18446744069414584319ull,
+    18446726477228544001ull, 36028797018963968ull, 18446744052234715137ull, 8192ull,
+    72057594021150720ull, 18446744035054845961ull, 70368744177664ull, 18446744069381029889ull,
+    16ull, 140737488322560ull, 18158513693262872577ull, 137438953472ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 64 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
@@ -508,44 +666,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), fwd_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), fwd_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), fwd_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), fwd_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), fwd_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), fwd_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), fwd_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), fwd_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -723,31 +860,37 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
+        const uint32_t w1e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * 16u) & 16383u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
         const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
         fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
         fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
         fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
         fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
         fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
         fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
         fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
@@ -771,7 +914,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 256 pieces of 2^6 elements (64 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
@@ -1016,14 +1159,11 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
-            const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k1_t0[32u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1066,7 +1206,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
 }
 
 // 64 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
@@ -1311,44 +1451,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), inv_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), inv_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), inv_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), inv_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), inv_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), inv_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), inv_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), inv_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1526,31 +1645,37 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
+        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * 16u) & 16383u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
         const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
         fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
         fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
         fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
         fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
         fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
         fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
         fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
@@ -1574,7 +1699,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
 }
 
 // 256 pieces of 2^6 elements (64 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[4366];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
@@ -1819,14 +1944,11 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 8u));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k1_t0[32u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

@@ -260,10 +260,74 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[112] = {
+    4294967295ull, 576460752303421440ull, 18446744069414584193ull, 18445618169507741693ull,
+    18446673700670406657ull, 18302626682349027329ull, 18437736870161940481ull, 18446462598732906497ull,
+    268435456ull, 549764202368ull, 34359738360ull, 4611686018427371520ull,
+    18446744069414583297ull, 18437736870159843297ull, 18446181119461163009ull, 17293804972890128385ull,
+    4294967295ull, 18446744069414584193ull, 18446673700670406657ull, 18437736870161940481ull,
+    268435456ull, 34359738360ull, 18446744069414583297ull, 18446181119461163009ull,
+    18374686475393433601ull, 2147483648ull, 274877906880ull, 18446744069414576129ull,
+    18442240469787213825ull, 17870283317245378561ull, 17179869184ull, 2199023255040ull,
+    4294967295ull, 18445618169507741693ull, 18437736870161940481ull, 549764202368ull,
+    18446744069414583297ull, 17293804972890128385ull, 2147483648ull, 8589803518ull,
+    18442240469787213825ull, 18428729945787203585ull, 2199023255040ull, 17870283317111158785ull,
+    13835058052060938241ull, 281479271612416ull, 18446744069414060033ull, 18437736870159843361ull,
+    4294967295ull, 18446673700670406657ull, 268435456ull, 18446744069414583297ull,
+    18374686475393433601ull, 274877906880ull, 18442240469787213825ull, 17179869184ull,
+    18446744069414518785ull, 13835058052060938241ull, 17592186040320ull, 18158513693262872577ull,
+    1099511627776ull, 18446744069410390017ull, 16ull, 1125899906580480ull,
+    4294967295ull, 18302626682349027329ull, 34359738360ull, 17293804972890128385ull,
+    274877906880ull, 9223231297218936833ull, 2199023255040ull, 18445618169507741701ull,
+    17592186040320ull, 18437736870159843361ull, 140737488322560ull, 18374686475376656641ull,
+    1125899906580480ull, 17870283317111162881ull, 9007199252643840ull, 13835058050987212801ull,
+    4294967295ull, 18437736870161940481ull, 18446744069414583297ull, 2147483648ull,
+    18442240469787213825ull, 2199023255040ull, 13835058052060938241ull, 18446744069414060033ull,
+    1099511627776ull, 16140901060200890369ull, 1125899906580480ull, 128ull,
+    18446744069146148865ull, 562949953421312ull, 18446743794536677441ull, 576460752169205760ull,
+    4294967295ull, 18446462598732906497ull, 18446181119461163009ull, 8589803518ull,
+    17179869184ull, 18445618169507741701ull, 18446744069414060033ull, 2251834172899328ull,
+    16ull, 18446744000694059025ull, 9007199252643840ull, 9007199254741024ull,
+    18446743794536677441ull, 18014123627380736ull, 36028797018963968ull, 18446743519667159169ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[112] = {
+    4294967295ull, 68720525296ull, 33554432ull, 18446708885579374593ull,
+    18445618169508003841ull, 18428729396031389697ull, 18446735273321562113ull, 9223231297218936832ull,
+    18446744069414584305ull, 72057594037927680ull, 2305843009213693952ull, 8590065662ull,
+    4194304ull, 18446739671435183105ull, 18446603331926261761ull, 18444492235241684993ull,
+    4294967295ull, 33554432ull, 18445618169508003841ull, 18446735273321562113ull,
+    18446744069414584305ull, 2305843009213693952ull, 4194304ull, 18446603331926261761ull,
+    18446742969902956545ull, 18446744069414584319ull, 288230376151711744ull, 524288ull,
+    18446726477228544001ull, 18446743931975630849ull, 4611686017353646080ull, 36028797018963968ull,
+    4294967295ull, 18446708885579374593ull, 18446735273321562113ull, 72057594037927680ull,
+    4194304ull, 18444492235241684993ull, 18446744069414584319ull, 4611686018427404288ull,
+    18446726477228544001ull, 144112989019045888ull, 36028797018963968ull, 18446744000696156177ull,
+    18446744052234715137ull, 9223512772195647488ull, 8192ull, 18446739671300965377ull,
+    4294967295ull, 18445618169508003841ull, 18446744069414584305ull, 4194304ull,
+    18446742969902956545ull, 288230376151711744ull, 18446726477228544001ull, 4611686017353646080ull,
+    65536ull, 18446744052234715137ull, 4503599627370496ull, 18446743794536677441ull,
+    72057594021150720ull, 1024ull, 18446744069146148865ull, 70368744177664ull,
+    4294967295ull, 18428729396031389697ull, 2305843009213693952ull, 18444492235241684993ull,
+    288230376151711744ull, 18446462590142971905ull, 36028797018963968ull, 18446708884505632769ull,
+    4503599627370496ull, 18446739671300965377ull, 562949953421312ull, 18446743519650381953ull,
+    70368744177664ull, 18446744000694059025ull, 8796093022208ull, 18446744060824518659ull,
+    4294967295ull, 18446735273321562113ull, 4194304ull, 18446744069414584319ull,
+    18446726477228544001ull, 36028797018963968ull, 18446744052234715137ull, 8192ull,
+    72057594021150720ull, 18446744035054845961ull, 70368744177664ull, 18446744069381029889ull,
+    16ull, 140737488322560ull, 18158513693262872577ull, 137438953472ull,
+    4294967295ull, 9223231297218936832ull, 18446603331926261761ull, 4611686018427404288ull,
+    4611686017353646080ull, 18446708884505632769ull, 8192ull, 1152939096524455936ull,
+    18446744069146148865ull, 17870283317111162881ull, 8796093022208ull, 4397979401216ull,
+    18158513693262872577ull, 18302631080395538433ull, 2199023255040ull, 18374686475376656129ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^11 elements (1 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[2182];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2048ull * (size_t)FE_WORDS;
@@ -748,22 +812,15 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const uint32_t t1s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), w1_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), fwd_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), fwd_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), fwd_k0_t1[32u + t1s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), fwd_k0_t1[48u + t1s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), fwd_k0_t1[64u + t1s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), fwd_k0_t1[80u + t1s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), fwd_k0_t1[96u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -853,7 +910,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 1 pieces of 2^11 elements (1 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[2182];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2048ull * (size_t)FE_WORDS;
@@ -1338,22 +1395,15 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const uint32_t t1s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 2182ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), w1_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2182ull), inv_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2182ull), inv_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2182ull), inv_k0_t1[32u + t1s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2182ull), inv_k0_t1[48u + t1s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2182ull), inv_k0_t1[64u + t1s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2182ull), inv_k0_t1[80u + t1s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2182ull), inv_k0_t1[96u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);

@@ -260,10 +260,26 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[16] = {
+    4294967295ull, 18446673700670406657ull, 268435456ull, 18446744069414583297ull,
+    18374686475393433601ull, 274877906880ull, 18442240469787213825ull, 17179869184ull,
+    18446744069414518785ull, 13835058052060938241ull, 17592186040320ull, 18158513693262872577ull,
+    1099511627776ull, 18446744069410390017ull, 16ull, 1125899906580480ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[16] = {
+    4294967295ull, 18445618169508003841ull, 18446744069414584305ull, 4194304ull,
+    18446742969902956545ull, 288230376151711744ull, 18446726477228544001ull, 4611686017353646080ull,
+    65536ull, 18446744052234715137ull, 4503599627370496ull, 18446743794536677441ull,
+    72057594021150720ull, 1024ull, 18446744069146148865ull, 70368744177664ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^5 elements (1 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[33];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 32ull * (size_t)FE_WORDS;
@@ -508,10 +524,9 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), fwd_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -535,7 +550,7 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
 }
 
 // 1 pieces of 2^5 elements (1 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
     __shared__ fe_word_t tile[33];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 32ull * (size_t)FE_WORDS;
@@ -780,10 +795,9 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 33ull), inv_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);

@@ -177,6 +177,196 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[240] = {
+    1729382256910270460ull, 1828635370173587084ull, 2841785773942353161ull, 3479479688173093427ull,
+    3024642923758109026ull, 2027822056663125831ull, 3925597050828033962ull, 862703393340707398ull,
+    1027469464028360995ull, 3940419922581801600ull, 1359278460547709117ull, 4148055350987546401ull,
+    470716383742517373ull, 4019233072884309539ull, 1475460522819283396ull, 455445457654906013ull,
+    1729382256910270460ull, 2841785773942353161ull, 3024642923758109026ull, 3925597050828033962ull,
+    1027469464028360995ull, 1359278460547709117ull, 470716383742517373ull, 1475460522819283396ull,
+    484245702337590844ull, 3866216525844242598ull, 796268165858825625ull, 2076413550233724921ull,
+    4021483989832543751ull, 1795897946482823557ull, 1023233648403010707ull, 3912432204708266540ull,
+    1729382256910270460ull, 3479479688173093427ull, 3925597050828033962ull, 3940419922581801600ull,
+    470716383742517373ull, 455445457654906013ull, 3866216525844242598ull, 195223791186950892ull,
+    4021483989832543751ull, 945146248838521700ull, 3912432204708266540ull, 1691504999216119322ull,
+    1117245083902298516ull, 2823011894767329748ull, 612119759564674832ull, 3391601625350598912ull,
+    1729382256910270460ull, 3024642923758109026ull, 1027469464028360995ull, 470716383742517373ull,
+    484245702337590844ull, 796268165858825625ull, 4021483989832543751ull, 1023233648403010707ull,
+    457531513967587773ull, 1117245083902298516ull, 1816983137675128448ull, 1563935707605160488ull,
+    3769816121509758378ull, 1036170225183580470ull, 2819730566040207006ull, 395393153674760467ull,
+    1729382256910270460ull, 2027822056663125831ull, 1359278460547709117ull, 455445457654906013ull,
+    796268165858825625ull, 2216235209049371953ull, 3912432204708266540ull, 276309296958639054ull,
+    1816983137675128448ull, 3391601625350598912ull, 2933410441910542137ull, 1640382177786146564ull,
+    395393153674760467ull, 3528232076247684801ull, 2476108590791941094ull, 359721806723415014ull,
+    1729382256910270460ull, 3925597050828033962ull, 470716383742517373ull, 3866216525844242598ull,
+    4021483989832543751ull, 3912432204708266540ull, 1117245083902298516ull, 612119759564674832ull,
+    3769816121509758378ull, 628709186559671078ull, 395393153674760467ull, 2113393503837960565ull,
+    4118802380293107367ull, 538099369645060078ull, 1873774784217575639ull, 580359498120699960ull,
+    1729382256910270460ull, 862703393340707398ull, 1475460522819283396ull, 195223791186950892ull,
+    1023233648403010707ull, 276309296958639054ull, 612119759564674832ull, 1729809043681272004ull,
+    2819730566040207006ull, 1074027239891812806ull, 2476108590791941094ull, 2031112582090518127ull,
+    1873774784217575639ull, 2460855439963455823ull, 2384222510624173741ull, 1635768994791825166ull,
+    1729382256910270460ull, 1027469464028360995ull, 484245702337590844ull, 4021483989832543751ull,
+    457531513967587773ull, 1816983137675128448ull, 3769816121509758378ull, 2819730566040207006ull,
+    2751416685589087298ull, 4118802380293107367ull, 2593498091781516087ull, 650595208667294495ull,
+    2098898615074297118ull, 1792593325179242211ull, 3511859793675373719ull, 2722138687141806292ull,
+    1729382256910270460ull, 3940419922581801600ull, 3866216525844242598ull, 945146248838521700ull,
+    1117245083902298516ull, 3391601625350598912ull, 628709186559671078ull, 1074027239891812806ull,
+    4118802380293107367ull, 1176457124673678978ull, 580359498120699960ull, 3861988829803732005ull,
+    237407791235577540ull, 3367696450763516644ull, 1004802775640331475ull, 3316637060859112891ull,
+    1729382256910270460ull, 1359278460547709117ull, 796268165858825625ull, 3912432204708266540ull,
+    1816983137675128448ull, 2933410441910542137ull, 395393153674760467ull, 2476108590791941094ull,
+    2593498091781516087ull, 580359498120699960ull, 4089334770727709972ull, 3915434929025088050ull,
+    2722138687141806292ull, 1337554680257467128ull, 3708624070457302916ull, 2102926903966095368ull,
+    1729382256910270460ull, 4148055350987546401ull, 2076413550233724921ull, 1691504999216119322ull,
+    1563935707605160488ull, 1640382177786146564ull, 2113393503837960565ull, 2031112582090518127ull,
+    650595208667294495ull, 3861988829803732005ull, 3915434929025088050ull, 3829146194518428486ull,
+    1154697530441711263ull, 3723894996544914276ull, 2383442507716996732ull, 323486875044764426ull,
+    1729382256910270460ull, 470716383742517373ull, 4021483989832543751ull, 1117245083902298516ull,
+    3769816121509758378ull, 395393153674760467ull, 4118802380293107367ull, 1873774784217575639ull,
+    2098898615074297118ull, 237407791235577540ull, 2722138687141806292ull, 1154697530441711263ull,
+    3695094751862229445ull, 3156106805796809582ull, 2362357316524691841ull, 3143170229016239819ull,
+    1729382256910270460ull, 4019233072884309539ull, 1795897946482823557ull, 2823011894767329748ull,
+    1036170225183580470ull, 3528232076247684801ull, 538099369645060078ull, 2460855439963455823ull,
+    1792593325179242211ull, 3367696450763516644ull, 1337554680257467128ull, 3723894996544914276ull,
+    3156106805796809582ull, 2772979903628456386ull, 3550631267640149211ull, 180047385473114865ull,
+    1729382256910270460ull, 1475460522819283396ull, 1023233648403010707ull, 612119759564674832ull,
+    2819730566040207006ull, 2476108590791941094ull, 1873774784217575639ull, 2384222510624173741ull,
+    3511859793675373719ull, 1004802775640331475ull, 3708624070457302916ull, 2383442507716996732ull,
+    2362357316524691841ull, 3550631267640149211ull, 1255185265220861680ull, 917771333061254578ull,
+    1729382256910270460ull, 455445457654906013ull, 3912432204708266540ull, 3391601625350598912ull,
+    395393153674760467ull, 359721806723415014ull, 580359498120699960ull, 1635768994791825166ull,
+    2722138687141806292ull, 3316637060859112891ull, 2102926903966095368ull, 323486875044764426ull,
+    3143170229016239819ull, 180047385473114865ull, 917771333061254578ull, 1315343747923201433ull,
+};
+
+__device__ const fe_word_t fwd_k1_t0[112] = {
+    1729382256910270460ull, 2841785773942353161ull, 3024642923758109026ull, 3925597050828033962ull,
+    1027469464028360995ull, 1359278460547709117ull, 470716383742517373ull, 1475460522819283396ull,
+    484245702337590844ull, 3866216525844242598ull, 796268165858825625ull, 2076413550233724921ull,
+    4021483989832543751ull, 1795897946482823557ull, 1023233648403010707ull, 3912432204708266540ull,
+    1729382256910270460ull, 3024642923758109026ull, 1027469464028360995ull, 470716383742517373ull,
+    484245702337590844ull, 796268165858825625ull, 4021483989832543751ull, 1023233648403010707ull,
+    457531513967587773ull, 1117245083902298516ull, 1816983137675128448ull, 1563935707605160488ull,
+    3769816121509758378ull, 1036170225183580470ull, 2819730566040207006ull, 395393153674760467ull,
+    1729382256910270460ull, 3925597050828033962ull, 470716383742517373ull, 3866216525844242598ull,
+    4021483989832543751ull, 3912432204708266540ull, 1117245083902298516ull, 612119759564674832ull,
+    3769816121509758378ull, 628709186559671078ull, 395393153674760467ull, 2113393503837960565ull,
+    4118802380293107367ull, 538099369645060078ull, 1873774784217575639ull, 580359498120699960ull,
+    1729382256910270460ull, 1027469464028360995ull, 484245702337590844ull, 4021483989832543751ull,
+    457531513967587773ull, 1816983137675128448ull, 3769816121509758378ull, 2819730566040207006ull,
+    2751416685589087298ull, 4118802380293107367ull, 2593498091781516087ull, 650595208667294495ull,
+    2098898615074297118ull, 1792593325179242211ull, 3511859793675373719ull, 2722138687141806292ull,
+    1729382256910270460ull, 1359278460547709117ull, 796268165858825625ull, 3912432204708266540ull,
+    1816983137675128448ull, 2933410441910542137ull, 395393153674760467ull, 2476108590791941094ull,
+    2593498091781516087ull, 580359498120699960ull, 4089334770727709972ull, 3915434929025088050ull,
+    2722138687141806292ull, 1337554680257467128ull, 3708624070457302916ull, 2102926903966095368ull,
+    1729382256910270460ull, 470716383742517373ull, 4021483989832543751ull, 1117245083902298516ull,
+    3769816121509758378ull, 395393153674760467ull, 4118802380293107367ull, 1873774784217575639ull,
+    2098898615074297118ull, 237407791235577540ull, 2722138687141806292ull, 1154697530441711263ull,
+    3695094751862229445ull, 3156106805796809582ull, 2362357316524691841ull, 3143170229016239819ull,
+    1729382256910270460ull, 1475460522819283396ull, 1023233648403010707ull, 612119759564674832ull,
+    2819730566040207006ull, 2476108590791941094ull, 1873774784217575639ull, 2384222510624173741ull,
+    3511859793675373719ull, 1004802775640331475ull, 3708624070457302916ull, 2383442507716996732ull,
+    2362357316524691841ull, 3550631267640149211ull, 1255185265220861680ull, 917771333061254578ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[240] = {
+    1729382256910270460ull, 3476883051114107317ull, 3174537678559488814ull, 925804674687694970ull,
+    3163687887632643281ull, 4155853542950210066ull, 1735758398812268926ull, 350194259681391803ull,
+    1457201767058013997ull, 3867657132260609939ull, 3736667009681821527ull, 811644003436303645ull,
+    487605760032951608ull, 2098028438630261927ull, 733637758923106799ull, 1705468847311809733ull,
+    1729382256910270460ull, 3174537678559488814ull, 3163687887632643281ull, 1735758398812268926ull,
+    1457201767058013997ull, 3736667009681821527ull, 487605760032951608ull, 733637758923106799ull,
+    667480660524446570ull, 263905525174732239ull, 3941932662964242749ull, 3894101812361035661ull,
+    2386747129020578078ull, 3200014787980286546ull, 90005683472110317ull, 1795117943575646548ull,
+    1729382256910270460ull, 925804674687694970ull, 1735758398812268926ull, 3867657132260609939ull,
+    487605760032951608ull, 1705468847311809733ull, 263905525174732239ull, 3497887774050234416ull,
+    2386747129020578078ull, 3739153336738914713ull, 1795117943575646548ull, 2550860495684159151ull,
+    1303882022219405261ull, 1460081396124149415ull, 3874448469163585823ull, 2691928562661703635ull,
+    1729382256910270460ull, 3163687887632643281ull, 1457201767058013997ull, 487605760032951608ull,
+    667480660524446570ull, 3941932662964242749ull, 2386747129020578078ull, 90005683472110317ull,
+    2080441839125523171ull, 1303882022219405261ull, 3528745245532525794ull, 2305565669982244650ull,
+    1585842362418304202ull, 2716813393020814529ull, 60538073906712922ull, 1255185265220861680ull,
+    1729382256910270460ull, 4155853542950210066ull, 3736667009681821527ull, 1705468847311809733ull,
+    3941932662964242749ull, 512375186173953955ull, 1795117943575646548ull, 3586454318912507751ull,
+    3528745245532525794ull, 2691928562661703635ull, 3641241084554760211ull, 330813892208290902ull,
+    1255185265220861680ull, 3105313214308007483ull, 2382340438951968985ull, 1823336862965174381ull,
+    1729382256910270460ull, 1735758398812268926ull, 487605760032951608ull, 263905525174732239ull,
+    2386747129020578078ull, 1795117943575646548ull, 1303882022219405261ull, 3874448469163585823ull,
+    1585842362418304202ull, 2059359081148152507ull, 1255185265220861680ull, 754332124317356728ull,
+    1359609888159613283ull, 1245930012289278152ull, 2615404746594659801ull, 2471180623826992337ull,
+    1729382256910270460ull, 350194259681391803ull, 733637758923106799ull, 3497887774050234416ull,
+    90005683472110317ull, 3586454318912507751ull, 3874448469163585823ull, 2225429928589519749ull,
+    60538073906712922ull, 651108377952135488ull, 2382340438951968985ull, 2063690039344690262ull,
+    2615404746594659801ull, 323486875044764426ull, 266908249491553749ull, 64400098435654798ull,
+    1729382256910270460ull, 1457201767058013997ull, 667480660524446570ull, 2386747129020578078ull,
+    2080441839125523171ull, 3528745245532525794ull, 1585842362418304202ull, 60538073906712922ull,
+    1427923768610732991ull, 1359609888159613283ull, 409524332690061911ull, 2362357316524691841ull,
+    3721808940232232516ull, 157856464367276538ull, 3695094751862229445ull, 3151870990171459294ull,
+    1729382256910270460ull, 3867657132260609939ull, 263905525174732239ull, 3739153336738914713ull,
+    1303882022219405261ull, 2691928562661703635ull, 2059359081148152507ull, 651108377952135488ull,
+    1359609888159613283ull, 3400451669049099933ull, 2471180623826992337ull, 3117533341865537694ull,
+    3383072288340994664ull, 31285103212273888ull, 1337554680257467128ull, 3829146194518428486ull,
+    1729382256910270460ull, 3736667009681821527ull, 3941932662964242749ull, 1795117943575646548ull,
+    3528745245532525794ull, 3641241084554760211ull, 1255185265220861680ull, 2382340438951968985ull,
+    409524332690061911ull, 2471180623826992337ull, 3156106805796809582ull, 313123928355577691ull,
+    3151870990171459294ull, 1004802775640331475ull, 3691734694166868681ull, 285238641838784628ull,
+    1729382256910270460ull, 811644003436303645ull, 3894101812361035661ull, 2550860495684159151ull,
+    2305565669982244650ull, 330813892208290902ull, 754332124317356728ull, 2063690039344690262ull,
+    2362357316524691841ull, 3117533341865537694ull, 313123928355577691ull, 3316637060859112891ull,
+    1015652566567177008ull, 2473871606888010556ull, 979325666219533743ull, 2460855439963455823ull,
+    1729382256910270460ull, 487605760032951608ull, 2386747129020578078ull, 1303882022219405261ull,
+    1585842362418304202ull, 1255185265220861680ull, 1359609888159613283ull, 2615404746594659801ull,
+    3721808940232232516ull, 3383072288340994664ull, 3151870990171459294ull, 1015652566567177008ull,
+    3511859793675373719ull, 4089334770727709972ull, 650595208667294495ull, 1462527061179005760ull,
+    1729382256910270460ull, 2098028438630261927ull, 3200014787980286546ull, 1460081396124149415ull,
+    2716813393020814529ull, 3105313214308007483ull, 1245930012289278152ull, 323486875044764426ull,
+    157856464367276538ull, 31285103212273888ull, 1004802775640331475ull, 2473871606888010556ull,
+    4089334770727709972ull, 626973181882694741ull, 2119981373051667782ull, 4064100330094081520ull,
+    1729382256910270460ull, 733637758923106799ull, 90005683472110317ull, 3874448469163585823ull,
+    60538073906712922ull, 2382340438951968985ull, 2615404746594659801ull, 266908249491553749ull,
+    3695094751862229445ull, 1337554680257467128ull, 3691734694166868681ull, 979325666219533743ull,
+    650595208667294495ull, 2119981373051667782ull, 395393153674760467ull, 56461977622633574ull,
+    1729382256910270460ull, 1705468847311809733ull, 1795117943575646548ull, 2691928562661703635ull,
+    1255185265220861680ull, 1823336862965174381ull, 2471180623826992337ull, 64400098435654798ull,
+    3151870990171459294ull, 3829146194518428486ull, 285238641838784628ull, 2460855439963455823ull,
+    1462527061179005760ull, 4064100330094081520ull, 56461977622633574ull, 567953740977008226ull,
+};
+
+__device__ const fe_word_t inv_k1_t0[112] = {
+    1729382256910270460ull, 3174537678559488814ull, 3163687887632643281ull, 1735758398812268926ull,
+    1457201767058013997ull, 3736667009681821527ull, 487605760032951608ull, 733637758923106799ull,
+    667480660524446570ull, 263905525174732239ull, 3941932662964242749ull, 3894101812361035661ull,
+    2386747129020578078ull, 3200014787980286546ull, 90005683472110317ull, 1795117943575646548ull,
+    1729382256910270460ull, 3163687887632643281ull, 1457201767058013997ull, 487605760032951608ull,
+    667480660524446570ull, 3941932662964242749ull, 2386747129020578078ull, 90005683472110317ull,
+    2080441839125523171ull, 1303882022219405261ull, 3528745245532525794ull, 2305565669982244650ull,
+    1585842362418304202ull, 2716813393020814529ull, 60538073906712922ull, 1255185265220861680ull,
+    1729382256910270460ull, 1735758398812268926ull, 487605760032951608ull, 263905525174732239ull,
+    2386747129020578078ull, 1795117943575646548ull, 1303882022219405261ull, 3874448469163585823ull,
+    1585842362418304202ull, 2059359081148152507ull, 1255185265220861680ull, 754332124317356728ull,
+    1359609888159613283ull, 1245930012289278152ull, 2615404746594659801ull, 2471180623826992337ull,
+    1729382256910270460ull, 1457201767058013997ull, 667480660524446570ull, 2386747129020578078ull,
+    2080441839125523171ull, 3528745245532525794ull, 1585842362418304202ull, 60538073906712922ull,
+    1427923768610732991ull, 1359609888159613283ull, 409524332690061911ull, 2362357316524691841ull,
+    3721808940232232516ull, 157856464367276538ull, 3695094751862229445ull, 3151870990171459294ull,
+    1729382256910270460ull, 3736667009681821527ull, 3941932662964242749ull, 1795117943575646548ull,
+    3528745245532525794ull, 3641241084554760211ull, 1255185265220861680ull, 2382340438951968985ull,
+    409524332690061911ull, 2471180623826992337ull, 3156106805796809582ull, 313123928355577691ull,
+    3151870990171459294ull, 1004802775640331475ull, 3691734694166868681ull, 285238641838784628ull,
+    1729382256910270460ull, 487605760032951608ull, 2386747129020578078ull, 1303882022219405261ull,
+    1585842362418304202ull, 1255185265220861680ull, 1359609888159613283ull, 2615404746594659801ull,
+    3721808940232232516ull, 3383072288340994664ull, 3151870990171459294ull, 1015652566567177008ull,
+    3511859793675373719ull, 4089334770727709972ull, 650595208667294495ull, 1462527061179005760ull,
+    1729382256910270460ull, 733637758923106799ull, 90005683472110317ull, 3874448469163585823ull,
+    60538073906712922ull, 2382340438951968985ull, 2615404746594659801ull, 266908249491553749ull,
+    3695094751862229445ull, 1337554680257467128ull, 3691734694166868681ull, 979325666219533743ull,
+    650595208667294495ull, 2119981373051667782ull, 395393153674760467ull, 56461977622633574ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 128 pieces of 2^8 elements (16 per block), 4 steps
@@ -425,44 +615,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t w0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 32767u;
-        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 255u)), fe_load_row(tw, (size_t)((w0e >> 8u) + 256u)));
-        const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 128u) & 32767u;
-        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 255u)), fe_load_row(tw, (size_t)((g0_0e >> 8u) + 256u)));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), fwd_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), fwd_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), fwd_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), fwd_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), fwd_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), fwd_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), fwd_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), fwd_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -602,7 +771,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         x15 = fe_mul_mont(x15, 3511859793675373719ull);
         {
             const fe_t t = x0;
-            x0 = fe_add(t, x1);
+            x0 = fe_add_lazy(t, x1);
             x1 = fe_sub_lazy(t, x1);
         }
         {
@@ -640,31 +809,37 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
+        const uint32_t w1e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 32767u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 255u)), fe_load_row(tw, (size_t)((w1e >> 8u) + 256u)));
         const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * 16u) & 32767u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 255u)), fe_load_row(tw, (size_t)((g1_0e >> 8u) + 256u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
         const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
         fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
         fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
         fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
         fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
         fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
         fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
         fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
@@ -933,22 +1108,15 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
-            const uint32_t g0_0e = ((((uint32_t)base >> 3u) & 15u) * 256u) & 32767u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 255u)), fe_load_row(tw, (size_t)((g0_0e >> 8u) + 256u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-            const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-            const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const uint32_t t0s = ((uint32_t)base >> 3u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g0_2);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k1_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k1_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k1_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k1_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k1_t0[96u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);
@@ -1284,44 +1452,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 32767u;
-        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 255u)), fe_load_row(tw, (size_t)((w0e >> 8u) + 256u)));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 128u) & 32767u;
-        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 255u)), fe_load_row(tw, (size_t)((g0_0e >> 8u) + 256u)));
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), inv_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), inv_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), inv_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), inv_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), inv_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), inv_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), inv_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), inv_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1461,7 +1608,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         x15 = fe_mul_mont(x15, 3695094751862229445ull);
         {
             const fe_t t = x0;
-            x0 = fe_add(t, x1);
+            x0 = fe_add_lazy(t, x1);
             x1 = fe_sub_lazy(t, x1);
         }
         {
@@ -1499,31 +1646,37 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
+        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 32767u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 255u)), fe_load_row(tw, (size_t)((w1e >> 8u) + 256u)));
         const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 7u) << 4u)) * 16u) & 32767u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 255u)), fe_load_row(tw, (size_t)((g1_0e >> 8u) + 256u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
         const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
         const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-        const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-        const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
         const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-        const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, g1_0));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, g1_1));
+        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
         fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, g1_2));
+        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
         fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
         fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
         fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, g1_3));
+        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
         fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
         fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
         fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
@@ -1792,22 +1945,15 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 11u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 11u) + ((((uint32_t)gj & 1u) << 11u) >> 4u) + ((((uint32_t)gj & 1u) << 11u) >> 8u));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 256u) & 32767u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 255u)), fe_load_row(tw, (size_t)((g0_0e >> 8u) + 256u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
-            const fe_t w0_5 = fe_mul_mont(g0_0, g0_2);
-            const fe_t w0_6 = fe_mul_mont(g0_1, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+            const uint32_t t0s = ((uint32_t)base >> 3u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), g0_2);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), w0_7);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k1_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k1_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k1_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k1_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k1_t0[96u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x4);

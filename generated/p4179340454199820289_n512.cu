@@ -177,6 +177,22 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[16] = {
+    1729382256910270460ull, 1027469464028360995ull, 484245702337590844ull, 4021483989832543751ull,
+    457531513967587773ull, 1816983137675128448ull, 3769816121509758378ull, 2819730566040207006ull,
+    2751416685589087298ull, 4118802380293107367ull, 2593498091781516087ull, 650595208667294495ull,
+    2098898615074297118ull, 1792593325179242211ull, 3511859793675373719ull, 2722138687141806292ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[16] = {
+    1729382256910270460ull, 1457201767058013997ull, 667480660524446570ull, 2386747129020578078ull,
+    2080441839125523171ull, 3528745245532525794ull, 1585842362418304202ull, 60538073906712922ull,
+    1427923768610732991ull, 1359609888159613283ull, 409524332690061911ull, 2362357316524691841ull,
+    3721808940232232516ull, 157856464367276538ull, 3695094751862229445ull, 3151870990171459294ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^9 elements (1 per block), 5 steps
@@ -665,10 +681,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
+        const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), g1_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), fwd_k0_t1[0u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -1177,10 +1192,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 1u) & 15u) * 16u) & 511u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
+        const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 544ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), g1_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 544ull), inv_k0_t1[0u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add_lazy(t, x1);

@@ -177,6 +177,38 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[48] = {
+    1729382256910270460ull, 3024642923758109026ull, 1027469464028360995ull, 470716383742517373ull,
+    484245702337590844ull, 796268165858825625ull, 4021483989832543751ull, 1023233648403010707ull,
+    457531513967587773ull, 1117245083902298516ull, 1816983137675128448ull, 1563935707605160488ull,
+    3769816121509758378ull, 1036170225183580470ull, 2819730566040207006ull, 395393153674760467ull,
+    1729382256910270460ull, 1027469464028360995ull, 484245702337590844ull, 4021483989832543751ull,
+    457531513967587773ull, 1816983137675128448ull, 3769816121509758378ull, 2819730566040207006ull,
+    2751416685589087298ull, 4118802380293107367ull, 2593498091781516087ull, 650595208667294495ull,
+    2098898615074297118ull, 1792593325179242211ull, 3511859793675373719ull, 2722138687141806292ull,
+    1729382256910270460ull, 470716383742517373ull, 4021483989832543751ull, 1117245083902298516ull,
+    3769816121509758378ull, 395393153674760467ull, 4118802380293107367ull, 1873774784217575639ull,
+    2098898615074297118ull, 237407791235577540ull, 2722138687141806292ull, 1154697530441711263ull,
+    3695094751862229445ull, 3156106805796809582ull, 2362357316524691841ull, 3143170229016239819ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[48] = {
+    1729382256910270460ull, 3163687887632643281ull, 1457201767058013997ull, 487605760032951608ull,
+    667480660524446570ull, 3941932662964242749ull, 2386747129020578078ull, 90005683472110317ull,
+    2080441839125523171ull, 1303882022219405261ull, 3528745245532525794ull, 2305565669982244650ull,
+    1585842362418304202ull, 2716813393020814529ull, 60538073906712922ull, 1255185265220861680ull,
+    1729382256910270460ull, 1457201767058013997ull, 667480660524446570ull, 2386747129020578078ull,
+    2080441839125523171ull, 3528745245532525794ull, 1585842362418304202ull, 60538073906712922ull,
+    1427923768610732991ull, 1359609888159613283ull, 409524332690061911ull, 2362357316524691841ull,
+    3721808940232232516ull, 157856464367276538ull, 3695094751862229445ull, 3151870990171459294ull,
+    1729382256910270460ull, 487605760032951608ull, 2386747129020578078ull, 1303882022219405261ull,
+    1585842362418304202ull, 1255185265220861680ull, 1359609888159613283ull, 2615404746594659801ull,
+    3721808940232232516ull, 3383072288340994664ull, 3151870990171459294ull, 1015652566567177008ull,
+    3511859793675373719ull, 4089334770727709972ull, 650595208667294495ull, 1462527061179005760ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^6 elements (1 per block), 3 steps
@@ -425,14 +457,11 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = ((uint32_t)base >> 2u) & 15u & 63u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), fwd_k0_t0[32u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -719,14 +748,11 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u)) & 63u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+        const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), g0_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), g0_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), w0_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 67ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 67ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 67ull), inv_k0_t0[32u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

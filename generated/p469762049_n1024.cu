@@ -177,6 +177,38 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[48] = {
+    67108855ull, 353901262ull, 312795370ull, 158892756ull,
+    64223341ull, 36451415ull, 443326971ull, 164250326ull,
+    223445251ull, 139578699ull, 219395992ull, 273580143ull,
+    364552238ull, 127741709ull, 169288528ull, 87890429ull,
+    67108855ull, 312795370ull, 64223341ull, 443326971ull,
+    223445251ull, 219395992ull, 364552238ull, 169288528ull,
+    380618853ull, 699721ull, 385128332ull, 120049373ull,
+    377633646ull, 17391451ull, 187887006ull, 333552297ull,
+    67108855ull, 158892756ull, 443326971ull, 139578699ull,
+    364552238ull, 87890429ull, 699721ull, 205442330ull,
+    377633646ull, 73442957ull, 333552297ull, 115860787ull,
+    405538708ull, 305511723ull, 250366057ull, 342020340ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[48] = {
+    67108855ull, 203895901ull, 136209752ull, 211924912ull,
+    281875043ull, 396319092ull, 452370598ull, 202194534ull,
+    92128403ull, 420897001ull, 349712676ull, 264319719ull,
+    84633717ull, 267916981ull, 469062328ull, 215026705ull,
+    67108855ull, 136209752ull, 281875043ull, 452370598ull,
+    92128403ull, 349712676ull, 84633717ull, 469062328ull,
+    89143196ull, 300473521ull, 105209811ull, 250366057ull,
+    246316798ull, 26435078ull, 405538708ull, 156966679ull,
+    67108855ull, 211924912ull, 452370598ull, 420897001ull,
+    84633717ull, 215026705ull, 300473521ull, 196181906ull,
+    246316798ull, 433310634ull, 156966679ull, 265866148ull,
+    187887006ull, 267567515ull, 120049373ull, 201845068ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^10 elements (1 per block), 5 steps
@@ -665,14 +697,11 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const uint32_t t1s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), w1_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), fwd_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), fwd_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), fwd_k0_t1[32u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1199,14 +1228,11 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 16u) & 1023u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
+        const uint32_t t1s = ((uint32_t)base >> 2u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), w1_3);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1055ull), inv_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1055ull), inv_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1055ull), inv_k0_t1[32u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -177,6 +177,164 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[240] = {
+    67108855ull, 125192272ull, 418037728ull, 304733078ull,
+    353901262ull, 76330755ull, 384221741ull, 461756092ull,
+    312795370ull, 118041771ull, 100237048ull, 311221552ull,
+    158892756ull, 26332558ull, 175407467ull, 303985962ull,
+    67108855ull, 418037728ull, 353901262ull, 384221741ull,
+    312795370ull, 100237048ull, 158892756ull, 175407467ull,
+    64223341ull, 337550952ull, 36451415ull, 294850338ull,
+    443326971ull, 389349945ull, 164250326ull, 191315049ull,
+    67108855ull, 304733078ull, 384221741ull, 118041771ull,
+    158892756ull, 303985962ull, 337550952ull, 299001683ull,
+    443326971ull, 14167994ull, 191315049ull, 296192354ull,
+    139578699ull, 227233818ull, 388047262ull, 402835555ull,
+    67108855ull, 353901262ull, 312795370ull, 158892756ull,
+    64223341ull, 36451415ull, 443326971ull, 164250326ull,
+    223445251ull, 139578699ull, 219395992ull, 273580143ull,
+    364552238ull, 127741709ull, 169288528ull, 87890429ull,
+    67108855ull, 76330755ull, 100237048ull, 303985962ull,
+    36451415ull, 441947140ull, 191315049ull, 400100376ull,
+    219395992ull, 402835555ull, 44926597ull, 433991859ull,
+    87890429ull, 53579030ull, 123042035ull, 287801957ull,
+    67108855ull, 384221741ull, 158892756ull, 337550952ull,
+    443326971ull, 191315049ull, 139578699ull, 388047262ull,
+    364552238ull, 171119481ull, 87890429ull, 439567578ull,
+    699721ull, 112401065ull, 205442330ull, 356337195ull,
+    67108855ull, 461756092ull, 175407467ull, 299001683ull,
+    164250326ull, 400100376ull, 388047262ull, 71962808ull,
+    169288528ull, 236431513ull, 123042035ull, 194672276ull,
+    205442330ull, 414633106ull, 273765245ull, 399267133ull,
+    67108855ull, 312795370ull, 64223341ull, 443326971ull,
+    223445251ull, 219395992ull, 364552238ull, 169288528ull,
+    380618853ull, 699721ull, 385128332ull, 120049373ull,
+    377633646ull, 17391451ull, 187887006ull, 333552297ull,
+    67108855ull, 118041771ull, 337550952ull, 14167994ull,
+    139578699ull, 402835555ull, 171119481ull, 236431513ull,
+    699721ull, 177131222ull, 356337195ull, 419915900ull,
+    73442957ull, 421973795ull, 434098145ull, 8005957ull,
+    67108855ull, 100237048ull, 36451415ull, 191315049ull,
+    219395992ull, 44926597ull, 87890429ull, 123042035ull,
+    385128332ull, 356337195ull, 267567515ull, 55382315ull,
+    333552297ull, 51724321ull, 310869293ull, 174911711ull,
+    67108855ull, 311221552ull, 294850338ull, 296192354ull,
+    273580143ull, 433991859ull, 439567578ull, 194672276ull,
+    120049373ull, 419915900ull, 55382315ull, 92485295ull,
+    115860787ull, 165776087ull, 80412104ull, 12211781ull,
+    67108855ull, 158892756ull, 443326971ull, 139578699ull,
+    364552238ull, 87890429ull, 699721ull, 205442330ull,
+    377633646ull, 73442957ull, 333552297ull, 115860787ull,
+    405538708ull, 305511723ull, 250366057ull, 342020340ull,
+    67108855ull, 26332558ull, 389349945ull, 227233818ull,
+    127741709ull, 53579030ull, 112401065ull, 414633106ull,
+    17391451ull, 421973795ull, 51724321ull, 165776087ull,
+    305511723ull, 187858597ull, 298642568ull, 364961098ull,
+    67108855ull, 175407467ull, 164250326ull, 388047262ull,
+    169288528ull, 123042035ull, 205442330ull, 273765245ull,
+    187887006ull, 434098145ull, 310869293ull, 80412104ull,
+    250366057ull, 298642568ull, 215026705ull, 67210906ull,
+    67108855ull, 303985962ull, 191315049ull, 402835555ull,
+    87890429ull, 287801957ull, 356337195ull, 399267133ull,
+    333552297ull, 8005957ull, 174911711ull, 12211781ull,
+    342020340ull, 364961098ull, 67210906ull, 253445184ull,
+};
+
+__device__ const fe_word_t fwd_k1_t0[48] = {
+    67108855ull, 353901262ull, 312795370ull, 158892756ull,
+    64223341ull, 36451415ull, 443326971ull, 164250326ull,
+    223445251ull, 139578699ull, 219395992ull, 273580143ull,
+    364552238ull, 127741709ull, 169288528ull, 87890429ull,
+    67108855ull, 312795370ull, 64223341ull, 443326971ull,
+    223445251ull, 219395992ull, 364552238ull, 169288528ull,
+    380618853ull, 699721ull, 385128332ull, 120049373ull,
+    377633646ull, 17391451ull, 187887006ull, 333552297ull,
+    67108855ull, 158892756ull, 443326971ull, 139578699ull,
+    364552238ull, 87890429ull, 699721ull, 205442330ull,
+    377633646ull, 73442957ull, 333552297ull, 115860787ull,
+    405538708ull, 305511723ull, 250366057ull, 342020340ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[240] = {
+    67108855ull, 106838953ull, 35663904ull, 121831778ull,
+    203895901ull, 278308970ull, 169883155ull, 377276754ull,
+    136209752ull, 466296392ull, 438227307ull, 47788254ull,
+    211924912ull, 36984200ull, 360217375ull, 74480196ull,
+    67108855ull, 35663904ull, 203895901ull, 169883155ull,
+    136209752ull, 438227307ull, 211924912ull, 360217375ull,
+    281875043ull, 414379734ull, 396319092ull, 41475321ull,
+    452370598ull, 7976802ull, 202194534ull, 195996804ull,
+    67108855ull, 121831778ull, 169883155ull, 466296392ull,
+    211924912ull, 74480196ull, 414379734ull, 152245265ull,
+    452370598ull, 221133051ull, 195996804ull, 456809961ull,
+    420897001ull, 32260455ull, 207070806ull, 410105917ull,
+    67108855ull, 203895901ull, 136209752ull, 211924912ull,
+    281875043ull, 396319092ull, 452370598ull, 202194534ull,
+    92128403ull, 420897001ull, 349712676ull, 264319719ull,
+    84633717ull, 267916981ull, 469062328ull, 215026705ull,
+    67108855ull, 278308970ull, 438227307ull, 74480196ull,
+    396319092ull, 428184552ull, 195996804ull, 282661175ull,
+    349712676ull, 410105917ull, 357360984ull, 63693683ull,
+    215026705ull, 233330536ull, 392210531ull, 409786671ull,
+    67108855ull, 169883155ull, 211924912ull, 414379734ull,
+    452370598ull, 195996804ull, 420897001ull, 207070806ull,
+    84633717ull, 347401336ull, 215026705ull, 59545044ull,
+    300473521ull, 424835452ull, 196181906ull, 218174521ull,
+    67108855ull, 377276754ull, 360217375ull, 152245265ull,
+    202194534ull, 282661175ull, 207070806ull, 290997754ull,
+    469062328ull, 416183019ull, 392210531ull, 248921345ull,
+    196181906ull, 12211781ull, 278447000ull, 112303104ull,
+    67108855ull, 136209752ull, 281875043ull, 452370598ull,
+    92128403ull, 349712676ull, 84633717ull, 469062328ull,
+    89143196ull, 300473521ull, 105209811ull, 250366057ull,
+    246316798ull, 26435078ull, 405538708ull, 156966679ull,
+    67108855ull, 466296392ull, 414379734ull, 221133051ull,
+    420897001ull, 410105917ull, 347401336ull, 416183019ull,
+    300473521ull, 446030419ull, 218174521ull, 44105790ull,
+    433310634ull, 158540497ull, 51724321ull, 92485295ull,
+    67108855ull, 438227307ull, 396319092ull, 195996804ull,
+    349712676ull, 357360984ull, 215026705ull, 392210531ull,
+    105209811ull, 218174521ull, 305511723ull, 132211097ull,
+    156966679ull, 434098145ull, 257837137ull, 428286728ull,
+    67108855ull, 47788254ull, 41475321ull, 456809961ull,
+    264319719ull, 63693683ull, 59545044ull, 248921345ull,
+    250366057ull, 44105790ull, 132211097ull, 8005957ull,
+    265866148ull, 395281853ull, 461785247ull, 414633106ull,
+    67108855ull, 211924912ull, 452370598ull, 420897001ull,
+    84633717ull, 215026705ull, 300473521ull, 196181906ull,
+    246316798ull, 433310634ull, 156966679ull, 265866148ull,
+    187887006ull, 267567515ull, 120049373ull, 201845068ull,
+    67108855ull, 36984200ull, 7976802ull, 32260455ull,
+    267916981ull, 233330536ull, 424835452ull, 12211781ull,
+    26435078ull, 158540497ull, 434098145ull, 395281853ull,
+    267567515ull, 8301377ull, 122360713ull, 17204117ull,
+    67108855ull, 360217375ull, 202194534ull, 207070806ull,
+    469062328ull, 392210531ull, 196181906ull, 278447000ull,
+    405538708ull, 51724321ull, 257837137ull, 461785247ull,
+    120049373ull, 122360713ull, 87890429ull, 430378634ull,
+    67108855ull, 74480196ull, 195996804ull, 410105917ull,
+    215026705ull, 409786671ull, 218174521ull, 112303104ull,
+    156966679ull, 92485295ull, 428286728ull, 414633106ull,
+    201845068ull, 17204117ull, 430378634ull, 209904639ull,
+};
+
+__device__ const fe_word_t inv_k1_t0[48] = {
+    67108855ull, 203895901ull, 136209752ull, 211924912ull,
+    281875043ull, 396319092ull, 452370598ull, 202194534ull,
+    92128403ull, 420897001ull, 349712676ull, 264319719ull,
+    84633717ull, 267916981ull, 469062328ull, 215026705ull,
+    67108855ull, 136209752ull, 281875043ull, 452370598ull,
+    92128403ull, 349712676ull, 84633717ull, 469062328ull,
+    89143196ull, 300473521ull, 105209811ull, 250366057ull,
+    246316798ull, 26435078ull, 405538708ull, 156966679ull,
+    67108855ull, 211924912ull, 452370598ull, 420897001ull,
+    84633717ull, 215026705ull, 300473521ull, 196181906ull,
+    246316798ull, 433310634ull, 156966679ull, 265866148ull,
+    187887006ull, 267567515ull, 120049373ull, 201845068ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 64 pieces of 2^8 elements (32 per block), 4 steps
@@ -428,44 +586,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t w0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-            const uint32_t g0_0e = ((((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
+            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), fwd_k0_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), fwd_k0_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), fwd_k0_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), fwd_k0_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), fwd_k0_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), fwd_k0_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), fwd_k0_t0[96u + t0s]);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), fwd_k0_t0[112u + t0s]);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), fwd_k0_t0[128u + t0s]);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), fwd_k0_t0[144u + t0s]);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), fwd_k0_t0[160u + t0s]);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), fwd_k0_t0[176u + t0s]);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), fwd_k0_t0[192u + t0s]);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), fwd_k0_t0[208u + t0s]);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), fwd_k0_t0[224u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -605,7 +742,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
+                x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
             {
@@ -643,31 +780,37 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
                 x14 = fe_add_lazy(t, x15);
                 x15 = fe_sub_lazy(t, x15);
             }
+            const uint32_t w1e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
+            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
             const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 16u) & 16383u;
             const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
             const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
             const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
             fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
             fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
             fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
             fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
             fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
             fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
             fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
@@ -938,14 +1081,11 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 9u));
-            const uint32_t g0_0e = ((((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), w0_3);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), fwd_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), fwd_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), fwd_k1_t0[32u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1236,44 +1376,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t w0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 127u)), fe_load_row(tw, (size_t)((w0e >> 7u) + 128u)));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 4u) & 15u) * 64u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8718ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), w0_15);
+            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), inv_k0_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), inv_k0_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), inv_k0_t0[32u + t0s]);
+            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), inv_k0_t0[48u + t0s]);
+            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), inv_k0_t0[64u + t0s]);
+            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), inv_k0_t0[80u + t0s]);
+            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), inv_k0_t0[96u + t0s]);
+            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), inv_k0_t0[112u + t0s]);
+            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), inv_k0_t0[128u + t0s]);
+            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), inv_k0_t0[144u + t0s]);
+            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), inv_k0_t0[160u + t0s]);
+            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), inv_k0_t0[176u + t0s]);
+            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), inv_k0_t0[192u + t0s]);
+            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), inv_k0_t0[208u + t0s]);
+            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), inv_k0_t0[224u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x8);
@@ -1413,7 +1532,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
             {
                 const fe_t t = x0;
-                x0 = fe_add(t, x1);
+                x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
             {
@@ -1451,31 +1570,37 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
                 x14 = fe_add_lazy(t, x15);
                 x15 = fe_sub_lazy(t, x15);
             }
+            const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 16383u;
+            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 127u)), fe_load_row(tw, (size_t)((w1e >> 7u) + 128u)));
             const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 1u) << 5u)) * 16u) & 16383u;
             const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 127u)), fe_load_row(tw, (size_t)((g1_0e >> 7u) + 128u)));
             const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
             const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
             const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-            const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-            const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
+            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
             const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_9 = fe_mul_mont(g1_0, g1_3);
-            const fe_t w1_10 = fe_mul_mont(g1_1, g1_3);
+            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
             const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(g1_2, g1_3);
+            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
             const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
             const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
             const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, g1_0));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, g1_1));
+            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
+            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
+            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
             fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, g1_2));
+            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
             fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
             fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
             fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, g1_3));
+            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
             fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
             fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
             fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
@@ -1746,14 +1871,11 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
         for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
             const uint32_t base = bt + (((uint32_t)gj & 3u) << 10u);
             const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 10u) + ((((uint32_t)gj & 3u) << 10u) >> 4u) + ((((uint32_t)gj & 3u) << 10u) >> 9u));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 2u) & 15u) * 256u) & 16383u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 127u)), fe_load_row(tw, (size_t)((g0_0e >> 7u) + 128u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t w0_3 = fe_mul_mont(g0_0, g0_1);
+            const uint32_t t0s = ((uint32_t)base >> 2u) & 15u;
             fe_t x0 = fe_load(tile, sbase + 0u, 4358ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), g0_0);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), g0_1);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), w0_3);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4358ull), inv_k1_t0[0u + t0s]);
+            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4358ull), inv_k1_t0[16u + t0s]);
+            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4358ull), inv_k1_t0[32u + t0s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

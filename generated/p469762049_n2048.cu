@@ -177,6 +177,70 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t1[112] = {
+    67108855ull, 418037728ull, 353901262ull, 384221741ull,
+    312795370ull, 100237048ull, 158892756ull, 175407467ull,
+    64223341ull, 337550952ull, 36451415ull, 294850338ull,
+    443326971ull, 389349945ull, 164250326ull, 191315049ull,
+    67108855ull, 353901262ull, 312795370ull, 158892756ull,
+    64223341ull, 36451415ull, 443326971ull, 164250326ull,
+    223445251ull, 139578699ull, 219395992ull, 273580143ull,
+    364552238ull, 127741709ull, 169288528ull, 87890429ull,
+    67108855ull, 384221741ull, 158892756ull, 337550952ull,
+    443326971ull, 191315049ull, 139578699ull, 388047262ull,
+    364552238ull, 171119481ull, 87890429ull, 439567578ull,
+    699721ull, 112401065ull, 205442330ull, 356337195ull,
+    67108855ull, 312795370ull, 64223341ull, 443326971ull,
+    223445251ull, 219395992ull, 364552238ull, 169288528ull,
+    380618853ull, 699721ull, 385128332ull, 120049373ull,
+    377633646ull, 17391451ull, 187887006ull, 333552297ull,
+    67108855ull, 100237048ull, 36451415ull, 191315049ull,
+    219395992ull, 44926597ull, 87890429ull, 123042035ull,
+    385128332ull, 356337195ull, 267567515ull, 55382315ull,
+    333552297ull, 51724321ull, 310869293ull, 174911711ull,
+    67108855ull, 158892756ull, 443326971ull, 139578699ull,
+    364552238ull, 87890429ull, 699721ull, 205442330ull,
+    377633646ull, 73442957ull, 333552297ull, 115860787ull,
+    405538708ull, 305511723ull, 250366057ull, 342020340ull,
+    67108855ull, 175407467ull, 164250326ull, 388047262ull,
+    169288528ull, 123042035ull, 205442330ull, 273765245ull,
+    187887006ull, 434098145ull, 310869293ull, 80412104ull,
+    250366057ull, 298642568ull, 215026705ull, 67210906ull,
+};
+
+__device__ const fe_word_t inv_k0_t1[112] = {
+    67108855ull, 35663904ull, 203895901ull, 169883155ull,
+    136209752ull, 438227307ull, 211924912ull, 360217375ull,
+    281875043ull, 414379734ull, 396319092ull, 41475321ull,
+    452370598ull, 7976802ull, 202194534ull, 195996804ull,
+    67108855ull, 203895901ull, 136209752ull, 211924912ull,
+    281875043ull, 396319092ull, 452370598ull, 202194534ull,
+    92128403ull, 420897001ull, 349712676ull, 264319719ull,
+    84633717ull, 267916981ull, 469062328ull, 215026705ull,
+    67108855ull, 169883155ull, 211924912ull, 414379734ull,
+    452370598ull, 195996804ull, 420897001ull, 207070806ull,
+    84633717ull, 347401336ull, 215026705ull, 59545044ull,
+    300473521ull, 424835452ull, 196181906ull, 218174521ull,
+    67108855ull, 136209752ull, 281875043ull, 452370598ull,
+    92128403ull, 349712676ull, 84633717ull, 469062328ull,
+    89143196ull, 300473521ull, 105209811ull, 250366057ull,
+    246316798ull, 26435078ull, 405538708ull, 156966679ull,
+    67108855ull, 438227307ull, 396319092ull, 195996804ull,
+    349712676ull, 357360984ull, 215026705ull, 392210531ull,
+    105209811ull, 218174521ull, 305511723ull, 132211097ull,
+    156966679ull, 434098145ull, 257837137ull, 428286728ull,
+    67108855ull, 211924912ull, 452370598ull, 420897001ull,
+    84633717ull, 215026705ull, 300473521ull, 196181906ull,
+    246316798ull, 433310634ull, 156966679ull, 265866148ull,
+    187887006ull, 267567515ull, 120049373ull, 201845068ull,
+    67108855ull, 360217375ull, 202194534ull, 207070806ull,
+    469062328ull, 392210531ull, 196181906ull, 278447000ull,
+    405538708ull, 51724321ull, 257837137ull, 461785247ull,
+    120049373ull, 122360713ull, 87890429ull, 430378634ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^11 elements (1 per block), 5 steps
@@ -665,22 +729,15 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
-        const uint32_t g1_0e = ((((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const uint32_t t1s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 2118ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2118ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2118ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2118ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2118ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2118ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2118ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2118ull), w1_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2118ull), fwd_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2118ull), fwd_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2118ull), fwd_k0_t1[32u + t1s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2118ull), fwd_k0_t1[48u + t1s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2118ull), fwd_k0_t1[64u + t1s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2118ull), fwd_k0_t1[80u + t1s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2118ull), fwd_k0_t1[96u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);
@@ -1255,22 +1312,15 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
-        const uint32_t g1_0e = (0u - (((uint32_t)base >> 3u) & 15u) * 16u) & 2047u;
-        const fe_t g1_0 = fe_load_row(tw, (size_t)g1_0e);
-        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-        const fe_t w1_3 = fe_mul_mont(g1_0, g1_1);
-        const fe_t w1_5 = fe_mul_mont(g1_0, g1_2);
-        const fe_t w1_6 = fe_mul_mont(g1_1, g1_2);
-        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const uint32_t t1s = ((uint32_t)base >> 3u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 2118ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2118ull), g1_0);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2118ull), g1_1);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2118ull), w1_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2118ull), g1_2);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2118ull), w1_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2118ull), w1_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2118ull), w1_7);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2118ull), inv_k0_t1[0u + t1s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2118ull), inv_k0_t1[16u + t1s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2118ull), inv_k0_t1[32u + t1s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2118ull), inv_k0_t1[48u + t1s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2118ull), inv_k0_t1[64u + t1s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2118ull), inv_k0_t1[80u + t1s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2118ull), inv_k0_t1[96u + t1s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x4);

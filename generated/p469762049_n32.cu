@@ -177,6 +177,22 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
 
+// ---- constant tables ---------------------------------------------------------------------
+
+__device__ const fe_word_t fwd_k0_t0[16] = {
+    67108855ull, 312795370ull, 64223341ull, 443326971ull,
+    223445251ull, 219395992ull, 364552238ull, 169288528ull,
+    380618853ull, 699721ull, 385128332ull, 120049373ull,
+    377633646ull, 17391451ull, 187887006ull, 333552297ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[16] = {
+    67108855ull, 136209752ull, 281875043ull, 452370598ull,
+    92128403ull, 349712676ull, 84633717ull, 469062328ull,
+    89143196ull, 300473521ull, 105209811ull, 250366057ull,
+    246316798ull, 26435078ull, 405538708ull, 156966679ull,
+};
+
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^5 elements (1 per block), 3 steps
@@ -425,10 +441,9 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        const uint32_t g0_0e = ((uint32_t)base >> 1u) & 15u & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), fwd_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x1);
@@ -697,10 +712,9 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 1u) & 15u)) & 31u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
+        const uint32_t t0s = ((uint32_t)base >> 1u) & 15u;
         fe_t x0 = fe_load(tile, sbase + 0u, 32ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), g0_0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 32ull), inv_k0_t0[0u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add_lazy(t, x1);

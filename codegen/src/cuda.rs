@@ -1209,8 +1209,8 @@ impl fmt::Display for Kernel {
     }
 }
 
-/// A table of constant field words (twiddles in the field's table form, see
-/// [`fe::mul_mont`]), printed as `__constant__ const fe_word_t name[len] = { … };`.
+/// A table of constant field words at file scope: twiddles in the field's table form (see
+/// [`fe::mul_mont`]).
 ///
 /// The values are raw memory words in the field's layout (digit-major for SRGFNs, as
 /// `fe_load(table, j, m)` reads them).
@@ -1218,15 +1218,38 @@ impl fmt::Display for Kernel {
 pub struct Table {
     /// The table's name.
     pub name: String,
+    /// Where it lives.
+    pub space: Space,
     /// The words.
     pub words: Vec<u64>,
 }
 
+/// The memory a [`Table`] lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `__constant__`: broadcast to a warp whose threads read one word, serialised when
+    /// they read several.
+    Constant,
+    /// `__device__` global memory, read through L1: a warp's reads of neighbouring words
+    /// take one wavefront.
+    Device,
+}
+
 impl Table {
-    /// A constant table.
+    /// A `__constant__` table of field words.
     pub fn new(name: impl Into<String>, words: Vec<u64>) -> Table {
         Table {
             name: name.into(),
+            space: Space::Constant,
+            words,
+        }
+    }
+
+    /// A `__device__` table of field words, for reads that differ across a warp.
+    pub fn device(name: impl Into<String>, words: Vec<u64>) -> Table {
+        Table {
+            name: name.into(),
+            space: Space::Device,
             words,
         }
     }
@@ -1252,7 +1275,11 @@ impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A zero-length array is not valid C++; an empty table keeps one unused word.
         let len = self.words.len().max(1);
-        writeln!(f, "__constant__ const fe_word_t {}[{len}] = {{", self.name)?;
+        let space = match self.space {
+            Space::Constant => "__constant__",
+            Space::Device => "__device__",
+        };
+        writeln!(f, "{space} const fe_word_t {}[{len}] = {{", self.name)?;
         if self.words.is_empty() {
             writeln!(f, "    0ull,")?;
         }

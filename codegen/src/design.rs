@@ -332,7 +332,13 @@ fn render(
         .chain(inv.into_iter().flat_map(|e| &e.kernels))
         .cloned()
         .collect();
-    unit::render_with(&header, any, prelude_options(any, n), &[], &kernels)
+    let tables: Vec<_> = fwd
+        .tables
+        .iter()
+        .chain(inv.into_iter().flat_map(|e| &e.tables))
+        .cloned()
+        .collect();
+    unit::render_with(&header, any, prelude_options(any, n), &tables, &kernels)
 }
 
 /// Transforms up to 2^SMALL_BITS points take the prelude for small transforms (see

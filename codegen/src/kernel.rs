@@ -18,10 +18,11 @@
 //! `gridDim.y` transforms of the same size stored one after another (batches).
 
 use crate::cost::FieldShape;
-use crate::cuda::{fe, Expr, Kernel, Param, SharedArray, Stmt, Type};
+use crate::cuda::{fe, Expr, Kernel, Param, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
 use crate::exec::{Roots, Shift};
 use crate::plan::{BitField, BitSource, Buffer, Codelet, Direction, KernelPlan, Op, Plan, Step};
+use crate::prelude::GOLDILOCKS;
 use fermat_dsl::field::Field;
 use num_bigint::BigUint;
 use serde::Serialize;
@@ -79,6 +80,8 @@ pub struct Emitted {
     pub kernels: Vec<Kernel>,
     /// One launch per kernel.
     pub launches: Vec<Launch>,
+    /// Constant tables the kernels read (file scope, before them).
+    pub tables: Vec<Table>,
     /// The rows of the twiddle table `tw` ([`TableLayout::rows`] counts them).
     pub layout: TableLayout,
 }
@@ -355,14 +358,16 @@ pub fn emit<F: Field>(
     };
     let mut kernels = Vec::new();
     let mut launches = Vec::new();
+    let mut tables = Vec::new();
     for (i, k) in plan.kernels.iter().enumerate() {
-        let (kernel, launch) = em.kernel(k, &format!("{prefix}_k{i}"), options)?;
+        let (kernel, launch) = em.kernel(k, &format!("{prefix}_k{i}"), options, &mut tables)?;
         kernels.push(kernel);
         launches.push(launch);
     }
     Ok(Emitted {
         kernels,
         launches,
+        tables,
         layout,
     })
 }
@@ -468,6 +473,13 @@ fn srgfn_register_cap(k: u64, scaled: bool) -> Option<u32> {
 fn blocks_for_registers(threads: u32, regs: u32) -> u32 {
     (REGISTER_FILE / (threads * regs)).clamp(1, MAX_BLOCKS_PER_SM)
 }
+
+/// Registers per thread that goldilocks' kernels are held to: 4 blocks of 256 threads.
+/// ptxas leaves its first passes at 68–70 registers (3 blocks); held to 64 they do not
+/// spill, and goldilocks 2^24 ran 1.7% faster on an H200 (bench/RESULTS.md, tuning round
+/// 9). Other 64-bit primes take Montgomery's REDC on 64-bit products, need 80–94
+/// registers, and spilled under the same bound.
+const GOLDILOCKS_REGISTERS: u32 = 64;
 
 /// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
 /// a radix-16 codelet each.
@@ -662,6 +674,42 @@ struct Uniform {
 /// shifts each) and P4 2^20 from 1.13 to 1.11 ms (one or two), but P3 2^20 from 0.428 to
 /// 0.440 ms (nine), which keeps its run-time shifts (bench/RESULTS.md, tuning round 7).
 const MAX_SPECIALISED_SHIFTS: usize = 8;
+
+/// The most run-time bits a codelet's own twiddle table is indexed by
+/// ([`Emitter::codelet_table`]): 2^5 entries for each of up to 16 elements, 4 KiB of L1.
+const CODELET_TABLE_BITS: u32 = 5;
+
+/// The exponents of a codelet's rotations, split as [`Emitter::codelet_exponents`] says.
+struct CodeletExponents {
+    /// The run-time terms of E_0: (coefficient, value), coefficients scaled to ω_{2^L}.
+    e0: Vec<(u64, Expr)>,
+    /// The run-time terms of each K_l, the same way.
+    k: Vec<Vec<(u64, Expr)>>,
+    /// The run-time bits the K_l depend on, each with its weight in every K_l.
+    k_bits: Vec<(Bit, Vec<u64>)>,
+    /// Per element v: Q(v) plus the compile-time parts of E_0 and of the K_l (mod 2^L, not
+    /// yet negated for inverse plans).
+    q: Vec<u64>,
+}
+
+/// The loads' twiddles of a codelet read from a table ([`Emitter::codelet_table`]).
+struct CodeletTable {
+    /// The loads' rotations.
+    shared: Shared,
+    /// The run-time terms of E_0, for the outputs' twiddles to take.
+    moved: Vec<(u64, Expr)>,
+    /// The table, unless every row is a constant.
+    table: Option<Table>,
+}
+
+/// The rotations of a codelet's elements, worked out for the whole codelet at once: per
+/// element, a run-time factor and a compile-time exponent (already negated for inverse
+/// plans).
+struct Shared {
+    /// Run-time twiddles in Montgomery form.
+    factors: Vec<Option<Expr>>,
+    consts: Vec<u64>,
+}
 
 /// Lanes of a warp, log2.
 const WARP_BITS: u32 = 5;
@@ -943,12 +991,16 @@ impl Swizzle {
 }
 
 impl<F: Field> Emitter<'_, F> {
-    /// The registers per thread a kernel is held to, if any ([`srgfn_register_cap`]).
+    /// The registers per thread a kernel is held to, if any ([`srgfn_register_cap`],
+    /// [`GOLDILOCKS_REGISTERS`]).
     fn register_cap(&self, k: &KernelPlan) -> Option<u32> {
         let scaled = k.steps.iter().any(|s| matches!(s, Step::Scale));
-        self.shape
-            .shift_order
-            .and_then(|order| srgfn_register_cap(order / 2, scaled))
+        match self.shape.shift_order {
+            Some(order) => srgfn_register_cap(order / 2, scaled),
+            None => {
+                (self.field.modulus() == BigUint::from(GOLDILOCKS)).then_some(GOLDILOCKS_REGISTERS)
+            }
+        }
     }
 
     fn word_bits(&self) -> u32 {
@@ -1050,31 +1102,22 @@ impl<F: Field> Emitter<'_, F> {
         }
     }
 
-    /// The twiddles of a whole codelet at once (word primes): for element v of a DFT
-    /// along tile bits `locals`, the pending rotations multiply by ω^e(v) with
+    /// The exponents of the rotations `pending` of a codelet along tile bits `locals` (word
+    /// primes): for element v,
     ///
     ///   e(v) = Σ_steps 2^(L−lo)·(x_r + Σ_l a_l v_l)(y_r + Σ_l c_l v_l)
     ///        = E_0 + Σ_l v_l·K_l + Q(v),
     ///
     /// x_r, y_r the run-time parts of the index fields, a_l and c_l the weights of the
     /// codelet's own bits v_l in them: E_0 = Σ x_r·y_r and K_l = Σ (a_l·y_r + c_l·x_r) are
-    /// known at run time, Q(v) = Σ (Σ a_l v_l)(Σ c_l v_l) at compile time. So ω^e(v) is
-    /// ω^E_0 times the product of the ω^K_l over the set bits of v — one product each from
-    /// a smaller subset — times a constant: 1 + log2 m table reads per codelet instead of m,
-    /// at the cost of m − 1 extra Montgomery products (cheap next to scattered reads).
-    ///
-    /// Returns, per element, the run-time twiddle (a variable) and the compile-time
-    /// exponent (already negated for inverse plans); `None` when nothing depends on the
-    /// run time.
-    #[allow(clippy::type_complexity)]
-    fn codelet_twiddles(
+    /// known at run time, Q(v) = Σ (Σ a_l v_l)(Σ c_l v_l) at compile time. `None` for
+    /// SRGFNs and for tables beyond 32-bit exponents.
+    fn codelet_exponents(
         &self,
         pending: &[&Step],
         locals: &[u32],
         runtime_bit: &dyn Fn(BitSource) -> Bit,
-        out: &mut Vec<Stmt>,
-        tmp: &mut u32,
-    ) -> Option<(Vec<Option<Expr>>, Vec<u64>)> {
+    ) -> Option<CodeletExponents> {
         if self.shape.shift_order.is_some() || self.log_table > 32 {
             return None;
         }
@@ -1083,10 +1126,12 @@ impl<F: Field> Emitter<'_, F> {
         let mask = (1u64 << l_bits) - 1;
         let b = locals.len();
         let m = 1usize << b;
-        // Run-time terms of E_0 and of each K_l, and the compile-time parts.
-        let mut e0: Vec<(u64, Expr)> = Vec::new();
-        let mut k: Vec<Vec<(u64, Expr)>> = vec![Vec::new(); b];
-        let mut q = vec![0u64; m];
+        let mut ex = CodeletExponents {
+            e0: Vec::new(),
+            k: vec![Vec::new(); b],
+            k_bits: Vec::new(),
+            q: vec![0u64; m],
+        };
         let mut e0_const = 0u64;
         let mut k_const = vec![0u64; b];
         for step in pending {
@@ -1094,8 +1139,8 @@ impl<F: Field> Emitter<'_, F> {
                 continue;
             };
             let scale = 1u64 << (l_bits - log_order);
-            // The run-time part (c + e) and the codelet-bit weights of an index field.
-            let split = |f: &BitField| -> (u64, Option<Expr>, Vec<u64>) {
+            // The run-time bits, their value (c + e) and the codelet-bit weights of a field.
+            let split = |f: &BitField| -> (Vec<Bit>, u64, Option<Expr>, Vec<u64>) {
                 let mut weights = vec![0u64; b];
                 let bits: Vec<Bit> = f
                     .bits
@@ -1111,10 +1156,10 @@ impl<F: Field> Emitter<'_, F> {
                     })
                     .collect();
                 let (c, e) = assemble(&bits, ty.clone());
-                (c, e, weights)
+                (bits, c, e, weights)
             };
-            let (cx, ex, a) = split(x);
-            let (cy, ey, c) = split(y);
+            let (xbits, cx, xe, a) = split(x);
+            let (ybits, cy, ye, c) = split(y);
             let term = |coef: u64, e: &Option<Expr>| -> Option<(u64, Expr)> {
                 let coef = coef.wrapping_mul(scale) & mask;
                 match (coef, e) {
@@ -1124,10 +1169,10 @@ impl<F: Field> Emitter<'_, F> {
             };
             // x_r·y_r.
             e0_const = e0_const.wrapping_add(cx.wrapping_mul(cy).wrapping_mul(scale));
-            e0.extend(term(cx, &ey));
-            e0.extend(term(cy, &ex));
-            if let (Some(ex), Some(ey)) = (&ex, &ey) {
-                e0.extend(term(1, &Some(ex.clone() * ey.clone())));
+            ex.e0.extend(term(cx, &ye));
+            ex.e0.extend(term(cy, &xe));
+            if let (Some(xe), Some(ye)) = (&xe, &ye) {
+                ex.e0.extend(term(1, &Some(xe.clone() * ye.clone())));
             }
             for l in 0..b {
                 k_const[l] = k_const[l].wrapping_add(
@@ -1135,28 +1180,71 @@ impl<F: Field> Emitter<'_, F> {
                         .wrapping_add(c[l].wrapping_mul(cx))
                         .wrapping_mul(scale),
                 );
-                k[l].extend(term(a[l], &ey));
-                k[l].extend(term(c[l], &ex));
+                ex.k[l].extend(term(a[l], &ye));
+                ex.k[l].extend(term(c[l], &xe));
             }
-            for (v, qv) in q.iter_mut().enumerate() {
+            // The same run-time parts of the K_l, bit by bit: a bit at place t of x weighs
+            // c_l·2^t in K_l, one of y a_l·2^t.
+            for (bits, weights) in [(&xbits, &c), (&ybits, &a)] {
+                for (t, bit) in bits.iter().enumerate() {
+                    if !matches!(bit, Bit::Of(..)) {
+                        continue;
+                    }
+                    let at = match ex.k_bits.iter().position(|(known, _)| known == bit) {
+                        Some(at) => at,
+                        None => {
+                            ex.k_bits.push((bit.clone(), vec![0; b]));
+                            ex.k_bits.len() - 1
+                        }
+                    };
+                    for (l, &w) in weights.iter().enumerate() {
+                        let add = w.wrapping_mul(1 << t).wrapping_mul(scale);
+                        let slot = &mut ex.k_bits[at].1[l];
+                        *slot = slot.wrapping_add(add) & mask;
+                    }
+                }
+            }
+            for (v, qv) in ex.q.iter_mut().enumerate() {
                 let sum = |w: &[u64]| -> u64 {
                     (0..b).filter(|&l| (v >> l) & 1 == 1).map(|l| w[l]).sum()
                 };
                 *qv = qv.wrapping_add(sum(&a).wrapping_mul(sum(&c)).wrapping_mul(scale));
             }
         }
-        if e0.is_empty() && k.iter().all(Vec::is_empty) {
-            return None;
-        }
-        for (v, qv) in q.iter_mut().enumerate() {
+        ex.k_bits.retain(|(_, w)| w.iter().any(|&w| w != 0));
+        for (v, qv) in ex.q.iter_mut().enumerate() {
             let from_k: u64 = (0..b)
                 .filter(|&l| (v >> l) & 1 == 1)
                 .fold(0u64, |acc, l| acc.wrapping_add(k_const[l]));
-            *qv = self.direction_exponent(
-                qv.wrapping_add(e0_const).wrapping_add(from_k) & mask,
-                l_bits,
-            );
+            *qv = qv.wrapping_add(e0_const).wrapping_add(from_k) & mask;
         }
+        Some(ex)
+    }
+
+    /// The twiddles of a whole codelet at once (word primes), from the exponents of
+    /// [`Self::codelet_exponents`] with `moved` added to E_0: ω^e(v) is ω^E_0 times the
+    /// product of the ω^K_l over the set bits of v — one product each from a smaller
+    /// subset — times a constant: 1 + log2 m table reads per codelet instead of m, at the
+    /// cost of m − 1 extra Montgomery products (cheap next to scattered reads).
+    ///
+    /// Returns, per element, the run-time twiddle and the compile-time exponent (already
+    /// negated for inverse plans); `None` when nothing depends on the run time.
+    fn codelet_twiddles(
+        &self,
+        ex: CodeletExponents,
+        moved: &[(u64, Expr)],
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Option<Shared> {
+        let CodeletExponents { mut e0, k, q, .. } = ex;
+        e0.extend(moved.iter().cloned());
+        if e0.is_empty() && k.iter().all(Vec::is_empty) {
+            return None;
+        }
+        let ty = Type::U32;
+        let mask = (1u64 << self.log_table) - 1;
+        let b = k.len();
+        let m = q.len();
         let id = *tmp;
         *tmp += 1;
         // A run-time power ω^(Σ terms) as a named twiddle.
@@ -1225,7 +1313,104 @@ impl<F: Field> Emitter<'_, F> {
             };
             w.push(value);
         }
-        Some((w, q))
+        Some(Shared {
+            factors: w,
+            consts: q
+                .iter()
+                .map(|&e| self.direction_exponent(e, self.log_table))
+                .collect(),
+        })
+    }
+
+    /// The twiddles of a codelet's loads read whole from a table of the kernel's own
+    /// (word primes), where that is cheaper than deriving them: ω^e(v) = ω^E_0 ·
+    /// ω^(Σ_l v_l·K_l + Q(v)), and when the K_l depend on at most [`CODELET_TABLE_BITS`]
+    /// run-time bits s (the codelet's other tile bits, typically: the output index of the
+    /// round before), the second factor is an entry T[v][s] computed at compile time. The
+    /// first is the same for every element of the codelet, so it commutes with the DFT and
+    /// is `moved` to the outputs, where the next twist multiplies them anyway (its twiddles
+    /// take one more product). A codelet of 16 thus spends 15 reads of one L1 wavefront
+    /// each instead of about 20 Montgomery products on its input twiddles — products on the
+    /// integer multiplier, whose pipe bounds the word-prime passes (ncu: 64% busy, "math
+    /// pipe throttle" the first stall). On an H200, babybear 2^24 went from 0.152 to
+    /// 0.143 ms and goldilocks 2^24 from 0.388 to 0.359 (bench/RESULTS.md, tuning round 9).
+    ///
+    /// Entries are in Montgomery form: Shoup pairs (w and ⌊w·2^32/p⌋) would save a product
+    /// per twiddle but hold twice the registers, and the kernels then fit fewer blocks.
+    /// `None` where the derivation stays: too many run-time bits, or an E_0 that depends on
+    /// the run time without output twiddles to take it.
+    fn codelet_table(
+        &self,
+        ex: &CodeletExponents,
+        outputs_twisted: bool,
+        name: &str,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Option<CodeletTable> {
+        let s_bits = ex.k_bits.len() as u32;
+        if s_bits > CODELET_TABLE_BITS
+            || (ex.k_bits.is_empty() && ex.e0.is_empty())
+            || (!ex.e0.is_empty() && !outputs_twisted)
+        {
+            return None;
+        }
+        let mask = (1u64 << self.log_table) - 1;
+        let m = ex.q.len();
+        // The run-time part of element v's exponent for run-time bits s.
+        let varying = |v: usize, s: u64| -> u64 {
+            ex.k_bits
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| (s >> i) & 1 == 1)
+                .flat_map(|(_, (_, w))| {
+                    w.iter()
+                        .enumerate()
+                        .filter(move |&(l, _)| (v >> l) & 1 == 1)
+                })
+                .fold(0u64, |acc, (_, &w)| acc.wrapping_add(w))
+                & mask
+        };
+        let id = *tmp;
+        *tmp += 1;
+        let table_name = format!("{name}_t{id}");
+        let index = format!("t{id}s");
+        let (_, s_expr) = assemble(
+            &ex.k_bits.iter().map(|(b, _)| b.clone()).collect::<Vec<_>>(),
+            Type::U32,
+        );
+        let mut words = Vec::new();
+        let mut factors = Vec::with_capacity(m);
+        let mut consts = Vec::with_capacity(m);
+        for v in 0..m {
+            let row: Vec<u64> = (0..1u64 << s_bits)
+                .map(|s| {
+                    self.direction_exponent(ex.q[v].wrapping_add(varying(v, s)), self.log_table)
+                })
+                .collect();
+            if row.iter().all(|&e| e == row[0]) {
+                factors.push(None);
+                consts.push(row[0]);
+                continue;
+            }
+            let at = Expr::u32(words.len() as u32) + Expr::var(&index);
+            factors.push(Some(Expr::var(&table_name).at(at)));
+            consts.push(0);
+            words
+                .extend(row.iter().map(|&e| {
+                    montgomery(self.field, self.shape, &self.roots.power(self.field, e))
+                }));
+        }
+        // Without rows, only E_0 depended on the run time: the loads take constants alone.
+        let table = (!words.is_empty()).then(|| {
+            let s_expr = s_expr.expect("table rows vary with run-time bits");
+            out.push(Stmt::const_(Type::U32, index, s_expr));
+            Table::device(table_name, words)
+        });
+        Some(CodeletTable {
+            shared: Shared { factors, consts },
+            moved: ex.e0.clone(),
+            table,
+        })
     }
 
     /// `value · ω^e` for the run-time exponent held by variable `e` (already reduced mod
@@ -1503,6 +1688,7 @@ impl<F: Field> Emitter<'_, F> {
         k: &KernelPlan,
         name: &str,
         options: &EmitOptions,
+        tables: &mut Vec<Table>,
     ) -> Result<(Kernel, Launch), CodegenError> {
         let mut tile = Tile::new(k, self.shape, options)?;
         let word_bytes = self.word_bits() as u64 / 8;
@@ -1577,7 +1763,7 @@ impl<F: Field> Emitter<'_, F> {
         } else {
             body.extend(self.load_phase(k, &tile, &[], &mut tmp));
             for (round, layout) in rounds.iter().zip(&layouts) {
-                body.extend(self.round(round, layout, &tile, &mut tmp));
+                body.extend(self.round(round, layout, &tile, (name, tables), &mut tmp));
             }
             body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, true));
         }
@@ -1868,26 +2054,27 @@ impl<F: Field> Emitter<'_, F> {
     }
 
     /// The rotations `steps` applied to element v of a codelet: through the codelet's
-    /// shared twiddles where [`Self::codelet_twiddles`] found them, else one by one.
+    /// shared twiddles where [`Self::codelet_table`] or [`Self::codelet_twiddles`] found
+    /// them, else one by one.
     #[allow(clippy::too_many_arguments)]
     fn rotate(
         &self,
         value: Expr,
         v: u64,
         steps: &[&Step],
-        shared: &Option<(Vec<Option<Expr>>, Vec<u64>)>,
+        shared: &Option<Shared>,
         bit_of: &dyn Fn(BitSource) -> Bit,
         out: &mut Vec<Stmt>,
         tmp: &mut u32,
     ) -> Expr {
-        let Some((w, q)) = shared else {
+        let Some(shared) = shared else {
             return self.fused(value, steps, bit_of, out, tmp);
         };
         let mut value = value;
-        if let Some(t) = &w[v as usize] {
+        if let Some(t) = &shared.factors[v as usize] {
             value = fe::mul_mont(value, t.clone());
         }
-        if let Some(c) = self.constant(self.log_table, q[v as usize]) {
+        if let Some(c) = self.constant(self.log_table, shared.consts[v as usize]) {
             value = self.apply_constant(value, c);
         }
         for step in steps {
@@ -1908,7 +2095,7 @@ impl<F: Field> Emitter<'_, F> {
         &self,
         codelet: &Codelet,
         post: &[&Step],
-        shared: &Option<(Vec<Option<Expr>>, Vec<u64>)>,
+        shared: &Option<Shared>,
     ) -> Vec<(bool, bool)> {
         let p = self.field.modulus();
         let half = self.shape.shift_order.is_none() && p.bits() < u64::from(self.word_bits());
@@ -1923,8 +2110,10 @@ impl<F: Field> Emitter<'_, F> {
         // multiplying constant, or the 1/n scale.
         let output_multiplied = |v: usize| -> bool {
             match shared {
-                Some((w, q)) => {
-                    w[v].is_some() || multiplies(self.constant(self.log_table, q[v])) || scaled
+                Some(s) => {
+                    s.factors[v].is_some()
+                        || multiplies(self.constant(self.log_table, s.consts[v]))
+                        || scaled
                 }
                 None => post.len() == 1 && scaled,
             }
@@ -1972,6 +2161,7 @@ impl<F: Field> Emitter<'_, F> {
         steps: &RoundSteps,
         layout: &RoundLayout,
         tile: &Tile,
+        (name, tables): (&str, &mut Vec<Table>),
         tmp: &mut u32,
     ) -> Vec<Stmt> {
         let (locals, pre, post) = (steps.locals, &steps.pre[..], &steps.post[..]);
@@ -2065,10 +2255,24 @@ impl<F: Field> Emitter<'_, F> {
             None => (None, None),
         };
         let (spec_pre, spec_post) = (pre_switch.is_some(), post_switch.is_some());
+        // The loads' twiddles from a table of the kernel's own where it serves, their
+        // common factor then moved to the outputs; else derived per codelet.
+        let outputs_twisted = !spec_post && post.iter().any(|s| matches!(s, Step::Twiddle { .. }));
+        let mut moved = Vec::new();
         let shared_pre = if spec_pre {
             None
         } else {
-            self.codelet_twiddles(pre, locals, &runtime_bit, &mut inner, tmp)
+            self.codelet_exponents(pre, locals, &runtime_bit)
+                .and_then(|ex| {
+                    match self.codelet_table(&ex, outputs_twisted, name, &mut inner, tmp) {
+                        Some(t) => {
+                            moved = t.moved;
+                            tables.extend(t.table);
+                            Some(t.shared)
+                        }
+                        None => self.codelet_twiddles(ex, &[], &mut inner, tmp),
+                    }
+                })
         };
         for v in 0..m {
             let idx = slot(v);
@@ -2085,7 +2289,8 @@ impl<F: Field> Emitter<'_, F> {
         let shared_post = if spec_post {
             None
         } else {
-            self.codelet_twiddles(post, locals, &runtime_bit, &mut post_twiddles, tmp)
+            self.codelet_exponents(post, locals, &runtime_bit)
+                .and_then(|ex| self.codelet_twiddles(ex, &moved, &mut post_twiddles, tmp))
         };
         let lazy = self.lazy_outputs(&codelet, post, &shared_post);
         for (at, op) in codelet.ops.iter().enumerate() {

@@ -118,6 +118,10 @@ fn unsupported(field: &AnyField, why: String) -> CodegenError {
     }
 }
 
+/// 2^64 − 2^32 + 1: its prelude reduces through 2^64 ≡ 2^32 − 1 in 32-bit carry chains
+/// instead of Montgomery's REDC.
+pub(crate) const GOLDILOCKS: u64 = 0xffff_ffff_0000_0001;
+
 fn word_modulus(field: &AnyField) -> Result<u64, CodegenError> {
     let p = field.modulus();
     u64::try_from(&p).map_err(|_| unsupported(field, format!("word prime p = {p} exceeds 64 bits")))
@@ -146,6 +150,7 @@ fn word_context(name: &str, p: u64, bits: u32) -> Result<Context, CodegenError> 
     ctx.insert("suffix", if bits == 32 { "u" } else { "ull" });
     ctx.insert("pinv", &pinv.to_string());
     ctx.insert("r2", &r2.to_string());
+    ctx.insert("goldilocks", &(p == GOLDILOCKS));
     Ok(ctx)
 }
 

@@ -47,7 +47,7 @@ fn kernels_by(
         emit(f, &shape, &plan, &roots, &EmitOptions::default(), "fwd").unwrap()
     });
     let header = Header::new("kernel_snapshots test", any.name());
-    let source = unit::render(&header, &any, &[], &emitted.kernels).unwrap();
+    let source = unit::render(&header, &any, &emitted.tables, &emitted.kernels).unwrap();
     let texts = emitted.kernels.iter().map(|k| k.to_string()).collect();
     (any, texts, source)
 }
@@ -68,6 +68,27 @@ fn word_prime_radix_16_stage() {
     assert_eq!(k.len(), 2, "two passes of one radix-16 stage each");
     insta::assert_snapshot!("babybear_256_stage_0", k[0]);
     compiles(&source, "the babybear stages");
+}
+
+#[test]
+fn word_prime_codelet_table() {
+    // The second round of the first pass reads its input twiddles from the kernel's own
+    // table and hands their common factor to the output twist.
+    let (_, k, source) = kernels_by("babybear", 1 << 12, 4, 6, Strategy::Ct);
+    assert!(
+        source.contains("__device__ const fe_word_t fwd_k0_t"),
+        "the first pass has a table of its own"
+    );
+    let table = source
+        .split("__device__ const fe_word_t ")
+        .nth(1)
+        .and_then(|rest| rest.split("};").next())
+        .expect("a table");
+    insta::assert_snapshot!(
+        "babybear_4096_codelet_table",
+        format!("{table}}};\n\n{}", k[0])
+    );
+    compiles(&source, "the babybear passes with codelet tables");
 }
 
 #[test]

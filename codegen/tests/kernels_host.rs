@@ -27,6 +27,7 @@ const HARNESS: &str = r#"
 #define __launch_bounds__(...)
 #define __shared__ static
 #define __constant__ static
+#define __device__ static
 struct fermat_dim3 { unsigned x, y, z; };
 static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1};
 static inline void __syncthreads() {}
@@ -216,7 +217,7 @@ fn check_field<F: Field>(
     }
     let _ = rng.gen::<u8>();
     let header = Header::new("kernels_host test", any.name());
-    let source = unit::render(&header, any, &[], &emitted.kernels).unwrap();
+    let source = unit::render(&header, any, &emitted.tables, &emitted.kernels).unwrap();
     let Some(got) = run_host(name, &source, &emitted, &table, &input_words, batch) else {
         return source;
     };
@@ -329,6 +330,55 @@ fn split_twiddle_tables_match_the_executor() {
         opts(7, Direction::Inverse, Order::Natural),
         e,
     );
+}
+
+#[test]
+fn codelet_tables_match_the_executor() {
+    // A round after the first of a kernel reads its input twiddles from a `__device__`
+    // table of its own, indexed by the output index of the round before, and hands their
+    // common factor to its output twist: every direction and order, 32- and 64-bit words,
+    // the goldilocks reduction, and the inverse's 1/n scale on the same outputs.
+    let e = EmitOptions::default();
+    let cases = [
+        (
+            "babybear",
+            1 << 15,
+            16,
+            opts(8, Direction::Forward, Order::BitReversed),
+        ),
+        (
+            "babybear",
+            1 << 14,
+            16,
+            opts(8, Direction::Inverse, Order::Natural),
+        ),
+        (
+            "babybear",
+            1 << 16,
+            16,
+            opts(8, Direction::Forward, Order::Natural),
+        ),
+        (
+            "goldilocks",
+            1 << 14,
+            16,
+            opts(8, Direction::Inverse, Order::BitReversed),
+        ),
+        (
+            "4179340454199820289",
+            1 << 12,
+            8,
+            opts(6, Direction::Forward, Order::Natural),
+        ),
+    ];
+    for (spec, n, radix, options) in cases {
+        let source = check(spec, n, radix, options, e);
+        let tables = source.matches("__device__ const fe_word_t").count();
+        assert!(
+            tables > 0 && in_kernels(&source, "_t0[") > 0,
+            "{spec} n = {n}: no round read its twiddles from a table"
+        );
+    }
 }
 
 #[test]
