@@ -579,6 +579,11 @@ FE_FN fe_t fe_mul_rpow(fe_t a) {
     }
     return z;
 }
+
+// The run-time shift is a call from k = 8 digits: one copy of its code serves every site,
+// and P3's passes, whose inlined codelets wait on instruction fetch, ran 1% faster so on
+// an H200 (bench/RESULTS.md, tuning round 9).
+//
 // a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, as one signed
 // chain. The digits rotate cyclically up by j = i mod k (a barrel shifter: log2 k stages of
 // selects on registers, no indexing by i); digit h is then a_{h-j} r^h, positive, for

@@ -791,13 +791,18 @@ FE_FN fe_t fe_mul_rpow(fe_t a) {
     }
     return z;
 }
+
+// The run-time shift is a call from k = 8 digits: one copy of its code serves every site,
+// and P3's passes, whose inlined codelets wait on instruction fetch, ran 1% faster so on
+// an H200 (bench/RESULTS.md, tuning round 9).
+//
 // a * r^i for a run-time i in [0, 2k): the same shift as fe_mul_rpow<I>, as one signed
 // chain. The digits rotate cyclically up by j = i mod k (a barrel shifter: log2 k stages of
 // selects on registers, no indexing by i); digit h is then a_{h-j} r^h, positive, for
 // h >= j, and wrapped around r^k = -1, negative, for h < j; r^(k+j) = -r^j flips every
 // sign. p - 1 = -1 is shifted as 1 with the opposite signs. Twiddles whose exponent
 // depends on the thread thus cost a shift, not a product.
-FE_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
+FE_CALL_FN fe_t fe_mul_rpow_rt(fe_t a, int i) {
     const int j = i & (FE_K - 1);
     const bool special = a.d[FE_K - 1] == FE_R;
     a.d[0] = special ? 1 : a.d[0];
