@@ -12,7 +12,9 @@
 //! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
 //! Montgomery constants (word primes); the others read a small table of powers of the
 //! largest root ω = ω_{2^L}, followed by n^(−1) (see [`TableLayout`] and
-//! [`twiddle_table`]).
+//! [`twiddle_table`]); word-prime codelets after a kernel's first round read their inputs'
+//! twiddles from a small `__device__` table of the kernel's own instead
+//! ([`Emitted::tables`]).
 //!
 //! Kernel arguments, in order: `src`, `dst`, `tw` (the table). A launch covers
 //! `gridDim.y` transforms of the same size stored one after another (batches).
