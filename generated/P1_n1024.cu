@@ -974,13 +974,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = (((((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 65u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 130u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 195u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1016,13 +1016,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 20u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 40u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 60u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1058,13 +1058,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e8 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
+        fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
+        fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 5u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
+        fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 10u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
         const uint32_t e11 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
+        fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 15u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1101,11 +1101,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
         const uint32_t e12 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
+        fe_t x1 = e12 == 0u ? fe_load(tile, sbase ^ 1u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
         const uint32_t e13 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
+        fe_t x2 = e13 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
         const uint32_t e14 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
+        fe_t x3 = e14 == 0u ? fe_load(tile, sbase ^ 3u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1213,13 +1213,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 63u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - (((uint32_t)base & 63u) | 64u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 65u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 65u, 1024ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 63u) | 128u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 130u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 130u, 1024ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 63u) | 192u) * (((uint32_t)base >> 8u) & 3u)) & 1023u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 195u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 195u, 1024ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1255,13 +1255,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 20u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 1024ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 40u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 1024ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 60u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 1024ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1297,13 +1297,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e8 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
+        fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
+        fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 5u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 1024ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
+        fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 10u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 1024ull), fe_load_row(tw, (size_t)e10));
         const uint32_t e11 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
+        fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 15u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 1024ull), fe_load_row(tw, (size_t)e11));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1340,11 +1340,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
         const uint32_t e12 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
+        fe_t x1 = e12 == 0u ? fe_load(tile, sbase ^ 1u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 1024ull), fe_load_row(tw, (size_t)e12));
         const uint32_t e13 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
+        fe_t x2 = e13 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e13));
         const uint32_t e14 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
+        fe_t x3 = e14 == 0u ? fe_load(tile, sbase ^ 3u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 1024ull), fe_load_row(tw, (size_t)e14));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

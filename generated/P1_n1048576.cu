@@ -976,16 +976,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 262143u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 262143u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 262143u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 262143u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1022,13 +1022,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1065,13 +1065,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1095,11 +1095,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1184,13 +1184,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1227,13 +1227,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1270,13 +1270,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1300,11 +1300,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1390,11 +1390,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x1 = e0 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x2 = e1 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x3 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1505,16 +1505,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e0s = (int)(((e0 >> 18u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 262143u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 262143u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e1s = (int)(((e1 >> 18u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 262143u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e2s = (int)(((e2 >> 18u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 262143u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 0u;
             const int e3s = (int)(((e3 >> 18u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 262143u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1551,13 +1551,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1594,13 +1594,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1624,11 +1624,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1713,13 +1713,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1756,13 +1756,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 262144ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 262144ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 262144ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1799,13 +1799,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 262144ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 262144ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 262144ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1829,11 +1829,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 262144ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 262144ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1919,11 +1919,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
+            fe_t x1 = e0 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 262144ull));
             const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+            fe_t x2 = e1 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 262144ull));
             const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+            fe_t x3 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 262144ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

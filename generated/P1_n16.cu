@@ -975,11 +975,11 @@ extern "C" __global__ void __launch_bounds__(4, 32) fwd_k0(const fe_word_t* __re
         const uint32_t sbase = sbt + 0u;
         fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
         const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load_row(tw, (size_t)e0));
+        fe_t x1 = e0 == 0u ? fe_load(tile, sbase + 1u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load_row(tw, (size_t)e1));
+        fe_t x2 = e1 == 0u ? fe_load(tile, sbase + 2u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load_row(tw, (size_t)e2));
+        fe_t x3 = e2 == 0u ? fe_load(tile, sbase + 3u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load_row(tw, (size_t)e2));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1088,11 +1088,11 @@ extern "C" __global__ void __launch_bounds__(4, 32) inv_k0(const fe_word_t* __re
         const uint32_t sbase = sbt + 0u;
         fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
         const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load_row(tw, (size_t)e0));
+        fe_t x1 = e0 == 0u ? fe_load(tile, sbase + 1u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 1u, 16ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load_row(tw, (size_t)e1));
+        fe_t x2 = e1 == 0u ? fe_load(tile, sbase + 2u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 2u, 16ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load_row(tw, (size_t)e2));
+        fe_t x3 = e2 == 0u ? fe_load(tile, sbase + 3u, 16ull) : fe_mul_mont(fe_load(tile, sbase + 3u, 16ull), fe_load_row(tw, (size_t)e2));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -975,13 +975,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1018,13 +1018,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1061,13 +1061,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1091,11 +1091,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
@@ -1180,13 +1180,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1224,11 +1224,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
+            fe_t x1 = e4 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
+            fe_t x2 = e5 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
+            fe_t x3 = e6 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1338,13 +1338,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u)) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 1024u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 2048u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 15u) << 6u) | 3072u) * (((uint32_t)base >> 6u) & 3u)) & 16383u) << 0u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1381,13 +1381,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u)) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 256u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 512u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | (((uint32_t)base & 3u) << 6u) | 768u) * (((uint32_t)base >> 4u) & 3u)) & 4095u) << 2u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1424,13 +1424,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 64u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 128u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u) | 192u) * (((uint32_t)base >> 2u) & 3u)) & 1023u) << 4u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1454,11 +1454,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 1u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 2u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 7u) << 3u)) * 3u) & 255u) << 6u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14)));
         }
     }
     __syncthreads();
@@ -1543,13 +1543,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0));
             const uint32_t e1 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e1));
             const uint32_t e2 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e2));
             const uint32_t e3 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 8u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e3));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1587,11 +1587,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e4 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
+            fe_t x1 = e4 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e4));
             const uint32_t e5 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
+            fe_t x2 = e5 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e5));
             const uint32_t e6 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 10u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
+            fe_t x3 = e6 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e6));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

@@ -976,16 +976,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u)) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 1048576u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 4194303u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 2097152u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 4194303u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 3145728u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 4194303u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1023,16 +1023,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u)) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 262144u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 4194303u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 524288u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 4194303u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 786432u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 4194303u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1070,16 +1070,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 65536u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 4194303u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 131072u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 4194303u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 196608u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 4194303u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1103,11 +1103,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 1u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 2u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 3u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1192,13 +1192,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u)) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 4096u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 8192u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 12288u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1235,13 +1235,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u)) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 1024u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 2048u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 3072u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1278,13 +1278,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 256u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 512u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 768u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1308,11 +1308,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 1u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 2u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 3u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1397,13 +1397,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
             const uint32_t e1 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
             const uint32_t e2 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             const uint32_t e3 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1440,13 +1440,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e4 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
             const uint32_t e5 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
             const uint32_t e6 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
             const uint32_t e7 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1484,11 +1484,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e8 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            fe_t x1 = e8 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
             const uint32_t e9 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            fe_t x2 = e9 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
             const uint32_t e10 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            fe_t x3 = e10 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1599,16 +1599,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u)) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e0s = (int)(((e0 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 4194303u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 1048576u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e1s = (int)(((e1 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 4194303u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 4194303u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 2097152u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e2s = (int)(((e2 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 4194303u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 4194303u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 15u) << 16u) | 3145728u) * (((uint32_t)base >> 6u) & 3u)) & 16777215u) << 0u;
             const int e3s = (int)(((e3 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 4194303u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 4194303u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1646,16 +1646,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u)) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e4s = (int)(((e4 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 4194303u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 262144u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e5s = (int)(((e5 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 4194303u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 4194303u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 524288u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e6s = (int)(((e6 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 4194303u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 4194303u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | (((uint32_t)base & 3u) << 16u) | 786432u) * (((uint32_t)base >> 4u) & 3u)) & 4194303u) << 2u;
             const int e7s = (int)(((e7 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 4194303u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 4194303u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1693,16 +1693,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e8s = (int)(((e8 >> 22u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 4194303u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 4194303u))), e8s);
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 65536u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e9s = (int)(((e9 >> 22u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 4194303u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 4194303u))), e9s);
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 131072u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e10s = (int)(((e10 >> 22u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 4194303u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 4194303u))), e10s);
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u) | 196608u) * (((uint32_t)base >> 2u) & 3u)) & 1048575u) << 4u;
             const int e11s = (int)(((e11 >> 22u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 4194303u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 4194303u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1726,11 +1726,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 1u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 2u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 8191u) << 3u)) * 3u) & 262143u) << 1u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -1815,13 +1815,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u)) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 4096u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 8192u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 15u) << 8u) | 12288u) * (((uint32_t)base >> 6u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1858,13 +1858,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u)) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 1024u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 2048u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | (((uint32_t)base & 3u) << 8u) | 3072u) * (((uint32_t)base >> 4u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1901,13 +1901,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 256u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 512u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u) | 768u) * (((uint32_t)base >> 2u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1931,11 +1931,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 1u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 4194304ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 2u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 4194304ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 31u) << 3u)) * 3u) & 1023u) << 9u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 4194304ull)));
         }
     }
     __syncthreads();
@@ -2020,13 +2020,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 4194304ull));
             const uint32_t e1 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 4194304ull));
             const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 4194304ull));
             const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2063,13 +2063,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e4 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 4194304ull));
             const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 4194304ull));
             const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 4194304ull));
             const uint32_t e7 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2107,11 +2107,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e8 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
+            fe_t x1 = e8 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e8 + 4194304ull));
             const uint32_t e9 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
+            fe_t x2 = e9 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e9 + 4194304ull));
             const uint32_t e10 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
+            fe_t x3 = e10 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e10 + 4194304ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

@@ -974,13 +974,13 @@ extern "C" __global__ void __launch_bounds__(64, 16) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = (((((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 256ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 256ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 256ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 256ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 256ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 256ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1016,13 +1016,13 @@ extern "C" __global__ void __launch_bounds__(64, 16) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = (((((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = (((((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1059,11 +1059,11 @@ extern "C" __global__ void __launch_bounds__(64, 16) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
         const uint32_t e8 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load_row(tw, (size_t)e8));
+        fe_t x1 = e8 == 0u ? fe_load(tile, sbase ^ 1u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load_row(tw, (size_t)e9));
+        fe_t x2 = e9 == 0u ? fe_load(tile, sbase ^ 2u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load_row(tw, (size_t)e10));
+        fe_t x3 = e10 == 0u ? fe_load(tile, sbase ^ 3u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load_row(tw, (size_t)e10));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1171,13 +1171,13 @@ extern "C" __global__ void __launch_bounds__(64, 16) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e0 = ((0u - ((uint32_t)base & 15u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e0));
+        fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e0));
         const uint32_t e1 = ((0u - (((uint32_t)base & 15u) | 16u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 256ull), fe_load_row(tw, (size_t)e1));
+        fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 256ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 32u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 256ull), fe_load_row(tw, (size_t)e2));
+        fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 256ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 48u) * (((uint32_t)base >> 6u) & 3u)) & 255u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 256ull), fe_load_row(tw, (size_t)e3));
+        fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 256ull), fe_load_row(tw, (size_t)e3));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1213,13 +1213,13 @@ extern "C" __global__ void __launch_bounds__(64, 16) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         const uint32_t e4 = ((0u - ((uint32_t)base & 3u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e4));
+        fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 256ull), fe_load_row(tw, (size_t)e4));
         const uint32_t e5 = ((0u - (((uint32_t)base & 3u) | 4u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), fe_load_row(tw, (size_t)e5));
+        fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 256ull), fe_load_row(tw, (size_t)e5));
         const uint32_t e6 = ((0u - (((uint32_t)base & 3u) | 8u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), fe_load_row(tw, (size_t)e6));
+        fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 256ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 3u) | 12u) * (((uint32_t)base >> 4u) & 3u)) & 63u) << 2u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), fe_load_row(tw, (size_t)e7));
+        fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 256ull), fe_load_row(tw, (size_t)e7));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1256,11 +1256,11 @@ extern "C" __global__ void __launch_bounds__(64, 16) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
         fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
         const uint32_t e8 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load_row(tw, (size_t)e8));
+        fe_t x1 = e8 == 0u ? fe_load(tile, sbase ^ 1u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 256ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load_row(tw, (size_t)e9));
+        fe_t x2 = e9 == 0u ? fe_load(tile, sbase ^ 2u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 256ull), fe_load_row(tw, (size_t)e9));
         const uint32_t e10 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 4u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load_row(tw, (size_t)e10));
+        fe_t x3 = e10 == 0u ? fe_load(tile, sbase ^ 3u, 256ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 256ull), fe_load_row(tw, (size_t)e10));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

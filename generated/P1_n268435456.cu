@@ -976,16 +976,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u)) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e0s = (int)(((e0 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 16777216u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e1s = (int)(((e1 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 67108863u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 33554432u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e2s = (int)(((e2 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 67108863u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 50331648u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e3s = (int)(((e3 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 67108863u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1023,16 +1023,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u)) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e4s = (int)(((e4 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 67108863u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 67108863u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e5s = (int)(((e5 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 67108863u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 67108863u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 67108863u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e6s = (int)(((e6 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 67108863u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 67108863u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 67108863u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e7s = (int)(((e7 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 67108863u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 67108863u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 67108863u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1070,16 +1070,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e8s = (int)(((e8 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 67108863u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 67108863u))), e8s);
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 1048576u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e9s = (int)(((e9 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 67108863u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 67108863u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 67108863u))), e9s);
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 2097152u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e10s = (int)(((e10 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 67108863u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 67108863u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 67108863u))), e10s);
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 3145728u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e11s = (int)(((e11 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 67108863u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 67108863u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 67108863u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1104,13 +1104,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 1u) & 4194303u) << 6u;
             const int e12s = (int)(((e12 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 67108863u))), e12s));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt((e12 & 67108863u) == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 67108863u))), e12s));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 2u) & 4194303u) << 6u;
             const int e13s = (int)(((e13 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 67108863u))), e13s));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt((e13 & 67108863u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 67108863u))), e13s));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 3u) & 4194303u) << 6u;
             const int e14s = (int)(((e14 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 67108863u))), e14s));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt((e14 & 67108863u) == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 67108863u))), e14s));
         }
     }
     __syncthreads();
@@ -1196,16 +1196,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e0s = (int)(((e0 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e1s = (int)(((e1 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 67108863u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e2s = (int)(((e2 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 67108863u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e3s = (int)(((e3 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 67108863u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1242,13 +1242,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1285,13 +1285,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1315,11 +1315,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
         }
     }
     __syncthreads();
@@ -1404,13 +1404,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 67108864ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1447,13 +1447,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1490,13 +1490,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1520,11 +1520,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
         }
     }
     __syncthreads();
@@ -1610,11 +1610,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
+            fe_t x1 = e0 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
             const uint32_t e1 = ((2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
+            fe_t x2 = e1 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
             const uint32_t e2 = ((3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
+            fe_t x3 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1725,16 +1725,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u)) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e0s = (int)(((e0 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 16777216u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e1s = (int)(((e1 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 67108863u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 33554432u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e2s = (int)(((e2 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 67108863u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 15u) << 20u) | 50331648u) * (((uint32_t)base >> 6u) & 3u)) & 268435455u) << 0u;
             const int e3s = (int)(((e3 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 67108863u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1772,16 +1772,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u)) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e4s = (int)(((e4 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 67108863u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 67108863u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 4194304u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e5s = (int)(((e5 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 67108863u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 67108863u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 67108863u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 8388608u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e6s = (int)(((e6 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 67108863u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 67108863u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 67108863u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | (((uint32_t)base & 3u) << 20u) | 12582912u) * (((uint32_t)base >> 4u) & 3u)) & 67108863u) << 2u;
             const int e7s = (int)(((e7 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 67108863u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 67108863u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 67108863u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1819,16 +1819,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e8s = (int)(((e8 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 67108863u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 67108863u))), e8s);
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 1048576u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e9s = (int)(((e9 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 67108863u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 67108863u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 67108863u))), e9s);
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 2097152u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e10s = (int)(((e10 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 67108863u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 67108863u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 67108863u))), e10s);
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u) | 3145728u) * (((uint32_t)base >> 2u) & 3u)) & 16777215u) << 4u;
             const int e11s = (int)(((e11 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 67108863u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 67108863u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 67108863u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1853,13 +1853,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 1u) & 4194303u) << 6u;
             const int e12s = (int)(((e12 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 67108863u))), e12s));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt((e12 & 67108863u) == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 67108863u))), e12s));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 2u) & 4194303u) << 6u;
             const int e13s = (int)(((e13 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 67108863u))), e13s));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt((e13 & 67108863u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 67108863u))), e13s));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 131071u) << 3u)) * 3u) & 4194303u) << 6u;
             const int e14s = (int)(((e14 >> 26u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 67108863u))), e14s));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt((e14 & 67108863u) == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 67108863u))), e14s));
         }
     }
     __syncthreads();
@@ -1945,16 +1945,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u)) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e0s = (int)(((e0 >> 26u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 67108863u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 67108863u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 65536u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e1s = (int)(((e1 >> 26u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 67108863u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 67108863u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 131072u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e2s = (int)(((e2 >> 26u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 67108863u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 67108863u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 15u) << 12u) | 196608u) * (((uint32_t)base >> 6u) & 3u)) & 1048575u) << 8u;
             const int e3s = (int)(((e3 >> 26u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 67108863u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 67108863u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1991,13 +1991,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u)) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 16384u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 32768u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | (((uint32_t)base & 3u) << 12u) | 49152u) * (((uint32_t)base >> 4u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2034,13 +2034,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 4096u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 8192u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u) | 12288u) * (((uint32_t)base >> 2u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2064,11 +2064,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 1u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 2u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 511u) << 3u)) * 3u) & 16383u) << 5u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
         }
     }
     __syncthreads();
@@ -2153,13 +2153,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u)) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 256u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 512u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 15u) << 4u) | 768u) * (((uint32_t)base >> 6u) & 3u)) & 4095u) << 7u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 67108864ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2196,13 +2196,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u)) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 67108864ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 64u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 67108864ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 128u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 67108864ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | (((uint32_t)base & 3u) << 4u) | 192u) * (((uint32_t)base >> 4u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2239,13 +2239,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 67108864ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 16u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 67108864ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 32u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 67108864ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u) | 48u) * (((uint32_t)base >> 2u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2269,11 +2269,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 1u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 67108864ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 2u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 67108864ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 1u) << 3u)) * 3u) & 63u) << 13u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 67108864ull)));
         }
     }
     __syncthreads();
@@ -2359,11 +2359,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             fe_t x0 = fe_load(tile, sbase ^ 0u, 2048ull);
             const uint32_t e0 = ((0u - 1u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
+            fe_t x1 = e0 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e0 + 67108864ull));
             const uint32_t e1 = ((0u - 2u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
+            fe_t x2 = e1 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e1 + 67108864ull));
             const uint32_t e2 = ((0u - 3u * (((uint32_t)base >> 2u) & 3u)) & 15u) << 15u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
+            fe_t x3 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e2 + 67108864ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);

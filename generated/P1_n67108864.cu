@@ -976,16 +976,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u)) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 4194304u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 8388608u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 12582912u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1023,16 +1023,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u)) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 1048576u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 16777215u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 2097152u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 16777215u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 3145728u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 16777215u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1070,16 +1070,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 262144u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 16777215u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 524288u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 786432u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 16777215u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1104,13 +1104,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 1u) & 1048575u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt((e12 & 16777215u) == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 2u) & 1048575u) << 6u;
             const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt((e13 & 16777215u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 3u) & 1048575u) << 6u;
             const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt((e14 & 16777215u) == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s));
         }
     }
     __syncthreads();
@@ -1195,13 +1195,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1238,13 +1238,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1281,13 +1281,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1311,11 +1311,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 1u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
             const uint32_t e13 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 2u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
             const uint32_t e14 = ((((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 3u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1400,13 +1400,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
             const uint32_t e1 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
             const uint32_t e2 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
             const uint32_t e3 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1443,13 +1443,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e4 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
             const uint32_t e5 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
             const uint32_t e6 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             const uint32_t e7 = ((((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1486,13 +1486,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e8 = (((((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
             const uint32_t e9 = ((((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
             const uint32_t e10 = ((((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
             const uint32_t e11 = ((((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1516,11 +1516,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = (((((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
             const uint32_t e13 = (((((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
             const uint32_t e14 = (((((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1679,16 +1679,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u)) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e0s = (int)(((e0 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
+            fe_t x0 = fe_mul_rpow_rt((e0 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e0 & 16777215u))), e0s);
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 4194304u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e1s = (int)(((e1 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+            fe_t x1 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 8388608u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e2s = (int)(((e2 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+            fe_t x2 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 15u) << 18u) | 12582912u) * (((uint32_t)base >> 6u) & 3u)) & 67108863u) << 0u;
             const int e3s = (int)(((e3 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+            fe_t x3 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1726,16 +1726,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u)) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e4s = (int)(((e4 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+            fe_t x0 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 1048576u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e5s = (int)(((e5 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
+            fe_t x1 = fe_mul_rpow_rt((e5 & 16777215u) == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)(e5 & 16777215u))), e5s);
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 2097152u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
+            fe_t x2 = fe_mul_rpow_rt((e6 & 16777215u) == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s);
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | (((uint32_t)base & 3u) << 18u) | 3145728u) * (((uint32_t)base >> 4u) & 3u)) & 16777215u) << 2u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
+            fe_t x3 = fe_mul_rpow_rt((e7 & 16777215u) == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1773,16 +1773,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e8s = (int)(((e8 >> 24u) * 1u) & 3u);
-            fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
+            fe_t x0 = fe_mul_rpow_rt((e8 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)(e8 & 16777215u))), e8s);
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 262144u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e9s = (int)(((e9 >> 24u) * 1u) & 3u);
-            fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
+            fe_t x1 = fe_mul_rpow_rt((e9 & 16777215u) == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)(e9 & 16777215u))), e9s);
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 524288u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e10s = (int)(((e10 >> 24u) * 1u) & 3u);
-            fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
+            fe_t x2 = fe_mul_rpow_rt((e10 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)(e10 & 16777215u))), e10s);
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u) | 786432u) * (((uint32_t)base >> 2u) & 3u)) & 4194303u) << 4u;
             const int e11s = (int)(((e11 >> 24u) * 1u) & 3u);
-            fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
+            fe_t x3 = fe_mul_rpow_rt((e11 & 16777215u) == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)(e11 & 16777215u))), e11s);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1807,13 +1807,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 1u) & 1048575u) << 6u;
             const int e12s = (int)(((e12 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
+            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_rpow_rt((e12 & 16777215u) == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)(e12 & 16777215u))), e12s));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 2u) & 1048575u) << 6u;
             const int e13s = (int)(((e13 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
+            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_rpow_rt((e13 & 16777215u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e13 & 16777215u))), e13s));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 32767u) << 3u)) * 3u) & 1048575u) << 6u;
             const int e14s = (int)(((e14 >> 24u) * 1u) & 3u);
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt(fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s));
+            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_rpow_rt((e14 & 16777215u) == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)(e14 & 16777215u))), e14s));
         }
     }
     __syncthreads();
@@ -1898,13 +1898,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u)) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 16384u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 32768u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 15u) << 10u) | 49152u) * (((uint32_t)base >> 6u) & 3u)) & 262143u) << 1u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1941,13 +1941,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u)) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 4096u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 8192u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | (((uint32_t)base & 3u) << 10u) | 12288u) * (((uint32_t)base >> 4u) & 3u)) & 65535u) << 3u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -1984,13 +1984,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 7u)) & 15u));
             const uint32_t e8 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 1024u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 2048u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u) | 3072u) * (((uint32_t)base >> 2u) & 3u)) & 16383u) << 5u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2014,11 +2014,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 1u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
             const uint32_t e13 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 2u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
             const uint32_t e14 = ((0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 127u) << 3u)) * 3u) & 4095u) << 7u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -2103,13 +2103,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e0 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u)) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
+            fe_t x0 = e0 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e0 + 16777216ull));
             const uint32_t e1 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 64u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+            fe_t x1 = e1 == 0u ? fe_load(tile, sbase ^ 20u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 20u, 2048ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
             const uint32_t e2 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 128u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+            fe_t x2 = e2 == 0u ? fe_load(tile, sbase ^ 40u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 40u, 2048ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
             const uint32_t e3 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 15u) << 2u) | 192u) * (((uint32_t)base >> 6u) & 3u)) & 1023u) << 9u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+            fe_t x3 = e3 == 0u ? fe_load(tile, sbase ^ 60u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 60u, 2048ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2146,13 +2146,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e4 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u)) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+            fe_t x0 = e4 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
             const uint32_t e5 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 16u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
+            fe_t x1 = e5 == 0u ? fe_load(tile, sbase ^ 5u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 5u, 2048ull), fe_load_row(tw, (size_t)e5 + 16777216ull));
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 32u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
+            fe_t x2 = e6 == 0u ? fe_load(tile, sbase ^ 10u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 10u, 2048ull), fe_load_row(tw, (size_t)e6 + 16777216ull));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)base & 3u) << 2u) | 48u) * (((uint32_t)base >> 4u) & 3u)) & 255u) << 11u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
+            fe_t x3 = e7 == 0u ? fe_load(tile, sbase ^ 15u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 15u, 2048ull), fe_load_row(tw, (size_t)e7 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2189,13 +2189,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             const uint32_t base = bt + (((uint32_t)gj & 1u) << 10u);
             const uint32_t sbase = sbt ^ ((((uint32_t)gj & 1u) << 10u) ^ ((((((uint32_t)gj & 1u) << 10u) >> 2u) ^ ((((uint32_t)gj & 1u) << 10u) >> 6u)) & 15u));
             const uint32_t e8 = ((0u - (((uint32_t)base >> 8u) & 3u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
+            fe_t x0 = e8 == 0u ? fe_load(tile, sbase ^ 0u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 2048ull), fe_load_row(tw, (size_t)e8 + 16777216ull));
             const uint32_t e9 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 4u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
+            fe_t x1 = e9 == 0u ? fe_load(tile, sbase ^ 1u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 1u, 2048ull), fe_load_row(tw, (size_t)e9 + 16777216ull));
             const uint32_t e10 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 8u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
+            fe_t x2 = e10 == 0u ? fe_load(tile, sbase ^ 2u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 2048ull), fe_load_row(tw, (size_t)e10 + 16777216ull));
             const uint32_t e11 = ((0u - ((((uint32_t)base >> 8u) & 3u) | 12u) * (((uint32_t)base >> 2u) & 3u)) & 63u) << 13u;
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
+            fe_t x3 = e11 == 0u ? fe_load(tile, sbase ^ 3u, 2048ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 2048ull), fe_load_row(tw, (size_t)e11 + 16777216ull));
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x2);
@@ -2219,11 +2219,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             }
             fe_store(tile, sbase ^ 0u, 2048ull, x0);
             const uint32_t e12 = ((0u - (((uint32_t)base >> 8u) & 3u) * 1u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 1u, 2048ull, fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 2048ull, e12 == 0u ? x2 : fe_mul_mont(x2, fe_load_row(tw, (size_t)e12 + 16777216ull)));
             const uint32_t e13 = ((0u - (((uint32_t)base >> 8u) & 3u) * 2u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 2u, 2048ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
+            fe_store(tile, sbase ^ 2u, 2048ull, e13 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e13 + 16777216ull)));
             const uint32_t e14 = ((0u - (((uint32_t)base >> 8u) & 3u) * 3u) & 15u) << 15u;
-            fe_store(tile, sbase ^ 3u, 2048ull, fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
+            fe_store(tile, sbase ^ 3u, 2048ull, e14 == 0u ? x3 : fe_mul_mont(x3, fe_load_row(tw, (size_t)e14 + 16777216ull)));
         }
     }
     __syncthreads();

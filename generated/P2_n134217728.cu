@@ -1102,16 +1102,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1169,10 +1169,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt((e6 & 16777215u) == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt((e7 & 16777215u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
@@ -1290,16 +1290,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1356,9 +1356,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1475,13 +1475,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1538,9 +1538,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1657,13 +1657,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1720,9 +1720,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = (((((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = (((((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -1945,16 +1945,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 4194304u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 8388608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u) | (((uint32_t)base & 1u) << 21u) | 12582912u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 134217727u) << 0u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2012,10 +2012,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 16777215u) << 3u;
             const int e6s = (int)(((e6 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt((e6 & 16777215u) == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 16777215u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 131071u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 16777215u) << 3u;
             const int e7s = (int)(((e7 >> 24u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt((e7 & 16777215u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 16777215u))), e7s));
         }
     }
     __syncthreads();
@@ -2133,16 +2133,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e1s = (int)(((e1 >> 24u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 16777215u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 16777215u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e2s = (int)(((e2 >> 24u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 16777215u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 16777215u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e3s = (int)(((e3 >> 24u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 16777215u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 16777215u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 6u;
         const int e4s = (int)(((e4 >> 24u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 16777215u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 16777215u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2199,9 +2199,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -2318,13 +2318,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2381,9 +2381,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();
@@ -2500,13 +2500,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 16777216ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 16777216ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 16777216ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 16777216ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2563,9 +2563,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - (((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 16777216ull)));
             const uint32_t e7 = ((0u - (((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 16777216ull)));
         }
     }
     __syncthreads();

@@ -1102,16 +1102,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 2097151u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 2097151u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 2097151u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 2097151u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1169,10 +1169,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt((e6 & 2097151u) == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt((e7 & 2097151u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
@@ -1289,13 +1289,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1352,9 +1352,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -1471,13 +1471,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1534,9 +1534,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -1653,13 +1653,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k3(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1834,16 +1834,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e1s = (int)(((e1 >> 21u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 2097151u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 2097151u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 524288u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e2s = (int)(((e2 >> 21u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 2097151u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 2097151u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1048576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e3s = (int)(((e3 >> 21u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 2097151u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 2097151u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u) | (((uint32_t)base & 1u) << 18u) | 1572864u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 16777215u) << 0u;
         const int e4s = (int)(((e4 >> 21u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 2097151u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 2097151u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1901,10 +1901,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 2097151u) << 3u;
             const int e6s = (int)(((e6 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
+            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_rpow_rt((e6 & 2097151u) == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)(e6 & 2097151u))), e6s));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 16383u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 2097151u) << 3u;
             const int e7s = (int)(((e7 >> 21u) * 1u) & 7u);
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt(fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
+            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_rpow_rt((e7 & 2097151u) == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)(e7 & 2097151u))), e7s));
         }
     }
     __syncthreads();
@@ -2021,13 +2021,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 8192u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 16384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u) | (((uint32_t)base & 1u) << 12u) | 24576u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 262143u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2084,9 +2084,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 32767u) << 3u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 255u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 32767u) << 3u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -2203,13 +2203,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 128u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 256u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u) | (((uint32_t)base & 1u) << 6u) | 384u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 4095u) << 6u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2266,9 +2266,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 511u) << 9u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 2097152ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 3u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 511u) << 9u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 2097152ull)));
         }
     }
     __syncthreads();
@@ -2385,13 +2385,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k3(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 2097152ull));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 2097152ull));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 2097152ull));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 12u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 2097152ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

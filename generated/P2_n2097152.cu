@@ -1102,16 +1102,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 262143u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 262143u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 262143u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 262143u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1168,9 +1168,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1287,13 +1287,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1350,9 +1350,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = ((((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1469,13 +1469,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
         const uint32_t e2 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
         const uint32_t e3 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
         const uint32_t e4 = ((((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1532,9 +1532,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = (((((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = (((((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1757,16 +1757,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e1s = (int)(((e1 >> 18u) * 1u) & 7u);
-        fe_t x0 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
+        fe_t x0 = fe_mul_rpow_rt((e1 & 262143u) == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)(e1 & 262143u))), e1s);
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 65536u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e2s = (int)(((e2 >> 18u) * 1u) & 7u);
-        fe_t x1 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
+        fe_t x1 = fe_mul_rpow_rt((e2 & 262143u) == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)(e2 & 262143u))), e2s);
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 131072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e3s = (int)(((e3 >> 18u) * 1u) & 7u);
-        fe_t x2 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
+        fe_t x2 = fe_mul_rpow_rt((e3 & 262143u) == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)(e3 & 262143u))), e3s);
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u) | (((uint32_t)base & 1u) << 15u) | 196608u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 2097151u) << 0u;
         const int e4s = (int)(((e4 >> 18u) * 1u) & 7u);
-        fe_t x3 = fe_mul_rpow_rt(fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
+        fe_t x3 = fe_mul_rpow_rt((e4 & 262143u) == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)(e4 & 262143u))), e4s);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1823,9 +1823,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 2047u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 262143u) << 0u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();
@@ -1942,13 +1942,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 7u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 1024u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 2048u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u) | (((uint32_t)base & 1u) << 9u) | 3072u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 32767u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2005,9 +2005,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 1u) & 3u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = ((0u - ((((uint32_t)base >> 6u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 4095u) << 6u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();
@@ -2124,13 +2124,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u)) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 1024ull), fe_load_row(tw, (size_t)e1 + 262144ull));
         const uint32_t e2 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 16u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 2u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 1024ull), fe_load_row(tw, (size_t)e2 + 262144ull));
         const uint32_t e3 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 32u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 4u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 1024ull), fe_load_row(tw, (size_t)e3 + 262144ull));
         const uint32_t e4 = ((0u - ((((uint32_t)base >> 6u) & 7u) | (((uint32_t)base & 1u) << 3u) | 48u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 511u) << 9u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 6u, 1024ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 1024ull), fe_load_row(tw, (size_t)e4 + 262144ull));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -2187,9 +2187,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
                 x1 = fe_sub(t, x1);
             }
             const uint32_t e6 = ((0u - (((uint32_t)base >> 6u) & 7u) * (((uint32_t)base >> 1u) & 3u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 0u, 1024ull, fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
+            fe_store(tile, sbase ^ 0u, 1024ull, e6 == 0u ? x0 : fe_mul_mont(x0, fe_load_row(tw, (size_t)e6 + 262144ull)));
             const uint32_t e7 = ((0u - (((uint32_t)base >> 6u) & 7u) * ((((uint32_t)base >> 1u) & 3u) | 4u)) & 63u) << 12u;
-            fe_store(tile, sbase ^ 1u, 1024ull, fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
+            fe_store(tile, sbase ^ 1u, 1024ull, e7 == 0u ? x1 : fe_mul_mont(x1, fe_load_row(tw, (size_t)e7 + 262144ull)));
         }
     }
     __syncthreads();

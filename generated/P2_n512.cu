@@ -1100,13 +1100,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 18u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 37u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 55u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1174,13 +1174,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e6 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = e6 == 0u ? fe_load(tile, sbase ^ 0u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = e7 == 0u ? fe_load(tile, sbase ^ 2u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = e8 == 0u ? fe_load(tile, sbase ^ 4u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = e9 == 0u ? fe_load(tile, sbase ^ 6u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1352,13 +1352,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 15u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 15u) | 16u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 18u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 18u, 512ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 15u) | 32u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 37u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 37u, 512ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 15u) | 48u) * ((((uint32_t)base >> 7u) & 3u) | ((((uint32_t)base >> 6u) & 1u) << 2u))) & 511u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 55u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 55u, 512ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1426,13 +1426,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
         const uint32_t e6 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
+        fe_t x0 = e6 == 0u ? fe_load(tile, sbase ^ 0u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 512ull), fe_load_row(tw, (size_t)e6));
         const uint32_t e7 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
+        fe_t x1 = e7 == 0u ? fe_load(tile, sbase ^ 2u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 2u, 512ull), fe_load_row(tw, (size_t)e7));
         const uint32_t e8 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
+        fe_t x2 = e8 == 0u ? fe_load(tile, sbase ^ 4u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 512ull), fe_load_row(tw, (size_t)e8));
         const uint32_t e9 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 3u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
+        fe_t x3 = e9 == 0u ? fe_load(tile, sbase ^ 6u, 512ull) : fe_mul_mont(fe_load(tile, sbase ^ 6u, 512ull), fe_load_row(tw, (size_t)e9));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

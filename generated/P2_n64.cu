@@ -1087,13 +1087,13 @@ extern "C" __global__ void __launch_bounds__(32, 32) fwd_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
         const uint32_t e1 = ((((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = (((((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = (((((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 7u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = (((((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 4u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1239,13 +1239,13 @@ extern "C" __global__ void __launch_bounds__(32, 32) inv_k0(const fe_word_t* __r
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
         const uint32_t e1 = ((0u - ((uint32_t)base & 1u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
+        fe_t x0 = e1 == 0u ? fe_load(tile, sbase ^ 0u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 0u, 64ull), fe_load_row(tw, (size_t)e1));
         const uint32_t e2 = ((0u - (((uint32_t)base & 1u) | 2u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
+        fe_t x1 = e2 == 0u ? fe_load(tile, sbase ^ 3u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 3u, 64ull), fe_load_row(tw, (size_t)e2));
         const uint32_t e3 = ((0u - (((uint32_t)base & 1u) | 4u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
+        fe_t x2 = e3 == 0u ? fe_load(tile, sbase ^ 7u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 7u, 64ull), fe_load_row(tw, (size_t)e3));
         const uint32_t e4 = ((0u - (((uint32_t)base & 1u) | 6u) * ((((uint32_t)base >> 4u) & 3u) | ((((uint32_t)base >> 3u) & 1u) << 2u))) & 63u) << 0u;
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
+        fe_t x3 = e4 == 0u ? fe_load(tile, sbase ^ 4u, 64ull) : fe_mul_mont(fe_load(tile, sbase ^ 4u, 64ull), fe_load_row(tw, (size_t)e4));
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -395,7 +395,7 @@ fn codelet_tables_match_the_executor() {
 fn srgfn_kernels_match_the_executor() {
     let e = EmitOptions::default();
     check("P1", 64, 4, opts(4, Direction::Forward, Order::Natural), e);
-    check("P2", 512, 8, opts(6, Direction::Inverse, Order::Natural), e);
+    let p2 = check("P2", 512, 8, opts(6, Direction::Inverse, Order::Natural), e);
     check(
         "P3",
         256,
@@ -403,13 +403,16 @@ fn srgfn_kernels_match_the_executor() {
         opts(8, Direction::Forward, Order::BitReversed),
         e,
     );
-    check(
+    let p3 = check(
         "P3",
         4096,
         16,
         opts(8, Direction::Inverse, Order::Natural),
         e,
     );
+    // P2's twists skip their multiplication where the exponent is 0; P3's do not.
+    let skips = |source: &str| in_kernels(source, "== 0u ? ");
+    assert!(skips(&p2) > 0 && in_kernels(&p3, "fe_mul_mont(") > 0 && skips(&p3) == 0);
 }
 
 #[test]
