@@ -326,18 +326,12 @@ fn render(
             cost.total(|k| k.shift_muls),
         )
         .count("additions and subtractions", cost.total(|k| k.additions));
-    let kernels: Vec<_> = fwd
-        .kernels
+    let both: Vec<&Emitted> = std::iter::once(fwd).chain(inv).collect();
+    let kernels: Vec<_> = both
         .iter()
-        .chain(inv.into_iter().flat_map(|e| &e.kernels))
-        .cloned()
+        .flat_map(|e| e.kernels.iter().cloned())
         .collect();
-    let tables: Vec<_> = fwd
-        .tables
-        .iter()
-        .chain(inv.into_iter().flat_map(|e| &e.tables))
-        .cloned()
-        .collect();
+    let tables: Vec<_> = both.iter().flat_map(|e| e.tables.iter().cloned()).collect();
     unit::render_with(&header, any, prelude_options(any, n), &tables, &kernels)
 }
 
