@@ -157,13 +157,14 @@ pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
 
 /// log2 of the largest piece of consecutive elements a kernel may keep on chip
 /// ([`PlanOptions::max_contiguous_bits`]): for an SRGFN, the most elements a tile holds in
-/// 48 KiB of shared memory; word primes keep to `max_local_bits`. Where the last DFT stages
+/// the shared memory kernels take by default ([`EmitOptions::shared_limit`], 48 KiB); word
+/// primes keep to `max_local_bits`. Where the last DFT stages
 /// touch only low index bits on both sides, they then join the kernel before them instead
 /// of taking a pass of their own: P3 2^20 with bit-reversed output in three passes (6 + 6 +
 /// 8 bits) instead of four (6 + 6 + 6 + 2), with the same tiles of 512 elements.
 pub fn default_contiguous_bits(field: &AnyField, max_local_bits: u32) -> u32 {
     match field.srgfn_params() {
-        Some(_) => (48 * 1024 / FieldShape::of(field).element_bytes)
+        Some(_) => (EmitOptions::default().shared_limit / FieldShape::of(field).element_bytes)
             .ilog2()
             .max(max_local_bits),
         None => max_local_bits,

@@ -479,8 +479,8 @@ fn blocks_for_registers(threads: u32, regs: u32) -> u32 {
 /// Registers per thread that goldilocks' kernels are held to: 4 blocks of 256 threads.
 /// ptxas leaves its first passes at 68–70 registers (3 blocks); held to 64 they do not
 /// spill, and goldilocks 2^24 ran 1.7% faster on an H200 (bench/RESULTS.md, tuning round
-/// 9). Other 64-bit primes take Montgomery's REDC on 64-bit products, need 80–94
-/// registers, and spilled under the same bound.
+/// 9). Other 64-bit primes take Montgomery's REDC on 64-bit products, need 92–96
+/// registers in their first passes, and spilled under the same bound.
 const GOLDILOCKS_REGISTERS: u32 = 64;
 
 /// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
@@ -678,7 +678,8 @@ struct Uniform {
 const MAX_SPECIALISED_SHIFTS: usize = 8;
 
 /// The most run-time bits a codelet's own twiddle table is indexed by
-/// ([`Emitter::codelet_table`]): 2^5 entries for each of up to 16 elements, 4 KiB of L1.
+/// ([`Emitter::codelet_table`]): 2^5 entries for each of up to 16 elements, at most 2 KiB
+/// of 32-bit words or 4 KiB of 64-bit ones in L1.
 const CODELET_TABLE_BITS: u32 = 5;
 
 /// The exponents of a codelet's rotations, split as [`Emitter::codelet_exponents`] says.
@@ -1423,8 +1424,8 @@ impl<F: Field> Emitter<'_, F> {
         let e = Expr::var(e);
         match self.layout.high {
             High::None | High::Table => {
-                let product = fe::mul_mont(value.clone(), self.table_value(e.clone(), ty));
-                self.unless_trivial(e, value, product, ty)
+                let row = self.table_value(e.clone(), ty);
+                self.twist(value, e, row, ty)
             }
             High::Shift(s) => {
                 let lo = e.clone() & lit(ty, (1u64 << h) - 1);
@@ -1434,20 +1435,16 @@ impl<F: Field> Emitter<'_, F> {
                     (((e >> lit(ty, h as u64)) * lit(ty, s.amount)) & lit(ty, s.order - 1))
                         .cast(Type::Int),
                 ));
-                let product =
-                    fe::mul_mont(value.clone(), self.table_load(lo.clone().cast(Type::SizeT)));
+                let row = self.table_load(lo.clone().cast(Type::SizeT));
                 Expr::call(
                     "fe_mul_rpow_rt",
-                    [
-                        self.unless_trivial(lo, value, product, ty),
-                        Expr::var(shift_name),
-                    ],
+                    [self.twist(value, lo, row, ty), Expr::var(shift_name)],
                 )
             }
         }
     }
 
-    /// `product`, a twist's full multiplication of `value` by the table row of run-time
+    /// `value · row`, the full multiplication of a twist by the table row of run-time
     /// exponent `e`, skipped where e = 0 for SRGFNs of at most [`SMALL_K`] digits. Exponents
     /// that are products of index fields vanish on whole warps where a factor's bits are the
     /// warp's (the round layout gives them to the warp index for the shifts' sake); the
@@ -1455,12 +1452,14 @@ impl<F: Field> Emitter<'_, F> {
     /// 3.61 ms; P3 2^20 went from 0.401 to 0.405 ms and P4 2^20 from 1.064 to 1.100 ms, whose
     /// longer multiplications pay more for the branch around their call (bench/RESULTS.md,
     /// tuning round 9).
-    fn unless_trivial(&self, e: Expr, value: Expr, product: Expr, ty: &Type) -> Expr {
+    fn twist(&self, value: Expr, e: Expr, row: Expr, ty: &Type) -> Expr {
         match self.shape.shift_order {
-            Some(order) if order / 2 <= SMALL_K => {
-                Expr::select(e.equals(lit(ty, 0)), value, product)
-            }
-            _ => product,
+            Some(order) if order / 2 <= SMALL_K => Expr::select(
+                e.equals(lit(ty, 0)),
+                value.clone(),
+                fe::mul_mont(value, row),
+            ),
+            _ => fe::mul_mont(value, row),
         }
     }
 
@@ -1534,8 +1533,7 @@ impl<F: Field> Emitter<'_, F> {
                 (e & lit(&ty, mask)) << lit(&ty, stride as u64),
             ));
             let row = Expr::var(&name).cast(Type::SizeT) + Expr::u64(self.layout.coarse_base());
-            let product = fe::mul_mont(value.clone(), self.table_load(row));
-            return self.unless_trivial(Expr::var(&name), value, product, &ty);
+            return self.twist(value, Expr::var(&name), self.table_load(row), &ty);
         }
         out.push(Stmt::const_(
             ty.clone(),
