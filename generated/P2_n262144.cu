@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P2: p = r^k + 1, r = 2^64 - 2^50 = 18445618173802708992, k = 4 (256 bits) ----
@@ -1002,9 +1058,10 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 3ull) | (((size_t)bid & 63ull) << 2ull);
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -1181,17 +1238,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 5ull + 0ull) + ((size_t)blk & 3ull));
+    }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 3ull) | (((size_t)bid & 63ull) << 2ull);
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 5ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 3ull), epoch * 64u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
@@ -1363,17 +1429,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 5ull + 4ull) + 0ull);
+    }
+    fe_grid_wait();
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 7 steps
-extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 5ull + 4ull);
+        fe_tile_wait(waits + 0ull, epoch * 256u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
@@ -1543,12 +1618,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k2(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
+    fe_grid_wait();
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 3ull) | (((size_t)bid & 63ull) << 2ull);
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -1725,17 +1802,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 5ull + 0ull) + ((size_t)blk & 3ull));
+    }
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 3ull) | (((size_t)bid & 63ull) << 2ull);
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 5ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 3ull), epoch * 64u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 6u);
@@ -1907,17 +1993,26 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 10u), 262144ull, fe_load(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 3u) ^ ((((uint32_t)ul & 3u) << 4u) >> 7u)) & 15u)), 1024ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 5ull + 4ull) + 0ull);
+    }
+    fe_grid_wait();
 }
 
 // 4096 pieces of 2^6 elements (16 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 262144ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 5ull + 4ull);
+        fe_tile_wait(waits + 0ull, epoch * 256u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 63u) | ((((uint32_t)tq >> 7u) & 1u) << 8u) | ((((uint32_t)tq >> 6u) & 1u) << 9u);
@@ -2087,4 +2182,5 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k2(const fe_word_t* __r
             fe_store(out_t, (size_t)(((uint32_t)ul & 3u) << 16u), 262144ull, fe_load(tile, st ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) ^ (((((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 3u) ^ (((((uint32_t)ul >> 1u) & 1u) | (((uint32_t)ul & 1u) << 2u)) >> 7u)) & 15u)), 1024ull));
         }
     }
+    fe_grid_wait();
 }

@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P5: p = r^k + 1, r = 2^62 + 2^56 = 4683743612465315840, k = 32 (1985 bits) ----
@@ -1817,9 +1873,10 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 8191ull) | (((size_t)bid & 15ull) << 13ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -1936,17 +1993,26 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 23u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 0ull) + ((size_t)blk & 8191ull));
+    }
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 511ull) | (((size_t)bid & 7ull) << 9ull) | ((((size_t)bid >> 16ull) & 1ull) << 12ull) | ((((size_t)bid >> 12ull) & 15ull) << 13ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 8191ull), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2058,17 +2124,27 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 19u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 8192ull) + (((size_t)blk & 511ull) | ((((size_t)blk >> 13ull) & 15ull) << 9ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 31ull) | (((size_t)bid & 15ull) << 5ull) | ((((size_t)bid >> 9ull) & 255ull) << 9ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 8192ull);
+        fe_tile_wait(waits + (((size_t)blk & 511ull) | ((((size_t)blk >> 13ull) & 15ull) << 9ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2180,17 +2256,27 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 15u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 16384ull) + (((size_t)blk & 31ull) | ((((size_t)blk >> 9ull) & 255ull) << 5ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 1ull) | (((size_t)bid & 15ull) << 1ull) | ((((size_t)bid >> 5ull) & 4095ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 16384ull);
+        fe_tile_wait(waits + (((size_t)blk & 31ull) | ((((size_t)blk >> 9ull) & 255ull) << 5ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2300,17 +2386,27 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 24576ull) + (((size_t)blk & 1ull) | ((((size_t)blk >> 5ull) & 4095ull) << 1ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : ((size_t)bid & 1ull) | ((((size_t)bid >> 4ull) & 4095ull) << 1ull) | ((((size_t)bid >> 1ull) & 7ull) << 13ull) | ((((size_t)bid >> 16ull) & 1ull) << 16ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 24576ull);
+        fe_tile_wait(waits + (((size_t)blk & 1ull) | ((((size_t)blk >> 5ull) & 4095ull) << 1ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2420,17 +2516,28 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 32768ull) + (((size_t)blk >> 1ull) & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 7 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) fwd_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 5ull) & 4095ull) << 4ull) | ((((size_t)bid >> 4ull) & 1ull) << 16ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 32768ull);
+        fe_tile_wait(waits + (((size_t)blk >> 4ull) & 4095ull), epoch * 32u);
+        fe_tile_wait(waits + ((((size_t)blk >> 11ull) & 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 1ull) | ((((size_t)blk >> 9ull) & 1ull) << 2ull) | ((((size_t)blk >> 8ull) & 1ull) << 3ull) | ((((size_t)blk >> 7ull) & 1ull) << 4ull) | ((((size_t)blk >> 6ull) & 1ull) << 5ull) | ((((size_t)blk >> 5ull) & 1ull) << 6ull) | ((((size_t)blk >> 4ull) & 1ull) << 7ull) | ((((size_t)blk >> 3ull) & 1ull) << 8ull) | ((((size_t)blk >> 2ull) & 1ull) << 9ull) | ((((size_t)blk >> 1ull) & 1ull) << 10ull) | (((size_t)blk & 1ull) << 11ull)), epoch * 32u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u);
@@ -2538,12 +2645,14 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k5(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 23u), 16777216ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 4u)) & 15u)), 128ull));
         }
     }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 8191ull) | (((size_t)bid & 15ull) << 13ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -2660,17 +2769,26 @@ extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 23u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 0ull) + ((size_t)blk & 8191ull));
+    }
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 511ull) | (((size_t)bid & 7ull) << 9ull) | ((((size_t)bid >> 16ull) & 1ull) << 12ull) | ((((size_t)bid >> 12ull) & 15ull) << 13ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 8191ull), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2782,17 +2900,27 @@ extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 19u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 8192ull) + (((size_t)blk & 511ull) | ((((size_t)blk >> 13ull) & 15ull) << 9ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 31ull) | (((size_t)bid & 15ull) << 5ull) | ((((size_t)bid >> 9ull) & 255ull) << 9ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 8192ull);
+        fe_tile_wait(waits + (((size_t)blk & 511ull) | ((((size_t)blk >> 13ull) & 15ull) << 9ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -2904,17 +3032,27 @@ extern "C" __global__ void __launch_bounds__(64) inv_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 15u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 16384ull) + (((size_t)blk & 31ull) | ((((size_t)blk >> 9ull) & 255ull) << 5ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 1ull) | (((size_t)bid & 15ull) << 1ull) | ((((size_t)bid >> 5ull) & 4095ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 16384ull);
+        fe_tile_wait(waits + (((size_t)blk & 31ull) | ((((size_t)blk >> 9ull) & 255ull) << 5ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -3024,17 +3162,27 @@ extern "C" __global__ void __launch_bounds__(64) inv_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 24576ull) + (((size_t)blk & 1ull) | ((((size_t)blk >> 5ull) & 4095ull) << 1ull)));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : ((size_t)bid & 1ull) | ((((size_t)bid >> 4ull) & 4095ull) << 1ull) | ((((size_t)bid >> 1ull) & 7ull) << 13ull) | ((((size_t)bid >> 16ull) & 1ull) << 16ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 24576ull);
+        fe_tile_wait(waits + (((size_t)blk & 1ull) | ((((size_t)blk >> 5ull) & 4095ull) << 1ull)), epoch * 16u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 7u) | (((uint32_t)tq & 7u) << 4u);
@@ -3144,17 +3292,28 @@ extern "C" __global__ void __launch_bounds__(64) inv_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 16777216ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 3u) ^ ((((((uint32_t)ul & 1u) << 3u) >> 1u) ^ ((((uint32_t)ul & 1u) << 3u) >> 4u)) & 15u)), 128ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 36864ull + 32768ull) + (((size_t)blk >> 1ull) & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 1048576 pieces of 2^4 elements (8 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(64) inv_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 5ull) & 4095ull) << 4ull) | ((((size_t)bid >> 4ull) & 1ull) << 16ull);
     const size_t batch = (size_t)blockIdx.y * 16777216ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 36864ull + 32768ull);
+        fe_tile_wait(waits + (((size_t)blk >> 4ull) & 4095ull), epoch * 32u);
+        fe_tile_wait(waits + ((((size_t)blk >> 11ull) & 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 1ull) | ((((size_t)blk >> 9ull) & 1ull) << 2ull) | ((((size_t)blk >> 8ull) & 1ull) << 3ull) | ((((size_t)blk >> 7ull) & 1ull) << 4ull) | ((((size_t)blk >> 6ull) & 1ull) << 5ull) | ((((size_t)blk >> 5ull) & 1ull) << 6ull) | ((((size_t)blk >> 4ull) & 1ull) << 7ull) | ((((size_t)blk >> 3ull) & 1ull) << 8ull) | ((((size_t)blk >> 2ull) & 1ull) << 9ull) | ((((size_t)blk >> 1ull) & 1ull) << 10ull) | (((size_t)blk & 1ull) << 11ull)), epoch * 32u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 5u) & 1u) << 5u) | ((((uint32_t)tq >> 4u) & 1u) << 6u);
@@ -3262,4 +3421,5 @@ extern "C" __global__ void __launch_bounds__(64) inv_k5(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 23u), 16777216ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 4u)) & 15u)), 128ull));
         }
     }
+    fe_grid_wait();
 }

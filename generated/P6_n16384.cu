@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P6: p = r^k + 1, r = 2^63 - 2^40 = 9223370937343148032, k = 64 (4032 bits) ----
@@ -2828,9 +2884,10 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 31ull) | (((size_t)bid & 7ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -2918,17 +2975,26 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 0ull) + ((size_t)blk & 31ull));
+    }
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 3ull) | (((size_t)bid & 3ull) << 2ull) | ((((size_t)bid >> 7ull) & 1ull) << 4ull) | ((((size_t)bid >> 4ull) & 7ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 31ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3011,17 +3077,26 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 10u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 32ull) + (((size_t)blk & 3ull) | ((((size_t)blk >> 5ull) & 7ull) << 2ull)));
+    }
+    fe_grid_wait();
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 32ull);
+        fe_tile_wait(waits + (((size_t)blk & 3ull) | ((((size_t)blk >> 5ull) & 7ull) << 2ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3104,17 +3179,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 64ull) + (((size_t)blk >> 2ull) & 63ull));
+    }
+    fe_grid_wait();
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 31ull) | (((size_t)bid & 3ull) << 5ull) | ((((size_t)bid >> 7ull) & 1ull) << 7ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 64ull);
+        fe_tile_wait(waits + (((size_t)blk >> 2ull) & 63ull), epoch * 4u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
@@ -3197,17 +3282,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 128ull) + ((size_t)blk & 31ull));
+    }
+    fe_grid_wait();
 }
 
 // 4096 pieces of 2^2 elements (16 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 128ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 31ull), epoch * 8u);
+        fe_tile_wait(waits + ((((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 4u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
@@ -3268,12 +3363,14 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
+    fe_grid_wait();
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 31ull) | (((size_t)bid & 7ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -3361,17 +3458,26 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 0ull) + ((size_t)blk & 31ull));
+    }
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 3ull) | (((size_t)bid & 3ull) << 2ull) | ((((size_t)bid >> 7ull) & 1ull) << 4ull) | ((((size_t)bid >> 4ull) & 7ull) << 5ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 31ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3454,17 +3560,26 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 10u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 32ull) + (((size_t)blk & 3ull) | ((((size_t)blk >> 5ull) & 7ull) << 2ull)));
+    }
+    fe_grid_wait();
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 32ull);
+        fe_tile_wait(waits + (((size_t)blk & 3ull) | ((((size_t)blk >> 5ull) & 7ull) << 2ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3547,17 +3662,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 7u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 64ull) + (((size_t)blk >> 2ull) & 63ull));
+    }
+    fe_grid_wait();
 }
 
 // 2048 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 31ull) | (((size_t)bid & 3ull) << 5ull) | ((((size_t)bid >> 7ull) & 1ull) << 7ull);
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 64ull);
+        fe_tile_wait(waits + (((size_t)blk >> 2ull) & 63ull), epoch * 4u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 2u) & 7u) | (((uint32_t)tq & 3u) << 3u);
@@ -3640,17 +3765,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 16384ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 5u) ^ (((((uint32_t)ul & 1u) << 5u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 160ull + 128ull) + ((size_t)blk & 31ull));
+    }
+    fe_grid_wait();
 }
 
 // 4096 pieces of 2^2 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 16384ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 160ull + 128ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 31ull), epoch * 8u);
+        fe_tile_wait(waits + ((((size_t)blk >> 4ull) & 1ull) | ((((size_t)blk >> 3ull) & 1ull) << 1ull) | ((((size_t)blk >> 2ull) & 1ull) << 2ull) | ((((size_t)blk >> 1ull) & 1ull) << 3ull) | (((size_t)blk & 1ull) << 4ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 3u) | ((((uint32_t)tq >> 4u) & 1u) << 3u) | ((((uint32_t)tq >> 2u) & 3u) << 4u);
@@ -3711,4 +3846,5 @@ extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 13u), 16384ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 1u) ^ (((uint32_t)ul & 1u) >> 2u)) & 15u)), 64ull));
         }
     }
+    fe_grid_wait();
 }

@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field P6: p = r^k + 1, r = 2^63 - 2^40 = 9223370937343148032, k = 64 (4032 bits) ----
@@ -2828,9 +2884,10 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 4095ull) | (((size_t)bid & 7ull) << 12ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -2920,17 +2977,26 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 0ull) + ((size_t)blk & 4095ull));
+    }
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 511ull) | (((size_t)bid & 3ull) << 9ull) | ((((size_t)bid >> 14ull) & 1ull) << 11ull) | ((((size_t)bid >> 11ull) & 7ull) << 12ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 4095ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3015,17 +3081,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 4096ull) + (((size_t)blk & 511ull) | ((((size_t)blk >> 12ull) & 7ull) << 9ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 63ull) | (((size_t)bid & 7ull) << 6ull) | ((((size_t)bid >> 9ull) & 63ull) << 9ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 4096ull);
+        fe_tile_wait(waits + (((size_t)blk & 511ull) | ((((size_t)blk >> 12ull) & 7ull) << 9ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3110,17 +3186,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 8192ull) + (((size_t)blk & 63ull) | ((((size_t)blk >> 9ull) & 63ull) << 6ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 7ull) | (((size_t)bid & 7ull) << 3ull) | ((((size_t)bid >> 6ull) & 511ull) << 6ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 8192ull);
+        fe_tile_wait(waits + (((size_t)blk & 63ull) | ((((size_t)blk >> 9ull) & 63ull) << 6ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3203,17 +3289,26 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 12288ull) + (((size_t)blk & 7ull) | ((((size_t)blk >> 6ull) & 511ull) << 3ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 12288ull);
+        fe_tile_wait(waits + (((size_t)blk & 7ull) | ((((size_t)blk >> 6ull) & 511ull) << 3ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3296,17 +3391,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 16384ull) + (((size_t)blk >> 3ull) & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 4095ull) | (((size_t)bid & 3ull) << 12ull) | ((((size_t)bid >> 14ull) & 1ull) << 14ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 16384ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 4095ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3389,17 +3494,27 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k5(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 20480ull) + ((size_t)blk & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(32) fwd_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) fwd_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 20480ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 4095ull), epoch * 8u);
+        fe_tile_wait(waits + ((((size_t)blk >> 11ull) & 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 1ull) | ((((size_t)blk >> 9ull) & 1ull) << 2ull) | ((((size_t)blk >> 8ull) & 1ull) << 3ull) | ((((size_t)blk >> 7ull) & 1ull) << 4ull) | ((((size_t)blk >> 6ull) & 1ull) << 5ull) | ((((size_t)blk >> 5ull) & 1ull) << 6ull) | ((((size_t)blk >> 4ull) & 1ull) << 7ull) | ((((size_t)blk >> 3ull) & 1ull) << 8ull) | ((((size_t)blk >> 2ull) & 1ull) << 9ull) | ((((size_t)blk >> 1ull) & 1ull) << 10ull) | (((size_t)blk & 1ull) << 11ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
@@ -3480,12 +3595,14 @@ extern "C" __global__ void __launch_bounds__(32) fwd_k6(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 64ull));
         }
     }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 4095ull) | (((size_t)bid & 7ull) << 12ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
@@ -3575,17 +3692,26 @@ extern "C" __global__ void __launch_bounds__(32) inv_k0(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 0ull) + ((size_t)blk & 4095ull));
+    }
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 511ull) | (((size_t)bid & 3ull) << 9ull) | ((((size_t)bid >> 14ull) & 1ull) << 11ull) | ((((size_t)bid >> 11ull) & 7ull) << 12ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 0ull);
+        fe_tile_wait(waits + ((size_t)blk & 4095ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3670,17 +3796,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k1(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 17u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 4096ull) + (((size_t)blk & 511ull) | ((((size_t)blk >> 12ull) & 7ull) << 9ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 63ull) | (((size_t)bid & 7ull) << 6ull) | ((((size_t)bid >> 9ull) & 63ull) << 9ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 4096ull);
+        fe_tile_wait(waits + (((size_t)blk & 511ull) | ((((size_t)blk >> 12ull) & 7ull) << 9ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3765,17 +3901,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k2(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 14u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 8192ull) + (((size_t)blk & 63ull) | ((((size_t)blk >> 9ull) & 63ull) << 6ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 3ull) & 7ull) | (((size_t)bid & 7ull) << 3ull) | ((((size_t)bid >> 6ull) & 511ull) << 6ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 8192ull);
+        fe_tile_wait(waits + (((size_t)blk & 63ull) | ((((size_t)blk >> 9ull) & 63ull) << 6ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3858,17 +4004,26 @@ extern "C" __global__ void __launch_bounds__(32) inv_k3(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 11u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 12288ull) + (((size_t)blk & 7ull) | ((((size_t)blk >> 6ull) & 511ull) << 3ull)));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 12288ull);
+        fe_tile_wait(waits + (((size_t)blk & 7ull) | ((((size_t)blk >> 6ull) & 511ull) << 3ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -3951,17 +4106,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k4(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 8u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 16384ull) + (((size_t)blk >> 3ull) & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
-    const size_t blk = (size_t)blockIdx.x;
+    const size_t bid = (size_t)blockIdx.x;
+    const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 2ull) & 4095ull) | (((size_t)bid & 3ull) << 12ull) | ((((size_t)bid >> 14ull) & 1ull) << 14ull);
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 16384ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 4095ull), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = (((uint32_t)tq >> 3u) & 3u) | (((uint32_t)tq & 7u) << 3u);
@@ -4044,17 +4209,27 @@ extern "C" __global__ void __launch_bounds__(32) inv_k5(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 5u), 2097152ull, fe_load(tile, st ^ ((((uint32_t)ul & 1u) << 2u) ^ (((((uint32_t)ul & 1u) << 2u) >> 1u) & 15u)), 64ull));
         }
     }
+    if (epoch != 0u) {
+        fe_tile_signal(flags + ((size_t)blockIdx.y * 24576ull + 20480ull) + ((size_t)blk & 4095ull));
+    }
+    fe_grid_wait();
 }
 
 // 262144 pieces of 2^3 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(32) inv_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(32) inv_k6(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 2097152ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
     fe_word_t* __restrict__ out = dst + batch;
-    fe_grid_wait();
     fe_grid_release();
+    if (epoch == 0u) {
+        fe_grid_wait();
+    } else {
+        const uint32_t* __restrict__ waits = flags + ((size_t)blockIdx.y * 24576ull + 20480ull);
+        fe_tile_wait(waits + (((size_t)blk >> 3ull) & 4095ull), epoch * 8u);
+        fe_tile_wait(waits + ((((size_t)blk >> 11ull) & 1ull) | ((((size_t)blk >> 10ull) & 1ull) << 1ull) | ((((size_t)blk >> 9ull) & 1ull) << 2ull) | ((((size_t)blk >> 8ull) & 1ull) << 3ull) | ((((size_t)blk >> 7ull) & 1ull) << 4ull) | ((((size_t)blk >> 6ull) & 1ull) << 5ull) | ((((size_t)blk >> 5ull) & 1ull) << 6ull) | ((((size_t)blk >> 4ull) & 1ull) << 7ull) | ((((size_t)blk >> 3ull) & 1ull) << 8ull) | ((((size_t)blk >> 2ull) & 1ull) << 9ull) | ((((size_t)blk >> 1ull) & 1ull) << 10ull) | (((size_t)blk & 1ull) << 11ull)), epoch * 8u);
+    }
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t it = ((uint32_t)tq & 7u) | ((((uint32_t)tq >> 4u) & 1u) << 4u) | ((((uint32_t)tq >> 3u) & 1u) << 5u);
@@ -4135,4 +4310,5 @@ extern "C" __global__ void __launch_bounds__(32) inv_k6(const fe_word_t* __restr
             fe_store(out_t, (size_t)(((uint32_t)ul & 1u) << 20u), 2097152ull, fe_load(tile, st ^ (((uint32_t)ul & 1u) ^ (((((uint32_t)ul & 1u) >> 2u) ^ (((uint32_t)ul & 1u) >> 3u)) & 15u)), 64ull));
         }
     }
+    fe_grid_wait();
 }

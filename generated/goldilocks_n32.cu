@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field goldilocks: p = 18446744069414584321 (64 bits), a 64-bit word prime ----
@@ -279,7 +335,7 @@ __device__ const fe_word_t inv_k0_t0[16] = {
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^5 elements (1 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[33];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 32ull * (size_t)FE_WORDS;
@@ -550,7 +606,7 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
 }
 
 // 1 pieces of 2^5 elements (1 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[33];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 32ull * (size_t)FE_WORDS;

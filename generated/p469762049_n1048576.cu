@@ -78,6 +78,62 @@ FE_FN void fe_grid_release(void) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+// Hand-offs between the passes of a plan (KERNEL_ARGS in the generator). A pass's blocks
+// count up the counter of their group once their stores are done; a block of the next pass
+// waits until the counters of the groups it depends on reach epoch x writers, so that it
+// starts while the pass before it drains instead of after its last block. The two sides
+// make a release/acquire pair at device scope (the fences), each spread over its block by a
+// barrier: the pattern of a grid-wide barrier. A kernel calls them where all its threads
+// are, at its start and at its end.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        unsigned int v;
+        for (;;) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+            // The counters wrap around; the difference stays within half the range.
+            if ((int)(v - target) >= 0) break;
+            __nanosleep(32);
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+#elif defined(__CUDA_ARCH__)
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if (threadIdx.x == 0) {
+        while ((int)(*(const volatile unsigned int*)counter - target) < 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+    }
+}
+#else
+// On the host (the generator's tests), blocks run one at a time: a block whose groups are
+// not complete yet is refused with this exception before it has touched memory, and run
+// again later.
+struct fe_tile_not_ready {};
+
+FE_FN void fe_tile_wait(const unsigned int* counter, unsigned int target) {
+    if ((int)(*counter - target) < 0) throw fe_tile_not_ready{};
+}
+
+FE_FN void fe_tile_signal(unsigned int* counter) { *counter += 1; }
+#endif
 #endif // FERMAT_PRELUDE_COMMON
 
 // ---- field 469762049: p = 469762049 (29 bits), a 32-bit word prime ----
@@ -434,7 +490,7 @@ __device__ const fe_word_t inv_k1_t0[240] = {
 // ---- kernels ---------------------------------------------------------------------------
 
 // 4096 pieces of 2^8 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[8718];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
@@ -931,7 +987,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
 }
 
 // 4096 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4358];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
@@ -1424,7 +1480,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
 }
 
 // 65536 pieces of 2^4 elements (256 per block), 1 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4351];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
@@ -1676,7 +1732,7 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k2(const fe_word_t* __rest
 }
 
 // 4096 pieces of 2^8 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[8718];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
@@ -2173,7 +2229,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
 }
 
 // 4096 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4358];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;
@@ -2666,7 +2722,7 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
 }
 
 // 65536 pieces of 2^4 elements (256 per block), 2 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw) {
+extern "C" __global__ void __launch_bounds__(256) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4351];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 1048576ull * (size_t)FE_WORDS;

@@ -73,6 +73,9 @@ pub struct Launch {
     pub src: &'static str,
     /// The buffer written.
     pub dst: &'static str,
+    /// The hand-off counters this kernel's blocks count up, per transform of a batch: the
+    /// next kernel's blocks wait on them (`flags`, see [`KERNEL_ARGS`]).
+    pub signals: u64,
 }
 
 /// The kernels of a plan and how to launch them.
@@ -88,8 +91,14 @@ pub struct Emitted {
     pub layout: TableLayout,
 }
 
-/// The arguments every kernel takes, in order.
-pub const KERNEL_ARGS: [&str; 3] = ["src", "dst", "tw"];
+/// The arguments every kernel takes, in order: the buffer read, the buffer written, the
+/// twiddle table, the hand-off counters between the passes of a plan (`u32`: per transform
+/// of a batch, as many as the launches' `signals` summed; zero before the first call) and
+/// the call's epoch (1 for the first call after the counters were zeroed, one more for each
+/// call after it, all with the same batch): a pass waits until each counter it reads
+/// reaches epoch × its writers. Epoch 0 leaves the counters alone: each pass then waits
+/// for the whole pass before it (programmatic dependent launch, or plain stream order).
+pub const KERNEL_ARGS: [&str; 5] = ["src", "dst", "tw", "flags", "epoch"];
 
 fn buffer_name(b: Buffer) -> &'static str {
     match b {
@@ -361,8 +370,28 @@ pub fn emit<F: Field>(
     let mut kernels = Vec::new();
     let mut launches = Vec::new();
     let mut tables = Vec::new();
-    for (i, k) in plan.kernels.iter().enumerate() {
-        let (kernel, launch) = em.kernel(k, &format!("{prefix}_k{i}"), options, &mut tables)?;
+    let tiles: Vec<Tile> = plan
+        .kernels
+        .iter()
+        .map(|k| Tile::new(k, shape, options))
+        .collect::<Result<_, _>>()?;
+    // Word-prime passes are short per block: the hand-offs' fences and registers (their
+    // kernels are held to 64) cost about what the drained tails give back, so they keep
+    // whole-pass waits (bench/RESULTS.md, tuning round 10).
+    let handoffs = if shape.shift_order.is_some() {
+        Handoffs::of(plan, &tiles)
+    } else {
+        tiles
+            .iter()
+            .map(|t| Handoffs {
+                dispatch: (0..t.block_bits.len() as u32).collect(),
+                ..Handoffs::default()
+            })
+            .collect()
+    };
+    for (i, (k, h)) in plan.kernels.iter().zip(&handoffs).enumerate() {
+        let name = format!("{prefix}_k{i}");
+        let (kernel, launch) = em.kernel(k, &name, options, h, &mut tables)?;
         kernels.push(kernel);
         launches.push(launch);
     }
@@ -372,6 +401,156 @@ pub fn emit<F: Field>(
         tables,
         layout,
     })
+}
+
+/// One bit of a hand-off group (see [`Handoff`]): the writer's block-index bit and the
+/// reader's bits that name the same group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct GroupBit {
+    /// The writer's block-index bit.
+    writer: u32,
+    /// The reader's block-index bit that reads the same address bit.
+    raw: u32,
+    /// The reader's block-index bit that writes the address bit the writer read it from
+    /// (equal to `raw` when the reader does not write the writer's source).
+    war: u32,
+}
+
+/// How a kernel's blocks wait for those of the kernel before it, group by group instead of
+/// the whole grid, so that a pass starts on the tiles whose sources are ready while the
+/// pass before it drains.
+///
+/// A block owns the addresses whose block bits it fixes: the writer's block b writes the
+/// addresses with its bits at `dest[block_bits]`, the reader's block b' reads those with its
+/// bits at `block_bits`. A writer bit is a group bit when the reader fixes the same address
+/// bit (then every writer of b'’s tile agrees with b' there) and, where the reader writes
+/// the buffer the writer reads (write after read), the reader's block also fixes the address
+/// bit the writer read it from. A reader waits for the group named by its `raw` bits (the
+/// writers of what it reads) and the one named by its `war` bits (the writers still reading
+/// what it overwrites); every other writer bit is free within a group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Handoff {
+    /// Group bit t, least significant first.
+    bits: Vec<GroupBit>,
+    /// Writer blocks per group.
+    writers: u64,
+}
+
+impl Handoff {
+    /// The hand-off from writer `w` (tile `wt`) to reader `r` (tile `rt`), which reads the
+    /// buffer `w` writes.
+    fn between(w: &KernelPlan, wt: &Tile, r: &KernelPlan, rt: &Tile) -> Handoff {
+        let overwrites = r.dst_buffer == w.src_buffer;
+        let mut bits = Vec::new();
+        for (l, &q) in wt.block_bits.iter().enumerate() {
+            let reads = |&x: &u32| x == w.dest[q as usize];
+            let Some(raw) = rt.block_bits.iter().position(reads) else {
+                continue;
+            };
+            let war = if overwrites {
+                match rt.block_bits.iter().position(|&x| r.dest[x as usize] == q) {
+                    Some(war) => war,
+                    None => continue,
+                }
+            } else {
+                raw
+            };
+            bits.push(GroupBit {
+                writer: l as u32,
+                raw: raw as u32,
+                war: war as u32,
+            });
+        }
+        let writers = 1u64 << (wt.block_bits.len() - bits.len());
+        Handoff { bits, writers }
+    }
+
+    /// Groups per transform.
+    fn groups(&self) -> u64 {
+        1 << self.bits.len()
+    }
+
+    /// The group, from the block-index bits that `side` picks.
+    fn group(&self, side: impl Fn(&GroupBit) -> u32) -> Expr {
+        let bits: Vec<Bit> = self.bits.iter().map(|b| Bit::Of("blk", side(b))).collect();
+        let (c, e) = assemble(&bits, Type::SizeT);
+        or_constant(c, e, &Type::SizeT)
+    }
+}
+
+/// A kernel's part in the hand-offs of its plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Handoffs {
+    /// The hand-off from the kernel before, and the first counter of its groups (per
+    /// transform of a batch).
+    wait: Option<(Handoff, u64)>,
+    /// The hand-off to the kernel after, and the first counter of its groups.
+    signal: Option<(Handoff, u64)>,
+    /// Block-index bit l is bit `dispatch[l]` of `blockIdx.x`.
+    dispatch: Vec<u32>,
+    /// The counters of all the plan's hand-offs, per transform of a batch.
+    total: u64,
+}
+
+impl Handoffs {
+    /// The hand-offs of a plan's kernels.
+    fn of(plan: &Plan, tiles: &[Tile]) -> Vec<Handoffs> {
+        let ks = &plan.kernels;
+        let mut out: Vec<Handoffs> = vec![Handoffs::default(); ks.len()];
+        let mut base = 0;
+        for i in 1..ks.len() {
+            let h = Handoff::between(&ks[i - 1], &tiles[i - 1], &ks[i], &tiles[i]);
+            let groups = h.groups();
+            out[i - 1].signal = Some((h.clone(), base));
+            out[i].wait = Some((h, base));
+            base += groups;
+        }
+        for (h, t) in out.iter_mut().zip(tiles) {
+            h.dispatch = h.dispatch_order(t.block_bits.len() as u32);
+            h.total = base;
+        }
+        out
+    }
+
+    /// The order in which blocks start (the hardware starts them in `blockIdx.x` order),
+    /// most significant bit first: the top bit of the group the block waits for, so that
+    /// the first blocks need only the groups that the kernel before completed first; then
+    /// the bits of the group it signals, so that its groups complete one after another and
+    /// the next kernel can start on them while this one drains; then the rest of its wait
+    /// group, then the other bits, high to low (neighbouring blocks keep neighbouring
+    /// addresses).
+    fn dispatch_order(&self, bits: u32) -> Vec<u32> {
+        let mut order: Vec<u32> = Vec::new();
+        let push = |b: u32, order: &mut Vec<u32>| {
+            if !order.contains(&b) {
+                order.push(b);
+            }
+        };
+        let waits: Vec<u32> = self
+            .wait
+            .iter()
+            .flat_map(|(h, _)| h.bits.iter().rev().map(|b| b.raw))
+            .collect();
+        if let Some(&top) = waits.first() {
+            push(top, &mut order);
+        }
+        if let Some((h, _)) = &self.signal {
+            for b in h.bits.iter().rev() {
+                push(b.writer, &mut order);
+            }
+        }
+        for &b in &waits {
+            push(b, &mut order);
+        }
+        for b in (0..bits).rev() {
+            push(b, &mut order);
+        }
+        let mut dispatch = vec![0; bits as usize];
+        for (rank, &b) in order.iter().enumerate() {
+            dispatch[b as usize] = bits - 1 - rank as u32;
+        }
+        dispatch
+    }
 }
 
 /// One bit of a value: a known constant, or bit `bit` of a run-time variable.
@@ -1711,6 +1890,7 @@ impl<F: Field> Emitter<'_, F> {
         k: &KernelPlan,
         name: &str,
         options: &EmitOptions,
+        handoffs: &Handoffs,
         tables: &mut Vec<Table>,
     ) -> Result<(Kernel, Launch), CodegenError> {
         let mut tile = Tile::new(k, self.shape, options)?;
@@ -1746,8 +1926,37 @@ impl<F: Field> Emitter<'_, F> {
         let tile = tile;
         let blocks = 1u64 << (k.log_n - tile.s - tile.pb);
 
-        let mut body = vec![
-            Stmt::const_(Type::SizeT, "blk", Expr::block_idx().cast(Type::SizeT)),
+        let identity = handoffs
+            .dispatch
+            .iter()
+            .enumerate()
+            .all(|(l, &d)| d == l as u32);
+        let blk = if identity {
+            Expr::block_idx().cast(Type::SizeT)
+        } else {
+            let bits: Vec<Bit> = handoffs
+                .dispatch
+                .iter()
+                .map(|&d| Bit::Of("bid", d))
+                .collect();
+            let (c, e) = assemble(&bits, Type::SizeT);
+            // The order only serves the hand-offs (epoch 0 waits for whole passes).
+            Expr::select(
+                Expr::var("epoch").equals(Expr::u32(0)),
+                Expr::var("bid"),
+                or_constant(c, e, &Type::SizeT),
+            )
+        };
+        let mut body = Vec::new();
+        if !identity {
+            body.push(Stmt::const_(
+                Type::SizeT,
+                "bid",
+                Expr::block_idx().cast(Type::SizeT),
+            ));
+        }
+        body.extend([
+            Stmt::const_(Type::SizeT, "blk", blk),
             Stmt::const_(
                 Type::SizeT,
                 "batch",
@@ -1766,12 +1975,49 @@ impl<F: Field> Emitter<'_, F> {
                 "out",
                 Expr::var("dst") + Expr::var("batch"),
             ),
+        ]);
+        // The counters of a hand-off's groups for this transform of the batch.
+        let counters = |base: u64| {
+            Expr::var("flags")
+                + (Expr::Builtin(crate::cuda::Builtin::BlockIdx, crate::cuda::Dim::Y)
+                    .cast(Type::SizeT)
+                    * Expr::u64(handoffs.total)
+                    + Expr::u64(base))
+        };
+        match &handoffs.wait {
+            // The first pass of a call is launched after the whole of the previous call.
+            None => body.extend([
+                Stmt::Expr(Expr::call("fe_grid_wait", [])),
+                Stmt::Expr(Expr::call("fe_grid_release", [])),
+            ]),
             // Launched right after the previous pass, this grid may start while that one
-            // drains: it waits for that pass's writes before its first read of `src`, then
-            // lets the next pass launch in turn.
-            Stmt::Expr(Expr::call("fe_grid_wait", [])),
-            Stmt::Expr(Expr::call("fe_grid_release", [])),
-        ];
+            // drains: it lets the next pass launch, then waits for the groups of the
+            // previous pass that write what it reads and read what it overwrites (epoch
+            // 0: for the whole previous pass).
+            Some((h, base)) => {
+                body.push(Stmt::Expr(Expr::call("fe_grid_release", [])));
+                let mut groups = vec![Stmt::const_(Type::ptr(Type::U32), "waits", counters(*base))];
+                let target = Expr::var("epoch") * Expr::u32(h.writers as u32);
+                let raw = h.group(|b| b.raw);
+                let war = h.group(|b| b.war);
+                let same = h.bits.iter().all(|b| b.raw == b.war);
+                groups.push(Stmt::Expr(Expr::call(
+                    "fe_tile_wait",
+                    [Expr::var("waits") + raw, target.clone()],
+                )));
+                if !same {
+                    groups.push(Stmt::Expr(Expr::call(
+                        "fe_tile_wait",
+                        [Expr::var("waits") + war, target],
+                    )));
+                }
+                body.push(Stmt::if_else(
+                    Expr::var("epoch").equals(Expr::u32(0)),
+                    vec![Stmt::Expr(Expr::call("fe_grid_wait", []))],
+                    groups,
+                ));
+            }
+        }
         let mut tmp = 0u32;
 
         // Bit sources while a whole tile index `i` is known at run time.
@@ -1790,6 +2036,22 @@ impl<F: Field> Emitter<'_, F> {
             }
             body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, true));
         }
+        if let Some((h, base)) = &handoffs.signal {
+            let group = h.group(|b| b.writer);
+            body.push(Stmt::if_(
+                Expr::var("epoch").not_equals(Expr::u32(0)),
+                vec![Stmt::Expr(Expr::call(
+                    "fe_tile_signal",
+                    [counters(*base) + group],
+                ))],
+            ));
+        }
+        if handoffs.wait.is_some() {
+            // A pass that waited on groups ends only after the whole previous pass: so the
+            // last pass ends after every pass of the plan, as work later on the stream
+            // expects.
+            body.push(Stmt::Expr(Expr::call("fe_grid_wait", [])));
+        }
 
         let shared_words = tile.words() * (self.shape.element_bytes / word_bytes);
         let mut kernel = Kernel::new(
@@ -1798,6 +2060,8 @@ impl<F: Field> Emitter<'_, F> {
                 Param::new("src", Type::const_ptr(Type::Word)),
                 Param::new("dst", Type::ptr(Type::Word)),
                 Param::new("tw", Type::const_ptr(Type::Word)),
+                Param::new("flags", Type::ptr(Type::U32)),
+                Param::new("epoch", Type::U32),
             ],
             body,
         )
@@ -1827,6 +2091,7 @@ impl<F: Field> Emitter<'_, F> {
             pieces_per_block: 1 << tile.pb,
             src: buffer_name(k.src_buffer),
             dst: buffer_name(k.dst_buffer),
+            signals: handoffs.signal.as_ref().map_or(0, |(h, _)| h.groups()),
         };
         Ok((kernel, launch))
     }
@@ -2390,6 +2655,37 @@ impl<F: Field> Emitter<'_, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_start_with_their_wait_group_top_then_their_signal_group() {
+        let bit = |writer, raw| GroupBit {
+            writer,
+            raw,
+            war: raw,
+        };
+        let wait = Handoff {
+            bits: vec![bit(4, 0), bit(5, 1), bit(6, 2)],
+            writers: 8,
+        };
+        let signal = Handoff {
+            bits: vec![bit(5, 0), bit(6, 0)],
+            writers: 64,
+        };
+        let h = Handoffs {
+            wait: Some((wait, 0)),
+            signal: Some((signal, 8)),
+            dispatch: Vec::new(),
+            total: 12,
+        };
+        let d = h.dispatch_order(8);
+        // Most significant first: 2 (the wait group's top), 6 and 5 (the signal group),
+        // 1 and 0 (the rest of the wait group), then 7, 4, 3.
+        assert_eq!(d, vec![3, 4, 7, 0, 1, 5, 6, 2]);
+        let mut sorted = d.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..8).collect::<Vec<u32>>());
+        assert_eq!(Handoffs::default().dispatch_order(3), vec![0, 1, 2]);
+    }
 
     #[test]
     fn xor_swizzles_are_bijections() {

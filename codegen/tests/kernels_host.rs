@@ -32,25 +32,58 @@ struct fermat_dim3 { unsigned x, y, z; };
 static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1};
 static inline void __syncthreads() {}
 #include "kernels.cu"
-typedef void (*kernel_fn)(const fe_word_t*, fe_word_t*, const fe_word_t*);
+typedef void (*kernel_fn)(const fe_word_t*, fe_word_t*, const fe_word_t*, unsigned int*, unsigned int);
+struct fermat_block { size_t k; unsigned y; unsigned long long x; };
 int main() {
-    size_t words, rows_words, count, batch;
-    if (scanf("%zu %zu %zu %zu", &words, &rows_words, &count, &batch) != 4) return 2;
+    size_t words, rows_words, count, batch, counters;
+    if (scanf("%zu %zu %zu %zu %zu", &words, &rows_words, &count, &batch, &counters) != 5) return 2;
     std::vector<fe_word_t> buf[3];
     for (auto& b : buf) b.assign(words * batch, 0);
     std::vector<fe_word_t> tw(rows_words ? rows_words : 1);
     for (size_t i = 0; i < rows_words; i++) { unsigned long long w; scanf("%llu", &w); tw[i] = (fe_word_t)w; }
     for (size_t i = 0; i < words * batch; i++) { unsigned long long w; scanf("%llu", &w); buf[0][i] = (fe_word_t)w; }
     for (auto& w : buf[1]) w = (fe_word_t)0x5a5a5a5a5a5a5a5aull;
+    for (auto& w : buf[2]) w = (fe_word_t)0xa5a5a5a5a5a5a5a5ull;
+    std::vector<unsigned int> flags(counters * batch + 1, 0);
     kernel_fn kernels[] = { KERNEL_LIST };
+    // Every block of every pass, in a scrambled order: a block whose hand-off groups are not
+    // complete refuses to start (fe_tile_not_ready) and is tried again on the next sweep,
+    // so the passes interleave wherever their counters allow, in any order a device could
+    // take, and wrong groups read stale or poisoned words.
+    // A pass without hand-offs from the one before (no counters) waits for all of it.
+    std::vector<fermat_block> pending;
+    std::vector<int> src(count), dst(count), grouped(count);
+    std::vector<unsigned long long> total(count), done(count, 0);
     for (size_t k = 0; k < count; k++) {
-        unsigned long long blocks; int src, dst;
-        if (scanf("%llu %d %d", &blocks, &src, &dst) != 3) return 3;
+        unsigned long long blocks;
+        if (scanf("%llu %d %d %d", &blocks, &src[k], &dst[k], &grouped[k]) != 4) return 3;
+        total[k] = blocks * batch;
         for (unsigned y = 0; y < batch; y++)
-            for (unsigned long long x = 0; x < blocks; x++) {
-                blockIdx.x = (unsigned)x; blockIdx.y = y;
-                kernels[k](buf[src].data(), buf[dst].data(), tw.data());
+            for (unsigned long long x = 0; x < blocks; x++) pending.push_back({k, y, x});
+    }
+    unsigned long long seed = 0x9e3779b97f4a7c15ull;
+    for (size_t i = pending.size(); i > 1; i--) {
+        seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+        std::swap(pending[i - 1], pending[seed % i]);
+    }
+    while (!pending.empty()) {
+        std::vector<fermat_block> later;
+        for (const auto& b : pending) {
+            if (b.k > 0 && !grouped[b.k] && done[b.k - 1] < total[b.k - 1]) {
+                later.push_back(b);
+                continue;
             }
+            blockIdx.x = (unsigned)b.x; blockIdx.y = b.y;
+            try {
+                kernels[b.k](buf[src[b.k]].data(), buf[dst[b.k]].data(), tw.data(), flags.data(), 1u);
+                done[b.k]++;
+            } catch (const fe_tile_not_ready&) {
+                later.push_back(b);
+            }
+        }
+        // No block could start: the hand-offs wait for something no block signals.
+        if (later.size() == pending.size()) return 4;
+        pending.swap(later);
     }
     for (size_t i = 0; i < words * batch; i++) printf("%llu\n", (unsigned long long)buf[1][i]);
     return 0;
@@ -135,12 +168,14 @@ fn run_host(
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let counters: u64 = emitted.launches.iter().map(|l| l.signals).sum();
     let mut text = format!(
-        "{} {} {} {}\n",
+        "{} {} {} {} {}\n",
         input.len() / batch,
         table.len(),
         emitted.launches.len(),
-        batch
+        batch,
+        counters
     );
     for w in table.iter().chain(input) {
         text.push_str(&format!("{w}\n"));
@@ -150,8 +185,16 @@ fn run_host(
         "output" => 1,
         _ => 2,
     };
+    let mut grouped = false;
     for l in &emitted.launches {
-        text.push_str(&format!("{} {} {}\n", l.blocks, index(l.src), index(l.dst)));
+        text.push_str(&format!(
+            "{} {} {} {}\n",
+            l.blocks,
+            index(l.src),
+            index(l.dst),
+            grouped as u8
+        ));
+        grouped = l.signals > 0;
     }
     child
         .stdin
@@ -538,4 +581,32 @@ fn srgfn_shifted_and_coarse_tables_match_the_executor() {
         };
         check(spec, n, radix, opts(local_bits, direction, order), emit);
     }
+}
+
+/// SRGFN plans of three and four passes large enough for their hand-offs to have groups, in
+/// both output orders: the last pass's relabelling makes a reader overwrite what other groups of
+/// the pass before still read, so its blocks wait on two groups. The harness starts the
+/// blocks of all passes in a scrambled order, as far as the counters allow.
+#[test]
+fn hand_offs_let_passes_interleave() {
+    let e = EmitOptions::default();
+    let cases = [
+        ("P2", 1 << 18, 8, 6, Direction::Forward, Order::BitReversed),
+        ("P2", 1 << 18, 8, 6, Direction::Inverse, Order::Natural),
+        ("P1", 1 << 16, 4, 4, Direction::Forward, Order::BitReversed),
+        ("P3", 1 << 16, 16, 6, Direction::Forward, Order::BitReversed),
+    ];
+    let mut double_waits = 0;
+    for (spec, n, radix, bits, direction, order) in cases {
+        let source = check(spec, n, radix, opts(bits, direction, order), e);
+        let waits = in_kernels(&source, "fe_tile_wait(");
+        let waiting = in_kernels(&source, "const uint32_t* __restrict__ waits");
+        assert!(waiting >= 2, "{spec} {n}: {waiting} kernels wait on groups");
+        assert!(
+            in_kernels(&source, "waits + ((size_t)blk") >= 1,
+            "{spec} {n}: every hand-off has a single group"
+        );
+        double_waits += waits - waiting;
+    }
+    assert!(double_waits > 0, "no reader waited on a second group");
 }

@@ -95,7 +95,7 @@ pub struct Manifest {
     /// How vectors are laid out in device memory.
     pub layout: &'static str,
     /// Every kernel's arguments, in order.
-    pub arguments: [&'static str; 3],
+    pub arguments: [&'static str; 5],
     /// The twiddle table `tw`.
     pub table: TableSpec,
     /// The forward transform's launches, in order.

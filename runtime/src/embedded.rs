@@ -62,6 +62,8 @@ pub struct EmbeddedLaunch {
     pub src: &'static str,
     /// The buffer written.
     pub dst: &'static str,
+    /// The hand-off counters the kernel counts up, per transform.
+    pub signals: u64,
 }
 
 impl EmbeddedLaunch {
@@ -75,6 +77,7 @@ impl EmbeddedLaunch {
             pieces_per_block: self.pieces_per_block,
             src: self.src,
             dst: self.dst,
+            signals: self.signals,
         }
     }
 }
@@ -217,6 +220,7 @@ mod tests {
                     pieces_per_block: l.pieces_per_block,
                     src: l.src,
                     dst: l.dst,
+                    signals: l.signals,
                 })
                 .collect::<Vec<_>>()
                 .leak()

@@ -83,7 +83,70 @@ struct GpuPlan<W> {
     forward: GpuKernels<W>,
     /// `None` for an embedded source with forward kernels only.
     inverse: Option<GpuKernels<W>>,
-    scratch: Mutex<Option<CudaSlice<W>>>,
+    /// The device memory the calls share; held while a call enqueues its work, so that
+    /// calls on different streams take it in turn (the buffers' events order them).
+    workspace: Mutex<Workspace<W>>,
+}
+
+struct Workspace<W> {
+    scratch: Option<CudaSlice<W>>,
+    /// The hand-off counters of each direction.
+    counters: [Counters; 2],
+}
+
+/// Hand-off counters between the passes of one direction's kernels, and the calls they
+/// have seen since they were zeroed (see `fermat_codegen::kernel::KERNEL_ARGS`).
+#[derive(Default)]
+struct Counters {
+    data: Option<CudaSlice<u32>>,
+    /// The last call's number; 0 right after zeroing.
+    epoch: u32,
+    /// The batch of the calls since the counters were zeroed: a counter's count is the
+    /// epoch times its writers only for the transforms every one of those calls ran.
+    batch: usize,
+}
+
+impl Counters {
+    /// The counters and the epoch for a call of `batch` transforms with `per_transform`
+    /// counters each: zeroed on `stream` first (epoch 1) when the batch changed or a
+    /// call before failed. A call that does not `hand_off` gets epoch 0 and leaves the
+    /// counters as they are.
+    fn next(
+        &mut self,
+        device: &Device,
+        stream: &Arc<CudaStream>,
+        per_transform: usize,
+        batch: usize,
+        hand_off: bool,
+    ) -> Result<(&mut CudaSlice<u32>, u32), GpuError> {
+        let need = if hand_off { per_transform * batch } else { 0 }.max(1);
+        if self.data.as_ref().is_none_or(|d| d.len() < need) {
+            // Zeroed on the device's stream; the slice's events order that before the call.
+            self.data = Some(device.alloc::<u32>(need)?);
+            self.epoch = 0;
+            self.batch = batch;
+        }
+        let data = self.data.as_mut().expect("allocated above");
+        if !hand_off {
+            return Ok((data, 0));
+        }
+        if self.batch != batch {
+            stream.memset_zeros(data).map_err(|e| GpuError::Driver {
+                call: "cuMemsetD8Async",
+                message: e.to_string(),
+            })?;
+            self.epoch = 0;
+            self.batch = batch;
+        }
+        // Wrapping is harmless: a pass compares counters with the target modulo 2^32.
+        self.epoch = self.epoch.wrapping_add(1);
+        Ok((data, self.epoch))
+    }
+
+    /// After a failed call the counts no longer follow the epochs: zero them next time.
+    fn invalidate(&mut self) {
+        self.batch = usize::MAX;
+    }
 }
 
 /// A transform of one size over one field, ready to run many times. `Send + Sync`.
@@ -290,7 +353,10 @@ impl<F: HostField> FftPlan<F> {
         self.gpu = Some(GpuPlan {
             forward,
             inverse,
-            scratch: Mutex::new(None),
+            workspace: Mutex::new(Workspace {
+                scratch: None,
+                counters: Default::default(),
+            }),
         });
         Ok(())
     }
@@ -540,7 +606,8 @@ impl<F: HostField> FftPlan<F> {
         };
         let stream = stream.unwrap_or_else(|| kernels.device().stream());
         let len = output.data.len();
-        let mut scratch = gpu.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut workspace = gpu.workspace.lock().unwrap_or_else(|e| e.into_inner());
+        let Workspace { scratch, counters } = &mut *workspace;
         // Plans without a scratch pass still take a valid pointer: one word, allocated once,
         // so no call allocates device memory on its way to the launch.
         let need = if kernels.needs_scratch() { len } else { 1 };
@@ -551,13 +618,30 @@ impl<F: HostField> FftPlan<F> {
             .as_mut()
             .expect("allocated above")
             .slice_mut(0..need);
-        kernels.run(
+        let counters = &mut counters[(direction == Direction::Inverse) as usize];
+        let (flags, epoch) = counters.next(
+            kernels.device(),
+            stream,
+            kernels.counters(),
+            output.batch,
+            kernels.hands_off(output.batch),
+        )?;
+        let mut flags = flags.slice_mut(..);
+        let ran = kernels.run(
             stream,
             &input.data.slice(0..input.data.len()),
             &mut output.data.slice_mut(0..len),
             &mut scratch_view,
+            gpu::HandOff {
+                counters: &mut flags,
+                epoch,
+            },
             output.batch,
-        )?;
+        );
+        if ran.is_err() {
+            counters.invalidate();
+        }
+        ran?;
         Ok(())
     }
 

@@ -211,10 +211,29 @@ impl Device {
     }
 }
 
+/// Hand-offs between passes pay where a pass's last wave of blocks leaves the device partly
+/// idle and the next pass can fill it: on an H200 they took P3 2^20 (3.9 waves per pass)
+/// from 0.403 to 0.376 ms and P4 2^20 (10.3 waves) from 1.064 to 1.037, but cost
+/// babybear 2^26 (15.5 waves) 1.5%, where the tail is short next to each block's wait for
+/// its own stores, and P3 16^4 (a quarter of a wave) 7%, where every block's latency is
+/// the pass's (bench/RESULTS.md, tuning round 10). Outside these bounds, in waves of the
+/// dependent passes, a call waits for whole passes instead.
+const HAND_OFF_WAVES: std::ops::RangeInclusive<f64> = 0.5..=12.0;
+
+/// A call's hand-off counters and epoch (see `fermat_codegen::kernel::KERNEL_ARGS`).
+pub(crate) struct HandOff<'a, 'b> {
+    /// [`GpuKernels::counters`] per transform of the batch.
+    pub(crate) counters: &'a mut CudaViewMut<'b, u32>,
+    /// The call's number since the counters were zeroed; 0 waits for whole passes.
+    pub(crate) epoch: u32,
+}
+
 /// The compiled kernels of one plan on one device.
 pub(crate) struct GpuKernels<W> {
     device: Arc<Device>,
     functions: Vec<CudaFunction>,
+    /// Blocks of each kernel the whole device holds at once.
+    resident: Vec<u64>,
     launches: Vec<Launch>,
     table: Arc<CudaSlice<W>>,
     /// Words per transform.
@@ -254,9 +273,24 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                             .map_err(driver("cuModuleGetFunction"))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
+                let sms = device
+                    .ctx
+                    .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                    .map_err(driver("cuDeviceGetAttribute"))?;
+                let resident = functions
+                    .iter()
+                    .zip(&launches)
+                    .map(|(f, l)| {
+                        let per_sm = f
+                            .occupancy_max_active_blocks_per_multiprocessor(l.threads, 0, None)
+                            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+                        Ok(u64::from(per_sm.max(1)) * sms.max(1) as u64)
+                    })
+                    .collect::<Result<Vec<_>, GpuError>>()?;
                 Ok(GpuKernels {
                     device: device.clone(),
                     functions,
+                    resident,
                     resources: resources
                         .iter()
                         .filter(|r| launches.iter().any(|l| l.kernel == r.kernel))
@@ -277,21 +311,43 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
             .any(|l| l.src == "scratch" || l.dst == "scratch")
     }
 
+    /// The hand-off counters between the plan's passes, per transform of a batch.
+    pub(crate) fn counters(&self) -> usize {
+        self.launches.iter().map(|l| l.signals as usize).sum()
+    }
+
+    /// Whether a call of `batch` transforms should hand off between passes group by group
+    /// ([`HAND_OFF_WAVES`]) rather than pass by pass.
+    pub(crate) fn hands_off(&self, batch: usize) -> bool {
+        self.counters() > 0
+            && self
+                .launches
+                .iter()
+                .zip(&self.resident)
+                .skip(1)
+                .all(|(l, &r)| {
+                    HAND_OFF_WAVES.contains(&((l.blocks * batch as u64) as f64 / r as f64))
+                })
+    }
+
     /// Runs `batch` transforms from `input` into `output` on `stream`; `scratch` holds
     /// as many words as `output` when [`needs_scratch`](Self::needs_scratch).
     ///
     /// The buffers' device pointers are taken once for the whole plan, so that its launches
     /// follow one another on the stream with nothing in between; on sm_90 and later every
     /// launch after the first may then start while the one before drains (programmatic
-    /// dependent launch: each kernel waits in `fe_grid_wait` before it reads a buffer).
+    /// dependent launch), each of its blocks as soon as the blocks of the pass before that
+    /// it depends on are done (the hand-off counters).
     pub(crate) fn run(
         &self,
         stream: &CudaStream,
         input: &CudaView<'_, W>,
         output: &mut CudaViewMut<'_, W>,
         scratch: &mut CudaViewMut<'_, W>,
+        hand_off: HandOff<'_, '_>,
         batch: usize,
     ) -> Result<(), GpuError> {
+        let HandOff { counters, epoch } = hand_off;
         debug_assert_eq!(input.len(), batch * self.words);
         let batch_dim = u32::try_from(batch)
             .ok()
@@ -309,6 +365,7 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
         let (output, _output) = output.device_ptr_mut(stream);
         let (scratch, _scratch) = scratch.device_ptr_mut(stream);
         let (table, _table) = self.table.device_ptr(stream);
+        let (counters, _counters) = counters.device_ptr_mut(stream);
         let overlap = self.device.arch.0 >= 9;
         for (i, (f, l)) in self.functions.iter().zip(&self.launches).enumerate() {
             let (src, dst) = match (l.src, l.dst) {
@@ -342,14 +399,23 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 },
                 numAttrs: dependent as u32,
             };
-            let mut args = [src, dst, table];
-            let mut params = args
+            let mut args = [src, dst, table, counters];
+            let mut epoch = epoch;
+            let params = args
                 .each_mut()
                 .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void);
-            // SAFETY: the kernel's parameters are (const word*, word*, const word*), the
-            // buffers hold `batch` transforms of `words` words each and the grid covers
-            // exactly the plan's tiles, as the manifest computed them; `params` and
-            // `attribute` outlive the call, which copies them.
+            let mut params = [
+                params[0],
+                params[1],
+                params[2],
+                params[3],
+                &mut epoch as *mut u32 as *mut std::ffi::c_void,
+            ];
+            // SAFETY: the kernel's parameters are (const word*, word*, const word*, u32*,
+            // u32), the buffers hold `batch` transforms of `words` words each (`counters`
+            // its counters per transform for each) and the grid covers exactly the plan's
+            // tiles, as the manifest computed them; `params` and `attribute` outlive the
+            // call, which copies them.
             unsafe {
                 sys::cuLaunchKernelEx(
                     &config,

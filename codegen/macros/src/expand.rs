@@ -85,6 +85,7 @@ fn launches(list: &[Launch]) -> TokenStream {
             pieces_per_block,
             src,
             dst,
+            signals,
         } = l;
         quote! {
             ::fermat::EmbeddedLaunch {
@@ -95,6 +96,7 @@ fn launches(list: &[Launch]) -> TokenStream {
                 pieces_per_block: #pieces_per_block,
                 src: #src,
                 dst: #dst,
+                signals: #signals,
             }
         }
     });
