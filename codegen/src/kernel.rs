@@ -378,20 +378,10 @@ pub fn emit<F: Field>(
     // Word-prime passes are short per block: the hand-offs' fences and registers (their
     // kernels are held to 64) cost about what the drained tails give back, so they keep
     // whole-pass waits (bench/RESULTS.md, tuning round 10).
-    let handoffs = if shape.shift_order.is_some() {
-        Handoffs::of(plan, &tiles)
-    } else {
-        tiles
-            .iter()
-            .map(|t| Handoffs {
-                dispatch: (0..t.block_bits.len() as u32).collect(),
-                ..Handoffs::default()
-            })
-            .collect()
-    };
-    for (i, (k, h)) in plan.kernels.iter().zip(&handoffs).enumerate() {
+    let handoffs = Handoffs::of(plan, &tiles, shape.shift_order.is_some());
+    for (i, ((k, tile), h)) in plan.kernels.iter().zip(tiles).zip(&handoffs).enumerate() {
         let name = format!("{prefix}_k{i}");
-        let (kernel, launch) = em.kernel(k, &name, options, h, &mut tables)?;
+        let (kernel, launch) = em.kernel(k, tile, &name, options, h, &mut tables)?;
         kernels.push(kernel);
         launches.push(launch);
     }
@@ -493,12 +483,13 @@ struct Handoffs {
 }
 
 impl Handoffs {
-    /// The hand-offs of a plan's kernels.
-    fn of(plan: &Plan, tiles: &[Tile]) -> Vec<Handoffs> {
+    /// The hand-offs of a plan's kernels (`tiles`: theirs); none unless `hand_off`, and
+    /// then the blocks start in index order.
+    fn of(plan: &Plan, tiles: &[Tile], hand_off: bool) -> Vec<Handoffs> {
         let ks = &plan.kernels;
         let mut out: Vec<Handoffs> = vec![Handoffs::default(); ks.len()];
         let mut base = 0;
-        for i in 1..ks.len() {
+        for i in (1..ks.len()).filter(|_| hand_off) {
             let h = Handoff::between(&ks[i - 1], &tiles[i - 1], &ks[i], &tiles[i]);
             let groups = h.groups();
             out[i - 1].signal = Some((h.clone(), base));
@@ -1888,12 +1879,12 @@ impl<F: Field> Emitter<'_, F> {
     fn kernel(
         &self,
         k: &KernelPlan,
+        mut tile: Tile,
         name: &str,
         options: &EmitOptions,
         handoffs: &Handoffs,
         tables: &mut Vec<Table>,
     ) -> Result<(Kernel, Launch), CodegenError> {
-        let mut tile = Tile::new(k, self.shape, options)?;
         let word_bytes = self.word_bits() as u64 / 8;
         let size = tile.size();
         let n = self.n;

@@ -401,16 +401,10 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
             };
             let mut args = [src, dst, table, counters];
             let mut epoch = epoch;
-            let params = args
+            let [a, b, c, d] = args
                 .each_mut()
                 .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void);
-            let mut params = [
-                params[0],
-                params[1],
-                params[2],
-                params[3],
-                &mut epoch as *mut u32 as *mut std::ffi::c_void,
-            ];
+            let mut params = [a, b, c, d, &mut epoch as *mut u32 as *mut std::ffi::c_void];
             // SAFETY: the kernel's parameters are (const word*, word*, const word*, u32*,
             // u32), the buffers hold `batch` transforms of `words` words each (`counters`
             // its counters per transform for each) and the grid covers exactly the plan's
