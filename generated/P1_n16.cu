@@ -730,6 +730,26 @@ FE_FN void fe_aux_acc_get(fe_aux_acc c, uint32_t (&z)[5]) {
 #endif
 }
 
+// z = a * b modulo 2^(32 N): the low half of a product of N-limb integers.
+template <int N>
+FE_FN void fe_aux_mullo(const uint32_t (&a)[N], const uint32_t (&b)[N], uint32_t (&z)[N]) {
+    static_assert(N >= 1 && N <= 3, "fe_aux_mullo: 1 to 3 limbs");
+    if constexpr (N == 1) {
+        z[0] = a[0] * b[0];
+    } else {
+        const uint64_t p = (uint64_t)a[0] * b[0];
+        z[0] = (uint32_t)p;
+        if constexpr (N == 2) {
+            z[1] = (uint32_t)(p >> 32) + a[0] * b[1] + a[1] * b[0];
+        } else {
+            // Limbs 1 and 2 as one 64-bit sum; its carry out weighs 2^96 and drops.
+            const uint64_t s = (uint64_t)a[0] * b[1] + (p >> 32) + (uint64_t)a[1] * b[0];
+            z[1] = (uint32_t)s;
+            z[2] = (uint32_t)(s >> 32) + a[0] * b[2] + a[1] * b[1] + a[2] * b[0];
+        }
+    }
+}
+
 // The sign of a limb as a limb of all ones or all zeros.
 FE_FN uint32_t fe_aux_sign32(uint32_t x) { return (uint32_t)((int32_t)x >> 31); }
 
@@ -828,41 +848,67 @@ FE_FN uint64_t fe_aux_rem(const uint32_t (&z)[3], const uint32_t (&q)[3], uint32
 // series' tail, and the bias B makes the error one-sided (the generator checks both from
 // interval bounds). Then q = floor(g / 2^F) is floor(z / r) or one less; fe_aux_rem
 // finishes, and the quotient is q - mask (mask all ones where it adds 1).
-// A coefficient plus the carry from below: |z| <= 2^128.
+// A coefficient plus the carry from below: |z| <= 2^128, divided exactly by r = 2^53 m, m = 1025
+// (OddDiv in the generator): V = floor(z / 2^53) is congruent modulo m to S, the sum of its
+// limbs by their weights 2^(32 j) mod m, and to t = (S mod 2^20) + floor(S / 2^20)
+// (2^20 = 1 mod m; t <= 5234687), whose remainder s by m one multiply-high finds;
+// the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^53 + z mod 2^53.
+// The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32_t& mask) {
+    constexpr int VL = 3, QL = 3;
+    constexpr uint32_t M = 1025u;
     const uint32_t sz = fe_aux_sign32(z[4]);
-    uint32_t g[3];
-    fe_aux_term(g, z, sz, 59, 3, 0);
-    fe_aux_term(g, z, sz, 69, 2, -1);
-    fe_aux_term(g, z, sz, 79, 2, 1);
-    fe_aux_term(g, z, sz, 89, 2, -1);
-    fe_aux_term(g, z, sz, 99, 1, 1);
-    fe_aux_term(g, z, sz, 109, 1, -1);
-    fe_aux_term(g, z, sz, 119, 1, 1);
-    const uint32_t bias[3] = {4u};
-    fe_aux_sub32<3>(g, bias);
-    const uint32_t sg = fe_aux_sign32(g[2]);
+    uint32_t v[VL];
     FE_UNROLL
-    for (int j = 0; j < 3; ++j) q[j] = fe_aux_bits(g, sg, 4 + 32 * j);
-    const uint32_t sq = fe_aux_sign32(q[2]);
-    const uint32_t zl[3] = {z[0], z[1], z[2]};
-    const uint32_t ql[3] = {q[0], fe_aux_limb_at(q, 1, sq), fe_aux_limb_at(q, 2, sq)};
-    return fe_aux_rem(zl, ql, mask);
+    for (int j = 0; j < VL; ++j) v[j] = fe_aux_bits(z, sz, 53 + 32 * j);
+    const uint32_t c[VL] = {1u, 1021u, 16u};
+    uint64_t S = 17425ull;
+    FE_UNROLL
+    for (int j = 0; j + 1 < VL; ++j) S += (uint64_t)v[j] * c[j];
+    S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
+    const uint32_t t = (uint32_t)(S & ((1ull << 20) - 1)) + (uint32_t)(S >> 20);
+    const uint32_t s = t - (fe_mulhi32(t, 4290777085u) >> 10) * M;
+    const uint32_t sv = fe_aux_sign32(v[VL - 1]);
+    uint32_t w[QL], sl[QL] = {s};
+    FE_UNROLL
+    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<QL>(w, sl);
+    const uint32_t inv[QL] = {3222273025u, 268173567u, 4227923904u};
+    fe_aux_mullo<QL>(w, inv, q);
+    mask = 0;
+    constexpr uint32_t LOW = (1u << (53 - 32)) - 1;
+    return ((uint64_t)((z[1] & LOW) | (s << (53 - 32))) << 32) | z[0];
 }
-// Digit 0 less the final carry: |z| <= 2^65.
+// Digit 0 less the final carry: |z| <= 2^65, divided exactly by r = 2^53 m, m = 1025
+// (OddDiv in the generator): V = floor(z / 2^53) is congruent modulo m to S, the sum of its
+// limbs by their weights 2^(32 j) mod m, and to t = (S mod 2^20) + floor(S / 2^20)
+// (2^20 = 1 mod m; t <= 7175), whose remainder s by m one multiply-high finds;
+// the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^53 + z mod 2^53.
+// The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_fold(const uint32_t (&z)[3], uint32_t (&q)[1], uint32_t& mask) {
+    constexpr int VL = 1, QL = 1;
+    constexpr uint32_t M = 1025u;
     const uint32_t sz = fe_aux_sign32(z[2]);
-    uint32_t g[1];
-    fe_aux_term(g, z, sz, 61, 1, 0);
-    const uint32_t bias[1] = {1u};
-    fe_aux_sub32<1>(g, bias);
-    const uint32_t sg = fe_aux_sign32(g[0]);
+    uint32_t v[VL];
     FE_UNROLL
-    for (int j = 0; j < 1; ++j) q[j] = fe_aux_bits(g, sg, 2 + 32 * j);
-    const uint32_t sq = fe_aux_sign32(q[0]);
-    const uint32_t zl[3] = {z[0], z[1], z[2]};
-    const uint32_t ql[3] = {q[0], fe_aux_limb_at(q, 1, sq), fe_aux_limb_at(q, 2, sq)};
-    return fe_aux_rem(zl, ql, mask);
+    for (int j = 0; j < VL; ++j) v[j] = fe_aux_bits(z, sz, 53 + 32 * j);
+    const uint32_t c[VL] = {1u};
+    uint64_t S = 4100ull;
+    FE_UNROLL
+    for (int j = 0; j + 1 < VL; ++j) S += (uint64_t)v[j] * c[j];
+    S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
+    const uint32_t t = (uint32_t)(S & ((1ull << 20) - 1)) + (uint32_t)(S >> 20);
+    const uint32_t s = t - (fe_mulhi32(t, 4290777085u) >> 10) * M;
+    const uint32_t sv = fe_aux_sign32(v[VL - 1]);
+    uint32_t w[QL], sl[QL] = {s};
+    FE_UNROLL
+    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<QL>(w, sl);
+    const uint32_t inv[QL] = {3222273025u};
+    fe_aux_mullo<QL>(w, inv, q);
+    mask = 0;
+    constexpr uint32_t LOW = (1u << (53 - 32)) - 1;
+    return ((uint64_t)((z[1] & LOW) | (s << (53 - 32))) << 32) | z[0];
 }
 
 // z + b r^2 for digits z all below r and b in {-1, 1} whose carry runs past digit 2: it

@@ -1040,6 +1040,26 @@ FE_FN void fe_aux_acc_get(fe_aux_acc c, uint32_t (&z)[5]) {
 #endif
 }
 
+// z = a * b modulo 2^(32 N): the low half of a product of N-limb integers.
+template <int N>
+FE_FN void fe_aux_mullo(const uint32_t (&a)[N], const uint32_t (&b)[N], uint32_t (&z)[N]) {
+    static_assert(N >= 1 && N <= 3, "fe_aux_mullo: 1 to 3 limbs");
+    if constexpr (N == 1) {
+        z[0] = a[0] * b[0];
+    } else {
+        const uint64_t p = (uint64_t)a[0] * b[0];
+        z[0] = (uint32_t)p;
+        if constexpr (N == 2) {
+            z[1] = (uint32_t)(p >> 32) + a[0] * b[1] + a[1] * b[0];
+        } else {
+            // Limbs 1 and 2 as one 64-bit sum; its carry out weighs 2^96 and drops.
+            const uint64_t s = (uint64_t)a[0] * b[1] + (p >> 32) + (uint64_t)a[1] * b[0];
+            z[1] = (uint32_t)s;
+            z[2] = (uint32_t)(s >> 32) + a[0] * b[2] + a[1] * b[1] + a[2] * b[0];
+        }
+    }
+}
+
 // The sign of a limb as a limb of all ones or all zeros.
 FE_FN uint32_t fe_aux_sign32(uint32_t x) { return (uint32_t)((int32_t)x >> 31); }
 

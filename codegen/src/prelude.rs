@@ -30,7 +30,7 @@ use crate::error::CodegenError;
 use fermat_dsl::field::{AnyField, Sign, SrgfnParams};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
-use num_traits::{One, ToPrimitive, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use tera::{Context, Tera};
 
 const COMMON: &str = include_str!("../templates/common.cu.tera");
@@ -280,6 +280,9 @@ pub struct DivPlan {
     pub sum_limbs: u32,
     /// The limbs of the quotient estimate q̃.
     pub quotient_limbs: u32,
+    /// The exact division by r's odd part that the device runs instead of the series,
+    /// where r's shape allows it ([`OddDiv`]).
+    pub odd: Option<OddDiv>,
 }
 
 impl DivPlan {
@@ -324,6 +327,7 @@ impl DivPlan {
                 let g_min = -(&g_max) - (BigInt::one() << frac);
                 let q_max = zb.div_floor(&r);
                 let q_min = (-zb.clone()).div_floor(&r) - 1;
+                let quotient_limbs = limbs_for(&q_min, &q_max);
                 return Ok(DivPlan {
                     bound: bound.clone(),
                     z_limbs,
@@ -333,7 +337,8 @@ impl DivPlan {
                     term_limbs,
                     bias,
                     sum_limbs: limbs_for(&g_min, &g_max),
-                    quotient_limbs: limbs_for(&q_min, &q_max),
+                    quotient_limbs,
+                    odd: OddDiv::new(params, bound, quotient_limbs),
                 });
             }
         }
@@ -357,6 +362,167 @@ impl DivPlan {
             },
         );
         g.div_floor(&(BigInt::one() << self.frac))
+    }
+}
+
+/// An exact division of z (|z| ≤ `bound`) by r = 2^U·m, m odd, in a few multiplications
+/// instead of [`DivPlan`]'s series of shifts: the digit's low U bits are z's, and the rest is
+/// the division of V = ⌊z / 2^U⌋ by the small odd m.
+///
+/// 1. V's residue: limb j of V weighs 2^(32j) ≡ c_j (mod m), so S = OFF + Σ_j c_j·v_j ≡ V
+///    (the top limb signed, OFF a multiple of m that keeps S ≥ 0), and with 2^F ≡ 1
+///    (mod m), t = (S mod 2^F) + ⌊S / 2^F⌋ ≡ V too, below 2^31.
+/// 2. s = t mod m = t − ⌊t·M / 2^(32+E)⌋·m with the reciprocal M = ⌈2^(32+E) / m⌉, exact
+///    for every t up to `t_max` (Granlund–Montgomery: t_max·(M·m − 2^(32+E)) < 2^(32+E)).
+/// 3. V − s is a multiple of m, so the quotient ⌊z / r⌋ = (V − s)/m is (V − s)·m^−1
+///    modulo 2^(32·`quotient_limbs`), and the digit is s·2^U + (z mod 2^U).
+///
+/// The device's instructions: U/32 funnel shifts for V, a multiply-add per limb of V, a
+/// multiply-high and a multiply-add for s, and a low product of `quotient_limbs` limbs: no
+/// comparison and no correction, where the series needs a shift and an addition per limb
+/// of each of its terms and a final comparison with r.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OddDiv {
+    /// r = 2^U·m.
+    pub u: u32,
+    /// The odd part m of r.
+    pub m: u32,
+    /// The limbs of V = ⌊z / 2^U⌋.
+    pub v_limbs: u32,
+    /// c_j = 2^(32j) mod m, one per limb of V.
+    pub weights: Vec<u32>,
+    /// The multiple of m added to S.
+    pub offset: u64,
+    /// The fold: 2^F ≡ 1 (mod m), F ≤ 32.
+    pub fold: u32,
+    /// The largest t.
+    pub t_max: u64,
+    /// The reciprocal M = ⌈2^(32+E) / m⌉.
+    pub reciprocal: u32,
+    /// Its shift E: 2^E ≤ m < 2^(E+1).
+    pub shift: u32,
+    /// m^−1 modulo 2^(32·`quotient_limbs`), least significant limb first.
+    pub inverse: Vec<u32>,
+    /// The limbs of the quotient.
+    pub quotient_limbs: u32,
+}
+
+impl OddDiv {
+    /// The division for |z| ≤ `bound` with a quotient of `quotient_limbs` limbs, or `None`
+    /// where r's shape does not allow it: U < 32 (the digit's low bits would not be z's
+    /// whole limb 0), 2 of multiplicative order above 32 modulo m (no fold within a limb),
+    /// or S or t beyond the bounds of steps 1 and 2.
+    pub fn new(params: SrgfnParams, bound: &BigUint, quotient_limbs: u32) -> Option<OddDiv> {
+        let r = params.radix().ok()?;
+        let u = r.trailing_zeros();
+        let m = r >> u;
+        if u < 32 || m < 3 {
+            return None;
+        }
+        let m = u32::try_from(m).ok()?;
+        let zb = BigInt::from(bound.clone());
+        let v_max = &zb >> u as usize;
+        let v_min = (-zb).div_floor(&(BigInt::one() << u));
+        let v_limbs = limbs_for(&v_min, &v_max);
+        let weights: Vec<u32> = (0..v_limbs)
+            .map(|j| BigUint::from(2u32).modpow(&BigUint::from(32 * j), &BigUint::from(m)))
+            .map(|c| c.to_u32().expect("below m"))
+            .collect();
+        // The top limb of V, signed, is ⌊V / 2^(32(L−1))⌋.
+        let top = BigInt::one() << (32 * (v_limbs - 1));
+        let c_top = BigInt::from(*weights.last().expect("a limb"));
+        let (top_min, top_max) = (
+            v_min.div_floor(&top) * &c_top,
+            v_max.div_floor(&top) * &c_top,
+        );
+        let low_max: BigInt = weights[..weights.len() - 1]
+            .iter()
+            .map(|&c| BigInt::from(c) * BigInt::from(u32::MAX))
+            .sum();
+        let mb = BigInt::from(m);
+        let offset = if top_min.is_negative() {
+            (-top_min).div_ceil(&mb) * &mb
+        } else {
+            BigInt::zero()
+        };
+        let s_max = &offset + low_max + top_max;
+        if s_max.bits() > 64 {
+            return None;
+        }
+        let (offset, s_max) = (offset.to_u64()?, s_max.to_u64()?);
+        let order = (1..=32u32).find(|&e| (1u64 << e) % u64::from(m) == 1)?;
+        let (fold, t_max) = (1..=32 / order)
+            .map(|i| {
+                let f = i * order;
+                (f, ((1u64 << f) - 1).min(s_max) + (s_max >> f))
+            })
+            .min_by_key(|&(_, t)| t)?;
+        if t_max >= 1 << 31 {
+            return None;
+        }
+        let shift = 31 - m.leading_zeros();
+        let two = 1u128 << (32 + shift);
+        let reciprocal = two.div_ceil(u128::from(m));
+        let excess = reciprocal * u128::from(m) - two;
+        if reciprocal >= 1 << 32 || u128::from(t_max) * excess >= two {
+            return None;
+        }
+        let modulus = BigInt::one() << (32 * quotient_limbs);
+        let inverse = BigInt::from(m).modinv(&modulus)?;
+        let inverse = (0..quotient_limbs)
+            .map(|j| ((&inverse >> (32 * j) as usize) & BigInt::from(u32::MAX)).to_u32())
+            .collect::<Option<Vec<u32>>>()?;
+        Some(OddDiv {
+            u,
+            m,
+            v_limbs,
+            weights,
+            offset,
+            fold,
+            t_max,
+            reciprocal: reciprocal as u32,
+            shift,
+            inverse,
+            quotient_limbs,
+        })
+    }
+
+    /// The quotient and the digit the device computes for z, step by step as its limb
+    /// arithmetic does (for tests): ⌊z / r⌋ and z mod r wherever z is within the bound.
+    pub fn divide(&self, z: &BigInt) -> (BigInt, BigInt) {
+        let v = z.div_floor(&(BigInt::one() << self.u));
+        let limb = |x: &BigInt, j: u32| -> u64 {
+            ((x >> (32 * j) as usize) & BigInt::from(u32::MAX))
+                .to_u64()
+                .expect("a limb")
+        };
+        let top = self.v_limbs - 1;
+        let mut s = i128::from(self.offset);
+        for (j, &c) in self.weights.iter().enumerate() {
+            let j = j as u32;
+            let x = if j == top {
+                i128::from(limb(&v, j) as u32 as i32)
+            } else {
+                i128::from(limb(&v, j))
+            };
+            s += x * i128::from(c);
+        }
+        let s = u64::try_from(s).expect("S in [0, 2^64)");
+        let t = (s & ((1u64 << self.fold) - 1)) + (s >> self.fold);
+        let q_t = (t * u64::from(self.reciprocal)) >> (32 + self.shift);
+        let rem = t - q_t * u64::from(self.m);
+        let modulus = BigInt::one() << (32 * self.quotient_limbs);
+        let inverse = self
+            .inverse
+            .iter()
+            .rev()
+            .fold(BigInt::zero(), |acc, &l| (acc << 32) + l);
+        let mut q = ((&v - rem) * inverse).mod_floor(&modulus);
+        if q >= &modulus >> 1 {
+            q -= &modulus;
+        }
+        let digit = (BigInt::from(rem) << self.u) + z.mod_floor(&(BigInt::one() << self.u));
+        (q, digit)
     }
 }
 
@@ -993,6 +1159,21 @@ fn plan_view(plan: &DivPlan) -> serde_json::Value {
         "sum_limbs": plan.sum_limbs,
         "quotient_limbs": plan.quotient_limbs,
         "terms": terms,
+        "odd": plan.odd.as_ref().map(|o| {
+            let list = |v: &[u32]| v.iter().map(|x| format!("{x}u")).collect::<Vec<_>>().join(", ");
+            serde_json::json!({
+                "u": o.u,
+                "m": o.m,
+                "v_limbs": o.v_limbs,
+                "weights": list(&o.weights),
+                "offset": o.offset,
+                "fold": o.fold,
+                "t_max": o.t_max,
+                "reciprocal": o.reciprocal,
+                "shift": o.shift,
+                "inverse": list(&o.inverse),
+            })
+        }),
     })
 }
 
@@ -1143,7 +1324,69 @@ mod tests {
         }
     }
 
+    #[test]
+    fn odd_divisions_are_exact_where_r_allows_them() {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        // Which catalogue fields take the odd division: 2 has order 20, 14, 12 and 23
+        // modulo the odd parts 2^10 + 1, 2^14 - 1, 2^6 + 1 and 2^23 - 1 of P1, P2, P5 and
+        // P6; modulo those of P3 and P4 (2^29 + 1, 2^26 + 1) its order exceeds a limb.
+        let takes = |p: SrgfnParams| MulBounds::new(p).unwrap().coef_div.odd.is_some();
+        let catalogue: Vec<(&str, bool)> = fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .map(|(name, p)| (*name, takes(*p)))
+            .collect();
+        assert_eq!(
+            catalogue,
+            [
+                ("P1", true),
+                ("P2", true),
+                ("P3", false),
+                ("P4", false),
+                ("P5", true),
+                ("P6", true)
+            ]
+        );
+        let p2 = MulBounds::new(params(64, 50, Sign::Minus, 4)).unwrap();
+        let odd = p2.coef_div.odd.as_ref().unwrap();
+        assert_eq!((odd.m, odd.fold, odd.v_limbs), (16383, 14, 3));
+        assert!(takes(params(62, 40, Sign::Minus, 4)));
+        // u < 32: the digit's low bits would not be a whole limb of z.
+        assert!(!takes(params(62, 21, Sign::Plus, 4)));
+        let mut checked = 0;
+        for (_, p) in fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .chain(&[("", params(62, 40, Sign::Minus, 4))])
+        {
+            let b = MulBounds::new(*p).unwrap();
+            let r = BigInt::from(p.radix().unwrap());
+            for plan in [&b.coef_div, &b.fold_div] {
+                let Some(odd) = &plan.odd else { continue };
+                let bound = BigInt::from(plan.bound.clone());
+                for z in division_inputs(&bound, &r, &mut rng) {
+                    let (q, digit) = odd.divide(&z);
+                    assert_eq!(q, z.div_floor(&r), "{p}: z = {z}");
+                    assert_eq!(digit, z.mod_floor(&r), "{p}: z = {z}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 3000, "{checked}");
+    }
+
     proptest::proptest! {
+        #[test]
+        fn p2_odd_division_is_exact_for_any_coefficient(bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..17), neg: bool) {
+            let p = params(64, 50, Sign::Minus, 4);
+            let d = MulBounds::new(p).unwrap().coef_div;
+            let r = BigInt::from(p.radix().unwrap());
+            let z = BigInt::from_bytes_le(if neg { num_bigint::Sign::Minus } else { num_bigint::Sign::Plus }, &bytes);
+            let z = z % BigInt::from(d.bound.clone());
+            let (q, digit) = d.odd.as_ref().unwrap().divide(&z);
+            proptest::prop_assert_eq!(q, z.div_floor(&r));
+            proptest::prop_assert_eq!(digit, z.mod_floor(&r));
+        }
+
         #[test]
         fn p3_estimate_holds_for_any_coefficient(bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..17), neg: bool) {
             let d = MulBounds::new(params(63, 34, Sign::Plus, 8)).unwrap().coef_div;
