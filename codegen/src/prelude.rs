@@ -251,7 +251,8 @@ impl MulBounds {
 const MAX_FRAC: u32 = 8;
 
 /// How the device divides a signed integer z (|z| ≤ `bound`, held in 32-bit limbs) by
-/// r = 2^w ± 2^u (2017 paper, §3.1), without the paper's loop of sparse steps.
+/// r = 2^w ± 2^u (2017 paper, §3.1), without the paper's loop of sparse steps, where the
+/// exact division by r's odd part ([`OddDiv`], in `odd`) does not apply.
 ///
 /// With d = w − u and ε = 2^−d, 1/r = 2^−w / (1 ± ε) = 2^−w Σ_m (∓ε)^m, so the quotient is
 /// estimated from shifts of z alone: g = Σ_{m ≤ M} σ_m ⌊z / 2^(w − F + m·d)⌋ − B with
@@ -377,7 +378,7 @@ impl DivPlan {
 /// 3. V − s is a multiple of m, so the quotient ⌊z / r⌋ = (V − s)/m is (V − s)·m^−1
 ///    modulo 2^(32·`quotient_limbs`), and the digit is s·2^U + (z mod 2^U).
 ///
-/// The device's instructions: U/32 funnel shifts for V, a multiply-add per limb of V, a
+/// The device's instructions: a funnel shift and a multiply-add per limb of V, a
 /// multiply-high and a multiply-add for s, and a low product of `quotient_limbs` limbs: no
 /// comparison and no correction, where the series needs a shift and an addition per limb
 /// of each of its terms and a final comparison with r.
