@@ -388,9 +388,7 @@ pub struct OddDiv {
     pub u: u32,
     /// The odd part m of r.
     pub m: u32,
-    /// The limbs of V = ⌊z / 2^U⌋.
-    pub v_limbs: u32,
-    /// c_j = 2^(32j) mod m, one per limb of V.
+    /// c_j = 2^(32j) mod m, one per 32-bit limb of V = ⌊z / 2^U⌋.
     pub weights: Vec<u32>,
     /// The multiple of m added to S.
     pub offset: u64,
@@ -402,10 +400,8 @@ pub struct OddDiv {
     pub reciprocal: u32,
     /// Its shift E: 2^E ≤ m < 2^(E+1).
     pub shift: u32,
-    /// m^−1 modulo 2^(32·`quotient_limbs`), least significant limb first.
+    /// m^−1 modulo 2^32 per limb of the quotient, least significant limb first.
     pub inverse: Vec<u32>,
-    /// The limbs of the quotient.
-    pub quotient_limbs: u32,
 }
 
 impl OddDiv {
@@ -476,7 +472,6 @@ impl OddDiv {
         Some(OddDiv {
             u,
             m,
-            v_limbs,
             weights,
             offset,
             fold,
@@ -484,7 +479,6 @@ impl OddDiv {
             reciprocal: reciprocal as u32,
             shift,
             inverse,
-            quotient_limbs,
         })
     }
 
@@ -497,7 +491,7 @@ impl OddDiv {
                 .to_u64()
                 .expect("a limb")
         };
-        let top = self.v_limbs - 1;
+        let top = self.weights.len() as u32 - 1;
         let mut s = i128::from(self.offset);
         for (j, &c) in self.weights.iter().enumerate() {
             let j = j as u32;
@@ -512,7 +506,7 @@ impl OddDiv {
         let t = (s & ((1u64 << self.fold) - 1)) + (s >> self.fold);
         let q_t = (t * u64::from(self.reciprocal)) >> (32 + self.shift);
         let rem = t - q_t * u64::from(self.m);
-        let modulus = BigInt::one() << (32 * self.quotient_limbs);
+        let modulus = BigInt::one() << (32 * self.inverse.len());
         let inverse = self
             .inverse
             .iter()
@@ -1165,7 +1159,7 @@ fn plan_view(plan: &DivPlan) -> serde_json::Value {
             serde_json::json!({
                 "u": o.u,
                 "m": o.m,
-                "v_limbs": o.v_limbs,
+                "v_limbs": o.weights.len(),
                 "weights": list(&o.weights),
                 "offset": o.offset,
                 "fold": o.fold,
@@ -1350,7 +1344,7 @@ mod tests {
         );
         let p2 = MulBounds::new(params(64, 50, Sign::Minus, 4)).unwrap();
         let odd = p2.coef_div.odd.as_ref().unwrap();
-        assert_eq!((odd.m, odd.fold, odd.v_limbs), (16383, 14, 3));
+        assert_eq!((odd.m, odd.fold, odd.weights.len()), (16383, 14, 3));
         assert!(takes(params(62, 40, Sign::Minus, 4)));
         // u < 32: the digit's low bits would not be a whole limb of z.
         assert!(!takes(params(62, 21, Sign::Plus, 4)));
