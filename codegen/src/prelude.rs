@@ -247,6 +247,23 @@ impl MulBounds {
     }
 }
 
+impl MulBounds {
+    /// The largest |⌊y₀ / 2^w⌋| for digit 0 less the final carry (|y₀| ≤ the fold's
+    /// bound), where the multiplication's fast path may take that estimate as the fold's
+    /// quotient: y₀ = a·r + t with t = (y₀ mod 2^w) ∓ a·2^u, and where 0 ≤ t < r the
+    /// exact division is not needed. `None` where the device cannot run that path: r's low
+    /// limb must be 0 (u ≥ 32, so that t's low limb is y₀'s), a must fit one signed limb and
+    /// 2^(w−32) + a·2^(u−32) must fit 63 bits.
+    pub fn fold_estimate(&self, params: SrgfnParams) -> Option<u32> {
+        if params.u < 32 || params.w > 64 {
+            return None;
+        }
+        let a_max = ((&self.fold_div.bound >> params.w) + 1u32).to_u32()?;
+        let th_max = (BigUint::from(a_max) << (params.u - 32)) + (BigUint::one() << (params.w - 32));
+        (a_max < 1 << 31 && th_max.bits() < 63).then_some(a_max)
+    }
+}
+
 /// The most fraction bits a [`DivPlan`] keeps.
 const MAX_FRAC: u32 = 8;
 
@@ -1119,6 +1136,12 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
     // The run-time shift as one signed chain, for fields whose chain is one asm statement:
     // split over several (k = 32, 64) it disagreed with the compile-time shift on the
     // device, though its host twin agreed; those fields rotate and subtract instead.
+    let fold_estimate = bounds.fold_estimate(params).filter(|_| split);
+    ctx.insert("fold_fast", &fold_estimate.is_some());
+    if let Some(a_max) = fold_estimate {
+        ctx.insert("fold_a_max", &a_max);
+        ctx.insert("fold_low", &format!("{:#x}", (1u64 << (params.w - 32)) - 1));
+    }
     let signed_chain = split && params.k <= CHAIN_DIGITS;
     ctx.insert("signed_chain", &signed_chain);
     if signed_chain {
