@@ -259,7 +259,8 @@ impl MulBounds {
             return None;
         }
         let a_max = ((&self.fold_div.bound >> params.w) + 1u32).to_u32()?;
-        let th_max = (BigUint::from(a_max) << (params.u - 32)) + (BigUint::one() << (params.w - 32));
+        let th_max =
+            (BigUint::from(a_max) << (params.u - 32)) + (BigUint::one() << (params.w - 32));
         (a_max < 1 << 31 && th_max.bits() < 63).then_some(a_max)
     }
 }
@@ -393,10 +394,12 @@ impl DivPlan {
 /// 2. s = t mod m = t − ⌊t·M / 2^(32+E)⌋·m with the reciprocal M = ⌈2^(32+E) / m⌉, exact
 ///    for every t up to `t_max` (Granlund–Montgomery: t_max·(M·m − 2^(32+E)) < 2^(32+E)).
 /// 3. V − s is a multiple of m, so the quotient ⌊z / r⌋ = (V − s)/m is (V − s)·m^−1
-///    modulo 2^(32·`quotient_limbs`), and the digit is s·2^U + (z mod 2^U).
+///    modulo 2^(32·`quotient_limbs`), and the digit is s·2^U + (z mod 2^U). Where V has as
+///    many limbs as the quotient ([`QuotientTop`]), only the low limbs come from that
+///    product: the top one is V's top limb divided by m, one multiply-high.
 ///
 /// The device's instructions: a funnel shift and a multiply-add per limb of V, a
-/// multiply-high and a multiply-add for s, and a low product of `quotient_limbs` limbs: no
+/// multiply-high and a multiply-add for s, and a low product of the quotient's limbs: no
 /// comparison and no correction, where the series needs a shift and an addition per limb
 /// of each of its terms and a final comparison with r.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -407,7 +410,8 @@ pub struct OddDiv {
     pub m: u32,
     /// c_j = 2^(32j) mod m, one per 32-bit limb of V = ⌊z / 2^U⌋.
     pub weights: Vec<u32>,
-    /// The multiple of m added to S.
+    /// The multiple of m added to S: a multiple of 2^32 too where the bounds allow, so that
+    /// on the device it is the high word of limb 0's term rather than an addition.
     pub offset: u64,
     /// The fold: 2^F ≡ 1 (mod m), F ≤ 32.
     pub fold: u32,
@@ -417,8 +421,52 @@ pub struct OddDiv {
     pub reciprocal: u32,
     /// Its shift E: 2^E ≤ m < 2^(E+1).
     pub shift: u32,
-    /// m^−1 modulo 2^32 per limb of the quotient, least significant limb first.
+    /// m^−1 modulo 2^32 per limb of the quotient that the low product computes, least
+    /// significant limb first: all of them, or all but the top one where `top` is set.
     pub inverse: Vec<u32>,
+    /// The quotient's top limb from V's, where V has as many limbs as the quotient.
+    pub top: Option<QuotientTop>,
+}
+
+/// The top limb of the quotient q = (V − s)/m of [`OddDiv`] from x, V's top limb (signed,
+/// V and q having L limbs): with T = 2^(32(L−1)), ⌊q/T⌋ = ⌊V/(m·T)⌋ = ⌊x/m⌋, since
+/// V = m·q + s with 0 ≤ s < m. The device computes ⌊x/m⌋ = ⌊(x + B·m)·M / 2^32⌋ − B with
+/// a bias B that makes x + B·m non-negative and M = ⌈2^32 / m⌉, exact wherever
+/// (x + B·m)·(M·m − 2^32) < 2^32 (Granlund–Montgomery, checked over x's whole range).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuotientTop {
+    /// The bias B.
+    pub bias: u32,
+    /// The reciprocal M.
+    pub reciprocal: u32,
+}
+
+impl QuotientTop {
+    /// The top limb for x in [x_min, x_max], or `None` where one multiply-high is not exact.
+    fn new(m: u32, x_min: &BigInt, x_max: &BigInt) -> Option<QuotientTop> {
+        let mb = BigInt::from(m);
+        let bias = if x_min.is_negative() {
+            (-x_min).div_ceil(&mb)
+        } else {
+            BigInt::zero()
+        };
+        let y_max = (x_max + &bias * &mb).to_u64()?;
+        let two = 1u128 << 32;
+        let reciprocal = two.div_ceil(u128::from(m));
+        let excess = reciprocal * u128::from(m) - two;
+        (reciprocal < two && y_max < 1 << 32 && u128::from(y_max) * excess < two).then(|| {
+            QuotientTop {
+                bias: bias.to_u32().expect("below 2^32 / m"),
+                reciprocal: reciprocal as u32,
+            }
+        })
+    }
+
+    /// ⌊x/m⌋ as the device computes it.
+    fn divide(&self, m: u32, x: i32) -> i64 {
+        let y = (i64::from(x) + i64::from(self.bias) * i64::from(m)) as u64;
+        ((y * u64::from(self.reciprocal)) >> 32) as i64 - i64::from(self.bias)
+    }
 }
 
 impl OddDiv {
@@ -444,46 +492,53 @@ impl OddDiv {
             .collect();
         // The top limb of V, signed, is ⌊V / 2^(32(L−1))⌋.
         let top = BigInt::one() << (32 * (v_limbs - 1));
+        let (x_min, x_max) = (v_min.div_floor(&top), v_max.div_floor(&top));
         let c_top = BigInt::from(*weights.last().expect("a limb"));
-        let (top_min, top_max) = (
-            v_min.div_floor(&top) * &c_top,
-            v_max.div_floor(&top) * &c_top,
-        );
+        let (top_min, top_max) = (&x_min * &c_top, &x_max * &c_top);
         let low_max: BigInt = weights[..weights.len() - 1]
             .iter()
             .map(|&c| BigInt::from(c) * BigInt::from(u32::MAX))
             .sum();
         let mb = BigInt::from(m);
-        let offset = if top_min.is_negative() {
-            (-top_min).div_ceil(&mb) * &mb
+        let order = (1..=32u32).find(|&e| (1u64 << e) % u64::from(m) == 1)?;
+        // S's offset: the least multiple of m·2^32 (a constant high word on the device)
+        // that keeps S ≥ 0 where the later bounds hold with it, else the least multiple of m.
+        let need = if top_min.is_negative() {
+            -top_min
         } else {
             BigInt::zero()
         };
-        let s_max = &offset + low_max + top_max;
-        if s_max.bits() > 64 {
-            return None;
-        }
-        let (offset, s_max) = (offset.to_u64()?, s_max.to_u64()?);
-        let order = (1..=32u32).find(|&e| (1u64 << e) % u64::from(m) == 1)?;
-        let (fold, t_max) = (1..=32 / order)
-            .map(|i| {
-                let f = i * order;
-                (f, ((1u64 << f) - 1).min(s_max) + (s_max >> f))
-            })
-            .min_by_key(|&(_, t)| t)?;
-        if t_max >= 1 << 31 {
-            return None;
-        }
-        let shift = 31 - m.leading_zeros();
-        let two = 1u128 << (32 + shift);
-        let reciprocal = two.div_ceil(u128::from(m));
-        let excess = reciprocal * u128::from(m) - two;
-        if reciprocal >= 1 << 32 || u128::from(t_max) * excess >= two {
-            return None;
-        }
-        let modulus = BigInt::one() << (32 * quotient_limbs);
+        let coarse = &mb << 32;
+        let offsets = [need.div_ceil(&coarse) * &coarse, need.div_ceil(&mb) * &mb];
+        let (offset, fold, t_max, shift, reciprocal) = offsets.iter().find_map(|offset| {
+            let s_max = (offset + &low_max + &top_max).to_u64()?;
+            let (fold, t_max) = (1..=32 / order)
+                .map(|i| {
+                    let f = i * order;
+                    (f, ((1u64 << f) - 1).min(s_max) + (s_max >> f))
+                })
+                .min_by_key(|&(_, t)| t)?;
+            if t_max >= 1 << 31 {
+                return None;
+            }
+            let shift = 31 - m.leading_zeros();
+            let two = 1u128 << (32 + shift);
+            let reciprocal = two.div_ceil(u128::from(m));
+            let excess = reciprocal * u128::from(m) - two;
+            if reciprocal >= 1 << 32 || u128::from(t_max) * excess >= two {
+                return None;
+            }
+            Some((offset.to_u64()?, fold, t_max, shift, reciprocal as u32))
+        })?;
+        let top = if quotient_limbs >= 2 && v_limbs == quotient_limbs {
+            QuotientTop::new(m, &x_min, &x_max)
+        } else {
+            None
+        };
+        let low_limbs = quotient_limbs - u32::from(top.is_some());
+        let modulus = BigInt::one() << (32 * low_limbs);
         let inverse = BigInt::from(m).modinv(&modulus)?;
-        let inverse = (0..quotient_limbs)
+        let inverse = (0..low_limbs)
             .map(|j| ((&inverse >> (32 * j) as usize) & BigInt::from(u32::MAX)).to_u32())
             .collect::<Option<Vec<u32>>>()?;
         Some(OddDiv {
@@ -493,9 +548,10 @@ impl OddDiv {
             offset,
             fold,
             t_max,
-            reciprocal: reciprocal as u32,
+            reciprocal,
             shift,
             inverse,
+            top,
         })
     }
 
@@ -523,16 +579,22 @@ impl OddDiv {
         let t = (s & ((1u64 << self.fold) - 1)) + (s >> self.fold);
         let q_t = (t * u64::from(self.reciprocal)) >> (32 + self.shift);
         let rem = t - q_t * u64::from(self.m);
-        let modulus = BigInt::one() << (32 * self.inverse.len());
+        let low_bits = 32 * self.inverse.len();
+        let modulus = BigInt::one() << low_bits;
         let inverse = self
             .inverse
             .iter()
             .rev()
             .fold(BigInt::zero(), |acc, &l| (acc << 32) + l);
-        let mut q = ((&v - rem) * inverse).mod_floor(&modulus);
-        if q >= &modulus >> 1 {
-            q -= &modulus;
-        }
+        let low = ((&v - rem) * inverse).mod_floor(&modulus);
+        let q = match &self.top {
+            Some(t) => {
+                let x = limb(&v, top) as u32 as i32;
+                (BigInt::from(t.divide(self.m, x)) << low_bits) + low
+            }
+            None if low >= &modulus >> 1 => low - &modulus,
+            None => low,
+        };
         let digit = (BigInt::from(rem) << self.u) + z.mod_floor(&(BigInt::one() << self.u));
         (q, digit)
     }
@@ -1190,6 +1252,11 @@ fn plan_view(plan: &DivPlan) -> serde_json::Value {
                 "reciprocal": o.reciprocal,
                 "shift": o.shift,
                 "inverse": list(&o.inverse),
+                "low_limbs": o.inverse.len(),
+                "top": o.top.as_ref().map(|t| serde_json::json!({
+                    "bias": t.bias,
+                    "reciprocal": t.reciprocal,
+                })),
             })
         }),
     })
@@ -1367,7 +1434,13 @@ mod tests {
         );
         let p2 = MulBounds::new(params(64, 50, Sign::Minus, 4)).unwrap();
         let odd = p2.coef_div.odd.as_ref().unwrap();
-        assert_eq!((odd.m, odd.fold, odd.weights.len()), (16383, 14, 3));
+        // S's offset is m·2^32 (a constant high word), which the fold by 2^28 absorbs; the
+        // quotient's top limb comes from V's.
+        assert_eq!((odd.m, odd.fold, odd.weights.len()), (16383, 28, 3));
+        assert_eq!(odd.offset, 16383 << 32);
+        assert_eq!(odd.inverse.len(), 2);
+        assert!(odd.top.is_some());
+        assert!(p2.fold_div.odd.as_ref().unwrap().top.is_none());
         assert!(takes(params(62, 40, Sign::Minus, 4)));
         // u < 32: the digit's low bits would not be a whole limb of z.
         assert!(!takes(params(62, 21, Sign::Plus, 4)));
@@ -1390,6 +1463,37 @@ mod tests {
             }
         }
         assert!(checked > 3000, "{checked}");
+    }
+
+    #[test]
+    fn quotient_tops_are_exact_over_their_whole_range() {
+        let mut checked = 0;
+        for (name, p) in fermat_dsl::field::CATALOGUE_SRGFNS {
+            let b = MulBounds::new(p).unwrap();
+            for plan in [&b.coef_div, &b.fold_div] {
+                let Some(odd) = &plan.odd else { continue };
+                let Some(top) = &odd.top else { continue };
+                // V's top limb, as OddDiv::new bounds it.
+                let zb = BigInt::from(plan.bound.clone());
+                let t = BigInt::one() << (odd.u + 32 * (odd.weights.len() as u32 - 1));
+                let (lo, hi) = ((-&zb).div_floor(&t), zb.div_floor(&t));
+                let (lo, hi) = (lo.to_i32().unwrap(), hi.to_i32().unwrap());
+                assert!(hi - lo < 1 << 20, "{name}: {lo}..{hi}");
+                for x in lo..=hi {
+                    let want = i64::from(x).div_euclid(i64::from(odd.m));
+                    assert_eq!(top.divide(odd.m, x), want, "{name}: x = {x}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        // Past its bound the multiply-high is no longer exact: the bound is what keeps it so.
+        let m = 16383u32;
+        let top = QuotientTop::new(m, &-BigInt::from(5 * m), &BigInt::from(1 << 17)).unwrap();
+        let y = (1u64 << 32) / u64::from(m) * u64::from(m) - 1;
+        let wrong = ((y * u64::from(top.reciprocal)) >> 32) != y / u64::from(m);
+        assert!(wrong, "y = {y}");
+        assert!(QuotientTop::new(m, &BigInt::zero(), &BigInt::from(y)).is_none());
     }
 
     proptest::proptest! {
