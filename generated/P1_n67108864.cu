@@ -851,30 +851,40 @@ FE_FN uint64_t fe_aux_rem(const uint32_t (&z)[3], const uint32_t (&q)[3], uint32
 // A coefficient plus the carry from below: |z| <= 2^128, divided exactly by r = 2^53 m, m = 1025
 // (OddDiv in the generator): V = floor(z / 2^53) is congruent modulo m to S, the sum of its
 // limbs by their weights 2^(32 j) mod m, and to t = (S mod 2^20) + floor(S / 2^20)
-// (2^20 = 1 mod m; t <= 5234687), whose remainder s by m one multiply-high finds;
+// (2^20 = 1 mod m; t <= 9433087), whose remainder s by m one multiply-high finds;
 // the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^53 + z mod 2^53.
 // The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32_t& mask) {
-    constexpr int VL = 3, QL = 3;
+    constexpr int VL = 3;
     constexpr uint32_t M = 1025u;
     const uint32_t sz = fe_aux_sign32(z[4]);
     uint32_t v[VL];
     FE_UNROLL
     for (int j = 0; j < VL; ++j) v[j] = fe_aux_bits(z, sz, 53 + 32 * j);
     const uint32_t c[VL] = {1u, 1021u, 16u};
-    uint64_t S = 17425ull;
+    // c_0 = 1 (limb 0 unsigned, below the top), and the offset's low word is 0: limb 0 and
+    // the offset are one 64-bit addend, an OR that the compiler does not reassociate into
+    // an addition of its own.
+    uint64_t S = 4402341478400ull | v[0];
     FE_UNROLL
-    for (int j = 0; j + 1 < VL; ++j) S += (uint64_t)v[j] * c[j];
+    for (int j = 1; j + 1 < VL; ++j) S += (uint64_t)v[j] * c[j];
     S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
     const uint32_t t = (uint32_t)(S & ((1ull << 20) - 1)) + (uint32_t)(S >> 20);
     const uint32_t s = t - (fe_mulhi32(t, 4290777085u) >> 10) * M;
+    // The low product gives the quotient's low 2 limbs; its top limb is floor(x / m) for V's
+    // top limb x, as (x + B m) M / 2^32 - B (QuotientTop in the generator).
+    constexpr int LL = 2;
     const uint32_t sv = fe_aux_sign32(v[VL - 1]);
-    uint32_t w[QL], sl[QL] = {s};
+    uint32_t w[LL], sl[LL] = {s}, ql[LL];
     FE_UNROLL
-    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
-    fe_aux_sub32<QL>(w, sl);
-    const uint32_t inv[QL] = {3222273025u, 268173567u, 4227923904u};
-    fe_aux_mullo<QL>(w, inv, q);
+    for (int j = 0; j < LL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<LL>(w, sl);
+    const uint32_t inv[LL] = {3222273025u, 268173567u};
+    fe_aux_mullo<LL>(w, inv, ql);
+    FE_UNROLL
+    for (int j = 0; j < LL; ++j) q[j] = ql[j];
+    constexpr uint32_t B = 2u;
+    q[2] = fe_mulhi32(v[VL - 1] + B * M, 4190212u) - B;
     mask = 0;
     constexpr uint32_t LOW = (1u << (53 - 32)) - 1;
     return ((uint64_t)((z[1] & LOW) | (s << (53 - 32))) << 32) | z[0];
@@ -882,30 +892,34 @@ FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32
 // Digit 0 less the final carry: |z| <= 2^65, divided exactly by r = 2^53 m, m = 1025
 // (OddDiv in the generator): V = floor(z / 2^53) is congruent modulo m to S, the sum of its
 // limbs by their weights 2^(32 j) mod m, and to t = (S mod 2^20) + floor(S / 2^20)
-// (2^20 = 1 mod m; t <= 7175), whose remainder s by m one multiply-high finds;
+// (2^20 = 1 mod m; t <= 5246975), whose remainder s by m one multiply-high finds;
 // the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^53 + z mod 2^53.
 // The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_fold(const uint32_t (&z)[3], uint32_t (&q)[1], uint32_t& mask) {
-    constexpr int VL = 1, QL = 1;
+    constexpr int VL = 1;
     constexpr uint32_t M = 1025u;
     const uint32_t sz = fe_aux_sign32(z[2]);
     uint32_t v[VL];
     FE_UNROLL
     for (int j = 0; j < VL; ++j) v[j] = fe_aux_bits(z, sz, 53 + 32 * j);
     const uint32_t c[VL] = {1u};
-    uint64_t S = 4100ull;
+    uint64_t S = 4402341478400ull;
     FE_UNROLL
     for (int j = 0; j + 1 < VL; ++j) S += (uint64_t)v[j] * c[j];
     S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
     const uint32_t t = (uint32_t)(S & ((1ull << 20) - 1)) + (uint32_t)(S >> 20);
     const uint32_t s = t - (fe_mulhi32(t, 4290777085u) >> 10) * M;
+    // The low product gives the quotient's low 1 limb.
+    constexpr int LL = 1;
     const uint32_t sv = fe_aux_sign32(v[VL - 1]);
-    uint32_t w[QL], sl[QL] = {s};
+    uint32_t w[LL], sl[LL] = {s}, ql[LL];
     FE_UNROLL
-    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
-    fe_aux_sub32<QL>(w, sl);
-    const uint32_t inv[QL] = {3222273025u};
-    fe_aux_mullo<QL>(w, inv, q);
+    for (int j = 0; j < LL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<LL>(w, sl);
+    const uint32_t inv[LL] = {3222273025u};
+    fe_aux_mullo<LL>(w, inv, ql);
+    FE_UNROLL
+    for (int j = 0; j < LL; ++j) q[j] = ql[j];
     mask = 0;
     constexpr uint32_t LOW = (1u << (53 - 32)) - 1;
     return ((uint64_t)((z[1] & LOW) | (s << (53 - 32))) << 32) | z[0];
@@ -988,6 +1002,23 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     const uint32_t m[3] = {mask, mask, mask};
     fe_aux_sub32<3>(y0, c);
     fe_aux_add32<3>(y0, m);
+    {
+        // y0 = a 2^W + t0 with a = floor(y0 / 2^W) (|a| <= 4), so y0 = a r + t for
+        // t = t0 - a 2^U, whose low limb is y0's (U >= 32). Where 0 <= t < r, t is digit 0
+        // and a its quotient, and where digit 1 plus a stays in [0, r) too, nothing carries
+        // further: a few instructions instead of a division and a digit update. Random
+        // products leave that path with probability about 4 2^U / 2^W per
+        // product (t within |a| 2^U of 0 or r); they take the exact division below.
+        constexpr uint32_t LOW = 0x7fffffffu;
+        const int32_t a = (int32_t)fe_aux_bits(y0, fe_aux_sign32(y0[2]), FE_W);
+        const int64_t th = (int64_t)(y0[1] & LOW) - (int64_t)a * (int64_t)(1ll << (FE_U - 32));
+        const uint64_t d1 = z.d[1] + (uint64_t)(int64_t)a;
+        if (((uint64_t)th < FE_R_HI) & ((uint32_t)(d1 >> 32) < FE_R_HI)) {
+            z.d[0] = ((uint64_t)th << 32) | y0[0];
+            z.d[1] = d1;
+            return z;
+        }
+    }
     uint32_t q0[1], mask0;
     z.d[0] = fe_aux_divr_fold(y0, q0, mask0);
     // The quotient is small (1 limb): digit 1 takes it with one correction.

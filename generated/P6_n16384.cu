@@ -2777,7 +2777,7 @@ FE_FN uint64_t fe_aux_rem(const uint32_t (&z)[3], const uint32_t (&q)[3], uint32
 // the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^40 + z mod 2^40.
 // The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32_t& mask) {
-    constexpr int VL = 3, QL = 3;
+    constexpr int VL = 3;
     constexpr uint32_t M = 8388607u;
     const uint32_t sz = fe_aux_sign32(z[4]);
     uint32_t v[VL];
@@ -2790,13 +2790,17 @@ FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32
     S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
     const uint32_t t = (uint32_t)(S & ((1ull << 23) - 1)) + (uint32_t)(S >> 23);
     const uint32_t s = t - (fe_mulhi32(t, 2147483905u) >> 22) * M;
+    // The low product gives the quotient's low 3 limbs.
+    constexpr int LL = 3;
     const uint32_t sv = fe_aux_sign32(v[VL - 1]);
-    uint32_t w[QL], sl[QL] = {s};
+    uint32_t w[LL], sl[LL] = {s}, ql[LL];
     FE_UNROLL
-    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
-    fe_aux_sub32<QL>(w, sl);
-    const uint32_t inv[QL] = {4286578687u, 4294950911u, 4026531807u};
-    fe_aux_mullo<QL>(w, inv, q);
+    for (int j = 0; j < LL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<LL>(w, sl);
+    const uint32_t inv[LL] = {4286578687u, 4294950911u, 4026531807u};
+    fe_aux_mullo<LL>(w, inv, ql);
+    FE_UNROLL
+    for (int j = 0; j < LL; ++j) q[j] = ql[j];
     mask = 0;
     constexpr uint32_t LOW = (1u << (40 - 32)) - 1;
     return ((uint64_t)((z[1] & LOW) | (s << (40 - 32))) << 32) | z[0];
@@ -2808,7 +2812,7 @@ FE_FN uint64_t fe_aux_divr_coef(const uint32_t (&z)[5], uint32_t (&q)[3], uint32
 // the quotient (V - s) / m is exact, a low product with m^-1, and the digit s 2^40 + z mod 2^40.
 // The quotient is floor(z / r) itself: mask is 0.
 FE_FN uint64_t fe_aux_divr_fold(const uint32_t (&z)[3], uint32_t (&q)[1], uint32_t& mask) {
-    constexpr int VL = 1, QL = 1;
+    constexpr int VL = 1;
     constexpr uint32_t M = 8388607u;
     const uint32_t sz = fe_aux_sign32(z[2]);
     uint32_t v[VL];
@@ -2821,13 +2825,17 @@ FE_FN uint64_t fe_aux_divr_fold(const uint32_t (&z)[3], uint32_t (&q)[1], uint32
     S += (uint64_t)((int64_t)(int32_t)v[VL - 1] * (int64_t)c[VL - 1]);
     const uint32_t t = (uint32_t)(S & ((1ull << 23) - 1)) + (uint32_t)(S >> 23);
     const uint32_t s = t - (fe_mulhi32(t, 2147483905u) >> 22) * M;
+    // The low product gives the quotient's low 1 limb.
+    constexpr int LL = 1;
     const uint32_t sv = fe_aux_sign32(v[VL - 1]);
-    uint32_t w[QL], sl[QL] = {s};
+    uint32_t w[LL], sl[LL] = {s}, ql[LL];
     FE_UNROLL
-    for (int j = 0; j < QL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
-    fe_aux_sub32<QL>(w, sl);
-    const uint32_t inv[QL] = {4286578687u};
-    fe_aux_mullo<QL>(w, inv, q);
+    for (int j = 0; j < LL; ++j) w[j] = fe_aux_limb_at(v, j, sv);
+    fe_aux_sub32<LL>(w, sl);
+    const uint32_t inv[LL] = {4286578687u};
+    fe_aux_mullo<LL>(w, inv, ql);
+    FE_UNROLL
+    for (int j = 0; j < LL; ++j) q[j] = ql[j];
     mask = 0;
     constexpr uint32_t LOW = (1u << (40 - 32)) - 1;
     return ((uint64_t)((z[1] & LOW) | (s << (40 - 32))) << 32) | z[0];
@@ -2911,6 +2919,23 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     const uint32_t m[3] = {mask, mask, mask};
     fe_aux_sub32<3>(y0, c);
     fe_aux_add32<3>(y0, m);
+    {
+        // y0 = a 2^W + t0 with a = floor(y0 / 2^W) (|a| <= 65), so y0 = a r + t for
+        // t = t0 + a 2^U, whose low limb is y0's (U >= 32). Where 0 <= t < r, t is digit 0
+        // and a its quotient, and where digit 1 plus a stays in [0, r) too, nothing carries
+        // further: a few instructions instead of a division and a digit update. Random
+        // products leave that path with probability about 65 2^U / 2^W per
+        // product (t within |a| 2^U of 0 or r); they take the exact division below.
+        constexpr uint32_t LOW = 0x7fffffffu;
+        const int32_t a = (int32_t)fe_aux_bits(y0, fe_aux_sign32(y0[2]), FE_W);
+        const int64_t th = (int64_t)(y0[1] & LOW) + (int64_t)a * (int64_t)(1ll << (FE_U - 32));
+        const uint64_t d1 = z.d[1] + (uint64_t)(int64_t)a;
+        if (((uint64_t)th < FE_R_HI) & ((uint32_t)(d1 >> 32) < FE_R_HI)) {
+            z.d[0] = ((uint64_t)th << 32) | y0[0];
+            z.d[1] = d1;
+            return z;
+        }
+    }
     uint32_t q0[1], mask0;
     z.d[0] = fe_aux_divr_fold(y0, q0, mask0);
     // The quotient is small (1 limb): digit 1 takes it with one correction.
