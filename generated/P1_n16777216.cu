@@ -159,6 +159,7 @@ static constexpr int FE_U = 53;
 // The multiplication divides each product coefficient plus carry (|z| <= 2^128)
 // and digit 0 less the final carry (|z| <= 2^65) by r with the plans that the
 // generator checks from interval bounds (fe_aux_divr_coef, fe_aux_divr_fold below).
+// The second runs only where the estimate of fe_mul's fast path leaves [0, r).
 
 FE_FN fe_t fe_zero() {
     fe_t z;
@@ -962,7 +963,8 @@ FE_FN void fe_aux_carry_on(fe_t& z, int64_t b) {
 // through the negative accumulator, which starts at -1 where the quotient takes +1). The
 // carry c out of digit k-1 weighs r^k = -1: digit 0 less c is divided by r once more, its
 // quotient added to digit 1, and a carry out of digit 1 stops at digit 2 unless that digit
-// leaves [0, r).
+// leaves [0, r). That division is almost always an estimate from digit 0's top bits, whose
+// quotient digit 1 takes without a carry; the exact division is the rare way.
 // Fully unrolled: k^2 = 4 products in straight-line code.
 FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     fe_t z;
@@ -1007,7 +1009,7 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
         // t = t0 - a 2^U, whose low limb is y0's (U >= 32). Where 0 <= t < r, t is digit 0
         // and a its quotient, and where digit 1 plus a stays in [0, r) too, nothing carries
         // further: a few instructions instead of a division and a digit update. Random
-        // products leave that path with probability about 4 2^U / 2^W per
+        // products leave that path with probability about 4 * 2^U / 2^W per
         // product (t within |a| 2^U of 0 or r); they take the exact division below.
         constexpr uint32_t LOW = 0x7fffffffu;
         const int32_t a = (int32_t)fe_aux_bits(y0, fe_aux_sign32(y0[2]), FE_W);
