@@ -159,7 +159,6 @@ static constexpr int FE_U = 56;
 // The multiplication divides each product coefficient plus carry (|z| <= 2^130)
 // and digit 0 less the final carry (|z| <= 2^68) by r with the plans that the
 // generator checks from interval bounds (fe_aux_divr_coef, fe_aux_divr_fold below).
-// The second runs only where the estimate of fe_mul's fast path leaves [0, r).
 
 FE_FN fe_t fe_zero() {
     fe_t z;
@@ -1865,8 +1864,7 @@ FE_FN void fe_aux_carry_on(fe_t& z, int64_t b) {
 // through the negative accumulator, which starts at -1 where the quotient takes +1). The
 // carry c out of digit k-1 weighs r^k = -1: digit 0 less c is divided by r once more, its
 // quotient added to digit 1, and a carry out of digit 1 stops at digit 2 unless that digit
-// leaves [0, r). That division is almost always an estimate from digit 0's top bits, whose
-// quotient digit 1 takes without a carry; the exact division is the rare way.
+// leaves [0, r).
 // The coefficient loop stays rolled for k = 32: unrolled, k^2 = 1024 products
 // would be megabytes of PTX and far beyond the register file anyway.
 FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
@@ -1907,23 +1905,6 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
     const uint32_t m[3] = {mask, mask, mask};
     fe_aux_sub32<3>(y0, c);
     fe_aux_add32<3>(y0, m);
-    {
-        // y0 = a 2^W + t0 with a = floor(y0 / 2^W) (|a| <= 34), so y0 = a r + t for
-        // t = t0 - a 2^U, whose low limb is y0's (U >= 32). Where 0 <= t < r, t is digit 0
-        // and a its quotient, and where digit 1 plus a stays in [0, r) too, nothing carries
-        // further: a few instructions instead of a division and a digit update. Random
-        // products leave that path with probability about 34 * 2^U / 2^W per
-        // product (t within |a| 2^U of 0 or r); they take the exact division below.
-        constexpr uint32_t LOW = 0x3fffffffu;
-        const int32_t a = (int32_t)fe_aux_bits(y0, fe_aux_sign32(y0[2]), FE_W);
-        const int64_t th = (int64_t)(y0[1] & LOW) - (int64_t)a * (int64_t)(1ll << (FE_U - 32));
-        const uint64_t d1 = z.d[1] + (uint64_t)(int64_t)a;
-        if (((uint64_t)th < FE_R_HI) & ((uint32_t)(d1 >> 32) < FE_R_HI)) {
-            z.d[0] = ((uint64_t)th << 32) | y0[0];
-            z.d[1] = d1;
-            return z;
-        }
-    }
     uint32_t q0[1], mask0;
     z.d[0] = fe_aux_divr_fold(y0, q0, mask0);
     // The quotient is small (1 limb): digit 1 takes it with one correction.

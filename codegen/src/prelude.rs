@@ -245,15 +245,17 @@ impl MulBounds {
             fold_div,
         })
     }
-}
 
-impl MulBounds {
     /// The largest |⌊y₀ / 2^w⌋| for digit 0 less the final carry (|y₀| ≤ the fold's
-    /// bound), where the multiplication's fast path may take that estimate as the fold's
+    /// bound), where the multiplication's fast path takes that estimate as the fold's
     /// quotient: y₀ = a·r + t with t = (y₀ mod 2^w) ∓ a·2^u, and where 0 ≤ t < r the
-    /// exact division is not needed. `None` where the device cannot run that path: r's low
-    /// limb must be 0 (u ≥ 32, so that t's low limb is y₀'s), a must fit one signed limb and
-    /// 2^(w−32) + a·2^(u−32) must fit 63 bits.
+    /// exact division is not needed. `None` where the device cannot run that path (r's low
+    /// limb must be 0, u ≥ 32, so that t's low limb is y₀'s; a must fit one signed limb and
+    /// 2^(w−32) + a·2^(u−32) 63 bits) or where it would miss too often: t leaves [0, r)
+    /// for about a fraction a·2^u/2^w of the values, and a lane that misses takes its whole
+    /// warp through the exact division, so the bound a_max·2^u/2^w must stay within
+    /// 2^−[`FOLD_MISS_BITS`] (P5's r = 2^62 + 2^56 with k = 32 carries up to a = 34 and
+    /// misses about half the time).
     pub fn fold_estimate(&self, params: SrgfnParams) -> Option<u32> {
         if params.u < 32 || params.w > 64 {
             return None;
@@ -261,9 +263,15 @@ impl MulBounds {
         let a_max = ((&self.fold_div.bound >> params.w) + 1u32).to_u32()?;
         let th_max =
             (BigUint::from(a_max) << (params.u - 32)) + (BigUint::one() << (params.w - 32));
-        (a_max < 1 << 31 && th_max.bits() < 63).then_some(a_max)
+        let misses = BigUint::from(a_max) << (params.u + FOLD_MISS_BITS);
+        (a_max < 1 << 31 && th_max.bits() < 63 && misses <= BigUint::one() << params.w)
+            .then_some(a_max)
     }
 }
+
+/// The fold's estimate ([`MulBounds::fold_estimate`]) may miss for at most one value in
+/// 2^7: a warp of 32 lanes then takes the exact division a quarter of the time at most.
+pub const FOLD_MISS_BITS: u32 = 7;
 
 /// The most fraction bits a [`DivPlan`] keeps.
 const MAX_FRAC: u32 = 8;
@@ -454,11 +462,9 @@ impl QuotientTop {
         let two = 1u128 << 32;
         let reciprocal = two.div_ceil(u128::from(m));
         let excess = reciprocal * u128::from(m) - two;
-        (reciprocal < two && y_max < 1 << 32 && u128::from(y_max) * excess < two).then(|| {
-            QuotientTop {
-                bias: bias.to_u32().expect("below 2^32 / m"),
-                reciprocal: reciprocal as u32,
-            }
+        (y_max < 1 << 32 && u128::from(y_max) * excess < two).then(|| QuotientTop {
+            bias: bias.to_u32().expect("below 2^32 / m"),
+            reciprocal: reciprocal as u32,
         })
     }
 
@@ -1195,15 +1201,16 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
         ctx.insert("sub_asm", &asm);
         ctx.insert("sub_portable", &portable);
     }
-    // The run-time shift as one signed chain, for fields whose chain is one asm statement:
-    // split over several (k = 32, 64) it disagreed with the compile-time shift on the
-    // device, though its host twin agreed; those fields rotate and subtract instead.
+    // The fold's fast path (fe_mul) reads r's high limb, FE_R_HI.
     let fold_estimate = bounds.fold_estimate(params).filter(|_| split);
     ctx.insert("fold_fast", &fold_estimate.is_some());
     if let Some(a_max) = fold_estimate {
         ctx.insert("fold_a_max", &a_max);
         ctx.insert("fold_low", &format!("{:#x}", (1u64 << (params.w - 32)) - 1));
     }
+    // The run-time shift as one signed chain, for fields whose chain is one asm statement:
+    // split over several (k = 32, 64) it disagreed with the compile-time shift on the
+    // device, though its host twin agreed; those fields rotate and subtract instead.
     let signed_chain = split && params.k <= CHAIN_DIGITS;
     ctx.insert("signed_chain", &signed_chain);
     if signed_chain {
@@ -1463,6 +1470,64 @@ mod tests {
             }
         }
         assert!(checked > 3000, "{checked}");
+    }
+
+    #[test]
+    fn fold_estimates_are_exact_where_the_multiplication_takes_them() {
+        use num_bigint::RandBigInt;
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        let takes = |p: SrgfnParams| MulBounds::new(p).unwrap().fold_estimate(p).is_some();
+        let catalogue: Vec<(&str, bool)> = fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .map(|(name, p)| (*name, takes(*p)))
+            .collect();
+        assert_eq!(
+            catalogue,
+            [
+                ("P1", true),
+                ("P2", true),
+                ("P3", true),
+                ("P4", true),
+                ("P5", false),
+                ("P6", true)
+            ]
+        );
+        for (name, p) in fermat_dsl::field::CATALOGUE_SRGFNS
+            .iter()
+            .chain(&[("", params(62, 40, Sign::Minus, 4))])
+            .filter(|(_, p)| takes(*p))
+        {
+            let b = MulBounds::new(*p).unwrap();
+            let a_max = b.fold_estimate(*p).unwrap();
+            let r = BigInt::from(p.radix().unwrap());
+            let bound = BigInt::from(b.fold_div.bound.clone());
+            let two_w = BigInt::one() << p.w;
+            let two_u = BigInt::one() << p.u;
+            let mut taken = 0;
+            let mut random = division_inputs(&bound, &r, &mut rng);
+            let edges = random.len();
+            random.extend((0..2000).map(|_| rng.gen_bigint_range(&-bound.clone(), &(&bound + 1))));
+            for (i, y) in random.iter().enumerate() {
+                // The device's steps: a from y's bits from w up, t from a and y mod 2^w.
+                let a = y.div_floor(&two_w);
+                assert!(a.abs() <= BigInt::from(a_max), "{name}: y = {y}");
+                let t = match p.sign {
+                    Sign::Minus => y.mod_floor(&two_w) + &a * &two_u,
+                    Sign::Plus => y.mod_floor(&two_w) - &a * &two_u,
+                };
+                if !t.is_negative() && t < r {
+                    assert_eq!(t, y.mod_floor(&r), "{name}: y = {y}");
+                    assert_eq!(a, y.div_floor(&r), "{name}: y = {y}");
+                    taken += usize::from(i >= edges);
+                }
+            }
+            // Random values almost never need the exact division.
+            assert!(taken >= 1990, "{name}: {taken} of 2000");
+        }
+        // r's low limb must be 0 for t's low limb to be y's.
+        let p = params(62, 21, Sign::Plus, 4);
+        assert_eq!(MulBounds::new(p).unwrap().fold_estimate(p), None);
     }
 
     #[test]
