@@ -257,7 +257,7 @@ impl MulBounds {
     /// 2^−[`FOLD_MISS_BITS`] (P5's r = 2^62 + 2^56 with k = 32 carries up to a = 34 and
     /// misses about half the time).
     pub fn fold_estimate(&self, params: SrgfnParams) -> Option<u32> {
-        if params.u < 32 || params.w > 64 {
+        if params.u < 32 {
             return None;
         }
         let a_max = ((&self.fold_div.bound >> params.w) + 1u32).to_u32()?;
@@ -458,21 +458,33 @@ impl QuotientTop {
         } else {
             BigInt::zero()
         };
-        let y_max = (x_max + &bias * &mb).to_u64()?;
-        let two = 1u128 << 32;
-        let reciprocal = two.div_ceil(u128::from(m));
-        let excess = reciprocal * u128::from(m) - two;
-        (y_max < 1 << 32 && u128::from(y_max) * excess < two).then(|| QuotientTop {
+        // The device adds the bias in one limb.
+        let y_max = (x_max + &bias * &mb).to_u64().filter(|&y| y < 1 << 32)?;
+        Some(QuotientTop {
             bias: bias.to_u32().expect("below 2^32 / m"),
-            reciprocal: reciprocal as u32,
+            reciprocal: exact_reciprocal(m, 0, y_max)?,
         })
     }
 
     /// ⌊x/m⌋ as the device computes it.
     fn divide(&self, m: u32, x: i32) -> i64 {
         let y = (i64::from(x) + i64::from(self.bias) * i64::from(m)) as u64;
-        ((y * u64::from(self.reciprocal)) >> 32) as i64 - i64::from(self.bias)
+        divide_by_reciprocal(y, self.reciprocal, 0) as i64 - i64::from(self.bias)
     }
+}
+
+/// M = ⌈2^(32+E) / m⌉ for the shift E, where ⌊y·M / 2^(32+E)⌋ = ⌊y/m⌋ for every
+/// 0 ≤ y ≤ `y_max` (Granlund–Montgomery: y_max·(M·m − 2^(32+E)) < 2^(32+E)) and M fits a limb.
+fn exact_reciprocal(m: u32, shift: u32, y_max: u64) -> Option<u32> {
+    let two = 1u128 << (32 + shift);
+    let reciprocal = two.div_ceil(u128::from(m));
+    let excess = reciprocal * u128::from(m) - two;
+    (reciprocal < 1 << 32 && u128::from(y_max) * excess < two).then_some(reciprocal as u32)
+}
+
+/// ⌊y·M / 2^(32+E)⌋ for y below 2^32, as the device's multiply-high and shift compute it.
+fn divide_by_reciprocal(y: u64, reciprocal: u32, shift: u32) -> u64 {
+    (y * u64::from(reciprocal)) >> (32 + shift)
 }
 
 impl OddDiv {
@@ -528,13 +540,8 @@ impl OddDiv {
                 return None;
             }
             let shift = 31 - m.leading_zeros();
-            let two = 1u128 << (32 + shift);
-            let reciprocal = two.div_ceil(u128::from(m));
-            let excess = reciprocal * u128::from(m) - two;
-            if reciprocal >= 1 << 32 || u128::from(t_max) * excess >= two {
-                return None;
-            }
-            Some((offset.to_u64()?, fold, t_max, shift, reciprocal as u32))
+            let reciprocal = exact_reciprocal(m, shift, t_max)?;
+            Some((offset.to_u64()?, fold, t_max, shift, reciprocal))
         })?;
         let top = if quotient_limbs >= 2 && v_limbs == quotient_limbs {
             QuotientTop::new(m, &x_min, &x_max)
@@ -583,7 +590,7 @@ impl OddDiv {
         }
         let s = u64::try_from(s).expect("S in [0, 2^64)");
         let t = (s & ((1u64 << self.fold) - 1)) + (s >> self.fold);
-        let q_t = (t * u64::from(self.reciprocal)) >> (32 + self.shift);
+        let q_t = divide_by_reciprocal(t, self.reciprocal, self.shift);
         let rem = t - q_t * u64::from(self.m);
         let low_bits = 32 * self.inverse.len();
         let modulus = BigInt::one() << low_bits;
@@ -1201,8 +1208,8 @@ fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenErro
         ctx.insert("sub_asm", &asm);
         ctx.insert("sub_portable", &portable);
     }
-    // The fold's fast path (fe_mul) reads r's high limb, FE_R_HI.
-    let fold_estimate = bounds.fold_estimate(params).filter(|_| split);
+    // u >= 32 (split) wherever the estimate applies: its fast path reads FE_R_HI.
+    let fold_estimate = bounds.fold_estimate(params);
     ctx.insert("fold_fast", &fold_estimate.is_some());
     if let Some(a_max) = fold_estimate {
         ctx.insert("fold_a_max", &a_max);
@@ -1556,7 +1563,7 @@ mod tests {
         let m = 16383u32;
         let top = QuotientTop::new(m, &-BigInt::from(5 * m), &BigInt::from(1 << 17)).unwrap();
         let y = (1u64 << 32) / u64::from(m) * u64::from(m) - 1;
-        let wrong = ((y * u64::from(top.reciprocal)) >> 32) != y / u64::from(m);
+        let wrong = divide_by_reciprocal(y, top.reciprocal, 0) != y / u64::from(m);
         assert!(wrong, "y = {y}");
         assert!(QuotientTop::new(m, &BigInt::zero(), &BigInt::from(y)).is_none());
     }
