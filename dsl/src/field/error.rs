@@ -98,6 +98,15 @@ pub enum FieldError {
         /// The field's 2-adicity.
         two_adicity: u32,
     },
+    /// A root of unity of order 2^log_order does not exist in the field, or its order does
+    /// not fit 64 bits.
+    #[error("no root of unity of order 2^{log_order}: orders go up to 2^{max_log_order} here")]
+    RootOrderTooLarge {
+        /// log2 of the order asked for.
+        log_order: u32,
+        /// log2 of the largest order there is (the 2-adicity, at most 63).
+        max_log_order: u32,
+    },
     /// A user-supplied root is not a primitive n-th root of unity.
     #[error("{root} is not a primitive {n}-th root of unity")]
     NotPrimitiveRoot {

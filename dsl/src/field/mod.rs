@@ -11,11 +11,13 @@
 
 mod error;
 pub mod primality;
+mod roots;
 mod spec;
 pub mod srgfn;
 pub mod word;
 
 pub use error::FieldError;
+pub use roots::{Roots, Shift};
 pub use spec::{
     AnyField, FieldSpec, Sign, SrgfnParams, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES, MAX_K,
 };
