@@ -8,15 +8,17 @@
 //! [`fingerprint`] identifies the plans a file was generated from, so that a file made
 //! ahead of time can be checked against the plans a program lowers for itself.
 
+use crate::contract::Launch;
 use crate::cost::{Cost, FieldShape};
 use crate::error::CodegenError;
-use crate::exec::{ExecError, Roots};
+use crate::exec::ExecError;
 use crate::header::Header;
-use crate::kernel::{self, EmitOptions, Emitted, Launch};
+use crate::kernel::{self, EmitOptions, Emitted};
 use crate::plan::{Direction, Order, Plan, PlanError, PlanOptions};
 use crate::prelude::{self, PreludeOptions};
 use crate::unit;
 use fermat_dsl::derive::{derive, Derivation, DeriveError, Options, Rewriter, Strategy};
+use fermat_dsl::field::Roots;
 use fermat_dsl::field::{check_order, AnyField, Field, FieldError};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::rules::{self, Params};
@@ -434,12 +436,12 @@ fn transform_with<F: Field>(
     inverse: Plan,
 ) -> Result<Transform, DesignError> {
     let roots = match &options.root {
-        None => Roots::canonical_lazy(field, &forward)?,
+        None => Roots::canonical_lazy(field, forward.max_log_order(), forward.n())?,
         Some(root) => {
             let w = field.from_biguint(root)?;
             field.check_root(&w, n)?;
             let table_root = field.pow_u64(&w, n >> forward.max_log_order());
-            Roots::lazy(field, &forward, table_root)?
+            Roots::lazy(field, forward.max_log_order(), forward.n(), table_root)?
         }
     };
     let table_root = field.to_biguint(&roots.power(field, 1));
@@ -665,7 +667,7 @@ mod tests {
         let AnyField::Fp32(f) = &any else {
             unreachable!("469762049 < 2^32")
         };
-        let roots = Roots::canonical_lazy(f, &t.forward).unwrap();
+        let roots = Roots::canonical_lazy(f, t.forward.max_log_order(), t.forward.n()).unwrap();
         let g = generate(
             f,
             &any,

@@ -5,6 +5,7 @@
 
 #![warn(missing_docs)]
 
+pub mod contract;
 pub mod cost;
 pub mod cuda;
 pub mod design;
@@ -19,10 +20,12 @@ pub mod prelude;
 pub mod sigma;
 pub mod unit;
 
+pub use contract::{Arg, Buffer, Buffers, Hop, Launch, TRANSFORM_ARGS};
 pub use cost::{Cost, FieldShape, KernelCost};
 pub use error::CodegenError;
-pub use exec::{execute, execute_with, ExecError, KernelRunner, Roots, Shift};
+pub use exec::{execute, execute_with, ExecError, KernelRunner};
+pub use fermat_dsl::field::{Roots, Shift};
 pub use plan::{
-    BitField, BitSource, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError, PlanOptions,
-    Step, TwiddleMode,
+    BitField, BitSource, CheckedPlan, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError,
+    PlanOptions, Step,
 };

@@ -13,6 +13,7 @@
 //! The plan is pure data: the CPU executor ([`crate::exec`]) and the CUDA printer consume
 //! the same value, so the CPU run in CI checks exactly what the GPU runs.
 
+use crate::contract::{Buffers, Hop};
 use crate::sigma::{stages, Stage};
 use fermat_dsl::formula::{Formula, FormulaError};
 use thiserror::Error;
@@ -48,9 +49,24 @@ pub enum PlanError {
         /// log2 of the largest piece.
         max_local_bits: u32,
     },
-    /// Bad options.
-    #[error("invalid plan option: {0}")]
-    Options(String),
+    /// The piece size is out of range.
+    #[error("max_local_bits = {max_local_bits} must be in 1..=20")]
+    PieceSize {
+        /// The refused log2 of the piece size.
+        max_local_bits: u32,
+    },
+    /// A kernel whose gather or scatter map is not a bijection of the addresses.
+    #[error("kernel {kernel} of a plan of 2^{log_n} points does not visit every address once: active bits {active:?}, scatter bits {dest:?} (they must be distinct bits below {log_n}, the scatter bits a permutation)")]
+    NotBijective {
+        /// The kernel's index in the plan.
+        kernel: usize,
+        /// Its active bits.
+        active: Vec<u32>,
+        /// Its scatter map.
+        dest: Vec<u32>,
+        /// log2 of the plan's size.
+        log_n: u32,
+    },
 }
 
 /// Natural or bit-reversed order of a vector in memory.
@@ -73,16 +89,6 @@ pub enum Direction {
     Inverse,
 }
 
-/// Where twiddle factors come from. Kernels read every twiddle whose exponent is known only
-/// at run time from one table of powers of the largest root (see
-/// `kernel::twiddle_table`); compile-time twiddles are shifts or constants in the code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum TwiddleMode {
-    /// A precomputed table of powers of the largest root the plan uses.
-    #[default]
-    Table,
-}
-
 /// Options of the lowering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlanOptions {
@@ -100,8 +106,6 @@ pub struct PlanOptions {
     pub output_order: Order,
     /// Forward or inverse.
     pub direction: Direction,
-    /// Twiddle source.
-    pub twiddles: TwiddleMode,
 }
 
 impl Default for PlanOptions {
@@ -112,7 +116,6 @@ impl Default for PlanOptions {
             input_order: Order::Natural,
             output_order: Order::Natural,
             direction: Direction::Forward,
-            twiddles: TwiddleMode::Table,
         }
     }
 }
@@ -247,17 +250,6 @@ fn radix2(regs: &[u32], ops: &mut Vec<Op>) -> Vec<u32> {
     lo.into_iter().chain(hi).collect()
 }
 
-/// Which buffer a kernel reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Buffer {
-    /// The caller's input (never written).
-    Input,
-    /// The caller's output.
-    Output,
-    /// A scratch buffer of n elements (plans of two or more kernels).
-    Scratch,
-}
-
 /// One kernel: a loop over `2^(log_n − active.len())` independent pieces.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelPlan {
@@ -274,10 +266,8 @@ pub struct KernelPlan {
     /// physical bit q moves to bit `dest[q]` (the identity except where the plan's
     /// final relabelling is folded in).
     pub dest: Vec<u32>,
-    /// The buffer read.
-    pub src_buffer: Buffer,
-    /// The buffer written.
-    pub dst_buffer: Buffer,
+    /// The buffers read and written.
+    pub hop: Hop,
 }
 
 impl KernelPlan {
@@ -357,21 +347,90 @@ impl Plan {
 
     /// Whether any kernel needs the scratch buffer.
     pub fn needs_scratch(&self) -> bool {
-        self.kernels
-            .iter()
-            .any(|k| k.dst_buffer == Buffer::Scratch || k.src_buffer == Buffer::Scratch)
+        self.kernels.iter().any(|k| k.hop.uses_scratch())
+    }
+
+    /// Runs the plan's passes in order on host buffers of n elements: `pass(kernel, src,
+    /// dst)` for each kernel with the buffers its [`Hop`] names, and a scratch buffer of
+    /// n copies of `fill` where the plan needs one. The one dispatch of passes to buffers
+    /// that the CPU executor and the CPU backend share.
+    pub fn run_passes<T: Clone>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+        fill: T,
+        mut pass: impl FnMut(&KernelPlan, &[T], &mut [T]),
+    ) {
+        let mut scratch = if self.needs_scratch() {
+            vec![fill; self.n() as usize]
+        } else {
+            Vec::new()
+        };
+        let mut buffers = Buffers {
+            input,
+            output,
+            scratch: &mut scratch,
+        };
+        for kernel in &self.kernels {
+            let (src, dst) = buffers.pass(kernel.hop);
+            pass(kernel, src, dst);
+        }
+    }
+
+    /// Checks that every kernel's gather and scatter maps are bijections of the n
+    /// addresses: its active bits distinct, ascending and below log2 n, and its `dest` a
+    /// permutation of the address bits. Backends that write the pieces of a pass in
+    /// parallel rely on it (no address is written twice, none is left unwritten).
+    pub fn check_maps(&self) -> Result<(), PlanError> {
+        for (index, k) in self.kernels.iter().enumerate() {
+            let ascending = k.active.windows(2).all(|w| w[0] < w[1]);
+            let active_ok = ascending && k.active.iter().all(|&q| q < k.log_n);
+            let mut seen = vec![false; k.log_n as usize];
+            let dest_ok = k.dest.len() == k.log_n as usize
+                && k.dest
+                    .iter()
+                    .all(|&d| (d < k.log_n) && !std::mem::replace(&mut seen[d as usize], true));
+            if k.log_n != self.log_n || !active_ok || !dest_ok {
+                return Err(PlanError::NotBijective {
+                    kernel: index,
+                    active: k.active.clone(),
+                    dest: k.dest.clone(),
+                    log_n: self.log_n,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Lowers a formula (whose DFT leaves fit a piece) into kernels.
     pub fn lower(formula: &Formula, options: PlanOptions) -> Result<Plan, PlanError> {
         if options.max_local_bits == 0 || options.max_local_bits > 20 {
-            return Err(PlanError::Options(format!(
-                "max_local_bits = {} must be in 1..=20",
-                options.max_local_bits
-            )));
+            return Err(PlanError::PieceSize {
+                max_local_bits: options.max_local_bits,
+            });
         }
         let (t, stages) = stages(formula)?;
         Lowering::new(t, options).run(&stages)
+    }
+}
+
+/// A plan whose gather and scatter maps were checked to be bijections ([`Plan::check_maps`]):
+/// what backends that write the pieces of a pass in parallel take.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CheckedPlan(Plan);
+
+impl CheckedPlan {
+    /// The plan, checked.
+    pub fn new(plan: Plan) -> Result<CheckedPlan, PlanError> {
+        plan.check_maps()?;
+        Ok(CheckedPlan(plan))
+    }
+}
+
+impl std::ops::Deref for CheckedPlan {
+    type Target = Plan;
+    fn deref(&self) -> &Plan {
+        &self.0
     }
 }
 
@@ -472,8 +531,7 @@ impl Lowering {
                 };
                 return Lowering::new(self.t, strict).run(stages);
             }
-            let (src_buffer, dst_buffer) = buffers(i, count);
-            kernels.push(self.kernel(i, g, dest, src_buffer, dst_buffer, last));
+            kernels.push(self.kernel(i, g, dest, Hop::of_pass(i, count), last));
         }
         Ok(Plan {
             log_n: self.t,
@@ -487,8 +545,7 @@ impl Lowering {
         index: usize,
         group: Group,
         dest: Vec<u32>,
-        src_buffer: Buffer,
-        dst_buffer: Buffer,
+        hop: Hop,
         last: bool,
     ) -> KernelPlan {
         let local_of = |phys: u32| group.active.iter().position(|&a| a == phys);
@@ -528,39 +585,14 @@ impl Lowering {
             active: group.active,
             steps,
             dest,
-            src_buffer,
-            dst_buffer,
+            hop,
         }
     }
-}
-
-/// Buffers of kernel `i` of `count`: every kernel is out of place and the last one
-/// writes the output, so kernels alternate between the output and a scratch buffer.
-fn buffers(i: usize, count: usize) -> (Buffer, Buffer) {
-    let writes = |k: usize| {
-        if (count - 1 - k).is_multiple_of(2) {
-            Buffer::Output
-        } else {
-            Buffer::Scratch
-        }
-    };
-    let src = if i == 0 { Buffer::Input } else { writes(i - 1) };
-    (src, writes(i))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buffers_alternate_and_end_in_the_output() {
-        assert_eq!(buffers(0, 1), (Buffer::Input, Buffer::Output));
-        assert_eq!(buffers(0, 2), (Buffer::Input, Buffer::Scratch));
-        assert_eq!(buffers(1, 2), (Buffer::Scratch, Buffer::Output));
-        assert_eq!(buffers(0, 3), (Buffer::Input, Buffer::Output));
-        assert_eq!(buffers(1, 3), (Buffer::Output, Buffer::Scratch));
-        assert_eq!(buffers(2, 3), (Buffer::Scratch, Buffer::Output));
-    }
 
     #[test]
     fn gather_covers_every_address_once() {
@@ -570,8 +602,7 @@ mod tests {
             active: vec![1, 4],
             steps: vec![],
             dest: (0..6).collect(),
-            src_buffer: Buffer::Input,
-            dst_buffer: Buffer::Output,
+            hop: Hop::InputToOutput,
         };
         let mut seen = [false; 64];
         for p in 0..k.pieces() {
@@ -586,6 +617,34 @@ mod tests {
         assert_eq!(k.gather(0, 2), 16);
         assert_eq!(k.gather(1, 0), 1);
         assert_eq!(k.gather(2, 0), 4);
+    }
+
+    #[test]
+    fn maps_that_are_not_bijections_are_refused() {
+        // DFT(64) by radix-4 Cooley–Tukey in pieces of 4: three kernels.
+        let f = crate::exec::tests::cooley_tukey(64, 4);
+        let opts = PlanOptions {
+            max_local_bits: 2,
+            ..PlanOptions::default()
+        };
+        let good = Plan::lower(&f, opts).unwrap();
+        assert_eq!(good.check_maps(), Ok(()));
+        // Two address bits scattered to one: half the addresses written twice.
+        let mut twice = good.clone();
+        twice.kernels[1].dest[0] = twice.kernels[1].dest[1];
+        assert!(matches!(
+            twice.check_maps(),
+            Err(PlanError::NotBijective { kernel: 1, .. })
+        ));
+        // A scatter bit beyond the size: writes out of bounds.
+        let mut beyond = good.clone();
+        beyond.kernels[0].dest[5] = 6;
+        assert!(beyond.check_maps().is_err());
+        // An active bit named twice: a piece reads one element twice.
+        let mut repeated = good;
+        repeated.kernels[2].active = vec![0, 0];
+        let err = repeated.check_maps().unwrap_err();
+        assert!(err.to_string().contains("kernel 2"), "{err}");
     }
 
     #[test]

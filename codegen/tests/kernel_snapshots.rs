@@ -43,7 +43,7 @@ fn kernels_by(
     .unwrap();
     let shape = FieldShape::of(&any);
     let emitted = with_field!(&any, f => {
-        let roots = Roots::canonical_lazy(f, &plan).unwrap();
+        let roots = Roots::canonical_lazy(f, plan.max_log_order(), plan.n()).unwrap();
         emit(f, &shape, &plan, &roots, &EmitOptions::default(), "fwd").unwrap()
     });
     let header = Header::new("kernel_snapshots test", any.name());

@@ -10,7 +10,7 @@
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::header::Header;
 use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
-use fermat_codegen::{execute, unit, Direction, Order, Plan, PlanOptions, Roots};
+use fermat_codegen::{execute, unit, Buffer, Direction, Order, Plan, PlanOptions, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::with_field;
@@ -180,18 +180,18 @@ fn run_host(
     for w in table.iter().chain(input) {
         text.push_str(&format!("{w}\n"));
     }
-    let index = |b: &str| match b {
-        "input" => 0,
-        "output" => 1,
-        _ => 2,
+    let index = |b: Buffer| match b {
+        Buffer::Input => 0,
+        Buffer::Output => 1,
+        Buffer::Scratch => 2,
     };
     let mut grouped = false;
     for l in &emitted.launches {
         text.push_str(&format!(
             "{} {} {} {}\n",
             l.blocks,
-            index(l.src),
-            index(l.dst),
+            index(l.hop.src()),
+            index(l.hop.dst()),
             grouped as u8
         ));
         grouped = l.signals > 0;
@@ -243,7 +243,7 @@ fn check_field<F: Field>(
 ) -> String {
     let plan = Plan::lower(&cooley_tukey(n, radix), options).unwrap();
     let shape = FieldShape::of(any);
-    let roots = Roots::canonical(field, &plan).unwrap();
+    let roots = Roots::canonical(field, plan.max_log_order(), plan.n()).unwrap();
     let emitted = emit(field, &shape, &plan, &roots, &emit_options, "fft").unwrap();
     let table = twiddle_table(field, &shape, &roots, &emitted.layout);
     let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;

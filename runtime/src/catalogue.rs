@@ -5,11 +5,11 @@ use crate::design::{self, Design};
 use crate::error::Error;
 use crate::fft::FftOptions;
 use crate::host::HostField;
+use fermat_codegen::contract::{Launch, TRANSFORM_ARGS};
 use fermat_codegen::cost::{Cost, FieldShape};
-use fermat_codegen::exec::Roots;
-use fermat_codegen::kernel::{EmitOptions, Launch, KERNEL_ARGS};
+use fermat_codegen::kernel::EmitOptions;
 use fermat_codegen::plan::Direction;
-use fermat_dsl::field::{AnyField, FieldSpec, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
+use fermat_dsl::field::{AnyField, FieldSpec, Roots, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
 use fermat_dsl::with_field;
 use serde::Serialize;
 
@@ -95,7 +95,7 @@ pub struct Manifest {
     /// How vectors are laid out in device memory.
     pub layout: &'static str,
     /// Every kernel's arguments, in order.
-    pub arguments: [&'static str; 5],
+    pub arguments: Vec<&'static str>,
     /// The twiddle table `tw`.
     pub table: TableSpec,
     /// The forward transform's launches, in order.
@@ -142,7 +142,7 @@ fn generate_with<F: HostField>(
     let lower = |direction| d.lower(direction, options.input_order, options.output_order);
     let forward = lower(Direction::Forward)?;
     let inverse = lower(Direction::Inverse)?;
-    let roots = Roots::canonical_lazy(field, &forward)?;
+    let roots = Roots::canonical_lazy(field, forward.max_log_order(), forward.n())?;
     let generated = design::generate(
         field,
         any,
@@ -170,7 +170,7 @@ fn generate_with<F: HostField>(
         } else {
             "element i at word i; a batch is transforms one after another"
         },
-        arguments: KERNEL_ARGS,
+        arguments: TRANSFORM_ARGS.iter().map(|a| a.name()).collect(),
         table: TableSpec {
             rows: generated.forward.layout.rows(),
             root: field.to_biguint(&roots.power(field, 1)).to_string(),

@@ -40,18 +40,3 @@ impl From<&FftOptions> for DesignOptions {
         }
     }
 }
-
-impl From<DesignError> for Error {
-    /// Each cause keeps its own variant; a refused radix is an [`Error::Options`] with the
-    /// same message as before the design moved to `fermat-codegen`.
-    fn from(e: DesignError) -> Self {
-        match e {
-            DesignError::Field(e) => Error::Field(e),
-            DesignError::Derive(e) => Error::Derive(e),
-            DesignError::Plan(e) => Error::Plan(e),
-            DesignError::Codegen(e) => Error::Codegen(e),
-            DesignError::Exec(e) => Error::Exec(e),
-            other => Error::Options(other.to_string()),
-        }
-    }
-}

@@ -36,51 +36,13 @@
 use crate::design::Design;
 use crate::error::Error;
 use crate::fft::{Backend, FftOptions};
+use fermat_codegen::contract::Launch;
 use fermat_codegen::design::default_contiguous_bits;
-use fermat_codegen::kernel::Launch;
 use fermat_codegen::plan::Order;
 use fermat_dsl::derive::Strategy;
 use fermat_dsl::field::{AnyField, FieldSpec};
-use fermat_dsl::formula::Formula;
+use fermat_dsl::formula::{Formula, FormulaError, ParseError};
 use num_bigint::BigUint;
-
-/// How to launch one kernel of an embedded file: the constant form of
-/// [`Launch`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EmbeddedLaunch {
-    /// The kernel's name (`fwd_k0`, …).
-    pub kernel: &'static str,
-    /// Blocks along x (one per tile); y counts the transforms of a batch.
-    pub blocks: u64,
-    /// Threads per block.
-    pub threads: u32,
-    /// Static shared memory per block, in bytes.
-    pub shared_bytes: u64,
-    /// Pieces per tile.
-    pub pieces_per_block: u64,
-    /// The buffer read (`input`, `output` or `scratch`).
-    pub src: &'static str,
-    /// The buffer written.
-    pub dst: &'static str,
-    /// The hand-off counters the kernel counts up, per transform.
-    pub signals: u64,
-}
-
-impl EmbeddedLaunch {
-    /// The launch as the GPU backend takes it.
-    pub fn to_launch(&self) -> Launch {
-        Launch {
-            kernel: self.kernel.to_string(),
-            blocks: self.blocks,
-            threads: self.threads,
-            shared_bytes: self.shared_bytes,
-            pieces_per_block: self.pieces_per_block,
-            src: self.src,
-            dst: self.dst,
-            signals: self.signals,
-        }
-    }
-}
 
 /// A transform designed, lowered and printed at compile time by `fft!`.
 ///
@@ -117,10 +79,10 @@ pub struct Embedded {
     /// [`inverse`](Self::inverse) is `None`, the inverse kernels `inv_k*`.
     pub source: &'static str,
     /// How to launch the forward kernels, in order.
-    pub forward: &'static [EmbeddedLaunch],
+    pub forward: &'static [Launch],
     /// How to launch the inverse kernels, in order; `None` when the source holds the
     /// forward kernels only.
-    pub inverse: Option<&'static [EmbeddedLaunch]>,
+    pub inverse: Option<&'static [Launch]>,
     /// Rows of the twiddle table the kernels read (2^L powers of the root and n^(−1)).
     pub table_rows: u64,
     /// [`fingerprint`](fermat_codegen::design::fingerprint) of the plans the kernels were
@@ -140,12 +102,9 @@ impl Embedded {
     pub fn options(&self, backend: Backend) -> Result<FftOptions, Error> {
         let root = self
             .root
-            .map(|r| {
-                r.parse::<BigUint>().map_err(|e| {
-                    Error::Options(format!(
-                        "the embedded root {r:?} is not a decimal integer ({e})"
-                    ))
-                })
+            .map(|root| {
+                root.parse::<BigUint>()
+                    .map_err(|source| EmbeddedError::Root { root, source })
             })
             .transpose()?;
         Ok(FftOptions {
@@ -161,20 +120,20 @@ impl Embedded {
 
     /// The factorisation, from the embedded formula (no derivation runs).
     pub fn design(&self) -> Result<Design, Error> {
-        let formula = Formula::parse(self.formula).map_err(|e| {
-            Error::Options(format!(
-                "the embedded formula of the {}-point transform over {} does not parse: {e}",
-                self.n, self.field
-            ))
+        let formula = Formula::parse(self.formula).map_err(|source| EmbeddedError::Parse {
+            field: self.field,
+            n: self.n,
+            source,
         })?;
         let size = formula
             .checked_size()
-            .map_err(|e| Error::Options(format!("the embedded formula is malformed: {e}")))?;
+            .map_err(|source| EmbeddedError::Malformed {
+                field: self.field,
+                n: self.n,
+                source,
+            })?;
         if size != self.n {
-            return Err(Error::Options(format!(
-                "the embedded formula has size {size} but the transform has n = {}",
-                self.n
-            )));
+            return Err(EmbeddedError::Size { size, n: self.n }.into());
         }
         Ok(Design {
             strategy: self.strategy,
@@ -184,17 +143,75 @@ impl Embedded {
             max_contiguous_bits: default_contiguous_bits(&self.any_field()?, self.max_local_bits),
         })
     }
+}
 
-    /// The forward launches, as the GPU backend takes them.
-    pub fn forward_launches(&self) -> Vec<Launch> {
-        self.forward.iter().map(EmbeddedLaunch::to_launch).collect()
-    }
-
-    /// The inverse launches, if the source has inverse kernels.
-    pub fn inverse_launches(&self) -> Option<Vec<Launch>> {
-        self.inverse
-            .map(|l| l.iter().map(EmbeddedLaunch::to_launch).collect())
-    }
+/// Why an embedded transform cannot be trusted or rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmbeddedError {
+    /// The embedded field is not the plan's field type.
+    #[error("the embedded transform is over {field}, which is not a {expected}")]
+    FieldType {
+        /// The embedded field's name.
+        field: &'static str,
+        /// The plan's field type.
+        expected: &'static str,
+    },
+    /// The embedded kernels were printed from other plans than this program lowers.
+    #[error("the kernels embedded for the {n}-point transform over {field} were printed by fermat-codegen {printed_by} from other plans than this program lowers with fermat-codegen {running} (fingerprint {embedded:#018x}, expected {expected:#018x}); rebuild the crate that expanded fft!")]
+    Fingerprint {
+        /// The field.
+        field: &'static str,
+        /// The transform size.
+        n: u64,
+        /// The version of `fermat-codegen` that printed the kernels.
+        printed_by: &'static str,
+        /// The version of `fermat-codegen` this program runs.
+        running: &'static str,
+        /// The embedded fingerprint.
+        embedded: u64,
+        /// The fingerprint of this program's plans.
+        expected: u64,
+    },
+    /// The embedded root is not a decimal integer.
+    #[error("the embedded root {root:?} is not a decimal integer")]
+    Root {
+        /// The embedded text.
+        root: &'static str,
+        /// Why it does not parse.
+        #[source]
+        source: num_bigint::ParseBigIntError,
+    },
+    /// The embedded formula does not parse.
+    #[error("the embedded formula of the {n}-point transform over {field} does not parse")]
+    Parse {
+        /// The field.
+        field: &'static str,
+        /// The transform size.
+        n: u64,
+        /// The parser's error.
+        #[source]
+        source: ParseError,
+    },
+    /// The embedded formula parses but is malformed.
+    #[error("the embedded formula of the {n}-point transform over {field} is malformed")]
+    Malformed {
+        /// The field.
+        field: &'static str,
+        /// The transform size.
+        n: u64,
+        /// What is wrong.
+        #[source]
+        source: FormulaError,
+    },
+    /// The embedded formula has another size than the transform.
+    #[error("the embedded formula has size {size} but the transform has n = {n}")]
+    Size {
+        /// The formula's size.
+        size: u64,
+        /// The transform's size.
+        n: u64,
+    },
 }
 
 #[cfg(test)]
@@ -210,21 +227,7 @@ mod tests {
         let any = FieldSpec::parse(spec).unwrap().build().unwrap();
         let t = transform(&any, n, &options).unwrap();
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        let launches = |l: &[Launch]| -> &'static [EmbeddedLaunch] {
-            l.iter()
-                .map(|l| EmbeddedLaunch {
-                    kernel: leak(l.kernel.clone()),
-                    blocks: l.blocks,
-                    threads: l.threads,
-                    shared_bytes: l.shared_bytes,
-                    pieces_per_block: l.pieces_per_block,
-                    src: l.src,
-                    dst: l.dst,
-                    signals: l.signals,
-                })
-                .collect::<Vec<_>>()
-                .leak()
-        };
+        let launches = |l: &[Launch]| -> &'static [Launch] { l.to_vec().leak() };
         Box::leak(Box::new(Embedded {
             field: leak(t.field.clone()),
             n,
@@ -287,6 +290,10 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("fingerprint"), "{err}");
+        assert!(matches!(
+            FftPlan::<Fp32>::from_embedded(other, Backend::Cpu).err(),
+            Some(Error::Embedded(EmbeddedError::Fingerprint { n: 256, .. }))
+        ));
         let wrong_field = Box::leak(Box::new(Embedded {
             field: "babybear",
             ..*e
@@ -294,18 +301,48 @@ mod tests {
         assert!(FftPlan::<Fp32>::from_embedded(wrong_field, Backend::Cpu).is_err());
         let wrong_type = FftPlan::<fermat_dsl::Fp64>::from_embedded(e, Backend::Cpu)
             .err()
-            .unwrap()
-            .to_string();
-        assert!(wrong_type.contains("Fp64"), "{wrong_type}");
+            .unwrap();
+        assert!(
+            matches!(
+                &wrong_type,
+                Error::Embedded(EmbeddedError::FieldType {
+                    field: "469762049",
+                    ..
+                })
+            ),
+            "{wrong_type}"
+        );
+        assert!(wrong_type.to_string().contains("Fp64"), "{wrong_type}");
         let bad_formula = Box::leak(Box::new(Embedded {
             formula: "DFT(128)",
             ..*e
         }));
         let err = FftPlan::<Fp32>::from_embedded(bad_formula, Backend::Cpu)
             .err()
-            .unwrap()
-            .to_string();
-        assert!(err.contains("size 128"), "{err}");
+            .unwrap();
+        assert!(
+            matches!(
+                err,
+                Error::Embedded(EmbeddedError::Size { size: 128, n: 256 })
+            ),
+            "{err}"
+        );
+        let bad_root = Box::leak(Box::new(Embedded {
+            root: Some("0x11"),
+            ..*e
+        }));
+        assert!(matches!(
+            FftPlan::<Fp32>::from_embedded(bad_root, Backend::Cpu).err(),
+            Some(Error::Embedded(EmbeddedError::Root { root: "0x11", .. }))
+        ));
+        let unparsable = Box::leak(Box::new(Embedded {
+            formula: "DFT(",
+            ..*e
+        }));
+        assert!(matches!(
+            FftPlan::<Fp32>::from_embedded(unparsable, Backend::Cpu).err(),
+            Some(Error::Embedded(EmbeddedError::Parse { n: 256, .. }))
+        ));
     }
 
     #[test]

@@ -1,11 +1,17 @@
 //! The one error type of the `fermat` library.
 
+use crate::embedded::EmbeddedError;
+use fermat_codegen::design::DesignError;
 use fermat_codegen::{CodegenError, ExecError, PlanError};
 use fermat_dsl::derive::DeriveError;
 use fermat_dsl::FieldError;
 use thiserror::Error;
 
 /// Everything that can go wrong when planning or running a transform.
+///
+/// Every variant names the value that was refused and what would have been allowed; the
+/// causes of errors from other layers (the driver, NVRTC, the field) are kept as
+/// [`std::error::Error::source`]s.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -24,9 +30,15 @@ pub enum Error {
     /// The CPU executor refused its buffers.
     #[error(transparent)]
     Exec(#[from] ExecError),
+    /// The factorisation's choices were refused (a radix, say).
+    #[error(transparent)]
+    Design(DesignError),
     /// A GPU could not be used.
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
+    /// A transform generated ahead of time cannot be used.
+    #[error(transparent)]
+    Embedded(#[from] EmbeddedError),
     /// A buffer does not hold a whole number of transforms.
     #[error("{what} has {len} elements: it must hold a positive multiple of n = {n} (one transform per n elements)")]
     Length {
@@ -50,7 +62,44 @@ pub enum Error {
         /// The transforms per call.
         batch: usize,
     },
-    /// An option is out of range.
-    #[error("invalid option: {0}")]
-    Options(String),
+    /// Device buffers were asked of a plan that runs on the CPU.
+    #[error("this plan runs on the CPU; device buffers need a GPU plan (Backend::Gpu, or Backend::Auto on a machine with a GPU)")]
+    NotOnGpu,
+    /// The input and the output of a device call hold different numbers of transforms.
+    #[error("the input holds {input} transforms and the output {output}; they must match")]
+    BatchMismatch {
+        /// Transforms in the input.
+        input: usize,
+        /// Transforms in the output.
+        output: usize,
+    },
+    /// The inverse of a transform whose embedded kernels are forward only, on the GPU.
+    #[error("the embedded kernels of this {n}-point transform are forward only (fft! with inverse = false); build the type without it for inverse transforms on the GPU")]
+    ForwardOnly {
+        /// The transform size.
+        n: u64,
+    },
+    /// The kernels read a twiddle table of another size than the plan's roots make.
+    #[error("the kernels read a twiddle table of {rows} rows but the plan's roots make {made}")]
+    TableMismatch {
+        /// Rows the kernels read.
+        rows: u64,
+        /// Rows the roots make.
+        made: u64,
+    },
+}
+
+impl From<DesignError> for Error {
+    /// Each cause keeps its own variant; the design's own refusals (a radix) stay design
+    /// errors.
+    fn from(e: DesignError) -> Self {
+        match e {
+            DesignError::Field(e) => Error::Field(e),
+            DesignError::Derive(e) => Error::Derive(e),
+            DesignError::Plan(e) => Error::Plan(e),
+            DesignError::Codegen(e) => Error::Codegen(e),
+            DesignError::Exec(e) => Error::Exec(e),
+            other => Error::Design(other),
+        }
+    }
 }

@@ -1,17 +1,17 @@
 //! FFT plans: design once (derive, lower, generate, compile), run many times.
 
-use crate::embedded::Embedded;
+use crate::embedded::{Embedded, EmbeddedError};
 use crate::error::Error;
 use crate::gpu::{self, Device, GpuError, GpuKernels};
 use crate::host::HostField;
 use crate::{cpu, design};
 use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::{Cost, FieldShape};
-use fermat_codegen::exec::Roots;
 use fermat_codegen::kernel::{self, EmitOptions, TableLayout};
-use fermat_codegen::plan::{Direction, Order, Plan};
+use fermat_codegen::plan::{CheckedPlan, Direction, Order, Plan};
 use fermat_dsl::derive::Strategy;
 use fermat_dsl::field::AnyField;
+use fermat_dsl::field::Roots;
 use fermat_dsl::formula::Formula;
 use fermat_dsl::with_field;
 use num_bigint::BigUint;
@@ -94,23 +94,60 @@ struct Workspace<W> {
     counters: [Counters; 2],
 }
 
-/// Hand-off counters between the passes of one direction's kernels, and the calls they
-/// have seen since they were zeroed (see `fermat_codegen::kernel::KERNEL_ARGS`).
+/// Hand-off counters between the passes of one direction's kernels, and the epochs of the
+/// calls that counted them up ([`Arg::Counters`](fermat_codegen::contract::Arg::Counters),
+/// [`Arg::Epoch`](fermat_codegen::contract::Arg::Epoch)).
 #[derive(Default)]
 struct Counters {
     data: Option<CudaSlice<u32>>,
-    /// The last call's number; 0 right after zeroing.
-    epoch: u32,
-    /// The batch of the calls since the counters were zeroed: a counter's count is the
-    /// epoch times its writers only for the transforms every one of those calls ran.
-    batch: usize,
+    epochs: Epochs,
+}
+
+/// The epochs of the calls since a direction's counters were last zeroed. A pass waits
+/// until each counter reaches epoch × its writers; epoch 0 means a call without hand-offs,
+/// which neither signals nor waits on the counters, so no call that hands off may ever
+/// run at epoch 0: before the epoch would wrap, the counters are zeroed and counting
+/// starts again at 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Epochs {
+    /// The last call's epoch; 0 right after zeroing.
+    last: u32,
+    /// The batch of the calls since the counters were zeroed (a counter's count is the
+    /// epoch times its writers only for the transforms every one of those calls ran);
+    /// `None` when the counts no longer follow the epochs (a call failed).
+    batch: Option<usize>,
+}
+
+impl Epochs {
+    /// The epoch of the next call of `batch` transforms that hands off, and whether the
+    /// counters must be zeroed before it.
+    fn advance(&mut self, batch: usize) -> (u32, bool) {
+        let zero = self.batch != Some(batch) || self.last == u32::MAX;
+        if zero {
+            *self = Epochs::zeroed(batch);
+        }
+        self.last += 1;
+        (self.last, zero)
+    }
+
+    /// The epochs of counters just zeroed for calls of `batch` transforms.
+    fn zeroed(batch: usize) -> Epochs {
+        Epochs {
+            last: 0,
+            batch: Some(batch),
+        }
+    }
+
+    /// After a failed call: the counts no longer follow the epochs.
+    fn invalidate(&mut self) {
+        self.batch = None;
+    }
 }
 
 impl Counters {
     /// The counters and the epoch for a call of `batch` transforms with `per_transform`
-    /// counters each: zeroed on `stream` first (epoch 1) when the batch changed or a
-    /// call before failed. A call that does not `hand_off` gets epoch 0 and leaves the
-    /// counters as they are.
+    /// counters each, zeroed on `stream` first where [`Epochs::advance`] says so. A call
+    /// that does not `hand_off` gets epoch 0 and leaves the counters as they are.
     fn next(
         &mut self,
         device: &Device,
@@ -123,29 +160,22 @@ impl Counters {
         if self.data.as_ref().is_none_or(|d| d.len() < need) {
             // Zeroed on the device's stream; the slice's events order that before the call.
             self.data = Some(device.alloc::<u32>(need)?);
-            self.epoch = 0;
-            self.batch = batch;
+            self.epochs = Epochs::zeroed(batch);
         }
         let data = self.data.as_mut().expect("allocated above");
         if !hand_off {
             return Ok((data, 0));
         }
-        if self.batch != batch {
-            stream.memset_zeros(data).map_err(|e| GpuError::Driver {
-                call: "cuMemsetD8Async",
-                message: e.to_string(),
-            })?;
-            self.epoch = 0;
-            self.batch = batch;
+        let (epoch, zero) = self.epochs.advance(batch);
+        if zero {
+            stream
+                .memset_zeros(data)
+                .map_err(|source| GpuError::Driver {
+                    call: "cuMemsetD8Async",
+                    source,
+                })?;
         }
-        // Wrapping is harmless: a pass compares counters with the target modulo 2^32.
-        self.epoch = self.epoch.wrapping_add(1);
-        Ok((data, self.epoch))
-    }
-
-    /// After a failed call the counts no longer follow the epochs: zero them next time.
-    fn invalidate(&mut self) {
-        self.batch = usize::MAX;
+        Ok((data, epoch))
     }
 }
 
@@ -167,8 +197,8 @@ pub struct FftPlan<F: HostField> {
     field: F,
     n: u64,
     design: design::Design,
-    forward: Plan,
-    inverse: Plan,
+    forward: CheckedPlan,
+    inverse: CheckedPlan,
     roots: Roots<F>,
     shape: FieldShape,
     running: Running,
@@ -196,7 +226,7 @@ impl<F: HostField> FftPlan<F> {
     /// [`fingerprint`](crate::design::fingerprint) of the lowered plans (and of the root,
     /// the size, the field and the `fermat-codegen` version) must equal the embedded one:
     /// a source printed by another version of the code generator, or for other plans, is
-    /// refused with an [`Error::Options`] rather than run. Errors also if the embedded
+    /// refused with an [`EmbeddedError::Fingerprint`] rather than run. Errors also if the embedded
     /// field is not `F`.
     ///
     /// A source with forward kernels only (`inverse = false`) gives a plan whose inverse
@@ -204,12 +234,9 @@ impl<F: HostField> FftPlan<F> {
     pub fn from_embedded(embedded: &'static Embedded, backend: Backend) -> Result<Self, Error> {
         let any = embedded.any_field()?;
         let field = with_field!(&any, f => (f as &dyn std::any::Any).downcast_ref::<F>().cloned())
-            .ok_or_else(|| {
-                Error::Options(format!(
-                    "the embedded transform is over {}, which is not a {}",
-                    embedded.field,
-                    std::any::type_name::<F>()
-                ))
+            .ok_or(EmbeddedError::FieldType {
+                field: embedded.field,
+                expected: std::any::type_name::<F>(),
             })?;
         let options = embedded.options(backend)?;
         let d = embedded.design()?;
@@ -225,16 +252,16 @@ impl<F: HostField> FftPlan<F> {
         embedded: Option<&'static Embedded>,
     ) -> Result<Self, Error> {
         let lower = |direction| d.lower(direction, options.input_order, options.output_order);
-        let forward = lower(Direction::Forward)?;
-        let inverse = lower(Direction::Inverse)?;
+        let forward = CheckedPlan::new(lower(Direction::Forward)?)?;
+        let inverse = CheckedPlan::new(lower(Direction::Inverse)?)?;
         let log_table = forward.max_log_order();
         let roots = match &options.root {
-            None => Roots::canonical(field, &forward)?,
+            None => Roots::canonical(field, forward.max_log_order(), forward.n())?,
             Some(root) => {
                 let w = field.from_biguint(root)?;
                 field.check_root(&w, n)?;
                 let table_root = field.pow_u64(&w, n >> log_table);
-                Roots::from_root(field, &forward, table_root)?
+                Roots::from_root(field, forward.max_log_order(), forward.n(), table_root)?
             }
         };
         if let Some(e) = embedded {
@@ -249,13 +276,15 @@ impl<F: HostField> FftPlan<F> {
                 &EmitOptions::default(),
             );
             if ours != e.fingerprint {
-                return Err(Error::Options(format!(
-                    "the kernels embedded for the {n}-point transform over {} were printed by fermat-codegen {} from other plans than this program lowers with fermat-codegen {} (fingerprint {:#018x}, expected {ours:#018x}); rebuild the crate that expanded fft!",
-                    e.field,
-                    e.codegen_version,
-                    design::CODEGEN_VERSION,
-                    e.fingerprint
-                )));
+                return Err(EmbeddedError::Fingerprint {
+                    field: e.field,
+                    n,
+                    printed_by: e.codegen_version,
+                    running: design::CODEGEN_VERSION,
+                    embedded: e.fingerprint,
+                    expected: ours,
+                }
+                .into());
             }
         }
         let mut plan = FftPlan {
@@ -274,13 +303,17 @@ impl<F: HostField> FftPlan<F> {
         match options.backend {
             Backend::Cpu => {}
             Backend::Gpu(ordinal) => plan.attach_gpu(any, ordinal)?,
-            Backend::Auto => {
-                if let Err(e) = plan.attach_gpu(any, 0) {
+            // Only the absence of a GPU sends an automatic plan to the CPU: a GPU that is
+            // there but fails (a kernel that does not compile or load) is an error.
+            Backend::Auto => match plan.attach_gpu(any, 0) {
+                Ok(()) => {}
+                Err(Error::Gpu(e)) if e.is_absence() => {
                     plan.running = Running::Cpu {
                         reason: Some(e.to_string()),
-                    };
+                    }
                 }
-            }
+                Err(e) => return Err(e),
+            },
         }
         if plan.gpu.is_none() {
             // Its tables (n twiddles per direction) are only worth holding on the CPU.
@@ -303,8 +336,8 @@ impl<F: HostField> FftPlan<F> {
         let (source, forward, inverse, rows) = match self.embedded {
             Some(e) => (
                 e.source,
-                e.forward_launches(),
-                e.inverse_launches(),
+                e.forward.to_vec(),
+                e.inverse.map(<[_]>::to_vec),
                 e.table_rows,
             ),
             None => {
@@ -334,10 +367,10 @@ impl<F: HostField> FftPlan<F> {
                 .collect();
         let words = self.field.words() as u64;
         if table.len() as u64 != rows * words {
-            return Err(Error::Options(format!(
-                "the kernels read a twiddle table of {rows} rows but the plan's roots make {}",
-                table.len() as u64 / words
-            )));
+            return Err(Error::TableMismatch {
+                rows,
+                made: table.len() as u64 / words,
+            });
         }
         let has_inverse = inverse.is_some();
         let mut kernels = GpuKernels::compile_all(
@@ -388,6 +421,10 @@ impl<F: HostField> FftPlan<F> {
 
     /// The kernel plan of one direction.
     pub fn kernel_plan(&self, direction: Direction) -> &Plan {
+        self.checked_plan(direction)
+    }
+
+    fn checked_plan(&self, direction: Direction) -> &CheckedPlan {
         match direction {
             Direction::Forward => &self.forward,
             Direction::Inverse => &self.inverse,
@@ -481,7 +518,7 @@ impl<F: HostField> FftPlan<F> {
             .collect::<Result<_, _>>()?;
         match &self.gpu {
             None => {
-                let plan = self.kernel_plan(direction);
+                let plan = self.checked_plan(direction);
                 let n = self.n as usize;
                 let mut out = vec![self.field.zero(); n];
                 for (t, chunk) in elems.chunks(n).enumerate() {
@@ -506,9 +543,7 @@ impl<F: HostField> FftPlan<F> {
     fn device(&self) -> Result<&Arc<Device>, Error> {
         match &self.gpu {
             Some(g) => Ok(g.forward.device()),
-            None => Err(Error::Options(
-                "this plan runs on the CPU; device buffers need a GPU plan".into(),
-            )),
+            None => Err(Error::NotOnGpu),
         }
     }
 
@@ -525,9 +560,9 @@ impl<F: HostField> FftPlan<F> {
         device
             .stream()
             .memcpy_htod(&words, &mut buf)
-            .map_err(|e| GpuError::Driver {
+            .map_err(|source| GpuError::Driver {
                 call: "cuMemcpyHtoD",
-                message: e.to_string(),
+                source,
             })?;
         Ok(DeviceVec { data: buf, batch })
     }
@@ -553,9 +588,9 @@ impl<F: HostField> FftPlan<F> {
         device
             .stream()
             .memcpy_htod(&poison, &mut buf)
-            .map_err(|e| GpuError::Driver {
+            .map_err(|source| GpuError::Driver {
                 call: "cuMemcpyHtoD",
-                message: e.to_string(),
+                source,
             })?;
         Ok(DeviceVec { data: buf, batch })
     }
@@ -566,9 +601,9 @@ impl<F: HostField> FftPlan<F> {
         let words = device
             .stream()
             .clone_dtoh(&v.data)
-            .map_err(|e| GpuError::Driver {
+            .map_err(|source| GpuError::Driver {
                 call: "cuMemcpyDtoH",
-                message: e.to_string(),
+                source,
             })?;
         let n = self.n as usize;
         let mut out = vec![self.field.to_host(&self.field.zero()); v.batch * n];
@@ -585,24 +620,20 @@ impl<F: HostField> FftPlan<F> {
         output: &mut DeviceVec<F>,
         stream: Option<&Arc<CudaStream>>,
     ) -> Result<(), Error> {
-        let gpu = self.gpu.as_ref().ok_or_else(|| {
-            Error::Options("this plan runs on the CPU; device buffers need a GPU plan".into())
-        })?;
+        let gpu = self.gpu.as_ref().ok_or(Error::NotOnGpu)?;
         if input.batch != output.batch {
-            return Err(Error::Options(format!(
-                "input holds {} transforms and output {}; they must match",
-                input.batch, output.batch
-            )));
+            return Err(Error::BatchMismatch {
+                input: input.batch,
+                output: output.batch,
+            });
         }
         self.check_device_batch("the input", input.batch)?;
         let kernels = match direction {
             Direction::Forward => &gpu.forward,
-            Direction::Inverse => gpu.inverse.as_ref().ok_or_else(|| {
-                Error::Options(format!(
-                    "the embedded kernels of this {}-point transform are forward only (fft! with inverse = false); build the type without it for inverse transforms on the GPU",
-                    self.n
-                ))
-            })?,
+            Direction::Inverse => gpu
+                .inverse
+                .as_ref()
+                .ok_or(Error::ForwardOnly { n: self.n })?,
         };
         let stream = stream.unwrap_or_else(|| kernels.device().stream());
         let len = output.data.len();
@@ -639,7 +670,7 @@ impl<F: HostField> FftPlan<F> {
             output.batch,
         );
         if ran.is_err() {
-            counters.invalidate();
+            counters.epochs.invalidate();
         }
         ran?;
         Ok(())
@@ -648,10 +679,10 @@ impl<F: HostField> FftPlan<F> {
     /// Waits for the plan's stream.
     pub fn synchronize(&self) -> Result<(), Error> {
         let device = self.device()?;
-        device.stream().synchronize().map_err(|e| {
+        device.stream().synchronize().map_err(|source| {
             Error::Gpu(GpuError::Driver {
                 call: "cuStreamSynchronize",
-                message: e.to_string(),
+                source,
             })
         })
     }
@@ -686,5 +717,39 @@ impl<F: HostField> DeviceVec<F> {
     /// The raw device words, writable.
     pub fn words_mut(&mut self) -> &mut CudaSlice<F::Word> {
         &mut self.data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epochs_never_wrap_to_zero() {
+        // Counters that have counted up almost 2^32 calls.
+        let mut epochs = Epochs {
+            last: u32::MAX - 1,
+            batch: Some(3),
+        };
+        assert_eq!(epochs.advance(3), (u32::MAX, false));
+        // The next call would wrap to 0, which neither signals nor waits: the counters
+        // are zeroed and counting starts again at 1.
+        assert_eq!(epochs.advance(3), (1, true));
+        assert_eq!(epochs.advance(3), (2, false));
+    }
+
+    #[test]
+    fn epochs_restart_for_another_batch_and_after_a_failure() {
+        let mut epochs = Epochs::zeroed(1);
+        assert_eq!(
+            epochs.advance(1),
+            (1, false),
+            "fresh counters need no zeroing"
+        );
+        assert_eq!(epochs.advance(1), (2, false));
+        assert_eq!(epochs.advance(2), (1, true));
+        epochs.invalidate();
+        assert_eq!(epochs.advance(2), (1, true));
+        assert_eq!(Epochs::default().advance(1), (1, true));
     }
 }

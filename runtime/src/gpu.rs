@@ -2,13 +2,13 @@
 //! launches; NVRTC (loaded at run time by `fermat_codegen::nvrtc`) to compile the generated
 //! CUDA C for the device's architecture, with the CUBINs cached on disk.
 
-use crate::cache;
+use crate::cache::{self, Cache};
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut,
     DevicePtr, DevicePtrMut, DeviceRepr, DriverError,
 };
 use cudarc::nvrtc::Ptx;
-use fermat_codegen::kernel::Launch;
+use fermat_codegen::contract::{Arg, Launch};
 use fermat_codegen::nvrtc::{self, NvrtcError, Resources};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -30,12 +30,13 @@ pub enum GpuError {
         count: usize,
     },
     /// A driver call failed.
-    #[error("CUDA driver call {call} failed: {message}")]
+    #[error("CUDA driver call {call} failed")]
     Driver {
-        /// What was being done.
+        /// The driver function.
         call: &'static str,
-        /// The driver's message.
-        message: String,
+        /// The driver's error.
+        #[source]
+        source: DriverError,
     },
     /// The device ran out of memory.
     #[error("out of GPU memory allocating {bytes} bytes ({free} bytes free of {total})")]
@@ -50,20 +51,86 @@ pub enum GpuError {
     /// NVRTC is missing, or the generated source did not compile (the log says why).
     #[error(transparent)]
     Nvrtc(#[from] NvrtcError),
+    /// NVRTC compiled the source but returned no CUBIN.
+    #[error("NVRTC returned no CUBIN for {arch}")]
+    NoCubin {
+        /// The architecture option the source was compiled with.
+        arch: String,
+    },
+    /// A launch beyond the device's grid.
+    #[error("kernel {kernel} needs a grid of {blocks} × {batch} blocks; this device launches at most {max_x} × {max_y}")]
+    GridTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// Blocks along x (tiles of one transform).
+        blocks: u64,
+        /// Blocks along y (transforms of the batch).
+        batch: u64,
+        /// The device's largest grid along x.
+        max_x: u64,
+        /// The device's largest grid along y.
+        max_y: u64,
+    },
+    /// A kernel takes more arguments than a launch passes.
+    #[error("kernel {kernel} takes {count} arguments; launches pass at most {max}")]
+    TooManyArguments {
+        /// The kernel.
+        kernel: String,
+        /// Its arguments.
+        count: usize,
+        /// The most a launch passes.
+        max: usize,
+    },
     /// A kernel launch failed.
-    #[error("launch of kernel {kernel} failed: {message}")]
+    #[error("launch of kernel {kernel} failed")]
     Launch {
         /// The kernel.
         kernel: String,
-        /// The driver's message.
-        message: String,
+        /// The driver's error.
+        #[source]
+        source: DriverError,
     },
 }
 
+impl GpuError {
+    /// Whether the error says that there is no GPU to use here (no driver, or no device of
+    /// that ordinal) rather than that one failed: the only reasons for
+    /// [`Backend::Auto`](crate::Backend::Auto) to fall back to the CPU and for GPU tests to
+    /// skip.
+    pub fn is_absence(&self) -> bool {
+        matches!(self, GpuError::NoDriver | GpuError::NoDevice { .. })
+    }
+}
+
 fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
-    move |e| GpuError::Driver {
-        call,
-        message: e.to_string(),
+    move |source| GpuError::Driver { call, source }
+}
+
+/// The largest grid a device launches: blocks along x and y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridLimits {
+    /// Blocks along x (2^31 − 1 on every architecture since sm_30).
+    pub max_x: u64,
+    /// Blocks along y (65,535).
+    pub max_y: u64,
+}
+
+impl GridLimits {
+    /// The grid of a launch of `blocks` tiles for each of `batch` transforms, or the error
+    /// naming the limit it exceeds.
+    pub fn grid(&self, kernel: &str, blocks: u64, batch: usize) -> Result<(u32, u32), GpuError> {
+        let batch = batch as u64;
+        let fits = |v: u64, max: u64| (1..=max).contains(&v).then(|| v as u32);
+        match (fits(blocks, self.max_x), fits(batch, self.max_y)) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(GpuError::GridTooLarge {
+                kernel: kernel.to_string(),
+                blocks,
+                batch,
+                max_x: self.max_x,
+                max_y: self.max_y,
+            }),
+        }
     }
 }
 
@@ -74,6 +141,7 @@ pub struct Device {
     ordinal: usize,
     name: String,
     arch: (i32, i32),
+    limits: GridLimits,
 }
 
 impl std::fmt::Debug for Device {
@@ -120,12 +188,22 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
         .compute_capability()
         .map_err(driver("cuDeviceGetAttribute"))?;
     let stream = ctx.new_stream().map_err(driver("cuStreamCreate"))?;
+    let grid = |attribute| {
+        ctx.attribute(attribute)
+            .map(|v| v.max(0) as u64)
+            .map_err(driver("cuDeviceGetAttribute"))
+    };
+    let limits = GridLimits {
+        max_x: grid(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        max_y: grid(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+    };
     let d = Arc::new(Device {
         ctx,
         stream,
         ordinal,
         name,
         arch,
+        limits,
     });
     devices.insert(ordinal, d.clone());
     Ok(d)
@@ -155,33 +233,68 @@ impl Device {
         format!("--gpu-architecture=sm_{}{}", self.arch.0, self.arch.1)
     }
 
+    /// The largest grid this device launches.
+    pub fn limits(&self) -> GridLimits {
+        self.limits
+    }
+
+    /// The NVRTC options of a compilation for this device.
+    fn compile_options(&self) -> [String; 3] {
+        [
+            self.arch_option(),
+            "--std=c++17".into(),
+            "--ptxas-options=-v".into(),
+        ]
+    }
+
+    /// The cache key of `source` compiled for this device: the source, the options and
+    /// NVRTC's version (another NVRTC may emit another binary).
+    pub fn cache_key(&self, source: &str) -> Result<String, GpuError> {
+        let (major, minor) = nvrtc::global()?.version()?;
+        let options = self.compile_options().join(" ");
+        Ok(cache::key(&[
+            source,
+            &options,
+            &format!("nvrtc {major}.{minor}"),
+        ]))
+    }
+
     /// Compiles `source` for this device (or takes the CUBIN from the disk cache) and
     /// loads it; returns the module and ptxas's resource report (empty from the cache).
+    ///
+    /// A cached CUBIN that the driver refuses is evicted and compiled again; only a fresh
+    /// CUBIN that fails to load is an error.
     pub fn compile(
         &self,
         source: &str,
     ) -> Result<(Arc<cudarc::driver::CudaModule>, Vec<Resources>), GpuError> {
-        let arch = self.arch_option();
-        let options = [arch.as_str(), "--std=c++17", "--ptxas-options=-v"];
-        let key = cache::key(&[source, &options.join(" ")]);
-        let (cubin, resources) = match cache::get(&key) {
-            Some(bytes) => (bytes, Vec::new()),
-            None => {
-                let compiled = nvrtc::compile(source, &options)?;
-                let resources = compiled.resources();
-                let cubin = compiled.cubin.ok_or_else(|| GpuError::Driver {
-                    call: "nvrtcGetCUBIN",
-                    message: "NVRTC returned no CUBIN for a real architecture".into(),
-                })?;
-                cache::put(&key, &cubin);
-                (cubin, resources)
+        let key = self.cache_key(source)?;
+        let cache = Cache::from_env();
+        if let Some(cubin) = cache.as_ref().and_then(|c| c.get(&key)) {
+            match self.load(cubin) {
+                Ok(module) => return Ok((module, Vec::new())),
+                Err(_) => cache.iter().for_each(|c| c.evict(&key)),
             }
-        };
-        let module = self
-            .ctx
-            .load_module(Ptx::from_binary(cubin))
-            .map_err(driver("cuModuleLoadData"))?;
+        }
+        let options = self.compile_options();
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let compiled = nvrtc::compile(source, &options)?;
+        let resources = compiled.resources();
+        let cubin = compiled.cubin.ok_or_else(|| GpuError::NoCubin {
+            arch: self.arch_option(),
+        })?;
+        let module = self.load(cubin.clone())?;
+        if let Some(cache) = &cache {
+            // The cache only saves time: a failed write leaves nothing behind.
+            let _ = cache.put(&key, &cubin);
+        }
         Ok((module, resources))
+    }
+
+    fn load(&self, cubin: Vec<u8>) -> Result<Arc<cudarc::driver::CudaModule>, GpuError> {
+        self.ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(driver("cuModuleLoadData"))
     }
 
     /// Allocates `len` words, with a typed error when memory runs out.
@@ -220,7 +333,7 @@ impl Device {
 /// dependent passes, a call waits for whole passes instead.
 const HAND_OFF_WAVES: std::ops::RangeInclusive<f64> = 0.5..=12.0;
 
-/// A call's hand-off counters and epoch (see `fermat_codegen::kernel::KERNEL_ARGS`).
+/// A call's hand-off counters and epoch ([`Arg::Counters`], [`Arg::Epoch`]).
 pub(crate) struct HandOff<'a, 'b> {
     /// [`GpuKernels::counters`] per transform of the batch.
     pub(crate) counters: &'a mut CudaViewMut<'b, u32>,
@@ -306,9 +419,7 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
 
     /// Whether the plan needs a scratch buffer.
     pub(crate) fn needs_scratch(&self) -> bool {
-        self.launches
-            .iter()
-            .any(|l| l.src == "scratch" || l.dst == "scratch")
+        self.launches.iter().any(|l| l.hop.uses_scratch())
     }
 
     /// The hand-off counters between the plan's passes, per transform of a batch.
@@ -349,13 +460,11 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
     ) -> Result<(), GpuError> {
         let HandOff { counters, epoch } = hand_off;
         debug_assert_eq!(input.len(), batch * self.words);
-        let batch_dim = u32::try_from(batch)
-            .ok()
-            .filter(|&b| b <= 65_535)
-            .ok_or_else(|| GpuError::Launch {
-                kernel: self.launches[0].kernel.clone(),
-                message: format!("a batch of {batch} transforms exceeds the grid's 65535 rows"),
-            })?;
+        let grids = self
+            .launches
+            .iter()
+            .map(|l| self.device.limits.grid(&l.kernel, l.blocks, batch))
+            .collect::<Result<Vec<_>, _>>()?;
         stream
             .context()
             .bind_to_thread()
@@ -367,14 +476,33 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
         let (table, _table) = self.table.device_ptr(stream);
         let (counters, _counters) = counters.device_ptr_mut(stream);
         let overlap = self.device.arch.0 >= 9;
-        for (i, (f, l)) in self.functions.iter().zip(&self.launches).enumerate() {
-            let (src, dst) = match (l.src, l.dst) {
-                ("input", "output") => (input, output),
-                ("input", "scratch") => (input, scratch),
-                ("output", "scratch") => (output, scratch),
-                ("scratch", "output") => (scratch, output),
-                (src, dst) => unreachable!("plans never read {src} and write {dst}"),
+        for (i, ((f, l), (x, y))) in self
+            .functions
+            .iter()
+            .zip(&self.launches)
+            .zip(grids)
+            .enumerate()
+        {
+            let (src, dst) = l.hop.select(input, output, scratch);
+            let bound = Bound {
+                src,
+                dst,
+                table,
+                counters,
+                epoch,
             };
+            let mut values = [Value::U32(0); MAX_ARGS];
+            if l.args.len() > MAX_ARGS {
+                return Err(GpuError::TooManyArguments {
+                    kernel: l.kernel.to_string(),
+                    count: l.args.len(),
+                    max: MAX_ARGS,
+                });
+            }
+            for (v, &arg) in values.iter_mut().zip(l.args) {
+                *v = bound.value(arg);
+            }
+            let mut params = values.each_mut().map(Value::as_param);
             let mut attribute = sys::CUlaunchAttribute {
                 id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                 pad: [0; 4],
@@ -384,8 +512,8 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
             };
             let dependent = overlap && i > 0;
             let config = sys::CUlaunchConfig {
-                gridDimX: l.blocks as u32,
-                gridDimY: batch_dim,
+                gridDimX: x,
+                gridDimY: y,
                 gridDimZ: 1,
                 blockDimX: l.threads,
                 blockDimY: 1,
@@ -399,17 +527,12 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 },
                 numAttrs: dependent as u32,
             };
-            let mut args = [src, dst, table, counters];
-            let mut epoch = epoch;
-            let [a, b, c, d] = args
-                .each_mut()
-                .map(|a| a as *mut sys::CUdeviceptr as *mut std::ffi::c_void);
-            let mut params = [a, b, c, d, &mut epoch as *mut u32 as *mut std::ffi::c_void];
-            // SAFETY: the kernel's parameters are (const word*, word*, const word*, u32*,
-            // u32), the buffers hold `batch` transforms of `words` words each (`counters`
-            // its counters per transform for each) and the grid covers exactly the plan's
-            // tiles, as the manifest computed them; `params` and `attribute` outlive the
-            // call, which copies them.
+            // SAFETY: `params` holds one pointer per kernel argument, in the order and of
+            // the types `l.args` gives (the kernel was generated from the same list); the
+            // buffers hold `batch` transforms of `words` words each (`counters` its
+            // counters per transform for each) and the grid covers exactly the plan's
+            // tiles, as the manifest computed them; `values`, `params` and `attribute`
+            // outlive the call, which copies them.
             unsafe {
                 sys::cuLaunchKernelEx(
                     &config,
@@ -419,9 +542,9 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 )
             }
             .result()
-            .map_err(|e| GpuError::Launch {
-                kernel: l.kernel.clone(),
-                message: e.to_string(),
+            .map_err(|source| GpuError::Launch {
+                kernel: l.kernel.to_string(),
+                source,
             })?;
         }
         Ok(())
@@ -430,5 +553,118 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
     /// The device.
     pub(crate) fn device(&self) -> &Arc<Device> {
         &self.device
+    }
+}
+
+/// The most arguments a launch passes (transform kernels take five).
+const MAX_ARGS: usize = 8;
+
+/// The values a call binds to the [`Arg`]s of its kernels.
+struct Bound {
+    src: sys::CUdeviceptr,
+    dst: sys::CUdeviceptr,
+    table: sys::CUdeviceptr,
+    counters: sys::CUdeviceptr,
+    epoch: u32,
+}
+
+/// One kernel argument, as the driver reads it: through a pointer to its value.
+#[derive(Clone, Copy)]
+enum Value {
+    Ptr(sys::CUdeviceptr),
+    U32(u32),
+}
+
+impl Bound {
+    fn value(&self, arg: Arg) -> Value {
+        match arg {
+            Arg::Source => Value::Ptr(self.src),
+            Arg::Destination => Value::Ptr(self.dst),
+            Arg::Twiddles => Value::Ptr(self.table),
+            Arg::Counters => Value::Ptr(self.counters),
+            Arg::Epoch => Value::U32(self.epoch),
+        }
+    }
+}
+
+impl Value {
+    fn as_param(&mut self) -> *mut std::ffi::c_void {
+        match self {
+            Value::Ptr(p) => (p as *mut sys::CUdeviceptr).cast(),
+            Value::U32(v) => (v as *mut u32).cast(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_codegen::contract::TRANSFORM_ARGS;
+
+    #[test]
+    fn launches_beyond_the_grid_are_typed_errors() {
+        let h100 = GridLimits {
+            max_x: (1 << 31) - 1,
+            max_y: 65_535,
+        };
+        assert_eq!(h100.grid("k", 8, 3).unwrap(), (8, 3));
+        assert_eq!(
+            h100.grid("k", (1 << 31) - 1, 65_535).unwrap(),
+            ((1 << 31) - 1, 65_535)
+        );
+        // Beyond u32 along x: a cast would have launched 0 blocks.
+        let err = h100.grid("fwd_k0", 1 << 32, 1).unwrap_err();
+        assert!(
+            matches!(err, GpuError::GridTooLarge { blocks, .. } if blocks == 1 << 32),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("at most 2147483647 × 65535"),
+            "{err}"
+        );
+        assert!(h100.grid("k", 1 << 31, 1).is_err());
+        assert!(h100.grid("k", 1, 65_536).is_err());
+        assert!(h100.grid("k", 0, 1).is_err(), "an empty grid is no launch");
+    }
+
+    #[test]
+    fn only_a_missing_driver_or_device_is_an_absence() {
+        assert!(GpuError::NoDriver.is_absence());
+        assert!(GpuError::NoDevice {
+            ordinal: 1,
+            count: 1
+        }
+        .is_absence());
+        let compile = GpuError::Nvrtc(NvrtcError::NotFound { searched: vec![] });
+        assert!(!compile.is_absence());
+        let load = GpuError::Driver {
+            call: "cuModuleLoadData",
+            source: DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_IMAGE),
+        };
+        assert!(!load.is_absence());
+        // The driver's error is kept as the source (its message comes from the driver, which
+        // this machine may not have: compared, not printed).
+        let source = std::error::Error::source(&load).expect("a source");
+        let kept = source.downcast_ref::<DriverError>();
+        assert!(kept == Some(&DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_IMAGE)));
+    }
+
+    #[test]
+    fn bound_values_follow_the_contract() {
+        let bound = Bound {
+            src: 1,
+            dst: 2,
+            table: 3,
+            counters: 4,
+            epoch: 5,
+        };
+        let values: Vec<u64> = TRANSFORM_ARGS
+            .iter()
+            .map(|&a| match bound.value(a) {
+                Value::Ptr(p) => p,
+                Value::U32(v) => u64::from(v),
+            })
+            .collect();
+        assert_eq!(values, [1, 2, 3, 4, 5]);
     }
 }

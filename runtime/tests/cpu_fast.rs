@@ -2,8 +2,9 @@
 //! against the generic kernel-plan executor, the reference vectors and itself (SIMD and
 //! portable butterflies), for every order, direction, batch and a non-canonical root.
 
-use fermat::codegen::exec::{execute_with, Roots};
+use fermat::codegen::exec::execute_with;
 use fermat::cpu::{Isa, Kernels, WordNtt};
+use fermat::dsl::field::Roots;
 use fermat::dsl::{Fp32, Fp64};
 use fermat::{
     AnyField, Backend, Direction, Error, FftOptions, FftPlan, Field, FieldError, FieldSpec,
@@ -93,13 +94,16 @@ fn check<F: Prime>(field: &F, n: u64, orders: (Order, Order), root: Option<u64>,
     let log_table = fwd.max_log_order();
     let (roots, omega) = match root {
         None => (
-            Roots::canonical(field, fwd).unwrap(),
+            Roots::canonical(field, fwd.max_log_order(), fwd.n()).unwrap(),
             value(field, &field.root_of_unity(n).unwrap()),
         ),
         Some(w) => {
             let we = field.from_u64(w);
             let table_root = field.pow_u64(&we, n >> log_table);
-            (Roots::from_root(field, fwd, table_root).unwrap(), w)
+            (
+                Roots::from_root(field, fwd.max_log_order(), fwd.n(), table_root).unwrap(),
+                w,
+            )
         }
     };
     let mut rng = ChaCha8Rng::seed_from_u64(n ^ (batch as u64) << 32);

@@ -2,13 +2,13 @@
 //! while the user's crate compiles, and written out as a type with constants.
 
 use crate::args::{span_of, Checked, Input};
+use fermat_codegen::contract::Launch;
 use fermat_codegen::design::{transform, DesignError, Transform, CODEGEN_VERSION};
-use fermat_codegen::kernel::Launch;
 use fermat_codegen::plan::{Order, PlanError};
 use fermat_dsl::derive::{DeriveError, Strategy};
 use fermat_dsl::field::{AnyField, FieldError};
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 /// The tokens of the type, or the error at the argument at fault.
 pub fn expand(input: &Input) -> syn::Result<TokenStream> {
@@ -83,20 +83,24 @@ fn launches(list: &[Launch]) -> TokenStream {
             threads,
             shared_bytes,
             pieces_per_block,
-            src,
-            dst,
+            hop,
             signals,
+            args,
         } = l;
+        let kernel: &str = kernel;
+        // The contract's enums are written by their variant names.
+        let hop = format_ident!("{hop:?}");
+        let args = args.iter().map(|a| format_ident!("{a:?}"));
         quote! {
-            ::fermat::EmbeddedLaunch {
-                kernel: #kernel,
+            ::fermat::codegen::contract::Launch {
+                kernel: ::std::borrow::Cow::Borrowed(#kernel),
                 blocks: #blocks,
                 threads: #threads,
                 shared_bytes: #shared_bytes,
                 pieces_per_block: #pieces_per_block,
-                src: #src,
-                dst: #dst,
+                hop: ::fermat::codegen::contract::Hop::#hop,
                 signals: #signals,
+                args: &[#(::fermat::codegen::contract::Arg::#args),*],
             }
         }
     });

@@ -15,16 +15,15 @@ pub use scalar::Word;
 
 use crate::error::Error;
 use crate::host::HostField;
-use fermat_codegen::exec::{KernelRunner, Roots};
-use fermat_codegen::plan::{Buffer, Plan};
-use fermat_codegen::plan::{Direction, Order};
-use fermat_dsl::field::Field;
+use fermat_codegen::exec::KernelRunner;
+use fermat_codegen::plan::{CheckedPlan, Direction, KernelPlan, Order};
+use fermat_dsl::field::{Field, Roots};
 use fermat_dsl::field::{Fp32, Fp64};
 use rayon::prelude::*;
 use std::any::{Any, TypeId};
 
-/// A shared output pointer: pieces write disjoint addresses (a kernel's scatter map is a
-/// bijection), so concurrent writes never touch the same element.
+/// A shared output pointer: pieces write disjoint addresses (a [`CheckedPlan`]'s scatter
+/// maps are bijections), so concurrent writes never touch the same element.
 #[derive(Clone, Copy)]
 struct Out<T>(*mut T);
 // SAFETY: see the type's documentation; every address is written by exactly one piece.
@@ -42,34 +41,26 @@ impl<T> Out<T> {
 /// Runs one transform of `plan` on `input`, writing `output` (both of n elements).
 pub(crate) fn run<F: Field>(
     field: &F,
-    plan: &Plan,
+    plan: &CheckedPlan,
     roots: &Roots<F>,
     input: &[F::Elem],
     output: &mut [F::Elem],
 ) {
-    let n = plan.n() as usize;
-    assert_eq!(input.len(), n, "callers pass whole transforms");
-    assert_eq!(output.len(), n, "callers pass whole transforms");
-    let mut scratch = if plan.needs_scratch() {
-        vec![field.zero(); n]
-    } else {
-        Vec::new()
-    };
-    for kernel in &plan.kernels {
-        let runner = KernelRunner::new(field, plan, roots, kernel);
-        match (kernel.src_buffer, kernel.dst_buffer) {
-            (Buffer::Input, Buffer::Output) => run_kernel(&runner, kernel, input, output),
-            (Buffer::Input, Buffer::Scratch) => run_kernel(&runner, kernel, input, &mut scratch),
-            (Buffer::Output, Buffer::Scratch) => run_kernel(&runner, kernel, output, &mut scratch),
-            (Buffer::Scratch, Buffer::Output) => run_kernel(&runner, kernel, &scratch, output),
-            (src, dst) => unreachable!("plans never read {src:?} and write {dst:?}"),
-        }
-    }
+    plan.run_passes(input, output, field.zero(), |kernel, src, dst| {
+        run_kernel(
+            &KernelRunner::new(field, plan, roots, kernel),
+            kernel,
+            src,
+            dst,
+        )
+    });
 }
 
+/// Runs one pass, its pieces in parallel: each piece writes the addresses its scatter map
+/// gives, and a checked plan's maps are bijections, so no address is written twice.
 fn run_kernel<F: Field>(
     runner: &KernelRunner<'_, F>,
-    kernel: &fermat_codegen::plan::KernelPlan,
+    kernel: &KernelPlan,
     src: &[F::Elem],
     dst: &mut [F::Elem],
 ) {
@@ -86,7 +77,8 @@ fn run_kernel<F: Field>(
             for (j, value) in piece.iter().enumerate() {
                 let a = kernel.scatter(p, j as u64) as usize;
                 assert!(a < len, "scatter addresses stay inside the output");
-                // SAFETY: `a` is in bounds, and no other piece writes address `a`.
+                // SAFETY: `a` is in bounds, and no other piece writes address `a` (the
+                // plan's maps were checked to be bijections when it was built).
                 unsafe { out.write(a, *value) };
             }
         }

@@ -1,0 +1,145 @@
+//! Plan → CUDA kernels: each [`KernelPlan`] becomes one `__global__` function built with
+//! the typed AST of [`crate::cuda`].
+//!
+//! A thread block owns a *tile*: 2^pb pieces, picked by the piece-index bits that are
+//! lowest among the source's or the destination's address bits, so that both the gather
+//! and the scatter of a warp touch whole memory sectors. The block gathers its tile into
+//! shared memory (padded or XOR-swizzled against bank conflicts; each
+//! thread's addresses are a base plus compile-time offsets), runs the plan's steps on
+//! it — every DFT step is one round of codelets, one group per thread, with a barrier
+//! between rounds; twiddle steps are fused into the loads of the next round, or applied to
+//! the last round's outputs in registers — and scatters it. Twiddles with
+//! exponents known at compile time become digit shifts (`fe_mul_rpow<i>`, SRGFNs) or
+//! Montgomery constants (word primes); the others read a small table of powers of the
+//! largest root ω = ω_{2^L}, followed by n^(−1) (see [`TableLayout`] and
+//! [`twiddle_table`]); word-prime codelets after a kernel's first round read their inputs'
+//! twiddles from a small `__device__` table of the kernel's own instead
+//! ([`Emitted::tables`]).
+//!
+//! Every kernel takes the arguments of [`TRANSFORM_ARGS`] and is launched as its
+//! [`Launch`] says (the contract of [`crate::contract`]). A launch covers `gridDim.y`
+//! transforms of the same size stored one after another (batches).
+
+mod bits;
+mod codelet;
+mod handoff;
+mod occupancy;
+mod pass;
+mod round;
+mod swizzle;
+mod table;
+mod tile;
+mod twiddle;
+
+pub use table::{twiddle_table, High, TableLayout};
+
+use handoff::Handoffs;
+use tile::Tile;
+
+use crate::contract::Launch;
+use crate::cost::FieldShape;
+use crate::cuda::{Kernel, Table};
+use crate::error::CodegenError;
+use crate::plan::{Direction, Plan};
+use fermat_dsl::field::Field;
+use fermat_dsl::field::Roots;
+use serde::Serialize;
+
+/// How kernels are shaped for the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct EmitOptions {
+    /// The most threads in a block.
+    pub max_threads: u32,
+    /// The shared memory a block may use, in bytes (48 KiB without opting in).
+    pub shared_limit: u64,
+    /// Tiles cover the source and destination address bits below this one where shared
+    /// memory allows, so that a warp's loads and stores hit consecutive words.
+    pub coalesce_bits: u32,
+    /// The bytes of SRGFN twiddle rows read without a shift (see [`TableLayout::of`]).
+    pub table_bytes: u64,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            max_threads: 256,
+            shared_limit: 48 * 1024,
+            coalesce_bits: 5,
+            // Rows of 2^18 powers for P2 (8 MiB), a sixth of L2: with them P2 2^24 ran
+            // 2% faster on an H200 than with 4 MiB (bench/RESULTS.md).
+            table_bytes: 8 << 20,
+        }
+    }
+}
+
+/// The kernels of a plan and how to launch them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// The kernels, in launch order.
+    pub kernels: Vec<Kernel>,
+    /// One launch per kernel.
+    pub launches: Vec<Launch>,
+    /// Constant tables the kernels read (file scope, before them).
+    pub tables: Vec<Table>,
+    /// The rows of the twiddle table `tw` ([`TableLayout::rows`] counts them).
+    pub layout: TableLayout,
+}
+
+struct Emitter<'a, F: Field> {
+    field: &'a F,
+    shape: &'a FieldShape,
+    roots: &'a Roots<F>,
+    inverse: bool,
+    log_table: u32,
+    layout: TableLayout,
+    n: u64,
+}
+
+/// Emits the kernels of `plan` over `field`, whose rotations use `roots` (compile-time
+/// rotations are baked in, so kernels are specific to the roots' family and direction).
+///
+/// Kernels are named `{prefix}_k{i}` in launch order.
+pub fn emit<F: Field>(
+    field: &F,
+    shape: &FieldShape,
+    plan: &Plan,
+    roots: &Roots<F>,
+    options: &EmitOptions,
+    prefix: &str,
+) -> Result<Emitted, CodegenError> {
+    let log_table = plan.max_log_order();
+    let layout = TableLayout::of(shape, roots, options.table_bytes);
+    let em = Emitter {
+        field,
+        shape,
+        roots,
+        inverse: plan.options.direction == Direction::Inverse,
+        log_table,
+        layout,
+        n: plan.n(),
+    };
+    let mut kernels = Vec::new();
+    let mut launches = Vec::new();
+    let mut tables = Vec::new();
+    let tiles: Vec<Tile> = plan
+        .kernels
+        .iter()
+        .map(|k| Tile::new(k, shape, options))
+        .collect::<Result<_, _>>()?;
+    // Word-prime passes are short per block: the hand-offs' fences and registers (their
+    // kernels are held to 64) cost about what the drained tails give back, so they keep
+    // whole-pass waits (bench/RESULTS.md, tuning round 10).
+    let handoffs = Handoffs::of(plan, &tiles, shape.shift_order.is_some());
+    for (i, ((k, tile), h)) in plan.kernels.iter().zip(tiles).zip(&handoffs).enumerate() {
+        let name = format!("{prefix}_k{i}");
+        let (kernel, launch) = em.kernel(k, tile, &name, options, h, &mut tables)?;
+        kernels.push(kernel);
+        launches.push(launch);
+    }
+    Ok(Emitted {
+        kernels,
+        launches,
+        tables,
+        layout,
+    })
+}

@@ -1,0 +1,234 @@
+//! One kernel of a plan: its hand-off prologue and epilogue, the gather of its tile, its
+//! rounds, and the scatter.
+
+use super::bits::Bit;
+use super::handoff::Handoffs;
+use super::occupancy::blocks_for_registers;
+use super::round::{RoundLayout, RoundSteps};
+use super::swizzle::Swizzle;
+use super::tile::{Ptr, Tile};
+use super::{EmitOptions, Emitter};
+use crate::contract::{Launch, TRANSFORM_ARGS};
+use crate::cuda::{fe, Expr, Kernel, SharedArray, Stmt, Table, Type};
+use crate::error::CodegenError;
+use crate::plan::{BitSource, KernelPlan, Step};
+use fermat_dsl::field::Field;
+
+impl<F: Field> Emitter<'_, F> {
+    /// The kernel of plan kernel `k` over `tile` (its pieces chosen by [`Tile::new`]) and
+    /// its launch: the hand-off prologue, the gather, one round per DFT step, the scatter
+    /// and the hand-off epilogue. Codelet tables the rounds read are added to `tables`.
+    pub(super) fn kernel(
+        &self,
+        k: &KernelPlan,
+        tile: Tile,
+        name: &str,
+        options: &EmitOptions,
+        handoffs: &Handoffs,
+        tables: &mut Vec<Table>,
+    ) -> Result<(Kernel, Launch), CodegenError> {
+        let (rounds, unfused) = Self::rounds(k);
+        let (tile, layouts) = self.arrange(k, tile, &rounds, options);
+        let mut body = handoffs.prologue(self.n);
+        let mut tmp = 0u32;
+        // Bit sources while a whole tile index `i` is known at run time.
+        let tile_bit = |src: BitSource| match src {
+            BitSource::Local(c) => Bit::Of("i", c),
+            BitSource::Piece(c) => tile.piece_bit(c),
+        };
+        let no_rounds = rounds.is_empty();
+        if no_rounds {
+            // No DFT round: the tile goes straight from global memory to global memory.
+            body.extend(self.store_phase(k, &tile, &unfused, &mut tmp, &tile_bit, false));
+        } else {
+            body.extend(self.load_phase(k, &tile, &[], &mut tmp));
+            for (round, layout) in rounds.iter().zip(&layouts) {
+                body.extend(self.round(round, layout, &tile, (name, tables), &mut tmp));
+            }
+            body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, true));
+        }
+        body.extend(handoffs.epilogue());
+        Ok(self.declare(k, &tile, name, handoffs, body, !no_rounds))
+    }
+
+    /// The threads of `tile` (one per codelet of its widest round, at most the options'
+    /// limit), the layout of each of `rounds` and the tile's shared-memory map for them.
+    fn arrange(
+        &self,
+        k: &KernelPlan,
+        mut tile: Tile,
+        rounds: &[RoundSteps<'_>],
+        options: &EmitOptions,
+    ) -> (Tile, Vec<RoundLayout>) {
+        let word_bytes = self.word_bits() as u64 / 8;
+        let size = tile.size();
+        let groups_max = rounds
+            .iter()
+            .map(|r| size >> r.locals.len())
+            .max()
+            .unwrap_or(size);
+        tile.threads = groups_max.clamp(1, options.max_threads as u64) as u32;
+        let layouts: Vec<RoundLayout> =
+            rounds.iter().map(|r| self.round_layout(r, &tile)).collect();
+        let shapes: Vec<(&[u32], &[u32])> = rounds
+            .iter()
+            .zip(&layouts)
+            .map(|(r, l)| (r.locals, l.free.as_slice()))
+            .collect();
+        tile.swizzle = Swizzle::choose(
+            &tile.warp_accesses(&shapes, &self.store_order(k, &tile)),
+            tile.s + tile.pb,
+            word_bytes,
+            self.shape.element_bytes / word_bytes,
+            options.shared_limit / self.shape.element_bytes,
+        );
+        (tile, layouts)
+    }
+
+    /// The `__global__` function around `body` and its launch: the transform kernel's
+    /// parameters, its launch bounds, and the tile in shared memory where it has rounds.
+    fn declare(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        name: &str,
+        handoffs: &Handoffs,
+        body: Vec<Stmt>,
+        uses_tile: bool,
+    ) -> (Kernel, Launch) {
+        let word_bytes = self.word_bits() as u64 / 8;
+        let threads = tile.threads;
+        let mut kernel = Kernel::new(
+            name,
+            TRANSFORM_ARGS.iter().map(|a| a.param()).collect(),
+            body,
+        )
+        .doc(format!(
+            "{} pieces of 2^{} elements ({} per block), {} steps",
+            k.pieces(),
+            tile.s,
+            1u64 << tile.pb,
+            k.steps.len()
+        ));
+        kernel = match self.register_cap(k) {
+            Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
+            None => kernel.launch_bounds(threads),
+        };
+        let shared_bytes = if uses_tile {
+            let words = tile.words() * (self.shape.element_bytes / word_bytes);
+            kernel = kernel.shared(SharedArray::new(Type::Word, "tile", words));
+            tile.words() * self.shape.element_bytes
+        } else {
+            0
+        };
+        let launch = Launch {
+            kernel: name.to_string().into(),
+            blocks: 1u64 << (k.log_n - tile.s - tile.pb),
+            threads,
+            shared_bytes,
+            pieces_per_block: 1 << tile.pb,
+            hop: k.hop,
+            signals: handoffs.signal.as_ref().map_or(0, |(h, _)| h.groups()),
+            args: &TRANSFORM_ARGS,
+        };
+        (kernel, launch)
+    }
+
+    pub(super) fn load_phase(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        pending: &[&Step],
+        tmp: &mut u32,
+    ) -> Vec<Stmt> {
+        let identity: Vec<u32> = (0..k.log_n).collect();
+        let nest = self.tile_visit(
+            tile,
+            &tile.bits,
+            &[Ptr {
+                base: "in",
+                written: false,
+                dest: &identity,
+            }],
+        );
+        let bit_of = |src: BitSource| match src {
+            BitSource::Local(c) => Bit::Of("i", c),
+            BitSource::Piece(c) => tile.piece_bit(c),
+        };
+        let mut inner = nest.head.clone();
+        let (ptr, off) = nest.global[0].clone();
+        let loaded = fe::load(ptr, off, Expr::u64(self.n));
+        let v = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
+        inner.push(fe::store(
+            Expr::var("tile"),
+            nest.slot.clone(),
+            Expr::u64(tile.words()),
+            v,
+        ));
+        vec![
+            Stmt::comment("gather the tile"),
+            nest.wrap(inner),
+            Stmt::sync(),
+        ]
+    }
+
+    pub(super) fn store_order(&self, k: &KernelPlan, tile: &Tile) -> Vec<(u32, u32)> {
+        // Visit the tile in the order of the destination addresses, so that stores of
+        // consecutive threads are adjacent where the scatter map allows.
+        let mut order = tile.bits.clone();
+        order.sort_by_key(|&(phys, _)| k.dest[phys as usize]);
+        order
+    }
+
+    /// The last phase: each element, with the pending twiddles applied, goes to its scatter
+    /// address. It comes from the tile, or — in a kernel without DFT rounds — straight from
+    /// global memory.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_phase(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        pending: &[&Step],
+        tmp: &mut u32,
+        bit_of: &dyn Fn(BitSource) -> Bit,
+        from_tile: bool,
+    ) -> Vec<Stmt> {
+        let order = self.store_order(k, tile);
+        let identity: Vec<u32> = (0..k.log_n).collect();
+        let mut ptrs = vec![Ptr {
+            base: "out",
+            written: true,
+            dest: &k.dest,
+        }];
+        if !from_tile {
+            ptrs.push(Ptr {
+                base: "in",
+                written: false,
+                dest: &identity,
+            });
+        }
+        let nest = self.tile_visit(tile, &order, &ptrs);
+        let mut inner = nest.head.clone();
+        let loaded = if from_tile {
+            fe::load(
+                Expr::var("tile"),
+                nest.slot.clone(),
+                Expr::u64(tile.words()),
+            )
+        } else {
+            let (ptr, off) = nest.global[1].clone();
+            fe::load(ptr, off, Expr::u64(self.n))
+        };
+        let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
+        let (ptr, off) = nest.global[0].clone();
+        inner.push(fe::store(ptr, off, Expr::u64(self.n), v));
+        vec![
+            Stmt::comment(if from_tile {
+                "scatter the tile"
+            } else {
+                "permute and scale"
+            }),
+            nest.wrap(inner),
+        ]
+    }
+}

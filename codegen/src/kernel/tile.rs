@@ -1,0 +1,391 @@
+//! Tiles: the pieces a block owns, and the loop nests that visit them.
+
+use super::bits::{part, Bit};
+use super::swizzle::Swizzle;
+use super::{EmitOptions, Emitter};
+use crate::cost::FieldShape;
+use crate::cuda::{Expr, Stmt, Type};
+use crate::error::CodegenError;
+use crate::plan::KernelPlan;
+use fermat_dsl::field::Field;
+
+/// Tiles grow to 2^MIN_TILE_BITS elements where shared memory allows: 256 threads with
+/// a radix-16 codelet each.
+pub(super) const MIN_TILE_BITS: u32 = 12;
+
+/// The tile of a kernel: which physical bits a block owns.
+pub(super) struct Tile {
+    /// log2 of the piece size.
+    pub(super) s: u32,
+    /// Pieces per tile, log2.
+    pub(super) pb: u32,
+    /// The tile's physical bits, ascending; tile-index bit of each.
+    pub(super) bits: Vec<(u32, u32)>,
+    /// Physical bits of the block index, ascending.
+    pub(super) block_bits: Vec<u32>,
+    /// Where each piece-index bit comes from: a tile bit (`i`) or a block bit (`blk`).
+    pub(super) piece_src: Vec<Bit>,
+    /// Where tile elements live in shared memory.
+    pub(super) swizzle: Swizzle,
+    /// Threads per block.
+    pub(super) threads: u32,
+}
+
+impl Tile {
+    pub(super) fn new(
+        k: &KernelPlan,
+        shape: &FieldShape,
+        options: &EmitOptions,
+    ) -> Result<Tile, CodegenError> {
+        let s = k.local_bits();
+        let piece_phys: Vec<u32> = (0..k.log_n).filter(|q| !k.active.contains(q)).collect();
+        let bytes = |pb: u32| (1u64 << (s + pb)) * shape.element_bytes;
+        if bytes(0) > options.shared_limit {
+            return Err(CodegenError::UnsupportedField {
+                field: shape.name.clone(),
+                why: format!(
+                    "a piece of 2^{s} elements needs {} bytes of shared memory, over the {}-byte limit; lower the plan's piece size",
+                    bytes(0),
+                    options.shared_limit
+                ),
+            });
+        }
+        // Piece bits worth having in the tile: those among the lowest physical bits of the
+        // source (coalesced gathers) or of the destination (coalesced scatters), lowest
+        // first; then more, until every thread of a block has codelets to run — as many as
+        // shared memory holds.
+        let low = |c: usize| piece_phys[c].min(k.dest[piece_phys[c] as usize]);
+        let mut wanted: Vec<usize> = (0..piece_phys.len()).collect();
+        wanted.sort_by_key(|&c| low(c));
+        let mut pb = 0;
+        while (pb as usize) < wanted.len()
+            && (low(wanted[pb as usize]) < options.coalesce_bits || s + pb < MIN_TILE_BITS)
+            && bytes(pb + 1) <= options.shared_limit
+            && s + pb < 20
+        {
+            pb += 1;
+        }
+        let chosen = &wanted[..pb as usize];
+        let mut piece_src = vec![Bit::Known(0); piece_phys.len()];
+        let mut block_bits = Vec::new();
+        for (c, &q) in piece_phys.iter().enumerate() {
+            piece_src[c] = match chosen.iter().position(|&x| x == c) {
+                Some(l) => Bit::Of("i", s + l as u32),
+                None => {
+                    block_bits.push(q);
+                    Bit::Of("blk", block_bits.len() as u32 - 1)
+                }
+            };
+        }
+        let mut bits: Vec<(u32, u32)> = k
+            .active
+            .iter()
+            .enumerate()
+            .map(|(c, &q)| (q, c as u32))
+            .chain(
+                chosen
+                    .iter()
+                    .enumerate()
+                    .map(|(l, &c)| (piece_phys[c], s + l as u32)),
+            )
+            .collect();
+        bits.sort_unstable();
+        Ok(Tile {
+            s,
+            pb,
+            bits,
+            block_bits,
+            piece_src,
+            swizzle: Swizzle::none(),
+            threads: 1,
+        })
+    }
+
+    /// The tile index of element q when q's bits go to the tile bits of `order`.
+    pub(super) fn index_of(order: &[(u32, u32)], q: u64) -> u64 {
+        order
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (u, &(_, ti))| acc | (((q >> u) & 1) << ti))
+    }
+
+    /// The tile indices of the first warp's accesses in every phase of a kernel: each of
+    /// the gather's stores and the scatter's loads (element q = tq + r·threads, [`Visit`]),
+    /// each codelet load and store of every round (`rounds`: the DFT bits and the order in
+    /// which the group index fills the other bits).
+    pub(super) fn warp_accesses(
+        &self,
+        rounds: &[(&[u32], &[u32])],
+        store_order: &[(u32, u32)],
+    ) -> Vec<Vec<u64>> {
+        let threads = u64::from(self.threads).min(self.size());
+        let lanes = 32.min(threads);
+        let mut accesses = Vec::new();
+        for order in [&self.bits[..], store_order] {
+            for r in 0..self.size() / threads {
+                let q = |l: u64| l + r * threads;
+                accesses.push((0..lanes).map(|l| Tile::index_of(order, q(l))).collect());
+            }
+        }
+        for &(locals, free) in rounds {
+            let groups = 32.min(1u64 << free.len());
+            let base = |g: u64| -> u64 {
+                free.iter()
+                    .enumerate()
+                    .fold(0, |acc, (u, &c)| acc | (((g >> u) & 1) << c))
+            };
+            for v in 0..1u64 << locals.len() {
+                let off = locals
+                    .iter()
+                    .enumerate()
+                    .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c));
+                // Loads and stores of a codelet touch the same set of offsets.
+                let idx: Vec<u64> = (0..groups).map(|g| base(g) | off).collect();
+                accesses.push(idx.clone());
+                accesses.push(idx);
+            }
+        }
+        accesses
+    }
+
+    pub(super) fn size(&self) -> u64 {
+        1 << (self.s + self.pb)
+    }
+
+    /// Element slots the tile spans in shared memory (more than its size when padded).
+    pub(super) fn words(&self) -> u64 {
+        self.swizzle.span(self.size())
+    }
+
+    /// The source of piece-index bit c.
+    pub(super) fn piece_bit(&self, c: u32) -> Bit {
+        self.piece_src[c as usize].clone()
+    }
+}
+
+/// How a thread walks its share of a tile: element q = tq | ul·2^t | uo·2^(t+lv), for
+/// thread tq < 2^t, an unrolled counter ul < 2^lv and an outer counter uo < 2^lo.
+///
+/// The tile index and the global addresses of q are bit relabellings of q, so each is the
+/// sum of a thread part, an outer part and an unrolled part: the unrolled part is a
+/// compile-time constant in every copy of the loop body, where it folds into the load's or
+/// store's immediate offset (with a padded tile layout) instead of costing a dozen shifts
+/// and masks per element.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Visit {
+    pub(super) t: u32,
+    pub(super) lv: u32,
+    pub(super) lo: u32,
+}
+
+impl Visit {
+    /// Where bit u of q comes from.
+    pub(super) fn bit(&self, u: u32) -> Bit {
+        if u < self.t {
+            Bit::Of("tq", u)
+        } else if u < self.t + self.lv {
+            Bit::Of("ul", u - self.t)
+        } else {
+            Bit::Of("uo", u - self.t - self.lv)
+        }
+    }
+}
+
+/// A global-memory pointer a tile loop walks: its base variable, whether it is written,
+/// and where each physical bit of the tile's elements goes in its address.
+pub(super) struct Ptr<'a> {
+    pub(super) base: &'static str,
+    pub(super) written: bool,
+    pub(super) dest: &'a [u32],
+}
+
+/// A loop nest over a tile built by [`Emitter::tile_visit`]: statements per thread, per
+/// outer iteration, and at the head of the unrolled body (defining `i`, the element's tile
+/// index), the element's shared-memory slot, and per pointer (pointer, offset).
+pub(super) struct Nest {
+    pub(super) threads: u32,
+    pub(super) visit: Visit,
+    pub(super) thread: Vec<Stmt>,
+    pub(super) outer: Vec<Stmt>,
+    pub(super) head: Vec<Stmt>,
+    pub(super) slot: Expr,
+    pub(super) global: Vec<(Expr, Expr)>,
+}
+
+impl Nest {
+    /// The loops around `body`, inside a [`thread_loop`].
+    pub(super) fn wrap(self, body: Vec<Stmt>) -> Stmt {
+        let count = |bits: u32| Expr::u32(1 << bits);
+        let mut inner =
+            crate::cuda::ForLoop::range("ul", Type::U32, Expr::u32(0), count(self.visit.lv))
+                .body(body);
+        if self.visit.lv > 0 {
+            inner = inner.unrolled();
+        }
+        let mut level = vec![Stmt::For(inner)];
+        if self.visit.lo > 0 {
+            let mut outer = self.outer;
+            outer.extend(level);
+            let lp =
+                crate::cuda::ForLoop::range("uo", Type::U32, Expr::u32(0), count(self.visit.lo))
+                    .unroll_by(1)
+                    .body(outer);
+            level = vec![Stmt::For(lp)];
+        }
+        let mut thread = self.thread;
+        thread.extend(level);
+        thread_loop(self.threads, thread)
+    }
+}
+
+/// `for (tq = threadIdx.x; tq < threads; tq += blockDim.x) body`: on the device, with
+/// `threads` threads per block, each thread runs `body` once as thread `tq`; the host tests
+/// run a block with one thread, which then runs them all.
+pub(super) fn thread_loop(threads: u32, body: Vec<Stmt>) -> Stmt {
+    Stmt::For(
+        crate::cuda::ForLoop {
+            ty: Type::U32,
+            var: "tq".into(),
+            start: Expr::thread_idx(),
+            cond: Expr::var("tq").lt(Expr::u32(threads)),
+            step: Expr::block_dim(),
+            unroll: None,
+            body: Vec::new(),
+        }
+        .body(body),
+    )
+}
+
+impl<F: Field> Emitter<'_, F> {
+    /// Address bits of the tile's element visited as `bits_of(u)` for each bit u of q (q's
+    /// bits in the order of `order`), and the block index: the physical address, with each
+    /// physical bit sent to `dest[bit]`.
+    pub(super) fn address_bits(
+        &self,
+        tile: &Tile,
+        order: &[(u32, u32)],
+        dest: &[u32],
+        visit: &Visit,
+    ) -> Vec<Bit> {
+        let mut bits = vec![Bit::Known(0); dest.len()];
+        for (u, &(phys, _)) in order.iter().enumerate() {
+            bits[dest[phys as usize] as usize] = visit.bit(u as u32);
+        }
+        for (c, &phys) in tile.block_bits.iter().enumerate() {
+            bits[dest[phys as usize] as usize] = Bit::Of("blk", c as u32);
+        }
+        bits
+    }
+
+    /// Tile-index bits of the element visited as `visit` says, for q's bits in the order
+    /// of `order`.
+    pub(super) fn tile_index_bits(
+        &self,
+        tile: &Tile,
+        order: &[(u32, u32)],
+        visit: &Visit,
+    ) -> Vec<Bit> {
+        let mut bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
+        for (u, &(_, ti)) in order.iter().enumerate() {
+            bits[ti as usize] = visit.bit(u as u32);
+        }
+        bits
+    }
+
+    /// A loop nest visiting every element of the tile, in the order `order`, with
+    /// pointers into global memory at the addresses `ptrs` gives (base pointer, whether it
+    /// is written, where each physical bit goes). See [`Visit`].
+    pub(super) fn tile_visit(&self, tile: &Tile, order: &[(u32, u32)], ptrs: &[Ptr<'_>]) -> Nest {
+        let size = tile.size();
+        let t = tile.threads.trailing_zeros();
+        let per_thread = (size / tile.threads as u64).max(1);
+        // Every element a thread loads is in flight at once up to 128 bytes of registers
+        // per thread (at least 8 elements): a gather is bound by memory latency.
+        let cap = (128 / self.shape.element_bytes).clamp(8, 32);
+        let lv = per_thread.min(cap).trailing_zeros();
+        let lo = per_thread.trailing_zeros() - lv;
+        let visit = Visit { t, lv, lo };
+        // Addresses below 2^32 elements are put together in 32-bit arithmetic, half the
+        // instructions of 64-bit bit operations on the device.
+        let aty = if self.n.trailing_zeros() <= 32 {
+            Type::U32
+        } else {
+            Type::SizeT
+        };
+        let index = self.tile_index_bits(tile, order, &visit);
+        let addrs: Vec<Vec<Bit>> = ptrs
+            .iter()
+            .map(|p| self.address_bits(tile, order, p.dest, &visit))
+            .collect();
+        let swz = &tile.swizzle;
+        let ptr_ty = |p: &Ptr| {
+            if p.written {
+                Type::ptr(Type::Word)
+            } else {
+                Type::const_ptr(Type::Word)
+            }
+        };
+
+        let mut thread = vec![Stmt::const_(
+            Type::U32,
+            "it",
+            part(&index, &["tq"], &Type::U32),
+        )];
+        thread.push(Stmt::const_(Type::U32, "st", swz.expr(Expr::var("it"))));
+        for (p, bits) in ptrs.iter().zip(&addrs) {
+            thread.push(Stmt::let_(
+                ptr_ty(p),
+                format!("{}_t", p.base),
+                Expr::var(p.base) + part(bits, &["tq", "blk"], &aty).cast(Type::SizeT),
+            ));
+        }
+        let (mut outer, mut at) = (Vec::new(), "t");
+        if lo > 0 {
+            outer.push(Stmt::const_(
+                Type::U32,
+                "io",
+                Expr::var("it") + part(&index, &["uo"], &Type::U32),
+            ));
+            outer.push(Stmt::const_(
+                Type::U32,
+                "so",
+                swz.join(Expr::var("st"), swz.expr(part(&index, &["uo"], &Type::U32))),
+            ));
+            for (p, bits) in ptrs.iter().zip(&addrs) {
+                outer.push(Stmt::let_(
+                    ptr_ty(p),
+                    format!("{}_o", p.base),
+                    Expr::var(format!("{}_t", p.base))
+                        + part(bits, &["uo"], &aty).cast(Type::SizeT),
+                ));
+            }
+            at = "o";
+        }
+        let inner_index = part(&index, &["ul"], &Type::U32);
+        let head = vec![Stmt::const_(
+            Type::U32,
+            "i",
+            Expr::var(format!("i{at}")) + inner_index.clone(),
+        )];
+        let slot = swz.join(Expr::var(format!("s{at}")), swz.expr(inner_index));
+        let global = ptrs
+            .iter()
+            .zip(&addrs)
+            .map(|(p, bits)| {
+                (
+                    Expr::var(format!("{}_{at}", p.base)),
+                    part(bits, &["ul"], &aty).cast(Type::SizeT),
+                )
+            })
+            .collect();
+        Nest {
+            threads: tile.threads,
+            visit,
+            thread,
+            outer,
+            head,
+            slot,
+            global,
+        }
+    }
+}
