@@ -4,7 +4,7 @@
 //! CUDA kernels while this example compiles, and makes each a type. At run time
 //! `Backend::Auto` takes the GPU if one works (compiling the embedded source with NVRTC)
 //! and the CPU otherwise; both transforms are checked against the exact reference vectors
-//! of `tests/data/`.
+//! that `fermat selftest` ships (`runtime/vectors/`).
 //!
 //! ```text
 //! cargo run --example 01-fft-macro
@@ -38,7 +38,7 @@ fn reference<F: HostField>(field: &F, name: &str, n: u64) -> Result<Pair<F::Host
         .ffts
         .iter()
         .find(|c| c.n == n)
-        .unwrap_or_else(|| panic!("tests/data/{name}.json has no DFT of {n} points"));
+        .unwrap_or_else(|| panic!("runtime/vectors/{name}.json has no DFT of {n} points"));
     let host = |values: &[String]| -> Result<Vec<F::Host>, Error> {
         values
             .iter()

@@ -33,8 +33,9 @@ mod error;
 mod fft;
 pub mod gpu;
 pub mod host;
+pub mod vectors;
 
-pub use embedded::{Embedded, EmbeddedLaunch};
+pub use embedded::{Embedded, EmbeddedError};
 pub use error::Error;
 pub use fermat_codegen as codegen;
 pub use fermat_codegen::plan::{Direction, Order};

@@ -1,5 +1,6 @@
-//! Shared helpers for fermat's integration tests: the reference vectors in `data/`
-//! (exact values computed independently of fermat with arbitrary-precision integers).
+//! Shared helpers for fermat's integration tests: the reference vectors (exact values
+//! computed independently of fermat with arbitrary-precision integers). The DFT and
+//! element vectors are those `fermat selftest` ships, in `runtime/vectors/`.
 
 use num_bigint::BigUint;
 use serde::Deserialize;
@@ -68,7 +69,7 @@ pub struct VectorFile {
     pub ffts: Vec<FftCase>,
 }
 
-/// The names of the vector files shipped in `data/`.
+/// The names of the vector files in `runtime/vectors/`.
 pub const VECTOR_FILES: [&str; 7] = [
     "P2",
     "P3",
@@ -79,12 +80,12 @@ pub const VECTOR_FILES: [&str; 7] = [
     "goldilocks",
 ];
 
-/// The folder holding the reference vectors.
+/// The folder holding the DFT and element vectors.
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../runtime/vectors")
 }
 
-/// Loads `data/NAME.json`.
+/// Loads `runtime/vectors/NAME.json`.
 pub fn load(name: &str) -> VectorFile {
     let path = data_dir().join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
