@@ -491,26 +491,9 @@ fn time_cpu<F: HostField>(
 
 fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
     use plotters::prelude::*;
-    // The user's choice first, then where the common distributions install a sans font.
-    let font = std::env::var_os("FERMAT_FONT")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            [
-                "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-                "/usr/share/fonts/TTF/DejaVuSans.ttf",
-                "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-                "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-            ]
-            .iter()
-            .map(PathBuf::from),
-        )
-        .find(|p| p.exists())
-        .ok_or("--plot needs a TrueType font: set FERMAT_FONT to a .ttf file")?;
-    let bytes: &'static [u8] = Box::leak(std::fs::read(&font)?.into_boxed_slice());
-    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
-        .map_err(|_| format!("cannot use the font {}", font.display()))?;
+    // The font travels in the binary: the GPU servers, among others, have none installed.
+    plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+        .map_err(|_| "the embedded DejaVu Sans font cannot be read")?;
     let rows: Vec<&Result_> = report.results.iter().filter(|r| r.ratio > 0.0).collect();
     if rows.is_empty() {
         return Err("nothing to plot: no GPU results with a bandwidth floor".into());
