@@ -2,9 +2,11 @@
 //! no `LD_LIBRARY_PATH` at process start, no GPU): compile checks of generated sources and,
 //! through ptxas's verbose output, registers and spills per kernel for the cost report.
 //!
-//! The library is found by [`locate`]: `$FERMAT_NVRTC_LIB` (a file), else the pinned wheel
-//! that `.ci/nvrtc.sh` installs in `<workspace>/.venv`, else the directories of
-//! `LD_LIBRARY_PATH`, else `/usr/local/cuda/lib64`.
+//! The library is found at run time by [`locate`]: `$FERMAT_NVRTC_LIB` (a file), else the
+//! `nvidia-cuda-nvrtc` wheel of a Python virtual environment `.venv` in the current
+//! directory or one of its ancestors (what `.ci/nvrtc.sh` installs at the top of a
+//! checkout), else the directories of `LD_LIBRARY_PATH`, else `$CUDA_HOME/lib64`, else
+//! `/usr/local/cuda/lib64`. Nothing of the machine that built the library is baked in.
 //!
 //! ```no_run
 //! let out = fermat_codegen::nvrtc::compile(
@@ -207,14 +209,33 @@ fn libs_in(dir: &Path, pick: fn(&str) -> bool) -> Vec<PathBuf> {
     found
 }
 
-/// The directories searched for libnvrtc after `$FERMAT_NVRTC_LIB`, in order.
+/// The directories searched for libnvrtc after `$FERMAT_NVRTC_LIB`, in order (see the
+/// module's documentation).
 pub fn search_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."));
-    let lib = root.join(".venv").join("lib");
-    let mut pythons: Vec<PathBuf> = std::fs::read_dir(&lib)
+    let cwd = std::env::current_dir().ok();
+    let mut dirs = venv_dirs(cwd.as_deref());
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        dirs.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
+    }
+    if let Some(home) = std::env::var_os("CUDA_HOME") {
+        dirs.push(PathBuf::from(home).join("lib64"));
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
+    dirs
+}
+
+/// The NVRTC wheel's library directories of the `.venv` nearest to `start` (itself or an
+/// ancestor), one per Python version, sorted.
+fn venv_dirs(start: Option<&Path>) -> Vec<PathBuf> {
+    let Some(venv) = start
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .map(|d| d.join(".venv").join("lib"))
+        .find(|lib| lib.is_dir())
+    else {
+        return Vec::new();
+    };
+    let mut pythons: Vec<PathBuf> = std::fs::read_dir(&venv)
         .into_iter()
         .flatten()
         .flatten()
@@ -226,14 +247,10 @@ pub fn search_dirs() -> Vec<PathBuf> {
         })
         .collect();
     pythons.sort();
-    for py in pythons {
-        dirs.push(py.join("site-packages/nvidia/cu13/lib"));
-    }
-    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
-        dirs.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
-    }
-    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
-    dirs
+    pythons
+        .into_iter()
+        .map(|py| py.join("site-packages/nvidia/cu13/lib"))
+        .collect()
 }
 
 /// Finds libnvrtc: `$FERMAT_NVRTC_LIB` if set (it must exist), else the first
@@ -486,6 +503,19 @@ ptxas info    : Used 255 registers, used 1 barriers, 380 bytes cmem[0]\n";
                 }
             ]
         );
+    }
+
+    #[test]
+    fn virtual_environments_are_found_above_the_current_directory() {
+        let root = std::env::temp_dir().join(format!("fermat-venv-{}", std::process::id()));
+        let lib = root.join(".venv/lib/python3.11/site-packages/nvidia/cu13/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let deep = root.join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(venv_dirs(Some(&deep)), vec![lib.clone()]);
+        assert_eq!(venv_dirs(Some(&root)), vec![lib]);
+        assert_eq!(venv_dirs(None), Vec::<PathBuf>::new());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
