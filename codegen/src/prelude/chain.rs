@@ -308,6 +308,115 @@ pub(super) fn radix_halves(params: SrgfnParams) -> Result<(u32, u32), String> {
     Ok((rh, rh.wrapping_neg()))
 }
 
+/// How the asm statements of one operation pass its carry on, the condition code not
+/// surviving from one statement to the next.
+struct CarryLink {
+    /// The C++ variable that takes the carry from one statement to the next.
+    var: &'static str,
+    /// The register that holds it in a chain.
+    reg: &'static str,
+    /// The instruction, written to `reg`, that sets the carry flag from the variable at the
+    /// start of a later statement.
+    resume: (&'static str, [ChainArg; 2]),
+    /// The instruction, written to `reg`, that reads the carry flag back into the variable
+    /// at the end of an earlier statement, where its digits leave `reg` holding something
+    /// else.
+    hand_over: Option<(&'static str, [ChainArg; 2])>,
+}
+
+/// The borrow of [`sub_chains`] and [`signed_chains`], passed on as its mask m (all ones or
+/// 0, which every digit computes anyway): 0 − m borrows exactly when m ≠ 0.
+const BORROW: CarryLink = CarryLink {
+    var: "m",
+    reg: "m",
+    resume: ("sub.cc.u32", [ChainArg::Imm(0), ChainArg::Reg("m")]),
+    hand_over: None,
+};
+
+/// The carry of [`add_chains`], passed on as c = 0 or 1: c + 0xffffffff carries exactly
+/// when c = 1. A digit below the top leaves g = carry − 1 with the carry in the flag, which
+/// `addc` of 0 + 0 reads back at the end of a statement.
+const CARRY: CarryLink = CarryLink {
+    var: "c",
+    reg: "g",
+    resume: ("add.cc.u32", [ChainArg::Reg("g"), ChainArg::Imm(u32::MAX)]),
+    hand_over: Some(("addc.u32", [ChainArg::Imm(0), ChainArg::Imm(0)])),
+};
+
+/// The operand of each digit beside x_i.
+#[derive(Clone, Copy)]
+enum Operand {
+    /// Digit y_i (64-bit input `y.d[i]`), in registers `bl` and `bh`.
+    Digit,
+    /// The sign mask s_i (32-bit input `s[i]`, all ones: negative), in register `s`.
+    Sign,
+}
+
+/// The chains of one operation over the k digits, in asm statements of at most
+/// [`CHAIN_DIGITS`] digits that pass the carry on through `link`. Digit i loads x_i into
+/// `al` and `ah` and its second operand as `second` says, runs `digit`'s instructions
+/// and stores `zl` and `zh` into z_i.
+fn build_chains(
+    k: u64,
+    second: Operand,
+    link: &CarryLink,
+    mut digit: impl FnMut(&mut DigitChain, u64),
+) -> Result<Vec<DigitChain>, String> {
+    let mut chains = Vec::new();
+    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
+        let mut c = DigitChain::new();
+        if first > 0 {
+            let input = c.input('r', link.var.into());
+            c.lines.push(ChainLine::Load {
+                reg: link.reg,
+                input,
+            });
+            c.op(link.resume.0, link.reg, &link.resume.1);
+        }
+        let last = (first + CHAIN_DIGITS).min(k);
+        for i in first..last {
+            let x = c.input('l', format!("x.d[{i}]"));
+            let y = match second {
+                Operand::Digit => c.input('l', format!("y.d[{i}]")),
+                Operand::Sign => c.input('r', format!("s[{i}]")),
+            };
+            let z = c.output('l', format!("z.d[{i}]"));
+            c.lines.push(ChainLine::Split {
+                lo: "al",
+                hi: "ah",
+                input: x,
+            });
+            c.lines.push(match second {
+                Operand::Digit => ChainLine::Split {
+                    lo: "bl",
+                    hi: "bh",
+                    input: y,
+                },
+                Operand::Sign => ChainLine::Load { reg: "s", input: y },
+            });
+            digit(&mut c, i);
+            c.lines.push(ChainLine::Join {
+                output: z,
+                lo: "zl",
+                hi: "zh",
+            });
+        }
+        if let Some((mnemonic, args)) = &link.hand_over {
+            if last < k {
+                c.op(mnemonic, link.reg, args);
+            }
+        }
+        let output = c.output('r', link.var.into());
+        c.lines.push(ChainLine::Store {
+            output,
+            reg: link.reg,
+        });
+        c.check()?;
+        chains.push(c);
+    }
+    Ok(chains)
+}
+
 /// The chains of x − y over the k digits (in asm statements of at most [`CHAIN_DIGITS`]
 /// digits), which leave z and the mask `m` of the borrow out of the top digit (all ones or 0).
 ///
@@ -317,55 +426,10 @@ pub(super) fn radix_halves(params: SrgfnParams) -> Result<(u32, u32), String> {
 /// borrow in place for the next digit); r is added back where it borrowed by
 /// hi += m·(2^32 − r_hi), r's low half being 0.
 pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
-    use ChainArg::{Imm, Reg};
     let (_, nr) = radix_halves(params)?;
-    let k = params.k;
-    let mut chains = Vec::new();
-    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
-        let mut c = DigitChain::new();
-        if first > 0 {
-            // The borrow of the previous statement: 0 - m borrows exactly when m != 0.
-            let m_in = c.input('r', "m".into());
-            c.lines.push(ChainLine::Load {
-                reg: "m",
-                input: m_in,
-            });
-            c.op("sub.cc.u32", "m", &[Imm(0), Reg("m")]);
-        }
-        for i in first..(first + CHAIN_DIGITS).min(k) {
-            let x = c.input('l', format!("x.d[{i}]"));
-            let y = c.input('l', format!("y.d[{i}]"));
-            let z = c.output('l', format!("z.d[{i}]"));
-            c.lines.push(ChainLine::Split {
-                lo: "al",
-                hi: "ah",
-                input: x,
-            });
-            c.lines.push(ChainLine::Split {
-                lo: "bl",
-                hi: "bh",
-                input: y,
-            });
-            let lo_op = if i == 0 { "sub.cc.u32" } else { "subc.cc.u32" };
-            c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
-            c.op("subc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
-            c.op("subc.cc.u32", "m", &[Imm(0), Imm(0)]);
-            c.op("mad.lo.u32", "zh", &[Reg("m"), Imm(nr), Reg("zh")]);
-            c.lines.push(ChainLine::Join {
-                output: z,
-                lo: "zl",
-                hi: "zh",
-            });
-        }
-        let m_out = c.output('r', "m".into());
-        c.lines.push(ChainLine::Store {
-            output: m_out,
-            reg: "m",
-        });
-        c.check()?;
-        chains.push(c);
-    }
-    Ok(chains)
+    build_chains(params.k, Operand::Digit, &BORROW, |c, i| {
+        subtract_digit(c, i, nr, ("bl", "bh"));
+    })
 }
 
 /// The chains of Σ ±x_i r^i over the k digits, the sign of digit i given by the mask
@@ -377,55 +441,25 @@ pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
 /// same borrow, half by half. A run-time shift (whose digits change sign where they wrap
 /// around) thus costs one chain.
 pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
-    use ChainArg::{Imm, Reg};
+    use ChainArg::Reg;
     let (_, nr) = radix_halves(params)?;
-    let k = params.k;
-    let mut chains = Vec::new();
-    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
-        let mut c = DigitChain::new();
-        if first > 0 {
-            let m_in = c.input('r', "m".into());
-            c.lines.push(ChainLine::Load {
-                reg: "m",
-                input: m_in,
-            });
-            c.op("sub.cc.u32", "m", &[Imm(0), Reg("m")]);
-        }
-        for i in first..(first + CHAIN_DIGITS).min(k) {
-            let x = c.input('l', format!("x.d[{i}]"));
-            let sign = c.input('r', format!("s[{i}]"));
-            let z = c.output('l', format!("z.d[{i}]"));
-            c.lines.push(ChainLine::Split {
-                lo: "al",
-                hi: "ah",
-                input: x,
-            });
-            c.lines.push(ChainLine::Load {
-                reg: "s",
-                input: sign,
-            });
-            c.op("xor.b32", "al", &[Reg("al"), Reg("s")]);
-            c.op("xor.b32", "ah", &[Reg("ah"), Reg("s")]);
-            let lo_op = if i == 0 { "sub.cc.u32" } else { "subc.cc.u32" };
-            c.op(lo_op, "zl", &[Reg("al"), Reg("s")]);
-            c.op("subc.cc.u32", "zh", &[Reg("ah"), Reg("s")]);
-            c.op("subc.cc.u32", "m", &[Imm(0), Imm(0)]);
-            c.op("mad.lo.u32", "zh", &[Reg("m"), Imm(nr), Reg("zh")]);
-            c.lines.push(ChainLine::Join {
-                output: z,
-                lo: "zl",
-                hi: "zh",
-            });
-        }
-        let m_out = c.output('r', "m".into());
-        c.lines.push(ChainLine::Store {
-            output: m_out,
-            reg: "m",
-        });
-        c.check()?;
-        chains.push(c);
-    }
-    Ok(chains)
+    build_chains(params.k, Operand::Sign, &BORROW, |c, i| {
+        c.op("xor.b32", "al", &[Reg("al"), Reg("s")]);
+        c.op("xor.b32", "ah", &[Reg("ah"), Reg("s")]);
+        subtract_digit(c, i, nr, ("s", "s"));
+    })
+}
+
+/// Digit i of [`sub_chains`] and [`signed_chains`]: (`ah`, `al`) less (`hi`, `lo`) less the
+/// borrow from below into (`zh`, `zl`), the borrow out read back as the mask m and
+/// 2^32 − r_hi = `nr` times m added to `zh`.
+fn subtract_digit(c: &mut DigitChain, i: u64, nr: u32, (lo, hi): (&'static str, &'static str)) {
+    use ChainArg::{Imm, Reg};
+    let lo_op = if i == 0 { "sub.cc.u32" } else { "subc.cc.u32" };
+    c.op(lo_op, "zl", &[Reg("al"), Reg(lo)]);
+    c.op("subc.cc.u32", "zh", &[Reg("ah"), Reg(hi)]);
+    c.op("subc.cc.u32", "m", &[Imm(0), Imm(0)]);
+    c.op("mad.lo.u32", "zh", &[Reg("m"), Imm(nr), Reg("zh")]);
 }
 
 /// The chains of x + y over the k digits for canonical operands, which leave z and the
@@ -439,78 +473,41 @@ pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
 /// below r. The top digit may be r (p − 1): its high halves add with a carry out (which
 /// only r ≥ 2^63 can produce) and the sum is compared with r_hi apart.
 pub fn add_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
-    use ChainArg::{Imm, Reg};
     let (_, nr) = radix_halves(params)?;
     let wide = params.radix().map_err(|e| e.to_string())? >= 1u64 << 63;
     let k = params.k;
-    let mut chains = Vec::new();
-    for first in (0..k).step_by(CHAIN_DIGITS as usize) {
-        let mut c = DigitChain::new();
-        if first > 0 {
-            // The carry c of the previous statement: c + 0xffffffff carries exactly when
-            // c = 1.
-            let c_in = c.input('r', "c".into());
-            c.lines.push(ChainLine::Load {
-                reg: "g",
-                input: c_in,
-            });
-            c.op("add.cc.u32", "g", &[Reg("g"), Imm(u32::MAX)]);
-        }
-        let last = (first + CHAIN_DIGITS).min(k);
-        for i in first..last {
-            let x = c.input('l', format!("x.d[{i}]"));
-            let y = c.input('l', format!("y.d[{i}]"));
-            let z = c.output('l', format!("z.d[{i}]"));
-            c.lines.push(ChainLine::Split {
-                lo: "al",
-                hi: "ah",
-                input: x,
-            });
-            c.lines.push(ChainLine::Split {
-                lo: "bl",
-                hi: "bh",
-                input: y,
-            });
-            let lo_op = if i == 0 { "add.cc.u32" } else { "addc.cc.u32" };
-            if i + 1 < k {
-                c.op("add.u32", "ah", &[Reg("ah"), Imm(nr)]);
-                c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
-                c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
-                c.op("addc.cc.u32", "g", &[Imm(u32::MAX), Imm(0)]);
-                c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
-            } else {
-                c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
-                if wide {
-                    // a_hi + b_hi + carry may reach 2^32 (then it exceeds r_hi).
-                    c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
-                    c.op("addc.u32", "o", &[Imm(0), Imm(0)]);
-                } else {
-                    c.op("addc.u32", "zh", &[Reg("ah"), Reg("bh")]);
-                    c.op("add.u32", "o", &[Imm(0), Imm(0)]);
-                }
-                // The sum reaches r_hi exactly when adding 2^32 - r_hi carries (or o = 1).
-                c.op("add.cc.u32", "g", &[Reg("zh"), Imm(nr)]);
-                c.op("addc.u32", "g", &[Reg("o"), Imm(0)]);
-                c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
-            }
-            c.lines.push(ChainLine::Join {
-                output: z,
-                lo: "zl",
-                hi: "zh",
-            });
-        }
-        if last < k {
-            c.op("addc.u32", "g", &[Imm(0), Imm(0)]);
-        }
-        let c_out = c.output('r', "c".into());
-        c.lines.push(ChainLine::Store {
-            output: c_out,
-            reg: "g",
-        });
-        c.check()?;
-        chains.push(c);
+    build_chains(k, Operand::Digit, &CARRY, |c, i| {
+        add_digit(c, i, i + 1 == k, nr, wide);
+    })
+}
+
+/// Digit i of [`add_chains`], the `top` one or one below it: (`ah`, `al`) plus (`bh`, `bl`)
+/// plus the carry from below into (`zh`, `zl`), with r_hi's complement `nr`; `wide` where
+/// r ≥ 2^63.
+fn add_digit(c: &mut DigitChain, i: u64, top: bool, nr: u32, wide: bool) {
+    use ChainArg::{Imm, Reg};
+    let lo_op = if i == 0 { "add.cc.u32" } else { "addc.cc.u32" };
+    if !top {
+        c.op("add.u32", "ah", &[Reg("ah"), Imm(nr)]);
+        c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
+        c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+        c.op("addc.cc.u32", "g", &[Imm(u32::MAX), Imm(0)]);
+        c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
+        return;
     }
-    Ok(chains)
+    c.op(lo_op, "zl", &[Reg("al"), Reg("bl")]);
+    if wide {
+        // a_hi + b_hi + carry may reach 2^32 (then it exceeds r_hi).
+        c.op("addc.cc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+        c.op("addc.u32", "o", &[Imm(0), Imm(0)]);
+    } else {
+        c.op("addc.u32", "zh", &[Reg("ah"), Reg("bh")]);
+        c.op("add.u32", "o", &[Imm(0), Imm(0)]);
+    }
+    // The sum reaches r_hi exactly when adding 2^32 - r_hi carries (or o = 1).
+    c.op("add.cc.u32", "g", &[Reg("zh"), Imm(nr)]);
+    c.op("addc.u32", "g", &[Reg("o"), Imm(0)]);
+    c.op("mad.lo.u32", "zh", &[Reg("g"), Imm(nr), Reg("zh")]);
 }
 
 /// The device and host bodies of a list of chains, for the template.
