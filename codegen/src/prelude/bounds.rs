@@ -1,10 +1,14 @@
 //! The bounds of the SRGFN multiplication and the divisions by r that run within them.
 
+use super::error::PreludeError;
 use super::odd::{limbs_for, OddDiv};
 use fermat_dsl::field::{Sign, SrgfnParams};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
+
+/// The most bits of a product coefficient's magnitude in the device's 160-bit accumulators.
+const MAX_COEF_BITS: u64 = 158;
 
 /// The bounds behind the SRGFN multiplication (2017 paper, Algorithm 3 and §3.1), computed
 /// exactly for one field, and the divisions by r that the device runs within them.
@@ -24,14 +28,14 @@ pub struct MulBounds {
 impl MulBounds {
     /// The bounds for p = r^k + 1 with r = 2^w ± 2^u, or why the device multiplication
     /// does not cover it.
-    pub fn new(params: SrgfnParams) -> Result<MulBounds, String> {
-        let r_word = params.radix().map_err(|e| e.to_string())?;
+    pub fn new(params: SrgfnParams) -> Result<MulBounds, PreludeError> {
+        let r_word = params.radix()?;
         let k = params.k;
         if k < 2 {
-            return Err(format!(
-                "k = {k}: an SRGFN with one digit is a word prime (r + 1 = {}); name it as a decimal word prime",
-                u128::from(r_word) + 1
-            ));
+            return Err(PreludeError::OneDigit {
+                k,
+                word: u128::from(r_word) + 1,
+            });
         }
         let r = BigInt::from(r_word);
         let u_max = BigInt::from(k) * &r * &r;
@@ -48,16 +52,18 @@ impl MulBounds {
         // correction per digit, which needs |c1| + 1 ≤ r.
         let c1 = carry.div_floor(&r) + 1;
         if &c1 + 1 > r {
-            return Err(format!(
-                "radix r = {r} is too small for k = {k}: the device multiplication needs \
-                 ⌊c/r⌋ + 2 ≤ r for carries |c| ≤ {carry}"
-            ));
+            return Err(PreludeError::FinalCarry {
+                r: r_word,
+                k,
+                carry: carry.magnitude().clone(),
+            });
         }
         // The device accumulates a coefficient modulo 2^160 and reads bit 159 as its sign.
-        if coef.bits() > 158 {
-            return Err(format!(
-                "product coefficients up to {coef} exceed the device's 160-bit accumulators"
-            ));
+        if coef.bits() > MAX_COEF_BITS {
+            return Err(PreludeError::CoefficientWidth {
+                coef: coef.magnitude().clone(),
+                max_bits: MAX_COEF_BITS,
+            });
         }
         let coef = coef.magnitude().clone();
         let carry = carry.magnitude().clone();
@@ -65,10 +71,12 @@ impl MulBounds {
         let fold_div = DivPlan::new(params, &(&carry + r.magnitude()), 3)?;
         // Digit 1 takes the quotient of digit 0 less the carry as one signed limb.
         if fold_div.quotient_limbs > 1 {
-            return Err(format!(
-                "radix r = {r} is too small for k = {k}: carries up to {carry} leave more than \
-                 32 bits after one division by r"
-            ));
+            return Err(PreludeError::FoldQuotient {
+                r: r_word,
+                k,
+                carry,
+                limbs: fold_div.quotient_limbs,
+            });
         }
         Ok(MulBounds {
             coef,
@@ -107,6 +115,9 @@ pub const FOLD_MISS_BITS: u32 = 7;
 
 /// The most fraction bits a [`DivPlan`] keeps.
 const MAX_FRAC: u32 = 8;
+
+/// The most terms a [`DivPlan`] sums.
+const MAX_TERMS: u32 = 64;
 
 /// How the device divides a signed integer z (|z| ≤ `bound`, held in 32-bit limbs) by
 /// r = 2^w ± 2^u (2017 paper, §3.1), without the paper's loop of sparse steps, where the
@@ -147,18 +158,24 @@ pub struct DivPlan {
 impl DivPlan {
     /// The plan with the fewest terms, then the fewest fraction bits, for |z| ≤ `bound`
     /// held in `z_limbs` limbs.
-    pub fn new(params: SrgfnParams, bound: &BigUint, z_limbs: u32) -> Result<DivPlan, String> {
-        let r = BigInt::from(params.radix().map_err(|e| e.to_string())?);
+    pub fn new(
+        params: SrgfnParams,
+        bound: &BigUint,
+        z_limbs: u32,
+    ) -> Result<DivPlan, PreludeError> {
+        let r_word = params.radix()?;
+        let r = BigInt::from(r_word);
         let zb = BigInt::from(bound.clone());
         if limbs_for(&-zb.clone(), &zb) > z_limbs {
-            return Err(format!(
-                "values up to {bound} do not fit {z_limbs} 32-bit limbs"
-            ));
+            return Err(PreludeError::DivisionLimbs {
+                bound: bound.clone(),
+                limbs: z_limbs,
+            });
         }
         let d = params.w - params.u;
         let minus = params.sign == Sign::Minus;
         // z·2^F/r stays below 2^(bits(z) − w + F + 1): enough terms bring the tail below 1.
-        for terms in 1..=64u32 {
+        for terms in 1..=MAX_TERMS {
             for frac in 1..=MAX_FRAC.min(params.w) {
                 let a = params.w - frac;
                 let subtract: Vec<bool> = (0..terms).map(|m| !minus && m % 2 == 1).collect();
@@ -201,9 +218,11 @@ impl DivPlan {
                 });
             }
         }
-        Err(format!(
-            "dividing by r = {r} needs more than 64 terms for values up to {bound}"
-        ))
+        Err(PreludeError::DivisionTerms {
+            r: r_word,
+            bound: bound.clone(),
+            max_terms: MAX_TERMS,
+        })
     }
 
     /// The device's estimate q̃ for z, in exact integers (for tests): the terms, the bias
@@ -387,8 +406,16 @@ mod tests {
         let p = params(63, 34, Sign::Plus, 8);
         let big = BigUint::one() << 100u32;
         let err = DivPlan::new(p, &big, 3).unwrap_err();
+        assert_eq!(
+            err,
+            PreludeError::DivisionLimbs {
+                bound: big.clone(),
+                limbs: 3
+            }
+        );
         assert!(
-            err.contains(&big.to_string()) && err.contains("3 32-bit limbs"),
+            err.to_string().contains(&big.to_string())
+                && err.to_string().contains("3 32-bit limbs"),
             "{err}"
         );
         assert!(DivPlan::new(p, &big, 4).is_ok());
@@ -397,10 +424,21 @@ mod tests {
     #[test]
     fn refuses_fields_the_multiplication_does_not_cover() {
         let err = MulBounds::new(params(4, 1, Sign::Plus, 1)).unwrap_err();
-        assert!(err.contains("k = 1") && err.contains("19"), "{err}");
+        assert_eq!(err, PreludeError::OneDigit { k: 1, word: 19 });
+        assert!(err.to_string().contains("k = 1"), "{err}");
         // r = 2: carries of k·r^2 do not fold with one correction per digit.
         let err = MulBounds::new(params(2, 1, Sign::Minus, 16)).unwrap_err();
-        assert!(err.contains("r = 2 is too small for k = 16"), "{err}");
+        assert!(
+            matches!(err, PreludeError::FinalCarry { r: 2, k: 16, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("r = 2 is too small for k = 16"),
+            "{err}"
+        );
+        // Parameters that are no SRGFN at all.
+        let err = MulBounds::new(params(4, 4, Sign::Plus, 2)).unwrap_err();
+        assert!(matches!(err, PreludeError::Params { .. }), "{err}");
         // Small but adequate radices are covered.
         assert!(MulBounds::new(params(4, 1, Sign::Plus, 2)).is_ok());
     }

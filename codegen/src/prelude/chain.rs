@@ -1,6 +1,7 @@
 //! The 32-bit carry chains of the SRGFN addition and subtraction, printed as inline PTX for
 //! the device and as portable C++ for the host.
 
+use super::error::PreludeError;
 use fermat_dsl::field::SrgfnParams;
 
 /// The most digits one inline-PTX carry chain covers: longer chains are split into asm
@@ -64,6 +65,20 @@ pub enum ChainLine {
         reg: &'static str,
     },
 }
+
+/// The instructions of a [`DigitChain`]: (mnemonic, whether it reads the carry flag,
+/// whether it writes it, its sources).
+pub(super) const MNEMONICS: [(&str, bool, bool, usize); 9] = [
+    ("add.u32", false, false, 2),
+    ("add.cc.u32", false, true, 2),
+    ("addc.u32", true, false, 2),
+    ("addc.cc.u32", true, true, 2),
+    ("sub.cc.u32", false, true, 2),
+    ("subc.u32", true, false, 2),
+    ("subc.cc.u32", true, true, 2),
+    ("mad.lo.u32", false, false, 3),
+    ("xor.b32", false, false, 2),
+];
 
 /// One carry chain of the SRGFN addition or subtraction (2017 paper, Algorithm 2) on the
 /// 32-bit halves of the digits, for radices r = 2^w ± 2^u with u ≥ 32, whose low half is 0.
@@ -139,16 +154,17 @@ impl DigitChain {
 
     /// Why the chain is not well formed: a carry read before any instruction of the chain
     /// wrote one (the condition code is undefined when an asm statement starts), a register
-    /// read before it is written, or an unknown mnemonic.
-    pub fn check(&self) -> Result<(), String> {
+    /// read before it is written, an unknown mnemonic, or one given the wrong number of
+    /// sources.
+    pub fn check(&self) -> Result<(), PreludeError> {
         let mut carry = false;
         let mut written: Vec<&'static str> = Vec::new();
-        for (n, line) in self.lines.iter().enumerate() {
-            let read = |r: &&'static str, written: &Vec<&'static str>| {
-                if written.contains(r) {
+        for (step, line) in self.lines.iter().enumerate() {
+            let read = |register: &'static str, written: &Vec<&'static str>| {
+                if written.contains(&register) {
                     Ok(())
                 } else {
-                    Err(format!("step {n} reads register {r} before it is written"))
+                    Err(PreludeError::ChainRegister { step, register })
                 }
             };
             match line {
@@ -157,22 +173,22 @@ impl DigitChain {
                     dst,
                     args,
                 } => {
-                    let (reads_cf, writes_cf, arity) = match *mnemonic {
-                        "add.u32" => (false, false, 2),
-                        "add.cc.u32" | "sub.cc.u32" => (false, true, 2),
-                        "addc.u32" | "subc.u32" => (true, false, 2),
-                        "addc.cc.u32" | "subc.cc.u32" => (true, true, 2),
-                        "mad.lo.u32" => (false, false, 3),
-                        "xor.b32" => (false, false, 2),
-                        m => return Err(format!("step {n}: unknown mnemonic {m}")),
+                    let mnemonic = *mnemonic;
+                    let Some(&(_, reads_cf, writes_cf, sources)) =
+                        MNEMONICS.iter().find(|(m, ..)| *m == mnemonic)
+                    else {
+                        return Err(PreludeError::ChainMnemonic { step, mnemonic });
                     };
-                    if args.len() != arity {
-                        return Err(format!("step {n}: {mnemonic} takes {arity} sources"));
+                    if args.len() != sources {
+                        return Err(PreludeError::ChainArity {
+                            step,
+                            mnemonic,
+                            sources,
+                            got: args.len(),
+                        });
                     }
                     if reads_cf && !carry {
-                        return Err(format!(
-                            "step {n}: {mnemonic} reads the carry before the chain sets it"
-                        ));
+                        return Err(PreludeError::ChainCarry { step, mnemonic });
                     }
                     carry |= writes_cf;
                     for a in args {
@@ -297,12 +313,10 @@ impl DigitChain {
 }
 
 /// The high half of r and 2^32 minus it, for a radix whose low half is 0.
-pub(super) fn radix_halves(params: SrgfnParams) -> Result<(u32, u32), String> {
-    let r = params.radix().map_err(|e| e.to_string())?;
+pub(super) fn radix_halves(params: SrgfnParams) -> Result<(u32, u32), PreludeError> {
+    let r = params.radix()?;
     if r as u32 != 0 {
-        return Err(format!(
-            "r = {r} has a nonzero low half: the 32-bit digit chains need u ≥ 32"
-        ));
+        return Err(PreludeError::RadixLowHalf { r });
     }
     let rh = (r >> 32) as u32;
     Ok((rh, rh.wrapping_neg()))
@@ -361,7 +375,7 @@ fn build_chains(
     second: Operand,
     link: &CarryLink,
     mut digit: impl FnMut(&mut DigitChain, u64),
-) -> Result<Vec<DigitChain>, String> {
+) -> Result<Vec<DigitChain>, PreludeError> {
     let mut chains = Vec::new();
     for first in (0..k).step_by(CHAIN_DIGITS as usize) {
         let mut c = DigitChain::new();
@@ -425,7 +439,7 @@ fn build_chains(
 /// (x_i, y_i ≤ r), read back as the mask m by a `subc.cc` of 0 − 0 (which leaves the
 /// borrow in place for the next digit); r is added back where it borrowed by
 /// hi += m·(2^32 − r_hi), r's low half being 0.
-pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     let (_, nr) = radix_halves(params)?;
     build_chains(params.k, Operand::Digit, &BORROW, |c, i| {
         subtract_digit(c, i, nr, ("bl", "bh"));
@@ -440,7 +454,7 @@ pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
 /// for s_i all ones (¬x_i) − (2^32 − 1) − b on each half, which is 0 − x_i − b with the
 /// same borrow, half by half. A run-time shift (whose digits change sign where they wrap
 /// around) thus costs one chain.
-pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     use ChainArg::Reg;
     let (_, nr) = radix_halves(params)?;
     build_chains(params.k, Operand::Sign, &BORROW, |c, i| {
@@ -472,9 +486,9 @@ fn subtract_digit(c: &mut DigitChain, i: u64, nr: u32, (lo, hi): (&'static str, 
 /// and leaves it in place; hi += g·(2^32 − r_hi) takes the bias back where the sum stayed
 /// below r. The top digit may be r (p − 1): its high halves add with a carry out (which
 /// only r ≥ 2^63 can produce) and the sum is compared with r_hi apart.
-pub fn add_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, String> {
+pub fn add_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     let (_, nr) = radix_halves(params)?;
-    let wide = params.radix().map_err(|e| e.to_string())? >= 1u64 << 63;
+    let wide = params.radix()? >= 1u64 << 63;
     let k = params.k;
     build_chains(k, Operand::Digit, &CARRY, |c, i| {
         add_digit(c, i, i + 1 == k, nr, wide);

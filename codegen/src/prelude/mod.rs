@@ -28,6 +28,7 @@
 
 mod bounds;
 mod chain;
+mod error;
 mod odd;
 mod srgfn;
 #[cfg(test)]
@@ -37,12 +38,12 @@ pub use bounds::{DivPlan, MulBounds, FOLD_MISS_BITS};
 pub use chain::{
     add_chains, signed_chains, sub_chains, ChainArg, ChainLine, DigitChain, CHAIN_DIGITS,
 };
+pub use error::PreludeError;
 pub use odd::{OddDiv, QuotientTop};
 pub use srgfn::MAX_UNROLLED_MUL_K;
 
 use crate::error::CodegenError;
 use fermat_dsl::field::{AnyField, SrgfnParams};
-use srgfn::srgfn_context;
 use tera::{Context, Tera};
 
 const COMMON: &str = include_str!("../../templates/common.cu.tera");
@@ -68,30 +69,13 @@ pub fn render(field: &AnyField) -> Result<String, CodegenError> {
 /// The device prelude of `field`: the portable definitions followed by the field's own
 /// block.
 pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, CodegenError> {
-    let (name, ctx) = match field {
-        AnyField::Fp32(_) | AnyField::Fp64(_) => {
-            let bits = if matches!(field, AnyField::Fp32(_)) {
-                32
-            } else {
-                64
-            };
-            let p = word_modulus(field)?;
-            ("word.cu.tera", word_context(&field.name(), p, bits)?)
-        }
-        _ => {
-            let params = field.srgfn_params().ok_or_else(|| {
-                unsupported(field, "a field is either a word prime or an SRGFN".into())
-            })?;
-            let mut ctx = srgfn_context(&field.name(), params)?;
-            ctx.insert("rare_calls", &options.rare_carry_calls);
-            ("srgfn.cu.tera", ctx)
-        }
-    };
+    let (name, text, ctx) =
+        field_template(field, options).map_err(|source| CodegenError::Prelude {
+            field: field.name(),
+            source,
+        })?;
     let mut tera = Tera::default();
-    for (template, text) in [
-        ("common.cu.tera", COMMON),
-        (name, if name == "word.cu.tera" { WORD } else { SRGFN }),
-    ] {
+    for (template, text) in [("common.cu.tera", COMMON), (name, text)] {
         tera.add_raw_template(template, text)
             .map_err(|e| CodegenError::template(template, &e))?;
     }
@@ -105,6 +89,31 @@ pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, 
         "// Device prelude for {}.\n{common}\n{own}",
         describe(field)
     ))
+}
+
+/// The name, text and context of the template of `field`'s own block, or why the device
+/// arithmetic does not cover the field.
+fn field_template(
+    field: &AnyField,
+    options: PreludeOptions,
+) -> Result<(&'static str, &'static str, Context), PreludeError> {
+    match field.srgfn_params() {
+        None => {
+            let bits = if matches!(field, AnyField::Fp32(_)) {
+                32
+            } else {
+                64
+            };
+            let p = field.modulus();
+            let p = u64::try_from(&p).map_err(|_| PreludeError::WordWidth { p, bits: 64 })?;
+            Ok(("word.cu.tera", WORD, word_context(&field.name(), p, bits)?))
+        }
+        Some(params) => {
+            let mut ctx = srgfn::srgfn_context(&field.name(), params)?;
+            ctx.insert("rare_calls", &options.rare_carry_calls);
+            Ok(("srgfn.cu.tera", SRGFN, ctx))
+        }
+    }
 }
 
 /// One line naming the field and its modulus, e.g.
@@ -123,35 +132,17 @@ pub fn describe(field: &AnyField) -> String {
     }
 }
 
-fn unsupported(field: &AnyField, why: String) -> CodegenError {
-    CodegenError::UnsupportedField {
-        field: field.name(),
-        why,
-    }
-}
-
 /// 2^64 − 2^32 + 1: its prelude reduces through 2^64 ≡ 2^32 − 1 in 32-bit carry chains
 /// instead of Montgomery's REDC.
 pub(crate) const GOLDILOCKS: u64 = 0xffff_ffff_0000_0001;
 
-fn word_modulus(field: &AnyField) -> Result<u64, CodegenError> {
-    let p = field.modulus();
-    u64::try_from(&p).map_err(|_| unsupported(field, format!("word prime p = {p} exceeds 64 bits")))
-}
-
 /// The template context of a word prime p held in `bits`-bit words.
-fn word_context(name: &str, p: u64, bits: u32) -> Result<Context, CodegenError> {
-    let refuse = |why: String| CodegenError::UnsupportedField {
-        field: name.to_string(),
-        why,
-    };
+fn word_context(name: &str, p: u64, bits: u32) -> Result<Context, PreludeError> {
     if p < 3 || p.is_multiple_of(2) {
-        return Err(refuse(format!(
-            "Montgomery arithmetic needs an odd modulus ≥ 3; got p = {p}"
-        )));
+        return Err(PreludeError::EvenModulus { p });
     }
     if bits == 32 && p > u64::from(u32::MAX) {
-        return Err(refuse(format!("p = {p} does not fit a 32-bit word")));
+        return Err(PreludeError::WordWidth { p: p.into(), bits });
     }
     let (pinv, r2) = montgomery(p, bits);
     let mut ctx = Context::new();
@@ -212,9 +203,40 @@ mod tests {
     fn refuses_even_or_tiny_word_moduli() {
         for p in [0u64, 1, 2, 4_294_967_296] {
             let err = word_context("x", p, 32).unwrap_err();
-            assert!(matches!(err, CodegenError::UnsupportedField { .. }), "{p}");
+            assert_eq!(err, PreludeError::EvenModulus { p });
             assert!(err.to_string().contains(&p.to_string()), "{err}");
         }
+        let p = 4_294_967_297;
+        let err = word_context("x", p, 32).unwrap_err();
+        assert_eq!(
+            err,
+            PreludeError::WordWidth {
+                p: p.into(),
+                bits: 32
+            }
+        );
         assert!(word_context("x", 4_294_967_291, 32).is_ok());
+    }
+
+    #[test]
+    fn prelude_errors_name_the_field() {
+        // p = 2^16 + 1 with r = 2: carries of k·r^2 do not fold with one correction per digit.
+        let field = AnyField::from_spec("srgfn:2,1,-,16").unwrap();
+        let err = render(&field).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CodegenError::Prelude {
+                    field: ref name,
+                    source: PreludeError::FinalCarry { r: 2, k: 16, .. },
+                } if *name == field.name()
+            ),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("r = 2 is too small for k = 16"),
+            "{err}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
     }
 }

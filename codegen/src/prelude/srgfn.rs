@@ -5,7 +5,7 @@ use super::bounds::{DivPlan, MulBounds};
 use super::chain::{
     add_chains, chains_text, radix_halves, signed_chains, sub_chains, CHAIN_DIGITS,
 };
-use crate::error::CodegenError;
+use super::error::PreludeError;
 use fermat_dsl::field::{Sign, SrgfnParams};
 use num_bigint::BigUint;
 use tera::Context;
@@ -16,15 +16,11 @@ use tera::Context;
 pub const MAX_UNROLLED_MUL_K: u64 = 16;
 
 /// The template context of an SRGFN.
-pub(super) fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, CodegenError> {
-    let refuse = |why: String| CodegenError::UnsupportedField {
-        field: name.to_string(),
-        why,
-    };
-    params.check_k().map_err(|e| refuse(e.to_string()))?;
-    let r = params.radix().map_err(|e| refuse(e.to_string()))?;
-    let bounds = MulBounds::new(params).map_err(refuse)?;
-    let p = params.modulus().map_err(|e| refuse(e.to_string()))?;
+pub(super) fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, PreludeError> {
+    params.check_k()?;
+    let r = params.radix()?;
+    let bounds = MulBounds::new(params)?;
+    let p = params.modulus()?;
     let mut ctx = Context::new();
     ctx.insert("name", name);
     ctx.insert("r", &r.to_string());
@@ -63,13 +59,13 @@ pub(super) fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, 
     let split = r as u32 == 0;
     ctx.insert("split", &split);
     if split {
-        let (rh, nr) = radix_halves(params).map_err(refuse)?;
+        let (rh, nr) = radix_halves(params)?;
         ctx.insert("r_hi", &format!("{rh:#x}"));
         ctx.insert("r_nr", &format!("{nr:#x}"));
-        let (asm, portable) = chains_text(&add_chains(params).map_err(refuse)?);
+        let (asm, portable) = chains_text(&add_chains(params)?);
         ctx.insert("add_asm", &asm);
         ctx.insert("add_portable", &portable);
-        let (asm, portable) = chains_text(&sub_chains(params).map_err(refuse)?);
+        let (asm, portable) = chains_text(&sub_chains(params)?);
         ctx.insert("sub_asm", &asm);
         ctx.insert("sub_portable", &portable);
     }
@@ -86,7 +82,7 @@ pub(super) fn srgfn_context(name: &str, params: SrgfnParams) -> Result<Context, 
     let signed_chain = split && params.k <= CHAIN_DIGITS;
     ctx.insert("signed_chain", &signed_chain);
     if signed_chain {
-        let (asm, portable) = chains_text(&signed_chains(params).map_err(refuse)?);
+        let (asm, portable) = chains_text(&signed_chains(params)?);
         ctx.insert("signed_asm", &asm);
         ctx.insert("signed_portable", &portable);
     }
@@ -152,8 +148,15 @@ mod tests {
     use crate::prelude::testing::params;
 
     #[test]
-    fn contexts_refuse_fields_the_multiplication_does_not_cover() {
+    fn contexts_refuse_fields_the_device_does_not_cover() {
+        // r = 2: carries of k·r^2 do not fold with one correction per digit.
         let err = srgfn_context("F", params(2, 1, Sign::Minus, 16)).unwrap_err();
-        assert!(matches!(err, CodegenError::UnsupportedField { ref field, .. } if field == "F"));
+        assert!(
+            matches!(err, PreludeError::FinalCarry { r: 2, k: 16, .. }),
+            "{err}"
+        );
+        let err = srgfn_context("F", params(63, 34, Sign::Plus, 3)).unwrap_err();
+        assert!(matches!(err, PreludeError::Params { .. }), "{err}");
+        assert!(srgfn_context("F", params(63, 34, Sign::Plus, 8)).is_ok());
     }
 }

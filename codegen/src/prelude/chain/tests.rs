@@ -192,8 +192,16 @@ fn digit_chains_are_checked() {
         &[ChainArg::Reg("al"), ChainArg::Reg("ah")],
     );
     let err = c.check().unwrap_err();
+    assert_eq!(
+        err,
+        PreludeError::ChainCarry {
+            step: 1,
+            mnemonic: "addc.cc.u32"
+        }
+    );
     assert!(
-        err.contains("reads the carry before the chain sets it"),
+        err.to_string()
+            .contains("reads the carry before the chain sets it"),
         "{err}"
     );
     c.lines.pop();
@@ -202,10 +210,23 @@ fn digit_chains_are_checked() {
         "zl",
         &[ChainArg::Reg("al"), ChainArg::Reg("bl")],
     );
-    let err = c.check().unwrap_err();
-    assert!(
-        err.contains("reads register bl before it is written"),
-        "{err}"
+    assert_eq!(
+        c.check().unwrap_err(),
+        PreludeError::ChainRegister {
+            step: 1,
+            register: "bl"
+        }
+    );
+    c.lines.pop();
+    c.op("add.cc.u32", "zl", &[ChainArg::Reg("al")]);
+    assert_eq!(
+        c.check().unwrap_err(),
+        PreludeError::ChainArity {
+            step: 1,
+            mnemonic: "add.cc.u32",
+            sources: 2,
+            got: 1
+        }
     );
     c.lines.pop();
     c.op(
@@ -213,16 +234,26 @@ fn digit_chains_are_checked() {
         "zl",
         &[ChainArg::Reg("al"), ChainArg::Reg("ah")],
     );
-    assert!(c
-        .check()
-        .unwrap_err()
-        .contains("unknown mnemonic mul.lo.u32"));
-    // Radices with a nonzero low half have no chains.
-    let err = add_chains(params(62, 21, Sign::Plus, 4)).unwrap_err();
-    assert!(
-        err.contains("u ≥ 32") && err.contains(&(((1u64 << 62) + (1 << 21)).to_string())),
-        "{err}"
+    let err = c.check().unwrap_err();
+    assert_eq!(
+        err,
+        PreludeError::ChainMnemonic {
+            step: 1,
+            mnemonic: "mul.lo.u32"
+        }
     );
+    assert!(err.to_string().contains("mad.lo.u32"), "{err}");
+    // Radices with a nonzero low half have no chains.
+    let p = params(62, 21, Sign::Plus, 4);
+    let r = (1u64 << 62) + (1 << 21);
+    for err in [
+        add_chains(p).unwrap_err(),
+        sub_chains(p).unwrap_err(),
+        signed_chains(p).unwrap_err(),
+    ] {
+        assert_eq!(err, PreludeError::RadixLowHalf { r });
+        assert!(err.to_string().contains("u ≥ 32"), "{err}");
+    }
 }
 
 #[test]
