@@ -1,5 +1,6 @@
 //! Errors of CUDA emission: field preludes, file skeletons and headers.
 
+use crate::prelude::PreludeError;
 use thiserror::Error;
 
 /// Why CUDA source could not be produced.
@@ -24,6 +25,16 @@ pub enum CodegenError {
         field: String,
         /// What is allowed.
         why: String,
+    },
+    /// The device arithmetic does not cover this field: its prelude refused the field's
+    /// constants, naming the value and the bound it exceeds.
+    #[error("field {field} has no device prelude: {source}")]
+    Prelude {
+        /// The field's name.
+        field: String,
+        /// What the prelude refused, and what it allows.
+        #[source]
+        source: PreludeError,
     },
     /// Text meant for a comment of a generated file would break out of the comment.
     #[error(
