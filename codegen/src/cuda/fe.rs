@@ -1,0 +1,68 @@
+//! The field prelude's uniform device API as typed builders (see [`crate::prelude`]): kernel
+//! bodies written with these are field-agnostic.
+
+use super::{Expr, Stmt};
+
+/// `fe_load(base, idx, n)`: element `idx` of a vector of `n` elements (SRGFN digit c at
+/// `base[c * n + idx]`; word primes `base[idx]`).
+pub fn load(base: Expr, idx: Expr, n: Expr) -> Expr {
+    Expr::call("fe_load", [base, idx, n])
+}
+
+/// `fe_load_row(table, row)`: row `row` of a table of constants (SRGFN digit c at
+/// `table[row * k + c]`; word primes `table[row]`).
+pub fn load_row(table: Expr, row: Expr) -> Expr {
+    Expr::call("fe_load_row", [table, row])
+}
+
+/// `fe_store(base, idx, n, v);`
+pub fn store(base: Expr, idx: Expr, n: Expr, v: Expr) -> Stmt {
+    Stmt::expr(Expr::call("fe_store", [base, idx, n, v]))
+}
+
+/// `fe_add(a, b)`: a + b.
+pub fn add(a: Expr, b: Expr) -> Expr {
+    Expr::call("fe_add", [a, b])
+}
+
+/// `fe_sub(a, b)`: a − b.
+pub fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::call("fe_sub", [a, b])
+}
+
+/// `fe_neg(a)`: −a.
+pub fn neg(a: Expr) -> Expr {
+    Expr::call("fe_neg", [a])
+}
+
+/// `fe_mul(a, b)`: a · b, both canonical.
+pub fn mul(a: Expr, b: Expr) -> Expr {
+    Expr::call("fe_mul", [a, b])
+}
+
+/// `fe_mul_mont(a, t)`: a · w for a constant `t` in the field's table form (w·R mod p,
+/// R = 2^32 or 2^64, for word primes; w itself for SRGFNs).
+pub fn mul_mont(a: Expr, t: Expr) -> Expr {
+    Expr::call("fe_mul_mont", [a, t])
+}
+
+/// `fe_mul_rpow<i>(a)`: a · r^i for a compile-time i in [0, 2k) (SRGFNs only; a
+/// negacyclic digit shift and one subtraction).
+pub fn mul_rpow(a: Expr, i: u32) -> Expr {
+    Expr::call_t("fe_mul_rpow", [Expr::int(i64::from(i))], [a])
+}
+
+/// `fe_zero()`.
+pub fn zero() -> Expr {
+    Expr::call("fe_zero", [])
+}
+
+/// `fe_one()`.
+pub fn one() -> Expr {
+    Expr::call("fe_one", [])
+}
+
+/// `fe_eq(a, b)`.
+pub fn eq(a: Expr, b: Expr) -> Expr {
+    Expr::call("fe_eq", [a, b])
+}

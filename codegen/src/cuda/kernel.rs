@@ -1,0 +1,182 @@
+//! Kernels: parameters, launch bounds, shared memory and the name check.
+
+use super::{check_identifier, Stmt, Type};
+use crate::error::CodegenError;
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// The name.
+    pub name: String,
+    /// The type.
+    pub ty: Type,
+}
+
+impl Param {
+    /// A parameter.
+    pub fn new(name: impl Into<String>, ty: Type) -> Param {
+        Param {
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// `__launch_bounds__(max_threads[, min_blocks])`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchBounds {
+    /// The most threads per block the kernel will be launched with.
+    pub max_threads: u32,
+    /// The fewest resident blocks per multiprocessor wanted, if any.
+    pub min_blocks: Option<u32>,
+}
+
+/// A statically sized shared-memory array, `__shared__ T name[len];`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SharedArray {
+    /// The element type.
+    pub ty: Type,
+    /// The name.
+    pub name: String,
+    /// The number of elements.
+    pub len: u64,
+}
+
+impl SharedArray {
+    /// A shared array.
+    pub fn new(ty: Type, name: impl Into<String>, len: u64) -> SharedArray {
+        SharedArray {
+            ty,
+            name: name.into(),
+            len,
+        }
+    }
+}
+
+/// A `__global__` kernel: `extern "C"` so that the runtime finds it by its plain name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// The kernel's name.
+    pub name: String,
+    /// Comment lines printed above the kernel (what it computes, its operation counts).
+    pub doc: Vec<String>,
+    /// Its parameters.
+    pub params: Vec<Param>,
+    /// Optional launch bounds (register budget for the compiler).
+    pub launch_bounds: Option<LaunchBounds>,
+    /// The block's shared memory, declared at the top of the body.
+    pub shared_mem: Vec<SharedArray>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+impl Kernel {
+    /// A kernel without documentation, launch bounds or shared memory.
+    pub fn new(name: impl Into<String>, params: Vec<Param>, body: Vec<Stmt>) -> Kernel {
+        Kernel {
+            name: name.into(),
+            doc: Vec::new(),
+            params,
+            launch_bounds: None,
+            shared_mem: Vec::new(),
+            body,
+        }
+    }
+
+    /// Adds a comment line above the kernel.
+    pub fn doc(mut self, line: impl Into<String>) -> Kernel {
+        self.doc.push(line.into());
+        self
+    }
+
+    /// Sets `__launch_bounds__(max_threads)`.
+    pub fn launch_bounds(mut self, max_threads: u32) -> Kernel {
+        self.launch_bounds = Some(LaunchBounds {
+            max_threads,
+            min_blocks: None,
+        });
+        self
+    }
+
+    /// Sets `__launch_bounds__(max_threads, min_blocks)`: ptxas then keeps to the registers
+    /// that let `min_blocks` blocks reside on one multiprocessor.
+    pub fn launch_bounds_min(mut self, max_threads: u32, min_blocks: u32) -> Kernel {
+        self.launch_bounds = Some(LaunchBounds {
+            max_threads,
+            min_blocks: Some(min_blocks),
+        });
+        self
+    }
+
+    /// Adds a shared-memory array.
+    pub fn shared(mut self, array: SharedArray) -> Kernel {
+        self.shared_mem.push(array);
+        self
+    }
+
+    /// Checks every name the kernel declares or uses: each must be a C identifier that is
+    /// not a reserved word, so that the printed source means what the AST says.
+    pub fn check(&self) -> Result<(), CodegenError> {
+        check_identifier("kernel", &self.name)?;
+        for p in &self.params {
+            check_identifier("parameter", &p.name)?;
+        }
+        for s in &self.shared_mem {
+            check_identifier("shared array", &s.name)?;
+        }
+        let mut bad = None;
+        for s in &self.body {
+            s.names(&mut |what, name| {
+                if bad.is_none() {
+                    if let Err(e) = check_identifier(what, name) {
+                        bad = Some(e);
+                    }
+                }
+            });
+        }
+        bad.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::Expr;
+
+    fn v(n: &str) -> Expr {
+        Expr::var(n)
+    }
+
+    #[test]
+    fn check_refuses_bad_names() {
+        let ok = Kernel::new("k", vec![Param::new("x", Type::ptr(Type::Word))], vec![]);
+        assert!(ok.check().is_ok());
+        let bad = Kernel::new("2k", vec![], vec![]);
+        assert_eq!(
+            bad.check().unwrap_err(),
+            CodegenError::BadIdentifier {
+                what: "kernel",
+                name: "2k".into()
+            }
+        );
+        let bad = Kernel::new("k", vec![Param::new("int", Type::Int)], vec![]);
+        assert!(matches!(
+            bad.check(),
+            Err(CodegenError::BadIdentifier {
+                what: "parameter",
+                ..
+            })
+        ));
+        let bad = Kernel::new("k", vec![], vec![Stmt::let_(Type::Int, "ok", v("x; y"))]);
+        let err = bad.check().unwrap_err();
+        assert!(err.to_string().contains("'x; y'"), "{err}");
+        let bad = Kernel::new("k", vec![], vec![]).shared(SharedArray::new(Type::Word, "__s", 4));
+        assert!(matches!(
+            bad.check(),
+            Err(CodegenError::BadIdentifier {
+                what: "shared array",
+                ..
+            })
+        ));
+    }
+}

@@ -1,0 +1,67 @@
+//! Types and literals.
+
+/// A CUDA C type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `void` (kernel results).
+    Void,
+    /// `bool`.
+    Bool,
+    /// `int`: loop counters and small compile-time indices.
+    Int,
+    /// `uint32_t`.
+    U32,
+    /// `uint64_t`.
+    U64,
+    /// `int64_t`.
+    I64,
+    /// `size_t`: element indices and sizes.
+    SizeT,
+    /// `fe_t`: one field element in registers (the prelude defines it).
+    Fe,
+    /// `fe_word_t`: one memory word of a field vector (`uint32_t` for 32-bit primes,
+    /// `uint64_t` otherwise; the prelude defines it).
+    Word,
+    /// A pointer, optionally to const data and marked `__restrict__`.
+    Ptr {
+        /// The pointee.
+        to: Box<Type>,
+        /// Whether the pointee is `const`.
+        is_const: bool,
+        /// Whether the pointer is `__restrict__` (no aliasing with other parameters).
+        restrict: bool,
+    },
+}
+
+impl Type {
+    /// `T* __restrict__`: a writable kernel argument.
+    pub fn ptr(to: Type) -> Type {
+        Type::Ptr {
+            to: Box::new(to),
+            is_const: false,
+            restrict: true,
+        }
+    }
+
+    /// `const T* __restrict__`: a read-only kernel argument.
+    pub fn const_ptr(to: Type) -> Type {
+        Type::Ptr {
+            to: Box::new(to),
+            is_const: true,
+            restrict: true,
+        }
+    }
+}
+
+/// A literal constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lit {
+    /// An `int` literal.
+    Int(i64),
+    /// A `uint32_t` literal (`u` suffix).
+    U32(u32),
+    /// A `uint64_t` literal (`ull` suffix).
+    U64(u64),
+    /// `true` or `false`.
+    Bool(bool),
+}
