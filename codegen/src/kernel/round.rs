@@ -238,95 +238,18 @@ impl<F: Field> Emitter<'_, F> {
         tmp: &mut u32,
     ) -> Vec<Stmt> {
         let (locals, pre, post) = (steps.locals, &steps.pre[..], &steps.post[..]);
-        let b = locals.len() as u32;
-        let m = 1u64 << b;
-        let size = tile.size();
-        let words = tile.words();
-        let groups = size >> b;
-        // Group g = tq | gj·2^t: thread tq runs groups/threads codelets (more threads than
-        // groups leave some idle).
-        let threads = (tile.threads as u64).min(groups);
-        let t = threads.trailing_zeros();
-        let group_bit = |u: u32| {
-            if u < t {
-                Bit::Of("tq", u)
-            } else {
-                Bit::Of("gj", u - t)
-            }
-        };
-        // The group index deposits into the tile-index bits that are not DFT bits.
-        let free = &layout.free;
-        let mut base_bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
-        for (u, &c) in free.iter().enumerate() {
-            base_bits[c as usize] = group_bit(u as u32);
-        }
-        let swz = &tile.swizzle;
-        let thread = vec![
-            Stmt::const_(Type::U32, "bt", part(&base_bits, &["tq"], &Type::U32)),
-            Stmt::const_(Type::U32, "sbt", swz.expr(Expr::var("bt"))),
-        ];
-        let own = part(&base_bits, &["gj"], &Type::U32);
-        let mut inner = vec![
-            Stmt::const_(Type::U32, "base", Expr::var("bt") + own.clone()),
-            Stmt::const_(
-                Type::U32,
-                "sbase",
-                swz.join(Expr::var("sbt"), swz.expr(own)),
-            ),
-        ];
-        let offset = |v: u64| -> u64 {
-            locals
-                .iter()
-                .enumerate()
-                .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
-        };
-        // base and offset have disjoint bits: swz(base | offset) = join(swz(base), swz(offset)).
-        let slot = |v: u64| -> Expr {
-            swz.join(Expr::var("sbase"), Expr::u32(swz.apply(offset(v)) as u32))
-        };
+        let m = 1u64 << locals.len();
+        let groups = Groups::new(locals, layout, tile);
+        let mut inner = groups.heads();
         // Bits of a tile index outside the codelet's own: from `base` (the group) or the
         // block index.
         let runtime_bit =
             |src: BitSource| round_bit(tile, &[], src).expect("no bit is the codelet's");
         // Bits of element v's tile index: the codelet's bits are those of v.
-        let bit_of = |v: u64| {
-            move |src: BitSource| {
-                round_bit(tile, locals, src).unwrap_or_else(|| {
-                    let BitSource::Local(c) = src else {
-                        unreachable!("only local bits are the codelet's")
-                    };
-                    let i = locals.iter().position(|&l| l == c).expect("a codelet bit");
-                    Bit::Known((v >> i) & 1)
-                })
-            }
-        };
-        let codelet = Codelet::radix2(b);
-        // The shifts of the loads and of the outputs, specialised where `layout` made their
-        // bits uniform and the cases stay small.
-        let on = format!("u{tmp}");
-        let (pre_switch, post_switch) = match layout.uniform.as_ref() {
-            Some(u) => {
-                let elem_bit = |v: u64, src: BitSource| bit_of(v)(src);
-                let ins: Vec<(u64, u32)> = (0..m).map(|v| (v, v as u32)).collect();
-                let outs: Vec<(u64, u32)> = (0..m).zip(codelet.out.iter().copied()).collect();
-                let pre_switch = u
-                    .pre
-                    .then(|| self.specialised(u, &on, pre, &ins, &elem_bit, tmp))
-                    .flatten();
-                let post_switch = u
-                    .post
-                    .then(|| self.specialised(u, &on, post, &outs, &elem_bit, tmp))
-                    .flatten();
-                if pre_switch.is_some() || post_switch.is_some() {
-                    *tmp += 1;
-                    let (_, value) = assemble(&u.bits, Type::U32);
-                    let value = value.expect("a round is specialised on run-time bits");
-                    inner.push(Stmt::const_(Type::U32, on.clone(), value));
-                }
-                (pre_switch, post_switch)
-            }
-            None => (None, None),
-        };
+        let bit_of = |v: u64| move |src: BitSource| element_bit(tile, locals, v, src);
+        let codelet = Codelet::radix2(locals.len() as u32);
+        let (pre_switch, post_switch) =
+            self.switches(steps, layout, tile, &codelet, &mut inner, tmp);
         let (spec_pre, spec_post) = (pre_switch.is_some(), post_switch.is_some());
         // The loads' twiddles from a table of the kernel's own where it serves, their
         // common factor then moved to the outputs; else derived per codelet.
@@ -348,8 +271,7 @@ impl<F: Field> Emitter<'_, F> {
                 })
         };
         for v in 0..m {
-            let idx = slot(v);
-            let loaded = fe::load(Expr::var("tile"), idx, Expr::u64(words));
+            let loaded = fe::load(Expr::var("tile"), groups.slot(v), Expr::u64(tile.words()));
             let value = if spec_pre {
                 loaded
             } else {
@@ -366,13 +288,79 @@ impl<F: Field> Emitter<'_, F> {
                 .and_then(|ex| self.codelet_twiddles(ex, &moved, &mut post_twiddles, tmp))
         };
         let lazy = self.lazy_outputs(&codelet, post, &shared_post);
+        inner.extend(self.codelet_ops(&codelet, &lazy));
+        inner.extend(post_twiddles);
+        inner.extend(post_switch);
+        for (v, &r) in codelet.out.iter().enumerate() {
+            let v = v as u64;
+            let value = Expr::var(format!("x{r}"));
+            let value = if spec_post {
+                value
+            } else {
+                self.rotate(value, v, post, &shared_post, &bit_of(v), &mut inner, tmp)
+            };
+            inner.push(fe::store(
+                Expr::var("tile"),
+                groups.slot(v),
+                Expr::u64(tile.words()),
+                value,
+            ));
+        }
+        vec![
+            Stmt::comment(format!("DFT({m}) along tile bits {locals:?}")),
+            self.group_loop(&groups, inner),
+            Stmt::sync(),
+        ]
+    }
+
+    /// The shifts of a round's loads and outputs, specialised in a `switch` where `layout`
+    /// made their bits uniform and the cases stay small ([`Uniform`]); the value switched
+    /// on is defined in `inner`.
+    fn switches(
+        &self,
+        steps: &RoundSteps,
+        layout: &RoundLayout,
+        tile: &Tile,
+        codelet: &Codelet,
+        inner: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> (Option<Stmt>, Option<Stmt>) {
+        let Some(u) = layout.uniform.as_ref() else {
+            return (None, None);
+        };
+        let on = format!("u{tmp}");
+        let m = 1u64 << steps.locals.len();
+        let elem_bit = |v: u64, src: BitSource| element_bit(tile, steps.locals, v, src);
+        let ins: Vec<(u64, u32)> = (0..m).map(|v| (v, v as u32)).collect();
+        let outs: Vec<(u64, u32)> = (0..m).zip(codelet.out.iter().copied()).collect();
+        let pre_switch = u
+            .pre
+            .then(|| self.specialised(u, &on, &steps.pre, &ins, &elem_bit, tmp))
+            .flatten();
+        let post_switch = u
+            .post
+            .then(|| self.specialised(u, &on, &steps.post, &outs, &elem_bit, tmp))
+            .flatten();
+        if pre_switch.is_some() || post_switch.is_some() {
+            *tmp += 1;
+            let (_, value) = assemble(&u.bits, Type::U32);
+            let value = value.expect("a round is specialised on run-time bits");
+            inner.push(Stmt::const_(Type::U32, on, value));
+        }
+        (pre_switch, post_switch)
+    }
+
+    /// The codelet's butterflies and constant rotations on registers `x0..`, each sum or
+    /// difference left unreduced where `lazy` says a product takes it next.
+    fn codelet_ops(&self, codelet: &Codelet, lazy: &[(bool, bool)]) -> Vec<Stmt> {
+        let mut out = Vec::new();
         for (at, op) in codelet.ops.iter().enumerate() {
             match *op {
                 Op::Butterfly { a, b } => {
                     let (xa, xb) = (Expr::var(format!("x{a}")), Expr::var(format!("x{b}")));
                     let add = if lazy[at].0 { "fe_add_lazy" } else { "fe_add" };
                     let sub = if lazy[at].1 { "fe_sub_lazy" } else { "fe_sub" };
-                    inner.push(Stmt::Block(vec![
+                    out.push(Stmt::Block(vec![
                         Stmt::const_(Type::Fe, "t", xa.clone()),
                         Stmt::assign(xa, Expr::call(add, [Expr::var("t"), xb.clone()])),
                         Stmt::assign(xb.clone(), Expr::call(sub, [Expr::var("t"), xb])),
@@ -386,31 +374,18 @@ impl<F: Field> Emitter<'_, F> {
                     let e = self.direction_exponent(exp, log_order);
                     if let Some(c) = self.constant(log_order, e) {
                         let x = Expr::var(format!("x{reg}"));
-                        inner.push(Stmt::assign(x.clone(), self.apply_constant(x, c)));
+                        out.push(Stmt::assign(x.clone(), self.apply_constant(x, c)));
                     }
                 }
             }
         }
-        inner.extend(post_twiddles);
-        inner.extend(post_switch);
-        for (v, &r) in codelet.out.iter().enumerate() {
-            let v = v as u64;
-            let value = Expr::var(format!("x{r}"));
-            let value = if spec_post {
-                value
-            } else {
-                self.rotate(value, v, post, &shared_post, &bit_of(v), &mut inner, tmp)
-            };
-            inner.push(fe::store(
-                Expr::var("tile"),
-                slot(v),
-                Expr::u64(words),
-                value,
-            ));
-        }
-        let per_thread = groups / threads;
-        let mut body = thread;
-        if per_thread == 1 {
+        out
+    }
+
+    /// Each thread's loop over its groups around `inner` (one group's codelet).
+    fn group_loop(&self, groups: &Groups, inner: Vec<Stmt>) -> Stmt {
+        let mut body = groups.thread();
+        if groups.per_thread == 1 {
             body.push(Stmt::const_(Type::U32, "gj", Expr::u32(0)));
             body.extend(inner);
         } else {
@@ -418,7 +393,7 @@ impl<F: Field> Emitter<'_, F> {
                 "gj",
                 Type::U32,
                 Expr::u32(0),
-                Expr::u32(per_thread as u32),
+                Expr::u32(groups.per_thread as u32),
             )
             .body(inner);
             // A thread's codelets are independent: unrolled, one's loads and products fill
@@ -429,10 +404,90 @@ impl<F: Field> Emitter<'_, F> {
             }
             body.push(Stmt::For(lp));
         }
+        thread_loop(groups.threads as u32, body)
+    }
+}
+
+/// The bit of element v's tile index that a rotation exponent's source bit is, in a round
+/// along `locals`: the codelet's own bits are those of v.
+fn element_bit(tile: &Tile, locals: &[u32], v: u64, src: BitSource) -> Bit {
+    round_bit(tile, locals, src).unwrap_or_else(|| {
+        let BitSource::Local(c) = src else {
+            unreachable!("only local bits are the codelet's")
+        };
+        let i = locals.iter().position(|&l| l == c).expect("a codelet bit");
+        Bit::Known((v >> i) & 1)
+    })
+}
+
+/// How the threads of a block take the codelets (groups) of one round: group
+/// g = tq | gj·2^t, thread tq running `per_thread` of them, and each group's base tile
+/// index, into whose non-DFT bits the group index deposits.
+struct Groups<'a> {
+    tile: &'a Tile,
+    locals: &'a [u32],
+    threads: u64,
+    per_thread: u64,
+    base_bits: Vec<Bit>,
+}
+
+impl<'a> Groups<'a> {
+    fn new(locals: &'a [u32], layout: &RoundLayout, tile: &'a Tile) -> Groups<'a> {
+        let groups = tile.size() >> locals.len();
+        // More threads than groups leave some idle.
+        let threads = (tile.threads as u64).min(groups);
+        let t = threads.trailing_zeros();
+        let group_bit = |u: u32| {
+            if u < t {
+                Bit::Of("tq", u)
+            } else {
+                Bit::Of("gj", u - t)
+            }
+        };
+        let mut base_bits = vec![Bit::Known(0); (tile.s + tile.pb) as usize];
+        for (u, &c) in layout.free.iter().enumerate() {
+            base_bits[c as usize] = group_bit(u as u32);
+        }
+        Groups {
+            tile,
+            locals,
+            threads,
+            per_thread: groups / threads,
+            base_bits,
+        }
+    }
+
+    /// A thread's part of the base (`bt`) and its shared-memory slot (`sbt`).
+    fn thread(&self) -> Vec<Stmt> {
         vec![
-            Stmt::comment(format!("DFT({m}) along tile bits {locals:?}")),
-            thread_loop(threads as u32, body),
-            Stmt::sync(),
+            Stmt::const_(Type::U32, "bt", part(&self.base_bits, &["tq"], &Type::U32)),
+            Stmt::const_(Type::U32, "sbt", self.tile.swizzle.expr(Expr::var("bt"))),
         ]
+    }
+
+    /// A group's base (`base`) and its slot (`sbase`), at the head of its codelet.
+    fn heads(&self) -> Vec<Stmt> {
+        let swz = &self.tile.swizzle;
+        let own = part(&self.base_bits, &["gj"], &Type::U32);
+        vec![
+            Stmt::const_(Type::U32, "base", Expr::var("bt") + own.clone()),
+            Stmt::const_(
+                Type::U32,
+                "sbase",
+                swz.join(Expr::var("sbt"), swz.expr(own)),
+            ),
+        ]
+    }
+
+    /// The shared-memory slot of element v of the group's codelet: base and offset have
+    /// disjoint bits, so swz(base | offset) = join(swz(base), swz(offset)).
+    fn slot(&self, v: u64) -> Expr {
+        let offset = self
+            .locals
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c));
+        let swz = &self.tile.swizzle;
+        swz.join(Expr::var("sbase"), Expr::u32(swz.apply(offset) as u32))
     }
 }
