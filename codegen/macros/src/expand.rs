@@ -111,7 +111,42 @@ fn tokens(input: &Input, checked: &Checked, t: &Transform) -> TokenStream {
     let Input {
         attrs, vis, name, ..
     } = input;
-    let (field_ty, host_ty, element) = match &checked.field {
+    let (field_ty, host_ty, element) = field_types(&checked.field);
+    let docs = type_docs(input, t, &element);
+    let embedded = embedded(checked, t);
+    let consts = constants(t);
+    let transforms = transform_methods(checked, t, &field_ty, &host_ty);
+    let device = device_methods(&field_ty, &host_ty);
+    quote! {
+        #(#attrs)*
+        #docs
+        #vis struct #name {
+            plan: ::fermat::FftPlan<#field_ty>,
+        }
+
+        #[allow(dead_code)]
+        impl #name {
+            #embedded
+            #consts
+            #transforms
+            #device
+        }
+
+        impl ::core::fmt::Debug for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(::core::stringify!(#name))
+                    .field("field", &Self::FIELD)
+                    .field("n", &Self::N)
+                    .field("running", self.plan.running())
+                    .finish()
+            }
+        }
+    }
+}
+
+/// The field's type, the host element type, and how the docs name the element.
+fn field_types(field: &AnyField) -> (TokenStream, TokenStream, String) {
+    match field {
         AnyField::Fp32(_) => (
             quote!(::fermat::dsl::Fp32),
             quote!(u32),
@@ -131,9 +166,30 @@ fn tokens(input: &Input, checked: &Checked, t: &Transform) -> TokenStream {
                 format!("`[u64; {k}]` (base-r digits, least significant first)"),
             )
         }
-    };
+    }
+}
+
+/// The type's documentation: the user's, then a summary of the transform.
+fn type_docs(input: &Input, t: &Transform, element: &str) -> TokenStream {
+    let (n, field_name, radix) = (t.n, &t.field, t.design.radix);
+    let kernels = t.forward_launches.len();
+    let passes = t.cost.passes();
+    let summary = format!(
+        " The DFT of {n} points over {field_name}, specialised when this crate compiled \
+         (`fermat::fft!`): strategy {}, radix {radix}, {kernels} kernel(s) and {passes} \
+         global-memory pass(es) per transform; elements are {element}.",
+        t.design.strategy
+    );
+    if input.attrs.iter().any(|a| a.path().is_ident("doc")) {
+        quote!(#[doc = ""] #[doc = #summary])
+    } else {
+        quote!(#[doc = #summary])
+    }
+}
+
+/// `EMBEDDED`: everything generated for the transform, as one constant.
+fn embedded(checked: &Checked, t: &Transform) -> TokenStream {
     let n = t.n;
-    let n_usize = Literal::usize_unsuffixed(n as usize);
     let field_name = &t.field;
     let radix = t.design.radix;
     let strategy = strategy_tokens(t.design.strategy);
@@ -150,27 +206,70 @@ fn tokens(input: &Input, checked: &Checked, t: &Transform) -> TokenStream {
     let inverse = option(t.inverse_launches.as_deref().map(launches));
     let table_rows = t.table_rows;
     let fingerprint = t.fingerprint;
-    let kernels = t.forward_launches.len();
+    quote! {
+        /// Everything generated for this transform when the crate compiled.
+        pub const EMBEDDED: &'static ::fermat::Embedded = &::fermat::Embedded {
+            field: #field_name,
+            n: #n,
+            strategy: #strategy,
+            radix: #radix,
+            max_local_bits: #max_local_bits,
+            input_order: #input_order,
+            output_order: #output_order,
+            root: #root,
+            batch: #batch,
+            formula: #formula,
+            derivation: #derivation,
+            command: #command,
+            source: #source,
+            forward: #forward,
+            inverse: #inverse,
+            table_rows: #table_rows,
+            fingerprint: #fingerprint,
+            codegen_version: #CODEGEN_VERSION,
+        };
+    }
+}
+
+/// The type's constants, read from `EMBEDDED`'s parts.
+fn constants(t: &Transform) -> TokenStream {
+    let n_usize = Literal::usize_unsuffixed(t.n as usize);
     let source_doc = if t.inverse_launches.is_some() {
         " The CUDA source of the kernels: the field prelude, the forward kernels `fwd_k*` and \
          the inverse kernels `inv_k*`, as the command of [`Self::COMMAND`] writes it."
     } else {
         " The CUDA source of the kernels: the field prelude and the forward kernels `fwd_k*`."
     };
-    let passes = t.cost.passes();
+    quote! {
+        /// The transform size n.
+        pub const N: usize = #n_usize;
+        /// The field's name (`P3`, `469762049`, …).
+        pub const FIELD: &'static str = Self::EMBEDDED.field;
+        /// The radix K of the factorisation.
+        pub const RADIX: u64 = Self::EMBEDDED.radix;
+        /// The derivation strategy.
+        pub const STRATEGY: ::fermat::Strategy = Self::EMBEDDED.strategy;
+        /// The number of transforms every call takes, if fixed (`batch = …`).
+        pub const BATCH: ::core::option::Option<usize> = Self::EMBEDDED.batch;
+        #[doc = #source_doc]
+        pub const CUDA_SOURCE: &'static str = Self::EMBEDDED.source;
+        /// The derived formula the kernels implement (ASCII notation).
+        pub const FORMULA: &'static str = Self::EMBEDDED.formula;
+        /// The derivation from `DFT(n)` to [`Self::FORMULA`], as `fermat derive` prints it.
+        pub const DERIVATION: &'static str = Self::EMBEDDED.derivation;
+        /// The command line that makes the same CUDA file.
+        pub const COMMAND: &'static str = Self::EMBEDDED.command;
+    }
+}
 
-    let summary = format!(
-        " The DFT of {n} points over {field_name}, specialised when this crate compiled \
-         (`fermat::fft!`): strategy {}, radix {radix}, {kernels} kernel(s) and {passes} \
-         global-memory pass(es) per transform; elements are {element}.",
-        t.design.strategy
-    );
-    let has_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
-    let docs = if has_docs {
-        quote!(#[doc = ""] #[doc = #summary])
-    } else {
-        quote!(#[doc = #summary])
-    };
+/// `new`, the transforms on host slices, and what the plan reports of itself.
+fn transform_methods(
+    checked: &Checked,
+    t: &Transform,
+    field_ty: &TokenStream,
+    host_ty: &TokenStream,
+) -> TokenStream {
+    let n = t.n;
     let batch_doc = match checked.batch {
         Some(b) => format!(
             "exactly {b} transforms of n = {n} elements, one after another ({} elements)",
@@ -206,136 +305,81 @@ fn tokens(input: &Input, checked: &Checked, t: &Transform) -> TokenStream {
     } else {
         TokenStream::new()
     };
-
     quote! {
-        #(#attrs)*
-        #docs
-        #vis struct #name {
-            plan: ::fermat::FftPlan<#field_ty>,
+        /// The plan on `backend` (`Backend::Auto`: the GPU if one works, else the
+        /// CPU). Nothing is derived or generated at run time: the plan is lowered from
+        /// the embedded formula and checked against the embedded kernels.
+        pub fn new(backend: ::fermat::Backend) -> ::core::result::Result<Self, ::fermat::Error> {
+            ::core::result::Result::Ok(Self {
+                plan: ::fermat::FftPlan::from_embedded(Self::EMBEDDED, backend)?,
+            })
         }
 
-        #[allow(dead_code)]
-        impl #name {
-            /// Everything generated for this transform when the crate compiled.
-            pub const EMBEDDED: &'static ::fermat::Embedded = &::fermat::Embedded {
-                field: #field_name,
-                n: #n,
-                strategy: #strategy,
-                radix: #radix,
-                max_local_bits: #max_local_bits,
-                input_order: #input_order,
-                output_order: #output_order,
-                root: #root,
-                batch: #batch,
-                formula: #formula,
-                derivation: #derivation,
-                command: #command,
-                source: #source,
-                forward: #forward,
-                inverse: #inverse,
-                table_rows: #table_rows,
-                fingerprint: #fingerprint,
-                codegen_version: #CODEGEN_VERSION,
-            };
-            /// The transform size n.
-            pub const N: usize = #n_usize;
-            /// The field's name (`P3`, `469762049`, …).
-            pub const FIELD: &'static str = #field_name;
-            /// The radix K of the factorisation.
-            pub const RADIX: u64 = #radix;
-            /// The derivation strategy.
-            pub const STRATEGY: ::fermat::Strategy = #strategy;
-            /// The number of transforms every call takes, if fixed (`batch = …`).
-            pub const BATCH: ::core::option::Option<usize> = #batch;
-            #[doc = #source_doc]
-            pub const CUDA_SOURCE: &'static str = Self::EMBEDDED.source;
-            /// The derived formula the kernels implement (ASCII notation).
-            pub const FORMULA: &'static str = #formula;
-            /// The derivation from `DFT(n)` to [`Self::FORMULA`], as `fermat derive` prints it.
-            pub const DERIVATION: &'static str = #derivation;
-            /// The command line that makes the same CUDA file.
-            pub const COMMAND: &'static str = #command;
-
-            /// The plan on `backend` (`Backend::Auto`: the GPU if one works, else the
-            /// CPU). Nothing is derived or generated at run time: the plan is lowered from
-            /// the embedded formula and checked against the embedded kernels.
-            pub fn new(backend: ::fermat::Backend) -> ::core::result::Result<Self, ::fermat::Error> {
-                ::core::result::Result::Ok(Self {
-                    plan: ::fermat::FftPlan::from_embedded(Self::EMBEDDED, backend)?,
-                })
-            }
-
-            #[doc = #forward_doc]
-            pub fn forward(&self, data: &mut [#host_ty]) -> ::core::result::Result<(), ::fermat::Error> {
-                self.plan.forward(data)
-            }
-
-            /// The forward transforms of `input` into `output` on the device, queued on
-            /// the plan's stream without waiting (read the result with
-            /// [`Self::from_device`], or call [`Self::synchronize`]). Needs a GPU plan.
-            pub fn forward_device(
-                &self,
-                input: &::fermat::DeviceVec<#field_ty>,
-                output: &mut ::fermat::DeviceVec<#field_ty>,
-            ) -> ::core::result::Result<(), ::fermat::Error> {
-                self.plan.run_device(::fermat::Direction::Forward, input, output, ::core::option::Option::None)
-            }
-
-            #inverse_methods
-
-            /// Copies transforms to the device, in the device layout (values are checked).
-            pub fn to_device(&self, data: &[#host_ty]) -> ::core::result::Result<::fermat::DeviceVec<#field_ty>, ::fermat::Error> {
-                self.plan.to_device(data)
-            }
-
-            /// A zeroed device vector of `batch` transforms.
-            pub fn alloc_device(&self, batch: usize) -> ::core::result::Result<::fermat::DeviceVec<#field_ty>, ::fermat::Error> {
-                self.plan.alloc_device(batch)
-            }
-
-            /// Copies transforms back from the device.
-            pub fn from_device(&self, v: &::fermat::DeviceVec<#field_ty>) -> ::core::result::Result<::std::vec::Vec<#host_ty>, ::fermat::Error> {
-                self.plan.from_device(v)
-            }
-
-            /// Waits for the work queued on the plan's stream.
-            pub fn synchronize(&self) -> ::core::result::Result<(), ::fermat::Error> {
-                self.plan.synchronize()
-            }
-
-            /// The cost report of the forward transform: passes over global memory, bytes
-            /// moved, multiplications and additions, per kernel.
-            pub fn cost(&self) -> ::fermat::codegen::Cost {
-                ::fermat::codegen::Cost::of(
-                    self.plan.kernel_plan(::fermat::Direction::Forward),
-                    self.plan.shape().clone(),
-                )
-            }
-
-            /// Where the plan runs (and, under `Backend::Auto`, why not on a GPU).
-            pub fn running(&self) -> &::fermat::Running {
-                self.plan.running()
-            }
-
-            /// The field.
-            pub fn field(&self) -> &#field_ty {
-                self.plan.field()
-            }
-
-            /// The underlying plan.
-            pub fn plan(&self) -> &::fermat::FftPlan<#field_ty> {
-                &self.plan
-            }
+        #[doc = #forward_doc]
+        pub fn forward(&self, data: &mut [#host_ty]) -> ::core::result::Result<(), ::fermat::Error> {
+            self.plan.forward(data)
         }
 
-        impl ::core::fmt::Debug for #name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(::core::stringify!(#name))
-                    .field("field", &Self::FIELD)
-                    .field("n", &Self::N)
-                    .field("running", self.plan.running())
-                    .finish()
-            }
+        /// The forward transforms of `input` into `output` on the device, queued on
+        /// the plan's stream without waiting (read the result with
+        /// [`Self::from_device`], or call [`Self::synchronize`]). Needs a GPU plan.
+        pub fn forward_device(
+            &self,
+            input: &::fermat::DeviceVec<#field_ty>,
+            output: &mut ::fermat::DeviceVec<#field_ty>,
+        ) -> ::core::result::Result<(), ::fermat::Error> {
+            self.plan.run_device(::fermat::Direction::Forward, input, output, ::core::option::Option::None)
+        }
+
+        #inverse_methods
+
+        /// The cost report of the forward transform: passes over global memory, bytes
+        /// moved, multiplications and additions, per kernel.
+        pub fn cost(&self) -> ::fermat::codegen::Cost {
+            ::fermat::codegen::Cost::of(
+                self.plan.kernel_plan(::fermat::Direction::Forward),
+                self.plan.shape().clone(),
+            )
+        }
+
+        /// Where the plan runs (and, under `Backend::Auto`, why not on a GPU).
+        pub fn running(&self) -> &::fermat::Running {
+            self.plan.running()
+        }
+
+        /// The field.
+        pub fn field(&self) -> &#field_ty {
+            self.plan.field()
+        }
+
+        /// The underlying plan.
+        pub fn plan(&self) -> &::fermat::FftPlan<#field_ty> {
+            &self.plan
+        }
+    }
+}
+
+/// Device buffers: copies in and out, allocation, and waiting for the stream.
+fn device_methods(field_ty: &TokenStream, host_ty: &TokenStream) -> TokenStream {
+    quote! {
+        /// Copies transforms to the device, in the device layout (values are checked).
+        pub fn to_device(&self, data: &[#host_ty]) -> ::core::result::Result<::fermat::DeviceVec<#field_ty>, ::fermat::Error> {
+            self.plan.to_device(data)
+        }
+
+        /// A zeroed device vector of `batch` transforms.
+        pub fn alloc_device(&self, batch: usize) -> ::core::result::Result<::fermat::DeviceVec<#field_ty>, ::fermat::Error> {
+            self.plan.alloc_device(batch)
+        }
+
+        /// Copies transforms back from the device.
+        pub fn from_device(&self, v: &::fermat::DeviceVec<#field_ty>) -> ::core::result::Result<::std::vec::Vec<#host_ty>, ::fermat::Error> {
+            self.plan.from_device(v)
+        }
+
+        /// Waits for the work queued on the plan's stream.
+        pub fn synchronize(&self) -> ::core::result::Result<(), ::fermat::Error> {
+            self.plan.synchronize()
         }
     }
 }
