@@ -265,8 +265,6 @@ fn mul<const K: usize, const B: usize>(
     if y[K - 1] == r {
         return false;
     }
-    let zero = _mm512_setzero_si512();
-    let m52 = splat(M52);
     let load = |a: &[u64; K], b: usize| {
         // SAFETY: block b < B = K/8 reads words 8b..8b+8 of the K-word array.
         unsafe { _mm512_loadu_si512(a.as_ptr().add(8 * b).cast()) }
@@ -274,6 +272,25 @@ fn mul<const K: usize, const B: usize>(
     let xv: [__m512i; B] = core::array::from_fn(|b| load(x, b));
     let yv: [__m512i; B] = core::array::from_fn(|b| load(y, b));
     let x1v: [__m512i; B] = core::array::from_fn(|b| srl(xv[b], 52));
+    let acc = products::<K, B>(x, &x1v, &yv, r);
+    let (s, q) = divide::<B>(&acc, &xv, &x1v, &plan);
+    carry::<K, B>(&s, &q, &plan, out)
+}
+
+/// Limb pair of a vector of signed values: v = lo + 2^52·hi.
+type Limbs<const B: usize> = ([__m512i; B], [__m512i; B]);
+
+/// The negacyclic product U = x·y mod (T^K + 1), as seven accumulators of 52-bit limb
+/// products per block of eight coefficients (module documentation).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn products<const K: usize, const B: usize>(
+    x: &[u64; K],
+    x1v: &[__m512i; B],
+    yv: &[__m512i; B],
+    r: u64,
+) -> [[__m512i; 7]; B] {
+    let zero = _mm512_setzero_si512();
     // The lanes [M − y, y] (2B registers): full words, whose low 52 bits the IFMA reads
     // as the first limb, and their high limbs. y rotated by j with the wrapped lanes
     // twisted is eight consecutive lanes of them.
@@ -334,7 +351,21 @@ fn mul<const K: usize, const B: usize>(
         )*};
     }
     step!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
+    acc
+}
 
+/// The division of each coefficient of U (less step 1's correction) by r, by the series
+/// of the module documentation: the remainders s and the quotients q, in limbs.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn divide<const B: usize>(
+    acc: &[[__m512i; 7]; B],
+    xv: &[__m512i; B],
+    x1v: &[__m512i; B],
+    plan: &Plan,
+) -> (Limbs<B>, Limbs<B>) {
+    let zero = _mm512_setzero_si512();
+    let m52 = splat(M52);
     let (w, u) = (plan.w, plan.u);
     let d = w - 52;
     let gap = w - u;
@@ -385,11 +416,27 @@ fn mul<const K: usize, const B: usize>(
         q_lo[b] = ql;
         q_hi[b] = h_hi;
     }
+    ((s_lo, s_hi), (q_lo, q_hi))
+}
+
+/// The carries v_i = s_i + q_(i−1) (−q_(k−1) into lane 0) and their final fold into
+/// digits, written to `out`; whether every digit came out below r.
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn carry<const K: usize, const B: usize>(
+    (s_lo, s_hi): &Limbs<B>,
+    (q_lo, q_hi): &Limbs<B>,
+    plan: &Plan,
+    out: &mut [u64; K],
+) -> bool {
+    let zero = _mm512_setzero_si512();
+    let (w, u, r) = (plan.w, plan.u, plan.r);
+    let d = w - 52;
     // v_i = s_i + q_{i−1}, −q_{k−1} into lane 0.
     let neg_lo: [__m512i; B] = core::array::from_fn(|b| sub(zero, q_lo[b]));
     let neg_hi: [__m512i; B] = core::array::from_fn(|b| sub(zero, q_hi[b]));
-    let in_lo = carry_in(&q_lo, &neg_lo);
-    let in_hi = carry_in(&q_hi, &neg_hi);
+    let in_lo = carry_in(q_lo, &neg_lo);
+    let in_hi = carry_in(q_hi, &neg_hi);
     let mut g = [zero; B];
     let mut l = [zero; B];
     for b in 0..B {
