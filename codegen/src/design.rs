@@ -111,7 +111,6 @@ impl Design {
                 input_order,
                 output_order,
                 direction,
-                ..PlanOptions::default()
             },
         )
     }

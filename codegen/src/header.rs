@@ -1,5 +1,5 @@
 //! The header every generated CUDA file starts with: how it was made, and "do not edit"
-//! (STYLE.md habit 8).
+//! (docs/ARCHITECTURE.md, "Generated files").
 //!
 //! ```
 //! use fermat_codegen::header::Header;

@@ -120,7 +120,7 @@ impl GridLimits {
     /// naming the limit it exceeds.
     pub fn grid(&self, kernel: &str, blocks: u64, batch: usize) -> Result<(u32, u32), GpuError> {
         let batch = batch as u64;
-        let fits = |v: u64, max: u64| (1..=max).contains(&v).then(|| v as u32);
+        let fits = |v: u64, max: u64| (1..=max).contains(&v).then_some(v as u32);
         match (fits(blocks, self.max_x), fits(batch, self.max_y)) {
             (Some(x), Some(y)) => Ok((x, y)),
             _ => Err(GpuError::GridTooLarge {

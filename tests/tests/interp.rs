@@ -169,8 +169,9 @@ fn srgfn_p4_matches_vectors() {
     check_file("P4", 32, 32);
 }
 
-/// The worked check of DESIGN.md (2010 paper, formula (8)) and (CT) for several J, K on
-/// every field of the vectors, as dense matrices: exact equality of operators.
+/// The worked check DFT(4) = (DFT(2) ⊗ I(2)) · D(2,2) · (I(2) ⊗ DFT(2)) · L(4,2) (2010
+/// paper, formula (8)) and (CT) for several J, K on every field of the vectors, as dense
+/// matrices: exact equality of operators.
 #[test]
 fn cooley_tukey_holds_on_every_field() {
     let splits: [(u64, u64); 6] = [(2, 2), (2, 4), (4, 2), (2, 8), (8, 4), (4, 16)];

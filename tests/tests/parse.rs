@@ -245,7 +245,7 @@ fn check_paper_formula(text: &str, expected: &Formula, equals_dft: bool) {
 
 #[test]
 fn worked_check_round_trips_in_both_notations() {
-    // DESIGN.md; 2010 paper, formula (8).
+    // The 2010 paper, formula (8).
     let expected = compose(vec![
         tensor(vec![dft(2), id(2)]),
         d(2, 2),
@@ -273,7 +273,7 @@ fn worked_check_round_trips_in_both_notations() {
 
 #[test]
 fn thesis_dft16_expansion_round_trips() {
-    // PAPERS.md, the base case DFT16 (thesis).
+    // The base case DFT16 of the thesis.
     let expected = compose(vec![
         l(16, 2),
         tensor(vec![id(8), dft(2)]),

@@ -1,5 +1,5 @@
 //! A typed CUDA C AST and its printer: the only way kernel bodies are written
-//! (STYLE.md habit 4 — no string glue for code).
+//! (no string glue for code: docs/ARCHITECTURE.md, "Code generation").
 //!
 //! The AST covers what lowered kernel plans need: one-piece-per-thread and grid-stride
 //! loops, index arithmetic with shifts and masks, register arrays of `fe_t`, straight-line

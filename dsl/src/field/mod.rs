@@ -1,8 +1,8 @@
 //! Finite fields: word-size NTT primes and sparse-radix generalized Fermat primes.
 //!
 //! Every field implements [`Field`]: exact arithmetic on an opaque element type, conversion
-//! to and from [`BigUint`] at the boundary, and the canonical family of roots of unity of
-//! DESIGN.md (`DFT_n` is taken at ω_n, with ω_n = ω_{2n}^2).
+//! to and from [`BigUint`] at the boundary, and the canonical family of roots of unity
+//! (`DFT_n` is taken at ω_n, with ω_n = ω_{2n}^2; docs/ARCHITECTURE.md, "Roots of unity").
 //!
 //! - [`Fp32`], [`Fp64`]: any prime p < 2^32 or p < 2^64 (Montgomery form inside, canonical
 //!   integers outside).
@@ -115,7 +115,7 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     }
 
     /// The smallest integer α ≥ 2 that is a quadratic non-residue mod p (Euler's
-    /// criterion): the generator of the canonical roots of unity of DESIGN.md.
+    /// criterion): the generator of the canonical roots of unity.
     fn non_residue(&self) -> Self::Elem {
         let p = self.modulus();
         let half = (&p - 1u32) >> 1;
@@ -130,7 +130,7 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         }
     }
 
-    /// The canonical primitive n-th root of unity ω_n of DESIGN.md, for n a power of two
+    /// The canonical primitive n-th root of unity ω_n, for n a power of two
     /// with n ≤ 2^[`two_adicity`](Field::two_adicity).
     ///
     /// The default is g_n = α^((p−1)/n) with α = [`non_residue`](Field::non_residue);

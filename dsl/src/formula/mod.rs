@@ -1,5 +1,5 @@
-//! Tensor-product formulas: the operators of the papers with the exact meanings of
-//! DESIGN.md (0-based, applied to column vectors).
+//! Tensor-product formulas: the operators of the papers with exact meanings (0-based,
+//! applied to column vectors; docs/ARCHITECTURE.md, "Formulas").
 //!
 //! - `DFT(n)`: y_i = Σ_j ω_n^(i·j) x_j, at the field's canonical root ω_n.
 //! - `I(n)`: the identity.

@@ -11,7 +11,7 @@ impl<const K: usize> Srgfn<K> {
     /// sum passes 2^64 (P2 has r > 2^63). The value is z' − z_k with z' = Σ_{i<k} z_i r^i:
     /// z_k = 0 is done (step 4), z_k = 1 subtracts one with borrows (step 6), becoming
     /// p − 1 when z' = 0 (step 5), and z_k = 2 arises only for (p − 1) + (p − 1) = p − 2
-    /// (PAPERS.md's correction).
+    /// (a case the paper's Algorithm 2 misses).
     #[inline]
     pub(super) fn add_digits(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
         let r = self.radix.r;

@@ -13,13 +13,14 @@
 //! - Division by r (§3.1, equation (6), steps S1–S3) in `radix.rs`: shifts and one
 //!   shifted subtraction per round, thanks to the two-bit form of r.
 //! - Addition (Algorithm 2) and subtraction: digit-wise, with carries by comparison with r;
-//!   the final carry z_k ∈ {0, 1, 2} is folded back as r^k ≡ −1 (PAPERS.md: the paper's
-//!   steps miss z_k = 2, which (p − 1) + (p − 1) produces).
+//!   the final carry z_k ∈ {0, 1, 2} is folded back as r^k ≡ −1 (the paper's steps miss
+//!   z_k = 2, which (p − 1) + (p − 1) produces).
 //! - Multiplication by r^i (§3.4): a negacyclic digit shift, i.e. one subtraction.
 //! - Multiplication (Algorithm 3): the negacyclic product f_x·f_y mod T^k + 1 with signed
-//!   192-bit coefficients (PAPERS.md: |u_i| < k·r^2, not 0 ≤ u_i ≤ k·r^2), each written in
+//!   192-bit coefficients (|u_i| < k·r^2, not the paper's 0 ≤ u_i ≤ k·r^2), each written in
 //!   base r by the sparse division and the pieces summed with carries.
-//! - Roots of unity (§3.2, Proposition 1, Algorithm 1): the canonical ω_n of DESIGN.md, with
+//! - Roots of unity (§3.2, Proposition 1, Algorithm 1): the canonical ω_n
+//!   (docs/ARCHITECTURE.md, "Roots of unity"), with
 //!   ω_n^(n/2k) = r so that the base-case DFT_2k needs shifts only.
 
 mod add;
@@ -280,7 +281,7 @@ impl<const K: usize> Field for Srgfn<K> {
         self.from_u64(*self.alpha.get_or_init(|| self.compute_non_residue()))
     }
 
-    /// The canonical ω_n of DESIGN.md: for n | 2k, ω_n = r^(2k/n); for 2k | n, Algorithm 1
+    /// The canonical ω_n (docs/ARCHITECTURE.md, "Roots of unity"): for n | 2k, ω_n = r^(2k/n); for 2k | n, Algorithm 1
     /// of the 2017 paper: g = α^((p−1)/n) and ω_n = g^j for the smallest j ≥ 1 with
     /// g^(j·n/2k) = r. Hence ω_{2k} = r and ω_n = ω_{2n}^2 for every n.
     fn root_of_unity(&self, n: u64) -> Result<SrgfnElem<K>, FieldError> {

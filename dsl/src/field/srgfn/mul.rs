@@ -2,7 +2,8 @@
 //!
 //! Step 1 forms the negacyclic product f_u = f_x·f_y mod T^k + 1 by schoolbook, each
 //! coefficient a signed sum of 64×64→128-bit products in a 192-bit accumulator
-//! (PAPERS.md: the coefficients are signed, |u_i| < k·r^2, beyond 128 bits).
+//! (the coefficients are signed, |u_i| < k·r^2, beyond 128 bits: not the paper's
+//! 0 ≤ u_i ≤ k·r^2).
 //!
 //! Steps 2–4 write each u_i in base r and add the pieces u_i·r^i. Rather than three digits
 //! per coefficient followed by k − 1 additions with Algorithm 2, the pieces are summed as

@@ -4,8 +4,8 @@
 //! z = r·z_high + (z_low ∓ 2^u·z_high): one shift, one mask and one shifted subtraction give
 //! a quotient q = z_high and a remainder s that is about 2^(u−w) times smaller than z. The
 //! paper finishes with three cases: (S1) 0 ≤ s < r, done; (S2) s ≥ r, divide s again;
-//! (S3) s < 0, (q, s) ← (q − 1, s + r) and repeat (PAPERS.md: q − 1, not the q + 1 of the
-//! paper's text).
+//! (S3) s < 0, (q, s) ← (q − 1, s + r) and repeat (q − 1 is what keeps z = q·r + s; the
+//! paper's text says q + 1).
 //!
 //! Two forms live here:
 //! - [`Radix::div_rem`] follows S1–S3 literally, for any signed 128-bit z; it is the
@@ -18,8 +18,8 @@
 /// A signed 192-bit integer `hi·2^128 + lo` (two's complement).
 ///
 /// It holds one coefficient of the negacyclic product of Algorithm 3: a signed sum of up
-/// to k products below r^2, whose magnitude exceeds 2^128 (PAPERS.md: about
-/// (−2^128, 2^129) for P3, k·r^2 < 2^134 in general).
+/// to k products below r^2, whose magnitude exceeds 2^128 (about (−2^128, 2^129) for P3,
+/// k·r^2 < 2^134 in general; the paper's 0 ≤ u_i ≤ k·r^2 forgets the sign).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Wide {
     /// The low 128 bits.
