@@ -676,6 +676,19 @@ impl<F: HostField> FftPlan<F> {
         Ok(())
     }
 
+    /// Whether a device call of `batch` transforms in `direction` hands off between passes
+    /// group by group (rather than pass by pass): multi-pass SRGFN plans whose passes fill
+    /// the device between half a wave and twelve waves of blocks. Always false on the CPU.
+    pub fn hands_off(&self, direction: Direction, batch: usize) -> bool {
+        let Some(gpu) = &self.gpu else {
+            return false;
+        };
+        match direction {
+            Direction::Forward => gpu.forward.hands_off(batch),
+            Direction::Inverse => gpu.inverse.as_ref().is_some_and(|k| k.hands_off(batch)),
+        }
+    }
+
     /// Waits for the plan's stream.
     pub fn synchronize(&self) -> Result<(), Error> {
         let device = self.device()?;

@@ -36,6 +36,11 @@ pub struct Args {
     /// The seed of the random inputs (default: fresh each run).
     #[arg(long)]
     seed: Option<u64>,
+    /// Transforms per call for sizes up to 2^14 (larger ones run one at a time): a batch
+    /// large enough to fill the device also makes multi-pass SRGFN plans hand off between
+    /// passes group by group.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    batch: u64,
     /// Only these catalogue fields (repeatable), e.g. `--field P5 --field P6`.
     #[arg(long = "field", value_name = "NAME")]
     fields: Vec<String>,
@@ -104,6 +109,8 @@ struct Row {
     n: u64,
     backend: String,
     checks: Vec<(&'static str, Option<bool>)>,
+    /// Whether the device calls handed off between passes group by group.
+    handed_off: bool,
     millis: f64,
     error: Option<String>,
 }
@@ -164,11 +171,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let result = with_field!(&any, f => check(f, &case, backend, &args, seed, &vectors));
             let millis = started.elapsed().as_secs_f64() * 1e3;
             let row = match result {
-                Ok(checks) => Row {
+                Ok((checks, handed_off)) => Row {
                     field: case.field.clone(),
                     n: case.n,
                     backend: name(backend),
                     checks,
+                    handed_off,
                     millis,
                     error: None,
                 },
@@ -177,6 +185,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     n: case.n,
                     backend: name(backend),
                     checks: Vec::new(),
+                    handed_off: false,
                     millis,
                     error: Some(e.to_string()),
                 },
@@ -244,10 +253,11 @@ fn print_row(row: &Row, note: &str) {
             Some(e) => format!("error: {e}"),
             None => checks.join(", "),
         },
-        if note.is_empty() {
-            String::new()
-        } else {
-            format!(" ({note})")
+        match (note.is_empty(), row.handed_off) {
+            (true, false) => String::new(),
+            (true, true) => " (hand-offs)".to_string(),
+            (false, false) => format!(" ({note})"),
+            (false, true) => format!(" ({note}, hand-offs)"),
         }
     );
 }
@@ -259,7 +269,7 @@ fn check<F: HostField>(
     args: &Args,
     seed: u64,
     vectors: &[DftFile],
-) -> Result<Vec<(&'static str, Option<bool>)>, fermat::Error> {
+) -> Result<(Vec<(&'static str, Option<bool>)>, bool), fermat::Error> {
     let n = case.n;
     let options = FftOptions {
         backend,
@@ -267,7 +277,7 @@ fn check<F: HostField>(
     };
     let plan = FftPlan::new(field, n, options)?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ n ^ field.modulus().bits());
-    let batch = if n <= 1 << 14 { 3 } else { 1 };
+    let batch = if n <= 1 << 14 { args.batch } else { 1 };
     let x: Vec<F::Elem> = (0..n * batch).map(|_| field.random(&mut rng)).collect();
     let host: Vec<F::Host> = x.iter().map(|e| field.to_host(e)).collect();
     let forward = transform(&plan, Direction::Forward, &host, backend)?;
@@ -327,12 +337,16 @@ fn check<F: HostField>(
     // The inverse undoes the forward transform.
     let back = transform(&plan, Direction::Inverse, &forward, backend)?;
     let round_trip = back == host;
-    Ok(vec![
-        ("vectors", vector),
-        ("sum", Some(sum_ok)),
-        ("cpu", compared),
-        ("round trip", Some(round_trip)),
-    ])
+    let handed_off = plan.hands_off(Direction::Forward, batch as usize);
+    Ok((
+        vec![
+            ("vectors", vector),
+            ("sum", Some(sum_ok)),
+            ("cpu", compared),
+            ("round trip", Some(round_trip)),
+        ],
+        handed_off,
+    ))
 }
 
 /// One direction over a batch, on the device API for GPUs (with a poisoned output).
