@@ -33,6 +33,7 @@ mod error;
 mod fft;
 pub mod gpu;
 pub mod host;
+pub mod poly;
 pub mod vectors;
 
 pub use embedded::{Embedded, EmbeddedError};

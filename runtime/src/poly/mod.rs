@@ -1,0 +1,12 @@
+//! Dense univariate polynomials over fermat's fields, on the host and on the device, and
+//! their arithmetic: FFT-based products on the GPU and the CPU.
+//!
+//! [`Poly<F>`] holds its coefficients lowest degree first, normalised: no trailing zeros,
+//! and the zero polynomial has none. Its device twin [`DevicePoly<F>`] keeps them in
+//! device memory in the layout the kernels read (digit-major for SRGFNs), so that chains
+//! of operations stay on the GPU. A [`PolyRing<F>`] multiplies them on one backend and
+//! keeps the plans of every size it has used.
+
+mod host;
+
+pub use host::Poly;
