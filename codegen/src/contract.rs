@@ -2,11 +2,14 @@
 //! it takes and how it is launched — one description from which the CUDA parameter list,
 //! the manifest's entries and a runtime's launch arguments all follow.
 //!
-//! A plan's passes move data between three buffers of a call: the caller's input (never
-//! written), the caller's output, and a scratch buffer of the same size. Every pass is out
-//! of place, so a pass is one of four [`Hop`]s, and a runtime resolves it to its source and
-//! destination with [`Hop::select`] (device pointers) or [`Buffers::pass`] (host slices):
-//! no pairing of buffers is left to a string or an unreachable branch.
+//! A plan's passes move data between three buffers of a call: the caller's input, the
+//! caller's output, and a scratch buffer of the same size. Every pass is out of place, so a
+//! pass is one of the [`Hop`]s, and a runtime resolves it to its source and destination
+//! with [`Hop::select`] (device pointers) or [`Buffers::pass`] (host slices): no pairing of
+//! buffers is left to a string or an unreachable branch. The input is never written,
+//! except by plans whose last pass writes only part of a short output (polynomial
+//! products, [`Hop::of_pass`] with `clobber_input`): their passes before the last
+//! alternate between the scratch buffer and the input, which the caller gives up.
 //!
 //! ```
 //! use fermat_codegen::contract::{Arg, Buffer, Hop, TRANSFORM_ARGS};
@@ -36,8 +39,9 @@ pub enum Buffer {
     Scratch,
 }
 
-/// The buffer one pass reads and the buffer it writes: the four pairs a lowering makes.
-/// The input is never written and no pass reads the buffer it writes.
+/// The buffer one pass reads and the buffer it writes: the pairs a lowering makes. No
+/// pass reads the buffer it writes, and only plans that clobber their input write it
+/// ([`Hop::ScratchToInput`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Hop {
     /// Input → output: the one pass of a single-pass plan, or the first of an odd count.
@@ -48,24 +52,48 @@ pub enum Hop {
     OutputToScratch,
     /// Scratch → output.
     ScratchToOutput,
+    /// Scratch → input: the passes between the first and the last of a plan that clobbers
+    /// its input, so that only the last one writes the (short) output.
+    ScratchToInput,
 }
 
 impl Hop {
     /// The hop of pass `i` of `count`: every pass is out of place and the last one writes
-    /// the output, so the passes alternate between the output and the scratch buffer.
+    /// the output. The passes alternate between the output and the scratch buffer, or,
+    /// where the plan may `clobber_input`, between the scratch buffer and the input, so that
+    /// the output is written once, by the last pass.
     ///
     /// ```
     /// use fermat_codegen::contract::Hop;
-    /// assert_eq!(Hop::of_pass(0, 1), Hop::InputToOutput);
-    /// assert_eq!(Hop::of_pass(1, 3), Hop::OutputToScratch);
+    /// assert_eq!(Hop::of_pass(0, 1, false), Hop::InputToOutput);
+    /// assert_eq!(Hop::of_pass(1, 3, false), Hop::OutputToScratch);
+    /// assert_eq!(Hop::of_pass(1, 3, true), Hop::ScratchToInput);
     /// ```
-    pub fn of_pass(i: usize, count: usize) -> Hop {
-        let writes_output = |k: usize| (count - 1 - k).is_multiple_of(2);
-        match (i, writes_output(i)) {
-            (0, true) => Hop::InputToOutput,
-            (0, false) => Hop::InputToScratch,
-            (_, true) => Hop::ScratchToOutput,
-            (_, false) => Hop::OutputToScratch,
+    pub fn of_pass(i: usize, count: usize, clobber_input: bool) -> Hop {
+        let last = i + 1 == count;
+        // Counting back from the last pass, which writes the output.
+        let writes_scratch = !(count - 1 - i).is_multiple_of(2);
+        match (i, last, clobber_input) {
+            (0, true, _) => Hop::InputToOutput,
+            (_, true, true) => {
+                if i.is_multiple_of(2) {
+                    Hop::InputToOutput
+                } else {
+                    Hop::ScratchToOutput
+                }
+            }
+            (0, false, true) => Hop::InputToScratch,
+            (_, false, true) => {
+                if i.is_multiple_of(2) {
+                    Hop::InputToScratch
+                } else {
+                    Hop::ScratchToInput
+                }
+            }
+            (0, _, false) if writes_scratch => Hop::InputToScratch,
+            (0, _, false) => Hop::InputToOutput,
+            (_, _, false) if writes_scratch => Hop::OutputToScratch,
+            (_, _, false) => Hop::ScratchToOutput,
         }
     }
 
@@ -74,7 +102,7 @@ impl Hop {
         match self {
             Hop::InputToOutput | Hop::InputToScratch => Buffer::Input,
             Hop::OutputToScratch => Buffer::Output,
-            Hop::ScratchToOutput => Buffer::Scratch,
+            Hop::ScratchToOutput | Hop::ScratchToInput => Buffer::Scratch,
         }
     }
 
@@ -83,6 +111,7 @@ impl Hop {
         match self {
             Hop::InputToOutput | Hop::ScratchToOutput => Buffer::Output,
             Hop::InputToScratch | Hop::OutputToScratch => Buffer::Scratch,
+            Hop::ScratchToInput => Buffer::Input,
         }
     }
 
@@ -98,6 +127,7 @@ impl Hop {
             Hop::InputToScratch => (input, scratch),
             Hop::OutputToScratch => (output, scratch),
             Hop::ScratchToOutput => (scratch, output),
+            Hop::ScratchToInput => (scratch, input),
         }
     }
 }
@@ -115,11 +145,11 @@ impl Serialize for Hop {
 /// The host buffers of one call of a plan: what [`Hop`]s resolve to on the CPU.
 ///
 /// ```
-/// use fermat_codegen::contract::{Buffers, Hop};
+/// use fermat_codegen::contract::{Buffers, Hop, Input};
 ///
 /// let input = [1, 2];
 /// let (mut output, mut scratch) = ([0; 2], [0; 2]);
-/// let mut buffers = Buffers { input: &input, output: &mut output, scratch: &mut scratch };
+/// let mut buffers = Buffers::new(Input::shared(&input), &mut output, &mut scratch);
 /// let (src, dst) = buffers.pass(Hop::InputToScratch);
 /// dst.copy_from_slice(src);
 /// let (src, dst) = buffers.pass(Hop::ScratchToOutput);
@@ -127,23 +157,62 @@ impl Serialize for Hop {
 /// assert_eq!(output, [1, 2]);
 /// ```
 #[derive(Debug)]
-pub struct Buffers<'a, T> {
-    /// The input.
-    pub input: &'a [T],
-    /// The output.
-    pub output: &'a mut [T],
-    /// The scratch buffer (empty for plans that need none).
-    pub scratch: &'a mut [T],
+pub struct Buffers<'a, T: Clone> {
+    input: Input<'a, T>,
+    output: &'a mut [T],
+    scratch: &'a mut [T],
 }
 
-impl<T> Buffers<'_, T> {
+/// The input of a call on the host: the caller's, read only or given up to a plan that
+/// clobbers its input ([`Hop::ScratchToInput`]).
+#[derive(Debug)]
+pub enum Input<'a, T: Clone> {
+    /// Read only: a plan that writes its input works on a copy of it.
+    Shared(Cow<'a, [T]>),
+    /// Given up: a plan that clobbers its input writes it.
+    Clobbered(&'a mut [T]),
+}
+
+impl<'a, T: Clone> Input<'a, T> {
+    /// The input, read only.
+    pub fn shared(input: &'a [T]) -> Self {
+        Input::Shared(Cow::Borrowed(input))
+    }
+
+    fn get(&self) -> &[T] {
+        match self {
+            Input::Shared(read) => read,
+            Input::Clobbered(written) => written,
+        }
+    }
+
+    /// The input to write: a shared input is copied first.
+    fn get_mut(&mut self) -> &mut [T] {
+        match self {
+            Input::Shared(read) => read.to_mut(),
+            Input::Clobbered(written) => written,
+        }
+    }
+}
+
+impl<'a, T: Clone> Buffers<'a, T> {
+    /// The buffers of a call: the scratch buffer is empty for plans that need none.
+    pub fn new(input: Input<'a, T>, output: &'a mut [T], scratch: &'a mut [T]) -> Self {
+        Buffers {
+            input,
+            output,
+            scratch,
+        }
+    }
+
     /// The source and the destination of a pass.
     pub fn pass(&mut self, hop: Hop) -> (&[T], &mut [T]) {
         match hop {
-            Hop::InputToOutput => (self.input, &mut *self.output),
-            Hop::InputToScratch => (self.input, &mut *self.scratch),
+            Hop::InputToOutput => (self.input.get(), &mut *self.output),
+            Hop::InputToScratch => (self.input.get(), &mut *self.scratch),
             Hop::OutputToScratch => (&*self.output, &mut *self.scratch),
             Hop::ScratchToOutput => (&*self.scratch, &mut *self.output),
+            Hop::ScratchToInput => (&*self.scratch, self.input.get_mut()),
         }
     }
 }
@@ -166,6 +235,37 @@ pub enum Arg {
     /// until each counter it reads reaches epoch × its writers; epoch 0 leaves the
     /// counters alone, and each pass then waits for the whole pass before it.
     Epoch,
+    /// The operand of a pointwise product (`const fe_word_t* op`): transforms of n
+    /// elements laid out as the plan's own vectors, read by the first pass of a plan that
+    /// multiplies, at the addresses it reads its source.
+    Operand,
+    /// Transforms between the operands of consecutive transforms of a batch (`size_t
+    /// op_dist`): 0 when one operand serves the whole batch, 1 when each has its own.
+    OperandDistance,
+    /// Elements of each short source (`size_t src_len`): transform b of a batch reads
+    /// element i of its source where i < src_len and b·src_dist + i < src_limit, and takes
+    /// the others of its n elements as zero.
+    SourceLength,
+    /// Elements of the source vector in all (`size_t src_limit`; see
+    /// [`SourceLength`](Arg::SourceLength)).
+    SourceLimit,
+    /// Elements between the sources of consecutive transforms of a batch (`size_t
+    /// src_dist`), within one source vector.
+    SourceDistance,
+    /// Words between the digits of one element of the source vector (`size_t src_stride`):
+    /// its capacity, in elements (SRGFN digit c of element e is word c·src_stride + e).
+    SourceStride,
+    /// Elements of each short destination (`size_t dst_len`): transform b of a batch
+    /// writes element i where i < dst_len and b·dst_dist + i < dst_limit.
+    DestinationLength,
+    /// Elements of the destination vector in all (`size_t dst_limit`).
+    DestinationLimit,
+    /// Elements between the destinations of consecutive transforms of a batch (`size_t
+    /// dst_dist`).
+    DestinationDistance,
+    /// Words between the digits of one element of the destination vector (`size_t
+    /// dst_stride`).
+    DestinationStride,
 }
 
 impl Arg {
@@ -177,16 +277,35 @@ impl Arg {
             Arg::Twiddles => "tw",
             Arg::Counters => "flags",
             Arg::Epoch => "epoch",
+            Arg::Operand => "op",
+            Arg::OperandDistance => "op_dist",
+            Arg::SourceLength => "src_len",
+            Arg::SourceLimit => "src_limit",
+            Arg::SourceDistance => "src_dist",
+            Arg::SourceStride => "src_stride",
+            Arg::DestinationLength => "dst_len",
+            Arg::DestinationLimit => "dst_limit",
+            Arg::DestinationDistance => "dst_dist",
+            Arg::DestinationStride => "dst_stride",
         }
     }
 
     /// The parameter's CUDA type.
     pub fn ty(self) -> Type {
         match self {
-            Arg::Source | Arg::Twiddles => Type::const_ptr(Type::Word),
+            Arg::Source | Arg::Twiddles | Arg::Operand => Type::const_ptr(Type::Word),
             Arg::Destination => Type::ptr(Type::Word),
             Arg::Counters => Type::ptr(Type::U32),
             Arg::Epoch => Type::U32,
+            Arg::OperandDistance
+            | Arg::SourceLength
+            | Arg::SourceLimit
+            | Arg::SourceDistance
+            | Arg::SourceStride
+            | Arg::DestinationLength
+            | Arg::DestinationLimit
+            | Arg::DestinationDistance
+            | Arg::DestinationStride => Type::SizeT,
         }
     }
 
@@ -203,6 +322,26 @@ pub const TRANSFORM_ARGS: [Arg; 5] = [
     Arg::Twiddles,
     Arg::Counters,
     Arg::Epoch,
+];
+
+/// The arguments of every kernel of a transform whose passes read or write polynomials
+/// (short vectors with a stride) or multiply by an operand, in order.
+pub const POLY_TRANSFORM_ARGS: [Arg; 15] = [
+    Arg::Source,
+    Arg::Destination,
+    Arg::Twiddles,
+    Arg::Counters,
+    Arg::Epoch,
+    Arg::Operand,
+    Arg::OperandDistance,
+    Arg::SourceLength,
+    Arg::SourceLimit,
+    Arg::SourceDistance,
+    Arg::SourceStride,
+    Arg::DestinationLength,
+    Arg::DestinationLimit,
+    Arg::DestinationDistance,
+    Arg::DestinationStride,
 ];
 
 /// How to launch one kernel: the manifest entry, and what a runtime needs to bind its
@@ -234,36 +373,51 @@ pub struct Launch {
 mod tests {
     use super::*;
 
-    const HOPS: [Hop; 4] = [
+    const HOPS: [Hop; 5] = [
         Hop::InputToOutput,
         Hop::InputToScratch,
         Hop::OutputToScratch,
         Hop::ScratchToOutput,
+        Hop::ScratchToInput,
     ];
 
     #[test]
     fn passes_alternate_and_end_in_the_output() {
-        assert_eq!(Hop::of_pass(0, 1), Hop::InputToOutput);
-        assert_eq!(Hop::of_pass(0, 2), Hop::InputToScratch);
-        assert_eq!(Hop::of_pass(1, 2), Hop::ScratchToOutput);
-        assert_eq!(Hop::of_pass(0, 3), Hop::InputToOutput);
-        assert_eq!(Hop::of_pass(1, 3), Hop::OutputToScratch);
-        assert_eq!(Hop::of_pass(2, 3), Hop::ScratchToOutput);
-        for count in 1..8 {
-            for i in 1..count {
-                assert_eq!(
-                    Hop::of_pass(i, count).src(),
-                    Hop::of_pass(i - 1, count).dst(),
-                    "pass {i} of {count} reads what the pass before wrote"
-                );
+        assert_eq!(Hop::of_pass(0, 1, false), Hop::InputToOutput);
+        assert_eq!(Hop::of_pass(0, 2, false), Hop::InputToScratch);
+        assert_eq!(Hop::of_pass(1, 2, false), Hop::ScratchToOutput);
+        assert_eq!(Hop::of_pass(0, 3, false), Hop::InputToOutput);
+        assert_eq!(Hop::of_pass(1, 3, false), Hop::OutputToScratch);
+        assert_eq!(Hop::of_pass(2, 3, false), Hop::ScratchToOutput);
+        for clobber in [false, true] {
+            for count in 1..8 {
+                let hops: Vec<Hop> = (0..count)
+                    .map(|i| Hop::of_pass(i, count, clobber))
+                    .collect();
+                assert_eq!(hops[0].src(), Buffer::Input);
+                assert_eq!(hops[count - 1].dst(), Buffer::Output);
+                for i in 1..count {
+                    assert_eq!(
+                        hops[i].src(),
+                        hops[i - 1].dst(),
+                        "pass {i} of {count} reads what the pass before wrote"
+                    );
+                }
+                // Clobbering plans write the output once, by the last pass; the others
+                // never write their input.
+                let writes = |b: Buffer| hops.iter().filter(|h| h.dst() == b).count();
+                if clobber {
+                    assert_eq!(writes(Buffer::Output), 1, "{count} passes");
+                } else {
+                    assert_eq!(writes(Buffer::Input), 0, "{count} passes");
+                }
             }
         }
     }
 
     #[test]
-    fn hops_never_write_the_input_nor_read_what_they_write() {
+    fn hops_never_read_what_they_write() {
         for hop in HOPS {
-            assert_ne!(hop.dst(), Buffer::Input, "{hop:?}");
             assert_ne!(hop.src(), hop.dst(), "{hop:?}");
             assert_eq!(
                 hop.select(Buffer::Input, Buffer::Output, Buffer::Scratch),
@@ -274,17 +428,21 @@ mod tests {
 
     #[test]
     fn host_buffers_resolve_like_handles() {
-        let input = [1u8];
         for hop in HOPS {
+            let input = [1u8];
             let (mut output, mut scratch) = ([2u8], [3u8]);
-            let mut b = Buffers {
-                input: &input,
-                output: &mut output,
-                scratch: &mut scratch,
-            };
+            let mut b = Buffers::new(Input::shared(&input), &mut output, &mut scratch);
             let (src, dst) = b.pass(hop);
             assert_eq!((src[0], dst[0]), hop.select(1, 2, 3), "{hop:?}");
+            dst[0] = 9;
+            assert_eq!(input, [1], "a shared input is never written");
         }
+        // A clobbered input is written in place.
+        let mut input = [1u8];
+        let (mut output, mut scratch) = ([2u8], [3u8]);
+        let mut b = Buffers::new(Input::Clobbered(&mut input), &mut output, &mut scratch);
+        b.pass(Hop::ScratchToInput).1[0] = 9;
+        assert_eq!(input, [9]);
     }
 
     #[test]

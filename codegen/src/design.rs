@@ -14,7 +14,7 @@ use crate::error::CodegenError;
 use crate::exec::ExecError;
 use crate::header::Header;
 use crate::kernel::{self, EmitOptions, Emitted};
-use crate::plan::{Direction, Order, Plan, PlanError, PlanOptions};
+use crate::plan::{Direction, Io, Order, Plan, PlanError, PlanOptions};
 use crate::prelude::{self, PreludeOptions};
 use crate::unit;
 use fermat_dsl::derive::{derive, Derivation, DeriveError, Options, Rewriter, Strategy};
@@ -96,12 +96,25 @@ pub struct Design {
 }
 
 impl Design {
-    /// Lowers the formula into the kernel plan of one direction.
+    /// Lowers the formula into the kernel plan of one direction, reading and writing whole
+    /// vectors.
     pub fn lower(
         &self,
         direction: Direction,
         input_order: Order,
         output_order: Order,
+    ) -> Result<Plan, PlanError> {
+        self.lower_io(direction, input_order, output_order, Io::default())
+    }
+
+    /// Lowers the formula into the kernel plan of one direction with the given I/O (see
+    /// [`Io`]).
+    pub fn lower_io(
+        &self,
+        direction: Direction,
+        input_order: Order,
+        output_order: Order,
+        io: Io,
     ) -> Result<Plan, PlanError> {
         Plan::lower(
             &self.formula,
@@ -111,6 +124,7 @@ impl Design {
                 input_order,
                 output_order,
                 direction,
+                io,
             },
         )
     }

@@ -2,6 +2,7 @@
 //! gather and scatter maps, the same straight-line body per piece, the same buffers — so
 //! that every lowering is checked without a GPU.
 
+use crate::contract::Input;
 use crate::plan::{Codelet, Direction, KernelPlan, Op, Plan, Step};
 use fermat_dsl::field::{Field, FieldError, Roots};
 use thiserror::Error;
@@ -44,16 +45,55 @@ pub fn execute_with<F: Field>(
     input: &[F::Elem],
     output: &mut [F::Elem],
 ) -> Result<(), ExecError> {
+    execute_io(field, plan, roots, Input::shared(input), None, output)
+}
+
+/// Runs a plan of any [`Io`](crate::plan::Io): `input` holds n elements, or at most n
+/// where the plan reads a short input (the rest are zero); `operand` the n elements the
+/// first pass multiplies by, where the plan has a pointwise product; `output` n elements,
+/// or the first ones only where the plan writes a short output. A plan with a short output
+/// clobbers an input it is given up ([`Input::Clobbered`]).
+pub fn execute_io<F: Field>(
+    field: &F,
+    plan: &Plan,
+    roots: &Roots<F>,
+    input: Input<'_, F::Elem>,
+    operand: Option<&[F::Elem]>,
+    output: &mut [F::Elem],
+) -> Result<(), ExecError> {
     let n = plan.n();
-    for (what, len) in [("input", input.len()), ("output", output.len())] {
-        if len as u64 != n {
+    let io = plan.io();
+    let fits = |len: usize, short: bool| len as u64 == n || (short && (len as u64) < n);
+    for (what, len, short) in [
+        ("input", input_len(&input), io.short_input),
+        ("output", output.len(), io.short_output),
+    ] {
+        if !fits(len, short) {
             return Err(ExecError::Length { what, len, n });
         }
     }
+    let operand = match (io.pointwise, operand) {
+        (true, Some(op)) if op.len() as u64 == n => op,
+        (true, op) => {
+            return Err(ExecError::Length {
+                what: "operand",
+                len: op.map_or(0, <[_]>::len),
+                n,
+            })
+        }
+        (false, _) => &[],
+    };
     plan.run_passes(input, output, field.zero(), |kernel, src, dst| {
-        KernelRunner::new(field, plan, roots, kernel).run(src, dst)
+        KernelRunner::new(field, plan, roots, kernel).run(src, operand, dst)
     });
     Ok(())
+}
+
+fn input_len<T: Clone>(input: &Input<'_, T>) -> usize {
+    match input {
+        Input::Shared(read) => read.len(),
+        Input::Clobbered(written) => written.len(),
+    }
 }
 
 /// One kernel of a plan, ready to run piece by piece: what a thread block does.
@@ -88,31 +128,47 @@ impl<'a, F: Field> KernelRunner<'a, F> {
         }
     }
 
-    /// Runs every piece in order, reading `src` and writing `dst`.
-    pub fn run(&self, src: &[F::Elem], dst: &mut [F::Elem]) {
+    /// Runs every piece in order, reading `src` (and `operand`, for a kernel with a
+    /// pointwise product) and writing `dst`. A short `src` is read as zeros beyond its
+    /// end, and a short `dst` is written up to its end, as the kernels do.
+    pub fn run(&self, src: &[F::Elem], operand: &[F::Elem], dst: &mut [F::Elem]) {
         let mut piece = Vec::new();
         let mut regs = Vec::new();
         for p in 0..self.kernel.pieces() {
-            self.piece(p, src, &mut piece, &mut regs);
+            self.piece(p, src, operand, &mut piece, &mut regs);
             for (j, value) in piece.iter().enumerate() {
-                dst[self.kernel.scatter(p, j as u64) as usize] = *value;
+                if let Some(slot) = dst.get_mut(self.kernel.scatter(p, j as u64) as usize) {
+                    *slot = *value;
+                }
             }
         }
     }
 
-    /// Gathers piece `p` from `src` into `piece` and runs the body on it; local element j
-    /// then belongs at `kernel.scatter(p, j)`. `regs` is scratch space.
+    /// Gathers piece `p` from `src` into `piece` (each element times the operand's at its
+    /// address, for a kernel with a pointwise product; zero beyond a short `src`) and runs
+    /// the body on it; local element j then belongs at `kernel.scatter(p, j)`. `regs` is
+    /// scratch space.
     pub fn piece(
         &self,
         p: u64,
         src: &[F::Elem],
+        operand: &[F::Elem],
         piece: &mut Vec<F::Elem>,
         regs: &mut Vec<F::Elem>,
     ) {
         let (field, roots, inverse) = (self.field, self.roots, self.inverse);
         let size = 1usize << self.kernel.local_bits();
+        let zero = field.zero();
         piece.clear();
-        piece.extend((0..size as u64).map(|j| src[self.kernel.gather(p, j) as usize]));
+        piece.extend((0..size as u64).map(|j| {
+            let a = self.kernel.gather(p, j) as usize;
+            let x = src.get(a).copied().unwrap_or(zero);
+            if self.kernel.io.pointwise {
+                field.mul(&x, &operand[a])
+            } else {
+                x
+            }
+        }));
         for (step, codelet) in self.kernel.steps.iter().zip(&self.codelets) {
             match step {
                 Step::Dft { locals } => {

@@ -20,12 +20,12 @@ pub mod prelude;
 pub mod sigma;
 pub mod unit;
 
-pub use contract::{Arg, Buffer, Buffers, Hop, Launch, TRANSFORM_ARGS};
+pub use contract::{Arg, Buffer, Buffers, Hop, Input, Launch, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
 pub use cost::{Cost, FieldShape, KernelCost};
 pub use error::CodegenError;
-pub use exec::{execute, execute_with, ExecError, KernelRunner};
+pub use exec::{execute, execute_io, execute_with, ExecError, KernelRunner};
 pub use fermat_dsl::field::{Roots, Shift};
 pub use plan::{
-    BitField, BitSource, CheckedPlan, Codelet, Direction, KernelPlan, Op, Order, Plan, PlanError,
-    PlanOptions, Step,
+    BitField, BitSource, CheckedPlan, Codelet, Direction, Io, KernelPlan, Op, Order, Plan,
+    PlanError, PlanOptions, Step,
 };

@@ -13,7 +13,7 @@
 //! The plan is pure data: the CPU executor ([`crate::exec`]) and the CUDA printer consume
 //! the same value, so the CPU run in CI checks exactly what the GPU runs.
 
-use crate::contract::{Buffers, Hop};
+use crate::contract::{Buffers, Hop, Input};
 use crate::sigma::{stages, Stage};
 use fermat_dsl::formula::{Formula, FormulaError};
 use thiserror::Error;
@@ -106,6 +106,8 @@ pub struct PlanOptions {
     pub output_order: Order,
     /// Forward or inverse.
     pub direction: Direction,
+    /// How the first pass reads and the last pass writes.
+    pub io: Io,
 }
 
 impl Default for PlanOptions {
@@ -116,7 +118,39 @@ impl Default for PlanOptions {
             input_order: Order::Natural,
             output_order: Order::Natural,
             direction: Direction::Forward,
+            io: Io::default(),
         }
+    }
+}
+
+/// How a plan's first pass reads and its last pass writes, beyond whole vectors of n
+/// elements: what FFT-based products of polynomials fold into their transforms so that a
+/// product moves no more memory than its transforms.
+///
+/// The default reads and writes whole vectors, and the kernels take [`TRANSFORM_ARGS`];
+/// any other takes [`POLY_TRANSFORM_ARGS`].
+///
+/// [`TRANSFORM_ARGS`]: crate::contract::TRANSFORM_ARGS
+/// [`POLY_TRANSFORM_ARGS`]: crate::contract::POLY_TRANSFORM_ARGS
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Io {
+    /// The first pass reads a vector of `src_len ≤ n` elements whose digits lie
+    /// `src_stride` words apart, and takes the others as zero: zero padding folded into
+    /// the gather.
+    pub short_input: bool,
+    /// The first pass multiplies each element it reads by the operand's element at the
+    /// same address: the pointwise product of two transforms folded into the inverse.
+    pub pointwise: bool,
+    /// The last pass writes only the first `dst_len ≤ n` elements, their digits
+    /// `dst_stride` words apart; the passes before it alternate between the scratch buffer
+    /// and the input, which the plan clobbers ([`Hop::ScratchToInput`]).
+    pub short_output: bool,
+}
+
+impl Io {
+    /// Whether every pass reads and writes whole vectors of n elements.
+    pub fn is_whole(&self) -> bool {
+        *self == Io::default()
     }
 }
 
@@ -268,6 +302,9 @@ pub struct KernelPlan {
     pub dest: Vec<u32>,
     /// The buffers read and written.
     pub hop: Hop,
+    /// How this kernel reads and writes: the plan's [`Io`] where it is the first pass
+    /// (`short_input`, `pointwise`) or the last (`short_output`), the default elsewhere.
+    pub io: Io,
 }
 
 impl KernelPlan {
@@ -350,13 +387,13 @@ impl Plan {
         self.kernels.iter().any(|k| k.hop.uses_scratch())
     }
 
-    /// Runs the plan's passes in order on host buffers of n elements: `pass(kernel, src,
-    /// dst)` for each kernel with the buffers its [`Hop`] names, and a scratch buffer of
-    /// n copies of `fill` where the plan needs one. The one dispatch of passes to buffers
-    /// that the CPU executor and the CPU backend share.
+    /// Runs the plan's passes in order on host buffers: `pass(kernel, src, dst)` for each
+    /// kernel with the buffers its [`Hop`] names, and a scratch buffer of n copies of
+    /// `fill` where the plan needs one. The one dispatch of passes to buffers that the CPU
+    /// executor and the CPU backend share.
     pub fn run_passes<T: Clone>(
         &self,
-        input: &[T],
+        input: Input<'_, T>,
         output: &mut [T],
         fill: T,
         mut pass: impl FnMut(&KernelPlan, &[T], &mut [T]),
@@ -366,15 +403,16 @@ impl Plan {
         } else {
             Vec::new()
         };
-        let mut buffers = Buffers {
-            input,
-            output,
-            scratch: &mut scratch,
-        };
+        let mut buffers = Buffers::new(input, output, &mut scratch);
         for kernel in &self.kernels {
             let (src, dst) = buffers.pass(kernel.hop);
             pass(kernel, src, dst);
         }
+    }
+
+    /// The plan's I/O: how its first pass reads and its last pass writes.
+    pub fn io(&self) -> Io {
+        self.options.io
     }
 
     /// Checks that every kernel's gather and scatter maps are bijections of the n
@@ -531,7 +569,8 @@ impl Lowering {
                 };
                 return Lowering::new(self.t, strict).run(stages);
             }
-            kernels.push(self.kernel(i, g, dest, Hop::of_pass(i, count), last));
+            let hop = Hop::of_pass(i, count, self.options.io.short_output);
+            kernels.push(self.kernel(i, g, dest, hop, last));
         }
         Ok(Plan {
             log_n: self.t,
@@ -579,6 +618,12 @@ impl Lowering {
         if last && self.options.direction == Direction::Inverse {
             steps.push(Step::Scale);
         }
+        let io = self.options.io;
+        let io = Io {
+            short_input: index == 0 && io.short_input,
+            pointwise: index == 0 && io.pointwise,
+            short_output: last && io.short_output,
+        };
         KernelPlan {
             name: format!("fermat_k{index}"),
             log_n: self.t,
@@ -586,6 +631,7 @@ impl Lowering {
             steps,
             dest,
             hop,
+            io,
         }
     }
 }
@@ -603,6 +649,7 @@ mod tests {
             steps: vec![],
             dest: (0..6).collect(),
             hop: Hop::InputToOutput,
+            io: Io::default(),
         };
         let mut seen = [false; 64];
         for p in 0..k.pieces() {

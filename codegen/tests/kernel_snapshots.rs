@@ -146,3 +146,90 @@ fn p2_uniform_shifts() {
     insta::assert_snapshot!("p2_256_uniform_shifts", specialised[0]);
     compiles(&source, "the P2 radix-2 passes");
 }
+
+/// The kernels of the cyclic product of n points over `spec`: the forward transform that
+/// reads a short polynomial, and the inverse with the pointwise product and a short output.
+fn product_kernels(spec: &str, n: u64, max_local_bits: u32) -> (Vec<String>, Vec<String>, String) {
+    use fermat_codegen::design::{design, DesignOptions};
+    use fermat_codegen::{Direction, Io, Order};
+    let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+    let d = design(
+        &any,
+        n,
+        &DesignOptions {
+            max_local_bits: Some(max_local_bits),
+            ..DesignOptions::default()
+        },
+    )
+    .unwrap();
+    let io = |short_input, pointwise, short_output| Io {
+        short_input,
+        pointwise,
+        short_output,
+    };
+    let forward = d
+        .lower_io(
+            Direction::Forward,
+            Order::Natural,
+            Order::BitReversed,
+            io(true, false, false),
+        )
+        .unwrap();
+    let inverse = d
+        .lower_io(
+            Direction::Inverse,
+            Order::BitReversed,
+            Order::Natural,
+            io(false, true, true),
+        )
+        .unwrap();
+    let shape = FieldShape::of(&any);
+    let (fwd, inv) = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+        let opts = EmitOptions::default();
+        (
+            emit(f, &shape, &forward, &roots, &opts, "fwd").unwrap(),
+            emit(f, &shape, &inverse, &roots, &opts, "inv").unwrap(),
+        )
+    });
+    let header = Header::new("kernel_snapshots test", any.name());
+    let tables: Vec<_> = fwd.tables.iter().chain(&inv.tables).cloned().collect();
+    let kernels: Vec<_> = fwd.kernels.iter().chain(&inv.kernels).cloned().collect();
+    let source = unit::render(&header, &any, &tables, &kernels).unwrap();
+    let text =
+        |e: &fermat_codegen::kernel::Emitted| e.kernels.iter().map(|k| k.to_string()).collect();
+    (text(&fwd), text(&inv), source)
+}
+
+#[test]
+fn product_kernels_read_short_inputs_and_multiply_in_the_inverse() {
+    let (fwd, inv, source) = product_kernels("babybear", 256, 4);
+    assert_eq!((fwd.len(), inv.len()), (2, 2));
+    // The forward's first pass reads a polynomial: zero beyond its length, its stride.
+    assert!(
+        fwd[0].contains("in_len") && fwd[0].contains("src_stride"),
+        "{}",
+        fwd[0]
+    );
+    assert!(
+        !fwd[1].contains("in_len"),
+        "only the first pass reads the polynomial"
+    );
+    // The inverse's first pass multiplies by the operand; its last writes the product.
+    assert!(
+        inv[0].contains("fe_mul(") && inv[0].contains("opb"),
+        "{}",
+        inv[0]
+    );
+    assert!(
+        inv[1].contains("out_len") && inv[1].contains("dst_stride"),
+        "{}",
+        inv[1]
+    );
+    insta::assert_snapshot!("babybear_256_product_forward_gather", fwd[0]);
+    insta::assert_snapshot!("babybear_256_product_inverse_pointwise", inv[0]);
+    compiles(&source, "the babybear product kernels");
+    let (_, inv, source) = product_kernels("P3", 4096, 6);
+    insta::assert_snapshot!("p3_4096_product_inverse_store", inv[inv.len() - 1]);
+    compiles(&source, "the P3 product kernels");
+}

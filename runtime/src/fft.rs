@@ -6,6 +6,7 @@ use crate::gpu::{self, Device, GpuError, GpuKernels};
 use crate::host::HostField;
 use crate::{cpu, design};
 use cudarc::driver::{CudaSlice, CudaStream};
+use fermat_codegen::contract::Input;
 use fermat_codegen::cost::{Cost, FieldShape};
 use fermat_codegen::kernel::{self, EmitOptions, TableLayout};
 use fermat_codegen::plan::{CheckedPlan, Direction, Order, Plan};
@@ -378,7 +379,6 @@ impl<F: HostField> FftPlan<F> {
             source,
             std::iter::once(forward).chain(inverse).collect(),
             &table,
-            self.n as usize * self.field.words(),
         )?;
         let inverse = if has_inverse { kernels.pop() } else { None };
         let forward = kernels.pop().expect("a forward launch list");
@@ -522,7 +522,14 @@ impl<F: HostField> FftPlan<F> {
                 let n = self.n as usize;
                 let mut out = vec![self.field.zero(); n];
                 for (t, chunk) in elems.chunks(n).enumerate() {
-                    cpu::run(&self.field, plan, &self.roots, chunk, &mut out);
+                    cpu::run(
+                        &self.field,
+                        plan,
+                        &self.roots,
+                        Input::shared(chunk),
+                        &[],
+                        &mut out,
+                    );
                     for (h, e) in data[t * n..(t + 1) * n].iter_mut().zip(&out) {
                         *h = self.field.to_host(e);
                     }
@@ -658,11 +665,16 @@ impl<F: HostField> FftPlan<F> {
             kernels.hands_off(output.batch),
         )?;
         let mut flags = flags.slice_mut(..);
+        let vectors = gpu::Vectors {
+            input: gpu::DeviceInput::Shared(&input.data.slice(0..input.data.len())),
+            output: &mut output.data.slice_mut(0..len),
+            scratch: &mut scratch_view,
+            operand: None,
+            extents: gpu::Extents::whole(self.n),
+        };
         let ran = kernels.run(
             stream,
-            &input.data.slice(0..input.data.len()),
-            &mut output.data.slice_mut(0..len),
-            &mut scratch_view,
+            vectors,
             gpu::HandOff {
                 counters: &mut flags,
                 epoch,

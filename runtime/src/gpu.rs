@@ -349,8 +349,6 @@ pub(crate) struct GpuKernels<W> {
     resident: Vec<u64>,
     launches: Vec<Launch>,
     table: Arc<CudaSlice<W>>,
-    /// Words per transform.
-    words: usize,
     /// ptxas's report, when the source was compiled rather than taken from the cache.
     pub(crate) resources: Vec<Resources>,
 }
@@ -363,7 +361,6 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
         source: &str,
         launch_lists: Vec<Vec<Launch>>,
         table: &[W],
-        words: usize,
     ) -> Result<Vec<Self>, GpuError> {
         let (module, resources) = device.compile(source)?;
         // An empty table still needs a valid pointer.
@@ -411,7 +408,6 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                         .collect(),
                     launches,
                     table: table.clone(),
-                    words,
                 })
             })
             .collect()
@@ -441,25 +437,33 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 })
     }
 
-    /// Runs `batch` transforms from `input` into `output` on `stream`; `scratch` holds
-    /// as many words as `output` when [`needs_scratch`](Self::needs_scratch).
+    /// Runs `batch` transforms of `vectors` on `stream`: from the input into the output,
+    /// through the scratch buffer (as many words as the output, when
+    /// [`needs_scratch`](Self::needs_scratch)), with the operand and the extents of short
+    /// vectors where the plan's kernels take them ([`POLY_TRANSFORM_ARGS`]).
     ///
     /// The buffers' device pointers are taken once for the whole plan, so that its launches
     /// follow one another on the stream with nothing in between; on sm_90 and later every
     /// launch after the first may then start while the one before drains (programmatic
     /// dependent launch), each of its blocks as soon as the blocks of the pass before that
     /// it depends on are done (the hand-off counters).
+    ///
+    /// [`POLY_TRANSFORM_ARGS`]: fermat_codegen::contract::POLY_TRANSFORM_ARGS
     pub(crate) fn run(
         &self,
         stream: &CudaStream,
-        input: &CudaView<'_, W>,
-        output: &mut CudaViewMut<'_, W>,
-        scratch: &mut CudaViewMut<'_, W>,
+        vectors: Vectors<'_, '_, W>,
         hand_off: HandOff<'_, '_>,
         batch: usize,
     ) -> Result<(), GpuError> {
         let HandOff { counters, epoch } = hand_off;
-        debug_assert_eq!(input.len(), batch * self.words);
+        let Vectors {
+            input,
+            output,
+            scratch,
+            operand,
+            extents,
+        } = vectors;
         let grids = self
             .launches
             .iter()
@@ -470,7 +474,17 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
             .bind_to_thread()
             .map_err(driver("cuCtxSetCurrent"))?;
         // The guards order these buffers' uses on other streams after the whole plan.
-        let (input, _input) = input.device_ptr(stream);
+        let (input, _input) = match input {
+            DeviceInput::Shared(view) => view.device_ptr(stream),
+            DeviceInput::Clobbered(view) => view.device_ptr_mut(stream),
+        };
+        let (operand, _operand) = match operand {
+            Some(view) => {
+                let (ptr, guard) = view.device_ptr(stream);
+                (ptr, Some(guard))
+            }
+            None => (0, None),
+        };
         let (output, _output) = output.device_ptr_mut(stream);
         let (scratch, _scratch) = scratch.device_ptr_mut(stream);
         let (table, _table) = self.table.device_ptr(stream);
@@ -490,6 +504,8 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 table,
                 counters,
                 epoch,
+                operand,
+                extents,
             };
             let mut values = [Value::U32(0); MAX_ARGS];
             if l.args.len() > MAX_ARGS {
@@ -529,7 +545,7 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
             };
             // SAFETY: `params` holds one pointer per kernel argument, in the order and of
             // the types `l.args` gives (the kernel was generated from the same list); the
-            // buffers hold `batch` transforms of `words` words each (`counters` its
+            // buffers hold `batch` transforms within the extents bound (`counters` its
             // counters per transform for each) and the grid covers exactly the plan's
             // tiles, as the manifest computed them; `values`, `params` and `attribute`
             // outlive the call, which copies them.
@@ -556,8 +572,70 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
     }
 }
 
-/// The most arguments a launch passes (transform kernels take five).
-const MAX_ARGS: usize = 8;
+/// The most arguments a launch passes (transform kernels of polynomials take fifteen).
+const MAX_ARGS: usize = 16;
+
+/// The vectors of one call of a plan on the device.
+pub(crate) struct Vectors<'a, 'b, W> {
+    /// The input: read only, or given up to a plan that clobbers it.
+    pub(crate) input: DeviceInput<'a, 'b, W>,
+    /// The output.
+    pub(crate) output: &'a mut CudaViewMut<'b, W>,
+    /// The scratch buffer.
+    pub(crate) scratch: &'a mut CudaViewMut<'b, W>,
+    /// The operand of a plan with a pointwise product.
+    pub(crate) operand: Option<&'a CudaView<'b, W>>,
+    /// The extents of short inputs and outputs.
+    pub(crate) extents: Extents,
+}
+
+/// The input of a call on the device.
+pub(crate) enum DeviceInput<'a, 'b, W> {
+    /// Read only.
+    Shared(&'a CudaView<'b, W>),
+    /// Given up to a plan that clobbers its input.
+    Clobbered(&'a mut CudaViewMut<'b, W>),
+}
+
+/// Where a plan's transforms find their short sources and destinations and their operand
+/// ([`Arg::SourceLength`] and its kin, in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Extents {
+    pub(crate) source: Extent,
+    pub(crate) destination: Extent,
+    /// Transforms between the operands of consecutive transforms (0: one for all).
+    pub(crate) op_dist: u64,
+}
+
+/// Where the transforms of a batch find their part of one vector of polynomials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Extent {
+    /// Elements of each transform's part.
+    pub(crate) len: u64,
+    /// Elements of the vector in all.
+    pub(crate) limit: u64,
+    /// Elements between the parts of consecutive transforms.
+    pub(crate) dist: u64,
+    /// Words between the digits of one element.
+    pub(crate) stride: u64,
+}
+
+impl Extents {
+    /// Whole vectors of n elements, one transform after another.
+    pub(crate) fn whole(n: u64) -> Extents {
+        let whole = Extent {
+            len: n,
+            limit: n,
+            dist: n,
+            stride: n,
+        };
+        Extents {
+            source: whole,
+            destination: whole,
+            op_dist: 1,
+        }
+    }
+}
 
 /// The values a call binds to the [`Arg`]s of its kernels.
 struct Bound {
@@ -566,6 +644,8 @@ struct Bound {
     table: sys::CUdeviceptr,
     counters: sys::CUdeviceptr,
     epoch: u32,
+    operand: sys::CUdeviceptr,
+    extents: Extents,
 }
 
 /// One kernel argument, as the driver reads it: through a pointer to its value.
@@ -573,6 +653,7 @@ struct Bound {
 enum Value {
     Ptr(sys::CUdeviceptr),
     U32(u32),
+    U64(u64),
 }
 
 impl Bound {
@@ -583,6 +664,16 @@ impl Bound {
             Arg::Twiddles => Value::Ptr(self.table),
             Arg::Counters => Value::Ptr(self.counters),
             Arg::Epoch => Value::U32(self.epoch),
+            Arg::Operand => Value::Ptr(self.operand),
+            Arg::OperandDistance => Value::U64(self.extents.op_dist),
+            Arg::SourceLength => Value::U64(self.extents.source.len),
+            Arg::SourceLimit => Value::U64(self.extents.source.limit),
+            Arg::SourceDistance => Value::U64(self.extents.source.dist),
+            Arg::SourceStride => Value::U64(self.extents.source.stride),
+            Arg::DestinationLength => Value::U64(self.extents.destination.len),
+            Arg::DestinationLimit => Value::U64(self.extents.destination.limit),
+            Arg::DestinationDistance => Value::U64(self.extents.destination.dist),
+            Arg::DestinationStride => Value::U64(self.extents.destination.stride),
         }
     }
 }
@@ -592,6 +683,7 @@ impl Value {
         match self {
             Value::Ptr(p) => (p as *mut sys::CUdeviceptr).cast(),
             Value::U32(v) => (v as *mut u32).cast(),
+            Value::U64(v) => (v as *mut u64).cast(),
         }
     }
 }
@@ -599,7 +691,7 @@ impl Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fermat_codegen::contract::TRANSFORM_ARGS;
+    use fermat_codegen::contract::{POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
 
     #[test]
     fn launches_beyond_the_grid_are_typed_errors() {
@@ -657,14 +749,33 @@ mod tests {
             table: 3,
             counters: 4,
             epoch: 5,
+            operand: 6,
+            extents: Extents {
+                source: Extent {
+                    len: 8,
+                    limit: 9,
+                    dist: 10,
+                    stride: 11,
+                },
+                destination: Extent {
+                    len: 12,
+                    limit: 13,
+                    dist: 14,
+                    stride: 15,
+                },
+                op_dist: 7,
+            },
         };
-        let values: Vec<u64> = TRANSFORM_ARGS
-            .iter()
-            .map(|&a| match bound.value(a) {
-                Value::Ptr(p) => p,
-                Value::U32(v) => u64::from(v),
-            })
-            .collect();
-        assert_eq!(values, [1, 2, 3, 4, 5]);
+        let values = |args: &[Arg]| -> Vec<u64> {
+            args.iter()
+                .map(|&a| match bound.value(a) {
+                    Value::Ptr(p) => p,
+                    Value::U32(v) => u64::from(v),
+                    Value::U64(v) => v,
+                })
+                .collect()
+        };
+        assert_eq!(values(&TRANSFORM_ARGS), [1, 2, 3, 4, 5]);
+        assert_eq!(values(&POLY_TRANSFORM_ARGS), (1..=15).collect::<Vec<u64>>());
     }
 }

@@ -158,15 +158,13 @@ impl Handoffs {
 }
 
 /// `blockIdx.y` as a `size_t`: the transform of a batch a block works on.
-fn transform_index() -> Expr {
+pub(super) fn transform_index() -> Expr {
     Expr::Builtin(Builtin::BlockIdx, Dim::Y).cast(Type::SizeT)
 }
 
 impl Handoffs {
-    /// The start of a kernel's body: its block index `blk` in the dispatch order, its
-    /// transform's buffers `in` and `out` (transforms of `n` elements), and its wait for
-    /// the pass before.
-    pub(super) fn prologue(&self, n: u64) -> Vec<Stmt> {
+    /// The start of a kernel's body: its block index `blk` in the dispatch order.
+    pub(super) fn block_index(&self) -> Vec<Stmt> {
         let identity = self
             .dispatch
             .iter()
@@ -192,25 +190,7 @@ impl Handoffs {
                 Expr::block_idx().cast(Type::SizeT),
             ));
         }
-        body.extend([
-            Stmt::const_(Type::SizeT, "blk", blk),
-            Stmt::const_(
-                Type::SizeT,
-                "batch",
-                transform_index() * Expr::u64(n) * Expr::var("FE_WORDS").cast(Type::SizeT),
-            ),
-            Stmt::let_(
-                Type::const_ptr(Type::Word),
-                "in",
-                Expr::var("src") + Expr::var("batch"),
-            ),
-            Stmt::let_(
-                Type::ptr(Type::Word),
-                "out",
-                Expr::var("dst") + Expr::var("batch"),
-            ),
-        ]);
-        body.extend(self.wait());
+        body.push(Stmt::const_(Type::SizeT, "blk", blk));
         body
     }
 
@@ -220,7 +200,7 @@ impl Handoffs {
     }
 
     /// How a kernel waits for the pass before it.
-    fn wait(&self) -> Vec<Stmt> {
+    pub(super) fn wait(&self) -> Vec<Stmt> {
         let Some((h, base)) = &self.wait else {
             // The first pass of a call is launched after the whole of the previous call.
             return vec![

@@ -36,7 +36,7 @@ pub use table::{twiddle_table, High, TableLayout};
 use handoff::Handoffs;
 use tile::Tile;
 
-use crate::contract::Launch;
+use crate::contract::{Arg, Launch, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
 use crate::cost::FieldShape;
 use crate::cuda::{Kernel, Table};
 use crate::error::CodegenError;
@@ -93,6 +93,9 @@ struct Emitter<'a, F: Field> {
     log_table: u32,
     layout: TableLayout,
     n: u64,
+    /// The kernels' arguments: [`TRANSFORM_ARGS`] for whole vectors,
+    /// [`POLY_TRANSFORM_ARGS`] for plans of any other [`Io`](crate::plan::Io).
+    args: &'static [Arg],
 }
 
 /// Emits the kernels of `plan` over `field`, whose rotations use `roots` (compile-time
@@ -117,6 +120,11 @@ pub fn emit<F: Field>(
         log_table,
         layout,
         n: plan.n(),
+        args: if plan.io().is_whole() {
+            &TRANSFORM_ARGS
+        } else {
+            &POLY_TRANSFORM_ARGS
+        },
     };
     let mut kernels = Vec::new();
     let mut launches = Vec::new();

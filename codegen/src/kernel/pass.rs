@@ -2,13 +2,14 @@
 //! rounds, and the scatter.
 
 use super::bits::Bit;
+use super::handoff::transform_index;
 use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
 use super::round::{RoundLayout, RoundSteps};
 use super::swizzle::Swizzle;
 use super::tile::{Ptr, Tile};
 use super::{EmitOptions, Emitter};
-use crate::contract::{Launch, TRANSFORM_ARGS};
+use crate::contract::Launch;
 use crate::cuda::{fe, Expr, Kernel, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
 use crate::plan::{BitSource, KernelPlan, Step};
@@ -29,7 +30,9 @@ impl<F: Field> Emitter<'_, F> {
     ) -> Result<(Kernel, Launch), CodegenError> {
         let (rounds, unfused) = Self::rounds(k);
         let (tile, layouts) = self.arrange(k, tile, &rounds, options);
-        let mut body = handoffs.prologue(self.n);
+        let mut body = handoffs.block_index();
+        body.extend(self.vectors(k));
+        body.extend(handoffs.wait());
         let mut tmp = 0u32;
         // Bit sources while a whole tile index `i` is known at run time.
         let tile_bit = |src: BitSource| match src {
@@ -98,18 +101,14 @@ impl<F: Field> Emitter<'_, F> {
     ) -> (Kernel, Launch) {
         let word_bytes = self.word_bits() as u64 / 8;
         let threads = tile.threads;
-        let mut kernel = Kernel::new(
-            name,
-            TRANSFORM_ARGS.iter().map(|a| a.param()).collect(),
-            body,
-        )
-        .doc(format!(
-            "{} pieces of 2^{} elements ({} per block), {} steps",
-            k.pieces(),
-            tile.s,
-            1u64 << tile.pb,
-            k.steps.len()
-        ));
+        let mut kernel = Kernel::new(name, self.args.iter().map(|a| a.param()).collect(), body)
+            .doc(format!(
+                "{} pieces of 2^{} elements ({} per block), {} steps",
+                k.pieces(),
+                tile.s,
+                1u64 << tile.pb,
+                k.steps.len()
+            ));
         kernel = match self.register_cap(k) {
             Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
             None => kernel.launch_bounds(threads),
@@ -129,9 +128,102 @@ impl<F: Field> Emitter<'_, F> {
             pieces_per_block: 1 << tile.pb,
             hop: k.hop,
             signals: handoffs.signal.as_ref().map_or(0, |(h, _)| h.groups()),
-            args: &TRANSFORM_ARGS,
+            args: self.args,
         };
         (kernel, launch)
+    }
+
+    /// Where this block's transform finds its vectors: `in` and `out` (a batch's
+    /// transforms one after another, or parts of a vector of polynomials where the kernel
+    /// reads a short input or writes a short output, with `in_len` and `out_len` elements
+    /// to read and write), and `opb`, its operand, for a pointwise product.
+    fn vectors(&self, k: &KernelPlan) -> Vec<Stmt> {
+        let batch = Expr::var("batch");
+        let mut out = vec![Stmt::const_(
+            Type::SizeT,
+            "batch",
+            transform_index() * Expr::u64(self.n) * Expr::var("FE_WORDS").cast(Type::SizeT),
+        )];
+        let part = |prefix: &str| {
+            let v = |name: &str| Expr::var(format!("{prefix}_{name}"));
+            let base = transform_index() * v("dist");
+            // Elements of this transform's part: none where the vector ends before it.
+            let left = Expr::select(
+                base.clone().lt(v("limit")),
+                v("limit") - base.clone(),
+                Expr::u64(0),
+            );
+            let len = Expr::select(v("len").lt(left.clone()), v("len"), left);
+            (base, len)
+        };
+        let (in_base, out_base) = (
+            if k.io.short_input {
+                part("src").0
+            } else {
+                batch.clone()
+            },
+            if k.io.short_output {
+                part("dst").0
+            } else {
+                batch
+            },
+        );
+        out.push(Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "in",
+            Expr::var("src") + in_base,
+        ));
+        out.push(Stmt::let_(
+            Type::ptr(Type::Word),
+            "out",
+            Expr::var("dst") + out_base,
+        ));
+        if k.io.short_input {
+            out.push(Stmt::const_(Type::SizeT, "in_len", part("src").1));
+        }
+        if k.io.short_output {
+            out.push(Stmt::const_(Type::SizeT, "out_len", part("dst").1));
+        }
+        if k.io.pointwise {
+            out.push(Stmt::let_(
+                Type::const_ptr(Type::Word),
+                "opb",
+                Expr::var("op") + Expr::var("op_dist") * Expr::var("batch"),
+            ));
+        }
+        out
+    }
+
+    /// Element `off` of the source at `ptr`, as the kernel's first pass reads it: zero
+    /// beyond a short source, times the operand's element for a pointwise product.
+    fn read_source(&self, k: &KernelPlan, ptr: Expr, off: Expr, op: Option<Expr>) -> Expr {
+        let stride = if k.io.short_input {
+            Expr::var("src_stride")
+        } else {
+            Expr::u64(self.n)
+        };
+        let mut value = fe::load(ptr.clone(), off.clone(), stride);
+        if k.io.short_input {
+            let index = (ptr - Expr::var("in")).cast(Type::SizeT) + off.clone();
+            value = Expr::select(index.lt(Expr::var("in_len")), value, fe::zero());
+        }
+        if let Some(op) = op.filter(|_| k.io.pointwise) {
+            value = fe::mul(value, fe::load(op, off, Expr::u64(self.n)));
+        }
+        value
+    }
+
+    /// Stores `value` as element `off` of the destination at `ptr`: only below a short
+    /// destination's length.
+    fn write_destination(&self, k: &KernelPlan, ptr: Expr, off: Expr, value: Expr) -> Stmt {
+        if !k.io.short_output {
+            return fe::store(ptr, off, Expr::u64(self.n), value);
+        }
+        let index = (ptr.clone() - Expr::var("out")).cast(Type::SizeT) + off.clone();
+        Stmt::if_(
+            index.lt(Expr::var("out_len")),
+            vec![fe::store(ptr, off, Expr::var("dst_stride"), value)],
+        )
     }
 
     pub(super) fn load_phase(
@@ -142,22 +234,27 @@ impl<F: Field> Emitter<'_, F> {
         tmp: &mut u32,
     ) -> Vec<Stmt> {
         let identity: Vec<u32> = (0..k.log_n).collect();
-        let nest = self.tile_visit(
-            tile,
-            &tile.bits,
-            &[Ptr {
-                base: "in",
+        let mut ptrs = vec![Ptr {
+            base: "in",
+            written: false,
+            dest: &identity,
+        }];
+        if k.io.pointwise {
+            ptrs.push(Ptr {
+                base: "opb",
                 written: false,
                 dest: &identity,
-            }],
-        );
+            });
+        }
+        let nest = self.tile_visit(tile, &tile.bits, &ptrs);
         let bit_of = |src: BitSource| match src {
             BitSource::Local(c) => Bit::Of("i", c),
             BitSource::Piece(c) => tile.piece_bit(c),
         };
         let mut inner = nest.head.clone();
         let (ptr, off) = nest.global[0].clone();
-        let loaded = fe::load(ptr, off, Expr::u64(self.n));
+        let op = nest.global.get(1).map(|(p, _)| p.clone());
+        let loaded = self.read_source(k, ptr, off, op);
         let v = self.fused(loaded, pending, &bit_of, &mut inner, tmp);
         inner.push(fe::store(
             Expr::var("tile"),
@@ -206,6 +303,13 @@ impl<F: Field> Emitter<'_, F> {
                 written: false,
                 dest: &identity,
             });
+            if k.io.pointwise {
+                ptrs.push(Ptr {
+                    base: "opb",
+                    written: false,
+                    dest: &identity,
+                });
+            }
         }
         let nest = self.tile_visit(tile, &order, &ptrs);
         let mut inner = nest.head.clone();
@@ -217,11 +321,12 @@ impl<F: Field> Emitter<'_, F> {
             )
         } else {
             let (ptr, off) = nest.global[1].clone();
-            fe::load(ptr, off, Expr::u64(self.n))
+            let op = nest.global.get(2).map(|(p, _)| p.clone());
+            self.read_source(k, ptr, off, op)
         };
         let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
         let (ptr, off) = nest.global[0].clone();
-        inner.push(fe::store(ptr, off, Expr::u64(self.n), v));
+        inner.push(self.write_destination(k, ptr, off, v));
         vec![
             Stmt::comment(if from_tile {
                 "scatter the tile"

@@ -15,6 +15,7 @@ pub use scalar::Word;
 
 use crate::error::Error;
 use crate::host::HostField;
+use fermat_codegen::contract::Input;
 use fermat_codegen::exec::KernelRunner;
 use fermat_codegen::plan::{CheckedPlan, Direction, KernelPlan, Order};
 use fermat_dsl::field::{Field, Roots};
@@ -38,21 +39,21 @@ impl<T> Out<T> {
     }
 }
 
-/// Runs one transform of `plan` on `input`, writing `output` (both of n elements).
+/// Runs one transform of `plan` on `input`, writing `output`: n elements each, or fewer
+/// where the plan reads a short input or writes a short output; `operand` holds the n
+/// elements its first pass multiplies by, for a plan with a pointwise product (else it is
+/// empty).
 pub(crate) fn run<F: Field>(
     field: &F,
     plan: &CheckedPlan,
     roots: &Roots<F>,
-    input: &[F::Elem],
+    input: Input<'_, F::Elem>,
+    operand: &[F::Elem],
     output: &mut [F::Elem],
 ) {
     plan.run_passes(input, output, field.zero(), |kernel, src, dst| {
-        run_kernel(
-            &KernelRunner::new(field, plan, roots, kernel),
-            kernel,
-            src,
-            dst,
-        )
+        let runner = KernelRunner::new(field, plan, roots, kernel);
+        run_kernel(&runner, kernel, src, operand, dst)
     });
 }
 
@@ -62,6 +63,7 @@ fn run_kernel<F: Field>(
     runner: &KernelRunner<'_, F>,
     kernel: &KernelPlan,
     src: &[F::Elem],
+    operand: &[F::Elem],
     dst: &mut [F::Elem],
 ) {
     let out = Out(dst.as_mut_ptr());
@@ -73,13 +75,15 @@ fn run_kernel<F: Field>(
         let mut piece = Vec::new();
         let mut regs = Vec::new();
         for p in c * chunk..((c + 1) * chunk).min(pieces) {
-            runner.piece(p, src, &mut piece, &mut regs);
+            runner.piece(p, src, operand, &mut piece, &mut regs);
             for (j, value) in piece.iter().enumerate() {
                 let a = kernel.scatter(p, j as u64) as usize;
-                assert!(a < len, "scatter addresses stay inside the output");
-                // SAFETY: `a` is in bounds, and no other piece writes address `a` (the
-                // plan's maps were checked to be bijections when it was built).
-                unsafe { out.write(a, *value) };
+                // A short output (the last pass of a product) takes its first elements.
+                if a < len {
+                    // SAFETY: `a` is in bounds, and no other piece writes address `a` (the
+                    // plan's maps were checked to be bijections when it was built).
+                    unsafe { out.write(a, *value) };
+                }
             }
         }
     });

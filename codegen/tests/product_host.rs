@@ -1,0 +1,451 @@
+//! The kernels of an FFT-based product — forward transforms that read short polynomials
+//! (zero padding in the gather), and the inverse with the pointwise product folded into
+//! its first pass and a short output written by its last — compiled as plain C++ and run
+//! block by block on the CPU, give the schoolbook product; the CPU executor runs the same
+//! plans to the same result.
+//!
+//! Blocks of a plan run in a scrambled order with the hand-off counters, as in
+//! `kernels_host`; vectors of polynomials are laid out as the device keeps them, digit c
+//! of coefficient e at word c·capacity + e, with a capacity above the length.
+
+use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
+use fermat_codegen::cost::FieldShape;
+use fermat_codegen::design::{design, DesignOptions};
+use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
+use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
+use fermat_dsl::field::{AnyField, Field, FieldSpec};
+use fermat_dsl::with_field;
+use rand::SeedableRng;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const HARNESS: &str = r#"
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#define __global__
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __constant__ static
+#define __device__ static
+struct fermat_dim3 { unsigned x, y, z; };
+static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1};
+static inline void __syncthreads() {}
+#include "kernels.cu"
+typedef void (*kernel_fn)(const fe_word_t*, fe_word_t*, const fe_word_t*, unsigned int*,
+    unsigned int, const fe_word_t*, size_t, size_t, size_t, size_t, size_t, size_t, size_t,
+    size_t, size_t);
+struct block { size_t k; unsigned y; unsigned long long x; };
+struct launch { unsigned long long blocks; unsigned batch; int src, dst, op, grouped;
+    size_t op_dist, s[4], d[4]; };
+static bool read_words(std::vector<fe_word_t>& v) {
+    for (auto& w : v) { unsigned long long x; if (scanf("%llu", &x) != 1) return false; w = (fe_word_t)x; }
+    return true;
+}
+int main() {
+    size_t nbufs, table_words, plans, out_buf;
+    if (scanf("%zu %zu %zu %zu", &nbufs, &table_words, &plans, &out_buf) != 4) return 2;
+    std::vector<std::vector<fe_word_t>> buf(nbufs);
+    for (auto& b : buf) {
+        size_t words; int poison;
+        if (scanf("%zu %d", &words, &poison) != 2) return 2;
+        b.resize(words);
+        if (poison) { for (auto& w : b) w = (fe_word_t)0x5a5a5a5a5a5a5a5aull; }
+        else if (!read_words(b)) return 2;
+    }
+    std::vector<fe_word_t> tw(table_words ? table_words : 1);
+    if (!read_words(tw)) return 2;
+    kernel_fn kernels[] = { KERNEL_LIST };
+    size_t next_kernel = 0;
+    for (size_t plan = 0; plan < plans; plan++) {
+        size_t count, counters;
+        if (scanf("%zu %zu", &count, &counters) != 2) return 3;
+        std::vector<launch> ls(count);
+        std::vector<block> pending;
+        for (size_t k = 0; k < count; k++) {
+            launch& l = ls[k];
+            if (scanf("%llu %u %d %d %d %d %zu", &l.blocks, &l.batch, &l.src, &l.dst, &l.op,
+                      &l.grouped, &l.op_dist) != 7) return 3;
+            for (auto& v : l.s) if (scanf("%zu", &v) != 1) return 3;
+            for (auto& v : l.d) if (scanf("%zu", &v) != 1) return 3;
+            for (unsigned y = 0; y < l.batch; y++)
+                for (unsigned long long x = 0; x < l.blocks; x++) pending.push_back({k, y, x});
+        }
+        std::vector<unsigned int> flags(counters * ls[0].batch + 1, 0);
+        std::vector<unsigned long long> done(count, 0);
+        unsigned long long seed = 0x9e3779b97f4a7c15ull ^ plan;
+        for (size_t i = pending.size(); i > 1; i--) {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+            std::swap(pending[i - 1], pending[seed % i]);
+        }
+        while (!pending.empty()) {
+            std::vector<block> later;
+            for (const auto& b : pending) {
+                const launch& l = ls[b.k];
+                if (b.k > 0 && !l.grouped && done[b.k - 1] < ls[b.k - 1].blocks * ls[b.k - 1].batch) {
+                    later.push_back(b);
+                    continue;
+                }
+                blockIdx.x = (unsigned)b.x; blockIdx.y = b.y;
+                const fe_word_t* op = l.op >= 0 ? buf[l.op].data() : nullptr;
+                try {
+                    kernels[next_kernel + b.k](buf[l.src].data(), buf[l.dst].data(), tw.data(),
+                        flags.data(), 1u, op, l.op_dist, l.s[0], l.s[1], l.s[2], l.s[3],
+                        l.d[0], l.d[1], l.d[2], l.d[3]);
+                    done[b.k]++;
+                } catch (const fe_tile_not_ready&) {
+                    later.push_back(b);
+                }
+            }
+            if (later.size() == pending.size()) return 4;
+            pending.swap(later);
+        }
+        next_kernel += count;
+    }
+    for (auto w : buf[out_buf]) printf("%llu\n", (unsigned long long)w);
+    return 0;
+}
+"#;
+
+/// The buffers of the harness.
+const A: usize = 0;
+const B: usize = 1;
+const TA: usize = 2;
+const TB: usize = 3;
+const SCRATCH: usize = 4;
+const C: usize = 5;
+
+fn compiler() -> Option<String> {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    if Command::new(&cxx).arg("--version").output().is_ok() {
+        Some(cxx)
+    } else if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("no C++ compiler ({cxx}) on a CI machine: the kernel check cannot be skipped")
+    } else {
+        eprintln!("skipping: no C++ compiler ({cxx}) found to run the emitted kernels on the host");
+        None
+    }
+}
+
+/// Words of a vector of `cap` elements holding `xs` first (digit-major for SRGFNs), the
+/// words beyond them junk that a kernel must not read.
+fn words<F: Field>(field: &F, xs: &[F::Elem], cap: usize, k: usize) -> Vec<u64> {
+    let mut out = vec![0x3c3c_3c3c_3c3c_3c3c_u64; cap * k];
+    let p = field.modulus();
+    let r = (&p - 1u32).nth_root(k as u32);
+    for (i, x) in xs.iter().enumerate() {
+        let v = field.to_biguint(x);
+        if k == 1 {
+            out[i] = u64::try_from(v).unwrap();
+        } else if v == &p - 1u32 {
+            out[(k - 1) * cap + i] = u64::try_from(&r).unwrap();
+        } else {
+            let mut rest = v;
+            for c in 0..k {
+                out[c * cap + i] = u64::try_from(&rest % &r).unwrap();
+                rest /= &r;
+            }
+        }
+    }
+    out
+}
+
+/// The elements of the first `len` of a vector of `cap` elements.
+fn elements<F: Field>(field: &F, words: &[u64], len: usize, cap: usize, k: usize) -> Vec<F::Elem> {
+    let r = (field.modulus() - 1u32).nth_root(k as u32);
+    (0..len)
+        .map(|i| {
+            let v = (0..k)
+                .rev()
+                .fold(num_bigint::BigUint::from(0u32), |acc, c| {
+                    acc * &r + words[c * cap + i]
+                });
+            field.from_biguint(&v).unwrap()
+        })
+        .collect()
+}
+
+fn schoolbook<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
+    let mut c = vec![field.zero(); a.len() + b.len() - 1];
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            c[i + j] = field.add(&c[i + j], &field.mul(x, y));
+        }
+    }
+    c
+}
+
+/// The forward plan (short input, natural in, bit-reversed out) and the inverse (pointwise
+/// product and short output, bit-reversed in, natural out) of a cyclic product of n points.
+fn plans(any: &AnyField, n: u64, max_local_bits: Option<u32>) -> (Plan, Plan) {
+    let d = design(
+        any,
+        n,
+        &DesignOptions {
+            max_local_bits,
+            ..DesignOptions::default()
+        },
+    )
+    .unwrap();
+    let forward = d
+        .lower_io(
+            Direction::Forward,
+            Order::Natural,
+            Order::BitReversed,
+            Io {
+                short_input: true,
+                ..Io::default()
+            },
+        )
+        .unwrap();
+    let inverse = d
+        .lower_io(
+            Direction::Inverse,
+            Order::BitReversed,
+            Order::Natural,
+            Io {
+                pointwise: true,
+                short_output: true,
+                ..Io::default()
+            },
+        )
+        .unwrap();
+    (forward, inverse)
+}
+
+/// A launch line: blocks, batch, buffers, the operand and the extents of the source and
+/// the destination.
+struct Line {
+    src: usize,
+    dst: usize,
+    op: Option<usize>,
+    source: [u64; 4],
+    destination: [u64; 4],
+}
+
+fn launch_lines(launches: &[Launch], bufs: [usize; 3], line: &Line, text: &mut String) {
+    let counters: u64 = launches.iter().map(|l| l.signals).sum();
+    text.push_str(&format!("{} {counters}\n", launches.len()));
+    let index = |b: Buffer| match b {
+        Buffer::Input => bufs[0],
+        Buffer::Output => bufs[1],
+        Buffer::Scratch => bufs[2],
+    };
+    let mut grouped = false;
+    for (i, l) in launches.iter().enumerate() {
+        assert_eq!(
+            l.args.len(),
+            15,
+            "poly-mode kernels take the poly arguments"
+        );
+        assert!(l.args.contains(&Arg::Operand));
+        let (first, last) = (i == 0, i + 1 == launches.len());
+        // Only the first pass reads the source's extent and only the last writes with the
+        // destination's.
+        let source = if first { line.source } else { [0; 4] };
+        let destination = if last { line.destination } else { [0; 4] };
+        text.push_str(&format!(
+            "{} 1 {} {} {} {} 0 {} {} {} {} {} {} {} {}\n",
+            l.blocks,
+            if first { line.src } else { index(l.hop.src()) },
+            if last { line.dst } else { index(l.hop.dst()) },
+            if first {
+                line.op.map_or(-1, |o| o as i64)
+            } else {
+                -1
+            },
+            grouped as u8,
+            source[0],
+            source[1],
+            source[2],
+            source[3],
+            destination[0],
+            destination[1],
+            destination[2],
+            destination[3],
+        ));
+        grouped = l.signals > 0;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_product<F: Field>(
+    name: &str,
+    any: &AnyField,
+    field: &F,
+    n: u64,
+    la: usize,
+    lb: usize,
+    max_local_bits: Option<u32>,
+) -> Option<()> {
+    let (forward, inverse) = plans(any, n, max_local_bits);
+    let lc = la + lb - 1;
+    assert!(lc as u64 <= n);
+    let roots = Roots::canonical(field, forward.max_log_order(), n).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ la as u64 ^ (lb as u64) << 20);
+    let a: Vec<F::Elem> = (0..la).map(|_| field.random(&mut rng)).collect();
+    let b: Vec<F::Elem> = (0..lb).map(|_| field.random(&mut rng)).collect();
+    let want = schoolbook(field, &a, &b);
+
+    // The CPU executor, on the same plans.
+    let mut ta = vec![field.zero(); n as usize];
+    let mut tb = vec![field.zero(); n as usize];
+    execute_io(field, &forward, &roots, Input::shared(&a), None, &mut ta).unwrap();
+    execute_io(field, &forward, &roots, Input::shared(&b), None, &mut tb).unwrap();
+    let mut c = vec![field.zero(); lc];
+    execute_io(
+        field,
+        &inverse,
+        &roots,
+        Input::Clobbered(&mut tb),
+        Some(&ta),
+        &mut c,
+    )
+    .unwrap();
+    assert!(
+        c == want,
+        "{name}: the executor's product of {la} × {lb} in {n} points"
+    );
+
+    // The kernels, on the host.
+    let cxx = compiler()?;
+    let shape = FieldShape::of(any);
+    let opts = EmitOptions::default();
+    let fwd = emit(field, &shape, &forward, &roots, &opts, "fwd").unwrap();
+    let inv = emit(field, &shape, &inverse, &roots, &opts, "inv").unwrap();
+    let table = twiddle_table(field, &shape, &roots, &fwd.layout);
+    let header = fermat_codegen::header::Header::new("product_host", "test");
+    let tables: Vec<_> = fwd.tables.iter().chain(&inv.tables).cloned().collect();
+    let kernels: Vec<_> = fwd.kernels.iter().chain(&inv.kernels).cloned().collect();
+    let source = unit::render(&header, any, &tables, &kernels).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("product_host_{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernels.cu"), &source).unwrap();
+    let list: Vec<String> = [&fwd, &fwd, &inv]
+        .iter()
+        .flat_map(|e: &&Emitted| e.kernels.iter().map(|k| k.name.clone()))
+        .collect();
+    std::fs::write(
+        dir.join("harness.cpp"),
+        HARNESS.replace("KERNEL_LIST", &list.join(", ")),
+    )
+    .unwrap();
+    let exe = dir.join("harness");
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-w", "-o"])
+        .arg(&exe)
+        .arg(dir.join("harness.cpp"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the product kernels do not compile as C++:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
+    // Capacities above the lengths: the kernels must use the strides, not the lengths.
+    let (cap_a, cap_b, cap_c) = (la + 3, lb + 5, lc + 7);
+    let nn = n as usize;
+    let mut text = format!("6 {} 3 {C}\n", table.len());
+    for (words, poison) in [
+        (words(field, &a, cap_a, k), false),
+        (words(field, &b, cap_b, k), false),
+        (vec![0; nn * k], true),
+        (vec![0; nn * k], true),
+        (vec![0; nn * k], true),
+        (vec![0; cap_c * k], true),
+    ] {
+        text.push_str(&format!("{} {}\n", words.len(), poison as u8));
+        if !poison {
+            for w in words {
+                text.push_str(&format!("{w}\n"));
+            }
+        }
+    }
+    for w in &table {
+        text.push_str(&format!("{w}\n"));
+    }
+    let whole = [n, n, n, n];
+    let ext = |len: usize, cap: usize| [len as u64, len as u64, 0, cap as u64];
+    for (src, t, cap, len) in [(A, TA, cap_a, la), (B, TB, cap_b, lb)] {
+        let line = Line {
+            src,
+            dst: t,
+            op: None,
+            source: ext(len, cap),
+            destination: whole,
+        };
+        launch_lines(&fwd.launches, [src, t, SCRATCH], &line, &mut text);
+    }
+    let line = Line {
+        src: TB,
+        dst: C,
+        op: Some(TA),
+        source: whole,
+        destination: ext(lc, cap_c),
+    };
+    launch_lines(&inv.launches, [TB, C, SCRATCH], &line, &mut text);
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: the harness failed: {:?}",
+        out.status
+    );
+    let got: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let c = elements(field, &got, lc, cap_c, k);
+    assert!(
+        c == want,
+        "{name}: the kernels' product of {la} × {lb} in {n} points"
+    );
+    // Nothing beyond the product's length was written.
+    for c_digit in 0..k {
+        for i in lc..cap_c {
+            assert_eq!(
+                got[c_digit * cap_c + i] as u64 & 0xffff_ffff,
+                0x5a5a_5a5a,
+                "{name}: element {i} beyond the product was written"
+            );
+        }
+    }
+    Some(())
+}
+
+fn check(spec: &str, n: u64, la: usize, lb: usize, max_local_bits: Option<u32>) {
+    let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+    let name = format!("{spec}_{n}_{la}_{lb}_{}", max_local_bits.unwrap_or(0));
+    with_field!(&any, f => check_product(&name, &any, f, n, la, lb, max_local_bits));
+}
+
+#[test]
+fn word_prime_products_in_one_and_several_passes() {
+    check("babybear", 64, 30, 35, None);
+    check("469762049", 256, 1, 200, None);
+    // Pieces of 2^3: three passes, so the inverse clobbers its input between them.
+    check("babybear", 512, 257, 200, Some(3));
+    check("goldilocks", 1024, 600, 425, Some(4));
+    check("4179340454199820289", 128, 64, 65, Some(3));
+}
+
+#[test]
+fn srgfn_products_in_one_and_several_passes() {
+    check("P1", 64, 33, 32, None);
+    check("P2", 512, 300, 100, Some(3));
+    check("P3", 256, 128, 129, Some(4));
+    check("P3", 4096, 2000, 2000, None);
+}
