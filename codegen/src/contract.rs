@@ -266,6 +266,14 @@ pub enum Arg {
     /// Words between the digits of one element of the destination vector (`size_t
     /// dst_stride`).
     DestinationStride,
+    /// The size m of the vectors a pass of a product works on (`size_t m`; see
+    /// [`crate::poly::ProductPass`]).
+    Size,
+    /// The number of terms a pass of a product sums, or of blocks (`size_t terms`).
+    Terms,
+    /// Coefficients per block of the longer operand of an unbalanced product (`size_t
+    /// block`).
+    Block,
 }
 
 impl Arg {
@@ -287,6 +295,9 @@ impl Arg {
             Arg::DestinationLimit => "dst_limit",
             Arg::DestinationDistance => "dst_dist",
             Arg::DestinationStride => "dst_stride",
+            Arg::Size => "m",
+            Arg::Terms => "terms",
+            Arg::Block => "block",
         }
     }
 
@@ -305,7 +316,10 @@ impl Arg {
             | Arg::DestinationLength
             | Arg::DestinationLimit
             | Arg::DestinationDistance
-            | Arg::DestinationStride => Type::SizeT,
+            | Arg::DestinationStride
+            | Arg::Size
+            | Arg::Terms
+            | Arg::Block => Type::SizeT,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod kernel;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 pub mod plan;
+pub mod poly;
 pub mod prelude;
 pub mod sigma;
 pub mod unit;

@@ -79,6 +79,34 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
+    /// Two operands over different fields.
+    #[error("the operands are over different fields: {left} and {right}")]
+    FieldMismatch {
+        /// The first operand's field.
+        left: String,
+        /// The second operand's field.
+        right: String,
+    },
+    /// A device polynomial too small for the result written into it.
+    #[error("the result has {len} coefficients; the device polynomial given holds room for {capacity}")]
+    Capacity {
+        /// The polynomial's capacity.
+        capacity: usize,
+        /// The result's length.
+        len: usize,
+    },
+    /// A product longer than the field's transforms reach.
+    #[error("the product of {len_a} by {len_b} coefficients has {len}; the field's FFT products reach at most {max} coefficients (its 2-adicity)")]
+    ProductTooLong {
+        /// Coefficients of the first operand.
+        len_a: usize,
+        /// Coefficients of the second operand.
+        len_b: usize,
+        /// Coefficients of the product.
+        len: u64,
+        /// The most coefficients a product can have.
+        max: u64,
+    },
     /// The kernels read a twiddle table of another size than the plan's roots make.
     #[error("the kernels read a twiddle table of {rows} rows but the plan's roots make {made}")]
     TableMismatch {

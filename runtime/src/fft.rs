@@ -92,92 +92,7 @@ struct GpuPlan<W> {
 struct Workspace<W> {
     scratch: Option<CudaSlice<W>>,
     /// The hand-off counters of each direction.
-    counters: [Counters; 2],
-}
-
-/// Hand-off counters between the passes of one direction's kernels, and the epochs of the
-/// calls that counted them up ([`Arg::Counters`](fermat_codegen::contract::Arg::Counters),
-/// [`Arg::Epoch`](fermat_codegen::contract::Arg::Epoch)).
-#[derive(Default)]
-struct Counters {
-    data: Option<CudaSlice<u32>>,
-    epochs: Epochs,
-}
-
-/// The epochs of the calls since a direction's counters were last zeroed. A pass waits
-/// until each counter reaches epoch × its writers; epoch 0 means a call without hand-offs,
-/// which neither signals nor waits on the counters, so no call that hands off may ever
-/// run at epoch 0: before the epoch would wrap, the counters are zeroed and counting
-/// starts again at 1.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Epochs {
-    /// The last call's epoch; 0 right after zeroing.
-    last: u32,
-    /// The batch of the calls since the counters were zeroed (a counter's count is the
-    /// epoch times its writers only for the transforms every one of those calls ran);
-    /// `None` when the counts no longer follow the epochs (a call failed).
-    batch: Option<usize>,
-}
-
-impl Epochs {
-    /// The epoch of the next call of `batch` transforms that hands off, and whether the
-    /// counters must be zeroed before it.
-    fn advance(&mut self, batch: usize) -> (u32, bool) {
-        let zero = self.batch != Some(batch) || self.last == u32::MAX;
-        if zero {
-            *self = Epochs::zeroed(batch);
-        }
-        self.last += 1;
-        (self.last, zero)
-    }
-
-    /// The epochs of counters just zeroed for calls of `batch` transforms.
-    fn zeroed(batch: usize) -> Epochs {
-        Epochs {
-            last: 0,
-            batch: Some(batch),
-        }
-    }
-
-    /// After a failed call: the counts no longer follow the epochs.
-    fn invalidate(&mut self) {
-        self.batch = None;
-    }
-}
-
-impl Counters {
-    /// The counters and the epoch for a call of `batch` transforms with `per_transform`
-    /// counters each, zeroed on `stream` first where [`Epochs::advance`] says so. A call
-    /// that does not `hand_off` gets epoch 0 and leaves the counters as they are.
-    fn next(
-        &mut self,
-        device: &Device,
-        stream: &Arc<CudaStream>,
-        per_transform: usize,
-        batch: usize,
-        hand_off: bool,
-    ) -> Result<(&mut CudaSlice<u32>, u32), GpuError> {
-        let need = if hand_off { per_transform * batch } else { 0 }.max(1);
-        if self.data.as_ref().is_none_or(|d| d.len() < need) {
-            // Zeroed on the device's stream; the slice's events order that before the call.
-            self.data = Some(device.alloc::<u32>(need)?);
-            self.epochs = Epochs::zeroed(batch);
-        }
-        let data = self.data.as_mut().expect("allocated above");
-        if !hand_off {
-            return Ok((data, 0));
-        }
-        let (epoch, zero) = self.epochs.advance(batch);
-        if zero {
-            stream
-                .memset_zeros(data)
-                .map_err(|source| GpuError::Driver {
-                    call: "cuMemsetD8Async",
-                    source,
-                })?;
-        }
-        Ok((data, epoch))
-    }
+    counters: [gpu::Counters; 2],
 }
 
 /// A transform of one size over one field, ready to run many times. `Send + Sync`.
@@ -323,8 +238,8 @@ impl<F: HostField> FftPlan<F> {
                 n,
                 &plan.roots.power(field, 1),
                 log_table,
-                options.input_order,
-                options.output_order,
+                (options.input_order, options.output_order),
+                (options.input_order, options.output_order),
                 cpu::Isa::Auto,
             )?;
         }
@@ -669,7 +584,7 @@ impl<F: HostField> FftPlan<F> {
             input: gpu::DeviceInput::Shared(&input.data.slice(0..input.data.len())),
             output: &mut output.data.slice_mut(0..len),
             scratch: &mut scratch_view,
-            operand: None,
+            operand: gpu::Operand::None,
             extents: gpu::Extents::whole(self.n),
         };
         let ran = kernels.run(
@@ -682,7 +597,7 @@ impl<F: HostField> FftPlan<F> {
             output.batch,
         );
         if ran.is_err() {
-            counters.epochs.invalidate();
+            counters.invalidate();
         }
         ran?;
         Ok(())
@@ -742,39 +657,5 @@ impl<F: HostField> DeviceVec<F> {
     /// The raw device words, writable.
     pub fn words_mut(&mut self) -> &mut CudaSlice<F::Word> {
         &mut self.data
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn epochs_never_wrap_to_zero() {
-        // Counters that have counted up almost 2^32 calls.
-        let mut epochs = Epochs {
-            last: u32::MAX - 1,
-            batch: Some(3),
-        };
-        assert_eq!(epochs.advance(3), (u32::MAX, false));
-        // The next call would wrap to 0, which neither signals nor waits: the counters
-        // are zeroed and counting starts again at 1.
-        assert_eq!(epochs.advance(3), (1, true));
-        assert_eq!(epochs.advance(3), (2, false));
-    }
-
-    #[test]
-    fn epochs_restart_for_another_batch_and_after_a_failure() {
-        let mut epochs = Epochs::zeroed(1);
-        assert_eq!(
-            epochs.advance(1),
-            (1, false),
-            "fresh counters need no zeroing"
-        );
-        assert_eq!(epochs.advance(1), (2, false));
-        assert_eq!(epochs.advance(2), (1, true));
-        epochs.invalidate();
-        assert_eq!(epochs.advance(2), (1, true));
-        assert_eq!(Epochs::default().advance(1), (1, true));
     }
 }

@@ -29,10 +29,16 @@ fn refused_cache_entries_are_rebuilt() {
     // A whole entry (its hash is right) that is no CUBIN: the driver refuses it.
     cache.put(&key, b"not a cubin").unwrap();
     let (_, resources) = device.compile(&source).expect("rebuilt, not an error");
-    assert!(!resources.is_empty(), "compiled afresh, with ptxas's report");
+    assert!(
+        !resources.is_empty(),
+        "compiled afresh, with ptxas's report"
+    );
     let cubin = cache.get(&key).expect("the rebuilt entry is stored");
     assert!(cubin.starts_with(b"\x7fELF"), "a CUBIN is an ELF file");
     let (_, resources) = device.compile(&source).unwrap();
-    assert!(resources.is_empty(), "the second compilation is a cache hit");
+    assert!(
+        resources.is_empty(),
+        "the second compilation is a cache hit"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

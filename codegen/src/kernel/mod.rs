@@ -31,7 +31,7 @@ mod table;
 mod tile;
 mod twiddle;
 
-pub use table::{twiddle_table, High, TableLayout};
+pub use table::{table_form, twiddle_table, High, TableLayout};
 
 use handoff::Handoffs;
 use tile::Tile;

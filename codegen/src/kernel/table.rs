@@ -175,6 +175,13 @@ pub fn twiddle_table<F: Field>(
         layout.coarse_rows(),
     );
     values.push(*roots.n_inv());
+    table_form(field, shape, &values)
+}
+
+/// Rows of constants in the field's table form, the form `fe_load_row` reads and
+/// `fe_mul_mont` multiplies by: w·R mod p for word primes, the base-r digits (row-major)
+/// for SRGFNs.
+pub fn table_form<F: Field>(field: &F, shape: &FieldShape, values: &[F::Elem]) -> Vec<u64> {
     match shape.shift_order {
         None => values.iter().map(|v| montgomery(field, shape, v)).collect(),
         Some(order) => {

@@ -8,6 +8,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod ntt;
+mod product;
 mod scalar;
 
 pub use ntt::{Isa, Kernels, WordNtt};
@@ -100,7 +101,7 @@ pub(crate) enum Fast {
 }
 
 /// `data` as a slice of `U` when `T` is `U`.
-fn same_type<T: 'static, U: 'static>(data: &mut [T]) -> Option<&mut [U]> {
+pub(crate) fn same_type<T: 'static, U: 'static>(data: &mut [T]) -> Option<&mut [U]> {
     (TypeId::of::<T>() == TypeId::of::<U>()).then(|| {
         // SAFETY: T and U are the same type.
         unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<U>(), data.len()) }
@@ -111,13 +112,16 @@ impl Fast {
     /// The fast transforms equal to a plan over `field` whose table root is `table_root`
     /// (a primitive 2^log_table-th root; the plan's ω_n is its 2^log_table/n-th power), or
     /// `None` when the field is not a word prime or the table is too small to hold ω_n.
+    ///
+    /// The forward transform reads and writes in the `forward` orders (input, output), the
+    /// inverse in the `inverse` ones.
     pub(crate) fn new<F: HostField>(
         field: &F,
         n: u64,
         table_root: &F::Elem,
         log_table: u32,
-        input_order: Order,
-        output_order: Order,
+        forward: (Order, Order),
+        inverse: (Order, Order),
         isa: Isa,
     ) -> Result<Option<Self>, Error> {
         let any = field as &dyn Any;
@@ -128,7 +132,10 @@ impl Fast {
         let omega = field.pow_u64(table_root, 1 << (log_table - log_n));
         let omega =
             u64::try_from(field.to_biguint(&omega)).expect("a word prime's element fits u64");
-        let both = |dir| (dir, input_order, output_order, isa);
+        let both = |dir| match dir {
+            Direction::Forward => (dir, forward.0, forward.1, isa),
+            Direction::Inverse => (dir, inverse.0, inverse.1, isa),
+        };
         let build32 = |p: u32| -> Result<Self, Error> {
             // Sums of two residues overflow u32 for p ≥ 2^31, which the u32 SIMD butterflies
             // do not allow: such primes take the u64 ones where the CPU has them.

@@ -7,6 +7,13 @@
 //! of operations stay on the GPU. A [`PolyRing<F>`] multiplies them on one backend and
 //! keeps the plans of every size it has used.
 
+mod convolution;
+mod device;
 mod host;
+mod product;
+mod ring;
 
+pub use device::DevicePoly;
 pub use host::Poly;
+pub use product::{Algorithm, ProductPlan};
+pub use ring::PolyRing;

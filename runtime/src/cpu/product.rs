@@ -1,0 +1,136 @@
+//! Cyclic products of word-prime polynomials on the CPU: the word-prime NTT of both
+//! operands, pointwise products, the inverse.
+//!
+//! The field keeps an element as its Montgomery residue a·R mod p, and the transforms are
+//! linear: the transform of the residues is R times the transform of the values, so the
+//! residues go through the transforms as they are. The pointwise Montgomery product
+//! REDC(aR·bR) = abR is again a residue, and so is the inverse transform of it: no
+//! conversion on the way in or out.
+
+use super::scalar::Mont;
+use super::{same_type, Fast, WordNtt};
+use crate::error::Error;
+use crate::host::HostField;
+use fermat_dsl::field::{Fp32, Fp32Elem, Fp64, Fp64Elem};
+use rayon::prelude::*;
+use std::any::{Any, TypeId};
+
+/// `data` as a slice of `U` when `T` is `U`.
+fn same_type_ref<T: 'static, U: 'static>(data: &[T]) -> Option<&[U]> {
+    (TypeId::of::<T>() == TypeId::of::<U>()).then(|| {
+        // SAFETY: T and U are the same type.
+        unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<U>(), data.len()) }
+    })
+}
+
+/// Elements multiplied in one rayon task.
+const CHUNK: usize = 1 << 14;
+
+/// The words the NTTs run on: u32 residues in u32, or in u64 where their sums would
+/// overflow u32 in the SIMD butterflies; u64 residues in u64.
+trait Lane: super::Word + Default {
+    fn lift(v: u64) -> Self;
+    fn lower(self) -> u64;
+}
+
+impl Lane for u32 {
+    fn lift(v: u64) -> Self {
+        v as u32
+    }
+    fn lower(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Lane for u64 {
+    fn lift(v: u64) -> Self {
+        v
+    }
+    fn lower(self) -> u64 {
+        self
+    }
+}
+
+macro_rules! cyclic_for {
+    ($name:ident, $field:ty, $elem:ty, $w:ty) => {
+        /// The first `out.len()` coefficients of the cyclic product of n points of `a` and
+        /// `b` (`b = None`: of `a` with itself), with forward transforms from natural to
+        /// bit-reversed order and the inverse back.
+        fn $name<L: Lane>(
+            field: &$field,
+            (forward, inverse): (&WordNtt<L>, &WordNtt<L>),
+            a: &[$elem],
+            b: Option<&[$elem]>,
+            out: &mut [$elem],
+        ) -> Result<(), Error> {
+            let n = forward.n() as usize;
+            let load = |x: &[$elem]| -> Result<Vec<L>, Error> {
+                let mut words = vec![L::default(); n];
+                for (w, e) in words.iter_mut().zip(x) {
+                    *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
+                }
+                forward.apply(&mut words)?;
+                Ok(words)
+            };
+            let mut ta = load(a)?;
+            let tb = match b {
+                Some(b) => load(b)?,
+                None => ta.clone(),
+            };
+            let mont = Mont::<$w>::new(field.p());
+            ta.par_chunks_mut(CHUNK)
+                .zip(tb.par_chunks(CHUNK))
+                .for_each(|(x, y)| {
+                    for (u, v) in x.iter_mut().zip(y) {
+                        let product = mont.mul(u.lower() as $w, v.lower() as $w);
+                        *u = L::lift(u64::from(product));
+                    }
+                });
+            inverse.apply(&mut ta)?;
+            for (o, w) in out.iter_mut().zip(&ta) {
+                *o = field.from_montgomery_raw(w.lower() as $w)?;
+            }
+            Ok(())
+        }
+    };
+}
+
+cyclic_for!(cyclic32, Fp32, Fp32Elem, u32);
+cyclic_for!(cyclic64, Fp64, Fp64Elem, u64);
+
+impl Fast {
+    /// The first `out.len()` coefficients of the cyclic product of n points of `a` and `b`
+    /// (or of `a` with itself), for transforms built with forward orders (natural,
+    /// bit-reversed) and inverse orders (bit-reversed, natural); `None` when `F` is not
+    /// the word prime these transforms are for.
+    pub(crate) fn cyclic<F: HostField>(
+        &self,
+        field: &F,
+        a: &[F::Elem],
+        b: Option<&[F::Elem]>,
+        out: &mut [F::Elem],
+    ) -> Option<Result<(), Error>> {
+        let any = field as &dyn Any;
+        if let Some(f) = any.downcast_ref::<Fp32>() {
+            let a = same_type_ref::<F::Elem, Fp32Elem>(a)?;
+            let b = b.map(same_type_ref::<F::Elem, Fp32Elem>);
+            let out = same_type::<F::Elem, Fp32Elem>(out)?;
+            return match (self, b) {
+                (_, Some(None)) => None,
+                (Fast::Narrow(fwd, inv), b) => Some(cyclic32(f, (fwd, inv), a, b.flatten(), out)),
+                (Fast::Widened(fwd, inv), b) => Some(cyclic32(f, (fwd, inv), a, b.flatten(), out)),
+                (Fast::Wide(..), _) => None,
+            };
+        }
+        if let (Some(f), Fast::Wide(fwd, inv)) = (any.downcast_ref::<Fp64>(), self) {
+            let a = same_type_ref::<F::Elem, Fp64Elem>(a)?;
+            let b = match b.map(same_type_ref::<F::Elem, Fp64Elem>) {
+                Some(None) => return None,
+                b => b.flatten(),
+            };
+            let out = same_type::<F::Elem, Fp64Elem>(out)?;
+            return Some(cyclic64(f, (fwd, inv), a, b, out));
+        }
+        None
+    }
+}

@@ -1,0 +1,533 @@
+//! Launches: the compiled kernels of a plan on one device, and the values a call binds to
+//! their arguments.
+
+use super::{driver, Device, GpuError};
+use cudarc::driver::{
+    sys, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    DeviceRepr,
+};
+use fermat_codegen::contract::{Arg, Hop, Launch};
+use fermat_codegen::poly::{ProductPass, THREADS};
+use fermat_codegen::nvrtc::Resources;
+use std::sync::Arc;
+
+/// Hand-offs between passes pay where a pass's last wave of blocks leaves the device partly
+/// idle and the next pass can fill it: on an H200 they took P3 2^20 (3.9 waves per pass)
+/// from 0.403 to 0.376 ms and P4 2^20 (10.3 waves) from 1.064 to 1.037, but cost
+/// babybear 2^26 (15.5 waves) 1.5%, where the tail is short next to each block's wait for
+/// its own stores, and P3 16^4 (a quarter of a wave) 7%, where every block's latency is
+/// the pass's (bench/RESULTS.md, tuning round 10). Outside these bounds, in waves of the
+/// dependent passes, a call waits for whole passes instead.
+const HAND_OFF_WAVES: std::ops::RangeInclusive<f64> = 0.5..=12.0;
+
+/// A call's hand-off counters and epoch ([`Arg::Counters`], [`Arg::Epoch`]).
+pub(crate) struct HandOff<'a, 'b> {
+    /// [`GpuKernels::counters`] per transform of the batch.
+    pub(crate) counters: &'a mut CudaViewMut<'b, u32>,
+    /// The call's number since the counters were zeroed; 0 waits for whole passes.
+    pub(crate) epoch: u32,
+}
+
+/// The compiled kernels of one plan on one device.
+pub(crate) struct GpuKernels<W> {
+    device: Arc<Device>,
+    functions: Vec<CudaFunction>,
+    /// Blocks of each kernel the whole device holds at once.
+    resident: Vec<u64>,
+    launches: Vec<Launch>,
+    table: Arc<CudaSlice<W>>,
+    /// ptxas's report, when the source was compiled rather than taken from the cache.
+    pub(crate) resources: Vec<Resources>,
+}
+
+impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
+    /// Compiles `source` once and prepares the kernels of each launch list (one per
+    /// direction), all reading one uploaded twiddle table.
+    pub(crate) fn compile_all(
+        device: Arc<Device>,
+        source: &str,
+        launch_lists: Vec<Vec<Launch>>,
+        table: &[W],
+    ) -> Result<Vec<Self>, GpuError> {
+        let (module, resources) = device.compile(source)?;
+        // An empty table still needs a valid pointer.
+        let mut dev_table = device.alloc::<W>(table.len().max(1))?;
+        if !table.is_empty() {
+            device
+                .stream
+                .memcpy_htod(table, &mut dev_table)
+                .map_err(driver("cuMemcpyHtoD"))?;
+        }
+        let table = Arc::new(dev_table);
+        launch_lists
+            .into_iter()
+            .map(|launches| {
+                let functions = launches
+                    .iter()
+                    .map(|l| {
+                        module
+                            .load_function(&l.kernel)
+                            .map_err(driver("cuModuleGetFunction"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let sms = device
+                    .ctx
+                    .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                    .map_err(driver("cuDeviceGetAttribute"))?;
+                let resident = functions
+                    .iter()
+                    .zip(&launches)
+                    .map(|(f, l)| {
+                        let per_sm = f
+                            .occupancy_max_active_blocks_per_multiprocessor(l.threads, 0, None)
+                            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+                        Ok(u64::from(per_sm.max(1)) * sms.max(1) as u64)
+                    })
+                    .collect::<Result<Vec<_>, GpuError>>()?;
+                Ok(GpuKernels {
+                    device: device.clone(),
+                    functions,
+                    resident,
+                    resources: resources
+                        .iter()
+                        .filter(|r| launches.iter().any(|l| l.kernel == r.kernel))
+                        .cloned()
+                        .collect(),
+                    launches,
+                    table: table.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the plan needs a scratch buffer.
+    pub(crate) fn needs_scratch(&self) -> bool {
+        self.launches.iter().any(|l| l.hop.uses_scratch())
+    }
+
+    /// The hand-off counters between the plan's passes, per transform of a batch.
+    pub(crate) fn counters(&self) -> usize {
+        self.launches.iter().map(|l| l.signals as usize).sum()
+    }
+
+    /// Whether a call of `batch` transforms should hand off between passes group by group
+    /// ([`HAND_OFF_WAVES`]) rather than pass by pass.
+    pub(crate) fn hands_off(&self, batch: usize) -> bool {
+        self.counters() > 0
+            && self
+                .launches
+                .iter()
+                .zip(&self.resident)
+                .skip(1)
+                .all(|(l, &r)| {
+                    HAND_OFF_WAVES.contains(&((l.blocks * batch as u64) as f64 / r as f64))
+                })
+    }
+
+    /// Runs `batch` transforms of `vectors` on `stream`: from the input into the output,
+    /// through the scratch buffer (as many words as the output, when
+    /// [`needs_scratch`](Self::needs_scratch)), with the operand and the extents of short
+    /// vectors where the plan's kernels take them ([`POLY_TRANSFORM_ARGS`]).
+    ///
+    /// The buffers' device pointers are taken once for the whole plan, so that its launches
+    /// follow one another on the stream with nothing in between; on sm_90 and later every
+    /// launch after the first may then start while the one before drains (programmatic
+    /// dependent launch), each of its blocks as soon as the blocks of the pass before that
+    /// it depends on are done (the hand-off counters).
+    ///
+    /// [`POLY_TRANSFORM_ARGS`]: fermat_codegen::contract::POLY_TRANSFORM_ARGS
+    pub(crate) fn run(
+        &self,
+        stream: &CudaStream,
+        vectors: Vectors<'_, '_, W>,
+        hand_off: HandOff<'_, '_>,
+        batch: usize,
+    ) -> Result<(), GpuError> {
+        let HandOff { counters, epoch } = hand_off;
+        let Vectors {
+            input,
+            output,
+            scratch,
+            operand,
+            extents,
+        } = vectors;
+        let grids = self
+            .launches
+            .iter()
+            .map(|l| self.device.limits.grid(&l.kernel, l.blocks, batch))
+            .collect::<Result<Vec<_>, _>>()?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        // The guards order these buffers' uses on other streams after the whole plan.
+        let (input, _input) = match input {
+            DeviceInput::Shared(view) => view.device_ptr(stream),
+            DeviceInput::Clobbered(view) => view.device_ptr_mut(stream),
+        };
+        let (operand, _operand) = match operand {
+            Operand::Separate(view) => {
+                let (ptr, guard) = view.device_ptr(stream);
+                (ptr, Some(guard))
+            }
+            // Read at the addresses the first pass reads its input, before any pass writes
+            // it (the hand-offs of a plan that clobbers its input wait for those reads).
+            Operand::Input => (input, None),
+            Operand::None => (0, None),
+        };
+        let (output, _output) = output.device_ptr_mut(stream);
+        let (scratch, _scratch) = scratch.device_ptr_mut(stream);
+        let (table, _table) = self.table.device_ptr(stream);
+        let (counters, _counters) = counters.device_ptr_mut(stream);
+        let overlap = self.device.arch.0 >= 9;
+        for (i, ((f, l), (x, y))) in self
+            .functions
+            .iter()
+            .zip(&self.launches)
+            .zip(grids)
+            .enumerate()
+        {
+            let (src, dst) = l.hop.select(input, output, scratch);
+            let bound = Bound {
+                src,
+                dst,
+                table,
+                counters,
+                epoch,
+                operand,
+                extents,
+            };
+            let dependent = overlap && i > 0;
+            launch(stream, f, l, &bound, (x, y), dependent)?;
+        }
+        Ok(())
+    }
+
+    /// The device.
+    pub(crate) fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+}
+
+/// The passes of products besides transforms ([`ProductPass`]) for one field on one
+/// device: one module, launched at any size.
+pub(crate) struct GpuPasses {
+    device: Arc<Device>,
+    functions: Vec<(ProductPass, CudaFunction)>,
+}
+
+/// Blocks of the passes' grid-stride loops at most: enough to fill any device.
+const PASS_BLOCKS: u64 = 1 << 14;
+
+impl GpuPasses {
+    /// Compiles the passes' source (`fermat_codegen::poly::source`) for `device`.
+    pub(crate) fn compile(device: Arc<Device>, source: &str) -> Result<Self, GpuError> {
+        let (module, _) = device.compile(source)?;
+        let functions = ProductPass::ALL
+            .iter()
+            .map(|&pass| {
+                module
+                    .load_function(pass.name())
+                    .map(|f| (pass, f))
+                    .map_err(driver("cuModuleGetFunction"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(GpuPasses { device, functions })
+    }
+
+    /// Runs `pass` over `work` output coefficients on `stream`, from `src` into `dst`
+    /// (in place for [`ProductPass::Recombine`]), reading `table`.
+    pub(crate) fn run<W: DeviceRepr>(
+        &self,
+        stream: &CudaStream,
+        pass: ProductPass,
+        work: u64,
+        (src, dst, table): (&CudaView<'_, W>, &mut CudaViewMut<'_, W>, &CudaView<'_, W>),
+        extents: Extents,
+    ) -> Result<(), GpuError> {
+        let function = self
+            .functions
+            .iter()
+            .find(|(p, _)| *p == pass)
+            .map(|(_, f)| f)
+            .expect("every pass is loaded");
+        let blocks = work.div_ceil(u64::from(THREADS)).clamp(1, PASS_BLOCKS);
+        let l = Launch {
+            kernel: pass.name().into(),
+            blocks,
+            threads: THREADS,
+            shared_bytes: 0,
+            pieces_per_block: 1,
+            hop: Hop::InputToOutput,
+            signals: 0,
+            args: pass.args(),
+        };
+        let grid = self.device.limits.grid(pass.name(), blocks, 1)?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        let (src, _src) = src.device_ptr(stream);
+        let (dst, _dst) = dst.device_ptr_mut(stream);
+        let (table, _table) = table.device_ptr(stream);
+        let bound = Bound {
+            src,
+            dst,
+            table,
+            counters: 0,
+            epoch: 0,
+            operand: 0,
+            extents,
+        };
+        launch(stream, function, &l, &bound, grid, false)
+    }
+}
+
+/// The most arguments a launch passes (transform kernels of polynomials take fifteen).
+const MAX_ARGS: usize = 16;
+
+/// The vectors of one call of a plan on the device.
+pub(crate) struct Vectors<'a, 'b, W> {
+    /// The input: read only, or given up to a plan that clobbers it.
+    pub(crate) input: DeviceInput<'a, 'b, W>,
+    /// The output.
+    pub(crate) output: &'a mut CudaViewMut<'b, W>,
+    /// The scratch buffer.
+    pub(crate) scratch: &'a mut CudaViewMut<'b, W>,
+    /// The operand of a plan with a pointwise product.
+    pub(crate) operand: Operand<'a, 'b, W>,
+    /// The extents of short inputs and outputs.
+    pub(crate) extents: Extents,
+}
+
+/// The operand of a call on the device.
+pub(crate) enum Operand<'a, 'b, W> {
+    /// None: the plan has no pointwise product.
+    None,
+    /// A vector of its own.
+    Separate(&'a CudaView<'b, W>),
+    /// The input itself (a square).
+    Input,
+}
+
+/// The input of a call on the device.
+pub(crate) enum DeviceInput<'a, 'b, W> {
+    /// Read only.
+    Shared(&'a CudaView<'b, W>),
+    /// Given up to a plan that clobbers its input.
+    Clobbered(&'a mut CudaViewMut<'b, W>),
+}
+
+/// Where a plan's transforms find their short sources and destinations and their operand
+/// ([`Arg::SourceLength`] and its kin, in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Extents {
+    pub(crate) source: Extent,
+    pub(crate) destination: Extent,
+    /// Transforms between the operands of consecutive transforms (0: one for all).
+    pub(crate) op_dist: u64,
+    /// The size, terms and block of a pass of a product (`ProductPass`).
+    pub(crate) size: u64,
+    pub(crate) terms: u64,
+    pub(crate) block: u64,
+}
+
+/// Where the transforms of a batch find their part of one vector of polynomials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Extent {
+    /// Elements of each transform's part.
+    pub(crate) len: u64,
+    /// Elements of the vector in all.
+    pub(crate) limit: u64,
+    /// Elements between the parts of consecutive transforms.
+    pub(crate) dist: u64,
+    /// Words between the digits of one element.
+    pub(crate) stride: u64,
+}
+
+impl Extents {
+    /// Whole vectors of n elements, one transform after another.
+    pub(crate) fn whole(n: u64) -> Extents {
+        let whole = Extent {
+            len: n,
+            limit: n,
+            dist: n,
+            stride: n,
+        };
+        Extents {
+            source: whole,
+            destination: whole,
+            op_dist: 1,
+            size: n,
+            terms: 1,
+            block: n,
+        }
+    }
+}
+
+/// Launches one kernel on `stream` with its arguments bound from `bound`, on a grid of
+/// `grid` blocks; a `dependent` launch may start while the launch before it drains
+/// (programmatic dependent launch, sm_90 and later).
+pub(crate) fn launch(
+    stream: &CudaStream,
+    function: &CudaFunction,
+    l: &Launch,
+    bound: &Bound,
+    (x, y): (u32, u32),
+    dependent: bool,
+) -> Result<(), GpuError> {
+    if l.args.len() > MAX_ARGS {
+        return Err(GpuError::TooManyArguments {
+            kernel: l.kernel.to_string(),
+            count: l.args.len(),
+            max: MAX_ARGS,
+        });
+    }
+    let mut values = [Value::U32(0); MAX_ARGS];
+    for (v, &arg) in values.iter_mut().zip(l.args) {
+        *v = bound.value(arg);
+    }
+    let mut params = values.each_mut().map(Value::as_param);
+    let mut attribute = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            programmaticStreamSerializationAllowed: 1,
+        },
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: x,
+        gridDimY: y,
+        gridDimZ: 1,
+        blockDimX: l.threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: if dependent {
+            &mut attribute
+        } else {
+            std::ptr::null_mut()
+        },
+        numAttrs: dependent as u32,
+    };
+    // SAFETY: `params` holds one pointer per kernel argument, in the order and of the
+    // types `l.args` gives (the kernel was generated from the same list); the buffers
+    // bound hold what the extents bound say (callers size them), and the grid covers the
+    // work the launch describes; `values`, `params` and `attribute` outlive the call,
+    // which copies them.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &config,
+            function.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
+    .map_err(|source| GpuError::Launch {
+        kernel: l.kernel.to_string(),
+        source,
+    })
+}
+
+/// The values a call binds to the [`Arg`]s of its kernels.
+pub(crate) struct Bound {
+    pub(crate) src: sys::CUdeviceptr,
+    pub(crate) dst: sys::CUdeviceptr,
+    pub(crate) table: sys::CUdeviceptr,
+    pub(crate) counters: sys::CUdeviceptr,
+    pub(crate) epoch: u32,
+    pub(crate) operand: sys::CUdeviceptr,
+    pub(crate) extents: Extents,
+}
+
+/// One kernel argument, as the driver reads it: through a pointer to its value.
+#[derive(Clone, Copy)]
+enum Value {
+    Ptr(sys::CUdeviceptr),
+    U32(u32),
+    U64(u64),
+}
+
+impl Bound {
+    fn value(&self, arg: Arg) -> Value {
+        match arg {
+            Arg::Source => Value::Ptr(self.src),
+            Arg::Destination => Value::Ptr(self.dst),
+            Arg::Twiddles => Value::Ptr(self.table),
+            Arg::Counters => Value::Ptr(self.counters),
+            Arg::Epoch => Value::U32(self.epoch),
+            Arg::Operand => Value::Ptr(self.operand),
+            Arg::OperandDistance => Value::U64(self.extents.op_dist),
+            Arg::SourceLength => Value::U64(self.extents.source.len),
+            Arg::SourceLimit => Value::U64(self.extents.source.limit),
+            Arg::SourceDistance => Value::U64(self.extents.source.dist),
+            Arg::SourceStride => Value::U64(self.extents.source.stride),
+            Arg::DestinationLength => Value::U64(self.extents.destination.len),
+            Arg::DestinationLimit => Value::U64(self.extents.destination.limit),
+            Arg::DestinationDistance => Value::U64(self.extents.destination.dist),
+            Arg::DestinationStride => Value::U64(self.extents.destination.stride),
+            Arg::Size => Value::U64(self.extents.size),
+            Arg::Terms => Value::U64(self.extents.terms),
+            Arg::Block => Value::U64(self.extents.block),
+        }
+    }
+}
+
+impl Value {
+    fn as_param(&mut self) -> *mut std::ffi::c_void {
+        match self {
+            Value::Ptr(p) => (p as *mut sys::CUdeviceptr).cast(),
+            Value::U32(v) => (v as *mut u32).cast(),
+            Value::U64(v) => (v as *mut u64).cast(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_codegen::contract::{POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
+
+    #[test]
+    fn bound_values_follow_the_contract() {
+        let bound = Bound {
+            src: 1,
+            dst: 2,
+            table: 3,
+            counters: 4,
+            epoch: 5,
+            operand: 6,
+            extents: Extents {
+                source: Extent {
+                    len: 8,
+                    limit: 9,
+                    dist: 10,
+                    stride: 11,
+                },
+                destination: Extent {
+                    len: 12,
+                    limit: 13,
+                    dist: 14,
+                    stride: 15,
+                },
+                op_dist: 7,
+                size: 16,
+                terms: 17,
+                block: 18,
+            },
+        };
+        let values = |args: &[Arg]| -> Vec<u64> {
+            args.iter()
+                .map(|&a| match bound.value(a) {
+                    Value::Ptr(p) => p,
+                    Value::U32(v) => u64::from(v),
+                    Value::U64(v) => v,
+                })
+                .collect()
+        };
+        assert_eq!(values(&TRANSFORM_ARGS), [1, 2, 3, 4, 5]);
+        assert_eq!(values(&POLY_TRANSFORM_ARGS), (1..=15).collect::<Vec<u64>>());
+    }
+}

@@ -1,0 +1,382 @@
+//! The GPU backend: cudarc (driver API, loaded at run time) for devices, memory and
+//! launches; NVRTC (loaded at run time by `fermat_codegen::nvrtc`) to compile the generated
+//! CUDA C for the device's architecture, with the CUBINs cached on disk.
+
+use crate::cache::{self, Cache};
+use cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DeviceRepr, DriverError};
+use cudarc::nvrtc::Ptx;
+use fermat_codegen::nvrtc::{self, NvrtcError, Resources};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use thiserror::Error;
+
+/// Why the GPU could not be used.
+#[derive(Debug, Clone, Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No CUDA driver library on this machine.
+    #[error("no CUDA driver: libcuda could not be loaded (no NVIDIA driver installed?)")]
+    NoDriver,
+    /// The driver is there but has no such device.
+    #[error("no GPU with ordinal {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices there are.
+        count: usize,
+    },
+    /// A driver call failed.
+    #[error("CUDA driver call {call} failed")]
+    Driver {
+        /// The driver function.
+        call: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverError,
+    },
+    /// The device ran out of memory.
+    #[error("out of GPU memory allocating {bytes} bytes ({free} bytes free of {total})")]
+    OutOfMemory {
+        /// The allocation asked for.
+        bytes: usize,
+        /// Free device memory.
+        free: usize,
+        /// Total device memory.
+        total: usize,
+    },
+    /// NVRTC is missing, or the generated source did not compile (the log says why).
+    #[error(transparent)]
+    Nvrtc(#[from] NvrtcError),
+    /// NVRTC compiled the source but returned no CUBIN.
+    #[error("NVRTC returned no CUBIN for {arch}")]
+    NoCubin {
+        /// The architecture option the source was compiled with.
+        arch: String,
+    },
+    /// A launch beyond the device's grid.
+    #[error("kernel {kernel} needs a grid of {blocks} × {batch} blocks; this device launches at most {max_x} × {max_y}")]
+    GridTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// Blocks along x (tiles of one transform).
+        blocks: u64,
+        /// Blocks along y (transforms of the batch).
+        batch: u64,
+        /// The device's largest grid along x.
+        max_x: u64,
+        /// The device's largest grid along y.
+        max_y: u64,
+    },
+    /// A kernel takes more arguments than a launch passes.
+    #[error("kernel {kernel} takes {count} arguments; launches pass at most {max}")]
+    TooManyArguments {
+        /// The kernel.
+        kernel: String,
+        /// Its arguments.
+        count: usize,
+        /// The most a launch passes.
+        max: usize,
+    },
+    /// A kernel launch failed.
+    #[error("launch of kernel {kernel} failed")]
+    Launch {
+        /// The kernel.
+        kernel: String,
+        /// The driver's error.
+        #[source]
+        source: DriverError,
+    },
+}
+
+impl GpuError {
+    /// Whether the error says that there is no GPU to use here (no driver, or no device of
+    /// that ordinal) rather than that one failed: the only reasons for
+    /// [`Backend::Auto`](crate::Backend::Auto) to fall back to the CPU and for GPU tests to
+    /// skip.
+    pub fn is_absence(&self) -> bool {
+        matches!(self, GpuError::NoDriver | GpuError::NoDevice { .. })
+    }
+}
+
+fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |source| GpuError::Driver { call, source }
+}
+
+/// The largest grid a device launches: blocks along x and y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridLimits {
+    /// Blocks along x (2^31 − 1 on every architecture since sm_30).
+    pub max_x: u64,
+    /// Blocks along y (65,535).
+    pub max_y: u64,
+}
+
+impl GridLimits {
+    /// The grid of a launch of `blocks` tiles for each of `batch` transforms, or the error
+    /// naming the limit it exceeds.
+    pub fn grid(&self, kernel: &str, blocks: u64, batch: usize) -> Result<(u32, u32), GpuError> {
+        let batch = batch as u64;
+        let fits = |v: u64, max: u64| (1..=max).contains(&v).then_some(v as u32);
+        match (fits(blocks, self.max_x), fits(batch, self.max_y)) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(GpuError::GridTooLarge {
+                kernel: kernel.to_string(),
+                blocks,
+                batch,
+                max_x: self.max_x,
+                max_y: self.max_y,
+            }),
+        }
+    }
+}
+
+/// One GPU: its context and the stream fermat launches on.
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    name: String,
+    arch: (i32, i32),
+    limits: GridLimits,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({})", self.describe())
+    }
+}
+
+/// Whether a CUDA driver library can be loaded here.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda; no driver function is called.
+    unsafe { sys::is_culib_present() }
+}
+
+/// The number of GPUs the driver reports (0 without a driver).
+pub fn device_count() -> usize {
+    if !driver_present() {
+        return 0;
+    }
+    CudaContext::device_count().map(|c| c as usize).unwrap_or(0)
+}
+
+static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<Device>>>> = OnceLock::new();
+
+/// The device with this ordinal, opened once per process.
+pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
+    if !driver_present() {
+        return Err(GpuError::NoDriver);
+    }
+    let count = CudaContext::device_count().map_err(driver("cuDeviceGetCount"))? as usize;
+    if ordinal >= count {
+        return Err(GpuError::NoDevice { ordinal, count });
+    }
+    let mut devices = DEVICES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = devices.get(&ordinal) {
+        return Ok(d.clone());
+    }
+    let ctx = CudaContext::new(ordinal).map_err(driver("cuCtxCreate"))?;
+    let name = ctx.name().map_err(driver("cuDeviceGetName"))?;
+    let arch = ctx
+        .compute_capability()
+        .map_err(driver("cuDeviceGetAttribute"))?;
+    let stream = ctx.new_stream().map_err(driver("cuStreamCreate"))?;
+    let grid = |attribute| {
+        ctx.attribute(attribute)
+            .map(|v| v.max(0) as u64)
+            .map_err(driver("cuDeviceGetAttribute"))
+    };
+    let limits = GridLimits {
+        max_x: grid(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        max_y: grid(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+    };
+    let d = Arc::new(Device {
+        ctx,
+        stream,
+        ordinal,
+        name,
+        arch,
+        limits,
+    });
+    devices.insert(ordinal, d.clone());
+    Ok(d)
+}
+
+impl Device {
+    /// "NVIDIA H100 80GB HBM3 (GPU 0, sm_90)".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (GPU {}, sm_{}{})",
+            self.name, self.ordinal, self.arch.0, self.arch.1
+        )
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream fermat launches on unless told otherwise.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The architecture option of NVRTC for this device.
+    pub fn arch_option(&self) -> String {
+        format!("--gpu-architecture=sm_{}{}", self.arch.0, self.arch.1)
+    }
+
+    /// The largest grid this device launches.
+    pub fn limits(&self) -> GridLimits {
+        self.limits
+    }
+
+    /// The NVRTC options of a compilation for this device.
+    fn compile_options(&self) -> [String; 3] {
+        [
+            self.arch_option(),
+            "--std=c++17".into(),
+            "--ptxas-options=-v".into(),
+        ]
+    }
+
+    /// The cache key of `source` compiled for this device: the source, the options and
+    /// NVRTC's version (another NVRTC may emit another binary).
+    pub fn cache_key(&self, source: &str) -> Result<String, GpuError> {
+        let (major, minor) = nvrtc::global()?.version()?;
+        let options = self.compile_options().join(" ");
+        Ok(cache::key(&[
+            source,
+            &options,
+            &format!("nvrtc {major}.{minor}"),
+        ]))
+    }
+
+    /// Compiles `source` for this device (or takes the CUBIN from the disk cache) and
+    /// loads it; returns the module and ptxas's resource report (empty from the cache).
+    ///
+    /// A cached CUBIN that the driver refuses is evicted and compiled again; only a fresh
+    /// CUBIN that fails to load is an error.
+    pub fn compile(
+        &self,
+        source: &str,
+    ) -> Result<(Arc<cudarc::driver::CudaModule>, Vec<Resources>), GpuError> {
+        let key = self.cache_key(source)?;
+        let cache = Cache::from_env();
+        if let Some(cubin) = cache.as_ref().and_then(|c| c.get(&key)) {
+            match self.load(cubin) {
+                Ok(module) => return Ok((module, Vec::new())),
+                Err(_) => cache.iter().for_each(|c| c.evict(&key)),
+            }
+        }
+        let options = self.compile_options();
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let compiled = nvrtc::compile(source, &options)?;
+        let resources = compiled.resources();
+        let cubin = compiled.cubin.ok_or_else(|| GpuError::NoCubin {
+            arch: self.arch_option(),
+        })?;
+        let module = self.load(cubin.clone())?;
+        if let Some(cache) = &cache {
+            // The cache only saves time: a failed write leaves nothing behind.
+            let _ = cache.put(&key, &cubin);
+        }
+        Ok((module, resources))
+    }
+
+    fn load(&self, cubin: Vec<u8>) -> Result<Arc<cudarc::driver::CudaModule>, GpuError> {
+        self.ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(driver("cuModuleLoadData"))
+    }
+
+    /// Allocates `len` words, with a typed error when memory runs out.
+    pub fn alloc<W: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<W>, GpuError> {
+        self.stream.alloc_zeros::<W>(len).map_err(|e| {
+            if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+                let (free, total) = self.ctx.mem_get_info().unwrap_or((0, 0));
+                GpuError::OutOfMemory {
+                    bytes: len * std::mem::size_of::<W>(),
+                    free,
+                    total,
+                }
+            } else {
+                driver("cuMemAlloc")(e)
+            }
+        })
+    }
+
+    /// A timing event.
+    pub fn event(&self) -> Result<CudaEvent, GpuError> {
+        self.ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(driver("cuEventCreate"))
+    }
+}
+
+mod handoff;
+mod launch;
+
+pub(crate) use handoff::Counters;
+pub(crate) use launch::{
+    DeviceInput, Extent, Extents, GpuKernels, GpuPasses, HandOff, Operand, Vectors,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launches_beyond_the_grid_are_typed_errors() {
+        let h100 = GridLimits {
+            max_x: (1 << 31) - 1,
+            max_y: 65_535,
+        };
+        assert_eq!(h100.grid("k", 8, 3).unwrap(), (8, 3));
+        assert_eq!(
+            h100.grid("k", (1 << 31) - 1, 65_535).unwrap(),
+            ((1 << 31) - 1, 65_535)
+        );
+        // Beyond u32 along x: a cast would have launched 0 blocks.
+        let err = h100.grid("fwd_k0", 1 << 32, 1).unwrap_err();
+        assert!(
+            matches!(err, GpuError::GridTooLarge { blocks, .. } if blocks == 1 << 32),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("at most 2147483647 × 65535"),
+            "{err}"
+        );
+        assert!(h100.grid("k", 1 << 31, 1).is_err());
+        assert!(h100.grid("k", 1, 65_536).is_err());
+        assert!(h100.grid("k", 0, 1).is_err(), "an empty grid is no launch");
+    }
+
+    #[test]
+    fn only_a_missing_driver_or_device_is_an_absence() {
+        assert!(GpuError::NoDriver.is_absence());
+        assert!(GpuError::NoDevice {
+            ordinal: 1,
+            count: 1
+        }
+        .is_absence());
+        let compile = GpuError::Nvrtc(NvrtcError::NotFound { searched: vec![] });
+        assert!(!compile.is_absence());
+        let load = GpuError::Driver {
+            call: "cuModuleLoadData",
+            source: DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_IMAGE),
+        };
+        assert!(!load.is_absence());
+        // The driver's error is kept as the source (its message comes from the driver, which
+        // this machine may not have: compared, not printed).
+        let source = std::error::Error::source(&load).expect("a source");
+        let kept = source.downcast_ref::<DriverError>();
+        assert!(kept == Some(&DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_IMAGE)));
+    }
+}

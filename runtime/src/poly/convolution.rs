@@ -1,0 +1,334 @@
+//! Cyclic products of one size n: the products modulo x^n − 1 that every FFT-based
+//! product of polynomials is made of.
+//!
+//! The forward transform reads a short polynomial (zero padding in its first pass's
+//! gather, [`Io::short_input`]) and leaves its output in bit-reversed order; the inverse
+//! takes it in that order, multiplies by the other operand's transform in its first pass
+//! ([`Io::pointwise`]) and writes only the coefficients wanted ([`Io::short_output`]), in
+//! natural order. A product thus moves no more memory than its three transforms (two for
+//! a square), and no permutation pass runs.
+
+use crate::cpu;
+use crate::design::{self, any_field};
+use crate::error::Error;
+use crate::gpu::{
+    Counters, Device, DeviceInput, Extent, Extents, GpuKernels, HandOff, Operand, Vectors,
+};
+use crate::host::HostField;
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut};
+use fermat_codegen::contract::Input;
+use fermat_codegen::kernel::{twiddle_table, EmitOptions, TableLayout};
+use fermat_codegen::plan::{CheckedPlan, Direction, Io, Order};
+use fermat_dsl::field::Roots;
+use std::sync::{Arc, Mutex};
+
+/// The cyclic product of n points on one backend, planned once.
+pub(crate) struct Convolution<F: HostField> {
+    n: u64,
+    /// Device words per element.
+    words: usize,
+    forward: CheckedPlan,
+    inverse: CheckedPlan,
+    roots: Roots<F>,
+    engine: Engine<F>,
+}
+
+enum Engine<F: HostField> {
+    /// The GPU: the plans' kernels.
+    Gpu(GpuConvolution<F::Word>),
+    /// The CPU, word primes: the word-prime NTT.
+    Words(cpu::Fast),
+    /// The CPU, SRGFNs: the plans themselves.
+    Plans,
+}
+
+struct GpuConvolution<W> {
+    forward: GpuKernels<W>,
+    inverse: GpuKernels<W>,
+    work: Mutex<Work<W>>,
+}
+
+/// The device buffers of calls: the transforms of both operands and a scratch buffer, as
+/// large as the largest batch so far; the hand-off counters of each direction.
+struct Work<W> {
+    first: Option<CudaSlice<W>>,
+    second: Option<CudaSlice<W>>,
+    scratch: Option<CudaSlice<W>>,
+    counters: [Counters; 2],
+}
+
+/// A polynomial operand on the device: a vector and where each transform of a batch finds
+/// its part of it.
+pub(crate) struct DeviceSource<'a, 'b, W> {
+    pub(crate) data: &'a CudaView<'b, W>,
+    pub(crate) extent: Extent,
+}
+
+/// Where a product goes on the device.
+pub(crate) struct DeviceDestination<'a, 'b, W> {
+    pub(crate) data: &'a mut CudaViewMut<'b, W>,
+    pub(crate) extent: Extent,
+}
+
+impl<F: HostField> Convolution<F> {
+    /// Plans the cyclic product of `n` points over `field`, on `device` or on the CPU.
+    pub(crate) fn new(field: &F, n: u64, device: Option<&Arc<Device>>) -> Result<Self, Error> {
+        let any = any_field(field)?;
+        let design = design::design(&any, n, &Default::default())?;
+        let lower = |direction, orders: (Order, Order), io| -> Result<CheckedPlan, Error> {
+            Ok(CheckedPlan::new(
+                design.lower_io(direction, orders.0, orders.1, io)?,
+            )?)
+        };
+        let forward = lower(
+            Direction::Forward,
+            (Order::Natural, Order::BitReversed),
+            Io {
+                short_input: true,
+                ..Io::default()
+            },
+        )?;
+        let inverse = lower(
+            Direction::Inverse,
+            (Order::BitReversed, Order::Natural),
+            Io {
+                pointwise: true,
+                short_output: true,
+                ..Io::default()
+            },
+        )?;
+        let log_table = forward.max_log_order();
+        let roots = Roots::canonical(field, log_table, n)?;
+        let engine = match device {
+            Some(device) => {
+                let generated = design::generate(
+                    field,
+                    &any,
+                    &design,
+                    &forward,
+                    &inverse,
+                    &roots,
+                    &EmitOptions::default(),
+                )?;
+                let shape = fermat_codegen::cost::FieldShape::of(&any);
+                let layout = TableLayout::of(&shape, &roots, EmitOptions::default().table_bytes);
+                let table: Vec<F::Word> = twiddle_table(field, &shape, &roots, &layout)
+                    .into_iter()
+                    .map(F::word)
+                    .collect();
+                let mut kernels = GpuKernels::compile_all(
+                    device.clone(),
+                    &generated.source,
+                    vec![generated.forward.launches, generated.inverse.launches],
+                    &table,
+                )?;
+                let inverse = kernels.pop().expect("two launch lists");
+                let forward = kernels.pop().expect("two launch lists");
+                Engine::Gpu(GpuConvolution {
+                    forward,
+                    inverse,
+                    work: Mutex::new(Work {
+                        first: None,
+                        second: None,
+                        scratch: None,
+                        counters: Default::default(),
+                    }),
+                })
+            }
+            None => {
+                let orders = (
+                    (Order::Natural, Order::BitReversed),
+                    (Order::BitReversed, Order::Natural),
+                );
+                match cpu::Fast::new(
+                    field,
+                    n,
+                    &roots.power(field, 1),
+                    log_table,
+                    orders.0,
+                    orders.1,
+                    cpu::Isa::Auto,
+                )? {
+                    Some(fast) => Engine::Words(fast),
+                    None => Engine::Plans,
+                }
+            }
+        };
+        Ok(Convolution {
+            n,
+            words: field.words(),
+            forward,
+            inverse,
+            roots,
+            engine,
+        })
+    }
+
+    /// The first `out.len()` (at most n) coefficients of the cyclic product of `a` and `b`
+    /// (or of `a` with itself), each of at most n coefficients, on the CPU.
+    pub(crate) fn cyclic_host(
+        &self,
+        field: &F,
+        a: &[F::Elem],
+        b: Option<&[F::Elem]>,
+        out: &mut [F::Elem],
+    ) -> Result<(), Error> {
+        let n = self.n as usize;
+        debug_assert!(a.len() <= n && b.is_none_or(|b| b.len() <= n) && out.len() <= n);
+        if let Engine::Words(fast) = &self.engine {
+            if let Some(done) = fast.cyclic(field, a, b, out) {
+                return done;
+            }
+        }
+        let transform = |x: &[F::Elem]| {
+            let mut t = vec![field.zero(); n];
+            cpu::run(field, &self.forward, &self.roots, Input::shared(x), &[], &mut t);
+            t
+        };
+        let ta = transform(a);
+        let mut tb = match b {
+            Some(b) => transform(b),
+            None => ta.clone(),
+        };
+        cpu::run(
+            field,
+            &self.inverse,
+            &self.roots,
+            Input::Clobbered(&mut tb),
+            &ta,
+            out,
+        );
+        Ok(())
+    }
+
+    /// The cyclic products of the `batch` parts of `a` with `b` (one part, shared by the
+    /// whole batch; `None`: each part of `a` with itself), queued on `stream`: part t of
+    /// the destination holds the first coefficients of product t, as its extent says.
+    pub(crate) fn cyclic_device(
+        &self,
+        stream: &Arc<CudaStream>,
+        a: DeviceSource<'_, '_, F::Word>,
+        b: Option<DeviceSource<'_, '_, F::Word>>,
+        c: DeviceDestination<'_, '_, F::Word>,
+        batch: usize,
+    ) -> Result<(), Error> {
+        let Engine::Gpu(gpu) = &self.engine else {
+            return Err(Error::NotOnGpu);
+        };
+        let device = gpu.forward.device().clone();
+        let words = self.n as usize * self.words;
+        let mut work = gpu.work.lock().unwrap_or_else(|e| e.into_inner());
+        let Work {
+            first,
+            second,
+            scratch,
+            counters,
+        } = &mut *work;
+        let ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
+            if slot.as_ref().is_none_or(|s| s.len() < len) {
+                *slot = Some(device.alloc::<F::Word>(len)?);
+            }
+            Ok(())
+        };
+        ensure(first, words * batch)?;
+        ensure(scratch, words * batch)?;
+        if b.is_some() {
+            ensure(second, words)?;
+        }
+        let first = first.as_mut().expect("allocated above");
+        let scratch = scratch.as_mut().expect("allocated above");
+        let whole = Extents::whole(self.n);
+        let [forward_counters, inverse_counters] = counters;
+        // The transforms of the parts of a.
+        run(
+            &gpu.forward,
+            stream,
+            forward_counters,
+            Vectors {
+                input: DeviceInput::Shared(a.data),
+                output: &mut first.slice_mut(0..words * batch),
+                scratch: &mut scratch.slice_mut(0..words * batch),
+                operand: Operand::None,
+                extents: Extents {
+                    source: a.extent,
+                    ..whole
+                },
+            },
+            batch,
+        )?;
+        // The transform of b, and the inverse of the pointwise products.
+        let second_view;
+        let operand = match &b {
+            Some(b) => {
+                let second = second.as_mut().expect("allocated above");
+                run(
+                    &gpu.forward,
+                    stream,
+                    forward_counters,
+                    Vectors {
+                        input: DeviceInput::Shared(b.data),
+                        output: &mut second.slice_mut(0..words),
+                        scratch: &mut scratch.slice_mut(0..words),
+                        operand: Operand::None,
+                        extents: Extents {
+                            source: b.extent,
+                            ..whole
+                        },
+                    },
+                    1,
+                )?;
+                second_view = second.slice(0..words);
+                Operand::Separate(&second_view)
+            }
+            None => Operand::Input,
+        };
+        run(
+            &gpu.inverse,
+            stream,
+            inverse_counters,
+            Vectors {
+                input: DeviceInput::Clobbered(&mut first.slice_mut(0..words * batch)),
+                output: &mut c.data.slice_mut(..),
+                scratch: &mut scratch.slice_mut(0..words * batch),
+                operand,
+                extents: Extents {
+                    destination: c.extent,
+                    // One operand serves the whole batch.
+                    op_dist: 0,
+                    ..whole
+                },
+            },
+            batch,
+        )
+    }
+}
+
+/// Runs one direction's kernels with its hand-off counters.
+fn run<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
+    kernels: &GpuKernels<W>,
+    stream: &Arc<CudaStream>,
+    counters: &mut Counters,
+    vectors: Vectors<'_, '_, W>,
+    batch: usize,
+) -> Result<(), Error> {
+    let (flags, epoch) = counters.next(
+        kernels.device(),
+        stream,
+        kernels.counters(),
+        batch,
+        kernels.hands_off(batch),
+    )?;
+    let ran = kernels.run(
+        stream,
+        vectors,
+        HandOff {
+            counters: &mut flags.slice_mut(..),
+            epoch,
+        },
+        batch,
+    );
+    if ran.is_err() {
+        counters.invalidate();
+    }
+    Ok(ran?)
+}

@@ -1,0 +1,68 @@
+//! Polynomials in device memory.
+
+use crate::host::HostField;
+use cudarc::driver::CudaSlice;
+
+/// A polynomial in device memory, the twin of [`Poly`](super::Poly): coefficients lowest
+/// degree first, normalised, in the layout the kernels read — one word per coefficient for
+/// a word prime, and for an SRGFN digit c of coefficient i at word c·capacity + i
+/// (digit-major, so that a warp reads consecutive words).
+///
+/// Made and read back by a [`PolyRing`](super::PolyRing) that runs on a GPU; products of
+/// device polynomials stay on the device.
+///
+/// ```no_run
+/// use fermat::dsl::{Field, Fp32};
+/// use fermat::poly::{Poly, PolyRing};
+/// use fermat::Backend;
+///
+/// let f = Fp32::new(469762049)?;
+/// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
+/// let a = ring.to_device(&Poly::new(&f, vec![f.one(), f.one()]))?; // 1 + x
+/// let c = ring.mul_device(&a, &a)?; // stays on the device
+/// assert_eq!(c.len(), 3);
+/// assert_eq!(ring.from_device(&c)?, Poly::new(&f, vec![f.one(), f.from_u64(2), f.one()]));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub struct DevicePoly<F: HostField> {
+    pub(crate) data: CudaSlice<F::Word>,
+    pub(crate) len: usize,
+    pub(crate) cap: usize,
+}
+
+impl<F: HostField> DevicePoly<F> {
+    /// The number of coefficients: the degree plus one, 0 for the zero polynomial.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether this is the zero polynomial.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The degree, `None` for the zero polynomial.
+    pub fn degree(&self) -> Option<usize> {
+        self.len.checked_sub(1)
+    }
+
+    /// The coefficients the buffer holds room for: the words between two digits of one
+    /// coefficient of an SRGFN.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The raw device words.
+    pub fn words(&self) -> &CudaSlice<F::Word> {
+        &self.data
+    }
+}
+
+impl<F: HostField> std::fmt::Debug for DevicePoly<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DevicePoly")
+            .field("len", &self.len)
+            .field("capacity", &self.cap)
+            .finish()
+    }
+}

@@ -1,0 +1,322 @@
+//! How a product of two polynomials is computed: the choice of algorithm and transform
+//! sizes for two lengths ([`ProductPlan`]), and its run on the CPU.
+//!
+//! - Balanced operands: the product of length ℓ takes one cyclic product of the next
+//!   power of two P ≥ ℓ where ℓ is P or close to it, else one of N = P/2 points and one of
+//!   the power of two m ≥ ℓ − N, recombined exactly (`fermat_codegen::poly`): the time
+//!   follows ℓ, with no jump at powers of two.
+//! - Unbalanced operands (the longer at least four times the shorter): the longer one is
+//!   cut into blocks that each make, with the shorter, a cyclic product without wrap, all
+//!   in one batch, and the block products are added where they overlap.
+//! - Tiny products on the CPU: the schoolbook product.
+
+use super::convolution::Convolution;
+use crate::error::Error;
+use crate::host::HostField;
+use fermat_codegen::poly::{fold, overlap_add, recombine, ProductPass};
+
+/// How a product is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// One operand is zero: so is the product.
+    Zero,
+    /// The schoolbook product (tiny products on the CPU).
+    Schoolbook,
+    /// One cyclic product of `n` points (three transforms, two for a square).
+    Cyclic {
+        /// Points of the transforms.
+        n: u64,
+    },
+    /// A cyclic product of `n` points and one of `m` points, recombined: for lengths a
+    /// little above a power of two.
+    Split {
+        /// Points of the larger product.
+        n: u64,
+        /// Points of the smaller one.
+        m: u64,
+    },
+    /// Blocks of `block` coefficients of the longer operand, each multiplied by the
+    /// shorter one in a cyclic product of `n` points, `count` of them in one batch.
+    Blocks {
+        /// Points of each product.
+        n: u64,
+        /// Coefficients of the longer operand per block.
+        block: u64,
+        /// The number of blocks.
+        count: u64,
+    },
+}
+
+/// A product of two lengths, planned: what [`PolyRing::mul`](super::PolyRing::mul) does
+/// for them.
+///
+/// ```
+/// use fermat::poly::{Algorithm, ProductPlan};
+///
+/// // 2^16 + 1 coefficients times as many: 2^17 + 1 coefficients, from cyclic products of
+/// // 2^17 points and of 2 points, not one of 2^18 points.
+/// let plan = ProductPlan::new(65537, 65537, 26, true)?;
+/// assert_eq!(plan.algorithm, Algorithm::Split { n: 1 << 17, m: 2 });
+/// assert_eq!(plan.len(), 131073);
+/// # Ok::<(), fermat::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProductPlan {
+    /// Coefficients of the first operand.
+    pub len_a: usize,
+    /// Coefficients of the second operand.
+    pub len_b: usize,
+    /// The algorithm and its sizes.
+    pub algorithm: Algorithm,
+}
+
+/// On the CPU, products with a factor of at most this many coefficients take the
+/// schoolbook product.
+const SCHOOLBOOK_SHORT: usize = 8;
+/// On the CPU, products of at most this many coefficient products take the schoolbook
+/// product.
+const SCHOOLBOOK_WORK: usize = 1 << 10;
+/// Products of at most this many coefficients take one cyclic product of the next power
+/// of two (a split saves little there).
+const SPLIT_MIN: u64 = 64;
+/// The smallest cyclic product of the blocks of an unbalanced product: blocks of a few
+/// thousand coefficients keep each block's transform in one pass and the batch short.
+const BLOCK_POINTS: u64 = 1 << 12;
+/// The most blocks of one batch (a launch's grid rows).
+const MAX_BLOCKS: u64 = 65_535;
+
+impl ProductPlan {
+    /// Plans the product of operands of `len_a` and `len_b` coefficients over a field of
+    /// 2-adicity `two_adicity`, for the GPU (`gpu`) or the CPU.
+    pub fn new(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<Self, Error> {
+        let algorithm = algorithm(len_a, len_b, two_adicity, gpu)?;
+        Ok(ProductPlan {
+            len_a,
+            len_b,
+            algorithm,
+        })
+    }
+
+    /// Coefficients of the product (0 when an operand is zero).
+    pub fn len(&self) -> usize {
+        if self.len_a == 0 || self.len_b == 0 {
+            0
+        } else {
+            self.len_a + self.len_b - 1
+        }
+    }
+
+    /// Whether the product is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The sizes of the cyclic products, largest first.
+    pub fn transform_sizes(&self) -> Vec<u64> {
+        match self.algorithm {
+            Algorithm::Zero | Algorithm::Schoolbook => Vec::new(),
+            Algorithm::Cyclic { n } | Algorithm::Blocks { n, .. } => vec![n],
+            Algorithm::Split { n, m } => vec![n, m],
+        }
+    }
+}
+
+impl std::fmt::Display for ProductPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let points = |n: u64| format!("2^{}", n.trailing_zeros());
+        match self.algorithm {
+            Algorithm::Zero => write!(f, "zero (an operand is zero)"),
+            Algorithm::Schoolbook => write!(f, "schoolbook"),
+            Algorithm::Cyclic { n } => write!(f, "FFT, one cyclic product of {}", points(n)),
+            Algorithm::Split { n, m } => write!(
+                f,
+                "FFT, cyclic products of {} and {} points, recombined",
+                points(n),
+                points(m)
+            ),
+            Algorithm::Blocks { n, block, count } => write!(
+                f,
+                "FFT, {count} blocks of {block} coefficients, cyclic products of {} points in one batch",
+                points(n)
+            ),
+        }
+    }
+}
+
+fn algorithm(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<Algorithm, Error> {
+    if len_a == 0 || len_b == 0 {
+        return Ok(Algorithm::Zero);
+    }
+    let (short, long) = (len_a.min(len_b) as u64, len_a.max(len_b) as u64);
+    let len = short + long - 1;
+    if !gpu && (short as usize <= SCHOOLBOOK_SHORT || short * long <= SCHOOLBOOK_WORK as u64) {
+        return Ok(Algorithm::Schoolbook);
+    }
+    let max_log = two_adicity.min(62);
+    let too_long = || Error::ProductTooLong {
+        len_a,
+        len_b,
+        len,
+        max: 1 << max_log,
+    };
+    let fits = |n: u64| n.trailing_zeros() <= max_log;
+    let whole = len.next_power_of_two().max(2);
+    if !fits(whole) {
+        return Err(too_long());
+    }
+    if long >= 4 * short {
+        let mut n = (2 * short).next_power_of_two().max(BLOCK_POINTS).min(whole);
+        loop {
+            let block = n - short + 1;
+            let count = long.div_ceil(block);
+            if count == 1 {
+                break;
+            }
+            if count <= MAX_BLOCKS && fits(n) {
+                return Ok(Algorithm::Blocks { n, block, count });
+            }
+            n *= 2;
+        }
+    }
+    if whole == len || len <= SPLIT_MIN {
+        return Ok(Algorithm::Cyclic { n: whole });
+    }
+    let n = whole / 2;
+    let m = (len - n).next_power_of_two().max(2);
+    // The twist is a primitive 2n-th root of unity (2n = whole points exist); the larger
+    // cyclic product takes each operand whole.
+    if m < n && long <= n {
+        Ok(Algorithm::Split { n, m })
+    } else {
+        Ok(Algorithm::Cyclic { n: whole })
+    }
+}
+
+/// The schoolbook product of two non-empty coefficient lists.
+pub(crate) fn schoolbook<F: HostField>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
+    let mut c = vec![field.zero(); a.len() + b.len() - 1];
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            c[i + j] = field.add(&c[i + j], &field.mul(x, y));
+        }
+    }
+    c
+}
+
+/// The cyclic products a plan runs on the CPU, by size.
+pub(crate) trait Cyclic<F: HostField> {
+    /// The cyclic product of `n` points.
+    fn convolution(&self, n: u64) -> Result<std::sync::Arc<Convolution<F>>, Error>;
+}
+
+/// Runs `plan` on the CPU: the product of `a` and `b` (`b = None`: of `a` with itself).
+pub(crate) fn mul_host<F: HostField>(
+    field: &F,
+    plan: &ProductPlan,
+    convolutions: &impl Cyclic<F>,
+    a: &[F::Elem],
+    b: Option<&[F::Elem]>,
+) -> Result<Vec<F::Elem>, Error> {
+    let other = b.unwrap_or(a);
+    let len = plan.len();
+    match plan.algorithm {
+        Algorithm::Zero => Ok(Vec::new()),
+        Algorithm::Schoolbook => Ok(schoolbook(field, a, other)),
+        Algorithm::Cyclic { n } => {
+            let mut c = vec![field.zero(); len];
+            convolutions.convolution(n)?.cyclic_host(field, a, b, &mut c)?;
+            Ok(c)
+        }
+        Algorithm::Split { n, m } => {
+            let mut c = vec![field.zero(); len];
+            convolutions
+                .convolution(n)?
+                .cyclic_host(field, a, b, &mut c[..n as usize])?;
+            let theta = field.root_of_unity(2 * n)?;
+            let terms = n / m;
+            let fold_table = ProductPass::Fold.table(field, &theta, m, terms);
+            let folded = |x: &[F::Elem]| {
+                let mut out = vec![field.zero(); m as usize];
+                fold(field, &fold_table, x, &mut out);
+                out
+            };
+            let fa = folded(a);
+            let fb = b.map(folded);
+            let mut r = vec![field.zero(); m as usize];
+            convolutions
+                .convolution(m)?
+                .cyclic_host(field, &fa, fb.as_deref(), &mut r)?;
+            let table = ProductPass::Recombine.table(field, &theta, m, terms);
+            recombine(field, &table, &r, &mut c);
+            Ok(c)
+        }
+        Algorithm::Blocks { n, block, count } => {
+            let (long, short) = if a.len() >= other.len() {
+                (a, other)
+            } else {
+                (other, a)
+            };
+            let conv = convolutions.convolution(n)?;
+            let n = n as usize;
+            let mut r = vec![field.zero(); count as usize * n];
+            for (chunk, out) in long.chunks(block as usize).zip(r.chunks_mut(n)) {
+                conv.cyclic_host(field, chunk, Some(short), out)?;
+            }
+            let mut c = vec![field.zero(); len];
+            overlap_add(field, &r, n, block as usize, &mut c);
+            Ok(c)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(a: usize, b: usize) -> Algorithm {
+        ProductPlan::new(a, b, 26, true).unwrap().algorithm
+    }
+
+    #[test]
+    fn lengths_just_above_powers_of_two_split() {
+        assert_eq!(plan(1 << 16, 1 << 16), Algorithm::Cyclic { n: 1 << 17 });
+        assert_eq!(plan((1 << 16) + 1, (1 << 16) + 1), Algorithm::Split { n: 1 << 17, m: 2 });
+        // 1.25·2^16: 2.5·2^16 − 1 coefficients, 2^17 + 2^15 points.
+        assert_eq!(plan(5 << 14, 5 << 14), Algorithm::Split { n: 1 << 17, m: 1 << 15 });
+        // 1.5·2^16: 2^17 + 2^16 points.
+        assert_eq!(plan(3 << 15, 3 << 15), Algorithm::Split { n: 1 << 17, m: 1 << 16 });
+        // Close to the next power of two: one product of it.
+        assert_eq!(plan(127 << 10, 127 << 10), Algorithm::Cyclic { n: 1 << 18 });
+        assert_eq!(plan(20, 20), Algorithm::Cyclic { n: 64 });
+    }
+
+    #[test]
+    fn unbalanced_operands_take_blocks_and_small_ones_the_schoolbook() {
+        let Algorithm::Blocks { n, block, count } = plan(1 << 20, 64) else {
+            panic!("{:?}", plan(1 << 20, 64))
+        };
+        assert_eq!((n, block), (4096, 4096 - 63));
+        assert_eq!(count, (1u64 << 20).div_ceil(block));
+        assert_eq!(plan(0, 5), Algorithm::Zero);
+        assert_eq!(
+            ProductPlan::new(5, 1000, 26, false).unwrap().algorithm,
+            Algorithm::Schoolbook
+        );
+    }
+
+    #[test]
+    fn products_beyond_the_two_adicity_are_typed_errors() {
+        // 2^13 + 2^13 − 1 coefficients need 2^14 points; a 2-adicity of 13 has 2^13.
+        let err = ProductPlan::new(1 << 13, 1 << 13, 13, true).unwrap_err();
+        assert!(
+            matches!(err, Error::ProductTooLong { len: 16383, max: 8192, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("8192"), "{err}");
+        // At the limit itself, the split's twist (a primitive 2^14-th root) exists.
+        assert_eq!(
+            ProductPlan::new(4097, 4097, 14, true).unwrap().algorithm,
+            Algorithm::Split { n: 1 << 13, m: 2 }
+        );
+    }
+}

@@ -1,0 +1,609 @@
+//! F[x] on one backend: products of polynomials on the host and on the device, with the
+//! plans of every size kept for the next product.
+
+use super::convolution::{Convolution, DeviceDestination, DeviceSource};
+use super::device::DevicePoly;
+use super::host::Poly;
+use super::product::{mul_host, Algorithm, Cyclic, ProductPlan};
+use crate::design::any_field;
+use crate::error::Error;
+use crate::fft::{Backend, Running};
+use crate::gpu::{self, Device, Extent, Extents, GpuError, GpuPasses};
+use crate::host::HostField;
+use cudarc::driver::{CudaSlice, CudaView};
+use fermat_codegen::kernel::table_form;
+use fermat_codegen::poly::ProductPass;
+use fermat_dsl::field::AnyField;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The polynomials over `F` on one backend: their products, and the transfers of device
+/// polynomials. Plan once, multiply many: the cyclic products of every size a product
+/// has used (their kernels, twiddle tables and work buffers) are kept for the next one.
+/// `Send + Sync`.
+///
+/// ```
+/// use fermat::dsl::{Field, Fp32};
+/// use fermat::poly::{Poly, PolyRing};
+/// use fermat::Backend;
+///
+/// let f = Fp32::new(469762049)?;
+/// let ring = PolyRing::new(&f, Backend::Cpu)?;
+/// let a = Poly::new(&f, (1..=100).map(|i| f.from_u64(i)).collect());
+/// let b = Poly::new(&f, (1..=50).map(|i| f.from_u64(3 * i)).collect());
+/// let c = ring.mul(&a, &b)?;
+/// assert_eq!(c.len(), 149);
+/// let x = f.from_u64(12345);
+/// assert_eq!(c.eval(&x), f.mul(&a.eval(&x), &b.eval(&x)));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub struct PolyRing<F: HostField> {
+    field: F,
+    any: AnyField,
+    running: Running,
+    device: Option<Arc<Device>>,
+    convolutions: Mutex<HashMap<u64, Arc<Convolution<F>>>>,
+    passes: Mutex<Option<Arc<GpuPasses>>>,
+    tables: Mutex<HashMap<(ProductPass, u64, u64), Arc<CudaSlice<F::Word>>>>,
+}
+
+impl<F: HostField> PolyRing<F> {
+    /// The ring of polynomials over `field` on `backend` (`Backend::Auto`: GPU 0 if there
+    /// is one, else the CPU, saying why). Kernels are compiled when a product first needs
+    /// them.
+    pub fn new(field: &F, backend: Backend) -> Result<Self, Error> {
+        let (device, running) = match backend {
+            Backend::Cpu => (None, Running::Cpu { reason: None }),
+            Backend::Gpu(ordinal) => {
+                let d = gpu::device(ordinal)?;
+                let running = Running::Gpu(d.describe());
+                (Some(d), running)
+            }
+            Backend::Auto => match gpu::device(0) {
+                Ok(d) => {
+                    let running = Running::Gpu(d.describe());
+                    (Some(d), running)
+                }
+                Err(e) if e.is_absence() => (
+                    None,
+                    Running::Cpu {
+                        reason: Some(e.to_string()),
+                    },
+                ),
+                Err(e) => return Err(e.into()),
+            },
+        };
+        Ok(PolyRing {
+            field: field.clone(),
+            any: any_field(field)?,
+            running,
+            device,
+            convolutions: Mutex::new(HashMap::new()),
+            passes: Mutex::new(None),
+            tables: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The field of the coefficients.
+    pub fn field(&self) -> &F {
+        &self.field
+    }
+
+    /// Where the products run.
+    pub fn running(&self) -> &Running {
+        &self.running
+    }
+
+    /// How the product of operands of `len_a` and `len_b` coefficients is computed here.
+    pub fn product_plan(&self, len_a: usize, len_b: usize) -> Result<ProductPlan, Error> {
+        ProductPlan::new(
+            len_a,
+            len_b,
+            self.field.two_adicity(),
+            self.device.is_some(),
+        )
+    }
+
+    /// The product a·b.
+    pub fn mul(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
+        self.check_field(a)?;
+        self.check_field(b)?;
+        self.product(a, Some(b))
+    }
+
+    /// The square a² (two transforms instead of three).
+    pub fn sqr(&self, a: &Poly<F>) -> Result<Poly<F>, Error> {
+        self.check_field(a)?;
+        self.product(a, None)
+    }
+
+    fn product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
+        let other = b.unwrap_or(a);
+        let plan = self.product_plan(a.len(), other.len())?;
+        if self.device.is_some() && plan.algorithm != Algorithm::Zero {
+            let da = self.to_device(a)?;
+            let c = match b {
+                Some(b) => self.mul_device(&da, &self.to_device(b)?)?,
+                None => self.sqr_device(&da)?,
+            };
+            return self.from_device(&c);
+        }
+        let c = mul_host(
+            &self.field,
+            &plan,
+            self,
+            a.coeffs(),
+            b.map(|b| b.coeffs()),
+        )?;
+        Ok(Poly::new(&self.field, c))
+    }
+
+    fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
+        if a.field().modulus() == self.field.modulus() {
+            Ok(())
+        } else {
+            Err(Error::FieldMismatch {
+                left: self.field.name(),
+                right: a.field().name(),
+            })
+        }
+    }
+
+    fn device(&self) -> Result<&Arc<Device>, Error> {
+        self.device.as_ref().ok_or(Error::NotOnGpu)
+    }
+
+    /// Copies a polynomial to the device.
+    pub fn to_device(&self, a: &Poly<F>) -> Result<DevicePoly<F>, Error> {
+        self.check_field(a)?;
+        let device = self.device()?;
+        let cap = a.len().max(1);
+        let host: Vec<F::Host> = a.coeffs().iter().map(|e| self.field.to_host(e)).collect();
+        let mut words = Vec::with_capacity(cap * self.field.words());
+        let mut padded = host;
+        padded.resize(cap, self.field.to_host(&self.field.zero()));
+        self.field.pack(&padded, cap, &mut words);
+        let mut data = device.alloc::<F::Word>(words.len())?;
+        device
+            .stream()
+            .memcpy_htod(&words, &mut data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                source,
+            })?;
+        Ok(DevicePoly {
+            data,
+            len: a.len(),
+            cap,
+        })
+    }
+
+    /// Copies a polynomial back from the device (its values are checked).
+    pub fn from_device(&self, a: &DevicePoly<F>) -> Result<Poly<F>, Error> {
+        let device = self.device()?;
+        let words = device
+            .stream()
+            .clone_dtoh(&a.data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyDtoH",
+                source,
+            })?;
+        let mut host = vec![self.field.to_host(&self.field.zero()); a.cap];
+        self.field.unpack(&words, a.cap, &mut host);
+        let coeffs = host[..a.len]
+            .iter()
+            .map(|h| self.field.to_elem(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Poly::new(&self.field, coeffs))
+    }
+
+    /// The product a·b of device polynomials, on the device: the work is queued on the
+    /// device's stream and the result stays there.
+    pub fn mul_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        let plan = self.product_plan(a.len, b.len)?;
+        let mut c = self.zeros(plan.len())?;
+        self.run_device(&plan, a, Some(b), &mut c)?;
+        Ok(c)
+    }
+
+    /// The square a² of a device polynomial, on the device.
+    pub fn sqr_device(&self, a: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        let plan = self.product_plan(a.len, a.len)?;
+        let mut c = self.zeros(plan.len())?;
+        self.run_device(&plan, a, None, &mut c)?;
+        Ok(c)
+    }
+
+    /// The product a·b written into `c` (its capacity at least the product's length, its
+    /// contents replaced): products without allocating their result.
+    pub fn mul_device_into(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        c: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let plan = self.product_plan(a.len, b.len)?;
+        if c.cap < plan.len() {
+            return Err(Error::Capacity {
+                capacity: c.cap,
+                len: plan.len(),
+            });
+        }
+        self.run_device(&plan, a, Some(b), c)
+    }
+
+    /// A device polynomial of room for `len` coefficients, holding the zero polynomial.
+    fn zeros(&self, len: usize) -> Result<DevicePoly<F>, Error> {
+        let device = self.device()?;
+        let cap = len.max(1);
+        Ok(DevicePoly {
+            data: device.alloc::<F::Word>(cap * self.field.words())?,
+            len: 0,
+            cap,
+        })
+    }
+
+    /// Waits for the work queued on the device.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        self.device()?
+            .stream()
+            .synchronize()
+            .map_err(|source| Error::Gpu(GpuError::Driver {
+                call: "cuStreamSynchronize",
+                source,
+            }))
+    }
+
+    fn run_device(
+        &self,
+        plan: &ProductPlan,
+        a: &DevicePoly<F>,
+        b: Option<&DevicePoly<F>>,
+        c: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let device = self.device()?.clone();
+        let stream = device.stream().clone();
+        let len = plan.len();
+        let other = b.unwrap_or(a);
+        let part = |p: &DevicePoly<F>, len: u64, dist: u64| Extent {
+            len,
+            limit: p.len as u64,
+            dist,
+            stride: p.cap as u64,
+        };
+        let whole = |p: &DevicePoly<F>| part(p, p.len as u64, 0);
+        let product = |c: &DevicePoly<F>, len: u64| Extent {
+            len,
+            limit: len,
+            dist: 0,
+            stride: c.cap as u64,
+        };
+        match plan.algorithm {
+            Algorithm::Zero | Algorithm::Schoolbook => {}
+            Algorithm::Cyclic { n } => {
+                let (va, vb) = (a.data.slice(..), other.data.slice(..));
+                self.convolution(n)?.cyclic_device(
+                    &stream,
+                    DeviceSource {
+                        data: &va,
+                        extent: whole(a),
+                    },
+                    b.map(|_| DeviceSource {
+                        data: &vb,
+                        extent: whole(other),
+                    }),
+                    DeviceDestination {
+                        extent: product(c, len as u64),
+                        data: &mut c.data.slice_mut(..),
+                    },
+                    1,
+                )?;
+            }
+            Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
+            Algorithm::Blocks { n, block, count } => {
+                let (long, short) = if a.len >= other.len { (a, other) } else { (other, a) };
+                let words = self.field.words();
+                let r_len = (count * n) as usize;
+                let mut r = device.alloc::<F::Word>(r_len * words)?;
+                let (vl, vs) = (long.data.slice(..), short.data.slice(..));
+                self.convolution(n)?.cyclic_device(
+                    &stream,
+                    DeviceSource {
+                        data: &vl,
+                        extent: part(long, block, block),
+                    },
+                    Some(DeviceSource {
+                        data: &vs,
+                        extent: whole(short),
+                    }),
+                    DeviceDestination {
+                        extent: Extent {
+                            len: n,
+                            limit: r_len as u64,
+                            dist: n,
+                            stride: r_len as u64,
+                        },
+                        data: &mut r.slice_mut(..),
+                    },
+                    count as usize,
+                )?;
+                let empty = device.alloc::<F::Word>(1)?;
+                let extents = Extents {
+                    source: Extent {
+                        stride: r_len as u64,
+                        ..whole(long)
+                    },
+                    destination: product(c, len as u64),
+                    op_dist: 0,
+                    size: n,
+                    terms: count,
+                    block,
+                };
+                self.passes()?.run(
+                    &stream,
+                    ProductPass::OverlapAdd,
+                    len as u64,
+                    (&r.slice(..), &mut c.data.slice_mut(..), &empty.slice(..)),
+                    extents,
+                )?;
+            }
+        }
+        c.len = len;
+        Ok(())
+    }
+
+    /// The split product on the device: the cyclic product of n points into c, the folded
+    /// operands' cyclic product of m points, and the recombination.
+    fn split_device(
+        &self,
+        n: u64,
+        m: u64,
+        a: &DevicePoly<F>,
+        b: Option<&DevicePoly<F>>,
+        c: &mut DevicePoly<F>,
+        len: usize,
+    ) -> Result<(), Error> {
+        let device = self.device()?.clone();
+        let stream = device.stream().clone();
+        let words = self.field.words();
+        let other = b.unwrap_or(a);
+        let poly = |p: &DevicePoly<F>| Extent {
+            len: p.len as u64,
+            limit: p.len as u64,
+            dist: 0,
+            stride: p.cap as u64,
+        };
+        let short = |len: u64| Extent {
+            len,
+            limit: len,
+            dist: 0,
+            stride: len,
+        };
+        let (va, vb) = (a.data.slice(..), other.data.slice(..));
+        self.convolution(n)?.cyclic_device(
+            &stream,
+            DeviceSource {
+                data: &va,
+                extent: poly(a),
+            },
+            b.map(|_| DeviceSource {
+                data: &vb,
+                extent: poly(other),
+            }),
+            DeviceDestination {
+                extent: Extent {
+                    len: n,
+                    limit: len as u64,
+                    dist: 0,
+                    stride: c.cap as u64,
+                },
+                data: &mut c.data.slice_mut(..),
+            },
+            1,
+        )?;
+        let terms = n / m;
+        let passes = self.passes()?;
+        let fold_table = self.table(ProductPass::Fold, n, m)?;
+        let mut folded = Vec::new();
+        for p in std::iter::once(a).chain(b) {
+            let mut u = device.alloc::<F::Word>(m as usize * words)?;
+            let extents = Extents {
+                source: poly(p),
+                size: m,
+                terms: (p.len as u64).div_ceil(m),
+                ..Extents::whole(m)
+            };
+            passes.run(
+                &stream,
+                ProductPass::Fold,
+                m,
+                (&p.data.slice(..), &mut u.slice_mut(..), &fold_table.slice(..)),
+                extents,
+            )?;
+            folded.push(u);
+        }
+        let mut r = device.alloc::<F::Word>(m as usize * words)?;
+        let (fa, fb) = (folded[0].slice(..), folded.get(1).map(|u| u.slice(..)));
+        self.convolution(m)?.cyclic_device(
+            &stream,
+            DeviceSource {
+                data: &fa,
+                extent: short(m),
+            },
+            fb.as_ref().map(|fb: &CudaView<'_, F::Word>| DeviceSource {
+                data: fb,
+                extent: short(m),
+            }),
+            DeviceDestination {
+                extent: short(m),
+                data: &mut r.slice_mut(..),
+            },
+            1,
+        )?;
+        let recombine_table = self.table(ProductPass::Recombine, n, m)?;
+        let extents = Extents {
+            destination: Extent {
+                len: len as u64,
+                limit: len as u64,
+                dist: 0,
+                stride: c.cap as u64,
+            },
+            size: m,
+            terms,
+            ..Extents::whole(m)
+        };
+        passes.run(
+            &stream,
+            ProductPass::Recombine,
+            m,
+            (&r.slice(..), &mut c.data.slice_mut(..), &recombine_table.slice(..)),
+            extents,
+        )?;
+        Ok(())
+    }
+
+    /// The passes of products besides transforms, compiled on first use.
+    fn passes(&self) -> Result<Arc<GpuPasses>, Error> {
+        let mut passes = self.passes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = passes.as_ref() {
+            return Ok(p.clone());
+        }
+        let source = fermat_codegen::poly::source(&self.any)?;
+        let compiled = Arc::new(GpuPasses::compile(self.device()?.clone(), &source)?);
+        *passes = Some(compiled.clone());
+        Ok(compiled)
+    }
+
+    /// The table of `pass` for a split product of n + m points, on the device.
+    fn table(&self, pass: ProductPass, n: u64, m: u64) -> Result<Arc<CudaSlice<F::Word>>, Error> {
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tables.get(&(pass, n, m)) {
+            return Ok(t.clone());
+        }
+        let theta = self.field.root_of_unity(2 * n)?;
+        let rows = pass.table(&self.field, &theta, m, n / m);
+        let shape = fermat_codegen::cost::FieldShape::of(&self.any);
+        let words: Vec<F::Word> = table_form(&self.field, &shape, &rows)
+            .into_iter()
+            .map(F::word)
+            .collect();
+        let device = self.device()?;
+        let mut data = device.alloc::<F::Word>(words.len())?;
+        device
+            .stream()
+            .memcpy_htod(&words, &mut data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                source,
+            })?;
+        let data = Arc::new(data);
+        tables.insert((pass, n, m), data.clone());
+        Ok(data)
+    }
+}
+
+impl<F: HostField> Cyclic<F> for PolyRing<F> {
+    fn convolution(&self, n: u64) -> Result<Arc<Convolution<F>>, Error> {
+        let mut all = self.convolutions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = all.get(&n) {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(Convolution::new(&self.field, n, self.device.as_ref())?);
+        all.insert(n, c.clone());
+        Ok(c)
+    }
+}
+
+impl<F: HostField> std::fmt::Debug for PolyRing<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolyRing")
+            .field("field", &self.field.name())
+            .field("running", &self.running)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::product::schoolbook;
+    use fermat_dsl::field::FieldSpec;
+    use fermat_dsl::with_field;
+    use rand::SeedableRng;
+
+    /// Products of many shapes on the CPU backend against the schoolbook product.
+    fn check<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
+        let ring = PolyRing::new(field, Backend::Cpu).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for &(la, lb) in shapes {
+            let mut random = |len: usize| -> Vec<F::Elem> {
+                let mut v: Vec<F::Elem> = (0..len).map(|_| field.random(&mut rng)).collect();
+                if let Some(last) = v.last_mut() {
+                    if *last == field.zero() {
+                        *last = field.one();
+                    }
+                }
+                v
+            };
+            let (a, b) = (random(la), random(lb));
+            let want = if la == 0 || lb == 0 {
+                Vec::new()
+            } else {
+                schoolbook(field, &a, &b)
+            };
+            let (pa, pb) = (Poly::new(field, a.clone()), Poly::new(field, b));
+            let plan = ring.product_plan(la, lb).unwrap();
+            let c = ring.mul(&pa, &pb).unwrap();
+            assert!(
+                c == Poly::new(field, want),
+                "{}: {la} × {lb} by {plan}",
+                field.name()
+            );
+            let want_sq = if la == 0 { Vec::new() } else { schoolbook(field, &a, &a) };
+            assert!(
+                ring.sqr(&pa).unwrap() == Poly::new(field, want_sq),
+                "{}: the square of {la}",
+                field.name()
+            );
+        }
+    }
+
+    const SHAPES: [(usize, usize); 14] = [
+        (0, 0),
+        (0, 5),
+        (1, 1),
+        (2, 2),
+        (1, 300),
+        (9, 9),
+        (64, 64),
+        (65, 65),
+        (80, 81),
+        (96, 97),
+        (127, 129),
+        (700, 40),
+        (40, 2000),
+        (300, 299),
+    ];
+
+    #[test]
+    fn word_prime_products_of_every_shape() {
+        for spec in ["469762049", "babybear", "goldilocks", "4179340454199820289"] {
+            let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+            with_field!(&any, f => check(f, &SHAPES));
+        }
+    }
+
+    #[test]
+    fn srgfn_products_of_every_shape() {
+        for spec in ["P1", "P2", "P3"] {
+            let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+            with_field!(&any, f => check(f, &SHAPES[..12]));
+        }
+    }
+
+    #[test]
+    fn very_unbalanced_products() {
+        let any = FieldSpec::parse("babybear").unwrap().build().unwrap();
+        with_field!(&any, f => check(f, &[(1, 10_000), (10_000, 3), (20_000, 100)]));
+    }
+}
