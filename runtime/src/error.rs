@@ -87,6 +87,14 @@ pub enum Error {
         /// Rows the roots make.
         made: u64,
     },
+    /// Two operands belong to different fields (their moduli differ).
+    #[error("the operands belong to different fields: {left} and {right}")]
+    FieldMismatch {
+        /// The name of the left operand's field.
+        left: String,
+        /// The name of the right operand's field.
+        right: String,
+    },
 }
 
 impl From<DesignError> for Error {

@@ -8,5 +8,7 @@
 //! keeps the plans of every size it has used.
 
 mod host;
+mod schoolbook;
 
 pub use host::Poly;
+pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};
