@@ -95,6 +95,9 @@ pub enum Error {
         /// The name of the right operand's field.
         right: String,
     },
+    /// A polynomial could not be read (JSON, decimal coefficients).
+    #[error(transparent)]
+    PolyIo(#[from] crate::poly::PolyIoError),
 }
 
 impl From<DesignError> for Error {

@@ -8,7 +8,9 @@
 //! keeps the plans of every size it has used.
 
 mod host;
+mod json;
 mod schoolbook;
 
 pub use host::Poly;
+pub use json::PolyIoError;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};
