@@ -95,6 +95,22 @@ pub enum Error {
         /// The name of the right operand's field.
         right: String,
     },
+    /// A division by zero, or the inverse of zero.
+    #[error("division by zero in {field}: zero has no multiplicative inverse")]
+    DivisionByZero {
+        /// The name of the field.
+        field: String,
+    },
+    /// Text that does not spell an element of a field.
+    #[error("cannot read '{text}' as an element of {field}: {why}")]
+    ParseElement {
+        /// The text given.
+        text: String,
+        /// The name of the field.
+        field: String,
+        /// What is allowed.
+        why: &'static str,
+    },
     /// A polynomial could not be read (JSON, decimal coefficients).
     #[error(transparent)]
     PolyIo(#[from] crate::poly::PolyIoError),

@@ -7,10 +7,12 @@
 //! of operations stay on the GPU. A [`PolyRing<F>`] multiplies them on one backend and
 //! keeps the plans of every size it has used.
 
+mod dynamic;
 mod host;
 mod json;
 mod schoolbook;
 
+pub use dynamic::Polynomial;
 pub use host::Poly;
 pub use json::PolyIoError;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};
