@@ -17,9 +17,12 @@
 //! # Ok::<(), fermat::Error>(())
 //! ```
 
+use super::dynamic::Polynomial;
 use super::host::Poly;
+use crate::element::PrimeField;
 use crate::error::Error;
 use fermat_dsl::field::Field;
+use fermat_dsl::with_field;
 use num_bigint::BigUint;
 use serde_json::Value;
 use thiserror::Error;
@@ -411,6 +414,69 @@ fn json_of(values: &[BigUint]) -> Value {
             .map(|v| Value::String(v.to_string()))
             .collect(),
     )
+}
+
+/// Reading and writing.
+impl Polynomial {
+    /// The polynomial over `field` written in JSON: a list of decimal strings or
+    /// integers, lowest degree first; trailing zeros are dropped.
+    ///
+    /// Errors ([`Error::PolyIo`]): [`PolyIoError::Json`], [`PolyIoError::NotAList`],
+    /// [`PolyIoError::NotADecimal`], [`PolyIoError::Negative`],
+    /// [`PolyIoError::OutOfRange`] (naming p), each naming the index and the value.
+    ///
+    /// ```
+    /// use fermat::poly::{PolyIoError, Polynomial};
+    /// use fermat::{Error, PrimeField};
+    ///
+    /// let f = PrimeField::p2();
+    /// let p = Polynomial::from_json(&f, r#"["3", "0", "1", "0"]"#)?;
+    /// assert_eq!(p.to_string(), "x^2 + 3");
+    /// assert_eq!(p.to_json(), r#"["3","0","1"]"#);
+    /// let err = Polynomial::from_json(&f, "[1, \"two\"]").unwrap_err();
+    /// assert!(matches!(err, Error::PolyIo(PolyIoError::NotADecimal { index: 1, .. })));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn from_json(field: &PrimeField, text: &str) -> Result<Polynomial, Error> {
+        with_field!(field.any(), f => Ok(Poly::from_json(f, text)?.into()))
+    }
+
+    /// The polynomial over `field` in a JSON value already parsed
+    /// ([`Poly::from_json_value`]).
+    ///
+    /// ```
+    /// use fermat::poly::Polynomial;
+    ///
+    /// let f = fermat::PrimeField::babybear();
+    /// let file = serde_json::json!({"quotient": ["1", "2"], "remainder": []});
+    /// let q = Polynomial::from_json_value(&f, &file["quotient"])?;
+    /// assert_eq!(q.to_string(), "2*x + 1");
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn from_json_value(field: &PrimeField, value: &Value) -> Result<Polynomial, Error> {
+        with_field!(field.any(), f => Ok(Poly::from_json_value(f, value)?.into()))
+    }
+
+    /// The polynomial as a JSON list of decimal strings, lowest degree first.
+    ///
+    /// ```
+    /// let x = fermat::poly::Polynomial::x(&fermat::PrimeField::p3());
+    /// assert_eq!(x.to_json_value(), serde_json::json!(["0", "1"]));
+    /// ```
+    pub fn to_json_value(&self) -> Value {
+        json_of(&self.to_biguints())
+    }
+
+    /// The polynomial as JSON text: a list of decimal strings, lowest degree first,
+    /// without spaces; `[]` for zero.
+    ///
+    /// ```
+    /// let zero = fermat::poly::Polynomial::zero(&fermat::PrimeField::p3());
+    /// assert_eq!(zero.to_json(), "[]");
+    /// ```
+    pub fn to_json(&self) -> String {
+        self.to_json_value().to_string()
+    }
 }
 
 #[cfg(test)]
