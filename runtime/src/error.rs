@@ -79,16 +79,10 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
-    /// Two operands over different fields.
-    #[error("the operands are over different fields: {left} and {right}")]
-    FieldMismatch {
-        /// The first operand's field.
-        left: String,
-        /// The second operand's field.
-        right: String,
-    },
     /// A device polynomial too small for the result written into it.
-    #[error("the result has {len} coefficients; the device polynomial given holds room for {capacity}")]
+    #[error(
+        "the result has {len} coefficients; the device polynomial given holds room for {capacity}"
+    )]
     Capacity {
         /// The polynomial's capacity.
         capacity: usize,
@@ -115,6 +109,33 @@ pub enum Error {
         /// Rows the roots make.
         made: u64,
     },
+    /// Two operands belong to different fields (their moduli differ).
+    #[error("the operands belong to different fields: {left} and {right}")]
+    FieldMismatch {
+        /// The name of the left operand's field.
+        left: String,
+        /// The name of the right operand's field.
+        right: String,
+    },
+    /// A division by zero, or the inverse of zero.
+    #[error("division by zero in {field}: zero has no multiplicative inverse")]
+    DivisionByZero {
+        /// The name of the field.
+        field: String,
+    },
+    /// Text that does not spell an element of a field.
+    #[error("cannot read '{text}' as an element of {field}: {why}")]
+    ParseElement {
+        /// The text given.
+        text: String,
+        /// The name of the field.
+        field: String,
+        /// What is allowed.
+        why: &'static str,
+    },
+    /// A polynomial could not be read (JSON, decimal coefficients).
+    #[error(transparent)]
+    PolyIo(#[from] crate::poly::PolyIoError),
 }
 
 impl From<DesignError> for Error {

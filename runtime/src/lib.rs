@@ -28,6 +28,7 @@ pub mod cache;
 pub mod catalogue;
 pub mod cpu;
 pub mod design;
+pub mod element;
 pub mod embedded;
 mod error;
 mod fft;
@@ -36,6 +37,7 @@ pub mod host;
 pub mod poly;
 pub mod vectors;
 
+pub use element::{Element, PrimeField};
 pub use embedded::{Embedded, EmbeddedError};
 pub use error::Error;
 pub use fermat_codegen as codegen;
@@ -46,6 +48,7 @@ pub use fermat_dsl::{AnyField, Field, FieldError, FieldSpec};
 pub use fermat_macros::fft;
 pub use fft::{Backend, DeviceVec, FftOptions, FftPlan, Running};
 pub use host::HostField;
+pub use num_bigint;
 
 #[cfg(test)]
 mod tests {

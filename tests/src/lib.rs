@@ -1,6 +1,7 @@
 //! Shared helpers for fermat's integration tests: the reference vectors (exact values
 //! computed independently of fermat with arbitrary-precision integers). The DFT and
-//! element vectors are those `fermat selftest` ships, in `runtime/vectors/`.
+//! element vectors are those `fermat selftest` ships, in `runtime/vectors/`; the
+//! polynomial vectors (products, divisions, GCDs) are in `tests/data/poly/`.
 
 use num_bigint::BigUint;
 use serde::Deserialize;
@@ -107,5 +108,129 @@ pub fn spec_of(file: &VectorFile) -> String {
             format!("srgfn:{w},{u},{s},{k}")
         }
         _ => file.p.clone(),
+    }
+}
+
+/// A product of two polynomials. A polynomial is a list of decimal strings, lowest
+/// degree first; the zero polynomial is `[]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolyMulCase {
+    /// The first factor (may end in zeros).
+    pub a: Vec<String>,
+    /// The second factor (may end in zeros).
+    pub b: Vec<String>,
+    /// a · b, normalised.
+    pub product: Vec<String>,
+}
+
+/// A division with remainder: a = quotient·b + remainder, deg remainder < deg b.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolyDivRemCase {
+    /// The dividend.
+    pub a: Vec<String>,
+    /// The divisor (nonzero).
+    pub b: Vec<String>,
+    /// The quotient, normalised.
+    pub quotient: Vec<String>,
+    /// The remainder, normalised.
+    pub remainder: Vec<String>,
+}
+
+/// A greatest common divisor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolyGcdCase {
+    /// The first polynomial.
+    pub a: Vec<String>,
+    /// The second polynomial.
+    pub b: Vec<String>,
+    /// gcd(a, b), monic; gcd(0, 0) is the zero polynomial `[]`.
+    pub gcd: Vec<String>,
+}
+
+/// A polynomial vector file: the cases of one field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolyVectorFile {
+    /// The field's name (`P2`, `babybear`, `p469762049`, …).
+    pub name: String,
+    /// The modulus (decimal).
+    pub p: String,
+    /// Products.
+    pub mul: Vec<PolyMulCase>,
+    /// Divisions with remainder.
+    pub divrem: Vec<PolyDivRemCase>,
+    /// Greatest common divisors.
+    pub gcd: Vec<PolyGcdCase>,
+}
+
+impl PolyVectorFile {
+    /// The field specification, as `FieldSpec::parse` reads it: the decimal modulus for
+    /// a word prime, the catalogue name for an SRGFN.
+    pub fn spec(&self) -> String {
+        if self.p.parse::<u64>().is_ok() {
+            self.p.clone()
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// The names of the polynomial vector files in `tests/data/poly/`.
+pub const POLY_VECTOR_FILES: [&str; 5] = ["p469762049", "babybear", "goldilocks", "P2", "P3"];
+
+/// The folder holding the polynomial vectors.
+pub fn poly_data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/poly")
+}
+
+/// Loads `tests/data/poly/NAME.json`.
+pub fn load_poly(name: &str) -> PolyVectorFile {
+    let path = poly_data_dir().join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalised(p: &[String]) -> bool {
+        p.last().is_none_or(|c| big(c) != BigUint::default())
+    }
+
+    #[test]
+    fn every_poly_vector_file_loads_with_normalised_outputs_below_p() {
+        for name in POLY_VECTOR_FILES {
+            let file = load_poly(name);
+            assert_eq!(file.name, name);
+            let p = big(&file.p);
+            let below_p = |poly: &[String]| poly.iter().all(|c| big(c) < p);
+            assert!(!file.mul.is_empty() && !file.divrem.is_empty() && !file.gcd.is_empty());
+            for case in &file.mul {
+                assert!(normalised(&case.product), "{name}: a product ends in 0");
+                assert!(below_p(&case.a) && below_p(&case.b) && below_p(&case.product));
+            }
+            for case in &file.divrem {
+                assert!(normalised(&case.quotient) && normalised(&case.remainder));
+                assert!(case.remainder.len() < case.b.len(), "{name}: deg r < deg b");
+            }
+            for case in &file.gcd {
+                assert!(normalised(&case.gcd));
+                assert!(
+                    case.gcd.last().is_none_or(|c| c == "1"),
+                    "{name}: gcds are monic"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn specs_of_poly_files() {
+        assert_eq!(load_poly("P2").spec(), "P2");
+        assert_eq!(load_poly("babybear").spec(), "2013265921");
     }
 }

@@ -104,6 +104,13 @@ fn every_case(max_log_n: u32) -> Vec<Case> {
     out
 }
 
+/// The checks of one case (pass, fail or not made), and whether its device calls handed
+/// off between passes.
+struct Outcome {
+    checks: Vec<(&'static str, Option<bool>)>,
+    handed_off: bool,
+}
+
 struct Row {
     field: String,
     n: u64,
@@ -171,7 +178,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let result = with_field!(&any, f => check(f, &case, backend, &args, seed, &vectors));
             let millis = started.elapsed().as_secs_f64() * 1e3;
             let row = match result {
-                Ok((checks, handed_off)) => Row {
+                Ok(Outcome { checks, handed_off }) => Row {
                     field: case.field.clone(),
                     n: case.n,
                     backend: name(backend),
@@ -269,7 +276,7 @@ fn check<F: HostField>(
     args: &Args,
     seed: u64,
     vectors: &[DftFile],
-) -> Result<(Vec<(&'static str, Option<bool>)>, bool), fermat::Error> {
+) -> Result<Outcome, fermat::Error> {
     let n = case.n;
     let options = FftOptions {
         backend,
@@ -338,15 +345,15 @@ fn check<F: HostField>(
     let back = transform(&plan, Direction::Inverse, &forward, backend)?;
     let round_trip = back == host;
     let handed_off = plan.hands_off(Direction::Forward, batch as usize);
-    Ok((
-        vec![
+    Ok(Outcome {
+        checks: vec![
             ("vectors", vector),
             ("sum", Some(sum_ok)),
             ("cpu", compared),
             ("round trip", Some(round_trip)),
         ],
         handed_off,
-    ))
+    })
 }
 
 /// One direction over a batch, on the device API for GPUs (with a poisoned output).

@@ -7,8 +7,8 @@ use cudarc::driver::{
     DeviceRepr,
 };
 use fermat_codegen::contract::{Arg, Hop, Launch};
-use fermat_codegen::poly::{ProductPass, THREADS};
 use fermat_codegen::nvrtc::Resources;
+use fermat_codegen::poly::{ProductPass, THREADS};
 use std::sync::Arc;
 
 /// Hand-offs between passes pay where a pass's last wave of blocks leaves the device partly

@@ -35,7 +35,7 @@ pub(crate) struct Convolution<F: HostField> {
 
 enum Engine<F: HostField> {
     /// The GPU: the plans' kernels.
-    Gpu(GpuConvolution<F::Word>),
+    Gpu(Box<GpuConvolution<F::Word>>),
     /// The CPU, word primes: the word-prime NTT.
     Words(cpu::Fast),
     /// The CPU, SRGFNs: the plans themselves.
@@ -124,7 +124,7 @@ impl<F: HostField> Convolution<F> {
                 )?;
                 let inverse = kernels.pop().expect("two launch lists");
                 let forward = kernels.pop().expect("two launch lists");
-                Engine::Gpu(GpuConvolution {
+                Engine::Gpu(Box::new(GpuConvolution {
                     forward,
                     inverse,
                     work: Mutex::new(Work {
@@ -133,7 +133,7 @@ impl<F: HostField> Convolution<F> {
                         scratch: None,
                         counters: Default::default(),
                     }),
-                })
+                }))
             }
             None => {
                 let orders = (
@@ -182,7 +182,14 @@ impl<F: HostField> Convolution<F> {
         }
         let transform = |x: &[F::Elem]| {
             let mut t = vec![field.zero(); n];
-            cpu::run(field, &self.forward, &self.roots, Input::shared(x), &[], &mut t);
+            cpu::run(
+                field,
+                &self.forward,
+                &self.roots,
+                Input::shared(x),
+                &[],
+                &mut t,
+            );
             t
         };
         let ta = transform(a);

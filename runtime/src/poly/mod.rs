@@ -9,11 +9,17 @@
 
 mod convolution;
 mod device;
+mod dynamic;
 mod host;
+mod json;
 mod product;
 mod ring;
+mod schoolbook;
 
 pub use device::DevicePoly;
+pub use dynamic::Polynomial;
 pub use host::Poly;
+pub use json::PolyIoError;
 pub use product::{Algorithm, ProductPlan};
 pub use ring::PolyRing;
+pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

@@ -11,6 +11,8 @@
 //! - Tiny products on the CPU: the schoolbook product.
 
 use super::convolution::Convolution;
+use super::host::Poly;
+use super::schoolbook::schoolbook_mul;
 use crate::error::Error;
 use crate::host::HostField;
 use fermat_codegen::poly::{fold, overlap_add, recombine, ProductPass};
@@ -192,17 +194,6 @@ fn algorithm(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<
     }
 }
 
-/// The schoolbook product of two non-empty coefficient lists.
-pub(crate) fn schoolbook<F: HostField>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
-    let mut c = vec![field.zero(); a.len() + b.len() - 1];
-    for (i, x) in a.iter().enumerate() {
-        for (j, y) in b.iter().enumerate() {
-            c[i + j] = field.add(&c[i + j], &field.mul(x, y));
-        }
-    }
-    c
-}
-
 /// The cyclic products a plan runs on the CPU, by size.
 pub(crate) trait Cyclic<F: HostField> {
     /// The cyclic product of `n` points.
@@ -221,10 +212,15 @@ pub(crate) fn mul_host<F: HostField>(
     let len = plan.len();
     match plan.algorithm {
         Algorithm::Zero => Ok(Vec::new()),
-        Algorithm::Schoolbook => Ok(schoolbook(field, a, other)),
+        Algorithm::Schoolbook => {
+            let poly = |x: &[F::Elem]| Poly::new(field, x.to_vec());
+            Ok(schoolbook_mul(&poly(a), &poly(other))?.into_coeffs())
+        }
         Algorithm::Cyclic { n } => {
             let mut c = vec![field.zero(); len];
-            convolutions.convolution(n)?.cyclic_host(field, a, b, &mut c)?;
+            convolutions
+                .convolution(n)?
+                .cyclic_host(field, a, b, &mut c)?;
             Ok(c)
         }
         Algorithm::Split { n, m } => {
@@ -280,11 +276,26 @@ mod tests {
     #[test]
     fn lengths_just_above_powers_of_two_split() {
         assert_eq!(plan(1 << 16, 1 << 16), Algorithm::Cyclic { n: 1 << 17 });
-        assert_eq!(plan((1 << 16) + 1, (1 << 16) + 1), Algorithm::Split { n: 1 << 17, m: 2 });
+        assert_eq!(
+            plan((1 << 16) + 1, (1 << 16) + 1),
+            Algorithm::Split { n: 1 << 17, m: 2 }
+        );
         // 1.25·2^16: 2.5·2^16 − 1 coefficients, 2^17 + 2^15 points.
-        assert_eq!(plan(5 << 14, 5 << 14), Algorithm::Split { n: 1 << 17, m: 1 << 15 });
+        assert_eq!(
+            plan(5 << 14, 5 << 14),
+            Algorithm::Split {
+                n: 1 << 17,
+                m: 1 << 15
+            }
+        );
         // 1.5·2^16: 2^17 + 2^16 points.
-        assert_eq!(plan(3 << 15, 3 << 15), Algorithm::Split { n: 1 << 17, m: 1 << 16 });
+        assert_eq!(
+            plan(3 << 15, 3 << 15),
+            Algorithm::Split {
+                n: 1 << 17,
+                m: 1 << 16
+            }
+        );
         // Close to the next power of two: one product of it.
         assert_eq!(plan(127 << 10, 127 << 10), Algorithm::Cyclic { n: 1 << 18 });
         assert_eq!(plan(20, 20), Algorithm::Cyclic { n: 64 });
@@ -309,7 +320,14 @@ mod tests {
         // 2^13 + 2^13 − 1 coefficients need 2^14 points; a 2-adicity of 13 has 2^13.
         let err = ProductPlan::new(1 << 13, 1 << 13, 13, true).unwrap_err();
         assert!(
-            matches!(err, Error::ProductTooLong { len: 16383, max: 8192, .. }),
+            matches!(
+                err,
+                Error::ProductTooLong {
+                    len: 16383,
+                    max: 8192,
+                    ..
+                }
+            ),
             "{err}"
         );
         assert!(err.to_string().contains("8192"), "{err}");

@@ -3,7 +3,7 @@
 
 use super::convolution::{Convolution, DeviceDestination, DeviceSource};
 use super::device::DevicePoly;
-use super::host::Poly;
+use super::host::{check_same_field, Poly};
 use super::product::{mul_host, Algorithm, Cyclic, ProductPlan};
 use crate::design::any_field;
 use crate::error::Error;
@@ -44,8 +44,11 @@ pub struct PolyRing<F: HostField> {
     device: Option<Arc<Device>>,
     convolutions: Mutex<HashMap<u64, Arc<Convolution<F>>>>,
     passes: Mutex<Option<Arc<GpuPasses>>>,
-    tables: Mutex<HashMap<(ProductPass, u64, u64), Arc<CudaSlice<F::Word>>>>,
+    tables: Mutex<HashMap<(ProductPass, u64, u64), DeviceTable<F>>>,
 }
+
+/// A table of a pass of split products, on the device.
+type DeviceTable<F> = Arc<CudaSlice<<F as HostField>::Word>>;
 
 impl<F: HostField> PolyRing<F> {
     /// The ring of polynomials over `field` on `backend` (`Backend::Auto`: GPU 0 if there
@@ -128,25 +131,12 @@ impl<F: HostField> PolyRing<F> {
             };
             return self.from_device(&c);
         }
-        let c = mul_host(
-            &self.field,
-            &plan,
-            self,
-            a.coeffs(),
-            b.map(|b| b.coeffs()),
-        )?;
+        let c = mul_host(&self.field, &plan, self, a.coeffs(), b.map(|b| b.coeffs()))?;
         Ok(Poly::new(&self.field, c))
     }
 
     fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
-        if a.field().modulus() == self.field.modulus() {
-            Ok(())
-        } else {
-            Err(Error::FieldMismatch {
-                left: self.field.name(),
-                right: a.field().name(),
-            })
-        }
+        check_same_field(&self.field, a.field())
     }
 
     fn device(&self) -> Result<&Arc<Device>, Error> {
@@ -245,13 +235,12 @@ impl<F: HostField> PolyRing<F> {
 
     /// Waits for the work queued on the device.
     pub fn synchronize(&self) -> Result<(), Error> {
-        self.device()?
-            .stream()
-            .synchronize()
-            .map_err(|source| Error::Gpu(GpuError::Driver {
+        self.device()?.stream().synchronize().map_err(|source| {
+            Error::Gpu(GpuError::Driver {
                 call: "cuStreamSynchronize",
                 source,
-            }))
+            })
+        })
     }
 
     fn run_device(
@@ -301,7 +290,11 @@ impl<F: HostField> PolyRing<F> {
             }
             Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
             Algorithm::Blocks { n, block, count } => {
-                let (long, short) = if a.len >= other.len { (a, other) } else { (other, a) };
+                let (long, short) = if a.len >= other.len {
+                    (a, other)
+                } else {
+                    (other, a)
+                };
                 let words = self.field.words();
                 let r_len = (count * n) as usize;
                 let mut r = device.alloc::<F::Word>(r_len * words)?;
@@ -417,7 +410,11 @@ impl<F: HostField> PolyRing<F> {
                 &stream,
                 ProductPass::Fold,
                 m,
-                (&p.data.slice(..), &mut u.slice_mut(..), &fold_table.slice(..)),
+                (
+                    &p.data.slice(..),
+                    &mut u.slice_mut(..),
+                    &fold_table.slice(..),
+                ),
                 extents,
             )?;
             folded.push(u);
@@ -456,7 +453,11 @@ impl<F: HostField> PolyRing<F> {
             &stream,
             ProductPass::Recombine,
             m,
-            (&r.slice(..), &mut c.data.slice_mut(..), &recombine_table.slice(..)),
+            (
+                &r.slice(..),
+                &mut c.data.slice_mut(..),
+                &recombine_table.slice(..),
+            ),
             extents,
         )?;
         Ok(())
@@ -475,7 +476,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The table of `pass` for a split product of n + m points, on the device.
-    fn table(&self, pass: ProductPass, n: u64, m: u64) -> Result<Arc<CudaSlice<F::Word>>, Error> {
+    fn table(&self, pass: ProductPass, n: u64, m: u64) -> Result<DeviceTable<F>, Error> {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = tables.get(&(pass, n, m)) {
             return Ok(t.clone());
@@ -526,7 +527,7 @@ impl<F: HostField> std::fmt::Debug for PolyRing<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::poly::product::schoolbook;
+    use crate::poly::schoolbook_mul;
     use fermat_dsl::field::FieldSpec;
     use fermat_dsl::with_field;
     use rand::SeedableRng;
@@ -546,22 +547,16 @@ mod tests {
                 v
             };
             let (a, b) = (random(la), random(lb));
-            let want = if la == 0 || lb == 0 {
-                Vec::new()
-            } else {
-                schoolbook(field, &a, &b)
-            };
-            let (pa, pb) = (Poly::new(field, a.clone()), Poly::new(field, b));
+            let (pa, pb) = (Poly::new(field, a), Poly::new(field, b));
             let plan = ring.product_plan(la, lb).unwrap();
             let c = ring.mul(&pa, &pb).unwrap();
             assert!(
-                c == Poly::new(field, want),
+                c == schoolbook_mul(&pa, &pb).unwrap(),
                 "{}: {la} × {lb} by {plan}",
                 field.name()
             );
-            let want_sq = if la == 0 { Vec::new() } else { schoolbook(field, &a, &a) };
             assert!(
-                ring.sqr(&pa).unwrap() == Poly::new(field, want_sq),
+                ring.sqr(&pa).unwrap() == schoolbook_mul(&pa, &pa).unwrap(),
                 "{}: the square of {la}",
                 field.name()
             );
