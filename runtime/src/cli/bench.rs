@@ -51,6 +51,9 @@ pub struct Args {
     /// Fewer and smaller workloads.
     #[arg(long)]
     quick: bool,
+    /// Time products of polynomials instead of transforms.
+    #[arg(long)]
+    poly: bool,
 }
 
 /// One measured workload.
@@ -95,6 +98,9 @@ pub struct Report {
     pub copy_gbps: f64,
     /// The results.
     pub results: Vec<Result_>,
+    /// The products of polynomials (`--poly`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub poly: Vec<super::bench_poly::PolyResult>,
 }
 
 struct Workload {
@@ -151,7 +157,7 @@ fn cpu_workloads(quick: bool) -> Vec<Workload> {
     vec![w("babybear", 20), w("4179340454199820289", 20), w("P3", 16)]
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
+pub(super) fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
@@ -192,12 +198,23 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_or_else(|| "CPU".to_string(), |d| d.describe()),
         copy_gbps,
         results: Vec::new(),
+        poly: Vec::new(),
     };
     if gpu.is_some() {
         println!(
             "device {}: copy bandwidth {:.0} GB/s (read + write)",
             report.device, copy_gbps
         );
+    }
+    if args.poly {
+        if gpu.is_some() {
+            println!(
+                "device {}: copy bandwidth {:.0} GB/s (read + write)",
+                report.device, copy_gbps
+            );
+        }
+        report.poly = super::bench_poly::run(gpu.is_some(), !args.gpu, args.quick, args.runs)?;
+        return finish(&args, &report);
     }
     if gpu.is_some() {
         // Kernels for every workload compile in parallel into the disk cache first.
@@ -241,12 +258,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     }
     bar.finish_and_clear();
+    finish(&args, &report)
+}
+
+/// Writes the report as JSON and draws it, where the arguments ask for it.
+fn finish(args: &Args, report: &Report) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+        std::fs::write(path, serde_json::to_string_pretty(report)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     if let Some(path) = &args.plot {
-        plot(&report, path)?;
+        plot(report, path)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -326,7 +348,7 @@ extern "C" __global__ void fermat_hold(unsigned long long ns) {
 "#;
 
 /// Queues [`HOLD_KERNEL`] for `ns` nanoseconds on `stream`.
-fn hold(
+pub(super) fn hold(
     device: &fermat::gpu::Device,
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
     ns: u64,

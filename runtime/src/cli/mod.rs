@@ -1,11 +1,14 @@
 //! The subcommands of the `fermat` binary, one module each.
 
 mod bench;
+mod bench_poly;
 mod derive;
 mod fft;
 mod gen;
+mod mul;
 mod primes;
 mod selftest;
+mod selftest_mul;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +32,8 @@ enum Command {
     Derive(derive::Args),
     /// Run one transform on a file or random data, verify it and time it.
     Fft(fft::Args),
+    /// Multiply two polynomials from files or random, verify the product and time it.
+    Mul(mul::Args),
     /// Write the CUDA kernels and manifest of a transform, or the whole catalogue.
     Gen(gen::Args),
     /// Check every catalogue field at many sizes on each backend against exact references.
@@ -43,6 +48,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Primes(args) => primes::run(args),
         Command::Derive(args) => derive::run(args),
         Command::Fft(args) => fft::run(args),
+        Command::Mul(args) => mul::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Bench(args) => bench::run(args),

@@ -1,5 +1,6 @@
 //! `fermat selftest`: every catalogue field at many sizes, on each backend, against exact
-//! references; a pass/fail table and exit status 1 on any failure.
+//! references — transforms, then products of polynomials (`selftest_mul`); a pass/fail
+//! table and exit status 1 on any failure.
 
 use super::CliError;
 use fermat::dsl::field::{CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
@@ -167,7 +168,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         compile_ahead(&cases(args.max_log_n, &args.fields));
     }
     let mut rows = Vec::new();
-    for backend in backends {
+    for &backend in &backends {
         for case in cases(args.max_log_n, &args.fields) {
             let log_n = case.n.trailing_zeros();
             if backend == Backend::Cpu && log_n > args.max_log_cpu {
@@ -202,7 +203,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     }
     let failed = rows.iter().filter(|r| !r.passed()).count();
-    println!("{} passed, {} failed", rows.len() - failed, failed);
+    let (products, products_failed) = super::selftest_mul::run(&args.fields, &backends, seed);
+    let (total, failed) = (rows.len() + products, failed + products_failed);
+    println!("{} passed, {} failed", total - failed, failed);
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -66,31 +66,46 @@ macro_rules! cyclic_for {
             let n = forward.n() as usize;
             let load = |x: &[$elem]| -> Result<Vec<L>, Error> {
                 let mut words = vec![L::default(); n];
-                for (w, e) in words.iter_mut().zip(x) {
-                    *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
-                }
+                words[..x.len()]
+                    .par_chunks_mut(CHUNK)
+                    .zip(x.par_chunks(CHUNK))
+                    .for_each(|(w, e)| {
+                        for (w, e) in w.iter_mut().zip(e) {
+                            *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
+                        }
+                    });
                 forward.apply(&mut words)?;
                 Ok(words)
             };
             let mut ta = load(a)?;
-            let tb = match b {
-                Some(b) => load(b)?,
-                None => ta.clone(),
-            };
             let mont = Mont::<$w>::new(field.p());
-            ta.par_chunks_mut(CHUNK)
-                .zip(tb.par_chunks(CHUNK))
-                .for_each(|(x, y)| {
-                    for (u, v) in x.iter_mut().zip(y) {
-                        let product = mont.mul(u.lower() as $w, v.lower() as $w);
-                        *u = L::lift(u64::from(product));
+            let times = |u: L, v: L| L::lift(u64::from(mont.mul(u.lower() as $w, v.lower() as $w)));
+            match b {
+                Some(b) => {
+                    let tb = load(b)?;
+                    ta.par_chunks_mut(CHUNK)
+                        .zip(tb.par_chunks(CHUNK))
+                        .for_each(|(x, y)| {
+                            for (u, v) in x.iter_mut().zip(y) {
+                                *u = times(*u, *v);
+                            }
+                        });
+                }
+                None => ta.par_chunks_mut(CHUNK).for_each(|x| {
+                    for u in x.iter_mut() {
+                        *u = times(*u, *u);
                     }
-                });
-            inverse.apply(&mut ta)?;
-            for (o, w) in out.iter_mut().zip(&ta) {
-                *o = field.from_montgomery_raw(w.lower() as $w)?;
+                }),
             }
-            Ok(())
+            inverse.apply(&mut ta)?;
+            out.par_chunks_mut(CHUNK)
+                .zip(ta.par_chunks(CHUNK))
+                .try_for_each(|(o, w)| -> Result<(), Error> {
+                    for (o, w) in o.iter_mut().zip(w) {
+                        *o = field.from_montgomery_raw(w.lower() as $w)?;
+                    }
+                    Ok(())
+                })
         }
     };
 }

@@ -222,6 +222,26 @@ impl<F: HostField> PolyRing<F> {
         self.run_device(&plan, a, Some(b), c)
     }
 
+    /// A device polynomial of room for `capacity` coefficients filled with all-ones words, a
+    /// value no element has: a result written into it ([`mul_device_into`]) whose kernels
+    /// miss a coefficient fails to read back.
+    ///
+    /// [`mul_device_into`]: Self::mul_device_into
+    pub fn poisoned_device(&self, capacity: usize) -> Result<DevicePoly<F>, Error> {
+        let device = self.device()?;
+        let cap = capacity.max(1);
+        let poison = vec![F::word(u64::MAX); cap * self.field.words()];
+        let mut data = device.alloc::<F::Word>(poison.len())?;
+        device
+            .stream()
+            .memcpy_htod(&poison, &mut data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                source,
+            })?;
+        Ok(DevicePoly { data, len: 0, cap })
+    }
+
     /// A device polynomial of room for `len` coefficients, holding the zero polynomial.
     fn zeros(&self, len: usize) -> Result<DevicePoly<F>, Error> {
         let device = self.device()?;

@@ -1,0 +1,335 @@
+//! `fermat bench --poly`: products of polynomials, timed like the transforms (device time
+//! of CUDA events behind a hold kernel, data on the device), beside the figures they are
+//! measured against, quoted.
+
+use super::bench::{hold, median};
+use super::CliError;
+use fermat::dsl::with_field;
+use fermat::poly::{Poly, PolyRing};
+use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField, Order};
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// One measured product.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PolyResult {
+    /// The field.
+    pub field: String,
+    /// What is timed: `mul`, `sqr`, or `3 transforms` (the reference of a row).
+    pub operation: String,
+    /// Coefficients of the first operand (transforms: their size).
+    pub len_a: usize,
+    /// Coefficients of the second operand.
+    pub len_b: usize,
+    /// How the product is computed.
+    pub algorithm: String,
+    /// "gpu" or "cpu, T threads".
+    pub backend: String,
+    /// Median time of one call, in milliseconds (GPU: device time, launches queued).
+    pub median_ms: f64,
+    /// The figure the row is measured against, as its source gives it.
+    pub anchor: String,
+    /// The target the issue sets, in words.
+    pub target: String,
+}
+
+/// A product to time, with what it is compared with.
+struct Workload {
+    field: &'static str,
+    len_a: usize,
+    len_b: usize,
+    anchor: &'static str,
+    target: &'static str,
+}
+
+const fn w(
+    field: &'static str,
+    len_a: usize,
+    len_b: usize,
+    anchor: &'static str,
+    target: &'static str,
+) -> Workload {
+    Workload {
+        field,
+        len_a,
+        len_b,
+        anchor,
+        target,
+    }
+}
+
+/// The GPU products, with the anchors they are measured against.
+const GPU: [Workload; 9] = [
+    w(
+        "469762049",
+        1 << 22,
+        1 << 22,
+        "CUMODP 7.5 ms (H200); FLINT 186 ms (one core)",
+        "≤ 0.5 ms",
+    ),
+    w(
+        "4179340454199820289",
+        1 << 22,
+        1 << 22,
+        "FLINT 832 ms (1 thread), 251 ms (16 threads)",
+        "≤ 1.0 ms",
+    ),
+    w(
+        "babybear",
+        1 << 20,
+        1 << 20,
+        "three sppark transforms of 2^21 ≈ 0.15 ms",
+        "≤ 0.12 ms",
+    ),
+    w(
+        "babybear",
+        (1 << 20) + 1,
+        (1 << 20) + 1,
+        "the 2^20 row",
+        "≤ 1.3 × (L/2^20) × it",
+    ),
+    w(
+        "babybear",
+        5 << 18,
+        5 << 18,
+        "the 2^20 row",
+        "≤ 1.3 × (L/2^20) × it",
+    ),
+    w(
+        "babybear",
+        3 << 19,
+        3 << 19,
+        "the 2^20 row",
+        "≤ 1.3 × (L/2^20) × it",
+    ),
+    w(
+        "P3",
+        1 << 16,
+        1 << 16,
+        "FLINT fmpz_mod_poly_mul 205 ms (one core)",
+        "≤ 1.15 × three P3 transforms of 2^17",
+    ),
+    w(
+        "P4",
+        1 << 16,
+        1 << 16,
+        "FLINT 412 ms (one core)",
+        "≤ 1.15 × three P4 transforms of 2^17",
+    ),
+    w("babybear", 1 << 20, 1 << 6, "—", "≤ 2 × one 2^20 transform"),
+];
+
+/// The CPU products, with FLINT on one core of a development machine.
+const CPU: [Workload; 4] = [
+    w(
+        "469762049",
+        1 << 20,
+        1 << 20,
+        "FLINT nmod_poly_mul 36.4 ms (one core)",
+        "faster than FLINT",
+    ),
+    w(
+        "4179340454199820289",
+        1 << 20,
+        1 << 20,
+        "FLINT 122 ms (one core)",
+        "faster than FLINT",
+    ),
+    w(
+        "P3",
+        1 << 16,
+        1 << 16,
+        "FLINT fmpz_mod_poly_mul 159 ms (one core)",
+        "within 2× of FLINT",
+    ),
+    w(
+        "P4",
+        1 << 16,
+        1 << 16,
+        "FLINT 332 ms (one core)",
+        "within 2× of FLINT",
+    ),
+];
+
+/// The transforms the SRGFN rows are measured against: three of 2^17 points.
+const REFERENCE_TRANSFORMS: [(&str, u64); 3] =
+    [("P3", 1 << 17), ("P4", 1 << 17), ("babybear", 1 << 20)];
+
+/// Times the polynomial rows on the GPU (when `gpu`) and on the CPU (with `threads` as
+/// the thread counts), printing each row as it is measured.
+pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyResult>, CliError> {
+    let mut out = Vec::new();
+    print_header();
+    if gpu {
+        let take = if quick { 1 } else { GPU.len() };
+        for work in GPU.iter().take(take) {
+            let any = FieldSpec::parse(work.field)?.build()?;
+            let r = with_field!(&any, f => time_gpu(f, work, runs))?;
+            print_row(&r);
+            out.push(r);
+        }
+        if !quick {
+            for (field, n) in REFERENCE_TRANSFORMS {
+                let any = FieldSpec::parse(field)?.build()?;
+                let r = with_field!(&any, f => time_transforms(f, n, runs))?;
+                print_row(&r);
+                out.push(r);
+            }
+        }
+    }
+    if cpu {
+        let take = if quick { 1 } else { CPU.len() };
+        for work in CPU.iter().take(take) {
+            for threads in [1, rayon::current_num_threads()] {
+                let any = FieldSpec::parse(work.field)?.build()?;
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()?;
+                let r = pool
+                    .install(|| with_field!(&any, f => time_cpu(f, work, threads, runs.min(5))))?;
+                print_row(&r);
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn print_header() {
+    println!(
+        "{:<20} {:<13} {:>9} {:>9} {:<12} {:>10}  {:<60} anchor | target",
+        "field", "operation", "len a", "len b", "backend", "median ms", "algorithm"
+    );
+}
+
+fn print_row(r: &PolyResult) {
+    println!(
+        "{:<20} {:<13} {:>9} {:>9} {:<12} {:>10.4}  {:<60} \"{}\" | {}",
+        r.field,
+        r.operation,
+        r.len_a,
+        r.len_b,
+        r.backend,
+        r.median_ms,
+        r.algorithm,
+        r.anchor,
+        r.target
+    );
+}
+
+fn random<F: HostField>(field: &F, len: usize, seed: u64) -> Poly<F> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    Poly::random(field, len, &mut rng)
+}
+
+fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<PolyResult, CliError> {
+    let ring = PolyRing::new(field, Backend::Gpu(0))?;
+    let plan = ring.product_plan(work.len_a, work.len_b)?;
+    let a = ring.to_device(&random(field, work.len_a, 1))?;
+    let b = ring.to_device(&random(field, work.len_b, 2))?;
+    let mut c = ring.mul_device(&a, &b)?;
+    let device = fermat::gpu::device(0)?;
+    let stream = device.stream();
+    for _ in 0..3 {
+        ring.mul_device_into(&a, &b, &mut c)?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = device.event()?;
+        let end = device.event()?;
+        hold(&device, stream, 200_000)?;
+        start.record(stream)?;
+        ring.mul_device_into(&a, &b, &mut c)?;
+        end.record(stream)?;
+        end.synchronize()?;
+        times.push(start.elapsed_ms(&end)? as f64);
+    }
+    Ok(PolyResult {
+        field: field.name(),
+        operation: "mul".into(),
+        len_a: work.len_a,
+        len_b: work.len_b,
+        algorithm: plan.to_string(),
+        backend: "gpu".into(),
+        median_ms: median(times),
+        anchor: work.anchor.into(),
+        target: work.target.into(),
+    })
+}
+
+/// Three forward transforms of n points on the GPU (natural in, bit-reversed out).
+fn time_transforms<F: HostField>(field: &F, n: u64, runs: usize) -> Result<PolyResult, CliError> {
+    let plan = FftPlan::new(
+        field,
+        n,
+        FftOptions {
+            backend: Backend::Gpu(0),
+            output_order: Order::BitReversed,
+            ..FftOptions::default()
+        },
+    )?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n);
+    let x: Vec<F::Host> = (0..n)
+        .map(|_| field.to_host(&field.random(&mut rng)))
+        .collect();
+    let input = plan.to_device(&x)?;
+    let mut output = plan.alloc_device(1)?;
+    let device = fermat::gpu::device(0)?;
+    let stream = device.stream();
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..runs + 3 {
+        let start = device.event()?;
+        let end = device.event()?;
+        hold(&device, stream, 200_000)?;
+        start.record(stream)?;
+        for _ in 0..3 {
+            plan.run_device(Direction::Forward, &input, &mut output, None)?;
+        }
+        end.record(stream)?;
+        end.synchronize()?;
+        if i >= 3 {
+            times.push(start.elapsed_ms(&end)? as f64);
+        }
+    }
+    Ok(PolyResult {
+        field: field.name(),
+        operation: "3 transforms".into(),
+        len_a: n as usize,
+        len_b: 0,
+        algorithm: format!("three forward transforms of 2^{}", n.trailing_zeros()),
+        backend: "gpu".into(),
+        median_ms: median(times),
+        anchor: "—".into(),
+        target: "the reference of its field's product row".into(),
+    })
+}
+
+fn time_cpu<F: HostField>(
+    field: &F,
+    work: &Workload,
+    threads: usize,
+    runs: usize,
+) -> Result<PolyResult, CliError> {
+    let ring = PolyRing::new(field, Backend::Cpu)?;
+    let plan = ring.product_plan(work.len_a, work.len_b)?;
+    let (a, b) = (random(field, work.len_a, 1), random(field, work.len_b, 2));
+    ring.mul(&a, &b)?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        ring.mul(&a, &b)?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(PolyResult {
+        field: field.name(),
+        operation: "mul".into(),
+        len_a: work.len_a,
+        len_b: work.len_b,
+        algorithm: plan.to_string(),
+        backend: format!("cpu, {threads} thr"),
+        median_ms: median(times),
+        anchor: work.anchor.into(),
+        target: work.target.into(),
+    })
+}

@@ -1,0 +1,179 @@
+//! `fermat mul`: the product of two polynomials from files or random, verified and timed.
+
+use super::fft::backend;
+use super::CliError;
+use fermat::dsl::with_field;
+use fermat::poly::{Poly, PolyRing};
+use fermat::{FieldSpec, HostField};
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `fermat mul`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
+    #[arg(long)]
+    field: String,
+    /// The first operand: a JSON list of decimal strings, lowest degree first.
+    #[arg(long, requires = "b", conflicts_with = "random")]
+    a: Option<PathBuf>,
+    /// The second operand, likewise.
+    #[arg(long, requires = "a")]
+    b: Option<PathBuf>,
+    /// Random operands from this seed, of --len-a and --len-b coefficients.
+    #[arg(long, requires_all = ["len_a", "len_b"])]
+    random: Option<u64>,
+    /// Coefficients of the random first operand.
+    #[arg(long)]
+    len_a: Option<usize>,
+    /// Coefficients of the random second operand.
+    #[arg(long)]
+    len_b: Option<usize>,
+    /// Where to write the product (a JSON list of decimal strings); standard output
+    /// without it.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Where to run: cpu, gpu or auto (the GPU if there is one).
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// The GPU ordinal for --backend gpu.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// Check the product: at random points, and against the schoolbook product where it
+    /// takes at most 2^26 coefficient products.
+    #[arg(long)]
+    verify: bool,
+}
+
+/// Products up to this many coefficient products are checked against the schoolbook one.
+const SCHOOLBOOK_CHECK: u64 = 1 << 26;
+/// Random points a product is checked at.
+const POINTS: usize = 4;
+
+/// Runs `fermat mul`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let field = FieldSpec::parse(&args.field)?.build()?;
+    // Refuse an output that cannot be written before any work.
+    if let Some(path) = &args.output {
+        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    with_field!(&field, f => mul(f, &args))
+}
+
+fn operands<F: HostField>(field: &F, args: &Args) -> Result<(Poly<F>, Poly<F>), CliError> {
+    match (&args.a, &args.b, args.random) {
+        (Some(a), Some(b), _) => {
+            let read = |path: &Path| -> Result<Poly<F>, CliError> {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Poly::from_json(field, &text).map_err(|e| format!("{}: {e}", path.display()).into())
+            };
+            Ok((read(a)?, read(b)?))
+        }
+        (_, _, Some(seed)) => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let (la, lb) = (args.len_a.unwrap_or(0), args.len_b.unwrap_or(0));
+            Ok((
+                Poly::random(field, la, &mut rng),
+                Poly::random(field, lb, &mut rng),
+            ))
+        }
+        _ => {
+            Err("give the operands: --a FILE --b FILE, or --random SEED --len-a N --len-b M".into())
+        }
+    }
+}
+
+fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
+    let (a, b) = operands(field, args)?;
+    let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
+    let plan = ring.product_plan(a.len(), b.len())?;
+    // The report goes to standard error when the product goes to standard output.
+    let mut report: Box<dyn Write> = if args.output.is_some() {
+        Box::new(std::io::stdout())
+    } else {
+        Box::new(std::io::stderr())
+    };
+    writeln!(
+        report,
+        "field    {} ({} bits)",
+        field.name(),
+        field.modulus().bits()
+    )?;
+    writeln!(
+        report,
+        "lengths  {} × {} → {}",
+        a.len(),
+        b.len(),
+        plan.len()
+    )?;
+    writeln!(report, "backend  {}", ring.running())?;
+    writeln!(report, "product  {plan}")?;
+    let started = Instant::now();
+    let c = ring.mul(&a, &b)?;
+    let first = started.elapsed();
+    let started = Instant::now();
+    let again = ring.mul(&a, &b)?;
+    let steady = started.elapsed();
+    writeln!(
+        report,
+        "time     {:.3} ms (the first product {:.1} ms, with planning and compilation when not cached)",
+        steady.as_secs_f64() * 1e3,
+        first.as_secs_f64() * 1e3
+    )?;
+    let mut ok = again == c;
+    if !ok {
+        writeln!(report, "verify   two runs: DIFFER")?;
+    }
+    if args.verify {
+        ok &= verify(field, &a, &b, &c, &mut report)?;
+    }
+    let json = c.to_json();
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &json)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            writeln!(report, "output   {}", path.display())?;
+        }
+        None => println!("{json}"),
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Checks c = a·b at random points, and against the schoolbook product where affordable.
+fn verify<F: HostField>(
+    field: &F,
+    a: &Poly<F>,
+    b: &Poly<F>,
+    c: &Poly<F>,
+    report: &mut dyn Write,
+) -> Result<bool, CliError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rand::thread_rng().gen());
+    let mut ok = true;
+    for _ in 0..POINTS {
+        let x = field.random(&mut rng);
+        ok &= c.eval(&x) == field.mul(&a.eval(&x), &b.eval(&x));
+    }
+    writeln!(
+        report,
+        "verify   a(x)·b(x) = c(x) at {POINTS} random points: {}",
+        if ok { "ok" } else { "WRONG" }
+    )?;
+    if (a.len() as u64).saturating_mul(b.len() as u64) <= SCHOOLBOOK_CHECK {
+        let same = fermat::poly::schoolbook_mul(a, b)? == *c;
+        writeln!(
+            report,
+            "verify   schoolbook product: {}",
+            if same { "ok" } else { "WRONG" }
+        )?;
+        ok &= same;
+    }
+    Ok(ok)
+}
