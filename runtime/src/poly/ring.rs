@@ -45,6 +45,8 @@ pub struct PolyRing<F: HostField> {
     convolutions: Mutex<HashMap<u64, Arc<Convolution<F>>>>,
     passes: Mutex<Option<Arc<GpuPasses>>>,
     tables: Mutex<HashMap<(ProductPass, u64, u64), DeviceTable<F>>>,
+    /// The device buffers of split and block products, as large as the largest so far.
+    work: Mutex<[Option<CudaSlice<F::Word>>; 3]>,
 }
 
 /// A table of a pass of split products, on the device.
@@ -84,6 +86,7 @@ impl<F: HostField> PolyRing<F> {
             convolutions: Mutex::new(HashMap::new()),
             passes: Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
+            work: Mutex::new([None, None, None]),
         })
     }
 
@@ -315,9 +318,10 @@ impl<F: HostField> PolyRing<F> {
                 } else {
                     (other, a)
                 };
-                let words = self.field.words();
                 let r_len = (count * n) as usize;
-                let mut r = device.alloc::<F::Word>(r_len * words)?;
+                let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+                let [r, ..] = &mut *work;
+                let r = self.work_buffer(r, r_len)?;
                 let (vl, vs) = (long.data.slice(..), short.data.slice(..));
                 self.convolution(n)?.cyclic_device(
                     &stream,
@@ -340,7 +344,6 @@ impl<F: HostField> PolyRing<F> {
                     },
                     count as usize,
                 )?;
-                let empty = device.alloc::<F::Word>(1)?;
                 let extents = Extents {
                     source: Extent {
                         stride: r_len as u64,
@@ -356,7 +359,8 @@ impl<F: HostField> PolyRing<F> {
                     &stream,
                     ProductPass::OverlapAdd,
                     len as u64,
-                    (&r.slice(..), &mut c.data.slice_mut(..), &empty.slice(..)),
+                    // The pass reads no table: any valid pointer serves.
+                    (&r.slice(..), &mut c.data.slice_mut(..), &r.slice(..)),
                     extents,
                 )?;
             }
@@ -378,7 +382,6 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<(), Error> {
         let device = self.device()?.clone();
         let stream = device.stream().clone();
-        let words = self.field.words();
         let other = b.unwrap_or(a);
         let poly = |p: &DevicePoly<F>| Extent {
             len: p.len as u64,
@@ -417,9 +420,11 @@ impl<F: HostField> PolyRing<F> {
         let terms = n / m;
         let passes = self.passes()?;
         let fold_table = self.table(ProductPass::Fold, n, m)?;
+        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        let [first, second, r] = &mut *work;
         let mut folded = Vec::new();
-        for p in std::iter::once(a).chain(b) {
-            let mut u = device.alloc::<F::Word>(m as usize * words)?;
+        for (p, u) in std::iter::once(a).chain(b).zip([first, second]) {
+            let u = self.work_buffer(u, m as usize)?;
             let extents = Extents {
                 source: poly(p),
                 size: m,
@@ -439,7 +444,7 @@ impl<F: HostField> PolyRing<F> {
             )?;
             folded.push(u);
         }
-        let mut r = device.alloc::<F::Word>(m as usize * words)?;
+        let r = self.work_buffer(r, m as usize)?;
         let (fa, fb) = (folded[0].slice(..), folded.get(1).map(|u| u.slice(..)));
         self.convolution(m)?.cyclic_device(
             &stream,
@@ -481,6 +486,20 @@ impl<F: HostField> PolyRing<F> {
             extents,
         )?;
         Ok(())
+    }
+
+    /// A work buffer of at least `len` elements in `slot`, allocated only when the slot is
+    /// empty or too small.
+    fn work_buffer<'a>(
+        &self,
+        slot: &'a mut Option<CudaSlice<F::Word>>,
+        len: usize,
+    ) -> Result<&'a mut CudaSlice<F::Word>, Error> {
+        let words = len * self.field.words();
+        if slot.as_ref().is_none_or(|s| s.len() < words) {
+            *slot = Some(self.device()?.alloc::<F::Word>(words)?);
+        }
+        Ok(slot.as_mut().expect("allocated above"))
     }
 
     /// The passes of products besides transforms, compiled on first use.
