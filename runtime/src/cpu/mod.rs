@@ -9,6 +9,7 @@
 mod avx512;
 mod ntt;
 mod product;
+pub(crate) use product::Buffers;
 mod scalar;
 
 pub use ntt::{Isa, Kernels, WordNtt};

@@ -14,6 +14,7 @@ use crate::host::HostField;
 use fermat_dsl::field::{Fp32, Fp32Elem, Fp64, Fp64Elem};
 use rayon::prelude::*;
 use std::any::{Any, TypeId};
+use std::sync::{Mutex, TryLockError};
 
 /// `data` as a slice of `U` when `T` is `U`.
 fn same_type_ref<T: 'static, U: 'static>(data: &[T]) -> Option<&[U]> {
@@ -51,6 +52,34 @@ impl Lane for u64 {
     }
 }
 
+/// The transform buffers of cyclic products, kept from one product to the next: a fresh
+/// buffer faults in each of its pages on first touch, and with two threads faulting them
+/// in at once the faults took a third of a 62-bit product of 2^21 points (bench/RESULTS.md).
+#[derive(Debug, Default)]
+pub(crate) struct Buffers {
+    narrow: Mutex<[Vec<u32>; 2]>,
+    wide: Mutex<[Vec<u64>; 2]>,
+}
+
+/// The buffers in `slot`, or fresh ones while another product holds them.
+fn take<L>(slot: &Mutex<[Vec<L>; 2]>) -> [Vec<L>; 2] {
+    match slot.try_lock() {
+        Ok(mut held) => std::mem::take(&mut *held),
+        Err(TryLockError::Poisoned(e)) => std::mem::take(&mut *e.into_inner()),
+        Err(TryLockError::WouldBlock) => Default::default(),
+    }
+}
+
+/// Returns `buffers` to `slot` for the next product (dropping them if another product
+/// returned its own first).
+fn give<L>(slot: &Mutex<[Vec<L>; 2]>, buffers: [Vec<L>; 2]) {
+    if let Ok(mut held) = slot.try_lock() {
+        if held[0].capacity() < buffers[0].capacity() {
+            *held = buffers;
+        }
+    }
+}
+
 macro_rules! cyclic_for {
     ($name:ident, $field:ty, $elem:ty, $w:ty) => {
         /// The first `out.len()` coefficients of the cyclic product of n points of `a` and
@@ -62,11 +91,13 @@ macro_rules! cyclic_for {
             a: &[$elem],
             b: Option<&[$elem]>,
             out: &mut [$elem],
+            [ta, tb]: &mut [Vec<L>; 2],
         ) -> Result<(), Error> {
             let n = forward.n() as usize;
-            let load = |x: &[$elem]| -> Result<Vec<L>, Error> {
-                let mut words = vec![L::default(); n];
-                words[..x.len()]
+            let load = |x: &[$elem], words: &mut Vec<L>| -> Result<(), Error> {
+                words.resize(n, L::default());
+                let (values, padding) = words.split_at_mut(x.len());
+                values
                     .par_chunks_mut(CHUNK)
                     .zip(x.par_chunks(CHUNK))
                     .for_each(|(w, e)| {
@@ -74,15 +105,17 @@ macro_rules! cyclic_for {
                             *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
                         }
                     });
-                forward.apply(&mut words)?;
-                Ok(words)
+                padding
+                    .par_chunks_mut(CHUNK)
+                    .for_each(|w| w.fill(L::default()));
+                forward.apply(words)
             };
-            let mut ta = load(a)?;
+            load(a, ta)?;
             let mont = Mont::<$w>::new(field.p());
             let times = |u: L, v: L| L::lift(u64::from(mont.mul(u.lower() as $w, v.lower() as $w)));
             match b {
                 Some(b) => {
-                    let tb = load(b)?;
+                    load(b, tb)?;
                     ta.par_chunks_mut(CHUNK)
                         .zip(tb.par_chunks(CHUNK))
                         .for_each(|(x, y)| {
@@ -97,7 +130,7 @@ macro_rules! cyclic_for {
                     }
                 }),
             }
-            inverse.apply(&mut ta)?;
+            inverse.apply(ta)?;
             out.par_chunks_mut(CHUNK)
                 .zip(ta.par_chunks(CHUNK))
                 .try_for_each(|(o, w)| -> Result<(), Error> {
@@ -120,6 +153,7 @@ impl Fast {
     /// the word prime these transforms are for.
     pub(crate) fn cyclic<F: HostField>(
         &self,
+        buffers: &Buffers,
         field: &F,
         a: &[F::Elem],
         b: Option<&[F::Elem]>,
@@ -132,8 +166,18 @@ impl Fast {
             let out = same_type::<F::Elem, Fp32Elem>(out)?;
             return match (self, b) {
                 (_, Some(None)) => None,
-                (Fast::Narrow(fwd, inv), b) => Some(cyclic32(f, (fwd, inv), a, b.flatten(), out)),
-                (Fast::Widened(fwd, inv), b) => Some(cyclic32(f, (fwd, inv), a, b.flatten(), out)),
+                (Fast::Narrow(fwd, inv), b) => {
+                    let mut t = take(&buffers.narrow);
+                    let done = cyclic32(f, (fwd, inv), a, b.flatten(), out, &mut t);
+                    give(&buffers.narrow, t);
+                    Some(done)
+                }
+                (Fast::Widened(fwd, inv), b) => {
+                    let mut t = take(&buffers.wide);
+                    let done = cyclic32(f, (fwd, inv), a, b.flatten(), out, &mut t);
+                    give(&buffers.wide, t);
+                    Some(done)
+                }
                 (Fast::Wide(..), _) => None,
             };
         }
@@ -144,7 +188,10 @@ impl Fast {
                 b => b.flatten(),
             };
             let out = same_type::<F::Elem, Fp64Elem>(out)?;
-            return Some(cyclic64(f, (fwd, inv), a, b, out));
+            let mut t = take(&buffers.wide);
+            let done = cyclic64(f, (fwd, inv), a, b, out, &mut t);
+            give(&buffers.wide, t);
+            return Some(done);
         }
         None
     }

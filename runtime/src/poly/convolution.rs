@@ -36,8 +36,8 @@ pub(crate) struct Convolution<F: HostField> {
 enum Engine<F: HostField> {
     /// The GPU: the plans' kernels.
     Gpu(Box<GpuConvolution<F::Word>>),
-    /// The CPU, word primes: the word-prime NTT.
-    Words(cpu::Fast),
+    /// The CPU, word primes: the word-prime NTT, and its buffers kept between products.
+    Words(cpu::Fast, cpu::Buffers),
     /// The CPU, SRGFNs: the plans themselves.
     Plans,
 }
@@ -149,7 +149,7 @@ impl<F: HostField> Convolution<F> {
                     orders.1,
                     cpu::Isa::Auto,
                 )? {
-                    Some(fast) => Engine::Words(fast),
+                    Some(fast) => Engine::Words(fast, cpu::Buffers::default()),
                     None => Engine::Plans,
                 }
             }
@@ -175,8 +175,8 @@ impl<F: HostField> Convolution<F> {
     ) -> Result<(), Error> {
         let n = self.n as usize;
         debug_assert!(a.len() <= n && b.is_none_or(|b| b.len() <= n) && out.len() <= n);
-        if let Engine::Words(fast) = &self.engine {
-            if let Some(done) = fast.cyclic(field, a, b, out) {
+        if let Engine::Words(fast, buffers) = &self.engine {
+            if let Some(done) = fast.cyclic(buffers, field, a, b, out) {
                 return done;
             }
         }
