@@ -172,9 +172,11 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
         if !quick {
             for (field, n) in REFERENCE_TRANSFORMS {
                 let any = FieldSpec::parse(field)?.build()?;
-                let r = with_field!(&any, f => time_transforms(f, n, runs))?;
-                print_row(&r);
-                out.push(r);
+                let rows = with_field!(&any, f => time_transforms(f, n, runs))?;
+                for r in rows {
+                    print_row(&r);
+                    out.push(r);
+                }
             }
         }
     }
@@ -258,51 +260,79 @@ fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<Pol
     })
 }
 
-/// Three forward transforms of n points on the GPU (natural in, bit-reversed out).
-fn time_transforms<F: HostField>(field: &F, n: u64, runs: usize) -> Result<PolyResult, CliError> {
-    let plan = FftPlan::new(
-        field,
-        n,
-        FftOptions {
-            backend: Backend::Gpu(0),
-            output_order: Order::BitReversed,
-            ..FftOptions::default()
-        },
-    )?;
+/// The references of a product of n points on the GPU: three forward transforms (natural
+/// in, bit-reversed out), and the product's own three, two forward and the inverse
+/// (bit-reversed in, natural out, scaled by 1/n) without the pointwise product.
+fn time_transforms<F: HostField>(
+    field: &F,
+    n: u64,
+    runs: usize,
+) -> Result<[PolyResult; 2], CliError> {
+    let plan = |input_order, output_order| {
+        FftPlan::new(
+            field,
+            n,
+            FftOptions {
+                backend: Backend::Gpu(0),
+                input_order,
+                output_order,
+                ..FftOptions::default()
+            },
+        )
+    };
+    let forward = plan(Order::Natural, Order::BitReversed)?;
+    let inverse = plan(Order::BitReversed, Order::Natural)?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n);
     let x: Vec<F::Host> = (0..n)
         .map(|_| field.to_host(&field.random(&mut rng)))
         .collect();
-    let input = plan.to_device(&x)?;
-    let mut output = plan.alloc_device(1)?;
+    let input = forward.to_device(&x)?;
+    let mut output = forward.alloc_device(1)?;
     let device = fermat::gpu::device(0)?;
     let stream = device.stream();
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..runs + 3 {
-        let start = device.event()?;
-        let end = device.event()?;
-        hold(&device, stream, 200_000)?;
-        start.record(stream)?;
-        for _ in 0..3 {
-            plan.run_device(Direction::Forward, &input, &mut output, None)?;
+    let mut time = |steps: [(&FftPlan<F>, Direction); 3]| -> Result<f64, CliError> {
+        let mut times = Vec::with_capacity(runs);
+        for i in 0..runs + 3 {
+            let start = device.event()?;
+            let end = device.event()?;
+            hold(&device, stream, 200_000)?;
+            start.record(stream)?;
+            for (plan, direction) in steps {
+                plan.run_device(direction, &input, &mut output, None)?;
+            }
+            end.record(stream)?;
+            end.synchronize()?;
+            if i >= 3 {
+                times.push(start.elapsed_ms(&end)? as f64);
+            }
         }
-        end.record(stream)?;
-        end.synchronize()?;
-        if i >= 3 {
-            times.push(start.elapsed_ms(&end)? as f64);
-        }
-    }
-    Ok(PolyResult {
+        Ok(median(times))
+    };
+    let log_n = n.trailing_zeros();
+    let row = |operation: &str, algorithm: String, median_ms| PolyResult {
         field: field.name(),
-        operation: "3 transforms".into(),
+        operation: operation.into(),
         len_a: n as usize,
         len_b: 0,
-        algorithm: format!("three forward transforms of 2^{}", n.trailing_zeros()),
+        algorithm,
         backend: "gpu".into(),
-        median_ms: median(times),
+        median_ms,
         anchor: "—".into(),
         target: "the reference of its field's product row".into(),
-    })
+    };
+    let fwd = (&forward, Direction::Forward);
+    Ok([
+        row(
+            "3 transforms",
+            format!("three forward transforms of 2^{log_n}"),
+            time([fwd, fwd, fwd])?,
+        ),
+        row(
+            "2 fwd + inv",
+            format!("two forward transforms of 2^{log_n} and an inverse"),
+            time([fwd, fwd, (&inverse, Direction::Inverse)])?,
+        ),
+    ])
 }
 
 fn time_cpu<F: HostField>(

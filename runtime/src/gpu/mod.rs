@@ -134,6 +134,8 @@ impl GridLimits {
 pub struct Device {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// A second stream for work that may overlap the main stream's (created on first use).
+    side: OnceLock<Arc<CudaStream>>,
     ordinal: usize,
     name: String,
     arch: (i32, i32),
@@ -196,6 +198,7 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
     let d = Arc::new(Device {
         ctx,
         stream,
+        side: OnceLock::new(),
         ordinal,
         name,
         arch,
@@ -222,6 +225,21 @@ impl Device {
     /// The stream fermat launches on unless told otherwise.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// A second stream, for work independent of the main stream's until they join: the
+    /// caller orders it with [`CudaStream::join`] both ways.
+    pub(crate) fn side_stream(&self) -> Result<&Arc<CudaStream>, GpuError> {
+        if let Some(side) = self.side.get() {
+            return Ok(side);
+        }
+        let side = self.ctx.new_stream().map_err(driver("cuStreamCreate"))?;
+        Ok(self.side.get_or_init(|| side))
+    }
+
+    /// Makes `waiting` wait for the work queued so far on `on`.
+    pub(crate) fn join(&self, waiting: &CudaStream, on: &CudaStream) -> Result<(), GpuError> {
+        waiting.join(on).map_err(driver("cuStreamWaitEvent"))
     }
 
     /// The architecture option of NVRTC for this device.

@@ -382,6 +382,11 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<(), Error> {
         let device = self.device()?.clone();
         let stream = device.stream().clone();
+        // The folds and the smaller product read only the operands: on a second stream
+        // they fill the gaps the larger product's passes leave, and join before the
+        // recombination reads both products.
+        let side = device.side_stream()?.clone();
+        device.join(&side, &stream)?;
         let other = b.unwrap_or(a);
         let poly = |p: &DevicePoly<F>| Extent {
             len: p.len as u64,
@@ -432,7 +437,7 @@ impl<F: HostField> PolyRing<F> {
                 ..Extents::whole(m)
             };
             passes.run(
-                &stream,
+                &side,
                 ProductPass::Fold,
                 m,
                 (
@@ -447,7 +452,7 @@ impl<F: HostField> PolyRing<F> {
         let r = self.work_buffer(r, m as usize)?;
         let (fa, fb) = (folded[0].slice(..), folded.get(1).map(|u| u.slice(..)));
         self.convolution(m)?.cyclic_device(
-            &stream,
+            &side,
             DeviceSource {
                 data: &fa,
                 extent: short(m),
@@ -462,6 +467,7 @@ impl<F: HostField> PolyRing<F> {
             },
             1,
         )?;
+        device.join(&stream, &side)?;
         let recombine_table = self.table(ProductPass::Recombine, n, m)?;
         let extents = Extents {
             destination: Extent {
