@@ -5,7 +5,7 @@
 use super::bench::{hold, median};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::{Poly, PolyRing};
+use fermat::poly::{Poly, PolyRing, ProductPlan};
 use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField, Order};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -198,6 +198,29 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
     Ok(out)
 }
 
+impl PolyResult {
+    /// The row of a product workload.
+    fn product<F: HostField>(
+        field: &F,
+        work: &Workload,
+        plan: &ProductPlan,
+        backend: String,
+        median_ms: f64,
+    ) -> PolyResult {
+        PolyResult {
+            field: field.name(),
+            operation: "mul".into(),
+            len_a: work.len_a,
+            len_b: work.len_b,
+            algorithm: plan.to_string(),
+            backend,
+            median_ms,
+            anchor: work.anchor.into(),
+            target: work.target.into(),
+        }
+    }
+}
+
 fn print_header() {
     println!(
         "{:<20} {:<13} {:>9} {:>9} {:<12} {:>10}  {:<60} anchor | target",
@@ -247,17 +270,13 @@ fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<Pol
         end.synchronize()?;
         times.push(start.elapsed_ms(&end)? as f64);
     }
-    Ok(PolyResult {
-        field: field.name(),
-        operation: "mul".into(),
-        len_a: work.len_a,
-        len_b: work.len_b,
-        algorithm: plan.to_string(),
-        backend: "gpu".into(),
-        median_ms: median(times),
-        anchor: work.anchor.into(),
-        target: work.target.into(),
-    })
+    Ok(PolyResult::product(
+        field,
+        work,
+        &plan,
+        "gpu".into(),
+        median(times),
+    ))
 }
 
 /// The references of a product of n points on the GPU: three forward transforms (natural
@@ -351,15 +370,11 @@ fn time_cpu<F: HostField>(
         ring.mul(&a, &b)?;
         times.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    Ok(PolyResult {
-        field: field.name(),
-        operation: "mul".into(),
-        len_a: work.len_a,
-        len_b: work.len_b,
-        algorithm: plan.to_string(),
-        backend: format!("cpu, {threads} thr"),
-        median_ms: median(times),
-        anchor: work.anchor.into(),
-        target: work.target.into(),
-    })
+    Ok(PolyResult::product(
+        field,
+        work,
+        &plan,
+        format!("cpu, {threads} thr"),
+        median(times),
+    ))
 }

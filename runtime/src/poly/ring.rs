@@ -49,6 +49,22 @@ pub struct PolyRing<F: HostField> {
     work: Mutex<[Option<CudaSlice<F::Word>>; 3]>,
 }
 
+/// `words` copied into a new device buffer.
+fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    device: &Device,
+    words: &[W],
+) -> Result<CudaSlice<W>, Error> {
+    let mut data = device.alloc::<W>(words.len())?;
+    device
+        .stream()
+        .memcpy_htod(words, &mut data)
+        .map_err(|source| GpuError::Driver {
+            call: "cuMemcpyHtoD",
+            source,
+        })?;
+    Ok(data)
+}
+
 /// A table of a pass of split products, on the device.
 type DeviceTable<F> = Arc<CudaSlice<<F as HostField>::Word>>;
 
@@ -56,6 +72,22 @@ impl<F: HostField> PolyRing<F> {
     /// The ring of polynomials over `field` on `backend` (`Backend::Auto`: GPU 0 if there
     /// is one, else the CPU, saying why). Kernels are compiled when a product first needs
     /// them.
+    ///
+    /// Errors: [`Error::Gpu`] when `Backend::Gpu` names a device that cannot be opened,
+    /// or when `Backend::Auto` finds a GPU that fails (not merely none).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp64;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Running};
+    ///
+    /// let ring = PolyRing::new(&Fp64::new(0xffff_ffff_0000_0001)?, Backend::Auto)?;
+    /// match ring.running() {
+    ///     Running::Gpu(device) => println!("products on {device}"),
+    ///     Running::Cpu { reason } => println!("products on the CPU: {reason:?}"),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(field: &F, backend: Backend) -> Result<Self, Error> {
         let (device, running) = match backend {
             Backend::Cpu => (None, Running::Cpu { reason: None }),
@@ -91,16 +123,51 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The field of the coefficients.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::Backend;
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(2013265921)?, Backend::Cpu)?;
+    /// assert_eq!(ring.field().p(), 2013265921);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn field(&self) -> &F {
         &self.field
     }
 
     /// Where the products run.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Running};
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(2013265921)?, Backend::Cpu)?;
+    /// assert_eq!(ring.running(), &Running::Cpu { reason: None });
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn running(&self) -> &Running {
         &self.running
     }
 
     /// How the product of operands of `len_a` and `len_b` coefficients is computed here.
+    ///
+    /// Errors: [`Error::ProductTooLong`] when the product needs more points than the
+    /// field's 2-adicity allows.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Algorithm, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(2013265921)?, Backend::Cpu)?;
+    /// let plan = ring.product_plan(1000, 1000)?;
+    /// assert_eq!(plan.algorithm, Algorithm::Cyclic { n: 2048 });
+    /// assert!(ring.product_plan(1 << 27, 1 << 27).is_err()); // 2^28 points: beyond 2^27
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn product_plan(&self, len_a: usize, len_b: usize) -> Result<ProductPlan, Error> {
         ProductPlan::new(
             len_a,
@@ -111,6 +178,22 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The product a·b.
+    ///
+    /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
+    /// errors of [`product_plan`](Self::product_plan).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let a = Poly::from_u64s(&f, &[1, 1]); // 1 + x
+    /// let b = Poly::from_u64s(&f, &[2013265920, 1]); // −1 + x
+    /// assert_eq!(ring.mul(&a, &b)?, Poly::from_u64s(&f, &[2013265920, 0, 1]));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
@@ -118,6 +201,18 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The square a² (two transforms instead of three).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp64;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp64::new(0xffff_ffff_0000_0001)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let a = Poly::from_u64s(&f, &[1, 2]);
+    /// assert_eq!(ring.sqr(&a)?, Poly::from_u64s(&f, &[1, 4, 4]));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn sqr(&self, a: &Poly<F>) -> Result<Poly<F>, Error> {
         self.check_field(a)?;
         self.product(a, None)
@@ -156,16 +251,8 @@ impl<F: HostField> PolyRing<F> {
         let mut padded = host;
         padded.resize(cap, self.field.to_host(&self.field.zero()));
         self.field.pack(&padded, cap, &mut words);
-        let mut data = device.alloc::<F::Word>(words.len())?;
-        device
-            .stream()
-            .memcpy_htod(&words, &mut data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyHtoD",
-                source,
-            })?;
         Ok(DevicePoly {
-            data,
+            data: upload(device, &words)?,
             len: a.len(),
             cap,
         })
@@ -234,15 +321,11 @@ impl<F: HostField> PolyRing<F> {
         let device = self.device()?;
         let cap = capacity.max(1);
         let poison = vec![F::word(u64::MAX); cap * self.field.words()];
-        let mut data = device.alloc::<F::Word>(poison.len())?;
-        device
-            .stream()
-            .memcpy_htod(&poison, &mut data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyHtoD",
-                source,
-            })?;
-        Ok(DevicePoly { data, len: 0, cap })
+        Ok(DevicePoly {
+            data: upload(device, &poison)?,
+            len: 0,
+            cap,
+        })
     }
 
     /// A device polynomial of room for `len` coefficients, holding the zero polynomial.
@@ -533,16 +616,7 @@ impl<F: HostField> PolyRing<F> {
             .into_iter()
             .map(F::word)
             .collect();
-        let device = self.device()?;
-        let mut data = device.alloc::<F::Word>(words.len())?;
-        device
-            .stream()
-            .memcpy_htod(&words, &mut data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyHtoD",
-                source,
-            })?;
-        let data = Arc::new(data);
+        let data = Arc::new(upload(self.device()?, &words)?);
         tables.insert((pass, n, m), data.clone());
         Ok(data)
     }
