@@ -7,6 +7,8 @@
 //! tiles, codelets and twiddles without a GPU; the device itself is checked by
 //! `fermat selftest --gpu`.
 
+mod host;
+
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::header::Header;
 use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
@@ -14,6 +16,7 @@ use fermat_codegen::{execute, unit, Buffer, Direction, Order, Plan, PlanOptions,
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::with_field;
+use host::compiler;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
 use std::path::PathBuf;
@@ -90,19 +93,6 @@ int main() {
 }
 "#;
 
-fn compiler() -> Option<String> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    let found = Command::new(&cxx).arg("--version").output().is_ok();
-    if found {
-        Some(cxx)
-    } else if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("no C++ compiler ({cxx}) on a CI machine: the kernel check cannot be skipped")
-    } else {
-        eprintln!("skipping: no C++ compiler ({cxx}) found to run the emitted kernels on the host");
-        None
-    }
-}
-
 fn workdir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("kernels_host_{name}"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -146,23 +136,7 @@ fn run_host(
     let dir = workdir(name);
     std::fs::write(dir.join("kernels.cu"), source).unwrap();
     let list: Vec<String> = emitted.kernels.iter().map(|k| k.name.clone()).collect();
-    std::fs::write(
-        dir.join("harness.cpp"),
-        HARNESS.replace("KERNEL_LIST", &list.join(", ")),
-    )
-    .unwrap();
-    let exe = dir.join("harness");
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-w", "-o"])
-        .arg(&exe)
-        .arg(dir.join("harness.cpp"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the emitted kernels do not compile as C++:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let exe = host::build_harness(&cxx, &dir, HARNESS, &list, "the emitted kernels");
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -8,6 +8,8 @@
 //! `kernels_host`; vectors of polynomials are laid out as the device keeps them, digit c
 //! of coefficient e at word c·capacity + e, with a capacity above the length.
 
+mod host;
+
 use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::design::{design, DesignOptions};
@@ -15,6 +17,7 @@ use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
 use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
+use host::compiler;
 use rand::SeedableRng;
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,18 +118,6 @@ const TA: usize = 2;
 const TB: usize = 3;
 const SCRATCH: usize = 4;
 const C: usize = 5;
-
-fn compiler() -> Option<String> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    if Command::new(&cxx).arg("--version").output().is_ok() {
-        Some(cxx)
-    } else if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("no C++ compiler ({cxx}) on a CI machine: the kernel check cannot be skipped")
-    } else {
-        eprintln!("skipping: no C++ compiler ({cxx}) found to run the emitted kernels on the host");
-        None
-    }
-}
 
 /// Words of a vector of `cap` elements holding `xs` first (digit-major for SRGFNs), the
 /// words beyond them junk that a kernel must not read.
@@ -326,23 +317,7 @@ fn check_product<F: Field>(
         .iter()
         .flat_map(|e: &&Emitted| e.kernels.iter().map(|k| k.name.clone()))
         .collect();
-    std::fs::write(
-        dir.join("harness.cpp"),
-        HARNESS.replace("KERNEL_LIST", &list.join(", ")),
-    )
-    .unwrap();
-    let exe = dir.join("harness");
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-w", "-o"])
-        .arg(&exe)
-        .arg(dir.join("harness.cpp"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the product kernels do not compile as C++:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let exe = host::build_harness(&cxx, &dir, HARNESS, &list, "the product kernels");
     let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
     // Capacities above the lengths: the kernels must use the strides, not the lengths.
     let (cap_a, cap_b, cap_c) = (la + 3, lb + 5, lc + 7);
