@@ -104,28 +104,84 @@ pub struct KernelRunner<'a, F: Field> {
     field: &'a F,
     roots: &'a Roots<F>,
     kernel: &'a KernelPlan,
-    codelets: Vec<Option<Codelet>>,
+    maps: Vec<StepMaps>,
+    /// The local parts of the gather and scatter addresses, by local index.
+    gather: Vec<u64>,
+    scatter: Vec<u64>,
     inverse: bool,
 }
 
+/// What a step needs per local element, computed once per kernel rather than per element
+/// of every piece.
+///
+/// Every index map of a kernel takes each bit from either the piece index or the local
+/// index (gather and scatter addresses, the twiddle factors' bit fields), so it is the OR
+/// of a piece part and a local part: the local parts are tabulated here, and the piece
+/// parts cost one evaluation per piece.
+enum StepMaps {
+    /// The DFT's groups in order: the local indices of group g's registers are
+    /// `order[g·2^b..(g + 1)·2^b]`.
+    Dft {
+        codelet: Codelet,
+        order: Vec<u32>,
+    },
+    /// The local parts of the twiddle factor's row and column indices.
+    Twiddle {
+        x: Vec<u64>,
+        y: Vec<u64>,
+    },
+    Scale,
+}
+
 impl<'a, F: Field> KernelRunner<'a, F> {
-    /// Prepares `kernel` of `plan` (its codelets) with the given roots.
+    /// Prepares `kernel` of `plan` (its codelets and index tables) with the given roots.
     pub fn new(field: &'a F, plan: &Plan, roots: &'a Roots<F>, kernel: &'a KernelPlan) -> Self {
-        let codelets = kernel
+        let size = 1u64 << kernel.local_bits();
+        let maps = kernel
             .steps
             .iter()
             .map(|step| match step {
-                Step::Dft { locals } => Some(Codelet::radix2(locals.len() as u32)),
-                _ => None,
+                Step::Dft { locals } => {
+                    let mask: u64 = locals.iter().map(|&c| 1u64 << c).sum();
+                    let position = |base: u64, v: u64| {
+                        locals
+                            .iter()
+                            .enumerate()
+                            .fold(base, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+                            as u32
+                    };
+                    let order = (0..size)
+                        .filter(|b| b & mask == 0)
+                        .flat_map(|base| (0..1u64 << locals.len()).map(move |v| position(base, v)))
+                        .collect();
+                    StepMaps::Dft {
+                        codelet: Codelet::radix2(locals.len() as u32),
+                        order,
+                    }
+                }
+                Step::Twiddle { x, y, .. } => StepMaps::Twiddle {
+                    x: (0..size).map(|j| x.eval(j, 0)).collect(),
+                    y: (0..size).map(|j| y.eval(j, 0)).collect(),
+                },
+                Step::Scale => StepMaps::Scale,
             })
             .collect();
         KernelRunner {
             field,
             roots,
             kernel,
-            codelets,
+            maps,
+            gather: (0..size).map(|j| kernel.gather(0, j)).collect(),
+            scatter: (0..size).map(|j| kernel.scatter(0, j)).collect(),
             inverse: plan.options.direction == Direction::Inverse,
         }
+    }
+
+    /// The addresses piece `p`'s local elements are written to, in local order: element
+    /// j's is `kernel.scatter(p, j)`.
+    pub fn scatter(&self, p: u64) -> impl Iterator<Item = u64> + '_ {
+        let base = self.kernel.scatter(p, 0);
+        self.scatter.iter().map(move |&local| base | local)
     }
 
     /// Runs every piece in order, reading `src` (and `operand`, for a kernel with a
@@ -136,8 +192,8 @@ impl<'a, F: Field> KernelRunner<'a, F> {
         let mut regs = Vec::new();
         for p in 0..self.kernel.pieces() {
             self.piece(p, src, operand, &mut piece, &mut regs);
-            for (j, value) in piece.iter().enumerate() {
-                if let Some(slot) = dst.get_mut(self.kernel.scatter(p, j as u64) as usize) {
+            for (a, value) in self.scatter(p).zip(&*piece) {
+                if let Some(slot) = dst.get_mut(a as usize) {
                     *slot = *value;
                 }
             }
@@ -157,11 +213,11 @@ impl<'a, F: Field> KernelRunner<'a, F> {
         regs: &mut Vec<F::Elem>,
     ) {
         let (field, roots, inverse) = (self.field, self.roots, self.inverse);
-        let size = 1usize << self.kernel.local_bits();
         let zero = field.zero();
+        let base = self.kernel.gather(p, 0);
         piece.clear();
-        piece.extend((0..size as u64).map(|j| {
-            let a = self.kernel.gather(p, j) as usize;
+        piece.extend(self.gather.iter().map(|&local| {
+            let a = (base | local) as usize;
             let x = src.get(a).copied().unwrap_or(zero);
             if self.kernel.io.pointwise {
                 field.mul(&x, &operand[a])
@@ -169,34 +225,26 @@ impl<'a, F: Field> KernelRunner<'a, F> {
                 x
             }
         }));
-        for (step, codelet) in self.kernel.steps.iter().zip(&self.codelets) {
-            match step {
-                Step::Dft { locals } => {
-                    let codelet = codelet.as_ref().expect("every DFT step has a codelet");
-                    let mask: u64 = locals.iter().map(|&c| 1u64 << c).sum();
-                    let position = |base: u64, v: u64| {
-                        locals
-                            .iter()
-                            .enumerate()
-                            .fold(base, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
-                            as usize
-                    };
-                    for base in (0..size as u64).filter(|b| b & mask == 0) {
+        for (step, maps) in self.kernel.steps.iter().zip(&self.maps) {
+            match (step, maps) {
+                (_, StepMaps::Dft { codelet, order }) => {
+                    for group in order.chunks(1 << codelet.bits) {
                         regs.clear();
-                        regs.extend((0..1u64 << locals.len()).map(|v| piece[position(base, v)]));
+                        regs.extend(group.iter().map(|&j| piece[j as usize]));
                         run_codelet(field, roots, codelet, inverse, regs);
-                        for (v, &r) in codelet.out.iter().enumerate() {
-                            piece[position(base, v as u64)] = regs[r as usize];
+                        for (&j, &r) in group.iter().zip(&codelet.out) {
+                            piece[j as usize] = regs[r as usize];
                         }
                     }
                 }
-                Step::Twiddle { log_order, x, y } => {
-                    for (j, slot) in piece.iter_mut().enumerate() {
-                        let e = x.eval(j as u64, p).wrapping_mul(y.eval(j as u64, p));
+                (Step::Twiddle { log_order, x, y }, StepMaps::Twiddle { x: xs, y: ys }) => {
+                    let (x_piece, y_piece) = (x.eval(0, p), y.eval(0, p));
+                    for ((slot, &xj), &yj) in piece.iter_mut().zip(xs).zip(ys) {
+                        let e = (x_piece | xj).wrapping_mul(y_piece | yj);
                         *slot = roots.rotate(field, slot, *log_order, e, inverse);
                     }
                 }
-                Step::Scale => {
+                _ => {
                     for slot in piece.iter_mut() {
                         *slot = field.mul(slot, roots.n_inv());
                     }

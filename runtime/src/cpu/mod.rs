@@ -78,8 +78,8 @@ fn run_kernel<F: Field>(
         let mut regs = Vec::new();
         for p in c * chunk..((c + 1) * chunk).min(pieces) {
             runner.piece(p, src, operand, &mut piece, &mut regs);
-            for (j, value) in piece.iter().enumerate() {
-                let a = kernel.scatter(p, j as u64) as usize;
+            for (a, value) in runner.scatter(p).zip(&piece) {
+                let a = a as usize;
                 // A short output (the last pass of a product) takes its first elements.
                 if a < len {
                     // SAFETY: `a` is in bounds, and no other piece writes address `a` (the
