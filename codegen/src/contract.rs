@@ -271,9 +271,22 @@ pub enum Arg {
     Size,
     /// The number of terms a pass of a product sums, or of blocks (`size_t terms`).
     Terms,
-    /// Coefficients per block of the longer operand of an unbalanced product (`size_t
-    /// block`).
+    /// Coefficients per block of the longer operand of an unbalanced product, or terms per
+    /// block of a plain product (`size_t block`).
     Block,
+    /// The second factor of a plain product (`const fe_word_t* fac`; see
+    /// [`crate::plain::PlainPass`]).
+    Factor,
+    /// Coefficients of the second factor (`size_t fac_len`).
+    FactorLength,
+    /// Words between the digits of one element of the second factor (`size_t fac_stride`).
+    FactorStride,
+    /// Elements between the second factors of consecutive products of a batch (`size_t
+    /// fac_dist`).
+    FactorDistance,
+    /// The first coefficient of the product a plain product writes (`size_t lo`): 0 for
+    /// the product, more for a middle product.
+    Low,
 }
 
 impl Arg {
@@ -298,13 +311,18 @@ impl Arg {
             Arg::Size => "m",
             Arg::Terms => "terms",
             Arg::Block => "block",
+            Arg::Factor => "fac",
+            Arg::FactorLength => "fac_len",
+            Arg::FactorStride => "fac_stride",
+            Arg::FactorDistance => "fac_dist",
+            Arg::Low => "lo",
         }
     }
 
     /// The parameter's CUDA type.
     pub fn ty(self) -> Type {
         match self {
-            Arg::Source | Arg::Twiddles | Arg::Operand => Type::const_ptr(Type::Word),
+            Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
             Arg::Destination => Type::ptr(Type::Word),
             Arg::Counters => Type::ptr(Type::U32),
             Arg::Epoch => Type::U32,
@@ -319,7 +337,11 @@ impl Arg {
             | Arg::DestinationStride
             | Arg::Size
             | Arg::Terms
-            | Arg::Block => Type::SizeT,
+            | Arg::Block
+            | Arg::FactorLength
+            | Arg::FactorStride
+            | Arg::FactorDistance
+            | Arg::Low => Type::SizeT,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod header;
 pub mod kernel;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
+pub mod plain;
 pub mod plan;
 pub mod poly;
 pub mod prelude;

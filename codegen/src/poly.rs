@@ -29,9 +29,11 @@
 //! ```
 
 use crate::contract::Arg;
+use crate::cost::FieldShape;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
 use crate::error::CodegenError;
 use crate::header::Header;
+use crate::plain::{PlainPass, Tile};
 use crate::unit;
 use fermat_dsl::field::{AnyField, Field};
 
@@ -189,14 +191,21 @@ impl ProductPass {
     }
 }
 
-/// The CUDA file of the passes for `field`: header, prelude and the three kernels.
+/// The CUDA file of the passes for `field`: header, prelude, the three passes of FFT-based
+/// products and the kernels of plain products ([`crate::plain`]).
 pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     let header = Header::new(
         "fermat::poly::PolyRing (the passes of FFT-based products)",
         crate::prelude::describe(field),
     )
-    .note("fold, recombine, overlap_add: one thread per output coefficient, any size");
-    let kernels: Vec<Kernel> = ProductPass::ALL.iter().map(|p| p.kernel()).collect();
+    .note("fold, recombine, overlap_add: one thread per output coefficient, any size")
+    .note("plain_product, plain_reduce: plain products and middle products, tiles of outputs");
+    let tile = Tile::for_element_bytes(FieldShape::of(field).element_bytes);
+    let kernels: Vec<Kernel> = ProductPass::ALL
+        .iter()
+        .map(|p| p.kernel())
+        .chain(PlainPass::ALL.iter().map(|p| p.kernel(tile)))
+        .collect();
     unit::render(&header, field, &[], &kernels)
 }
 

@@ -233,3 +233,25 @@ fn product_kernels_read_short_inputs_and_multiply_in_the_inverse() {
     insta::assert_snapshot!("p3_4096_product_inverse_store", inv[inv.len() - 1]);
     compiles(&source, "the P3 product kernels");
 }
+
+/// The kernels of products besides transforms: the FFT product's fold, recombination and
+/// overlap-add, and the plain product's tile and reduce kernels (a word prime's tile of
+/// 256 and P3's of 128).
+#[test]
+fn product_pass_kernels() {
+    use fermat_codegen::plain::{PlainPass, Tile};
+    use fermat_codegen::poly::ProductPass;
+    let passes: Vec<String> = ProductPass::ALL
+        .iter()
+        .map(|p| p.kernel().to_string())
+        .collect();
+    insta::assert_snapshot!("fft_product_passes", passes.join("\n"));
+    for (name, bytes) in [("word", 4), ("p3", 64)] {
+        let tile = Tile::for_element_bytes(bytes);
+        let plain: Vec<String> = PlainPass::ALL
+            .iter()
+            .map(|p| p.kernel(tile).to_string())
+            .collect();
+        insta::assert_snapshot!(format!("plain_product_{name}"), plain.join("\n"));
+    }
+}

@@ -173,3 +173,37 @@ fn compile_errors_carry_the_log() {
     }
     assert!(err.to_string().contains("undeclared"));
 }
+
+#[test]
+fn every_field_s_product_kernels_compile_for_sm_90() {
+    let Some(nvrtc) = nvrtc() else {
+        return;
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = FIELDS
+            .chunks(5)
+            .map(|chunk| {
+                s.spawn(move || {
+                    for name in chunk {
+                        let field = AnyField::from_spec(name).unwrap();
+                        let source = fermat_codegen::poly::source(&field).unwrap();
+                        let out = compile_or_show(nvrtc, name, &source, SM90_CUBIN);
+                        let resources = out.resources();
+                        eprintln!("{name}: {resources:?}");
+                        for kernel in ["product_fold", "plain_product", "plain_reduce"] {
+                            assert!(
+                                resources.iter().any(|r| r.kernel == kernel),
+                                "{name}: the module lacks {kernel}"
+                            );
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
+            }
+        }
+    });
+}

@@ -17,7 +17,7 @@ use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
 use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
-use host::compiler;
+use host::{compiler, elements, words};
 use rand::SeedableRng;
 use std::io::Write;
 use std::path::PathBuf;
@@ -118,44 +118,6 @@ const TA: usize = 2;
 const TB: usize = 3;
 const SCRATCH: usize = 4;
 const C: usize = 5;
-
-/// Words of a vector of `cap` elements holding `xs` first (digit-major for SRGFNs), the
-/// words beyond them junk that a kernel must not read.
-fn words<F: Field>(field: &F, xs: &[F::Elem], cap: usize, k: usize) -> Vec<u64> {
-    let mut out = vec![0x3c3c_3c3c_3c3c_3c3c_u64; cap * k];
-    let p = field.modulus();
-    let r = (&p - 1u32).nth_root(k as u32);
-    for (i, x) in xs.iter().enumerate() {
-        let v = field.to_biguint(x);
-        if k == 1 {
-            out[i] = u64::try_from(v).unwrap();
-        } else if v == &p - 1u32 {
-            out[(k - 1) * cap + i] = u64::try_from(&r).unwrap();
-        } else {
-            let mut rest = v;
-            for c in 0..k {
-                out[c * cap + i] = u64::try_from(&rest % &r).unwrap();
-                rest /= &r;
-            }
-        }
-    }
-    out
-}
-
-/// The elements of the first `len` of a vector of `cap` elements.
-fn elements<F: Field>(field: &F, words: &[u64], len: usize, cap: usize, k: usize) -> Vec<F::Elem> {
-    let r = (field.modulus() - 1u32).nth_root(k as u32);
-    (0..len)
-        .map(|i| {
-            let v = (0..k)
-                .rev()
-                .fold(num_bigint::BigUint::from(0u32), |acc, c| {
-                    acc * &r + words[c * cap + i]
-                });
-            field.from_biguint(&v).unwrap()
-        })
-        .collect()
-}
 
 fn schoolbook<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
     let mut c = vec![field.zero(); a.len() + b.len() - 1];

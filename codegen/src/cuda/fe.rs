@@ -46,6 +46,12 @@ pub fn mul_mont(a: Expr, t: Expr) -> Expr {
     Expr::call("fe_mul_mont", [a, t])
 }
 
+/// `fe_to_mont(a)`: the table form of a canonical element (a·R mod p for word primes, a
+/// itself for SRGFNs), the second argument [`mul_mont`] takes.
+pub fn to_mont(a: Expr) -> Expr {
+    Expr::call("fe_to_mont", [a])
+}
+
 /// `fe_mul_rpow<i>(a)`: a · r^i for a compile-time i in [0, 2k) (SRGFNs only; a
 /// negacyclic digit shift and one subtraction).
 pub fn mul_rpow(a: Expr, i: u32) -> Expr {

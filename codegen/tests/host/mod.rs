@@ -1,6 +1,10 @@
 //! Running generated kernels on the host: the C++ compiler, and the build of a harness
 //! that includes them (shared by the kernel and product host tests).
 
+// Each test binary that includes this module uses part of it.
+#![allow(dead_code)]
+
+use fermat_dsl::field::Field;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -42,4 +46,48 @@ pub fn build_harness(
         String::from_utf8_lossy(&out.stderr)
     );
     exe
+}
+
+/// Words of a vector of `cap` elements holding `xs` first (digit-major for SRGFNs), the
+/// words beyond them junk that a kernel must not read.
+pub fn words<F: Field>(field: &F, xs: &[F::Elem], cap: usize, k: usize) -> Vec<u64> {
+    let mut out = vec![0x3c3c_3c3c_3c3c_3c3c_u64; cap * k];
+    let p = field.modulus();
+    let r = (&p - 1u32).nth_root(k as u32);
+    for (i, x) in xs.iter().enumerate() {
+        let v = field.to_biguint(x);
+        if k == 1 {
+            out[i] = u64::try_from(v).unwrap();
+        } else if v == &p - 1u32 {
+            out[(k - 1) * cap + i] = u64::try_from(&r).unwrap();
+        } else {
+            let mut rest = v;
+            for c in 0..k {
+                out[c * cap + i] = u64::try_from(&rest % &r).unwrap();
+                rest /= &r;
+            }
+        }
+    }
+    out
+}
+
+/// The elements of the first `len` of a vector of `cap` elements.
+pub fn elements<F: Field>(
+    field: &F,
+    words: &[u64],
+    len: usize,
+    cap: usize,
+    k: usize,
+) -> Vec<F::Elem> {
+    let r = (field.modulus() - 1u32).nth_root(k as u32);
+    (0..len)
+        .map(|i| {
+            let v = (0..k)
+                .rev()
+                .fold(num_bigint::BigUint::from(0u32), |acc, c| {
+                    acc * &r + words[c * cap + i]
+                });
+            field.from_biguint(&v).unwrap()
+        })
+        .collect()
 }

@@ -1,0 +1,434 @@
+//! Plain (schoolbook) products on the GPU: the parallelogram decomposition of Haque and
+//! Moreno Maza's plain arithmetic (§3 of the paper: thread blocks over trapezoids of the
+//! product's index space, partial sums reduced in parallel), printed through the typed
+//! CUDA AST.
+//!
+//! The product's terms a_i·b_j form a parallelogram in the (t = i + j, i) plane. A block
+//! takes a tile of `tile` consecutive outputs t and a chunk of at most `chunk` consecutive
+//! i, stages a_i (in the field's table form, so that each term is one `fe_mul_mont`) and
+//! the b_(t−i) the tile needs in shared memory, and each thread sums the chunk's terms of
+//! its output: the a_i are read by every thread at once (a broadcast), the b by
+//! consecutive threads at consecutive addresses. Blocks whose tile and chunk meet no term
+//! write zeros. With more than one chunk the blocks write partial sums, one row per
+//! chunk, and [`PlainPass::Reduce`] adds the rows.
+//!
+//! Outputs start at coefficient `lo` of the product: `lo = 0` and ℓ = len a + len b − 1
+//! outputs give the product, other windows the middle product (coefficients lo..lo + ℓ,
+//! what Newton division needs). Products of a batch are grid rows: row y is chunk
+//! y mod `terms` of product ⌊y / terms⌋, each product's vectors `dist` elements apart.
+//!
+//! Every per-thread loop steps by the block's size, so the kernels give the same result
+//! with any number of threads — one thread per block included, which is how the host
+//! harness runs them on the CPU (`codegen/tests/product_host.rs`). [`plain_mul`] runs the
+//! same decomposition in Rust.
+//!
+//! ```
+//! use fermat_codegen::plain::{PlainPass, Tile};
+//! let tile = Tile::for_element_bytes(4);
+//! assert_eq!((tile.outputs, tile.chunk), (256, 256));
+//! let k = PlainPass::Product.kernel(tile);
+//! assert!(k.to_string().contains("fe_mul_mont"));
+//! ```
+
+use crate::contract::Arg;
+use crate::cuda::{fe, Builtin, Dim, Expr, ForLoop, Kernel, SharedArray, Stmt, Type};
+use fermat_dsl::field::Field;
+
+/// A kernel of plain products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlainPass {
+    /// Row y of the grid, block x: outputs t ∈ [x·tile, (x + 1)·tile) ∩ [0, `dst_len`) of
+    /// Σ_(i in chunk y mod terms) a_i·b_(lo + t − i), written to row y of `dst`.
+    Product,
+    /// c_t = Σ_(u < terms) rows_(q·terms + u, t) for t < `dst_len`, product q = grid row.
+    Reduce,
+}
+
+/// The arguments of [`PlainPass::Product`], in order.
+pub const PRODUCT_ARGS: [Arg; 15] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::SourceDistance,
+    Arg::Factor,
+    Arg::FactorLength,
+    Arg::FactorStride,
+    Arg::FactorDistance,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+    Arg::DestinationDistance,
+    Arg::Low,
+    Arg::Terms,
+    Arg::Block,
+];
+
+/// The arguments of [`PlainPass::Reduce`], in order.
+pub const REDUCE_ARGS: [Arg; 8] = [
+    Arg::Source,
+    Arg::SourceStride,
+    Arg::SourceDistance,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+    Arg::DestinationDistance,
+    Arg::Terms,
+];
+
+/// Threads per block of [`PlainPass::Reduce`].
+pub const REDUCE_THREADS: u32 = 256;
+
+/// The shape of a block of [`PlainPass::Product`]: its outputs (also its threads) and the
+/// most terms per output it sums (the chunk; a launch may use fewer, `block`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Outputs per block, one per thread.
+    pub outputs: u32,
+    /// The most a_i per block.
+    pub chunk: u32,
+}
+
+/// Shared memory the staged a_i and b_j may take: within the 48 KB of a static
+/// allocation, with room for a second block on every multiprocessor.
+const SHARED_BYTES: u64 = 40 << 10;
+
+impl Tile {
+    /// The tile for elements of `bytes` bytes in registers: 256 × 256 for word primes,
+    /// smaller squares for SRGFNs, so that the chunk of a and the tile's b
+    /// (outputs + chunk − 1 elements) fit [`SHARED_BYTES`].
+    pub fn for_element_bytes(bytes: u64) -> Tile {
+        let mut side = 256u64;
+        while side > 16 && (3 * side - 1) * bytes > SHARED_BYTES {
+            side /= 2;
+        }
+        Tile {
+            outputs: side as u32,
+            chunk: side as u32,
+        }
+    }
+
+    /// Elements of b a block stages: its outputs plus its chunk, less one.
+    pub fn window(self) -> u64 {
+        u64::from(self.outputs) + u64::from(self.chunk) - 1
+    }
+}
+
+fn var(name: &str) -> Expr {
+    Expr::var(name)
+}
+
+/// `for (size_t v = threadIdx.x; v < end; v += blockDim.x)`: any block size covers it.
+fn block_stride(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
+    Stmt::For(ForLoop {
+        var: v.into(),
+        ty: Type::SizeT,
+        start: Expr::thread_idx().cast(Type::SizeT),
+        cond: var(v).lt(end),
+        step: Expr::block_dim().cast(Type::SizeT),
+        unroll: None,
+        body,
+    })
+}
+
+fn row() -> Expr {
+    Expr::Builtin(Builtin::BlockIdx, Dim::Y).cast(Type::SizeT)
+}
+
+impl PlainPass {
+    /// Both kernels.
+    pub const ALL: [PlainPass; 2] = [PlainPass::Product, PlainPass::Reduce];
+
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlainPass::Product => "plain_product",
+            PlainPass::Reduce => "plain_reduce",
+        }
+    }
+
+    /// The kernel's arguments, in order.
+    pub fn args(self) -> &'static [Arg] {
+        match self {
+            PlainPass::Product => &PRODUCT_ARGS,
+            PlainPass::Reduce => &REDUCE_ARGS,
+        }
+    }
+
+    /// Threads per block the kernel is launched with.
+    pub fn threads(self, tile: Tile) -> u32 {
+        match self {
+            PlainPass::Product => tile.outputs,
+            PlainPass::Reduce => REDUCE_THREADS,
+        }
+    }
+
+    /// The kernel for blocks of `tile`.
+    pub fn kernel(self, tile: Tile) -> Kernel {
+        let params = self.args().iter().map(|a| a.param()).collect();
+        match self {
+            PlainPass::Product => Kernel::new(self.name(), params, product_body(tile))
+                .doc("dst[row][t] = sum over a chunk of i of a[i] * b[lo + t - i]: plain products, a tile of outputs per block")
+                .launch_bounds(tile.outputs)
+                .shared(SharedArray::new(Type::Fe, "sa", u64::from(tile.chunk)))
+                .shared(SharedArray::new(Type::Fe, "sb", tile.window())),
+            PlainPass::Reduce => Kernel::new(self.name(), params, reduce_body())
+                .doc("c[t] = sum_u rows[u][t]: the partial sums of plain products added")
+                .launch_bounds(REDUCE_THREADS),
+        }
+    }
+}
+
+fn product_body(tile: Tile) -> Vec<Stmt> {
+    let outputs = Expr::u64(u64::from(tile.outputs));
+    let t0 = var("t0");
+    let i0 = var("i0");
+    // b_(lo + t0 + v − i0 − (block − 1)) is staged at sb[v]; its index, offset by
+    // i0 + block − 1 so that the arithmetic stays unsigned.
+    let shift = var("i0") + var("block") - Expr::u64(1);
+    let stage_a = block_stride(
+        "u",
+        var("block"),
+        vec![
+            Stmt::const_(Type::SizeT, "i", i0.clone() + var("u")),
+            Stmt::assign(
+                var("sa").at(var("u")),
+                Expr::select(
+                    var("i").lt(var("src_len")),
+                    fe::to_mont(fe::load(var("a"), var("i"), var("src_stride"))),
+                    fe::zero(),
+                ),
+            ),
+        ],
+    );
+    let stage_b = block_stride(
+        "v",
+        outputs.clone() + var("block") - Expr::u64(1),
+        vec![
+            Stmt::const_(Type::SizeT, "e", var("lo") + t0.clone() + var("v")),
+            Stmt::assign(
+                var("sb").at(var("v")),
+                Expr::select(
+                    var("e")
+                        .ge(var("shift"))
+                        .and_also((var("e") - var("shift")).lt(var("fac_len"))),
+                    fe::load(var("b"), var("e") - var("shift"), var("fac_stride")),
+                    fe::zero(),
+                ),
+            ),
+        ],
+    );
+    let terms = ForLoop::range("u", Type::SizeT, Expr::u64(0), var("block"))
+        .unroll_by(8)
+        .body(vec![Stmt::assign(
+            var("acc"),
+            fe::add(
+                var("acc"),
+                fe::mul_mont(
+                    var("sb").at(var("s") + var("block") - Expr::u64(1) - var("u")),
+                    var("sa").at(var("u")),
+                ),
+            ),
+        )]);
+    let sum = block_stride(
+        "s",
+        outputs.clone(),
+        vec![Stmt::if_(
+            (t0.clone() + var("s")).lt(var("dst_len")),
+            vec![
+                Stmt::let_(Type::Fe, "acc", fe::zero()),
+                Stmt::For(terms),
+                fe::store(
+                    var("out"),
+                    t0.clone() + var("s"),
+                    var("dst_stride"),
+                    var("acc"),
+                ),
+            ],
+        )],
+    );
+    let zeros = block_stride(
+        "s",
+        outputs.clone(),
+        vec![Stmt::if_(
+            (t0.clone() + var("s")).lt(var("dst_len")),
+            vec![fe::store(
+                var("out"),
+                t0.clone() + var("s"),
+                var("dst_stride"),
+                fe::zero(),
+            )],
+        )],
+    );
+    // The tile meets a term a_i·b_j (i in the chunk, i < len a, j < len b) only if its
+    // last output reaches i0 and its first comes before i0 + block − 1 + len b.
+    let meets = i0
+        .clone()
+        .lt(var("src_len"))
+        .and_also((var("lo") + t0.clone() + outputs).gt(i0.clone()))
+        .and_also((var("lo") + t0.clone()).lt(var("shift") + var("fac_len")));
+    vec![
+        Stmt::const_(Type::SizeT, "q", row() / var("terms")),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "a",
+            var("src") + var("q") * var("src_dist"),
+        ),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "b",
+            var("fac") + var("q") * var("fac_dist"),
+        ),
+        Stmt::let_(
+            Type::ptr(Type::Word),
+            "out",
+            var("dst") + row() * var("dst_dist"),
+        ),
+        Stmt::const_(
+            Type::SizeT,
+            "t0",
+            Expr::block_idx().cast(Type::SizeT) * Expr::u64(u64::from(tile.outputs)),
+        ),
+        Stmt::const_(Type::SizeT, "i0", (row() % var("terms")) * var("block")),
+        Stmt::const_(Type::SizeT, "shift", shift),
+        Stmt::if_(meets.logical_not(), vec![zeros, Stmt::Return]),
+        stage_a,
+        stage_b,
+        Stmt::sync(),
+        sum,
+    ]
+}
+
+fn reduce_body() -> Vec<Stmt> {
+    let rows =
+        ForLoop::range("u", Type::SizeT, Expr::u64(0), var("terms")).body(vec![Stmt::assign(
+            var("acc"),
+            fe::add(
+                var("acc"),
+                fe::load(
+                    var("src") + (row() * var("terms") + var("u")) * var("src_dist"),
+                    var("t"),
+                    var("src_stride"),
+                ),
+            ),
+        )]);
+    vec![Stmt::grid_stride_loop(
+        "t",
+        var("dst_len"),
+        vec![
+            Stmt::let_(Type::Fe, "acc", fe::zero()),
+            Stmt::For(rows),
+            fe::store(
+                var("dst") + row() * var("dst_dist"),
+                var("t"),
+                var("dst_stride"),
+                var("acc"),
+            ),
+        ],
+    )]
+}
+
+/// The outputs lo..lo + `out.len()` of a·b by the kernels' decomposition into tiles of
+/// `tile.outputs` outputs and chunks of `chunk` terms, each chunk's partial sums added in
+/// order as [`PlainPass::Reduce`] adds them: the CPU's run of the kernels, for one product.
+pub fn plain_mul<F: Field>(
+    field: &F,
+    a: &[F::Elem],
+    b: &[F::Elem],
+    lo: usize,
+    tile: Tile,
+    chunk: usize,
+    out: &mut [F::Elem],
+) {
+    let chunks = a.len().div_ceil(chunk).max(1);
+    let outputs = tile.outputs as usize;
+    let mut rows = vec![vec![field.zero(); out.len()]; chunks];
+    for (u, row) in rows.iter_mut().enumerate() {
+        let i0 = u * chunk;
+        for (x, tile_out) in row.chunks_mut(outputs).enumerate() {
+            for (s, o) in tile_out.iter_mut().enumerate() {
+                let t = lo + x * outputs + s;
+                let mut acc = field.zero();
+                for i in i0..(i0 + chunk).min(a.len()) {
+                    if let Some(bj) = t.checked_sub(i).and_then(|j| b.get(j)) {
+                        acc = field.add(&acc, &field.mul(bj, &a[i]));
+                    }
+                }
+                *o = acc;
+            }
+        }
+    }
+    for (t, o) in out.iter_mut().enumerate() {
+        *o = rows
+            .iter()
+            .fold(field.zero(), |acc, r| field.add(&acc, &r[t]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_dsl::field::Fp32;
+
+    type E = <Fp32 as Field>::Elem;
+
+    fn schoolbook(f: &Fp32, a: &[E], b: &[E]) -> Vec<E> {
+        let mut c = vec![f.zero(); a.len() + b.len() - 1];
+        for (i, x) in a.iter().enumerate() {
+            for (j, y) in b.iter().enumerate() {
+                c[i + j] = f.add(&c[i + j], &f.mul(x, y));
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn tiles_fit_shared_memory() {
+        for bytes in [4, 8, 64, 128, 256, 512] {
+            let t = Tile::for_element_bytes(bytes);
+            assert!(
+                (t.window() + u64::from(t.chunk)) * bytes <= SHARED_BYTES,
+                "{bytes}"
+            );
+            assert!(t.outputs >= 16);
+        }
+        assert_eq!(Tile::for_element_bytes(64).outputs, 128);
+    }
+
+    #[test]
+    fn the_decomposition_gives_products_and_middle_products() {
+        let f = Fp32::new(469762049).unwrap();
+        let tile = Tile {
+            outputs: 8,
+            chunk: 8,
+        };
+        for (la, lb, chunk) in [(1, 1, 8), (5, 13, 4), (40, 3, 8), (17, 17, 2), (9, 30, 8)] {
+            let a: Vec<E> = (0..la).map(|i| f.from_u64(i * i + 3)).collect();
+            let b: Vec<E> = (0..lb).map(|i| f.from_u64(7 * i + 1)).collect();
+            let want = schoolbook(&f, &a, &b);
+            let mut c = vec![f.zero(); want.len()];
+            plain_mul(&f, &a, &b, 0, tile, chunk, &mut c);
+            assert!(c == want, "{la} × {lb}");
+            let lo = want.len() / 3;
+            let mut mid = vec![f.zero(); want.len() / 2];
+            plain_mul(&f, &a, &b, lo, tile, chunk, &mut mid);
+            assert!(mid == want[lo..lo + mid.len()], "middle of {la} × {lb}");
+        }
+    }
+
+    #[test]
+    fn kernels_take_their_arguments() {
+        for pass in PlainPass::ALL {
+            let k = pass.kernel(Tile::for_element_bytes(8));
+            k.check().unwrap();
+            let text = k.to_string();
+            for a in pass.args() {
+                assert!(
+                    text.contains(a.name()),
+                    "{} takes {}",
+                    pass.name(),
+                    a.name()
+                );
+            }
+        }
+    }
+}
