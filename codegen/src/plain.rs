@@ -348,9 +348,9 @@ pub fn plain_mul<F: Field>(
             for (s, o) in tile_out.iter_mut().enumerate() {
                 let t = lo + x * outputs + s;
                 let mut acc = field.zero();
-                for i in i0..(i0 + chunk).min(a.len()) {
+                for (i, ai) in a.iter().enumerate().skip(i0).take(chunk) {
                     if let Some(bj) = t.checked_sub(i).and_then(|j| b.get(j)) {
-                        acc = field.add(&acc, &field.mul(bj, &a[i]));
+                        acc = field.add(&acc, &field.mul(bj, ai));
                     }
                 }
                 *o = acc;

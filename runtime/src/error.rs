@@ -79,6 +79,24 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
+    /// Batches of factors of different sizes.
+    #[error("the batches hold {a} and {b} polynomials; a batch of products pairs them one to one")]
+    BatchOperands {
+        /// Polynomials of the first batch.
+        a: usize,
+        /// Polynomials of the second.
+        b: usize,
+    },
+    /// A polynomial longer than the batch it is put in.
+    #[error("polynomial {index} of the batch has {len} coefficients; the batch holds at most {max} per polynomial")]
+    BatchLength {
+        /// Its place in the batch.
+        index: usize,
+        /// Its coefficients.
+        len: usize,
+        /// The batch's length.
+        max: usize,
+    },
     /// A device polynomial too small for the result written into it.
     #[error(
         "the result has {len} coefficients; the device polynomial given holds room for {capacity}"

@@ -35,6 +35,7 @@ mod fft;
 pub mod gpu;
 pub mod host;
 pub mod poly;
+pub mod tune;
 pub mod vectors;
 
 pub use element::{Element, PrimeField};

@@ -5,7 +5,7 @@
 use super::bench::{hold, median};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::{Poly, PolyRing, ProductPlan};
+use fermat::poly::{Crossover, Poly, PolyRing, ProductPlan};
 use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField, Order};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,10 @@ struct Workload {
     len_b: usize,
     anchor: &'static str,
     target: &'static str,
+    /// Products per call (one batch).
+    batch: usize,
+    /// Which products are plain: the ring's crossover, or plain at every size.
+    crossover: Option<Crossover>,
 }
 
 const fn w(
@@ -56,11 +60,25 @@ const fn w(
         len_b,
         anchor,
         target,
+        batch: 1,
+        crossover: None,
+    }
+}
+
+impl Workload {
+    const fn batch(mut self, batch: usize) -> Workload {
+        self.batch = batch;
+        self
+    }
+
+    const fn plain(mut self) -> Workload {
+        self.crossover = Some(Crossover::always());
+        self
     }
 }
 
 /// The GPU products, with the anchors they are measured against.
-const GPU: [Workload; 9] = [
+const GPU: [Workload; 13] = [
     w(
         "469762049",
         1 << 22,
@@ -118,6 +136,23 @@ const GPU: [Workload; 9] = [
         "≤ 1.15 × three P4 transforms of 2^17",
     ),
     w("babybear", 1 << 20, 1 << 6, "—", "≤ 2 × one 2^20 transform"),
+    w(
+        "469762049",
+        1 << 12,
+        1 << 12,
+        "CUMODP plain 0.12 ms (H200)",
+        "≤ 0.03 ms",
+    )
+    .plain(),
+    w(
+        "469762049",
+        1 << 10,
+        1 << 10,
+        "CUMODP FFT 0.87 ms, plain 0.062 ms (H200)",
+        "≤ 0.015 ms",
+    ),
+    w("babybear", 1 << 10, 1 << 10, "—", "≥ 1,000 GB/s effective").batch(4096),
+    w("P3", 1 << 12, 1 << 12, "—", "≥ 300 GB/s effective").batch(1024),
 ];
 
 /// The CPU products, with FLINT on one core of a development machine.
@@ -249,7 +284,13 @@ fn random<F: HostField>(field: &F, len: usize, seed: u64) -> Poly<F> {
 }
 
 fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<PolyResult, CliError> {
-    let ring = PolyRing::new(field, Backend::Gpu(0))?;
+    let mut ring = PolyRing::new(field, Backend::Gpu(0))?;
+    if let Some(c) = work.crossover {
+        ring = ring.with_crossover(c);
+    }
+    if work.batch > 1 {
+        return time_gpu_batch(field, &ring, work, runs);
+    }
     let plan = ring.product_plan(work.len_a, work.len_b)?;
     let a = ring.to_device(&random(field, work.len_a, 1))?;
     let b = ring.to_device(&random(field, work.len_b, 2))?;
@@ -277,6 +318,48 @@ fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<Pol
         "gpu".into(),
         median(times),
     ))
+}
+
+/// A batch of products on the GPU, its effective bandwidth (operands and products, in
+/// bytes of their elements, over the median time) in the algorithm's column.
+fn time_gpu_batch<F: HostField>(
+    field: &F,
+    ring: &PolyRing<F>,
+    work: &Workload,
+    runs: usize,
+) -> Result<PolyResult, CliError> {
+    let plan = ring.product_plan(work.len_a, work.len_b)?;
+    let polys = |len, seed| -> Vec<Poly<F>> {
+        (0..work.batch)
+            .map(|q| random(field, len, seed + 2 * q as u64))
+            .collect()
+    };
+    let a = ring.to_device_batch(&polys(work.len_a, 1), work.len_a)?;
+    let b = ring.to_device_batch(&polys(work.len_b, 2), work.len_b)?;
+    let device = fermat::gpu::device(0)?;
+    let stream = device.stream();
+    for _ in 0..3 {
+        ring.mul_batch_device(&a, &b)?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = device.event()?;
+        let end = device.event()?;
+        hold(&device, stream, 200_000)?;
+        start.record(stream)?;
+        let c = ring.mul_batch_device(&a, &b)?;
+        end.record(stream)?;
+        end.synchronize()?;
+        drop(c);
+        times.push(start.elapsed_ms(&end)? as f64);
+    }
+    let ms = median(times);
+    let elements = work.batch * (work.len_a + work.len_b + plan.len());
+    let bytes = (elements * field.words() * std::mem::size_of::<F::Word>()) as f64;
+    let mut r = PolyResult::product(field, work, &plan, "gpu".into(), ms);
+    r.operation = format!("mul ×{}", work.batch);
+    r.algorithm = format!("{:.0} GB/s; {}", bytes / (ms * 1e-3) / 1e9, plan);
+    Ok(r)
 }
 
 /// The references of a product of n points on the GPU: three forward transforms (natural

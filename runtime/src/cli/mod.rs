@@ -9,6 +9,7 @@ mod mul;
 mod primes;
 mod selftest;
 mod selftest_mul;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,8 @@ enum Command {
     Selftest(selftest::Args),
     /// Time the catalogue's workloads against the memory-bandwidth floor.
     Bench(bench::Args),
+    /// Measure where plain products give way to FFT-based ones and store the table.
+    Tune(tune::Args),
 }
 
 /// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
@@ -52,5 +55,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Gen(args) => gen::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Tune(args) => tune::run(args),
     }
 }

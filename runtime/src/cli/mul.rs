@@ -46,6 +46,10 @@ pub struct Args {
     /// takes at most 2^26 coefficient products.
     #[arg(long)]
     verify: bool,
+    /// Multiply B pairs of random polynomials of lengths --len-a and --len-b in one batch
+    /// (with --random; the products are checked with --verify, not written)
+    #[arg(long, requires = "random", conflicts_with = "output")]
+    batch: Option<usize>,
 }
 
 /// Products up to this many coefficient products are checked against the schoolbook one.
@@ -88,6 +92,9 @@ fn operands<F: HostField>(field: &F, args: &Args) -> Result<(Poly<F>, Poly<F>), 
 }
 
 fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
+    if let Some(count) = args.batch {
+        return mul_batch(field, args, count);
+    }
     let (a, b) = operands(field, args)?;
     let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
     let plan = ring.product_plan(a.len(), b.len())?;
@@ -176,4 +183,77 @@ fn verify<F: HostField>(
         ok &= same;
     }
     Ok(ok)
+}
+
+/// The most products of one batch `fermat mul --batch` takes.
+const MAX_BATCH: usize = 1 << 20;
+
+/// `--batch B`: B random products in one batch, timed, each verified at random points.
+fn mul_batch<F: HostField>(field: &F, args: &Args, count: usize) -> Result<ExitCode, CliError> {
+    if count == 0 || count > MAX_BATCH {
+        return Err(format!("--batch {count}: give 1 to {MAX_BATCH} products").into());
+    }
+    let (la, lb) = (args.len_a.unwrap_or(0), args.len_b.unwrap_or(0));
+    let words = (la + lb) as u64 * count as u64 * field.words() as u64;
+    if words > 1 << 32 {
+        return Err(format!(
+            "--batch {count} of {la} × {lb}: {words} words of operands, more than 2^32"
+        )
+        .into());
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.random.unwrap_or(0));
+    let a: Vec<Poly<F>> = (0..count)
+        .map(|_| Poly::random(field, la, &mut rng))
+        .collect();
+    let b: Vec<Poly<F>> = (0..count)
+        .map(|_| Poly::random(field, lb, &mut rng))
+        .collect();
+    let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
+    let plan = ring.product_plan(la, lb)?;
+    let mut report = std::io::stdout();
+    writeln!(
+        report,
+        "field    {} ({} bits)",
+        field.name(),
+        field.modulus().bits()
+    )?;
+    writeln!(
+        report,
+        "batch    {count} products of {la} × {lb} → {}",
+        plan.len()
+    )?;
+    writeln!(report, "backend  {}", ring.running())?;
+    writeln!(report, "product  {plan}")?;
+    let started = Instant::now();
+    let c = ring.mul_batch(&a, &b)?;
+    writeln!(
+        report,
+        "time     {:.3} ms for the batch, transfers included",
+        started.elapsed().as_secs_f64() * 1e3
+    )?;
+    let mut ok = true;
+    if args.verify {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rand::thread_rng().gen());
+        let wrong = (0..count)
+            .filter(|&q| {
+                let x = field.random(&mut rng);
+                c[q].eval(&x) != field.mul(&a[q].eval(&x), &b[q].eval(&x))
+            })
+            .count();
+        writeln!(
+            report,
+            "verify   every product at a random point: {}",
+            if wrong == 0 {
+                "ok".to_string()
+            } else {
+                format!("{wrong} WRONG")
+            }
+        )?;
+        ok = wrong == 0;
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -8,6 +8,7 @@ use cudarc::driver::{
 };
 use fermat_codegen::contract::{Arg, Hop, Launch};
 use fermat_codegen::nvrtc::Resources;
+use fermat_codegen::plain::{PlainPass, Tile};
 use fermat_codegen::poly::{ProductPass, THREADS};
 use std::sync::Arc;
 
@@ -214,6 +215,9 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
 pub(crate) struct GpuPasses {
     device: Arc<Device>,
     functions: Vec<(ProductPass, CudaFunction)>,
+    plain: Vec<(PlainPass, CudaFunction)>,
+    /// The tile the plain products' kernels were generated for.
+    pub(crate) tile: Tile,
 }
 
 /// Blocks of the passes' grid-stride loops at most: enough to fill any device.
@@ -221,18 +225,82 @@ const PASS_BLOCKS: u64 = 1 << 14;
 
 impl GpuPasses {
     /// Compiles the passes' source (`fermat_codegen::poly::source`) for `device`.
-    pub(crate) fn compile(device: Arc<Device>, source: &str) -> Result<Self, GpuError> {
+    pub(crate) fn compile(device: Arc<Device>, source: &str, tile: Tile) -> Result<Self, GpuError> {
         let (module, _) = device.compile(source)?;
+        let load = |name: &str| {
+            module
+                .load_function(name)
+                .map_err(driver("cuModuleGetFunction"))
+        };
         let functions = ProductPass::ALL
             .iter()
-            .map(|&pass| {
-                module
-                    .load_function(pass.name())
-                    .map(|f| (pass, f))
-                    .map_err(driver("cuModuleGetFunction"))
-            })
+            .map(|&pass| load(pass.name()).map(|f| (pass, f)))
             .collect::<Result<_, _>>()?;
-        Ok(GpuPasses { device, functions })
+        let plain = PlainPass::ALL
+            .iter()
+            .map(|&pass| load(pass.name()).map(|f| (pass, f)))
+            .collect::<Result<_, _>>()?;
+        Ok(GpuPasses {
+            device,
+            functions,
+            plain,
+            tile,
+        })
+    }
+
+    /// Runs `pass` of plain products on `stream` on a grid of `blocks` × `rows`: from `src`
+    /// and the factor `fac` into `dst` (for [`PlainPass::Reduce`], from the partial sums in
+    /// `src`; `fac` is not read).
+    pub(crate) fn run_plain<W: DeviceRepr>(
+        &self,
+        stream: &CudaStream,
+        pass: PlainPass,
+        (blocks, rows): (u64, u64),
+        (src, fac, dst): (&CudaView<'_, W>, &CudaView<'_, W>, &mut CudaViewMut<'_, W>),
+        extents: Extents,
+    ) -> Result<(), GpuError> {
+        let function = self
+            .plain
+            .iter()
+            .find(|(p, _)| *p == pass)
+            .map(|(_, f)| f)
+            .expect("every pass is loaded");
+        // The reduction loops over its grid; the product's blocks are its tiles.
+        let blocks = match pass {
+            PlainPass::Reduce => blocks.clamp(1, PASS_BLOCKS),
+            PlainPass::Product => blocks.max(1),
+        };
+        let l = Launch {
+            kernel: pass.name().into(),
+            blocks,
+            threads: pass.threads(self.tile),
+            shared_bytes: 0,
+            pieces_per_block: 1,
+            hop: Hop::InputToOutput,
+            signals: 0,
+            args: pass.args(),
+        };
+        let grid = self
+            .device
+            .limits
+            .grid(pass.name(), blocks, rows as usize)?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        let (src, _src) = src.device_ptr(stream);
+        let (fac, _fac) = fac.device_ptr(stream);
+        let (dst, _dst) = dst.device_ptr_mut(stream);
+        let bound = Bound {
+            src,
+            dst,
+            table: 0,
+            counters: 0,
+            epoch: 0,
+            operand: fac,
+            extents,
+        };
+        launch(stream, function, &l, &bound, grid, false)
     }
 
     /// Runs `pass` over `work` output coefficients on `stream`, from `src` into `dst`
@@ -326,10 +394,14 @@ pub(crate) struct Extents {
     pub(crate) destination: Extent,
     /// Transforms between the operands of consecutive transforms (0: one for all).
     pub(crate) op_dist: u64,
-    /// The size, terms and block of a pass of a product (`ProductPass`).
+    /// The size, terms and block of a pass of a product (`ProductPass`, `PlainPass`).
     pub(crate) size: u64,
     pub(crate) terms: u64,
     pub(crate) block: u64,
+    /// The second factor of a plain product (its `limit` unused).
+    pub(crate) factor: Extent,
+    /// The first coefficient a plain product writes.
+    pub(crate) low: u64,
 }
 
 /// Where the transforms of a batch find their part of one vector of polynomials.
@@ -361,6 +433,8 @@ impl Extents {
             size: n,
             terms: 1,
             block: n,
+            factor: whole,
+            low: 0,
         }
     }
 }
@@ -471,6 +545,11 @@ impl Bound {
             Arg::Size => Value::U64(self.extents.size),
             Arg::Terms => Value::U64(self.extents.terms),
             Arg::Block => Value::U64(self.extents.block),
+            Arg::Factor => Value::Ptr(self.operand),
+            Arg::FactorLength => Value::U64(self.extents.factor.len),
+            Arg::FactorStride => Value::U64(self.extents.factor.stride),
+            Arg::FactorDistance => Value::U64(self.extents.factor.dist),
+            Arg::Low => Value::U64(self.extents.low),
         }
     }
 }
@@ -516,6 +595,13 @@ mod tests {
                 size: 16,
                 terms: 17,
                 block: 18,
+                factor: Extent {
+                    len: 19,
+                    limit: 0,
+                    dist: 21,
+                    stride: 20,
+                },
+                low: 22,
             },
         };
         let values = |args: &[Arg]| -> Vec<u64> {
@@ -529,5 +615,9 @@ mod tests {
         };
         assert_eq!(values(&TRANSFORM_ARGS), [1, 2, 3, 4, 5]);
         assert_eq!(values(&POLY_TRANSFORM_ARGS), (1..=15).collect::<Vec<u64>>());
+        assert_eq!(
+            values(&fermat_codegen::plain::PRODUCT_ARGS),
+            [1, 8, 11, 10, 6, 19, 20, 21, 2, 12, 15, 14, 22, 17, 18]
+        );
     }
 }

@@ -217,6 +217,11 @@ impl Device {
         )
     }
 
+    /// The name the driver reports, e.g. "NVIDIA H200".
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The CUDA context.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx

@@ -208,9 +208,10 @@ impl<F: HostField> Convolution<F> {
         Ok(())
     }
 
-    /// The cyclic products of the `batch` parts of `a` with `b` (one part, shared by the
-    /// whole batch; `None`: each part of `a` with itself), queued on `stream`: part t of
-    /// the destination holds the first coefficients of product t, as its extent says.
+    /// The cyclic products of the `batch` parts of `a` with those of `b` (`b`'s extent at
+    /// distance 0: one part, shared by the whole batch; `None`: each part of `a` with
+    /// itself), queued on `stream`: part t of the destination holds the first coefficients
+    /// of product t, as its extent says.
     pub(crate) fn cyclic_device(
         &self,
         stream: &Arc<CudaStream>,
@@ -237,10 +238,15 @@ impl<F: HostField> Convolution<F> {
             }
             Ok(())
         };
+        // Parts of b: one for the whole batch, or one per product.
+        let b_parts = match &b {
+            Some(b) if b.extent.dist > 0 => batch,
+            _ => 1,
+        };
         ensure(first, words * batch)?;
         ensure(scratch, words * batch)?;
         if b.is_some() {
-            ensure(second, words)?;
+            ensure(second, words * b_parts)?;
         }
         let first = first.as_mut().expect("allocated above");
         let scratch = scratch.as_mut().expect("allocated above");
@@ -274,17 +280,17 @@ impl<F: HostField> Convolution<F> {
                     forward_counters,
                     Vectors {
                         input: DeviceInput::Shared(b.data),
-                        output: &mut second.slice_mut(0..words),
-                        scratch: &mut scratch.slice_mut(0..words),
+                        output: &mut second.slice_mut(0..words * b_parts),
+                        scratch: &mut scratch.slice_mut(0..words * b_parts),
                         operand: Operand::None,
                         extents: Extents {
                             source: b.extent,
                             ..whole
                         },
                     },
-                    1,
+                    b_parts,
                 )?;
-                second_view = second.slice(0..words);
+                second_view = second.slice(0..words * b_parts);
                 Operand::Separate(&second_view)
             }
             None => Operand::Input,
@@ -300,8 +306,8 @@ impl<F: HostField> Convolution<F> {
                 operand,
                 extents: Extents {
                     destination: c.extent,
-                    // One operand serves the whole batch.
-                    op_dist: 0,
+                    // One operand for the whole batch, or one per product.
+                    op_dist: u64::from(b_parts > 1),
                     ..whole
                 },
             },

@@ -7,19 +7,22 @@
 //! of operations stay on the GPU. A [`PolyRing<F>`] multiplies them on one backend and
 //! keeps the plans of every size it has used.
 
+mod batch;
 mod convolution;
 mod device;
 mod dynamic;
 mod host;
 mod json;
+mod plain;
 mod product;
 mod ring;
 mod schoolbook;
 
+pub use batch::DeviceBatch;
 pub use device::DevicePoly;
 pub use dynamic::Polynomial;
 pub use host::Poly;
 pub use json::PolyIoError;
-pub use product::{Algorithm, ProductPlan};
+pub use product::{Algorithm, Crossover, ProductPlan, RATIOS};
 pub use ring::PolyRing;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

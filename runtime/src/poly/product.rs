@@ -22,8 +22,11 @@ use fermat_codegen::poly::{fold, overlap_add, recombine, ProductPass};
 pub enum Algorithm {
     /// One operand is zero: so is the product.
     Zero,
-    /// The schoolbook product (tiny products on the CPU).
+    /// The schoolbook product (small products on the CPU).
     Schoolbook,
+    /// The plain product on the GPU (small or very unbalanced products): tiles of outputs
+    /// by chunks of terms, the partial sums added ([`fermat_codegen::plain`]).
+    Plain,
     /// One cyclic product of `n` points (three transforms, two for a square).
     Cyclic {
         /// Points of the transforms.
@@ -72,12 +75,72 @@ pub struct ProductPlan {
     pub algorithm: Algorithm,
 }
 
-/// On the CPU, products with a factor of at most this many coefficients take the
-/// schoolbook product.
-const SCHOOLBOOK_SHORT: usize = 8;
-/// On the CPU, products of at most this many coefficient products take the schoolbook
-/// product.
-const SCHOOLBOOK_WORK: usize = 1 << 10;
+/// Where products stop being plain (schoolbook on the CPU, [`Algorithm::Plain`] on the GPU)
+/// and become FFT-based: a product whose shorter operand has s coefficients and whose
+/// longer one has about 2^r·s is plain when s ≤ `max_short[min(r, 7)]`. `fermat tune`
+/// measures it per field and device; [`Crossover::cpu`] and [`Crossover::gpu`] are the
+/// defaults without a table.
+///
+/// ```
+/// use fermat::poly::Crossover;
+///
+/// let c = Crossover::gpu();
+/// assert!(c.is_plain(64, 64));
+/// assert!(!c.is_plain(1 << 16, 1 << 16));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Crossover {
+    /// The longest shorter operand of a plain product, by ⌊log2(long/short)⌋ (7: 128 or
+    /// more times longer).
+    pub max_short: [usize; RATIOS],
+}
+
+/// The length ratios a [`Crossover`] tells apart: 1, 2, 4, …, 128 and more.
+pub const RATIOS: usize = 8;
+
+impl Crossover {
+    /// The CPU's default: the schoolbook product while it takes at most about 2^10
+    /// coefficient products, or a factor has at most 8 coefficients.
+    pub fn cpu() -> Crossover {
+        Crossover {
+            max_short: [32, 22, 16, 11, 8, 8, 8, 8],
+        }
+    }
+
+    /// The GPU's default, from an H200 (bench/RESULTS.md, "Plain products"): plain up to
+    /// 2^10 × 2^10 (0.009 ms), and only for short factors of very unbalanced products
+    /// (plain 2^20 × 2^6 took 0.138 ms against 0.028 for the FFT's blocks).
+    pub fn gpu() -> Crossover {
+        Crossover {
+            max_short: [1024, 512, 256, 256, 128, 64, 32, 16],
+        }
+    }
+
+    /// Plain at every size.
+    pub const fn always() -> Crossover {
+        Crossover {
+            max_short: [usize::MAX; RATIOS],
+        }
+    }
+
+    /// Never plain: FFT-based products at every size.
+    pub const fn never() -> Crossover {
+        Crossover {
+            max_short: [0; RATIOS],
+        }
+    }
+
+    /// The ratio class of a product: ⌊log2(long/short)⌋, at most `RATIOS − 1`.
+    pub fn ratio(len_a: usize, len_b: usize) -> usize {
+        let (short, long) = (len_a.min(len_b).max(1), len_a.max(len_b).max(1));
+        ((long / short).ilog2() as usize).min(RATIOS - 1)
+    }
+
+    /// Whether the product of operands of `len_a` and `len_b` coefficients is plain.
+    pub fn is_plain(&self, len_a: usize, len_b: usize) -> bool {
+        len_a.min(len_b) <= self.max_short[Crossover::ratio(len_a, len_b)]
+    }
+}
 /// Products of at most this many coefficients take one cyclic product of the next power
 /// of two (a split saves little there).
 const SPLIT_MIN: u64 = 64;
@@ -96,7 +159,33 @@ impl ProductPlan {
     /// Plans the product of operands of `len_a` and `len_b` coefficients over a field of
     /// 2-adicity `two_adicity`, for the GPU (`gpu`) or the CPU.
     pub fn new(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<Self, Error> {
-        let algorithm = algorithm(len_a, len_b, two_adicity, gpu)?;
+        let crossover = if gpu {
+            Crossover::gpu()
+        } else {
+            Crossover::cpu()
+        };
+        Self::with_crossover(len_a, len_b, two_adicity, gpu, &crossover)
+    }
+
+    /// [`new`](Self::new) with plain products where `crossover` says.
+    ///
+    /// ```
+    /// use fermat::poly::{Algorithm, Crossover, ProductPlan};
+    ///
+    /// let plain = ProductPlan::with_crossover(100, 100, 26, true, &Crossover::gpu())?;
+    /// assert_eq!(plain.algorithm, Algorithm::Plain);
+    /// let fft = ProductPlan::with_crossover(100, 100, 26, true, &Crossover::never())?;
+    /// assert_eq!(fft.algorithm, Algorithm::Cyclic { n: 256 });
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn with_crossover(
+        len_a: usize,
+        len_b: usize,
+        two_adicity: u32,
+        gpu: bool,
+        crossover: &Crossover,
+    ) -> Result<Self, Error> {
+        let algorithm = algorithm(len_a, len_b, two_adicity, gpu, crossover)?;
         Ok(ProductPlan {
             len_a,
             len_b,
@@ -121,7 +210,7 @@ impl ProductPlan {
     /// The sizes of the cyclic products, largest first.
     pub fn transform_sizes(&self) -> Vec<u64> {
         match self.algorithm {
-            Algorithm::Zero | Algorithm::Schoolbook => Vec::new(),
+            Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain => Vec::new(),
             Algorithm::Cyclic { n } | Algorithm::Blocks { n, .. } => vec![n],
             Algorithm::Split { n, m } => vec![n, m],
         }
@@ -134,6 +223,7 @@ impl std::fmt::Display for ProductPlan {
         match self.algorithm {
             Algorithm::Zero => write!(f, "zero (an operand is zero)"),
             Algorithm::Schoolbook => write!(f, "schoolbook"),
+            Algorithm::Plain => write!(f, "plain (tiles of outputs on the GPU)"),
             Algorithm::Cyclic { n } => write!(f, "FFT, one cyclic product of {}", points(n)),
             Algorithm::Split { n, m } => write!(
                 f,
@@ -150,14 +240,24 @@ impl std::fmt::Display for ProductPlan {
     }
 }
 
-fn algorithm(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<Algorithm, Error> {
+fn algorithm(
+    len_a: usize,
+    len_b: usize,
+    two_adicity: u32,
+    gpu: bool,
+    crossover: &Crossover,
+) -> Result<Algorithm, Error> {
     if len_a == 0 || len_b == 0 {
         return Ok(Algorithm::Zero);
     }
     let (short, long) = (len_a.min(len_b) as u64, len_a.max(len_b) as u64);
     let len = short + long - 1;
-    if !gpu && (short as usize <= SCHOOLBOOK_SHORT || short * long <= SCHOOLBOOK_WORK as u64) {
-        return Ok(Algorithm::Schoolbook);
+    if crossover.is_plain(len_a, len_b) {
+        return Ok(if gpu {
+            Algorithm::Plain
+        } else {
+            Algorithm::Schoolbook
+        });
     }
     let max_log = two_adicity.min(62);
     let too_long = || Error::ProductTooLong {
@@ -219,7 +319,7 @@ pub(crate) fn mul_host<F: HostField>(
     let len = plan.len();
     match plan.algorithm {
         Algorithm::Zero => Ok(Vec::new()),
-        Algorithm::Schoolbook => {
+        Algorithm::Schoolbook | Algorithm::Plain => {
             let poly = |x: &[F::Elem]| Poly::new(field, x.to_vec());
             Ok(schoolbook_mul(&poly(a), &poly(other))?.into_coeffs())
         }

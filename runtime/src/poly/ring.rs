@@ -4,14 +4,16 @@
 use super::convolution::{Convolution, DeviceDestination, DeviceSource};
 use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
-use super::product::{mul_host, Algorithm, Cyclic, ProductPlan};
+use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan};
 use crate::design::any_field;
 use crate::error::Error;
 use crate::fft::{Backend, Running};
 use crate::gpu::{self, Device, Extent, Extents, GpuError, GpuPasses};
 use crate::host::HostField;
 use cudarc::driver::{CudaSlice, CudaView};
+use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
+use fermat_codegen::plain::Tile;
 use fermat_codegen::poly::ProductPass;
 use fermat_dsl::field::AnyField;
 use std::collections::HashMap;
@@ -38,15 +40,16 @@ use std::sync::{Arc, Mutex};
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub struct PolyRing<F: HostField> {
-    field: F,
-    any: AnyField,
+    pub(super) field: F,
+    pub(super) any: AnyField,
     running: Running,
-    device: Option<Arc<Device>>,
+    pub(super) device: Option<Arc<Device>>,
     convolutions: Mutex<HashMap<u64, Arc<Convolution<F>>>>,
     passes: Mutex<Option<Arc<GpuPasses>>>,
     tables: Mutex<HashMap<(ProductPass, u64, u64), DeviceTable<F>>>,
     /// The device buffers of split and block products, as large as the largest so far.
-    work: Mutex<[Option<CudaSlice<F::Word>>; 3]>,
+    pub(super) work: Mutex<[Option<CudaSlice<F::Word>>; 3]>,
+    crossover: Crossover,
 }
 
 /// `words` copied into a new device buffer.
@@ -114,11 +117,12 @@ impl<F: HostField> PolyRing<F> {
             field: field.clone(),
             any: any_field(field)?,
             running,
-            device,
             convolutions: Mutex::new(HashMap::new()),
             passes: Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
             work: Mutex::new([None, None, None]),
+            crossover: crate::tune::crossover(&any_field(field)?, device.as_deref()),
+            device,
         })
     }
 
@@ -169,12 +173,36 @@ impl<F: HostField> PolyRing<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn product_plan(&self, len_a: usize, len_b: usize) -> Result<ProductPlan, Error> {
-        ProductPlan::new(
+        ProductPlan::with_crossover(
             len_a,
             len_b,
             self.field.two_adicity(),
             self.device.is_some(),
+            &self.crossover,
         )
+    }
+
+    /// Where this ring's products stop being plain: the stored `fermat tune` table's entry
+    /// for this field and device, else the backend's default.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Crossover, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(2013265921)?, Backend::Cpu)?
+    ///     .with_crossover(Crossover::never());
+    /// assert_eq!(ring.crossover(), &Crossover::never());
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn crossover(&self) -> &Crossover {
+        &self.crossover
+    }
+
+    /// This ring with products plain where `crossover` says.
+    pub fn with_crossover(mut self, crossover: Crossover) -> Self {
+        self.crossover = crossover;
+        self
     }
 
     /// The product a·b.
@@ -233,11 +261,11 @@ impl<F: HostField> PolyRing<F> {
         Ok(Poly::new(&self.field, c))
     }
 
-    fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
+    pub(super) fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
         check_same_field(&self.field, a.field())
     }
 
-    fn device(&self) -> Result<&Arc<Device>, Error> {
+    pub(super) fn device(&self) -> Result<&Arc<Device>, Error> {
         self.device.as_ref().ok_or(Error::NotOnGpu)
     }
 
@@ -329,7 +357,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// A device polynomial of room for `len` coefficients, holding the zero polynomial.
-    fn zeros(&self, len: usize) -> Result<DevicePoly<F>, Error> {
+    pub(super) fn zeros(&self, len: usize) -> Result<DevicePoly<F>, Error> {
         let device = self.device()?;
         let cap = len.max(1);
         Ok(DevicePoly {
@@ -349,7 +377,7 @@ impl<F: HostField> PolyRing<F> {
         })
     }
 
-    fn run_device(
+    pub(super) fn run_device(
         &self,
         plan: &ProductPlan,
         a: &DevicePoly<F>,
@@ -375,6 +403,17 @@ impl<F: HostField> PolyRing<F> {
         };
         match plan.algorithm {
             Algorithm::Zero | Algorithm::Schoolbook => {}
+            Algorithm::Plain => {
+                let (va, vb) = (a.data.slice(..), other.data.slice(..));
+                let out = product(c, len as u64);
+                self.plain_device(
+                    (&va, whole(a)),
+                    (&vb, whole(other)),
+                    (0, len as u64),
+                    (&mut c.data.slice_mut(..), out),
+                    1,
+                )?;
+            }
             Algorithm::Cyclic { n } => {
                 let (va, vb) = (a.data.slice(..), other.data.slice(..));
                 self.convolution(n)?.cyclic_device(
@@ -437,6 +476,7 @@ impl<F: HostField> PolyRing<F> {
                     size: n,
                     terms: count,
                     block,
+                    ..Extents::whole(n)
                 };
                 self.passes()?.run(
                     &stream,
@@ -579,7 +619,7 @@ impl<F: HostField> PolyRing<F> {
 
     /// A work buffer of at least `len` elements in `slot`, allocated only when the slot is
     /// empty or too small.
-    fn work_buffer<'a>(
+    pub(super) fn work_buffer<'a>(
         &self,
         slot: &'a mut Option<CudaSlice<F::Word>>,
         len: usize,
@@ -592,13 +632,17 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The passes of products besides transforms, compiled on first use.
-    fn passes(&self) -> Result<Arc<GpuPasses>, Error> {
+    pub(super) fn passes(&self) -> Result<Arc<GpuPasses>, Error> {
         let mut passes = self.passes.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = passes.as_ref() {
             return Ok(p.clone());
         }
         let source = fermat_codegen::poly::source(&self.any)?;
-        let compiled = Arc::new(GpuPasses::compile(self.device()?.clone(), &source)?);
+        let compiled = Arc::new(GpuPasses::compile(
+            self.device()?.clone(),
+            &source,
+            Tile::for_element_bytes(FieldShape::of(&self.any).element_bytes),
+        )?);
         *passes = Some(compiled.clone());
         Ok(compiled)
     }
@@ -611,7 +655,7 @@ impl<F: HostField> PolyRing<F> {
         }
         let theta = self.field.root_of_unity(2 * n)?;
         let rows = pass.table(&self.field, &theta, m, n / m);
-        let shape = fermat_codegen::cost::FieldShape::of(&self.any);
+        let shape = FieldShape::of(&self.any);
         let words: Vec<F::Word> = table_form(&self.field, &shape, &rows)
             .into_iter()
             .map(F::word)

@@ -1,0 +1,150 @@
+//! `fermat tune`: measures where plain products give way to FFT-based ones, per field and
+//! length ratio, on the GPU or the CPU, and stores the table for this device model
+//! (`fermat::tune`), where every later product finds it.
+
+use super::bench::median;
+use super::CliError;
+use fermat::dsl::with_field;
+use fermat::poly::{Crossover, Poly, PolyRing, RATIOS};
+use fermat::tune::{Model, TuneTable};
+use fermat::{Backend, FieldSpec, HostField};
+use rand::SeedableRng;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Measure on GPU 0 (an error without one)
+    #[arg(long, conflicts_with = "cpu")]
+    gpu: bool,
+    /// Measure on the CPU (the default without a GPU)
+    #[arg(long)]
+    cpu: bool,
+    /// Fewer fields, ratios and lengths: under a minute on two CPU cores
+    #[arg(long)]
+    quick: bool,
+}
+
+/// Every catalogue field a table covers.
+const FIELDS: [&str; 10] = [
+    "babybear",
+    "469762049",
+    "goldilocks",
+    "4179340454199820289",
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P6",
+];
+const QUICK_FIELDS: [&str; 2] = ["babybear", "P3"];
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let backend = if args.cpu {
+        Backend::Cpu
+    } else if args.gpu {
+        Backend::Gpu(0)
+    } else {
+        Backend::Auto
+    };
+    let fields: &[&str] = if args.quick { &QUICK_FIELDS } else { &FIELDS };
+    let device = match backend {
+        Backend::Cpu => None,
+        Backend::Gpu(o) => Some(fermat::gpu::device(o)?),
+        Backend::Auto => fermat::gpu::device(0).ok(),
+    };
+    let backend = if device.is_some() {
+        Backend::Gpu(0)
+    } else {
+        Backend::Cpu
+    };
+    let model = Model::of(device.as_deref());
+    println!("tuning on {}", model.name());
+    let mut table = TuneTable::new(&model);
+    for name in fields {
+        let any = FieldSpec::parse(name)?.build()?;
+        let crossover = with_field!(&any, f => measure(f, backend, args.quick))?;
+        println!("{:<22} {:?}", any.name(), crossover.max_short);
+        table.fields.insert(any.name(), crossover);
+    }
+    let path = table.store_in(&fermat::tune::dir()?)?;
+    println!("stored {}", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The crossover of one field: for each measured ratio 2^r, the longest shorter factor
+/// 2^j at which the plain product is at least as fast as the FFT-based one, scanning up
+/// until it first loses; the ratios between measured ones take the nearer one's value.
+fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Crossover, CliError> {
+    let plain = PolyRing::new(field, backend)?.with_crossover(Crossover::always());
+    let fft = PolyRing::new(field, backend)?.with_crossover(Crossover::never());
+    let ratios: &[usize] = if quick {
+        &[0, 3, 7]
+    } else {
+        &[0, 1, 2, 3, 4, 5, 6, 7]
+    };
+    let top = if quick || field.words() > 1 { 10 } else { 13 };
+    let mut measured = [None; RATIOS];
+    for &r in ratios {
+        let mut best = 0;
+        for j in 2..=top {
+            let (short, long) = (1usize << j, 1usize << (j + r));
+            if plain.product_plan(short, long).is_err() || fft.product_plan(short, long).is_err() {
+                break;
+            }
+            let (tp, tf) = (
+                time(field, &plain, short, long)?,
+                time(field, &fft, short, long)?,
+            );
+            if tp > tf {
+                break;
+            }
+            best = short;
+        }
+        measured[r] = Some(best);
+    }
+    let mut max_short = [0; RATIOS];
+    for (r, slot) in max_short.iter_mut().enumerate() {
+        let nearest = (0..RATIOS)
+            .filter_map(|s| measured[s].map(|v| (s.abs_diff(r), v)))
+            .min()
+            .map_or(0, |(_, v)| v);
+        *slot = nearest;
+    }
+    Ok(Crossover { max_short })
+}
+
+/// The median time of a product of random operands of `short` × `long` on `ring` (device
+/// operands on a GPU, waiting for each product).
+fn time<F: HostField>(
+    field: &F,
+    ring: &PolyRing<F>,
+    short: usize,
+    long: usize,
+) -> Result<f64, CliError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(short as u64 ^ (long as u64) << 20);
+    let a = Poly::random(field, short, &mut rng);
+    let b = Poly::random(field, long, &mut rng);
+    let runs = 5;
+    let mut times = Vec::with_capacity(runs);
+    if matches!(ring.running(), fermat::Running::Gpu(_)) {
+        let (da, db) = (ring.to_device(&a)?, ring.to_device(&b)?);
+        let mut c = ring.mul_device(&da, &db)?;
+        ring.synchronize()?;
+        for _ in 0..runs {
+            let started = Instant::now();
+            ring.mul_device_into(&da, &db, &mut c)?;
+            ring.synchronize()?;
+            times.push(started.elapsed().as_secs_f64());
+        }
+    } else {
+        ring.mul(&a, &b)?;
+        for _ in 0..runs {
+            let started = Instant::now();
+            ring.mul(&a, &b)?;
+            times.push(started.elapsed().as_secs_f64());
+        }
+    }
+    Ok(median(times))
+}

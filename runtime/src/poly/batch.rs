@@ -1,0 +1,240 @@
+//! Batches: many products of the same lengths in one launch sequence — plain products as
+//! grid rows, FFT-based ones as batches of transforms — on host polynomials and on device
+//! batches.
+
+use super::convolution::{DeviceDestination, DeviceSource};
+use super::host::Poly;
+use super::product::{mul_host, Algorithm, Cyclic};
+use super::ring::PolyRing;
+use crate::error::Error;
+use crate::gpu::{Extent, GpuError};
+use crate::host::HostField;
+use cudarc::driver::CudaSlice;
+use rayon::prelude::*;
+
+/// The longest shorter factor of a batch's plain products.
+const BATCH_PLAIN_SHORT: usize = 32;
+
+/// Polynomials of at most `len` coefficients each, on the device, one after another: digit
+/// c of coefficient e of polynomial q at word c·capacity + q·dist + e (dist = len, the
+/// capacity `count · len`), as cuFFT's batched layouts put the signals of a plan.
+///
+/// ```no_run
+/// use fermat::dsl::{Field, Fp32};
+/// use fermat::poly::{Poly, PolyRing};
+/// use fermat::Backend;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
+/// let polys: Vec<Poly<Fp32>> = (1..=4).map(|i| Poly::from_u64s(&f, &[i, 1])).collect();
+/// let a = ring.to_device_batch(&polys, 2)?;
+/// let c = ring.mul_batch_device(&a, &a)?; // four squares, one launch sequence
+/// assert_eq!(ring.from_device_batch(&c)?[1], Poly::from_u64s(&f, &[4, 4, 1]));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub struct DeviceBatch<F: HostField> {
+    pub(crate) data: CudaSlice<F::Word>,
+    pub(crate) count: usize,
+    pub(crate) len: usize,
+}
+
+impl<F: HostField> DeviceBatch<F> {
+    /// The number of polynomials.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The coefficients each polynomial has room for (the distance between two).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the batch holds no coefficient.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0 || self.len == 0
+    }
+
+    fn extent(&self, len: u64) -> Extent {
+        let total = (self.count * self.len) as u64;
+        Extent {
+            len,
+            limit: total,
+            dist: self.len as u64,
+            stride: total.max(1),
+        }
+    }
+}
+
+impl<F: HostField> PolyRing<F> {
+    /// Copies polynomials of at most `len` coefficients to the device as one batch.
+    ///
+    /// Errors: [`Error::BatchLength`] naming the first polynomial longer than `len`,
+    /// [`Error::FieldMismatch`], [`Error::NotOnGpu`].
+    pub fn to_device_batch(&self, polys: &[Poly<F>], len: usize) -> Result<DeviceBatch<F>, Error> {
+        for (index, p) in polys.iter().enumerate() {
+            self.check_field(p)?;
+            if p.len() > len {
+                return Err(Error::BatchLength {
+                    index,
+                    len: p.len(),
+                    max: len,
+                });
+            }
+        }
+        let device = self.device()?;
+        let cap = (polys.len() * len).max(1);
+        let zero = self.field.to_host(&self.field.zero());
+        let mut host = vec![zero; cap];
+        for (q, p) in polys.iter().enumerate() {
+            for (slot, e) in host[q * len..].iter_mut().zip(p.coeffs()) {
+                *slot = self.field.to_host(e);
+            }
+        }
+        let mut words = Vec::with_capacity(cap * self.field.words());
+        self.field.pack(&host, cap, &mut words);
+        let mut data = device.alloc::<F::Word>(words.len())?;
+        device
+            .stream()
+            .memcpy_htod(&words, &mut data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyHtoD",
+                source,
+            })?;
+        Ok(DeviceBatch {
+            data,
+            count: polys.len(),
+            len,
+        })
+    }
+
+    /// Copies a batch back from the device (its values checked), each polynomial
+    /// normalised.
+    pub fn from_device_batch(&self, batch: &DeviceBatch<F>) -> Result<Vec<Poly<F>>, Error> {
+        let device = self.device()?;
+        let words = device
+            .stream()
+            .clone_dtoh(&batch.data)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyDtoH",
+                source,
+            })?;
+        let cap = (batch.count * batch.len).max(1);
+        let mut host = vec![self.field.to_host(&self.field.zero()); cap];
+        self.field.unpack(&words, cap, &mut host);
+        (0..batch.count)
+            .map(|q| {
+                let coeffs = host[q * batch.len..(q + 1) * batch.len]
+                    .iter()
+                    .map(|h| self.field.to_elem(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Poly::new(&self.field, coeffs))
+            })
+            .collect()
+    }
+
+    /// The products a_q·b_q of two device batches of the same count, on the device, in
+    /// one launch sequence: plain products below the crossover, else one batch of cyclic
+    /// products of the next power of two at or above the product's length.
+    ///
+    /// Errors: [`Error::BatchOperands`], and those of
+    /// [`product_plan`](Self::product_plan).
+    pub fn mul_batch_device(
+        &self,
+        a: &DeviceBatch<F>,
+        b: &DeviceBatch<F>,
+    ) -> Result<DeviceBatch<F>, Error> {
+        if a.count != b.count {
+            return Err(Error::BatchOperands {
+                a: a.count,
+                b: b.count,
+            });
+        }
+        let plan = self.product_plan(a.len, b.len)?;
+        let len = plan.len();
+        let device = self.device()?.clone();
+        let mut c = DeviceBatch {
+            data: device.alloc::<F::Word>((a.count * len).max(1) * self.field.words())?,
+            count: a.count,
+            len,
+        };
+        if plan.is_empty() || a.count == 0 {
+            return Ok(c);
+        }
+        let out = c.extent(len as u64);
+        let (va, vb) = (a.data.slice(..), b.data.slice(..));
+        // A batch fills the device with transforms that would each leave it idle: plain
+        // products only for short factors (4096 plain products of 2^10 ran at 25 GB/s).
+        let plain = matches!(plan.algorithm, Algorithm::Plain | Algorithm::Schoolbook)
+            && a.len.min(b.len) <= BATCH_PLAIN_SHORT;
+        match plan.algorithm {
+            _ if plain => self.plain_device(
+                (&va, a.extent(a.len as u64)),
+                (&vb, b.extent(b.len as u64)),
+                (0, len as u64),
+                (&mut c.data.slice_mut(..), out),
+                a.count as u64,
+            )?,
+            _ => {
+                let n = (len as u64).next_power_of_two().max(2);
+                self.convolution(n)?.cyclic_device(
+                    device.stream(),
+                    DeviceSource {
+                        data: &va,
+                        extent: a.extent(a.len as u64),
+                    },
+                    Some(DeviceSource {
+                        data: &vb,
+                        extent: b.extent(b.len as u64),
+                    }),
+                    DeviceDestination {
+                        extent: out,
+                        data: &mut c.data.slice_mut(..),
+                    },
+                    a.count,
+                )?;
+            }
+        }
+        Ok(c)
+    }
+
+    /// The products a_q·b_q of two lists of host polynomials: on the GPU as one batch (the
+    /// lists' longest lengths), on the CPU in parallel.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let a: Vec<_> = (1..=3).map(|i| Poly::from_u64s(&f, &[i, 1])).collect();
+    /// let c = ring.mul_batch(&a, &a)?;
+    /// assert_eq!(c[2], Poly::from_u64s(&f, &[9, 6, 1]));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn mul_batch(&self, a: &[Poly<F>], b: &[Poly<F>]) -> Result<Vec<Poly<F>>, Error> {
+        if a.len() != b.len() {
+            return Err(Error::BatchOperands {
+                a: a.len(),
+                b: b.len(),
+            });
+        }
+        for p in a.iter().chain(b) {
+            self.check_field(p)?;
+        }
+        if self.device.is_some() {
+            let longest = |ps: &[Poly<F>]| ps.iter().map(Poly::len).max().unwrap_or(0);
+            let da = self.to_device_batch(a, longest(a))?;
+            let db = self.to_device_batch(b, longest(b))?;
+            return self.from_device_batch(&self.mul_batch_device(&da, &db)?);
+        }
+        a.par_iter()
+            .zip(b)
+            .map(|(x, y)| {
+                let plan = self.product_plan(x.len(), y.len())?;
+                let c = mul_host(&self.field, &plan, self, x.coeffs(), Some(y.coeffs()))?;
+                Ok(Poly::new(&self.field, c))
+            })
+            .collect()
+    }
+}

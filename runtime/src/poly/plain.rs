@@ -1,0 +1,276 @@
+//! Plain products on the GPU, middle products, and batches of products: the kernels of
+//! [`fermat_codegen::plain`] launched for a [`PolyRing`], and the operations built on them
+//! and on the cyclic products.
+
+use super::device::DevicePoly;
+use super::host::Poly;
+use super::product::{Algorithm, Cyclic, ProductPlan};
+use super::ring::PolyRing;
+use super::schoolbook::schoolbook_mul_middle;
+use crate::error::Error;
+use crate::gpu::{Extent, Extents};
+use crate::host::HostField;
+use cudarc::driver::{CudaView, CudaViewMut};
+use fermat_codegen::plain::PlainPass;
+
+/// Blocks a plain product should have at least, to fill an H200's 132 multiprocessors
+/// twice: the chunk of terms per block shrinks (to [`MIN_CHUNK`]) until it does.
+const FILL_BLOCKS: u64 = 264;
+/// The fewest terms a block of a plain product sums.
+const MIN_CHUNK: u64 = 32;
+
+/// A device vector and where its polynomials lie in it.
+pub(super) type Part<'a, 'b, W> = (&'a CudaView<'b, W>, Extent);
+
+impl<F: HostField> PolyRing<F> {
+    /// Queues `count` plain products on the device's stream: outputs lo..lo + len of
+    /// product q = a_q·b_q into part q of `c`, each vector's part q at q·dist.
+    pub(super) fn plain_device(
+        &self,
+        a: Part<'_, '_, F::Word>,
+        b: Part<'_, '_, F::Word>,
+        (lo, len): (u64, u64),
+        (c, c_extent): (&mut CudaViewMut<'_, F::Word>, Extent),
+        count: u64,
+    ) -> Result<(), Error> {
+        // The shorter factor is chunked: fewer partial sums to add.
+        let (a, b) = if a.1.len <= b.1.len { (a, b) } else { (b, a) };
+        let passes = self.passes()?;
+        let tile = passes.tile;
+        let tiles = len.div_ceil(u64::from(tile.outputs));
+        let mut chunk = u64::from(tile.chunk);
+        while chunk > MIN_CHUNK && tiles * a.1.len.div_ceil(chunk) * count < FILL_BLOCKS {
+            chunk /= 2;
+        }
+        let terms = a.1.len.div_ceil(chunk).max(1);
+        let stream = self.device()?.stream().clone();
+        let extents = |destination: Extent| Extents {
+            source: a.1,
+            destination,
+            factor: b.1,
+            low: lo,
+            terms,
+            block: chunk,
+            ..Extents::whole(1)
+        };
+        if terms == 1 {
+            return Ok(passes.run_plain(
+                &stream,
+                PlainPass::Product,
+                (tiles, count),
+                (a.0, b.0, c),
+                extents(c_extent),
+            )?);
+        }
+        let rows = count * terms;
+        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        let partial = self.work_buffer(&mut work[0], (rows * len) as usize)?;
+        let partials = Extent {
+            len,
+            limit: rows * len,
+            dist: len,
+            stride: rows * len,
+        };
+        passes.run_plain(
+            &stream,
+            PlainPass::Product,
+            (tiles, rows),
+            (a.0, b.0, &mut partial.slice_mut(..)),
+            extents(partials),
+        )?;
+        let view = partial.slice(..);
+        passes.run_plain(
+            &stream,
+            PlainPass::Reduce,
+            (
+                len.div_ceil(u64::from(fermat_codegen::plain::REDUCE_THREADS)),
+                count,
+            ),
+            (&view, &view, c),
+            Extents {
+                source: partials,
+                ..extents(c_extent)
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Coefficients lo..lo + len of a·b (the middle product: what Newton division needs),
+    /// normalised, on the ring's backend: plain where the product would be, else from one
+    /// cyclic product of N ≥ max(lo + len, len a + len b − 1 − lo) points — the wrapped
+    /// coefficients land below lo, so N is smaller than the whole product's.
+    ///
+    /// Errors: [`Error::FieldMismatch`], and [`Error::ProductTooLong`] when N exceeds the
+    /// field's transforms.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let a = Poly::from_u64s(&f, &[1, 2, 3, 4]);
+    /// let b = Poly::from_u64s(&f, &[5, 6]); // a·b = 5 + 16x + 27x² + 38x³ + 24x⁴
+    /// assert_eq!(ring.mul_middle(&a, &b, 1, 3)?, Poly::from_u64s(&f, &[16, 27, 38]));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn mul_middle(
+        &self,
+        a: &Poly<F>,
+        b: &Poly<F>,
+        lo: usize,
+        len: usize,
+    ) -> Result<Poly<F>, Error> {
+        self.check_field(a)?;
+        self.check_field(b)?;
+        let plan = self.product_plan(a.len(), b.len())?;
+        if self.device.is_some() && !plan.is_empty() {
+            let c = self.mul_middle_device(&self.to_device(a)?, &self.to_device(b)?, lo, len)?;
+            return self.from_device(&c);
+        }
+        match plan.algorithm {
+            Algorithm::Zero => Ok(Poly::new(&self.field, Vec::new())),
+            Algorithm::Schoolbook | Algorithm::Plain => schoolbook_mul_middle(a, b, lo, lo + len),
+            _ => {
+                let n = middle_points(&plan, lo, len, self.field.two_adicity())?;
+                let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
+                self.convolution(n)?.cyclic_host(
+                    &self.field,
+                    a.coeffs(),
+                    Some(b.coeffs()),
+                    &mut c,
+                )?;
+                let mut window: Vec<F::Elem> = c.get(lo..).unwrap_or(&[]).to_vec();
+                window.resize(len, self.field.zero());
+                Ok(Poly::new(&self.field, window))
+            }
+        }
+    }
+
+    /// [`mul_middle`](Self::mul_middle) of device polynomials, on the device. The result
+    /// keeps all `len` coefficients, zeros at the top included (reading it back normalises
+    /// it), so that nothing waits for the device to know its degree.
+    pub fn mul_middle_device(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        lo: usize,
+        len: usize,
+    ) -> Result<DevicePoly<F>, Error> {
+        let plan = self.product_plan(a.len, b.len)?;
+        let mut c = self.zeros(len)?;
+        let whole = |p: &DevicePoly<F>| Extent {
+            len: p.len as u64,
+            limit: p.len as u64,
+            dist: 0,
+            stride: p.cap as u64,
+        };
+        let out = Extent {
+            len: len as u64,
+            limit: len as u64,
+            dist: 0,
+            stride: c.cap as u64,
+        };
+        let (va, vb) = (a.data.slice(..), b.data.slice(..));
+        match plan.algorithm {
+            Algorithm::Zero => {
+                c.len = 0;
+                return Ok(c);
+            }
+            Algorithm::Plain | Algorithm::Schoolbook => self.plain_device(
+                (&va, whole(a)),
+                (&vb, whole(b)),
+                (lo as u64, len as u64),
+                (&mut c.data.slice_mut(..), out),
+                1,
+            )?,
+            _ => {
+                let n = middle_points(&plan, lo, len, self.field.two_adicity())?;
+                self.window_of_cyclic(n, (&va, whole(a)), (&vb, whole(b)), lo, (&mut c, out))?;
+            }
+        }
+        c.len = len;
+        Ok(c)
+    }
+
+    /// Coefficients lo.. of the cyclic product of n points of a and b into c, through a
+    /// work buffer; the copy of the window is a reduction of one row.
+    fn window_of_cyclic(
+        &self,
+        n: u64,
+        a: Part<'_, '_, F::Word>,
+        b: Part<'_, '_, F::Word>,
+        lo: usize,
+        (c, out): (&mut DevicePoly<F>, Extent),
+    ) -> Result<(), Error> {
+        let stream = self.device()?.stream().clone();
+        let passes = self.passes()?;
+        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        let r = self.work_buffer(&mut work[0], n as usize)?;
+        let full = Extent {
+            len: n,
+            limit: n,
+            dist: 0,
+            stride: n,
+        };
+        self.convolution(n)?.cyclic_device(
+            &stream,
+            super::convolution::DeviceSource {
+                data: a.0,
+                extent: a.1,
+            },
+            Some(super::convolution::DeviceSource {
+                data: b.0,
+                extent: b.1,
+            }),
+            super::convolution::DeviceDestination {
+                extent: full,
+                data: &mut r.slice_mut(..),
+            },
+            1,
+        )?;
+        let from = (lo as u64).min(n) as usize;
+        let window = Extent {
+            len: out.len.min(n - from as u64),
+            ..out
+        };
+        let src = r.slice(from..);
+        passes.run_plain(
+            &stream,
+            PlainPass::Reduce,
+            (window.len.div_ceil(256).max(1), 1),
+            (&src, &src, &mut c.data.slice_mut(..)),
+            Extents {
+                source: full,
+                destination: window,
+                terms: 1,
+                ..Extents::whole(1)
+            },
+        )?;
+        Ok(())
+    }
+}
+
+/// The points of the cyclic product a middle product lo..lo + len of `plan`'s operands
+/// takes: a power of two N ≥ lo + len with no wrapped coefficient at or above lo.
+fn middle_points(
+    plan: &ProductPlan,
+    lo: usize,
+    len: usize,
+    two_adicity: u32,
+) -> Result<u64, Error> {
+    let whole = plan.len();
+    let need = (lo + len).max(whole.saturating_sub(lo)).max(2);
+    let n = (need as u64).next_power_of_two();
+    let max_log = two_adicity.min(62);
+    if n.trailing_zeros() > max_log {
+        return Err(Error::ProductTooLong {
+            len_a: plan.len_a,
+            len_b: plan.len_b,
+            len: need as u64,
+            max: 1 << max_log,
+        });
+    }
+    Ok(n)
+}
