@@ -408,7 +408,10 @@ mod tests {
         );
         // Close to the next power of two: one product of it.
         assert_eq!(plan(127 << 10, 127 << 10), Algorithm::Cyclic { n: 1 << 18 });
-        assert_eq!(plan(20, 20), Algorithm::Cyclic { n: 64 });
+        // Short products are plain on the GPU; without plain ones, small powers of two.
+        assert_eq!(plan(20, 20), Algorithm::Plain);
+        let fft = ProductPlan::with_crossover(20, 20, 26, true, &Crossover::never()).unwrap();
+        assert_eq!(fft.algorithm, Algorithm::Cyclic { n: 64 });
     }
 
     #[test]
