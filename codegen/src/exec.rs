@@ -3,7 +3,7 @@
 //! that every lowering is checked without a GPU.
 
 use crate::contract::Input;
-use crate::plan::{Codelet, Direction, KernelPlan, Op, Plan, Step};
+use crate::plan::{BitField, Codelet, Direction, KernelPlan, Op, Plan, Step};
 use fermat_dsl::field::{Field, FieldError, Roots};
 use thiserror::Error;
 
@@ -104,7 +104,7 @@ pub struct KernelRunner<'a, F: Field> {
     field: &'a F,
     roots: &'a Roots<F>,
     kernel: &'a KernelPlan,
-    maps: Vec<StepMaps>,
+    maps: Vec<StepMaps<'a>>,
     /// The local parts of the gather and scatter addresses, by local index.
     gather: Vec<u64>,
     scatter: Vec<u64>,
@@ -118,17 +118,19 @@ pub struct KernelRunner<'a, F: Field> {
 /// index (gather and scatter addresses, the twiddle factors' bit fields), so it is the OR
 /// of a piece part and a local part: the local parts are tabulated here, and the piece
 /// parts cost one evaluation per piece.
-enum StepMaps {
+enum StepMaps<'a> {
     /// The DFT's groups in order: the local indices of group g's registers are
     /// `order[g·2^b..(g + 1)·2^b]`.
     Dft {
         codelet: Codelet,
         order: Vec<u32>,
     },
-    /// The local parts of the twiddle factor's row and column indices.
+    /// The twiddle's root order and row and column bit fields, with their local parts.
     Twiddle {
-        x: Vec<u64>,
-        y: Vec<u64>,
+        log_order: u32,
+        x: &'a BitField,
+        y: &'a BitField,
+        local: Vec<(u64, u64)>,
     },
     Scale,
 }
@@ -159,9 +161,11 @@ impl<'a, F: Field> KernelRunner<'a, F> {
                         order,
                     }
                 }
-                Step::Twiddle { x, y, .. } => StepMaps::Twiddle {
-                    x: (0..size).map(|j| x.eval(j, 0)).collect(),
-                    y: (0..size).map(|j| y.eval(j, 0)).collect(),
+                Step::Twiddle { log_order, x, y } => StepMaps::Twiddle {
+                    log_order: *log_order,
+                    x,
+                    y,
+                    local: (0..size).map(|j| (x.eval(j, 0), y.eval(j, 0))).collect(),
                 },
                 Step::Scale => StepMaps::Scale,
             })
@@ -225,9 +229,9 @@ impl<'a, F: Field> KernelRunner<'a, F> {
                 x
             }
         }));
-        for (step, maps) in self.kernel.steps.iter().zip(&self.maps) {
-            match (step, maps) {
-                (_, StepMaps::Dft { codelet, order }) => {
+        for maps in &self.maps {
+            match maps {
+                StepMaps::Dft { codelet, order } => {
                     for group in order.chunks(1 << codelet.bits) {
                         regs.clear();
                         regs.extend(group.iter().map(|&j| piece[j as usize]));
@@ -237,14 +241,19 @@ impl<'a, F: Field> KernelRunner<'a, F> {
                         }
                     }
                 }
-                (Step::Twiddle { log_order, x, y }, StepMaps::Twiddle { x: xs, y: ys }) => {
+                StepMaps::Twiddle {
+                    log_order,
+                    x,
+                    y,
+                    local,
+                } => {
                     let (x_piece, y_piece) = (x.eval(0, p), y.eval(0, p));
-                    for ((slot, &xj), &yj) in piece.iter_mut().zip(xs).zip(ys) {
+                    for (slot, &(xj, yj)) in piece.iter_mut().zip(local) {
                         let e = (x_piece | xj).wrapping_mul(y_piece | yj);
                         *slot = roots.rotate(field, slot, *log_order, e, inverse);
                     }
                 }
-                _ => {
+                StepMaps::Scale => {
                     for slot in piece.iter_mut() {
                         *slot = field.mul(slot, roots.n_inv());
                     }

@@ -18,9 +18,7 @@ use fermat_dsl::formula::Formula;
 use fermat_dsl::with_field;
 use host::compiler;
 use rand::{Rng, SeedableRng};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 const HARNESS: &str = r#"
 #include <cstdio>
@@ -137,11 +135,6 @@ fn run_host(
     std::fs::write(dir.join("kernels.cu"), source).unwrap();
     let list: Vec<String> = emitted.kernels.iter().map(|k| k.name.clone()).collect();
     let exe = host::build_harness(&cxx, &dir, HARNESS, &list, "the emitted kernels");
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let counters: u64 = emitted.launches.iter().map(|l| l.signals).sum();
     let mut text = format!(
         "{} {} {} {} {}\n",
@@ -170,21 +163,11 @@ fn run_host(
         ));
         grouped = l.signals > 0;
     }
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "the harness failed: {:?}", out.status);
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| l.parse().unwrap())
-            .collect(),
-    )
+    Some(host::parse_words(&host::run_harness(
+        &exe,
+        &text,
+        "the harness",
+    )))
 }
 
 /// Recursive Cooley–Tukey: DFT(JK) = (DFT(J) ⊗ I(K))·D(J,K)·(I(J) ⊗ DFT(K))·L(JK,J).

@@ -16,11 +16,9 @@ use fermat_codegen::plain::{plain_mul, Tile};
 use fermat_codegen::poly::{self, ProductPass};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
-use host::{build_harness, compiler, elements, words};
+use host::{build_harness, compiler, elements, parse_words, run_harness, words};
 use rand::{Rng, SeedableRng};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 const HARNESS: &str = r#"
 #include <cstdio>
@@ -132,30 +130,11 @@ fn run(
     }
     // Kept beside the harness, to rerun a failure by hand.
     std::fs::write(dir.join("input.txt"), &text).unwrap();
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{name}: the harness failed ({})",
-        output.status
-    );
-    Some(
-        String::from_utf8(output.stdout)
-            .unwrap()
-            .split_whitespace()
-            .map(|w| w.parse().unwrap())
-            .collect(),
-    )
+    Some(parse_words(&run_harness(
+        &exe,
+        &text,
+        &format!("{name}: the harness"),
+    )))
 }
 
 fn schoolbook<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {

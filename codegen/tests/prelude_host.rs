@@ -17,6 +17,8 @@
 //! Needs a C++ compiler (`$CXX`, else `c++`): skipped with a message when there is none,
 //! except under `CI=true`, where that is a failure.
 
+mod host;
+
 use fermat_codegen::prelude::{self, PreludeOptions};
 use fermat_dsl::field::{AnyField, Field};
 use fermat_dsl::with_field;
@@ -24,9 +26,8 @@ use num_bigint::{BigUint, RandBigInt};
 use num_traits::{One, ToPrimitive, Zero};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const FIELDS: [&str; 13] = [
     "p469762049",
@@ -304,26 +305,6 @@ int main() {{
     )
 }
 
-/// The C++ compiler, or None (with the reason printed) when there is none outside CI.
-fn compiler() -> Option<String> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    let works = Command::new(&cxx)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if works {
-        return Some(cxx);
-    }
-    let why = format!("no working C++ compiler '{cxx}' (set CXX or install g++)");
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{why}: the host check of the device arithmetic cannot be skipped in CI");
-    }
-    eprintln!("skipping the host check of the device preludes: {why}");
-    None
-}
-
 /// Digit-major words of a vector of elements.
 fn digit_major(values: &[BigUint], p: &BigUint, l: &Layout) -> Vec<u64> {
     let n = values.len();
@@ -445,24 +426,7 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
     input.push('\n');
     // Kept beside the driver, so that a failure can be replayed by hand.
     std::fs::write(dir.join(format!("{name}.in")), &input).unwrap();
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{name}: the driver failed: {:?}",
-        out.status
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = host::run_harness(&exe, &input, &format!("{name}: the driver"));
     let buffers: std::collections::HashMap<&str, Vec<u64>> = text
         .lines()
         .map(|line| {
@@ -537,7 +501,7 @@ fn scratch_dir() -> PathBuf {
 
 #[test]
 fn device_arithmetic_matches_the_rust_fields() {
-    let Some(cxx) = compiler() else {
+    let Some(cxx) = host::compiler() else {
         return;
     };
     let dir = scratch_dir();
@@ -571,7 +535,7 @@ fn device_arithmetic_matches_the_rust_fields() {
 fn rare_carries_as_calls_match_the_rust_field() {
     // The prelude of small P3 transforms makes the carry loop of sums and differences a
     // call (design::prelude_options); the edge values run through it.
-    let Some(cxx) = compiler() else {
+    let Some(cxx) = host::compiler() else {
         return;
     };
     let options = PreludeOptions {

@@ -17,11 +17,9 @@ use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
 use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
-use host::{compiler, elements, words};
+use host::{compiler, elements, parse_words, run_harness, words};
 use rand::SeedableRng;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 const HARNESS: &str = r#"
 #include <cstdio>
@@ -323,28 +321,7 @@ fn check_product<F: Field>(
         destination: ext(lc, cap_c),
     };
     launch_lines(&inv.launches, [TB, C, SCRATCH], &line, &mut text);
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{name}: the harness failed: {:?}",
-        out.status
-    );
-    let got: Vec<u64> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect();
+    let got = parse_words(&run_harness(&exe, &text, &format!("{name}: the harness")));
     let c = elements(field, &got, lc, cap_c, k);
     assert!(
         c == want,

@@ -5,14 +5,21 @@
 #![allow(dead_code)]
 
 use fermat_dsl::field::Field;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// The C++ compiler (`$CXX`, else `c++`), or None with the reason printed when there is
 /// none outside CI; on CI its absence is a failure.
 pub fn compiler() -> Option<String> {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    if Command::new(&cxx).arg("--version").output().is_ok() {
+    let works = Command::new(&cxx)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if works {
         Some(cxx)
     } else if std::env::var("CI").as_deref() == Ok("true") {
         panic!("no C++ compiler ({cxx}) on a CI machine: the kernel check cannot be skipped")
@@ -46,6 +53,32 @@ pub fn build_harness(
         String::from_utf8_lossy(&out.stderr)
     );
     exe
+}
+
+/// Runs the built harness `exe` on `input` and returns its standard output; `what` names
+/// it in the failure.
+pub fn run_harness(exe: &Path, input: &str, what: &str) -> String {
+    let mut child = Command::new(exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{what} failed: {:?}", out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The words a harness printed, one per line or separated by spaces.
+pub fn parse_words(text: &str) -> Vec<u64> {
+    text.split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect()
 }
 
 /// Words of a vector of `cap` elements holding `xs` first (digit-major for SRGFNs), the

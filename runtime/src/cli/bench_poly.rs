@@ -328,7 +328,7 @@ fn time_gpu_batch<F: HostField>(
     work: &Workload,
     runs: usize,
 ) -> Result<PolyResult, CliError> {
-    let plan = ring.product_plan(work.len_a, work.len_b)?;
+    let plan = ring.batch_plan(work.len_a, work.len_b)?;
     let polys = |len, seed| -> Vec<Poly<F>> {
         (0..work.batch)
             .map(|q| random(field, len, seed + 2 * q as u64))

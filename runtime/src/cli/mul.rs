@@ -209,7 +209,7 @@ fn mul_batch<F: HostField>(field: &F, args: &Args, count: usize) -> Result<ExitC
         .map(|_| Poly::random(field, lb, &mut rng))
         .collect();
     let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
-    let plan = ring.product_plan(la, lb)?;
+    let plan = ring.batch_plan(la, lb)?;
     let mut report = std::io::stdout();
     writeln!(
         report,

@@ -4,10 +4,10 @@
 
 use super::convolution::{DeviceDestination, DeviceSource};
 use super::host::Poly;
-use super::product::{mul_host, Algorithm, Cyclic};
-use super::ring::PolyRing;
+use super::product::{mul_host, Algorithm, Cyclic, ProductPlan};
+use super::ring::{upload, PolyRing};
 use crate::error::Error;
-use crate::gpu::{Extent, GpuError};
+use crate::gpu::Extent;
 use crate::host::HostField;
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
@@ -92,16 +92,8 @@ impl<F: HostField> PolyRing<F> {
         }
         let mut words = Vec::with_capacity(cap * self.field.words());
         self.field.pack(&host, cap, &mut words);
-        let mut data = device.alloc::<F::Word>(words.len())?;
-        device
-            .stream()
-            .memcpy_htod(&words, &mut data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyHtoD",
-                source,
-            })?;
         Ok(DeviceBatch {
-            data,
+            data: upload(device, &words)?,
             count: polys.len(),
             len,
         })
@@ -110,17 +102,7 @@ impl<F: HostField> PolyRing<F> {
     /// Copies a batch back from the device (its values checked), each polynomial
     /// normalised.
     pub fn from_device_batch(&self, batch: &DeviceBatch<F>) -> Result<Vec<Poly<F>>, Error> {
-        let device = self.device()?;
-        let words = device
-            .stream()
-            .clone_dtoh(&batch.data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyDtoH",
-                source,
-            })?;
-        let cap = (batch.count * batch.len).max(1);
-        let mut host = vec![self.field.to_host(&self.field.zero()); cap];
-        self.field.unpack(&words, cap, &mut host);
+        let host = self.download(&batch.data, (batch.count * batch.len).max(1))?;
         (0..batch.count)
             .map(|q| {
                 let coeffs = host[q * batch.len..(q + 1) * batch.len]
@@ -149,7 +131,7 @@ impl<F: HostField> PolyRing<F> {
                 b: b.count,
             });
         }
-        let plan = self.product_plan(a.len, b.len)?;
+        let plan = self.batch_plan(a.len, b.len)?;
         let len = plan.len();
         let device = self.device()?.clone();
         let mut c = DeviceBatch {
@@ -162,20 +144,15 @@ impl<F: HostField> PolyRing<F> {
         }
         let out = c.extent(len as u64);
         let (va, vb) = (a.data.slice(..), b.data.slice(..));
-        // A batch fills the device with transforms that would each leave it idle: plain
-        // products only for short factors (4096 plain products of 2^10 ran at 25 GB/s).
-        let plain = matches!(plan.algorithm, Algorithm::Plain | Algorithm::Schoolbook)
-            && a.len.min(b.len) <= BATCH_PLAIN_SHORT;
         match plan.algorithm {
-            _ if plain => self.plain_device(
+            Algorithm::Plain | Algorithm::Schoolbook => self.plain_device(
                 (&va, a.extent(a.len as u64)),
                 (&vb, b.extent(b.len as u64)),
                 (0, len as u64),
                 (&mut c.data.slice_mut(..), out),
                 a.count as u64,
             )?,
-            _ => {
-                let n = (len as u64).next_power_of_two().max(2);
+            Algorithm::Cyclic { n } => {
                 self.convolution(n)?.cyclic_device(
                     device.stream(),
                     DeviceSource {
@@ -193,8 +170,39 @@ impl<F: HostField> PolyRing<F> {
                     a.count,
                 )?;
             }
+            Algorithm::Zero | Algorithm::Split { .. } | Algorithm::Blocks { .. } => {
+                unreachable!("batch plans are plain or one cyclic product: {plan}")
+            }
         }
         Ok(c)
+    }
+
+    /// How a batch of products of `len_a` × `len_b` is computed: plain products only for
+    /// short factors (a batch fills the device with transforms that would each leave it
+    /// idle: 4096 plain products of 2^10 ran at 25 GB/s on an H200), else one batch of
+    /// cyclic products of the next power of two at or above the product's length.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Algorithm, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(2013265921)?, Backend::Cpu)?;
+    /// assert_eq!(ring.batch_plan(1024, 1024)?.algorithm, Algorithm::Cyclic { n: 2048 });
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn batch_plan(&self, len_a: usize, len_b: usize) -> Result<ProductPlan, Error> {
+        let mut plan = self.product_plan(len_a, len_b)?;
+        plan.algorithm = match plan.algorithm {
+            Algorithm::Zero => Algorithm::Zero,
+            Algorithm::Plain | Algorithm::Schoolbook if len_a.min(len_b) <= BATCH_PLAIN_SHORT => {
+                plan.algorithm
+            }
+            _ => Algorithm::Cyclic {
+                n: (plan.len() as u64).next_power_of_two().max(2),
+            },
+        };
+        Ok(plan)
     }
 
     /// The products a_q·b_q of two lists of host polynomials: on the GPU as one batch (the

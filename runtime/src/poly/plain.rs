@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::gpu::{Extent, Extents};
 use crate::host::HostField;
 use cudarc::driver::{CudaView, CudaViewMut};
-use fermat_codegen::plain::PlainPass;
+use fermat_codegen::plain::{PlainPass, REDUCE_THREADS};
 
 /// Blocks a plain product should have at least, to fill an H200's 132 multiprocessors
 /// twice: the chunk of terms per block shrinks (to [`MIN_CHUNK`]) until it does.
@@ -239,7 +239,7 @@ impl<F: HostField> PolyRing<F> {
         passes.run_plain(
             &stream,
             PlainPass::Reduce,
-            (window.len.div_ceil(256).max(1), 1),
+            (window.len.div_ceil(u64::from(REDUCE_THREADS)).max(1), 1),
             (&src, &src, &mut c.data.slice_mut(..)),
             Extents {
                 source: full,

@@ -53,7 +53,7 @@ pub struct PolyRing<F: HostField> {
 }
 
 /// `words` copied into a new device buffer.
-fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+pub(super) fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     device: &Device,
     words: &[W],
 ) -> Result<CudaSlice<W>, Error> {
@@ -288,16 +288,7 @@ impl<F: HostField> PolyRing<F> {
 
     /// Copies a polynomial back from the device (its values are checked).
     pub fn from_device(&self, a: &DevicePoly<F>) -> Result<Poly<F>, Error> {
-        let device = self.device()?;
-        let words = device
-            .stream()
-            .clone_dtoh(&a.data)
-            .map_err(|source| GpuError::Driver {
-                call: "cuMemcpyDtoH",
-                source,
-            })?;
-        let mut host = vec![self.field.to_host(&self.field.zero()); a.cap];
-        self.field.unpack(&words, a.cap, &mut host);
+        let host = self.download(&a.data, a.cap)?;
         let coeffs = host[..a.len]
             .iter()
             .map(|h| self.field.to_elem(h))
@@ -629,6 +620,25 @@ impl<F: HostField> PolyRing<F> {
             *slot = Some(self.device()?.alloc::<F::Word>(words)?);
         }
         Ok(slot.as_mut().expect("allocated above"))
+    }
+
+    /// The host values of a device vector of `cap` elements (digit-major for SRGFNs).
+    pub(super) fn download(
+        &self,
+        data: &CudaSlice<F::Word>,
+        cap: usize,
+    ) -> Result<Vec<F::Host>, Error> {
+        let words =
+            self.device()?
+                .stream()
+                .clone_dtoh(data)
+                .map_err(|source| GpuError::Driver {
+                    call: "cuMemcpyDtoH",
+                    source,
+                })?;
+        let mut host = vec![self.field.to_host(&self.field.zero()); cap];
+        self.field.unpack(&words, cap, &mut host);
+        Ok(host)
     }
 
     /// The passes of products besides transforms, compiled on first use.
