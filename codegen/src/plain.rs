@@ -17,6 +17,10 @@
 //! what Newton division needs). Products of a batch are grid rows: row y is chunk
 //! y mod `terms` of product ⌊y / terms⌋, each product's vectors `dist` elements apart.
 //!
+//! Division builds on two more kernels: [`PlainPass::Reverse`] (the reversed polynomials
+//! of Newton division) and [`PlainPass::Difference`] (the remainder a − q·b, and the
+//! negated correction of a Newton step of the power-series inverse).
+//!
 //! Every per-thread loop steps by the block's size, so the kernels give the same result
 //! with any number of threads — one thread per block included, which is how the host
 //! harness runs them on the CPU (`codegen/tests/product_host.rs`). [`plain_mul`] runs the
@@ -42,6 +46,12 @@ pub enum PlainPass {
     Product,
     /// c_t = Σ_(u < terms) rows_(q·terms + u, t) for t < `dst_len`, product q = grid row.
     Reduce,
+    /// c_t = a_(len a − 1 − t) for t < `dst_len` (zero past len a): the first `dst_len`
+    /// coefficients of the reversal x^(len a − 1)·a(1/x).
+    Reverse,
+    /// c_t = a_t − b_t for t < `dst_len`, each operand zero past its length: with an
+    /// empty a, the negation of b; with an empty b, a copy of a.
+    Difference,
 }
 
 /// The arguments of [`PlainPass::Product`], in order.
@@ -75,7 +85,30 @@ pub const REDUCE_ARGS: [Arg; 8] = [
     Arg::Terms,
 ];
 
-/// Threads per block of [`PlainPass::Reduce`].
+/// The arguments of [`PlainPass::Reverse`], in order.
+pub const REVERSE_ARGS: [Arg; 6] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+];
+
+/// The arguments of [`PlainPass::Difference`], in order.
+pub const DIFFERENCE_ARGS: [Arg; 9] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::Factor,
+    Arg::FactorLength,
+    Arg::FactorStride,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+];
+
+/// Threads per block of [`PlainPass::Reduce`] (and of the other elementwise kernels).
 pub const REDUCE_THREADS: u32 = 256;
 
 /// The shape of a block of [`PlainPass::Product`]: its outputs (also its threads) and the
@@ -135,14 +168,21 @@ fn row() -> Expr {
 }
 
 impl PlainPass {
-    /// Both kernels.
-    pub const ALL: [PlainPass; 2] = [PlainPass::Product, PlainPass::Reduce];
+    /// Every kernel.
+    pub const ALL: [PlainPass; 4] = [
+        PlainPass::Product,
+        PlainPass::Reduce,
+        PlainPass::Reverse,
+        PlainPass::Difference,
+    ];
 
     /// The kernel's name.
     pub fn name(self) -> &'static str {
         match self {
             PlainPass::Product => "plain_product",
             PlainPass::Reduce => "plain_reduce",
+            PlainPass::Reverse => "plain_reverse",
+            PlainPass::Difference => "plain_difference",
         }
     }
 
@@ -151,6 +191,8 @@ impl PlainPass {
         match self {
             PlainPass::Product => &PRODUCT_ARGS,
             PlainPass::Reduce => &REDUCE_ARGS,
+            PlainPass::Reverse => &REVERSE_ARGS,
+            PlainPass::Difference => &DIFFERENCE_ARGS,
         }
     }
 
@@ -158,7 +200,7 @@ impl PlainPass {
     pub fn threads(self, tile: Tile) -> u32 {
         match self {
             PlainPass::Product => tile.outputs,
-            PlainPass::Reduce => REDUCE_THREADS,
+            PlainPass::Reduce | PlainPass::Reverse | PlainPass::Difference => REDUCE_THREADS,
         }
     }
 
@@ -173,6 +215,12 @@ impl PlainPass {
                 .shared(SharedArray::new(Type::Fe, "sb", tile.window())),
             PlainPass::Reduce => Kernel::new(self.name(), params, reduce_body())
                 .doc("c[t] = sum_u rows[u][t]: the partial sums of plain products added")
+                .launch_bounds(REDUCE_THREADS),
+            PlainPass::Reverse => Kernel::new(self.name(), params, reverse_body())
+                .doc("c[t] = a[len a - 1 - t]: the reversal of a polynomial, zero past its length")
+                .launch_bounds(REDUCE_THREADS),
+            PlainPass::Difference => Kernel::new(self.name(), params, difference_body())
+                .doc("c[t] = a[t] - b[t], each operand zero past its length")
                 .launch_bounds(REDUCE_THREADS),
         }
     }
@@ -324,6 +372,50 @@ fn reduce_body() -> Vec<Stmt> {
                 var("acc"),
             ),
         ],
+    )]
+}
+
+/// Element t of a vector of `len` elements at `base`, zero past its length.
+fn load_or_zero(base: &str, len: &str, stride: &str, t: Expr) -> Expr {
+    Expr::select(
+        t.clone().lt(var(len)),
+        fe::load(var(base), t, var(stride)),
+        fe::zero(),
+    )
+}
+
+fn reverse_body() -> Vec<Stmt> {
+    // The select reads src only below its length, so the index never wraps.
+    let mirrored = Expr::select(
+        var("t").lt(var("src_len")),
+        fe::load(
+            var("src"),
+            var("src_len") - Expr::u64(1) - var("t"),
+            var("src_stride"),
+        ),
+        fe::zero(),
+    );
+    vec![Stmt::grid_stride_loop(
+        "t",
+        var("dst_len"),
+        vec![fe::store(var("dst"), var("t"), var("dst_stride"), mirrored)],
+    )]
+}
+
+fn difference_body() -> Vec<Stmt> {
+    let difference = fe::sub(
+        load_or_zero("src", "src_len", "src_stride", var("t")),
+        load_or_zero("fac", "fac_len", "fac_stride", var("t")),
+    );
+    vec![Stmt::grid_stride_loop(
+        "t",
+        var("dst_len"),
+        vec![fe::store(
+            var("dst"),
+            var("t"),
+            var("dst_stride"),
+            difference,
+        )],
     )]
 }
 

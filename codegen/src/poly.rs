@@ -199,7 +199,8 @@ pub fn source(field: &AnyField) -> Result<String, CodegenError> {
         crate::prelude::describe(field),
     )
     .note("fold, recombine, overlap_add: one thread per output coefficient, any size")
-    .note("plain_product, plain_reduce: plain products and middle products, tiles of outputs");
+    .note("plain_product, plain_reduce: plain products and middle products, tiles of outputs")
+    .note("plain_reverse, plain_difference: the reversals and differences of division");
     let tile = Tile::for_element_bytes(FieldShape::of(field).element_bytes);
     let kernels: Vec<Kernel> = ProductPass::ALL
         .iter()

@@ -190,7 +190,13 @@ fn every_field_s_product_kernels_compile_for_sm_90() {
                         let out = compile_or_show(nvrtc, name, &source, SM90_CUBIN);
                         let resources = out.resources();
                         eprintln!("{name}: {resources:?}");
-                        for kernel in ["product_fold", "plain_product", "plain_reduce"] {
+                        for kernel in [
+                            "product_fold",
+                            "plain_product",
+                            "plain_reduce",
+                            "plain_reverse",
+                            "plain_difference",
+                        ] {
                             assert!(
                                 resources.iter().any(|r| r.kernel == kernel),
                                 "{name}: the module lacks {kernel}"

@@ -66,6 +66,10 @@ int main() {
                               a[8], a[9], a[10], a[11]);
             else if (!strcmp(name, "plain_reduce"))
                 plain_reduce(src, a[1], a[2], dst, a[6], a[7], a[8], a[10]);
+            else if (!strcmp(name, "plain_reverse"))
+                plain_reverse(src, a[0], a[1], dst, a[6], a[7]);
+            else if (!strcmp(name, "plain_difference"))
+                plain_difference(src, a[0], a[1], fac, a[3], a[4], dst, a[6], a[7]);
             else if (!strcmp(name, "product_fold"))
                 product_fold(src, dst, fac, a[0], a[1], a[12], a[10]);
             else if (!strcmp(name, "product_recombine"))
@@ -350,5 +354,83 @@ fn fft_product_passes_match_their_cpu_runs() {
     for spec in ["babybear", "p4179340454199820289", "P2"] {
         let any = FieldSpec::parse(spec).unwrap().build().unwrap();
         with_field!(&any, f => check_fft_passes(&any, f));
+    }
+}
+
+/// The division's elementwise kernels: the reversal of a polynomial cut short and padded
+/// with zeros, and differences of operands of unequal lengths (a negation and a copy
+/// among them), from vectors of larger capacity into poisoned outputs.
+fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
+    let k = any.srgfn_params().map_or(1, |p| p.k as usize);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let name = format!("division_passes_{}", any.name());
+    let (la, lb, cap) = (300usize, 170usize, 310usize);
+    let (a, b) = (random(field, &mut rng, la), random(field, &mut rng, lb));
+    let at = |v: &[F::Elem], t: usize| v.get(t).copied().unwrap_or(field.zero());
+    // Reversals: shorter than a, as long, and longer (zeros past len a).
+    for out_len in [100usize, la, 305] {
+        let reverse = Launch {
+            name: "plain_reverse",
+            grid: (1, 1),
+            bufs: (0, 0, 1),
+            src: [la as u64, cap as u64, 0],
+            dst: [out_len as u64, cap as u64, 0],
+            ..Launch::default()
+        };
+        let buffers = vec![words(field, &a, cap, k), vec![POISON; cap * k]];
+        let Some(out) = run(&name, any, &buffers, &[reverse], 1) else {
+            return;
+        };
+        let want: Vec<F::Elem> = (0..out_len)
+            .map(|t| if t < la { a[la - 1 - t] } else { field.zero() })
+            .collect();
+        let got = elements(field, &out, out_len, cap, k);
+        assert!(got == want, "{name}: reverse to {out_len}");
+    }
+    // Differences: a − b over the longer length, −b (a empty), a (b empty), and a − b cut
+    // to 50 outputs.
+    let cases: [(&[F::Elem], &[F::Elem], usize); 5] = [
+        (&a, &b, la),
+        (&b, &a, la),
+        (&[], &b, lb),
+        (&a, &[], la),
+        (&a, &b, 50),
+    ];
+    for (x, y, out_len) in cases {
+        let difference = Launch {
+            name: "plain_difference",
+            grid: (1, 1),
+            bufs: (0, 1, 2),
+            src: [x.len() as u64, cap as u64, 0],
+            fac: [y.len() as u64, cap as u64, 0],
+            dst: [out_len as u64, cap as u64, 0],
+            ..Launch::default()
+        };
+        // An empty operand's buffer holds junk: the kernel must not read it.
+        let junk = |v: &[F::Elem]| if v.is_empty() { b.clone() } else { v.to_vec() };
+        let buffers = vec![
+            words(field, &junk(x), cap, k),
+            words(field, &junk(y), cap, k),
+            vec![POISON; cap * k],
+        ];
+        let out = run(&name, any, &buffers, &[difference], 2).unwrap();
+        let want: Vec<F::Elem> = (0..out_len)
+            .map(|t| field.sub(&at(x, t), &at(y, t)))
+            .collect();
+        let got = elements(field, &out, out_len, cap, k);
+        assert!(
+            got == want,
+            "{name}: difference of {} and {} to {out_len}",
+            x.len(),
+            y.len()
+        );
+    }
+}
+
+#[test]
+fn division_passes_reverse_and_subtract() {
+    for spec in ["babybear", "goldilocks", "P3"] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        with_field!(&any, f => check_division_passes(&any, f));
     }
 }

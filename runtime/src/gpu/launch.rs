@@ -267,7 +267,9 @@ impl GpuPasses {
             .expect("every pass is loaded");
         // The reduction loops over its grid; the product's blocks are its tiles.
         let blocks = match pass {
-            PlainPass::Reduce => blocks.clamp(1, PASS_BLOCKS),
+            PlainPass::Reduce | PlainPass::Reverse | PlainPass::Difference => {
+                blocks.clamp(1, PASS_BLOCKS)
+            }
             PlainPass::Product => blocks.max(1),
         };
         let l = Launch {
