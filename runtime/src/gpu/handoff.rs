@@ -75,9 +75,12 @@ impl Counters {
     ) -> Result<(&mut CudaSlice<u32>, u32), GpuError> {
         let need = if hand_off { per_transform * batch } else { 0 }.max(1);
         if self.data.as_ref().is_none_or(|d| d.len() < need) {
-            // Zeroed on the device's stream; the slice's events order that before the call.
+            // Zeroed on the device's stream: another stream waits for that.
             self.data = Some(device.alloc::<u32>(need)?);
             self.epochs = Epochs::zeroed(batch);
+            if !Arc::ptr_eq(stream, device.stream()) {
+                device.join(stream, device.stream())?;
+            }
         }
         let data = self.data.as_mut().expect("allocated above");
         if !hand_off {

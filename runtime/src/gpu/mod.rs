@@ -181,6 +181,14 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
         return Ok(d.clone());
     }
     let ctx = CudaContext::new(ordinal).map_err(driver("cuCtxCreate"))?;
+    // SAFETY: fermat orders its streams itself. Every buffer is allocated, used and freed
+    // on the device's stream, except for the side stream of split products, which waits
+    // for the device's stream after the buffers it uses exist and before it uses them
+    // (`Device::join`, and the joins after allocations made for it), and which the device's
+    // stream waits for before it reads what the side stream wrote or frees anything. The
+    // per-buffer events cudarc would otherwise record cost two driver calls per buffer per
+    // launch: most of a small kernel's launch.
+    unsafe { ctx.disable_event_tracking() };
     let name = ctx.name().map_err(driver("cuDeviceGetName"))?;
     let arch = ctx
         .compute_capability()

@@ -232,9 +232,11 @@ impl<F: HostField> Convolution<F> {
             scratch,
             counters,
         } = &mut *work;
-        let ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
+        let mut allocated = false;
+        let mut ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
             if slot.as_ref().is_none_or(|s| s.len() < len) {
                 *slot = Some(device.alloc::<F::Word>(len)?);
+                allocated = true;
             }
             Ok(())
         };
@@ -247,6 +249,10 @@ impl<F: HostField> Convolution<F> {
         ensure(scratch, words * batch)?;
         if b.is_some() {
             ensure(second, words * b_parts)?;
+        }
+        // Buffers are allocated on the device's stream: another stream waits for them.
+        if allocated && !Arc::ptr_eq(stream, device.stream()) {
+            device.join(stream, device.stream())?;
         }
         let first = first.as_mut().expect("allocated above");
         let scratch = scratch.as_mut().expect("allocated above");

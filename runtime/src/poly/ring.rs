@@ -500,7 +500,6 @@ impl<F: HostField> PolyRing<F> {
         // they fill the gaps the larger product's passes leave, and join before the
         // recombination reads both products.
         let side = device.side_stream()?.clone();
-        device.join(&side, &stream)?;
         let other = b.unwrap_or(a);
         let poly = |p: &DevicePoly<F>| Extent {
             len: p.len as u64,
@@ -514,6 +513,19 @@ impl<F: HostField> PolyRing<F> {
             dist: 0,
             stride: len,
         };
+        // What the side stream uses is made on the device's stream before it starts.
+        let passes = self.passes()?;
+        let fold_table = self.table(ProductPass::Fold, n, m)?;
+        {
+            let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+            let [first, second, r] = &mut *work;
+            self.work_buffer(first, m as usize)?;
+            if b.is_some() {
+                self.work_buffer(second, m as usize)?;
+            }
+            self.work_buffer(r, m as usize)?;
+        }
+        device.join(&side, &stream)?;
         let (va, vb) = (a.data.slice(..), other.data.slice(..));
         self.convolution(n)?.cyclic_device(
             &stream,
@@ -537,8 +549,6 @@ impl<F: HostField> PolyRing<F> {
             1,
         )?;
         let terms = n / m;
-        let passes = self.passes()?;
-        let fold_table = self.table(ProductPass::Fold, n, m)?;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let [first, second, r] = &mut *work;
         let mut folded = Vec::new();
