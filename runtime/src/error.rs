@@ -141,6 +141,28 @@ pub enum Error {
         /// The name of the field.
         field: String,
     },
+    /// A division by the zero polynomial (`[]`, or a list of zeros).
+    #[error(
+        "division by the zero polynomial over {field}: the divisor must have a nonzero coefficient"
+    )]
+    ZeroDivisor {
+        /// The name of the field.
+        field: String,
+    },
+    /// An exact division whose remainder is not zero.
+    #[error("the division is not exact: the remainder has degree {remainder_degree} (the divisor degree {divisor_degree}); an exact division needs a zero remainder")]
+    InexactDivision {
+        /// The degree of the remainder.
+        remainder_degree: usize,
+        /// The degree of the divisor.
+        divisor_degree: usize,
+    },
+    /// The power-series inverse of a series whose constant term is zero.
+    #[error("a power series has an inverse only when its constant term is nonzero; this one's is 0 (over {field})")]
+    SeriesNotInvertible {
+        /// The name of the field.
+        field: String,
+    },
     /// Text that does not spell an element of a field.
     #[error("cannot read '{text}' as an element of {field}: {why}")]
     ParseElement {

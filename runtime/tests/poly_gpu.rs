@@ -1,7 +1,8 @@
 //! On a machine with a GPU: products of polynomials on the device equal those of the CPU
 //! backend for every catalogue field and many shapes — one cyclic product, split products
 //! just above powers of two, unbalanced blocks, squares — written into poisoned device
-//! polynomials, so that a coefficient no kernel writes fails to read back. Without a
+//! polynomials, so that a coefficient no kernel writes fails to read back; likewise
+//! divisions and power-series inverses. Without a
 //! driver or a device the test skips, saying why (`FERMAT_REQUIRE_GPU=1` makes that a
 //! failure).
 
@@ -166,5 +167,141 @@ fn middle_products_and_batches_on_the_device() {
     for spec in ["babybear", "goldilocks", "P3"] {
         let any = FieldSpec::parse(spec).unwrap().build().unwrap();
         with_field!(&any, f => check_middle_and_batches(f));
+    }
+}
+
+/// Divisions and series inverses on the device against the CPU backend, plain and
+/// FFT-based, quotient and remainder written into poisoned device polynomials; a divisor
+/// with zeros at its top (a device result) and zero divisors.
+fn check_division<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
+    use fermat::poly::Crossover;
+    let Some(gpu) = gpu_ring(field) else {
+        return;
+    };
+    let cpu = PolyRing::new(field, Backend::Cpu).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    let name = field.name();
+    for crossover in [Crossover::always(), Crossover::never()] {
+        let gpu = PolyRing::new(field, Backend::Gpu(0))
+            .unwrap()
+            .with_crossover(crossover);
+        for &(la, lb) in shapes {
+            let a = Poly::random(field, la, &mut rng);
+            let b = Poly::random(field, lb, &mut rng);
+            if b.is_zero() {
+                continue;
+            }
+            let (want_q, want_r) = cpu.divrem(&a, &b).unwrap();
+            let (da, db) = (gpu.to_device(&a).unwrap(), gpu.to_device(&b).unwrap());
+            let mut q = gpu.poisoned_device(la + 3).unwrap();
+            let mut r = gpu.poisoned_device(lb + 3).unwrap();
+            gpu.divrem_device_into(&da, &db, &mut q, &mut r).unwrap();
+            let (got_q, got_r) = (gpu.from_device(&q).unwrap(), gpu.from_device(&r).unwrap());
+            assert!(
+                got_q == want_q,
+                "{name}: quotient of {la} / {lb} {crossover:?}"
+            );
+            assert!(
+                got_r == want_r,
+                "{name}: remainder of {la} / {lb} {crossover:?}"
+            );
+            let n = la.max(1);
+            let mut f = a.clone();
+            if f.coeff(0) == field.zero() {
+                f = f.add(&Poly::one(field)).unwrap();
+            }
+            let g = gpu
+                .inv_series_device(&gpu.to_device(&f).unwrap(), n)
+                .unwrap();
+            assert!(
+                gpu.from_device(&g).unwrap() == cpu.inv_series(&f, n).unwrap(),
+                "{name}: 1/f mod x^{n}, len f = {la} {crossover:?}"
+            );
+        }
+    }
+    // A divisor whose device length counts zeros at its top: x^3 + 1 as the window
+    // [0, 6) of (x^3 + 1)·1.
+    let b = Poly::from_u64s(field, &[1, 0, 0, 1]);
+    let db = gpu
+        .mul_middle_device(
+            &gpu.to_device(&b).unwrap(),
+            &gpu.to_device(&Poly::one(field)).unwrap(),
+            0,
+            6,
+        )
+        .unwrap();
+    assert_eq!(db.len(), 6);
+    let a = Poly::random(field, 40, &mut rng);
+    let (q, r) = gpu.divrem_device(&gpu.to_device(&a).unwrap(), &db).unwrap();
+    let want = cpu.divrem(&a, &b).unwrap();
+    assert!(
+        (gpu.from_device(&q).unwrap(), gpu.from_device(&r).unwrap()) == want,
+        "{name}: a divisor with zeros at its top"
+    );
+    // Zero divisors: empty, and zeros only.
+    let da = gpu.to_device(&a).unwrap();
+    let zeros = gpu
+        .mul_middle_device(
+            &gpu.to_device(&b).unwrap(),
+            &gpu.to_device(&b).unwrap(),
+            20,
+            5,
+        )
+        .unwrap();
+    for zero in [gpu.to_device(&Poly::zero(field)).unwrap(), zeros] {
+        let err = gpu.divrem_device(&da, &zero).unwrap_err();
+        assert!(matches!(err, Error::ZeroDivisor { .. }), "{name}: {err}");
+    }
+    let mut small = gpu.poisoned_device(2).unwrap();
+    let mut r = gpu.poisoned_device(4).unwrap();
+    let err = gpu
+        .divrem_device_into(&da, &gpu.to_device(&b).unwrap(), &mut small, &mut r)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Capacity {
+                capacity: 2,
+                len: 37
+            }
+        ),
+        "{name}: {err}"
+    );
+}
+
+/// Shapes (len a, len b) of divisions: a shorter than b, b constant, short and long
+/// quotients, the Newton seed's length crossed, and the sizes of the speed targets.
+const DIVISION_SHAPES: [(usize, usize); 11] = [
+    (3, 5),
+    (5, 5),
+    (40, 1),
+    (300, 1),
+    (65, 1),
+    (101, 100),
+    (300, 40),
+    (700, 33),
+    (1200, 500),
+    (10_001, 5001),
+    (1 << 14, 1 << 13),
+];
+
+#[test]
+fn divisions_and_series_inverses_on_the_device() {
+    for spec in [
+        "P1",
+        "P2",
+        "P3",
+        "P4",
+        "babybear",
+        "goldilocks",
+        "469762049",
+    ] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        let shapes = if spec.starts_with('P') {
+            &DIVISION_SHAPES[..10]
+        } else {
+            &DIVISION_SHAPES[..]
+        };
+        with_field!(&any, f => check_division(f, shapes));
     }
 }

@@ -215,6 +215,9 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
             }
         }
     }
+    if gpu && !quick {
+        out.extend(super::bench_div::run_gpu(runs)?);
+    }
     if cpu {
         let take = if quick { 1 } else { CPU.len() };
         for work in CPU.iter().take(take) {
@@ -229,6 +232,9 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
                 out.push(r);
             }
         }
+    }
+    if cpu && !quick {
+        out.extend(super::bench_div::run_cpu(runs)?);
     }
     Ok(out)
 }
@@ -263,7 +269,7 @@ fn print_header() {
     );
 }
 
-fn print_row(r: &PolyResult) {
+pub(super) fn print_row(r: &PolyResult) {
     println!(
         "{:<20} {:<13} {:>9} {:>9} {:<12} {:>10.4}  {:<60} \"{}\" | {}",
         r.field,
@@ -278,7 +284,7 @@ fn print_row(r: &PolyResult) {
     );
 }
 
-fn random<F: HostField>(field: &F, len: usize, seed: u64) -> Poly<F> {
+pub(super) fn random<F: HostField>(field: &F, len: usize, seed: u64) -> Poly<F> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     Poly::random(field, len, &mut rng)
 }
@@ -446,18 +452,27 @@ fn time_cpu<F: HostField>(
     let ring = PolyRing::new(field, Backend::Cpu)?;
     let plan = ring.product_plan(work.len_a, work.len_b)?;
     let (a, b) = (random(field, work.len_a, 1), random(field, work.len_b, 2));
-    ring.mul(&a, &b)?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let started = Instant::now();
-        ring.mul(&a, &b)?;
-        times.push(started.elapsed().as_secs_f64() * 1e3);
-    }
+    let ms = median_wall_ms(runs, || ring.mul(&a, &b).map(drop))?;
     Ok(PolyResult::product(
         field,
         work,
         &plan,
         format!("cpu, {threads} thr"),
-        median(times),
+        ms,
     ))
+}
+
+/// The median wall time of `runs` calls after one call to warm up, in milliseconds.
+pub(super) fn median_wall_ms(
+    runs: usize,
+    mut call: impl FnMut() -> Result<(), fermat::Error>,
+) -> Result<f64, fermat::Error> {
+    call()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        call()?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(times))
 }

@@ -1,11 +1,14 @@
 //! The subcommands of the `fermat` binary, one module each.
 
 mod bench;
+mod bench_div;
 mod bench_poly;
 mod derive;
+mod div;
 mod fft;
 mod gen;
 mod mul;
+mod operands;
 mod primes;
 mod selftest;
 mod selftest_mul;
@@ -35,6 +38,8 @@ enum Command {
     Fft(fft::Args),
     /// Multiply two polynomials from files or random, verify the product and time it.
     Mul(mul::Args),
+    /// Divide two polynomials with remainder, from files or random, verify and time it.
+    Div(div::Args),
     /// Write the CUDA kernels and manifest of a transform, or the whole catalogue.
     Gen(gen::Args),
     /// Check every catalogue field at many sizes on each backend against exact references.
@@ -52,6 +57,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Derive(args) => derive::run(args),
         Command::Fft(args) => fft::run(args),
         Command::Mul(args) => mul::run(args),
+        Command::Div(args) => div::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Bench(args) => bench::run(args),

@@ -1,47 +1,27 @@
 //! `fermat mul`: the product of two polynomials from files or random, verified and timed.
 
-use super::fft::backend;
+use super::operands::{finish, report_for, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::{Poly, PolyRing};
-use fermat::{FieldSpec, HostField};
+use fermat::poly::Poly;
+use fermat::HostField;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 /// Arguments of `fermat mul`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
-    #[arg(long)]
-    field: String,
-    /// The first operand: a JSON list of decimal strings, lowest degree first.
-    #[arg(long, requires = "b", conflicts_with = "random")]
-    a: Option<PathBuf>,
-    /// The second operand, likewise.
-    #[arg(long, requires = "a")]
-    b: Option<PathBuf>,
-    /// Random operands from this seed, of --len-a and --len-b coefficients.
-    #[arg(long, requires_all = ["len_a", "len_b"])]
-    random: Option<u64>,
-    /// Coefficients of the random first operand.
-    #[arg(long)]
-    len_a: Option<usize>,
-    /// Coefficients of the random second operand.
-    #[arg(long)]
-    len_b: Option<usize>,
+    #[command(flatten)]
+    ring: RingArgs,
+    #[command(flatten)]
+    operands: Operands,
     /// Where to write the product (a JSON list of decimal strings); standard output
     /// without it.
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Where to run: cpu, gpu or auto (the GPU if there is one).
-    #[arg(long, default_value = "auto")]
-    backend: String,
-    /// The GPU ordinal for --backend gpu.
-    #[arg(long, default_value_t = 0)]
-    device: usize,
     /// Check the product: at random points, and against the schoolbook product where it
     /// takes at most 2^26 coefficient products.
     #[arg(long)]
@@ -59,7 +39,7 @@ const POINTS: usize = 4;
 
 /// Runs `fermat mul`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let field = FieldSpec::parse(&args.field)?.build()?;
+    let field = args.ring.field()?;
     // Refuse an output that cannot be written before any work.
     if let Some(path) = &args.output {
         std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -67,49 +47,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     with_field!(&field, f => mul(f, &args))
 }
 
-fn operands<F: HostField>(field: &F, args: &Args) -> Result<(Poly<F>, Poly<F>), CliError> {
-    match (&args.a, &args.b, args.random) {
-        (Some(a), Some(b), _) => {
-            let read = |path: &Path| -> Result<Poly<F>, CliError> {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                Poly::from_json(field, &text).map_err(|e| format!("{}: {e}", path.display()).into())
-            };
-            Ok((read(a)?, read(b)?))
-        }
-        (_, _, Some(seed)) => {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let (la, lb) = (args.len_a.unwrap_or(0), args.len_b.unwrap_or(0));
-            Ok((
-                Poly::random(field, la, &mut rng),
-                Poly::random(field, lb, &mut rng),
-            ))
-        }
-        _ => {
-            Err("give the operands: --a FILE --b FILE, or --random SEED --len-a N --len-b M".into())
-        }
-    }
-}
-
 fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     if let Some(count) = args.batch {
         return mul_batch(field, args, count);
     }
-    let (a, b) = operands(field, args)?;
-    let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
+    let (a, b) = args.operands.read(field)?;
+    let (ring, field_line) = args.ring.ring(field)?;
     let plan = ring.product_plan(a.len(), b.len())?;
-    // The report goes to standard error when the product goes to standard output.
-    let mut report: Box<dyn Write> = if args.output.is_some() {
-        Box::new(std::io::stdout())
-    } else {
-        Box::new(std::io::stderr())
-    };
-    writeln!(
-        report,
-        "field    {} ({} bits)",
-        field.name(),
-        field.modulus().bits()
-    )?;
+    let mut report = report_for(&args.output);
+    writeln!(report, "{field_line}")?;
     writeln!(
         report,
         "lengths  {} × {} → {}",
@@ -139,19 +85,7 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
         ok &= verify(field, &a, &b, &c, &mut report)?;
     }
     let json = c.to_json();
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, &json)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            writeln!(report, "output   {}", path.display())?;
-        }
-        None => println!("{json}"),
-    }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    finish(&args.output, &json, ok, &mut report)
 }
 
 /// Checks c = a·b at random points, and against the schoolbook product where affordable.
@@ -193,7 +127,10 @@ fn mul_batch<F: HostField>(field: &F, args: &Args, count: usize) -> Result<ExitC
     if count == 0 || count > MAX_BATCH {
         return Err(format!("--batch {count}: give 1 to {MAX_BATCH} products").into());
     }
-    let (la, lb) = (args.len_a.unwrap_or(0), args.len_b.unwrap_or(0));
+    let (la, lb) = (
+        args.operands.len_a.unwrap_or(0),
+        args.operands.len_b.unwrap_or(0),
+    );
     let words = (la + lb) as u64 * count as u64 * field.words() as u64;
     if words > 1 << 32 {
         return Err(format!(
@@ -201,22 +138,17 @@ fn mul_batch<F: HostField>(field: &F, args: &Args, count: usize) -> Result<ExitC
         )
         .into());
     }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.random.unwrap_or(0));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.operands.random.unwrap_or(0));
     let a: Vec<Poly<F>> = (0..count)
         .map(|_| Poly::random(field, la, &mut rng))
         .collect();
     let b: Vec<Poly<F>> = (0..count)
         .map(|_| Poly::random(field, lb, &mut rng))
         .collect();
-    let ring = PolyRing::new(field, backend(&args.backend, args.device)?)?;
+    let (ring, field_line) = args.ring.ring(field)?;
     let plan = ring.batch_plan(la, lb)?;
     let mut report = std::io::stdout();
-    writeln!(
-        report,
-        "field    {} ({} bits)",
-        field.name(),
-        field.modulus().bits()
-    )?;
+    writeln!(report, "{field_line}")?;
     writeln!(
         report,
         "batch    {count} products of {la} × {lb} → {}",

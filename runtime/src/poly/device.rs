@@ -1,5 +1,6 @@
 //! Polynomials in device memory.
 
+use crate::gpu::Extent;
 use crate::host::HostField;
 use cudarc::driver::CudaSlice;
 
@@ -55,6 +56,16 @@ impl<F: HostField> DevicePoly<F> {
     /// The raw device words.
     pub fn words(&self) -> &CudaSlice<F::Word> {
         &self.data
+    }
+
+    /// Where the kernels find the first `len` coefficients.
+    pub(crate) fn extent(&self, len: usize) -> Extent {
+        Extent {
+            len: len as u64,
+            limit: len as u64,
+            dist: 0,
+            stride: self.cap as u64,
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Dense univariate polynomials over fermat's fields, on the host and on the device, and
-//! their arithmetic: FFT-based products on the GPU and the CPU.
+//! their arithmetic: FFT-based and plain products, division with remainder and
+//! power-series inverses, on the GPU and the CPU.
 //!
 //! [`Poly<F>`] holds its coefficients lowest degree first, normalised: no trailing zeros,
 //! and the zero polynomial has none. Its device twin [`DevicePoly<F>`] keeps them in
@@ -7,9 +8,12 @@
 //! of operations stay on the GPU. A [`PolyRing<F>`] multiplies them on one backend and
 //! keeps the plans of every size it has used.
 
+mod basecase;
 mod batch;
 mod convolution;
 mod device;
+mod division;
+mod division_device;
 mod dynamic;
 mod host;
 mod json;
@@ -18,6 +22,7 @@ mod product;
 mod ring;
 mod schoolbook;
 
+pub use basecase::{divrem_basecase, inv_series_basecase};
 pub use batch::DeviceBatch;
 pub use device::DevicePoly;
 pub use dynamic::Polynomial;

@@ -133,7 +133,7 @@ impl<F: HostField> PolyRing<F> {
             Algorithm::Zero => Ok(Poly::new(&self.field, Vec::new())),
             Algorithm::Schoolbook | Algorithm::Plain => schoolbook_mul_middle(a, b, lo, lo + len),
             _ => {
-                let n = middle_points(&plan, lo, len, self.field.two_adicity())?;
+                let (n, wrapped) = middle_points(&plan, lo, len, self.field.two_adicity())?;
                 let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
                 self.convolution(n)?.cyclic_host(
                     &self.field,
@@ -143,6 +143,12 @@ impl<F: HostField> PolyRing<F> {
                 )?;
                 let mut window: Vec<F::Elem> = c.get(lo..).unwrap_or(&[]).to_vec();
                 window.resize(len, self.field.zero());
+                // The coefficients that wrapped into the window, taken out again.
+                let extra = schoolbook_mul_middle(a, b, wrapped.start, wrapped.end)?;
+                for (i, t) in wrapped.enumerate() {
+                    let w = &mut window[t - n as usize - lo];
+                    *w = self.field.sub(w, &extra.coeff(i));
+                }
                 Ok(Poly::new(&self.field, window))
             }
         }
@@ -158,40 +164,75 @@ impl<F: HostField> PolyRing<F> {
         lo: usize,
         len: usize,
     ) -> Result<DevicePoly<F>, Error> {
-        let plan = self.product_plan(a.len, b.len)?;
         let mut c = self.zeros(len)?;
-        let whole = |p: &DevicePoly<F>| Extent {
-            len: p.len as u64,
-            limit: p.len as u64,
-            dist: 0,
-            stride: p.cap as u64,
-        };
-        let out = Extent {
-            len: len as u64,
-            limit: len as u64,
-            dist: 0,
-            stride: c.cap as u64,
-        };
-        let (va, vb) = (a.data.slice(..), b.data.slice(..));
+        let out = c.extent(len);
+        self.middle_into(
+            (&a.data.slice(..), a.extent(a.len)),
+            (&b.data.slice(..), b.extent(b.len)),
+            lo,
+            (&mut c.data.slice_mut(..), out),
+        )?;
+        c.len = if a.len == 0 || b.len == 0 { 0 } else { len };
+        Ok(c)
+    }
+
+    /// Queues coefficients lo..lo + `out.len` of the product of the parts a and b into
+    /// `out`: plain where the ring's crossover says, else a window of one cyclic product.
+    /// Nothing is written when a factor is empty.
+    pub(super) fn middle_into(
+        &self,
+        a: Part<'_, '_, F::Word>,
+        b: Part<'_, '_, F::Word>,
+        lo: usize,
+        (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
+    ) -> Result<(), Error> {
+        let plan = self.product_plan(a.1.len as usize, b.1.len as usize)?;
         match plan.algorithm {
-            Algorithm::Zero => {
-                c.len = 0;
-                return Ok(c);
+            Algorithm::Zero => Ok(()),
+            Algorithm::Plain | Algorithm::Schoolbook => {
+                self.plain_device(a, b, (lo as u64, out.len), (c, out), 1)
             }
-            Algorithm::Plain | Algorithm::Schoolbook => self.plain_device(
-                (&va, whole(a)),
-                (&vb, whole(b)),
-                (lo as u64, len as u64),
-                (&mut c.data.slice_mut(..), out),
-                1,
-            )?,
             _ => {
-                let n = middle_points(&plan, lo, len, self.field.two_adicity())?;
-                self.window_of_cyclic(n, (&va, whole(a)), (&vb, whole(b)), lo, (&mut c, out))?;
+                let (n, wrapped) =
+                    middle_points(&plan, lo, out.len as usize, self.field.two_adicity())?;
+                self.window_of_cyclic(n, a, b, lo, (c, out))?;
+                if wrapped.is_empty() {
+                    return Ok(());
+                }
+                // The coefficients that wrapped into the window, by a plain product, taken
+                // out again (through a copy: the difference kernel's operands are
+                // distinct).
+                let w = wrapped.len();
+                let (mut extra, mut fixed) = (self.zeros(w)?, self.zeros(w)?);
+                let (extra_out, fixed_out) = (extra.extent(w), fixed.extent(w));
+                self.plain_device(
+                    a,
+                    b,
+                    (wrapped.start as u64, w as u64),
+                    (&mut extra.data.slice_mut(..), extra_out),
+                    1,
+                )?;
+                let at = wrapped.start - n as usize - lo;
+                let part = Extent {
+                    len: w as u64,
+                    limit: w as u64,
+                    ..out
+                };
+                self.elementwise(
+                    PlainPass::Difference,
+                    (&c.slice(at..), part),
+                    (&extra.data.slice(..), extra_out),
+                    (&mut fixed.data.slice_mut(..), fixed_out),
+                )?;
+                let view = fixed.data.slice(..);
+                self.elementwise(
+                    PlainPass::Difference,
+                    (&view, fixed_out),
+                    (&view, fixed.extent(0)),
+                    (&mut c.slice_mut(at..), part),
+                )
             }
         }
-        c.len = len;
-        Ok(c)
     }
 
     /// Coefficients lo.. of the cyclic product of n points of a and b into c, through a
@@ -202,7 +243,7 @@ impl<F: HostField> PolyRing<F> {
         a: Part<'_, '_, F::Word>,
         b: Part<'_, '_, F::Word>,
         lo: usize,
-        (c, out): (&mut DevicePoly<F>, Extent),
+        (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
     ) -> Result<(), Error> {
         let stream = self.device()?.stream().clone();
         let passes = self.passes()?;
@@ -240,7 +281,7 @@ impl<F: HostField> PolyRing<F> {
             &stream,
             PlainPass::Reduce,
             (window.len.div_ceil(u64::from(REDUCE_THREADS)).max(1), 1),
-            (&src, &src, &mut c.data.slice_mut(..)),
+            (&src, &src, c),
             Extents {
                 source: full,
                 destination: window,
@@ -252,25 +293,41 @@ impl<F: HostField> PolyRing<F> {
     }
 }
 
-/// The points of the cyclic product a middle product lo..lo + len of `plan`'s operands
-/// takes: a power of two N ≥ lo + len with no wrapped coefficient at or above lo.
+/// The points N of the cyclic product a middle product lo..lo + len of `plan`'s operands
+/// takes, and the coefficients of the whole product that wrap into its window: the power
+/// of two N ≥ lo + len, len a, len b, with the wrapped coefficients (c_t, t ∈ [lo + N, lo + len + N))
+/// left to a plain product while they cost less than the transforms N saves, else the
+/// power of two with none (N ≥ len a + len b − 1 − lo).
 fn middle_points(
     plan: &ProductPlan,
     lo: usize,
     len: usize,
     two_adicity: u32,
-) -> Result<u64, Error> {
+) -> Result<(u64, std::ops::Range<usize>), Error> {
     let whole = plan.len();
-    let need = (lo + len).max(whole.saturating_sub(lo)).max(2);
-    let n = (need as u64).next_power_of_two();
+    // The operands fit the cyclic product unfolded.
+    let fit = (lo + len).max(plan.len_a).max(plan.len_b).max(2);
+    let small = fit.next_power_of_two();
+    let wrapped = (lo + small).min(whole)..(lo + len + small).min(whole);
+    let terms = plan.len_a.min(plan.len_b);
+    // Coefficients at or past lo + 2N would wrap twice: then only the larger N serves.
+    let n = if whole <= lo + 2 * small
+        && (wrapped.len() as u64) * (terms as u64)
+            <= (small as u64) * u64::from(small.trailing_zeros())
+    {
+        small
+    } else {
+        fit.max(whole.saturating_sub(lo)).next_power_of_two()
+    };
     let max_log = two_adicity.min(62);
     if n.trailing_zeros() > max_log {
         return Err(Error::ProductTooLong {
             len_a: plan.len_a,
             len_b: plan.len_b,
-            len: need as u64,
+            len: n as u64,
             max: 1 << max_log,
         });
     }
-    Ok(n)
+    let wrapped = if n == small { wrapped } else { 0..0 };
+    Ok((n as u64, wrapped))
 }

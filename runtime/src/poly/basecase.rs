@@ -1,0 +1,156 @@
+//! Division with remainder and the power-series inverse by their quadratic recurrences:
+//! exact and simple, they are what the Newton iterations start from and the references
+//! those are tested against.
+
+use super::host::{check_same_field, Poly};
+use crate::error::Error;
+use fermat_dsl::field::Field;
+
+/// The quotient and remainder of a by b by long division: a = q·b + r with deg r < deg b,
+/// in (len a − len b + 1)·(len b − 1) products.
+///
+/// Errors: [`Error::ZeroDivisor`] when b is zero, [`Error::FieldMismatch`] when the
+/// fields' moduli differ.
+///
+/// ```
+/// use fermat::dsl::Fp32;
+/// use fermat::poly::{divrem_basecase, Poly};
+///
+/// let f = Fp32::new(469762049)?;
+/// let a = Poly::from_u64s(&f, &[5, 0, 0, 1]); // x³ + 5
+/// let b = Poly::from_u64s(&f, &[469762048, 1]); // x − 1
+/// let (q, r) = divrem_basecase(&a, &b)?;
+/// assert_eq!(q, Poly::from_u64s(&f, &[1, 1, 1]));
+/// assert_eq!(r, Poly::from_u64s(&f, &[6]));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub fn divrem_basecase<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<(Poly<F>, Poly<F>), Error> {
+    check_same_field(a.field(), b.field())?;
+    let f = a.field();
+    let lead = b
+        .leading()
+        .ok_or_else(|| Error::ZeroDivisor { field: f.name() })?;
+    let (n, m) = (a.len(), b.len());
+    if n < m {
+        return Ok((Poly::zero(f), a.clone()));
+    }
+    let lead_inv = f.inv(&lead)?;
+    let y = &b.coeffs()[..m - 1];
+    let mut r = a.coeffs().to_vec();
+    let mut q = vec![f.zero(); n - m + 1];
+    // The top coefficient of the working remainder fixes each quotient coefficient,
+    // highest first; subtracting q_i·x^i·b clears it.
+    for i in (0..q.len()).rev() {
+        let c = f.mul(&r[i + m - 1], &lead_inv);
+        if c != f.zero() {
+            for (rj, bj) in r[i..i + m - 1].iter_mut().zip(y) {
+                *rj = f.sub(rj, &f.mul(&c, bj));
+            }
+        }
+        q[i] = c;
+    }
+    r.truncate(m - 1);
+    Ok((Poly::new(f, q), Poly::new(f, r)))
+}
+
+/// The inverse of the power series f mod x^n: the g of degree below n with
+/// f·g ≡ 1 (mod x^n), by the recurrence g_t = −g_0·Σ_(1 ≤ j ≤ t) f_j·g_(t−j), in about
+/// n²/2 products.
+///
+/// Errors: [`Error::SeriesNotInvertible`] when f(0) = 0 (f = 0 included).
+///
+/// ```
+/// use fermat::dsl::Fp32;
+/// use fermat::poly::{inv_series_basecase, Poly};
+///
+/// let f = Fp32::new(469762049)?;
+/// let one_minus_x = Poly::from_u64s(&f, &[1, 469762048]);
+/// // 1/(1 − x) = 1 + x + x² + …
+/// assert_eq!(inv_series_basecase(&one_minus_x, 4)?, Poly::from_u64s(&f, &[1, 1, 1, 1]));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub fn inv_series_basecase<F: Field>(f: &Poly<F>, n: usize) -> Result<Poly<F>, Error> {
+    let field = f.field();
+    let g = inv_series_coeffs(field, f.coeffs(), n)?;
+    Ok(Poly::new(field, g))
+}
+
+/// [`inv_series_basecase`] on coefficient slices: all n coefficients of the inverse.
+pub(super) fn inv_series_coeffs<F: Field>(
+    field: &F,
+    f: &[F::Elem],
+    n: usize,
+) -> Result<Vec<F::Elem>, Error> {
+    let f0 = f.first().copied().unwrap_or(field.zero());
+    if f0 == field.zero() {
+        return Err(Error::SeriesNotInvertible {
+            field: field.name(),
+        });
+    }
+    let g0 = field.inv(&f0)?;
+    let mut g: Vec<F::Elem> = Vec::with_capacity(n);
+    for t in 0..n {
+        if t == 0 {
+            g.push(g0);
+            continue;
+        }
+        let sum = (1..=t.min(f.len() - 1)).fold(field.zero(), |acc, j| {
+            field.add(&acc, &field.mul(&f[j], &g[t - j]))
+        });
+        g.push(field.neg(&field.mul(&g0, &sum)));
+    }
+    Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::schoolbook_mul;
+    use fermat_dsl::field::Fp32;
+    use rand::SeedableRng;
+
+    #[test]
+    fn long_division_recovers_its_operands() {
+        let f = Fp32::new(469762049).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (la, lb) in [(0, 1), (1, 1), (5, 1), (3, 7), (20, 7), (64, 63)] {
+            let a = Poly::random(&f, la, &mut rng);
+            let b = Poly::random(&f, lb, &mut rng);
+            let (q, r) = divrem_basecase(&a, &b).unwrap();
+            assert!(r.len() < b.len(), "{la} / {lb}");
+            let back = schoolbook_mul(&q, &b).unwrap().add(&r).unwrap();
+            assert_eq!(back, a, "{la} / {lb}");
+        }
+    }
+
+    #[test]
+    fn zero_divisors_and_constant_terms_are_refused() {
+        let f = Fp32::new(469762049).unwrap();
+        let a = Poly::from_u64s(&f, &[1, 2]);
+        assert!(matches!(
+            divrem_basecase(&a, &Poly::zero(&f)),
+            Err(Error::ZeroDivisor { .. })
+        ));
+        assert!(matches!(
+            inv_series_basecase(&Poly::x(&f), 3),
+            Err(Error::SeriesNotInvertible { .. })
+        ));
+        assert!(inv_series_basecase(&a, 0).unwrap().is_zero());
+    }
+
+    #[test]
+    fn series_inverses_are_inverses() {
+        let f = Fp32::new(469762049).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        for (len, n) in [(1, 1), (1, 9), (5, 3), (5, 40), (40, 5)] {
+            let mut s = Poly::random(&f, len, &mut rng);
+            if s.coeff(0) == f.zero() {
+                s = s.add(&Poly::one(&f)).unwrap();
+            }
+            let g = inv_series_basecase(&s, n).unwrap();
+            assert!(g.len() <= n);
+            let one = schoolbook_mul(&s, &g).unwrap().truncate(n);
+            assert_eq!(one, Poly::one(&f), "{len} mod x^{n}");
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! Division and the power-series inverse of device polynomials, on the device.
+//!
+//! The host reads only the few top coefficients of the divisor (one copy per division,
+//! never one per step) and turns them into the first coefficients of the inverse by the
+//! recurrence; every Newton step, product, reversal and difference after that is queued on
+//! the ring's stream, the data staying on the device. Short quotients are thus a handful
+//! of launches: the seed inverse covers all of them, and the quotient is one plain
+//! product away.
+
+use super::basecase::inv_series_coeffs;
+use super::device::DevicePoly;
+use super::division::{newton_precisions, series_base};
+use super::plain::Part;
+use super::ring::PolyRing;
+use crate::error::Error;
+use crate::gpu::{Extent, Extents};
+use crate::host::HostField;
+use cudarc::driver::CudaViewMut;
+use fermat_codegen::plain::{PlainPass, REDUCE_THREADS};
+
+impl<F: HostField> PolyRing<F> {
+    /// The quotient and remainder of device polynomials, on the device: a = q·b + r with
+    /// deg r < deg b. Like every device result, q keeps len a − len b + 1 coefficients and
+    /// r len b − 1, zeros at the top included (reading them back normalises them).
+    ///
+    /// Errors: [`Error::ZeroDivisor`] when b is zero, [`Error::NotOnGpu`] on the CPU
+    /// backend, and the errors of the products.
+    ///
+    /// ```no_run
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
+    /// let a = ring.to_device(&Poly::from_u64s(&f, &[5, 0, 0, 1]))?; // x³ + 5
+    /// let b = ring.to_device(&Poly::from_u64s(&f, &[1, 1]))?; // x + 1
+    /// let (q, r) = ring.divrem_device(&a, &b)?;
+    /// assert_eq!(ring.from_device(&q)?, Poly::from_u64s(&f, &[1, 469762048, 1]));
+    /// assert_eq!(ring.from_device(&r)?, Poly::from_u64s(&f, &[4]));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn divrem_device(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+    ) -> Result<(DevicePoly<F>, DevicePoly<F>), Error> {
+        let (n, m) = (a.len, b.len);
+        if m == 0 {
+            return Err(self.zero_divisor());
+        }
+        if n < m {
+            let mut r = self.zeros(n)?;
+            self.copy_into(a, n, &mut r)?;
+            return Ok((self.zeros(0)?, r));
+        }
+        let Some(head) = self.divisor_head(b, n - m + 1)? else {
+            return self.divrem_device(a, &self.normalised(b)?);
+        };
+        let (mut q, mut r) = (self.zeros(n - m + 1)?, self.zeros(m - 1)?);
+        self.divrem_seeded(a, b, head, &mut q, &mut r)?;
+        Ok((q, r))
+    }
+
+    /// [`divrem_device`](Self::divrem_device) into `q` and `r`, their contents replaced:
+    /// `q` needs room for len a − len b + 1 coefficients, `r` for min(len a, len b − 1)
+    /// (len b without zeros at its top).
+    ///
+    /// Errors: [`Error::Capacity`] when one is too small, and those of
+    /// [`divrem_device`](Self::divrem_device).
+    pub fn divrem_device_into(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        q: &mut DevicePoly<F>,
+        r: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let (n, m) = (a.len, b.len);
+        if m == 0 {
+            return Err(self.zero_divisor());
+        }
+        let head = if n >= m {
+            match self.divisor_head(b, n - m + 1)? {
+                Some(head) => Some(head),
+                None => return self.divrem_device_into(a, &self.normalised(b)?, q, r),
+            }
+        } else {
+            None
+        };
+        for (p, len) in [(&*q, (n + 1).saturating_sub(m)), (&*r, n.min(m - 1))] {
+            if p.cap < len {
+                return Err(Error::Capacity {
+                    capacity: p.cap,
+                    len,
+                });
+            }
+        }
+        match head {
+            Some(head) => self.divrem_seeded(a, b, head, q, r),
+            None => {
+                q.len = 0;
+                self.copy_into(a, n, r)
+            }
+        }
+    }
+
+    /// The first coefficients of rev(b) a division of k quotient coefficients starts its
+    /// inverse from (its top ones, reversed: one copy to the host), or `None` when b's top
+    /// coefficient is zero.
+    fn divisor_head(&self, b: &DevicePoly<F>, k: usize) -> Result<Option<Vec<F::Elem>>, Error> {
+        let base = k.min(series_base(&self.field));
+        let head = self.download_elems(&self.reversed(b, b.len, base)?)?;
+        Ok((head[0] != self.field.zero()).then_some(head))
+    }
+
+    /// A device result with zeros at its top, without them; zero is refused.
+    fn normalised(&self, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        let b = self.from_device(b)?;
+        if b.is_zero() {
+            return Err(self.zero_divisor());
+        }
+        self.to_device(&b)
+    }
+
+    /// The Newton division of a by b (len a ≥ len b, b's top coefficient nonzero) from
+    /// `head`, the first coefficients of rev(b)'s inverse.
+    fn divrem_seeded(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        head: Vec<F::Elem>,
+        q: &mut DevicePoly<F>,
+        r: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let (n, m) = (a.len, b.len);
+        let k = n - m + 1;
+        let base = head.len();
+        let seed = inv_series_coeffs(&self.field, &head, newton_precisions(k, base)[0])?;
+        let f = self.reversed(b, m, k.min(m))?;
+        let mut g = self.zeros(k)?;
+        self.newton_inverse(&f, seed, &mut g)?;
+        // rev(q) = rev(a)·g mod x^k.
+        let ar = self.reversed(a, n, k)?;
+        let mut qr = self.zeros(k)?;
+        let out = qr.extent(k);
+        self.middle_into(
+            (&ar.data.slice(..), ar.extent(k)),
+            (&g.data.slice(..), g.extent(k)),
+            0,
+            (&mut qr.data.slice_mut(..), out),
+        )?;
+        qr.len = k;
+        self.reverse_into(&qr, k, k, q)?;
+        // r = a − q·b mod x^(m−1).
+        r.len = 0;
+        if m > 1 {
+            let mut qb = self.zeros(m - 1)?;
+            let out = qb.extent(m - 1);
+            self.middle_into(
+                (&q.data.slice(..), q.extent(k)),
+                (&b.data.slice(..), b.extent(m)),
+                0,
+                (&mut qb.data.slice_mut(..), out),
+            )?;
+            let out = r.extent(m - 1);
+            self.elementwise(
+                PlainPass::Difference,
+                (&a.data.slice(..), a.extent(n.min(m - 1))),
+                (&qb.data.slice(..), qb.extent(m - 1)),
+                (&mut r.data.slice_mut(..), out),
+            )?;
+            r.len = m - 1;
+        }
+        Ok(())
+    }
+
+    /// The inverse of the power series f mod x^n, on the device: g of degree below n with
+    /// f·g ≡ 1 (mod x^n), kept with all n coefficients.
+    ///
+    /// Errors: [`Error::SeriesNotInvertible`] when f(0) = 0, [`Error::NotOnGpu`] on the
+    /// CPU backend, and the errors of the products (n beyond the field's transforms).
+    ///
+    /// ```no_run
+    /// use fermat::dsl::{Field, Fp32};
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
+    /// let s = ring.to_device(&Poly::from_u64s(&f, &[1, 469762048]))?; // 1 − x
+    /// let g = ring.from_device(&ring.inv_series_device(&s, 1 << 16)?)?;
+    /// assert!(g.len() == 1 << 16 && g.coeffs().iter().all(|c| *c == f.one()));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn inv_series_device(&self, f: &DevicePoly<F>, n: usize) -> Result<DevicePoly<F>, Error> {
+        // The last step's products are as long as one of n by n: refuse what they cannot do.
+        self.product_plan(n, n)?;
+        if n == 0 {
+            return self.zeros(0);
+        }
+        let base = n.min(series_base(&self.field));
+        let mut head = self.zeros(base)?;
+        self.copy_into(f, f.len.min(base), &mut head)?;
+        let head = self.download_elems(&head)?;
+        let seed = inv_series_coeffs(&self.field, &head, newton_precisions(n, base)[0])?;
+        let mut g = self.zeros(n)?;
+        self.newton_inverse(f, seed, &mut g)?;
+        Ok(g)
+    }
+
+    /// Newton's iteration for the inverse of f mod x^n from the first coefficients of the
+    /// inverse, `seed`: each step about doubles the coefficients known, ℓ → ℓ′ ≤ 2ℓ
+    /// ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′) (a middle product: the lower
+    /// coefficients of f·g are those of 1) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)).
+    /// Writes all n = `g.cap` coefficients of g.
+    fn newton_inverse(
+        &self,
+        f: &DevicePoly<F>,
+        seed: Vec<F::Elem>,
+        g: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let n = g.cap;
+        let start = seed.len();
+        let seed = self.to_device(&super::host::Poly::new(&self.field, seed))?;
+        let out = g.extent(start);
+        self.elementwise(
+            PlainPass::Difference,
+            (&seed.data.slice(..), seed.extent(seed.len)),
+            (&seed.data.slice(..), seed.extent(0)),
+            (&mut g.data.slice_mut(..), out),
+        )?;
+        let half = n.div_ceil(2).max(1);
+        let (mut e, mut h) = (self.zeros(half)?, self.zeros(half)?);
+        for precision in newton_precisions(n, start).windows(2) {
+            let (have, step) = (precision[0], precision[1] - precision[0]);
+            let (out_e, out_h) = (e.extent(step), h.extent(step));
+            let view_g = g.data.slice(..);
+            self.middle_into(
+                (&f.data.slice(..), f.extent(f.len.min(have + step))),
+                (&view_g, g.extent(have)),
+                have,
+                (&mut e.data.slice_mut(..), out_e),
+            )?;
+            self.middle_into(
+                (&view_g, g.extent(step)),
+                (&e.data.slice(..), e.extent(step)),
+                0,
+                (&mut h.data.slice_mut(..), out_h),
+            )?;
+            let view_h = h.data.slice(..);
+            let out = Extent {
+                stride: g.cap as u64,
+                ..h.extent(step)
+            };
+            self.elementwise(
+                PlainPass::Difference,
+                (&view_h, h.extent(0)),
+                (&view_h, h.extent(step)),
+                (&mut g.data.slice_mut(have..), out),
+            )?;
+        }
+        g.len = n;
+        Ok(())
+    }
+
+    /// A new device polynomial of the first `len` coefficients of x^(about − 1)·p(1/x):
+    /// coefficient t is p_(about − 1 − t), zero past `about`.
+    fn reversed(
+        &self,
+        p: &DevicePoly<F>,
+        about: usize,
+        len: usize,
+    ) -> Result<DevicePoly<F>, Error> {
+        let mut out = self.zeros(len)?;
+        self.reverse_into(p, about, len, &mut out)?;
+        Ok(out)
+    }
+
+    /// The first `len` coefficients of x^(about − 1)·p(1/x) into `out`, `out.len` set to
+    /// `len`.
+    fn reverse_into(
+        &self,
+        p: &DevicePoly<F>,
+        about: usize,
+        len: usize,
+        out: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        self.unary_into(PlainPass::Reverse, p, about, len, out)
+    }
+
+    /// The first `len` coefficients of p copied into `out` (zero past len p), `out.len`
+    /// set to `len`.
+    fn copy_into(
+        &self,
+        p: &DevicePoly<F>,
+        len: usize,
+        out: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        // A difference with an empty second operand.
+        self.unary_into(PlainPass::Difference, p, len.min(p.len), len, out)
+    }
+
+    /// `pass` of the first `src_len` coefficients of p alone, `len` outputs into `out`.
+    fn unary_into(
+        &self,
+        pass: PlainPass,
+        p: &DevicePoly<F>,
+        src_len: usize,
+        len: usize,
+        out: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let extent = out.extent(len);
+        let view = p.data.slice(..);
+        self.elementwise(
+            pass,
+            (&view, p.extent(src_len)),
+            (&view, p.extent(0)),
+            (&mut out.data.slice_mut(..), extent),
+        )?;
+        out.len = len;
+        Ok(())
+    }
+
+    /// Queues one of the elementwise kernels ([`PlainPass::Reverse`],
+    /// [`PlainPass::Difference`]) over the outputs `out`.
+    pub(super) fn elementwise(
+        &self,
+        pass: PlainPass,
+        src: Part<'_, '_, F::Word>,
+        fac: Part<'_, '_, F::Word>,
+        (dst, out): (&mut CudaViewMut<'_, F::Word>, Extent),
+    ) -> Result<(), Error> {
+        if out.len == 0 {
+            return Ok(());
+        }
+        let stream = self.device()?.stream().clone();
+        self.passes()?.run_plain(
+            &stream,
+            pass,
+            (out.len.div_ceil(u64::from(REDUCE_THREADS)), 1),
+            (src.0, fac.0, dst),
+            Extents {
+                source: src.1,
+                factor: fac.1,
+                destination: out,
+                ..Extents::whole(1)
+            },
+        )?;
+        Ok(())
+    }
+
+    /// All `capacity` coefficients of a device polynomial, read back and checked.
+    fn download_elems(&self, p: &DevicePoly<F>) -> Result<Vec<F::Elem>, Error> {
+        let host = self.download(&p.data, p.cap)?;
+        Ok(host
+            .iter()
+            .take(p.len)
+            .map(|h| self.field.to_elem(h))
+            .collect::<Result<_, _>>()?)
+    }
+
+    fn zero_divisor(&self) -> Error {
+        Error::ZeroDivisor {
+            field: self.field.name(),
+        }
+    }
+}

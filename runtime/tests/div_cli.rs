@@ -1,0 +1,134 @@
+//! `fermat div` on the reference vectors' files (the quotient and remainder written as
+//! JSON equal the vectors'), random operands verified, and its refusals.
+
+use std::process::Command;
+
+fn fermat(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fermat"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn dir() -> std::path::PathBuf {
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("div_cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn divides_the_reference_vectors_from_files() {
+    for name in ["P3", "babybear"] {
+        let file = fermat_tests::load_poly(name);
+        for (i, case) in file.divrem.iter().enumerate() {
+            let (a, b) = (
+                dir().join(format!("{name}_{i}_a.json")),
+                dir().join(format!("{name}_{i}_b.json")),
+            );
+            let out = dir().join(format!("{name}_{i}_qr.json"));
+            std::fs::write(&a, serde_json::to_string(&case.a).unwrap()).unwrap();
+            std::fs::write(&b, serde_json::to_string(&case.b).unwrap()).unwrap();
+            let spec = file.spec();
+            let args = [
+                "div",
+                "--field",
+                &spec,
+                "--a",
+                a.to_str().unwrap(),
+                "--b",
+                b.to_str().unwrap(),
+            ];
+            let out_arg = [
+                "--output",
+                out.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--verify",
+            ];
+            let (code, stdout, stderr) = fermat(&[&args[..], &out_arg[..]].concat());
+            assert_eq!(code, 0, "{name} divrem[{i}]: {stdout}{stderr}");
+            assert!(stdout.contains("a = q·b + r: ok"), "{stdout}");
+            let got: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            assert_eq!(
+                got["quotient"],
+                serde_json::json!(case.quotient),
+                "{name} divrem[{i}]"
+            );
+            assert_eq!(
+                got["remainder"],
+                serde_json::json!(case.remainder),
+                "{name} divrem[{i}]"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_divisions_verify() {
+    let (code, stdout, stderr) = fermat(&[
+        "div",
+        "--field",
+        "goldilocks",
+        "--random",
+        "5",
+        "--len-a",
+        "3000",
+        "--len-b",
+        "1200",
+        "--backend",
+        "cpu",
+        "--verify",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("a = q·b + r: ok; deg r < deg b: ok"),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(json["quotient"].as_array().unwrap().len(), 1801);
+}
+
+#[test]
+fn refusals_name_the_value() {
+    let zero = dir().join("zero.json");
+    let a = dir().join("a.json");
+    let bad = dir().join("bad.json");
+    std::fs::write(&zero, r#"["0", "0"]"#).unwrap();
+    std::fs::write(&a, r#"["1", "2", "1"]"#).unwrap();
+    std::fs::write(&bad, r#"["1", "x"]"#).unwrap();
+    let (a, zero, bad) = (
+        a.to_str().unwrap(),
+        zero.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    );
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--field", "babybear", "--a", a, "--b", zero],
+            "division by the zero polynomial",
+        ),
+        (
+            &["--field", "babybear", "--a", a, "--b", bad],
+            "coefficient 1 = x",
+        ),
+        (
+            &["--field", "babybear", "--a", a, "--b", "/nonexistent.json"],
+            "cannot read",
+        ),
+        (
+            &["--field", "nope", "--a", a, "--b", a],
+            "cannot read field 'nope'",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, stderr) = fermat(&[&["div"][..], args].concat());
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
