@@ -15,6 +15,7 @@
 
 use super::basecase::{divrem_basecase, inv_series_coeffs};
 use super::host::Poly;
+use super::product::{Algorithm, Cyclic};
 use super::ring::PolyRing;
 use crate::error::Error;
 use crate::host::HostField;
@@ -89,8 +90,43 @@ impl<F: HostField> PolyRing<F> {
         }
         let g = self.inv_series(&reversal(b, m, k.min(m)), k)?;
         let q = reversal(&self.mul_middle(&reversal(a, n, k), &g, 0, k)?, k, k);
-        let r = a.truncate(m - 1).sub(&self.mul_middle(&q, b, 0, m - 1)?)?;
+        let r = self.remainder(a, b, &q)?;
         Ok((q, r))
+    }
+
+    /// r = a − q·b, of degree below m − 1 = deg b: it equals (a − q·b) mod (x^N − 1) for
+    /// any N ≥ m − 1, so one cyclic product of N = 2^⌈log₂(m − 1)⌉ points of the operands
+    /// folded mod x^N − 1 gives it, half the points of the product q·b.
+    fn remainder(&self, a: &Poly<F>, b: &Poly<F>, q: &Poly<F>) -> Result<Poly<F>, Error> {
+        let m = b.len();
+        let plan = self.product_plan(q.len(), m)?;
+        if matches!(
+            plan.algorithm,
+            Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain
+        ) || m < 3
+        {
+            return a.truncate(m - 1).sub(&self.mul_middle(q, b, 0, m - 1)?);
+        }
+        let n = (m - 1).next_power_of_two();
+        let fold = |p: &Poly<F>| {
+            let mut folded = vec![self.field.zero(); n.min(p.len())];
+            for (i, c) in p.coeffs().iter().enumerate() {
+                let f = &mut folded[i % n];
+                *f = self.field.add(f, c);
+            }
+            folded
+        };
+        let mut qb = vec![self.field.zero(); n];
+        self.convolution(n as u64)?
+            .cyclic_host(&self.field, &fold(q), Some(&fold(b)), &mut qb)?;
+        let af = fold(a);
+        let r = (0..m - 1)
+            .map(|t| {
+                let at = af.get(t).copied().unwrap_or(self.field.zero());
+                self.field.sub(&at, &qb[t])
+            })
+            .collect();
+        Ok(Poly::new(&self.field, r))
     }
 
     /// The quotient of a by b, rounded towards zero: q of [`divrem`](Self::divrem).

@@ -1,0 +1,236 @@
+//! The Euclidean references — gcd, xgcd, resultant — against the reference vectors and the
+//! laws, in every catalogue field: the gcd divides both and is monic, gcd(g·u, g·v) =
+//! monic(g) for coprime u, v, Bézout with FLINT's cofactor bounds, res(a·b, c) =
+//! res(a, c)·res(b, c), the Sylvester determinant, and res = 0 exactly when the gcd is
+//! not constant.
+
+use fermat::dsl::{with_field, Field};
+use fermat::poly::{
+    divrem_basecase, gcd_euclid, resultant_euclid, schoolbook_mul, xgcd_euclid, Poly,
+};
+use fermat::{HostField, PrimeField};
+use fermat_tests::{load_poly, PolyVectorFile, POLY_VECTOR_FILES};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn catalogue() -> Vec<PrimeField> {
+    [
+        "P1",
+        "P2",
+        "P3",
+        "P4",
+        "babybear",
+        "goldilocks",
+        "469762049",
+    ]
+    .map(|spec| PrimeField::new(spec).unwrap())
+    .to_vec()
+}
+
+fn check_vectors<F: HostField>(field: &F, file: &PolyVectorFile) {
+    let poly = |values: &[String]| Poly::from_decimals(field, values).unwrap();
+    for (i, case) in file.gcd.iter().enumerate() {
+        let (a, b, g) = (poly(&case.a), poly(&case.b), poly(&case.gcd));
+        assert_eq!(gcd_euclid(&a, &b).unwrap(), g, "{} gcd[{i}]", file.name);
+        let (xg, s, t) = xgcd_euclid(&a, &b).unwrap();
+        assert_eq!(xg, g, "{} xgcd[{i}]", file.name);
+        check_bezout(&a, &b, (&g, &s, &t));
+    }
+}
+
+#[test]
+fn every_gcd_of_the_vectors() {
+    for name in POLY_VECTOR_FILES {
+        let file = load_poly(name);
+        let field = PrimeField::new(&file.spec()).unwrap();
+        with_field!(field.any(), f => check_vectors(f, &file));
+    }
+}
+
+/// s·a + t·b = g with len s ≤ max(len b − len g, 1) and len t ≤ max(len a − len g, 1).
+fn check_bezout<F: Field>(a: &Poly<F>, b: &Poly<F>, (g, s, t): (&Poly<F>, &Poly<F>, &Poly<F>)) {
+    let sum = schoolbook_mul(s, a)
+        .unwrap()
+        .add(&schoolbook_mul(t, b).unwrap())
+        .unwrap();
+    assert_eq!(&sum, g, "s·a + t·b = g");
+    assert!(
+        s.len() <= (b.len().saturating_sub(g.len())).max(1),
+        "len s: {} {} {}",
+        s.len(),
+        b.len(),
+        g.len()
+    );
+    assert!(
+        t.len() <= (a.len().saturating_sub(g.len())).max(1),
+        "len t: {} {} {}",
+        t.len(),
+        a.len(),
+        g.len()
+    );
+}
+
+fn random<F: Field>(field: &F, len: usize, rng: &mut ChaCha8Rng) -> Poly<F> {
+    let mut c: Vec<F::Elem> = (0..len).map(|_| field.random(rng)).collect();
+    if let Some(last) = c.last_mut() {
+        if *last == field.zero() {
+            *last = field.one();
+        }
+    }
+    Poly::new(field, c)
+}
+
+/// The Sylvester matrix's determinant, by Gaussian elimination: the definition of the
+/// resultant, for small degrees.
+fn sylvester<F: Field>(a: &Poly<F>, b: &Poly<F>) -> F::Elem {
+    let f = a.field();
+    let (m, n) = (a.len() - 1, b.len() - 1);
+    let size = m + n;
+    if size == 0 {
+        return f.one();
+    }
+    let mut rows = vec![vec![f.zero(); size]; size];
+    for i in 0..n {
+        for (j, c) in a.coeffs().iter().rev().enumerate() {
+            rows[i][i + j] = *c;
+        }
+    }
+    for i in 0..m {
+        for (j, c) in b.coeffs().iter().rev().enumerate() {
+            rows[n + i][i + j] = *c;
+        }
+    }
+    let mut det = f.one();
+    for col in 0..size {
+        let Some(pivot) = (col..size).find(|&r| rows[r][col] != f.zero()) else {
+            return f.zero();
+        };
+        if pivot != col {
+            rows.swap(pivot, col);
+            det = f.neg(&det);
+        }
+        det = f.mul(&det, &rows[col][col]);
+        let inv = f.inv(&rows[col][col]).unwrap();
+        let (top, below) = rows.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for row in below {
+            let factor = f.mul(&row[col], &inv);
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x = f.sub(x, &f.mul(&factor, p));
+            }
+        }
+    }
+    det
+}
+
+fn check_laws<F: Field>(field: &F, (lg, lu, lv): (usize, usize, usize), rng: &mut ChaCha8Rng) {
+    let (g, u, v) = (
+        random(field, lg, rng),
+        random(field, lu, rng),
+        random(field, lv, rng),
+    );
+    let (a, b) = (
+        schoolbook_mul(&g, &u).unwrap(),
+        schoolbook_mul(&g, &v).unwrap(),
+    );
+    let d = gcd_euclid(&a, &b).unwrap();
+    let name = field.name();
+    if !a.is_zero() || !b.is_zero() {
+        assert_eq!(d.leading(), Some(field.one()), "{name}: monic");
+    }
+    for p in [&a, &b] {
+        if !d.is_zero() {
+            assert!(
+                divrem_basecase(p, &d).unwrap().1.is_zero(),
+                "{name}: g divides both"
+            );
+        }
+    }
+    // gcd(g·u, g·v) = monic(g) when u and v are coprime.
+    if !g.is_zero() && gcd_euclid(&u, &v).unwrap() == Poly::one(field) {
+        let monic_g = g.scale(&field.inv(&g.leading().unwrap()).unwrap());
+        assert_eq!(d, monic_g, "{name}: gcd(g·u, g·v)");
+    }
+    let (xg, s, t) = xgcd_euclid(&a, &b).unwrap();
+    assert_eq!(xg, d, "{name}: xgcd's gcd");
+    check_bezout(&a, &b, (&xg, &s, &t));
+    // Resultants: multiplicative, zero exactly when the gcd is not constant, and the
+    // Sylvester determinant.
+    let (x, y, z) = (
+        random(field, lu, rng),
+        random(field, lv, rng),
+        random(field, lg + 1, rng),
+    );
+    let rxz = resultant_euclid(&x, &z).unwrap();
+    let ryz = resultant_euclid(&y, &z).unwrap();
+    let xy = schoolbook_mul(&x, &y).unwrap();
+    assert_eq!(
+        resultant_euclid(&xy, &z).unwrap(),
+        field.mul(&rxz, &ryz),
+        "{name}: res(xy, z)"
+    );
+    let rab = resultant_euclid(&a, &b).unwrap();
+    let constant_gcd = !a.is_zero() && !b.is_zero() && d.len() == 1;
+    assert_eq!(
+        rab != field.zero(),
+        constant_gcd,
+        "{name}: res = 0 iff gcd not constant"
+    );
+    if !x.is_zero() && !z.is_zero() && x.len() + z.len() < 24 {
+        assert_eq!(
+            rxz,
+            sylvester(&x, &z),
+            "{name}: Sylvester {} {}",
+            x.len(),
+            z.len()
+        );
+        assert_eq!(
+            resultant_euclid(&z, &x).unwrap(),
+            sylvester(&z, &x),
+            "{name}: Sylvester {} {}",
+            z.len(),
+            x.len()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn laws_of_gcd_xgcd_and_resultant(
+        field in prop::sample::select(catalogue()),
+        lg in 0usize..12,
+        lu in 0usize..12,
+        lv in 0usize..12,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        with_field!(field.any(), f => check_laws(f, (lg, lu, lv), &mut rng));
+    }
+}
+
+/// Degenerate shapes: zeros, constants, a shorter than b, a = b, b | a, degree gaps.
+#[test]
+fn degenerate_cases_in_every_field() {
+    let mut rng = ChaCha8Rng::seed_from_u64(25);
+    for field in catalogue() {
+        with_field!(field.any(), f => {
+            for shape in [(0, 0, 0), (1, 0, 0), (0, 3, 0), (1, 1, 1), (3, 1, 1), (4, 0, 5), (1, 6, 2), (5, 1, 0)] {
+                check_laws(f, shape, &mut rng);
+            }
+            // A remainder sequence with a degree gap: a = x^8 + 1, b = x^5 (one step drops
+            // three degrees), and a = b.
+            let a = Poly::from_u64s(f, &[1, 0, 0, 0, 0, 0, 0, 0, 1]);
+            let b = Poly::monomial(f, f.from_u64(3), 5);
+            assert_eq!(gcd_euclid(&a, &b).unwrap(), Poly::one(f));
+            let (g, s, t) = xgcd_euclid(&a, &b).unwrap();
+            check_bezout(&a, &b, (&g, &s, &t));
+            let c = random(f, rng.gen_range(2..9), &mut rng);
+            let (g, s, t) = xgcd_euclid(&c, &c).unwrap();
+            assert_eq!((s.is_zero(), t.len()), (true, 1), "a = b");
+            check_bezout(&c, &c, (&g, &s, &t));
+        });
+    }
+}
