@@ -234,3 +234,27 @@ fn degenerate_cases_in_every_field() {
         });
     }
 }
+
+/// The half-gcd against Euclid, at degrees past its base case: random pairs (coprime,
+/// almost surely) and pairs with a common factor of many degrees.
+#[test]
+fn the_half_gcd_agrees_with_euclid() {
+    use fermat::poly::PolyRing;
+    use fermat::Backend;
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    for field in catalogue() {
+        with_field!(field.any(), f => {
+            let ring = PolyRing::new(f, Backend::Cpu).unwrap();
+            for (lg, lu, lv) in [(1, 300, 200), (40, 150, 149), (100, 100, 1), (129, 70, 300), (1, 1000, 999)] {
+                if field.modulus().bits() > 64 && lu > 500 {
+                    continue;
+                }
+                let (g, u, v) = (random(f, lg, &mut rng), random(f, lu, &mut rng), random(f, lv, &mut rng));
+                let (a, b) = (ring.mul(&g, &u).unwrap(), ring.mul(&g, &v).unwrap());
+                let want = gcd_euclid(&a, &b).unwrap();
+                assert_eq!(ring.gcd(&a, &b).unwrap(), want, "{}: {lg} {lu} {lv}", f.name());
+                assert_eq!(ring.gcd(&b, &a).unwrap(), want, "{}: swapped", f.name());
+            }
+        });
+    }
+}

@@ -305,3 +305,28 @@ fn divisions_and_series_inverses_on_the_device() {
         with_field!(&any, f => check_division(f, shapes));
     }
 }
+
+/// The half-gcd on the GPU backend (its products and divisions on the device) against the
+/// CPU backend.
+#[test]
+fn gcds_on_the_gpu_backend() {
+    for spec in ["babybear", "P2"] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            let Some(gpu) = gpu_ring(f) else {
+                return;
+            };
+            let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+            for (lg, lu, lv) in [(1, 300, 200), (50, 200, 199), (1, 1, 1)] {
+                let g = Poly::random(f, lg, &mut rng);
+                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
+                let (a, b) = (cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap());
+                assert!(
+                    gpu.gcd(&a, &b).unwrap() == cpu.gcd(&a, &b).unwrap(),
+                    "{spec}: gcd of {lg}·({lu}, {lv})"
+                );
+            }
+        });
+    }
+}

@@ -6,6 +6,7 @@ mod bench_poly;
 mod derive;
 mod div;
 mod fft;
+mod gcd;
 mod gen;
 mod mul;
 mod operands;
@@ -40,6 +41,8 @@ enum Command {
     Mul(mul::Args),
     /// Divide two polynomials with remainder, from files or random, verify and time it.
     Div(div::Args),
+    /// The monic gcd of two polynomials, from files or random, verified and timed.
+    Gcd(gcd::Args),
     /// Write the CUDA kernels and manifest of a transform, or the whole catalogue.
     Gen(gen::Args),
     /// Check every catalogue field at many sizes on each backend against exact references.
@@ -58,6 +61,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Fft(args) => fft::run(args),
         Command::Mul(args) => mul::run(args),
         Command::Div(args) => div::run(args),
+        Command::Gcd(args) => gcd::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Bench(args) => bench::run(args),

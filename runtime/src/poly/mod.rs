@@ -16,6 +16,7 @@ mod division;
 mod division_device;
 mod dynamic;
 mod euclid;
+mod hgcd;
 mod host;
 mod json;
 mod plain;

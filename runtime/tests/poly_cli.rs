@@ -1,5 +1,5 @@
-//! `fermat div` on the reference vectors' files (the quotient and remainder written as
-//! JSON equal the vectors'), random operands verified, and its refusals.
+//! `fermat div` and `fermat gcd` on the reference vectors' files (the results written as
+//! JSON equal the vectors'), random operands verified, and their refusals.
 
 use std::process::Command;
 
@@ -16,7 +16,7 @@ fn fermat(args: &[&str]) -> (i32, String, String) {
 }
 
 fn dir() -> std::path::PathBuf {
-    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("div_cli");
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("poly_cli");
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -131,4 +131,41 @@ fn refusals_name_the_value() {
         assert!(stderr.contains(want), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+}
+
+#[test]
+fn gcds_of_the_reference_vectors_from_files() {
+    for name in ["P2", "goldilocks"] {
+        let file = fermat_tests::load_poly(name);
+        for (i, case) in file.gcd.iter().enumerate() {
+            let a = dir().join(format!("gcd_{name}_{i}_a.json"));
+            let b = dir().join(format!("gcd_{name}_{i}_b.json"));
+            let out = dir().join(format!("gcd_{name}_{i}.json"));
+            std::fs::write(&a, serde_json::to_string(&case.a).unwrap()).unwrap();
+            std::fs::write(&b, serde_json::to_string(&case.b).unwrap()).unwrap();
+            let spec = file.spec();
+            let (code, stdout, stderr) = fermat(&[
+                "gcd",
+                "--field",
+                &spec,
+                "--a",
+                a.to_str().unwrap(),
+                "--b",
+                b.to_str().unwrap(),
+                "--output",
+                out.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--verify",
+            ]);
+            assert_eq!(code, 0, "{name} gcd[{i}]: {stdout}{stderr}");
+            assert!(stdout.contains("divides both: ok"), "{stdout}");
+            let got: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            assert_eq!(got, serde_json::json!(case.gcd), "{name} gcd[{i}]");
+        }
+    }
+    let (code, _, stderr) = fermat(&["gcd", "--field", "P2", "--random", "1", "--len-a", "400"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--len-b"), "{stderr}");
 }
