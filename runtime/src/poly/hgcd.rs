@@ -79,7 +79,9 @@ fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
 
 impl<F: HostField> PolyRing<F> {
     /// The monic greatest common divisor of a and b (gcd(0, 0) = 0): Euclid's algorithm
-    /// on short operands, the half-gcd on long ones, its products on the ring's backend.
+    /// on short operands, the half-gcd on long ones, its products on the ring's backend
+    /// (on a GPU, each product and division is one call to the device, host polynomials
+    /// in and out).
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
     /// errors of the products.

@@ -97,8 +97,9 @@ impl<F: HostField> PolyRing<F> {
 
     /// Coefficients lo..lo + len of a·b (the middle product: what Newton division needs),
     /// normalised, on the ring's backend: plain where the product would be, else from one
-    /// cyclic product of N ≥ max(lo + len, len a + len b − 1 − lo) points — the wrapped
-    /// coefficients land below lo, so N is smaller than the whole product's.
+    /// cyclic product of N ≥ lo + len points, smaller than the whole product's: the
+    /// coefficients it wraps land below lo, or, just above a power of two, are few enough
+    /// to be subtracted again by a plain product of them.
     ///
     /// Errors: [`Error::FieldMismatch`], and [`Error::ProductTooLong`] when N exceeds the
     /// field's transforms.
