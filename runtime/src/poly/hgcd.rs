@@ -9,12 +9,16 @@
 use super::euclid::gcd_euclid;
 use super::host::Poly;
 use super::ring::PolyRing;
+use super::schoolbook::schoolbook_mul;
 use crate::error::Error;
 use crate::host::HostField;
 
 /// Below this degree the half-gcd takes Euclid's steps one by one: each costs a division
 /// of a quotient of one or two coefficients, cheaper than the products of a recursion.
-pub(super) const HGCD_BASE: usize = 64;
+pub(super) const HGCD_BASE: usize = 128;
+
+/// Quotients of at most this many coefficients multiply by the schoolbook product.
+const SHORT_QUOTIENT: usize = 8;
 
 /// A 2×2 matrix of polynomials, row-major.
 #[derive(Clone, Debug)]
@@ -33,7 +37,16 @@ impl<F: HostField> Matrix<F> {
     /// [[0, 1], [1, −q]]·self: the step (c, d) → (d, c − q·d) after self, two products.
     fn then_step(self, ring: &PolyRing<F>, q: &Poly<F>) -> Result<Self, Error> {
         let [a, b, c, d] = self.0;
-        let (qc, qd) = (ring.mul(q, &c)?, ring.mul(q, &d)?);
+        // A quotient of a step is almost always of one or two coefficients: its products
+        // are shorter than any plan's.
+        let times_q = |p: &Poly<F>| {
+            if q.len() <= SHORT_QUOTIENT {
+                schoolbook_mul(q, p)
+            } else {
+                ring.mul(q, p)
+            }
+        };
+        let (qc, qd) = (times_q(&c)?, times_q(&d)?);
         Ok(Matrix([c.clone(), d.clone(), a.sub(&qc)?, b.sub(&qd)?]))
     }
 
