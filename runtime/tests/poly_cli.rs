@@ -165,6 +165,33 @@ fn gcds_of_the_reference_vectors_from_files() {
             assert_eq!(got, serde_json::json!(case.gcd), "{name} gcd[{i}]");
         }
     }
+    let out = dir().join("xgcd.json");
+    let (code, stdout, stderr) = fermat(&[
+        "gcd",
+        "--field",
+        "babybear",
+        "--random",
+        "3",
+        "--len-a",
+        "120",
+        "--len-b",
+        "90",
+        "--xgcd",
+        "--verify",
+        "--backend",
+        "cpu",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("s·a + t·b = g: ok; cofactor bounds: ok"),
+        "{stdout}"
+    );
+    let got: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(got["gcd"], serde_json::json!(["1"]));
+    assert!(got["s"].as_array().unwrap().len() <= 90 && got["t"].as_array().unwrap().len() <= 120);
     let (code, _, stderr) = fermat(&["gcd", "--field", "P2", "--random", "1", "--len-a", "400"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--len-b"), "{stderr}");

@@ -1,5 +1,5 @@
-//! `fermat gcd`: the monic gcd of two polynomials from files or random, verified and
-//! timed.
+//! `fermat gcd`: the monic gcd of two polynomials (with `--xgcd`, and its cofactors) from
+//! files or random, verified and timed.
 
 use super::operands::{finish, report_for, Operands, RingArgs};
 use super::CliError;
@@ -22,9 +22,13 @@ pub struct Args {
     /// Where to write the gcd (a JSON list of decimal strings); standard output without it.
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Check that the gcd is monic and divides both operands.
+    /// Check that the gcd is monic and divides both operands (with --xgcd, also the
+    /// Bézout identity and the cofactors' bounds).
     #[arg(long)]
     verify: bool,
+    /// Write {"gcd": [...], "s": [...], "t": [...]} with s·a + t·b = gcd.
+    #[arg(long)]
+    xgcd: bool,
 }
 
 /// Runs `fermat gcd`.
@@ -45,7 +49,12 @@ fn gcd<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     writeln!(report, "lengths  {} and {}", a.len(), b.len())?;
     writeln!(report, "backend  {}", ring.running())?;
     let started = Instant::now();
-    let g = ring.gcd(&a, &b)?;
+    let (g, cofactors) = if args.xgcd {
+        let (g, s, t) = ring.xgcd(&a, &b)?;
+        (g, Some((s, t)))
+    } else {
+        (ring.gcd(&a, &b)?, None)
+    };
     writeln!(
         report,
         "time     {:.3} ms, degree {}",
@@ -53,8 +62,42 @@ fn gcd<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
         g.degree()
             .map_or("−∞ (zero)".to_string(), |d| d.to_string())
     )?;
-    let ok = !args.verify || verify(&ring, (&a, &b), &g, &mut report)?;
-    finish(&args.output, &g.to_json(), ok, &mut report)
+    let mut ok = !args.verify || verify(&ring, (&a, &b), &g, &mut report)?;
+    let json = match &cofactors {
+        Some((s, t)) => {
+            if args.verify {
+                ok &= verify_bezout(&ring, (&a, &b), (&g, s, t), &mut report)?;
+            }
+            serde_json::json!({
+                "gcd": g.to_json_value(),
+                "s": s.to_json_value(),
+                "t": t.to_json_value(),
+            })
+            .to_string()
+        }
+        None => g.to_json(),
+    };
+    finish(&args.output, &json, ok, &mut report)
+}
+
+/// Checks s·a + t·b = g and the bounds len s ≤ max(len b − len g, 1),
+/// len t ≤ max(len a − len g, 1).
+fn verify_bezout<F: HostField>(
+    ring: &PolyRing<F>,
+    (a, b): (&Poly<F>, &Poly<F>),
+    (g, s, t): (&Poly<F>, &Poly<F>, &Poly<F>),
+    report: &mut dyn Write,
+) -> Result<bool, CliError> {
+    let identity = ring.mul(s, a)?.add(&ring.mul(t, b)?)? == *g;
+    let bounds = s.len() <= b.len().saturating_sub(g.len()).max(1)
+        && t.len() <= a.len().saturating_sub(g.len()).max(1);
+    writeln!(
+        report,
+        "verify   s·a + t·b = g: {}; cofactor bounds: {}",
+        if identity { "ok" } else { "WRONG" },
+        if bounds { "ok" } else { "WRONG" }
+    )?;
+    Ok(identity && bounds)
 }
 
 /// Checks that g is monic (or zero, for two zeros) and divides a and b.

@@ -6,7 +6,7 @@
 //! product of the steps' [[0, 1], [1, −q]], of determinant ±1, so applying it keeps the
 //! gcd whatever the degrees: the outer loop is right by construction and fast by them.
 
-use super::euclid::gcd_euclid;
+use super::euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 use super::host::Poly;
 use super::ring::PolyRing;
 use super::schoolbook::schoolbook_mul;
@@ -129,6 +129,50 @@ impl<F: HostField> PolyRing<F> {
             }
         }
         gcd_euclid(&a, &b)
+    }
+
+    /// The extended gcd (g, s, t), s·a + t·b = g, with FLINT's conventions and cofactor
+    /// bounds ([`xgcd_euclid`], whose Euclidean algorithm it runs).
+    ///
+    /// Errors: [`Error::FieldMismatch`] when an operand is over another field.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let (a, b) = (Poly::from_u64s(&f, &[1, 0, 1]), Poly::from_u64s(&f, &[0, 1]));
+    /// let (g, s, t) = ring.xgcd(&a, &b)?;
+    /// assert_eq!(ring.mul(&s, &a)?.add(&ring.mul(&t, &b)?)?, g);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn xgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
+        self.check_field(a)?;
+        self.check_field(b)?;
+        xgcd_euclid(a, b)
+    }
+
+    /// The resultant of a and b ([`resultant_euclid`], whose Euclidean algorithm it runs).
+    ///
+    /// Errors: [`Error::FieldMismatch`] when an operand is over another field.
+    ///
+    /// ```
+    /// use fermat::dsl::{Field, Fp32};
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Cpu)?;
+    /// let (a, b) = (Poly::from_u64s(&f, &[469762047, 1]), Poly::from_u64s(&f, &[1, 0, 1]));
+    /// assert_eq!(ring.resultant(&a, &b)?, f.from_u64(5)); // b(2)
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn resultant(&self, a: &Poly<F>, b: &Poly<F>) -> Result<F::Elem, Error> {
+        self.check_field(a)?;
+        self.check_field(b)?;
+        resultant_euclid(a, b)
     }
 
     /// The half-gcd matrix of (a, b), deg a > deg b: (c, d) = M·(a, b) are consecutive
