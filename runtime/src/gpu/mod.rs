@@ -324,23 +324,36 @@ impl Device {
             .map_err(driver("cuModuleLoadData"))
     }
 
-    /// Allocates `len` words, with a typed error when memory runs out.
+    /// Allocates `len` words, zeroed, with a typed error when memory runs out.
     pub fn alloc<W: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
         &self,
         len: usize,
     ) -> Result<CudaSlice<W>, GpuError> {
-        self.stream.alloc_zeros::<W>(len).map_err(|e| {
-            if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
-                let (free, total) = self.ctx.mem_get_info().unwrap_or((0, 0));
-                GpuError::OutOfMemory {
-                    bytes: len * std::mem::size_of::<W>(),
-                    free,
-                    total,
-                }
-            } else {
-                driver("cuMemAlloc")(e)
+        self.stream
+            .alloc_zeros::<W>(len)
+            .map_err(|e| self.alloc_error::<W>(len, e))
+    }
+
+    /// Allocates `len` words whose contents are unspecified: one driver call instead of an
+    /// allocation and a memset, for buffers the caller fills whole before reading them
+    /// (a copy from the host, a kernel's every output).
+    pub(crate) fn alloc_unset<W: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<W>, GpuError> {
+        // SAFETY: the words are plain data of any bit pattern on the device; the caller
+        // writes each one before any read (its contract above).
+        unsafe { self.stream.alloc::<W>(len) }.map_err(|e| self.alloc_error::<W>(len, e))
+    }
+
+    fn alloc_error<W>(&self, len: usize, e: cudarc::driver::DriverError) -> GpuError {
+        if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+            let (free, total) = self.ctx.mem_get_info().unwrap_or((0, 0));
+            GpuError::OutOfMemory {
+                bytes: len * std::mem::size_of::<W>(),
+                free,
+                total,
             }
-        })
+        } else {
+            driver("cuMemAlloc")(e)
+        }
     }
 
     /// A timing event.

@@ -137,11 +137,11 @@ impl<F: HostField> PolyRing<F> {
         let base = head.len();
         let seed = inv_series_coeffs(&self.field, &head, newton_precisions(k, base)[0])?;
         let f = self.reversed(b, m, k.min(m))?;
-        let mut g = self.zeros(k)?;
+        let mut g = self.scratch(k)?;
         self.newton_inverse(&f, seed, &mut g)?;
         // rev(q) = rev(a)·g mod x^k.
         let ar = self.reversed(a, n, k)?;
-        let mut qr = self.zeros(k)?;
+        let mut qr = self.scratch(k)?;
         let out = qr.extent(k);
         self.middle_into(
             (&ar.data.slice(..), ar.extent(k)),
@@ -154,7 +154,7 @@ impl<F: HostField> PolyRing<F> {
         // r = a − q·b mod x^(m−1).
         r.len = 0;
         if m > 1 {
-            let mut qb = self.zeros(m - 1)?;
+            let mut qb = self.scratch(m - 1)?;
             let out = qb.extent(m - 1);
             self.middle_into(
                 (&q.data.slice(..), q.extent(k)),
@@ -203,7 +203,7 @@ impl<F: HostField> PolyRing<F> {
         self.copy_into(f, f.len.min(base), &mut head)?;
         let head = self.download_elems(&head)?;
         let seed = inv_series_coeffs(&self.field, &head, newton_precisions(n, base)[0])?;
-        let mut g = self.zeros(n)?;
+        let mut g = self.scratch(n)?;
         self.newton_inverse(f, seed, &mut g)?;
         Ok(g)
     }
@@ -230,7 +230,7 @@ impl<F: HostField> PolyRing<F> {
             (&mut g.data.slice_mut(..), out),
         )?;
         let half = n.div_ceil(2).max(1);
-        let (mut e, mut h) = (self.zeros(half)?, self.zeros(half)?);
+        let (mut e, mut h) = (self.scratch(half)?, self.scratch(half)?);
         for precision in newton_precisions(n, start).windows(2) {
             let (have, step) = (precision[0], precision[1] - precision[0]);
             let (out_e, out_h) = (e.extent(step), h.extent(step));
@@ -271,7 +271,7 @@ impl<F: HostField> PolyRing<F> {
         about: usize,
         len: usize,
     ) -> Result<DevicePoly<F>, Error> {
-        let mut out = self.zeros(len)?;
+        let mut out = self.scratch(len)?;
         self.reverse_into(p, about, len, &mut out)?;
         Ok(out)
     }

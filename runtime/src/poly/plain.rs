@@ -204,7 +204,7 @@ impl<F: HostField> PolyRing<F> {
                 // out again (through a copy: the difference kernel's operands are
                 // distinct).
                 let w = wrapped.len();
-                let (mut extra, mut fixed) = (self.zeros(w)?, self.zeros(w)?);
+                let (mut extra, mut fixed) = (self.scratch(w)?, self.scratch(w)?);
                 let (extra_out, fixed_out) = (extra.extent(w), fixed.extent(w));
                 self.plain_device(
                     a,

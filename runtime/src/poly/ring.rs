@@ -57,7 +57,8 @@ pub(super) fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
     device: &Device,
     words: &[W],
 ) -> Result<CudaSlice<W>, Error> {
-    let mut data = device.alloc::<W>(words.len())?;
+    // The copy fills every word.
+    let mut data = device.alloc_unset::<W>(words.len())?;
     device
         .stream()
         .memcpy_htod(words, &mut data)
@@ -342,6 +343,19 @@ impl<F: HostField> PolyRing<F> {
         let poison = vec![F::word(u64::MAX); cap * self.field.words()];
         Ok(DevicePoly {
             data: upload(device, &poison)?,
+            len: 0,
+            cap,
+        })
+    }
+
+    /// A device polynomial of room for `len` coefficients, its words unspecified: for the
+    /// temporaries of an operation whose kernels write every coefficient before any read.
+    pub(super) fn scratch(&self, len: usize) -> Result<DevicePoly<F>, Error> {
+        let cap = len.max(1);
+        Ok(DevicePoly {
+            data: self
+                .device()?
+                .alloc_unset::<F::Word>(cap * self.field.words())?,
             len: 0,
             cap,
         })
