@@ -80,11 +80,6 @@ impl<F: HostField> Matrix<F> {
     }
 }
 
-/// The degree of p, −1 as `None`.
-fn degree<F: HostField>(p: &Poly<F>) -> Option<usize> {
-    p.degree()
-}
-
 /// p div x^k: the coefficients from k up.
 fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
     Poly::new(p.field(), p.coeffs().get(k..).unwrap_or(&[]).to_vec())
@@ -120,7 +115,7 @@ impl<F: HostField> PolyRing<F> {
         } else {
             (b.clone(), a.clone())
         };
-        while degree(&b).is_some_and(|d| d >= HGCD_BASE) {
+        while b.degree().is_some_and(|d| d >= HGCD_BASE) {
             let m = self.hgcd(&a, &b)?;
             (a, b) = m.apply(self, &a, &b)?;
             if !b.is_zero() {
@@ -180,7 +175,7 @@ impl<F: HostField> PolyRing<F> {
     fn hgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Matrix<F>, Error> {
         let n = a.len() - 1;
         let m = n.div_ceil(2);
-        if degree(b).is_none_or(|d| d < m) {
+        if b.degree().is_none_or(|d| d < m) {
             return Ok(Matrix::identity(&self.field));
         }
         if n < HGCD_BASE {
@@ -189,12 +184,12 @@ impl<F: HostField> PolyRing<F> {
         // The top halves' matrix is the whole's for the first half of the sequence.
         let r = self.hgcd(&high(a, m), &high(b, m))?;
         let (c, d) = r.apply(self, a, b)?;
-        if degree(&d).is_none_or(|dd| dd < m) {
+        if d.degree().is_none_or(|dd| dd < m) {
             return Ok(r);
         }
         let (q, e) = self.divrem(&c, &d)?;
         let qr = r.then_step(self, &q)?;
-        if degree(&e).is_none_or(|de| de < m) {
+        if e.degree().is_none_or(|de| de < m) {
             return Ok(qr);
         }
         let l = d.len() - 1;
@@ -208,7 +203,7 @@ impl<F: HostField> PolyRing<F> {
     fn half_euclid(&self, a: &Poly<F>, b: &Poly<F>, m: usize) -> Result<Matrix<F>, Error> {
         let mut matrix = Matrix::identity(&self.field);
         let (mut c, mut d) = (a.clone(), b.clone());
-        while degree(&d).is_some_and(|dd| dd >= m) {
+        while d.degree().is_some_and(|dd| dd >= m) {
             let (q, e) = super::basecase::divrem_basecase(&c, &d)?;
             matrix = matrix.then_step(self, &q)?;
             (c, d) = (d, e);
