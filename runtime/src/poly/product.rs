@@ -305,6 +305,28 @@ fn algorithm(
 pub(crate) trait Cyclic<F: HostField> {
     /// The cyclic product of `n` points.
     fn convolution(&self, n: u64) -> Result<std::sync::Arc<Convolution<F>>, Error>;
+
+    /// The fold and recombination tables of a split product of n + m points.
+    fn split_tables(&self, n: u64, m: u64) -> Result<std::sync::Arc<SplitTables<F>>, Error>;
+}
+
+/// The fold and recombination tables of a split product, kept by the ring: computing them
+/// takes a root of unity and a pass over the powers, more than the passes themselves.
+pub(crate) struct SplitTables<F: HostField> {
+    pub(crate) fold: Vec<F::Elem>,
+    pub(crate) recombine: Vec<F::Elem>,
+}
+
+impl<F: HostField> SplitTables<F> {
+    /// The tables for a split product of n + m points over `field`.
+    pub(crate) fn new(field: &F, n: u64, m: u64) -> Result<Self, Error> {
+        let theta = field.root_of_unity(2 * n)?;
+        let terms = n / m;
+        Ok(SplitTables {
+            fold: ProductPass::Fold.table(field, &theta, m, terms),
+            recombine: ProductPass::Recombine.table(field, &theta, m, terms),
+        })
+    }
 }
 
 /// Runs `plan` on the CPU: the product of `a` and `b` (`b = None`: of `a` with itself).
@@ -335,12 +357,10 @@ pub(crate) fn mul_host<F: HostField>(
             convolutions
                 .convolution(n)?
                 .cyclic_host(field, a, b, &mut c[..n as usize])?;
-            let theta = field.root_of_unity(2 * n)?;
-            let terms = n / m;
-            let fold_table = ProductPass::Fold.table(field, &theta, m, terms);
+            let tables = convolutions.split_tables(n, m)?;
             let folded = |x: &[F::Elem]| {
                 let mut out = vec![field.zero(); m as usize];
-                fold(field, &fold_table, x, &mut out);
+                fold(field, &tables.fold, x, &mut out);
                 out
             };
             let fa = folded(a);
@@ -349,8 +369,7 @@ pub(crate) fn mul_host<F: HostField>(
             convolutions
                 .convolution(m)?
                 .cyclic_host(field, &fa, fb.as_deref(), &mut r)?;
-            let table = ProductPass::Recombine.table(field, &theta, m, terms);
-            recombine(field, &table, &r, &mut c);
+            recombine(field, &tables.recombine, &r, &mut c);
             Ok(c)
         }
         Algorithm::Blocks { n, block, count } => {

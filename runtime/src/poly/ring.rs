@@ -4,7 +4,7 @@
 use super::convolution::{Convolution, DeviceDestination, DeviceSource};
 use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
-use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan};
+use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables};
 use crate::design::any_field;
 use crate::error::Error;
 use crate::fft::{Backend, Running};
@@ -45,6 +45,7 @@ pub struct PolyRing<F: HostField> {
     running: Running,
     pub(super) device: Option<Arc<Device>>,
     convolutions: Mutex<HashMap<u64, Arc<Convolution<F>>>>,
+    split_tables: Mutex<HashMap<(u64, u64), SharedSplitTables<F>>>,
     passes: Mutex<Option<Arc<GpuPasses>>>,
     tables: Mutex<HashMap<(ProductPass, u64, u64), DeviceTable<F>>>,
     /// The device buffers of split and block products, as large as the largest so far.
@@ -68,6 +69,9 @@ pub(super) fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZero
         })?;
     Ok(data)
 }
+
+/// The host tables of a split product of n + m points, shared by its products.
+type SharedSplitTables<F> = Arc<SplitTables<F>>;
 
 /// A table of a pass of split products, on the device.
 type DeviceTable<F> = Arc<CudaSlice<<F as HostField>::Word>>;
@@ -119,6 +123,7 @@ impl<F: HostField> PolyRing<F> {
             any: any_field(field)?,
             running,
             convolutions: Mutex::new(HashMap::new()),
+            split_tables: Mutex::new(HashMap::new()),
             passes: Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
             work: Mutex::new([None, None, None]),
@@ -709,6 +714,16 @@ impl<F: HostField> Cyclic<F> for PolyRing<F> {
         let c = Arc::new(Convolution::new(&self.field, n, self.device.as_ref())?);
         all.insert(n, c.clone());
         Ok(c)
+    }
+
+    fn split_tables(&self, n: u64, m: u64) -> Result<SharedSplitTables<F>, Error> {
+        let mut all = self.split_tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = all.get(&(n, m)) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(SplitTables::new(&self.field, n, m)?);
+        all.insert((n, m), t.clone());
+        Ok(t)
     }
 }
 
