@@ -230,7 +230,9 @@ impl Device {
         &self.name
     }
 
-    /// The CUDA context.
+    /// The CUDA context. Its per-buffer event tracking is off (fermat orders its streams
+    /// itself): work queued on a stream of one's own must be ordered against the device's
+    /// stream with events or joins, as with the driver API.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
