@@ -2,7 +2,7 @@
 //! vectors exactly, a = q·b + r with deg r < deg b on random operands of many shapes in
 //! every catalogue field, Newton against long division, and the refusals.
 
-use fermat::dsl::{with_field, Field};
+use fermat::dsl::with_field;
 use fermat::poly::{divrem_basecase, inv_series_basecase, schoolbook_mul, Poly, PolyRing};
 use fermat::{Backend, Error, HostField, PrimeField};
 use fermat_tests::{big, load_poly, PolyVectorFile, POLY_VECTOR_FILES};
@@ -10,20 +10,8 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The catalogue's fields and the word prime of the speed targets.
-fn catalogue() -> Vec<PrimeField> {
-    [
-        "P1",
-        "P2",
-        "P3",
-        "P4",
-        "babybear",
-        "goldilocks",
-        "469762049",
-    ]
-    .map(|spec| PrimeField::new(spec).unwrap())
-    .to_vec()
-}
+mod common;
+use common::{catalogue, random_poly};
 
 fn check_vectors<F: HostField>(field: &F, file: &PolyVectorFile) {
     let ring = PolyRing::new(field, Backend::Cpu).unwrap();
@@ -56,17 +44,6 @@ fn every_division_of_the_vectors() {
         assert_eq!(field.modulus(), big(&file.p));
         with_field!(field.any(), f => check_vectors(f, &file));
     }
-}
-
-/// A polynomial of exactly `len` coefficients (its leading one nonzero), monic if asked.
-fn random_poly<F: Field>(field: &F, len: usize, monic: bool, rng: &mut ChaCha8Rng) -> Poly<F> {
-    let mut c: Vec<F::Elem> = (0..len).map(|_| field.random(rng)).collect();
-    if let Some(last) = c.last_mut() {
-        if monic || *last == field.zero() {
-            *last = field.one();
-        }
-    }
-    Poly::new(field, c)
 }
 
 /// a = q·b + r with deg r < deg b, against long division, for one shape; `vanish` builds

@@ -14,19 +14,8 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn catalogue() -> Vec<PrimeField> {
-    [
-        "P1",
-        "P2",
-        "P3",
-        "P4",
-        "babybear",
-        "goldilocks",
-        "469762049",
-    ]
-    .map(|spec| PrimeField::new(spec).unwrap())
-    .to_vec()
-}
+mod common;
+use common::{catalogue, random_poly};
 
 fn check_vectors<F: HostField>(field: &F, file: &PolyVectorFile) {
     let poly = |values: &[String]| Poly::from_decimals(field, values).unwrap();
@@ -69,16 +58,6 @@ fn check_bezout<F: Field>(a: &Poly<F>, b: &Poly<F>, (g, s, t): (&Poly<F>, &Poly<
         a.len(),
         g.len()
     );
-}
-
-fn random<F: Field>(field: &F, len: usize, rng: &mut ChaCha8Rng) -> Poly<F> {
-    let mut c: Vec<F::Elem> = (0..len).map(|_| field.random(rng)).collect();
-    if let Some(last) = c.last_mut() {
-        if *last == field.zero() {
-            *last = field.one();
-        }
-    }
-    Poly::new(field, c)
 }
 
 /// The Sylvester matrix's determinant, by Gaussian elimination: the definition of the
@@ -126,9 +105,9 @@ fn sylvester<F: Field>(a: &Poly<F>, b: &Poly<F>) -> F::Elem {
 
 fn check_laws<F: Field>(field: &F, (lg, lu, lv): (usize, usize, usize), rng: &mut ChaCha8Rng) {
     let (g, u, v) = (
-        random(field, lg, rng),
-        random(field, lu, rng),
-        random(field, lv, rng),
+        random_poly(field, lg, false, rng),
+        random_poly(field, lu, false, rng),
+        random_poly(field, lv, false, rng),
     );
     let (a, b) = (
         schoolbook_mul(&g, &u).unwrap(),
@@ -158,9 +137,9 @@ fn check_laws<F: Field>(field: &F, (lg, lu, lv): (usize, usize, usize), rng: &mu
     // Resultants: multiplicative, zero exactly when the gcd is not constant, and the
     // Sylvester determinant.
     let (x, y, z) = (
-        random(field, lu, rng),
-        random(field, lv, rng),
-        random(field, lg + 1, rng),
+        random_poly(field, lu, false, rng),
+        random_poly(field, lv, false, rng),
+        random_poly(field, lg + 1, false, rng),
     );
     let rxz = resultant_euclid(&x, &z).unwrap();
     let ryz = resultant_euclid(&y, &z).unwrap();
@@ -227,7 +206,7 @@ fn degenerate_cases_in_every_field() {
             assert_eq!(gcd_euclid(&a, &b).unwrap(), Poly::one(f));
             let (g, s, t) = xgcd_euclid(&a, &b).unwrap();
             check_bezout(&a, &b, (&g, &s, &t));
-            let c = random(f, rng.gen_range(2..9), &mut rng);
+            let c = random_poly(f, rng.gen_range(2..9), false, &mut rng);
             let (g, s, t) = xgcd_euclid(&c, &c).unwrap();
             assert_eq!((s.is_zero(), t.len()), (true, 1), "a = b");
             check_bezout(&c, &c, (&g, &s, &t));
@@ -249,7 +228,7 @@ fn the_half_gcd_agrees_with_euclid() {
                 if field.modulus().bits() > 64 && lu > 500 {
                     continue;
                 }
-                let (g, u, v) = (random(f, lg, &mut rng), random(f, lu, &mut rng), random(f, lv, &mut rng));
+                let (g, u, v) = (random_poly(f, lg, false, &mut rng), random_poly(f, lu, false, &mut rng), random_poly(f, lv, false, &mut rng));
                 let (a, b) = (ring.mul(&g, &u).unwrap(), ring.mul(&g, &v).unwrap());
                 let want = gcd_euclid(&a, &b).unwrap();
                 assert_eq!(ring.gcd(&a, &b).unwrap(), want, "{}: {lg} {lu} {lv}", f.name());

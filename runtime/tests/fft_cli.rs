@@ -1,17 +1,7 @@
 //! `fermat fft` on the reference vectors' files, and its refusals.
 
-use std::process::Command;
-
 fn fermat(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_fermat"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    fermat_tests::run(env!("CARGO_BIN_EXE_fermat"), args)
 }
 
 fn dir() -> std::path::PathBuf {

@@ -1,18 +1,8 @@
 //! `fermat div` and `fermat gcd` on the reference vectors' files (the results written as
 //! JSON equal the vectors'), random operands verified, and their refusals.
 
-use std::process::Command;
-
 fn fermat(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_fermat"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    fermat_tests::run(env!("CARGO_BIN_EXE_fermat"), args)
 }
 
 fn dir() -> std::path::PathBuf {

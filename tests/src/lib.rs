@@ -6,6 +6,21 @@
 use num_bigint::BigUint;
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs `program ARGS…` (a binary under test, `env!("CARGO_BIN_EXE_…")`): its exit
+/// status (−1 when a signal ended it), standard output and standard error.
+pub fn run(program: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
 
 /// One element pair of an SRGFN vector file, with its exact results.
 #[derive(Debug, Clone, Deserialize)]

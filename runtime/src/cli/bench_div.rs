@@ -2,8 +2,7 @@
 //! inverses, timed like the products (GPU: CUDA events, data on the device; CPU: wall
 //! time on one thread and on all), beside the figures they are measured against.
 
-use super::bench::{hold, median};
-use super::bench_poly::{median_wall_ms, print_row, random, PolyResult};
+use super::bench_poly::{median_device_ms, median_wall_ms, print_row, random, PolyResult};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::{Poly, PolyRing};
@@ -209,23 +208,8 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             Op::Mul => ring.mul_device(&da, &db).map(drop),
         }
     };
-    for _ in 0..3 {
-        call()?;
-    }
-    let device = fermat::gpu::device(0)?;
-    let stream = device.stream();
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = device.event()?;
-        let end = device.event()?;
-        hold(&device, stream, 200_000)?;
-        start.record(stream)?;
-        call()?;
-        end.record(stream)?;
-        end.synchronize()?;
-        times.push(start.elapsed_ms(&end)? as f64);
-    }
-    Ok(r.result(field.name(), "gpu".into(), median(times)))
+    let ms = median_device_ms(runs, call)?;
+    Ok(r.result(field.name(), "gpu".into(), ms))
 }
 
 fn time_cpu<F: HostField>(

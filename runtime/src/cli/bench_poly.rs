@@ -301,29 +301,34 @@ fn time_gpu<F: HostField>(field: &F, work: &Workload, runs: usize) -> Result<Pol
     let a = ring.to_device(&random(field, work.len_a, 1))?;
     let b = ring.to_device(&random(field, work.len_b, 2))?;
     let mut c = ring.mul_device(&a, &b)?;
+    let ms = median_device_ms(runs, || ring.mul_device_into(&a, &b, &mut c))?;
+    Ok(PolyResult::product(field, work, &plan, "gpu".into(), ms))
+}
+
+/// The median device time of `runs` calls on GPU 0's stream, after three to warm up, in
+/// milliseconds: CUDA events around each call, queued behind a hold kernel so that the
+/// launches run back to back.
+pub(super) fn median_device_ms(
+    runs: usize,
+    mut call: impl FnMut() -> Result<(), fermat::Error>,
+) -> Result<f64, CliError> {
+    for _ in 0..3 {
+        call()?;
+    }
     let device = fermat::gpu::device(0)?;
     let stream = device.stream();
-    for _ in 0..3 {
-        ring.mul_device_into(&a, &b, &mut c)?;
-    }
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = device.event()?;
         let end = device.event()?;
         hold(&device, stream, 200_000)?;
         start.record(stream)?;
-        ring.mul_device_into(&a, &b, &mut c)?;
+        call()?;
         end.record(stream)?;
         end.synchronize()?;
         times.push(start.elapsed_ms(&end)? as f64);
     }
-    Ok(PolyResult::product(
-        field,
-        work,
-        &plan,
-        "gpu".into(),
-        median(times),
-    ))
+    Ok(median(times))
 }
 
 /// A batch of products on the GPU, its effective bandwidth (operands and products, in
@@ -342,24 +347,8 @@ fn time_gpu_batch<F: HostField>(
     };
     let a = ring.to_device_batch(&polys(work.len_a, 1), work.len_a)?;
     let b = ring.to_device_batch(&polys(work.len_b, 2), work.len_b)?;
-    let device = fermat::gpu::device(0)?;
-    let stream = device.stream();
-    for _ in 0..3 {
-        ring.mul_batch_device(&a, &b)?;
-    }
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = device.event()?;
-        let end = device.event()?;
-        hold(&device, stream, 200_000)?;
-        start.record(stream)?;
-        let c = ring.mul_batch_device(&a, &b)?;
-        end.record(stream)?;
-        end.synchronize()?;
-        drop(c);
-        times.push(start.elapsed_ms(&end)? as f64);
-    }
-    let ms = median(times);
+    // The products are freed as they are made, on the stream, as a user's would be.
+    let ms = median_device_ms(runs, || ring.mul_batch_device(&a, &b).map(drop))?;
     let elements = work.batch * (work.len_a + work.len_b + plan.len());
     let bytes = (elements * field.words() * std::mem::size_of::<F::Word>()) as f64;
     let mut r = PolyResult::product(field, work, &plan, "gpu".into(), ms);

@@ -1,7 +1,7 @@
 //! `fermat gcd`: the monic gcd of two polynomials (with `--xgcd`, and its cofactors) from
 //! files or random, verified and timed.
 
-use super::operands::{finish, report_for, Operands, RingArgs};
+use super::operands::{check_output, finish, report_for, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::{Poly, PolyRing};
@@ -34,10 +34,7 @@ pub struct Args {
 /// Runs `fermat gcd`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let field = args.ring.field()?;
-    // Refuse an output that cannot be written before any work.
-    if let Some(path) = &args.output {
-        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    check_output(&args.output)?;
     with_field!(&field, f => gcd(f, &args))
 }
 

@@ -1,6 +1,6 @@
 //! `fermat mul`: the product of two polynomials from files or random, verified and timed.
 
-use super::operands::{finish, report_for, Operands, RingArgs};
+use super::operands::{check_output, finish, report_for, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::Poly;
@@ -40,10 +40,7 @@ const POINTS: usize = 4;
 /// Runs `fermat mul`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let field = args.ring.field()?;
-    // Refuse an output that cannot be written before any work.
-    if let Some(path) = &args.output {
-        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    check_output(&args.output)?;
     with_field!(&field, f => mul(f, &args))
 }
 

@@ -92,6 +92,14 @@ impl Operands {
     }
 }
 
+/// Refuses an output that cannot be written, before any work.
+pub fn check_output(output: &Option<PathBuf>) -> Result<(), CliError> {
+    if let Some(path) = output {
+        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Where the report goes: standard error when the result goes to standard output.
 pub fn report_for(output: &Option<PathBuf>) -> Box<dyn Write> {
     if output.is_some() {

@@ -54,7 +54,7 @@ pub struct PolyRing<F: HostField> {
 }
 
 /// `words` copied into a new device buffer.
-pub(super) fn upload<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+pub(super) fn upload<W: cudarc::driver::DeviceRepr>(
     device: &Device,
     words: &[W],
 ) -> Result<CudaSlice<W>, Error> {
