@@ -5,6 +5,7 @@ use fermat_codegen::design::DesignError;
 use fermat_codegen::{CodegenError, ExecError, PlanError};
 use fermat_dsl::derive::DeriveError;
 use fermat_dsl::FieldError;
+use num_bigint::BigUint;
 use thiserror::Error;
 
 /// Everything that can go wrong when planning or running a transform.
@@ -118,6 +119,36 @@ pub enum Error {
         len: u64,
         /// The most coefficients a product can have.
         max: u64,
+    },
+    /// Too few NTT primes of the CRT route's width for a product.
+    #[error("the CRT route needs primes of {width} bits with 2^{adicity} | p − 1 whose product exceeds 2^{bits}, but there are only {found} such primes")]
+    CrtPrimes {
+        /// Bits of the primes.
+        width: u32,
+        /// The 2-adicity they need: the product's transform length is 2^adicity.
+        adicity: u32,
+        /// Bits the primes' product must exceed.
+        bits: u64,
+        /// How many such primes there are.
+        found: usize,
+    },
+    /// A modulus below 2.
+    #[error("the modulus {m} is below 2: (Z/mZ)[x] needs m ≥ 2")]
+    Modulus {
+        /// The modulus.
+        m: BigUint,
+    },
+    /// A coefficient of a (Z/mZ)[x] operand that is not a residue in [0, m).
+    #[error("coefficient {index} of {operand} is {value}, not a residue modulo {m} (0 ≤ c < m)")]
+    Residue {
+        /// Which operand.
+        operand: &'static str,
+        /// The coefficient's index.
+        index: usize,
+        /// Its value.
+        value: BigUint,
+        /// The modulus.
+        m: BigUint,
     },
     /// The kernels read a twiddle table of another size than the plan's roots make.
     #[error("the kernels read a twiddle table of {rows} rows but the plan's roots make {made}")]

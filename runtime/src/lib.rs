@@ -27,6 +27,7 @@
 pub mod cache;
 pub mod catalogue;
 pub mod cpu;
+pub mod crt;
 pub mod design;
 pub mod element;
 pub mod embedded;

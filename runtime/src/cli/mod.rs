@@ -9,6 +9,7 @@ mod fft;
 mod gcd;
 mod gen;
 mod mul;
+mod mul_ring;
 mod operands;
 mod primes;
 mod selftest;

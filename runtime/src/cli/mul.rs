@@ -1,5 +1,6 @@
 //! `fermat mul`: the product of two polynomials from files or random, verified and timed.
 
+use super::mul_ring;
 use super::operands::{check_output, finish, report_for, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
@@ -15,7 +16,7 @@ use std::time::Instant;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    ring: RingArgs,
+    ring_args: RingArgs,
     #[command(flatten)]
     operands: Operands,
     /// Where to write the product (a JSON list of decimal strings); standard output
@@ -28,8 +29,15 @@ pub struct Args {
     verify: bool,
     /// Multiply B pairs of random polynomials of lengths --len-a and --len-b in one batch
     /// (with --random; the products are checked with --verify, not written)
-    #[arg(long, requires = "random", conflicts_with = "output")]
+    #[arg(long, requires = "random", conflicts_with_all = ["output", "ring"])]
     batch: Option<usize>,
+    /// A coefficient ring instead of a field: Z (signed integers of any size) or mod:M
+    /// (residues modulo any M ≥ 2, in decimal); the product runs by the CRT route
+    #[arg(long, conflicts_with = "field")]
+    ring: Option<String>,
+    /// Bits of the random coefficients of --ring Z
+    #[arg(long, default_value_t = 64, requires = "ring")]
+    bits: u64,
 }
 
 /// Products up to this many coefficient products are checked against the schoolbook one.
@@ -39,7 +47,22 @@ const POINTS: usize = 4;
 
 /// Runs `fermat mul`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let field = args.ring.field()?;
+    if let Some(ring) = &args.ring {
+        return mul_ring::run(mul_ring::Job {
+            ring: mul_ring::Ring::parse(ring)?,
+            backend: &args.ring_args.backend,
+            device: args.ring_args.device,
+            a: args.operands.a.as_deref(),
+            b: args.operands.b.as_deref(),
+            random: args.operands.random,
+            len_a: args.operands.len_a,
+            len_b: args.operands.len_b,
+            bits: args.bits,
+            output: &args.output,
+            verify: args.verify,
+        });
+    }
+    let field = args.ring_args.field()?;
     check_output(&args.output)?;
     with_field!(&field, f => mul(f, &args))
 }
@@ -49,7 +72,7 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
         return mul_batch(field, args, count);
     }
     let (a, b) = args.operands.read(field)?;
-    let (ring, field_line) = args.ring.ring(field)?;
+    let (ring, field_line) = args.ring_args.ring(field)?;
     let plan = ring.product_plan(a.len(), b.len())?;
     let mut report = report_for(&args.output);
     writeln!(report, "{field_line}")?;
@@ -142,7 +165,7 @@ fn mul_batch<F: HostField>(field: &F, args: &Args, count: usize) -> Result<ExitC
     let b: Vec<Poly<F>> = (0..count)
         .map(|_| Poly::random(field, lb, &mut rng))
         .collect();
-    let (ring, field_line) = args.ring.ring(field)?;
+    let (ring, field_line) = args.ring_args.ring(field)?;
     let plan = ring.batch_plan(la, lb)?;
     let mut report = std::io::stdout();
     writeln!(report, "{field_line}")?;

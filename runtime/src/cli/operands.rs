@@ -15,7 +15,7 @@ use std::process::ExitCode;
 pub struct RingArgs {
     /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
     #[arg(long)]
-    pub field: String,
+    pub field: Option<String>,
     /// Where to run: cpu, gpu or auto (the GPU if there is one).
     #[arg(long, default_value = "auto")]
     pub backend: String,
@@ -27,7 +27,11 @@ pub struct RingArgs {
 impl RingArgs {
     /// The field named by --field.
     pub fn field(&self) -> Result<AnyField, CliError> {
-        Ok(FieldSpec::parse(&self.field)?.build()?)
+        let spec = self
+            .field
+            .as_deref()
+            .ok_or("give the field: --field F (P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k)")?;
+        Ok(FieldSpec::parse(spec)?.build()?)
     }
 
     /// The ring of polynomials over `field` on the backend named, and the report's first

@@ -23,7 +23,7 @@ use crate::element::PrimeField;
 use crate::error::Error;
 use fermat_dsl::field::Field;
 use fermat_dsl::with_field;
-use num_bigint::BigUint;
+use num_bigint::{BigInt, BigUint};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -72,6 +72,14 @@ pub enum PolyIoError {
         value: BigUint,
         /// The modulus.
         p: BigUint,
+    },
+    /// A coefficient of an integer polynomial is not a (signed) decimal integer.
+    #[error("coefficient {index} = {value} is not a decimal integer")]
+    NotAnInteger {
+        /// The index of the coefficient.
+        index: usize,
+        /// The coefficient as written.
+        value: String,
     },
     /// A JSON number of a parsed value beyond 2^64: its digits are lost.
     #[error("coefficient {index} = {value} is a JSON number beyond 2^64, whose digits a parsed JSON value does not keep; write it as a string")]
@@ -251,6 +259,104 @@ fn flat_list(text: &str) -> Option<Vec<Item<'_>>> {
         }
         rest = rest.strip_prefix(',')?.trim_start_matches(SPACE);
     }
+}
+
+/// The signed value of an integer coefficient written as a string or a number token: an
+/// optional sign, then decimal digits (surrounding whitespace in strings is ignored).
+fn signed_decimal(index: usize, text: &str) -> Result<BigInt, PolyIoError> {
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(PolyIoError::NotAnInteger {
+            index,
+            value: text.to_string(),
+        });
+    }
+    let m: BigUint = digits.parse().expect("ASCII digits are a decimal integer");
+    Ok(if negative {
+        -BigInt::from(m)
+    } else {
+        BigInt::from(m)
+    })
+}
+
+/// The integers of a JSON list of decimal strings or integer numbers (signed, of any
+/// size: number tokens keep their digits), lowest degree first: the operands of products
+/// in Z[x].
+///
+/// Errors: [`PolyIoError::Json`], [`PolyIoError::NotAList`], and
+/// [`PolyIoError::NotAnInteger`] naming the index and the text of a coefficient that is
+/// no decimal integer.
+///
+/// ```
+/// use fermat::poly::integers_of_json;
+/// use fermat::num_bigint::BigInt;
+///
+/// let v = integers_of_json(r#"["-12", 7, -123456789012345678901234567890]"#)?;
+/// assert_eq!(v[0], BigInt::from(-12));
+/// assert_eq!(v[2].to_string(), "-123456789012345678901234567890");
+/// assert!(integers_of_json(r#"["1", "x"]"#).is_err());
+/// # Ok::<(), fermat::poly::PolyIoError>(())
+/// ```
+pub fn integers_of_json(text: &str) -> Result<Vec<BigInt>, PolyIoError> {
+    if let Some(items) = flat_list(text) {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Item::Str(s) => signed_decimal(i, s),
+                Item::Number(token) if token.contains(['.', 'e', 'E']) => {
+                    Err(PolyIoError::NotAnInteger {
+                        index: i,
+                        value: token.to_string(),
+                    })
+                }
+                Item::Number(token) => signed_decimal(i, token),
+            })
+            .collect();
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| PolyIoError::Json {
+        line: e.line(),
+        column: e.column(),
+        why: e.to_string(),
+    })?;
+    let Value::Array(items) = &value else {
+        return Err(PolyIoError::NotAList {
+            found: kind(&value).to_string(),
+        });
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => signed_decimal(i, s),
+            other => Err(PolyIoError::NotAnInteger {
+                index: i,
+                value: other.to_string(),
+            }),
+        })
+        .collect()
+}
+
+/// Integers as a JSON list of decimal strings, without spaces.
+///
+/// ```
+/// use fermat::poly::integers_to_json;
+/// use fermat::num_bigint::BigInt;
+///
+/// assert_eq!(integers_to_json(&[BigInt::from(-3), BigInt::from(40)]), r#"["-3","40"]"#);
+/// ```
+pub fn integers_to_json<T: std::fmt::Display>(values: &[T]) -> String {
+    Value::Array(
+        values
+            .iter()
+            .map(|v| Value::String(v.to_string()))
+            .collect(),
+    )
+    .to_string()
 }
 
 /// The coefficients written in `text`, unchecked against p.

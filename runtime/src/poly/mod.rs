@@ -30,7 +30,7 @@ pub use device::DevicePoly;
 pub use dynamic::Polynomial;
 pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
-pub use json::PolyIoError;
+pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use product::{Algorithm, Crossover, ProductPlan, RATIOS};
 pub use ring::PolyRing;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

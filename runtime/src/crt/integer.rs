@@ -1,0 +1,312 @@
+//! Products of polynomials with integer coefficients by the multi-modular route: project
+//! the coefficients onto enough NTT primes, multiply modulo each prime with the word-prime
+//! products of [`PolyRing`], and recombine the residues (§7 of the 2017 paper, "the CRT
+//! alternative"; FLINT's `fmpz_poly_mul` takes the same route on the CPU).
+
+use super::primes::{PrimeSet, Width};
+use super::residues::{project, recombine, Integers};
+use crate::fft::Backend;
+use crate::host::HostField;
+use crate::poly::{Poly, PolyRing};
+use crate::Error;
+use fermat_dsl::field::{Field, Fp32, Fp64};
+use num_bigint::BigInt;
+use num_traits::Zero;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The smallest 2-adicity the route asks of its primes: one family of primes serves every
+/// length up to 2^FAMILY_ADICITY, so that the rings (and on the GPU their compiled
+/// kernels) are shared between lengths.
+const FAMILY_ADICITY: u32 = 20;
+
+/// How a product of integer polynomials is computed: the primes and why.
+///
+/// ```
+/// use fermat::crt::IntPolyRing;
+/// use fermat::Backend;
+///
+/// let ring = IntPolyRing::new(Backend::Cpu)?;
+/// let plan = ring.plan(1 << 16, 1 << 16, 1000, 1000)?;
+/// assert!(plan.primes.product().bits() > 2017);
+/// println!("{plan}");
+/// # Ok::<(), fermat::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CrtPlan {
+    /// The primes.
+    pub primes: Arc<PrimeSet>,
+    /// Bits of the largest coefficient the product can have, sign included.
+    pub bits: u64,
+    /// Coefficients of the product.
+    pub len: usize,
+}
+
+impl std::fmt::Display for CrtPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CRT over {} primes of {} bits ≡ 1 mod 2^{} (their product has {} bits; coefficients need {})",
+            self.primes.len(),
+            self.primes.width().bits(),
+            self.primes.adicity(),
+            self.primes.product().bits(),
+            self.bits
+        )
+    }
+}
+
+/// A word-prime field the CRT route multiplies over.
+pub trait CrtField: HostField {
+    /// The field of the prime p.
+    fn of_prime(p: u64) -> Result<Self, Error>;
+    /// The element x mod p.
+    fn of_residue(&self, x: u64) -> Self::Elem;
+    /// The canonical residue of an element.
+    fn residue(&self, e: &Self::Elem) -> u64;
+}
+
+impl CrtField for Fp32 {
+    fn of_prime(p: u64) -> Result<Self, Error> {
+        let p = u32::try_from(p).map_err(|_| fermat_dsl::FieldError::NotOdd { p: p.into() })?;
+        Ok(Fp32::new(p)?)
+    }
+    fn of_residue(&self, x: u64) -> Self::Elem {
+        self.from_u64(x)
+    }
+    fn residue(&self, e: &Self::Elem) -> u64 {
+        u64::from(self.value(*e))
+    }
+}
+
+impl CrtField for Fp64 {
+    fn of_prime(p: u64) -> Result<Self, Error> {
+        Ok(Fp64::new(p)?)
+    }
+    fn of_residue(&self, x: u64) -> Self::Elem {
+        self.from_u64(x)
+    }
+    fn residue(&self, e: &Self::Elem) -> u64 {
+        self.value(*e)
+    }
+}
+
+/// The rings of one width's primes, built on first use.
+struct Rings<F: CrtField> {
+    backend: Backend,
+    rings: Mutex<HashMap<u64, Arc<PolyRing<F>>>>,
+}
+
+impl<F: CrtField> Rings<F> {
+    fn get(&self, p: u64) -> Result<Arc<PolyRing<F>>, Error> {
+        let mut rings = self.rings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = rings.get(&p) {
+            return Ok(r.clone());
+        }
+        let ring = Arc::new(PolyRing::new(&F::of_prime(p)?, self.backend)?);
+        rings.insert(p, ring.clone());
+        Ok(ring)
+    }
+
+    /// Row i of the result: the product of rows i of `a` and `b` modulo p_i, `len`
+    /// coefficients (zeros past the normalised product).
+    fn products(
+        &self,
+        set: &PrimeSet,
+        a: &[Vec<u64>],
+        b: &[Vec<u64>],
+        len: usize,
+        parallel: bool,
+    ) -> Result<Vec<Vec<u64>>, Error> {
+        let one = |i: usize| -> Result<Vec<u64>, Error> {
+            let ring = self.get(set.primes()[i])?;
+            let f = ring.field();
+            let pa = Poly::new(f, a[i].iter().map(|&x| f.of_residue(x)).collect());
+            let pb = Poly::new(f, b[i].iter().map(|&x| f.of_residue(x)).collect());
+            let c = ring.mul(&pa, &pb)?;
+            let mut out: Vec<u64> = c.coeffs().iter().map(|e| f.residue(e)).collect();
+            out.resize(len, 0);
+            Ok(out)
+        };
+        if parallel {
+            (0..set.len()).into_par_iter().map(one).collect()
+        } else {
+            (0..set.len()).map(one).collect()
+        }
+    }
+}
+
+/// Products in Z[x]: polynomials with signed integer coefficients of any size, exact.
+///
+/// The product runs modulo enough NTT primes for its largest possible coefficient, each
+/// on the ring's backend; the primes are 62-bit on the CPU and 31-bit on the GPU, where
+/// 32-bit products are native (see [`Width`]).
+///
+/// ```
+/// use fermat::crt::IntPolyRing;
+/// use fermat::num_bigint::BigInt;
+/// use fermat::Backend;
+///
+/// let ring = IntPolyRing::new(Backend::Auto)?;
+/// let big = BigInt::from(1) << 200u32;
+/// let a = vec![BigInt::from(-1), big.clone()];          // 2^200·x − 1
+/// let b = vec![BigInt::from(1), big.clone()];           // 2^200·x + 1
+/// let c = ring.mul(&a, &b)?;
+/// assert_eq!(c, vec![BigInt::from(-1), BigInt::from(0), &big * &big]);
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub struct IntPolyRing {
+    width: Width,
+    parallel: bool,
+    narrow: Rings<Fp32>,
+    wide: Rings<Fp64>,
+    sets: Mutex<HashMap<(Width, u32, u64), Arc<PrimeSet>>>,
+}
+
+impl IntPolyRing {
+    /// The ring on `backend` (the GPU's errors are the same as [`PolyRing::new`]'s; with
+    /// [`Backend::Auto`] and no GPU, the CPU).
+    pub fn new(backend: Backend) -> Result<IntPolyRing, Error> {
+        // Which backend Auto resolves to decides the width.
+        let probe = PolyRing::new(&Fp32::new(2013265921)?, backend)?;
+        let on_gpu = matches!(probe.running(), crate::Running::Gpu(_));
+        let backend = if on_gpu { backend } else { Backend::Cpu };
+        Ok(IntPolyRing {
+            width: if on_gpu { Width::Bits31 } else { Width::Bits62 },
+            parallel: !on_gpu,
+            narrow: Rings {
+                backend,
+                rings: Mutex::new(HashMap::new()),
+            },
+            wide: Rings {
+                backend,
+                rings: Mutex::new(HashMap::new()),
+            },
+            sets: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The ring with primes of another width.
+    pub fn with_width(mut self, width: Width) -> IntPolyRing {
+        self.width = width;
+        self
+    }
+
+    /// The primes' width.
+    pub fn width(&self) -> Width {
+        self.width
+    }
+
+    /// The plan of a product of `len_a` by `len_b` coefficients of at most `bits_a` and
+    /// `bits_b` bits (magnitudes).
+    ///
+    /// Errors: [`Error::CrtPrimes`] when the width has too few primes for the length and
+    /// the coefficients.
+    pub fn plan(
+        &self,
+        len_a: usize,
+        len_b: usize,
+        bits_a: u64,
+        bits_b: u64,
+    ) -> Result<CrtPlan, Error> {
+        let len = (len_a + len_b).saturating_sub(1);
+        // |c_k| ≤ min(len a, len b)·max|a_i|·max|b_j|, and the sign needs one bit more.
+        let terms = len_a.min(len_b).max(1) as u64;
+        let bits = bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1;
+        let adicity = (len.max(2) as u64)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(FAMILY_ADICITY);
+        let key = (self.width, adicity, bits);
+        let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        let primes = match sets.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Arc::new(PrimeSet::for_bits(self.width, adicity, bits)?);
+                sets.insert(key, s.clone());
+                s
+            }
+        };
+        Ok(CrtPlan { primes, bits, len })
+    }
+
+    /// The product a·b, normalised (no trailing zeros; the zero polynomial is empty).
+    ///
+    /// Errors: [`Error::CrtPrimes`] (see [`IntPolyRing::plan`]), and the errors of the
+    /// word-prime products ([`PolyRing::mul`]).
+    pub fn mul(&self, a: &[BigInt], b: &[BigInt]) -> Result<Vec<BigInt>, Error> {
+        let a = Integers::from_bigints(trim(a));
+        let b = Integers::from_bigints(trim(b));
+        let c = self.mul_integers(&a, &b, true)?;
+        let mut c = c.to_bigints();
+        while c.last().is_some_and(Zero::is_zero) {
+            c.pop();
+        }
+        Ok(c)
+    }
+
+    /// The product of `a` and `b` as [`Integers`], `signed` or (both operands nonnegative)
+    /// not: unsigned products need no sign bit.
+    pub fn mul_integers(
+        &self,
+        a: &Integers,
+        b: &Integers,
+        signed: bool,
+    ) -> Result<Integers, Error> {
+        if a.is_empty() || b.is_empty() {
+            return Ok(Integers::from_bigints(&[]));
+        }
+        let bits_of = |x: &Integers| {
+            (0..x.len())
+                .map(|i| {
+                    let m = x.magnitude(i);
+                    m.iter()
+                        .rposition(|&w| w != 0)
+                        .map_or(0, |t| 64 * t as u64 + u64::from(64 - m[t].leading_zeros()))
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let mut plan = self.plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
+        if !signed {
+            plan.bits -= 1;
+        }
+        self.mul_planned(&plan, a, b, signed)
+    }
+
+    /// The product by `plan`.
+    fn mul_planned(
+        &self,
+        plan: &CrtPlan,
+        a: &Integers,
+        b: &Integers,
+        signed: bool,
+    ) -> Result<Integers, Error> {
+        let set = &plan.primes;
+        let ra = project(set, a);
+        let rb = project(set, b);
+        let rc = match set.width() {
+            Width::Bits31 => self
+                .narrow
+                .products(set, &ra, &rb, plan.len, self.parallel)?,
+            Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel)?,
+        };
+        Ok(recombine(set, &rc, signed))
+    }
+}
+
+impl std::fmt::Debug for IntPolyRing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IntPolyRing")
+            .field("width", &self.width)
+            .field("backend", &self.narrow.backend)
+            .finish()
+    }
+}
+
+/// `x` without its trailing zeros.
+fn trim(x: &[BigInt]) -> &[BigInt] {
+    let n = x.iter().rposition(|c| !c.is_zero()).map_or(0, |i| i + 1);
+    &x[..n]
+}

@@ -1,0 +1,278 @@
+//! The CRT route on the CPU: projection and recombination against num-bigint, products in
+//! Z[x] and (Z/mZ)[x] against Kronecker substitution, products modulo P3 by both routes,
+//! the reference vectors, and bad input.
+
+use fermat::crt::{project, recombine, IntPolyRing, Integers, ModPolyRing, PrimeSet, Width};
+use fermat::dsl::Field;
+use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
+use fermat::poly::{Poly, PolyRing};
+use fermat::{Backend, Error, PrimeField};
+use num_traits::{One, Signed, Zero};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The prime sets the tests cover: both widths, small and large adicities and bounds.
+fn prime_sets() -> Vec<PrimeSet> {
+    [
+        (Width::Bits31, 20, 40),
+        (Width::Bits31, 20, 700),
+        (Width::Bits31, 24, 200),
+        (Width::Bits62, 24, 60),
+        (Width::Bits62, 20, 2100),
+        (Width::Bits62, 30, 500),
+    ]
+    .into_iter()
+    .map(|(w, t, bits)| PrimeSet::for_bits(w, t, bits).unwrap())
+    .collect()
+}
+
+fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {
+    let m = rng.gen_biguint(bits);
+    let sign = if rng.gen() { Sign::Minus } else { Sign::Plus };
+    BigInt::from_biguint(sign, m)
+}
+
+#[test]
+fn projection_and_recombination_agree_with_num_bigint() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for set in prime_sets() {
+        let p = BigInt::from(set.product().clone());
+        let half: BigInt = &p / 2u32;
+        // Edge values: 0, ±1, the signed bound ±(P − 1)/2 and P/2 itself (which
+        // recombines to itself: the signed range is (−P/2, P/2]), and randoms of many sizes.
+        let mut x = vec![
+            BigInt::zero(),
+            BigInt::one(),
+            -BigInt::one(),
+            half.clone(),
+            -(&p - 1u32) / 2u32,
+            (&p - 1u32) / 2u32,
+        ];
+        for bits in [1, 31, 62, 64, 65, 128] {
+            if bits + 1 < set.product().bits() {
+                x.push(signed_random(&mut rng, bits));
+            }
+        }
+        x.push(signed_random(&mut rng, set.product().bits() - 2));
+        let ints = Integers::from_bigints(&x);
+        let residues = project(&set, &ints);
+        for (i, &q) in set.primes().iter().enumerate() {
+            let q = BigInt::from(q);
+            for (j, v) in x.iter().enumerate() {
+                let want = ((v % &q) + &q) % &q;
+                assert_eq!(BigInt::from(residues[i][j]), want, "x = {v} mod {q}");
+            }
+        }
+        assert_eq!(recombine(&set, &residues, true).to_bigints(), x);
+        // Unsigned: the representative in [0, P), P − 1 included.
+        let unsigned = vec![BigUint::zero(), set.product() - 1u32, set.product() / 3u32];
+        let r = project(&set, &Integers::from_biguints(&unsigned));
+        let back = recombine(&set, &r, false).to_bigints();
+        let want: Vec<BigInt> = unsigned.into_iter().map(BigInt::from).collect();
+        assert_eq!(back, want);
+    }
+}
+
+/// The product by Kronecker substitution: pack at x = 2^k, multiply, unpack signed digits.
+fn kronecker(a: &[BigInt], b: &[BigInt]) -> Vec<BigInt> {
+    if a.is_empty() || b.is_empty() {
+        return Vec::new();
+    }
+    let max = |v: &[BigInt]| v.iter().map(|c| c.bits()).max().unwrap_or(0);
+    let k = max(a) + max(b) + 64 - (a.len().min(b.len()) as u64).leading_zeros() as u64 + 2;
+    let pack = |v: &[BigInt]| v.iter().rev().fold(BigInt::zero(), |acc, c| (acc << k) + c);
+    let mut c = pack(a) * pack(b);
+    let base = BigInt::one() << k;
+    let half = BigInt::one() << (k - 1);
+    let mut out = Vec::new();
+    for _ in 0..a.len() + b.len() - 1 {
+        let mut r = ((&c % &base) + &base) % &base;
+        if r >= half {
+            r -= &base;
+        }
+        c = (c - &r) >> k;
+        out.push(r);
+    }
+    while out.last().is_some_and(Zero::is_zero) {
+        out.pop();
+    }
+    out
+}
+
+#[test]
+fn integer_products_equal_kronecker_substitution() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let ring = IntPolyRing::new(Backend::Cpu).unwrap();
+    let narrow = IntPolyRing::new(Backend::Cpu)
+        .unwrap()
+        .with_width(Width::Bits31);
+    let shapes = [
+        (1, 1, 1, 1),
+        (1, 7, 64, 3),
+        (13, 5, 2, 200),
+        (100, 100, 64, 64),
+        (257, 31, 1000, 10),
+        (600, 900, 130, 129),
+        (2000, 1, 3000, 5),
+    ];
+    for (la, lb, ba, bb) in shapes {
+        let a: Vec<BigInt> = (0..la).map(|_| signed_random(&mut rng, ba)).collect();
+        let b: Vec<BigInt> = (0..lb).map(|_| signed_random(&mut rng, bb)).collect();
+        let want = kronecker(&a, &b);
+        assert_eq!(
+            ring.mul(&a, &b).unwrap(),
+            want,
+            "{la}×{lb}, {ba} and {bb} bits"
+        );
+        assert_eq!(
+            narrow.mul(&a, &b).unwrap(),
+            want,
+            "31-bit primes, {la}×{lb}"
+        );
+    }
+    // Coefficients at their extremes: (2^e − 1)·(1 + x + … ) squared, negated, and zeros.
+    let top: BigInt = (BigInt::one() << 256u32) - 1u32;
+    let a = vec![top.clone(); 300];
+    let b: Vec<BigInt> = vec![-top.clone(); 300];
+    assert_eq!(ring.mul(&a, &b).unwrap(), kronecker(&a, &b));
+    assert_eq!(ring.mul(&a, &[]).unwrap(), Vec::<BigInt>::new());
+    let zeros = vec![BigInt::zero(); 5];
+    assert_eq!(ring.mul(&zeros, &a).unwrap(), Vec::<BigInt>::new());
+    let padded = vec![BigInt::from(3), BigInt::zero(), BigInt::zero()];
+    assert_eq!(ring.mul(&padded, &padded).unwrap(), vec![BigInt::from(9)]);
+}
+
+fn modular_case(m: &BigUint, la: usize, lb: usize, rng: &mut ChaCha8Rng) {
+    let ring = ModPolyRing::new(m, Backend::Cpu).unwrap();
+    let a: Vec<BigUint> = (0..la).map(|_| rng.gen_biguint_below(m)).collect();
+    let mut b: Vec<BigUint> = (0..lb).map(|_| rng.gen_biguint_below(m)).collect();
+    if let Some(last) = b.last_mut() {
+        *last = m - 1u32; // the largest residue
+    }
+    let signed = |v: &[BigUint]| -> Vec<BigInt> { v.iter().cloned().map(BigInt::from).collect() };
+    let mi = BigInt::from(m.clone());
+    let mut want: Vec<BigUint> = kronecker(&signed(&a), &signed(&b))
+        .into_iter()
+        .map(|c| ((c % &mi + &mi) % &mi).magnitude().clone())
+        .collect();
+    while want.last().is_some_and(Zero::is_zero) {
+        want.pop();
+    }
+    assert_eq!(ring.mul(&a, &b).unwrap(), want, "m = {m}, {la}×{lb}");
+}
+
+#[test]
+fn modular_products_equal_kronecker_substitution_reduced() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let bn254: BigUint =
+        "21888242871839275222246405745257275088548364400416034343698204186575808495617"
+            .parse()
+            .unwrap();
+    let moduli = [
+        BigUint::from(2u32),
+        BigUint::from(1024u32),          // a power of two
+        BigUint::one() << 300u32,        // a big power of two
+        BigUint::from(1_000_000_007u64), // a prime
+        BigUint::from(600u32),           // composite and even
+        BigUint::from(3u32).pow(200),    // a prime power
+        bn254,
+        (BigUint::one() << 1000u32) - 1u32, // composite, 1000 bits
+    ];
+    for m in &moduli {
+        for (la, lb) in [(1, 1), (5, 3), (64, 200), (700, 700)] {
+            modular_case(m, la, lb, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn leading_coefficients_that_multiply_to_zero_are_normalised_away() {
+    let ring = ModPolyRing::new(&BigUint::from(12u32), Backend::Cpu).unwrap();
+    let a = vec![BigUint::from(1u32), BigUint::from(4u32)]; // 4x + 1
+    let b = vec![BigUint::from(1u32), BigUint::from(3u32)]; // 3x + 1
+    assert_eq!(
+        ring.mul(&a, &b).unwrap(),
+        vec![BigUint::from(1u32), BigUint::from(7u32)]
+    );
+}
+
+#[test]
+fn products_modulo_p3_agree_by_both_routes_and_with_the_vectors() {
+    let p3 = PrimeField::new("P3").unwrap();
+    let m = p3.modulus();
+    let crt = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/poly/P3.json"
+    ))
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let read = |v: &serde_json::Value| -> Vec<BigUint> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().parse().unwrap())
+            .collect()
+    };
+    for case in json["mul"].as_array().unwrap() {
+        let c = crt.mul(&read(&case["a"]), &read(&case["b"])).unwrap();
+        assert_eq!(c, read(&case["product"]));
+    }
+    // Random operands: the SRGFN route (FFT over P3 itself) and the CRT route agree.
+    let fermat::AnyField::Srgfn8(f) = fermat::FieldSpec::parse("P3").unwrap().build().unwrap()
+    else {
+        unreachable!()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let a = Poly::new(&f, (0..3000).map(|_| f.random(&mut rng)).collect());
+    let b = Poly::new(&f, (0..1000).map(|_| f.random(&mut rng)).collect());
+    let srgfn = PolyRing::new(&f, Backend::Cpu)
+        .unwrap()
+        .mul(&a, &b)
+        .unwrap();
+    let c = crt.mul(&a.to_biguints(), &b.to_biguints()).unwrap();
+    assert_eq!(c, srgfn.to_biguints());
+}
+
+#[test]
+fn bad_moduli_and_residues_are_typed_errors() {
+    for m in [0u32, 1] {
+        let e = ModPolyRing::new(&BigUint::from(m), Backend::Cpu).unwrap_err();
+        assert!(matches!(e, Error::Modulus { .. }), "{e}");
+        assert!(e.to_string().contains(&format!("modulus {m} ")), "{e}");
+    }
+    let ring = ModPolyRing::new(&BigUint::from(10u32), Backend::Cpu).unwrap();
+    let ok = vec![BigUint::from(3u32)];
+    let bad = vec![BigUint::from(1u32), BigUint::from(10u32)];
+    let e = ring.mul(&ok, &bad).unwrap_err();
+    match &e {
+        Error::Residue {
+            operand,
+            index,
+            value,
+            ..
+        } => {
+            assert_eq!((*operand, *index), ("b", 1));
+            assert_eq!(value, &BigUint::from(10u32));
+        }
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("coefficient 1 of b is 10"), "{e}");
+    // A product too long for 31-bit primes with a 2^27-adic form: refused, not wrong.
+    let narrow = IntPolyRing::new(Backend::Cpu)
+        .unwrap()
+        .with_width(Width::Bits31);
+    let e = narrow.plan(1 << 27, 1 << 27, 2000, 2000).unwrap_err();
+    assert!(matches!(e, Error::CrtPrimes { .. }), "{e}");
+}
+
+#[test]
+fn plans_say_which_primes_and_why() {
+    let ring = IntPolyRing::new(Backend::Cpu).unwrap();
+    let plan = ring.plan(1 << 16, 1 << 16, 1000, 1000).unwrap();
+    assert!(plan.primes.product().bits() > plan.bits);
+    assert_eq!(plan.bits, 1000 + 1000 + 16 + 1);
+    let text = plan.to_string();
+    assert!(text.contains("62 bits") && text.contains("2^20"), "{text}");
+    assert!(BigInt::from(plan.primes.product().clone()).is_positive());
+}
