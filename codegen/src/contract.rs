@@ -287,6 +287,20 @@ pub enum Arg {
     /// The first coefficient of the product a plain product writes (`size_t lo`): 0 for
     /// the product, more for a middle product.
     Low,
+    /// 64-bit words per integer of the CRT route's kernels (`size_t words`; see
+    /// [`crate::crt::CrtPass`]).
+    Words,
+    /// One sign word per integer (`uint32_t* signs`): nonzero for a negative one.
+    Signs,
+    /// The per-prime constants of the CRT route (`const uint64_t* consts`), a row each.
+    Constants,
+    /// Words per row of the constants (`size_t row`).
+    Row,
+    /// The number of primes (`size_t primes`).
+    Primes,
+    /// The mixed-radix bases p_1⋯p_(k−1) and their product P (`const uint64_t* bases`),
+    /// `words` words each.
+    Bases,
 }
 
 impl Arg {
@@ -316,6 +330,12 @@ impl Arg {
             Arg::FactorStride => "fac_stride",
             Arg::FactorDistance => "fac_dist",
             Arg::Low => "lo",
+            Arg::Words => "words",
+            Arg::Signs => "signs",
+            Arg::Constants => "consts",
+            Arg::Row => "row",
+            Arg::Primes => "primes",
+            Arg::Bases => "bases",
         }
     }
 
@@ -324,7 +344,8 @@ impl Arg {
         match self {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
             Arg::Destination => Type::ptr(Type::Word),
-            Arg::Counters => Type::ptr(Type::U32),
+            Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
+            Arg::Constants | Arg::Bases => Type::const_ptr(Type::U64),
             Arg::Epoch => Type::U32,
             Arg::OperandDistance
             | Arg::SourceLength
@@ -341,7 +362,10 @@ impl Arg {
             | Arg::FactorLength
             | Arg::FactorStride
             | Arg::FactorDistance
-            | Arg::Low => Type::SizeT,
+            | Arg::Low
+            | Arg::Words
+            | Arg::Row
+            | Arg::Primes => Type::SizeT,
         }
     }
 

@@ -7,6 +7,7 @@
 
 pub mod contract;
 pub mod cost;
+pub mod crt;
 pub mod cuda;
 pub mod design;
 pub mod error;

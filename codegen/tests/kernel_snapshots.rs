@@ -255,3 +255,13 @@ fn product_pass_kernels() {
         insta::assert_snapshot!(format!("plain_product_{name}"), plain.join("\n"));
     }
 }
+
+/// The CRT route's projection and recombination kernels, signed and unsigned.
+#[test]
+fn crt_kernels() {
+    let kernels: Vec<String> = fermat_codegen::crt::CrtPass::ALL
+        .iter()
+        .map(|p| p.kernel().to_string())
+        .collect();
+    insta::assert_snapshot!("crt_kernels", kernels.join("\n"));
+}

@@ -213,3 +213,21 @@ fn every_field_s_product_kernels_compile_for_sm_90() {
         }
     });
 }
+
+#[test]
+fn crt_kernels_compile_for_sm_90() {
+    let Some(nvrtc) = nvrtc() else {
+        return;
+    };
+    let source = fermat_codegen::crt::source().unwrap();
+    let out = compile_or_show(nvrtc, "crt", &source, SM90_CUBIN);
+    let resources = out.resources();
+    eprintln!("crt: {resources:?}");
+    for pass in fermat_codegen::crt::CrtPass::ALL {
+        assert!(
+            resources.iter().any(|r| r.kernel == pass.name()),
+            "the module lacks {}",
+            pass.name()
+        );
+    }
+}

@@ -3,12 +3,14 @@
 //! products of [`PolyRing`], and recombine the residues (§7 of the 2017 paper, "the CRT
 //! alternative"; FLINT's `fmpz_poly_mul` takes the same route on the CPU).
 
+use super::device::CrtKernels;
 use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
 use crate::fft::Backend;
 use crate::host::HostField;
 use crate::poly::{Poly, PolyRing};
 use crate::Error;
+use fermat_codegen::crt::MAX_PRIMES;
 use fermat_dsl::field::{Field, Fp32, Fp64};
 use num_bigint::BigInt;
 use num_traits::Zero;
@@ -140,8 +142,8 @@ impl<F: CrtField> Rings<F> {
 /// Products in Z[x]: polynomials with signed integer coefficients of any size, exact.
 ///
 /// The product runs modulo enough NTT primes for its largest possible coefficient, each
-/// on the ring's backend; the primes are 62-bit on the CPU and 31-bit on the GPU, where
-/// 32-bit products are native (see [`Width`]).
+/// on the ring's backend: 62-bit primes (see [`Width`]); on a GPU the projection and the
+/// recombination run there too, and the residues stay on the device.
 ///
 /// ```
 /// use fermat::crt::IntPolyRing;
@@ -159,6 +161,9 @@ impl<F: CrtField> Rings<F> {
 pub struct IntPolyRing {
     width: Width,
     parallel: bool,
+    /// The GPU the projection and recombination run on, with their kernels once built.
+    device: Option<Arc<crate::gpu::Device>>,
+    kernels: Mutex<Option<Arc<CrtKernels>>>,
     narrow: Rings<Fp32>,
     wide: Rings<Fp64>,
     sets: Mutex<HashMap<(Width, u32, u64), Arc<PrimeSet>>>,
@@ -168,13 +173,19 @@ impl IntPolyRing {
     /// The ring on `backend` (the GPU's errors are the same as [`PolyRing::new`]'s; with
     /// [`Backend::Auto`] and no GPU, the CPU).
     pub fn new(backend: Backend) -> Result<IntPolyRing, Error> {
-        // Which backend Auto resolves to decides the width.
+        // Which backend Auto resolves to decides where the route runs.
         let probe = PolyRing::new(&Fp32::new(2013265921)?, backend)?;
-        let on_gpu = matches!(probe.running(), crate::Running::Gpu(_));
+        let device = probe.device().ok().cloned();
+        let on_gpu = device.is_some();
         let backend = if on_gpu { backend } else { Backend::Cpu };
         Ok(IntPolyRing {
-            width: if on_gpu { Width::Bits31 } else { Width::Bits62 },
+            // The device's kernels run on 62-bit primes: the transforms of word primes are
+            // memory-bound there, so bits per byte decide, and 62-bit primes halve the
+            // launches of 31-bit ones.
+            width: Width::Bits62,
             parallel: !on_gpu,
+            device,
+            kernels: Mutex::new(None),
             narrow: Rings {
                 backend,
                 rings: Mutex::new(HashMap::new()),
@@ -284,6 +295,17 @@ impl IntPolyRing {
         signed: bool,
     ) -> Result<Integers, Error> {
         let set = &plan.primes;
+        if let Some(device) = &self.device {
+            if set.width() == Width::Bits62 && set.len() as u64 <= MAX_PRIMES {
+                let rings = set
+                    .primes()
+                    .iter()
+                    .map(|&p| self.wide.get(p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let kernels = self.kernels(device)?;
+                return kernels.mul(set, &rings, (a, b), plan.len, signed);
+            }
+        }
         let ra = project(set, a);
         let rb = project(set, b);
         let rc = match set.width() {
@@ -293,6 +315,19 @@ impl IntPolyRing {
             Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel)?,
         };
         Ok(recombine(set, &rc, signed))
+    }
+}
+
+impl IntPolyRing {
+    /// The CRT kernels for `device`, compiled on first use.
+    fn kernels(&self, device: &Arc<crate::gpu::Device>) -> Result<Arc<CrtKernels>, Error> {
+        let mut slot = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = slot.as_ref() {
+            return Ok(k.clone());
+        }
+        let k = Arc::new(CrtKernels::compile(device.clone())?);
+        *slot = Some(k.clone());
+        Ok(k)
     }
 }
 

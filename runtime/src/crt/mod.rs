@@ -25,6 +25,7 @@
 //! # Ok::<(), fermat::Error>(())
 //! ```
 
+mod device;
 mod integer;
 mod modular;
 mod montgomery;

@@ -69,6 +69,17 @@ impl Integers {
         }
     }
 
+    /// Integers from their parts: `words` (`limbs` words per integer, least significant
+    /// first) and the signs.
+    pub(crate) fn from_parts(limbs: usize, words: Vec<u64>, negative: Vec<bool>) -> Integers {
+        debug_assert_eq!(words.len(), limbs * negative.len());
+        Integers {
+            limbs,
+            words,
+            negative,
+        }
+    }
+
     /// How many integers.
     pub fn len(&self) -> usize {
         self.negative.len()

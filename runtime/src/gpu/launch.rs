@@ -461,7 +461,10 @@ pub(crate) fn launch(
     }
     let mut values = [Value::U32(0); MAX_ARGS];
     for (v, &arg) in values.iter_mut().zip(l.args) {
-        *v = bound.value(arg);
+        *v = bound.value(arg).ok_or_else(|| GpuError::Unbound {
+            kernel: l.kernel.to_string(),
+            arg: arg.name(),
+        })?;
     }
     let mut params = values.each_mut().map(Value::as_param);
     let mut attribute = sys::CUlaunchAttribute {
@@ -527,8 +530,8 @@ enum Value {
 }
 
 impl Bound {
-    fn value(&self, arg: Arg) -> Value {
-        match arg {
+    fn value(&self, arg: Arg) -> Option<Value> {
+        Some(match arg {
             Arg::Source => Value::Ptr(self.src),
             Arg::Destination => Value::Ptr(self.dst),
             Arg::Twiddles => Value::Ptr(self.table),
@@ -552,7 +555,10 @@ impl Bound {
             Arg::FactorStride => Value::U64(self.extents.factor.stride),
             Arg::FactorDistance => Value::U64(self.extents.factor.dist),
             Arg::Low => Value::U64(self.extents.low),
-        }
+            Arg::Words | Arg::Signs | Arg::Constants | Arg::Row | Arg::Primes | Arg::Bases => {
+                return None
+            }
+        })
     }
 }
 
@@ -608,7 +614,7 @@ mod tests {
         };
         let values = |args: &[Arg]| -> Vec<u64> {
             args.iter()
-                .map(|&a| match bound.value(a) {
+                .map(|&a| match bound.value(a).expect("a plan's argument") {
                     Value::Ptr(p) => p,
                     Value::U32(v) => u64::from(v),
                     Value::U64(v) => v,
@@ -621,5 +627,9 @@ mod tests {
             values(&fermat_codegen::plain::PRODUCT_ARGS),
             [1, 8, 11, 10, 6, 19, 20, 21, 2, 12, 15, 14, 22, 17, 18]
         );
+        // The CRT route's kernels bind their own arguments; a plan's launch refuses them.
+        for pass in fermat_codegen::crt::CrtPass::ALL {
+            assert!(pass.args().iter().any(|&a| bound.value(a).is_none()));
+        }
     }
 }

@@ -77,6 +77,15 @@ pub enum GpuError {
         /// The most a launch passes.
         max: usize,
     },
+    /// A kernel takes an argument that a plan's launches do not bind (the CRT route's
+    /// kernels bind their own).
+    #[error("kernel {kernel} takes the argument {arg}, which a plan's launch does not bind")]
+    Unbound {
+        /// The kernel.
+        kernel: String,
+        /// The argument's name.
+        arg: &'static str,
+    },
     /// A kernel launch failed.
     #[error("launch of kernel {kernel} failed")]
     Launch {

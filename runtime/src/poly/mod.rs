@@ -32,5 +32,6 @@ pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use product::{Algorithm, Crossover, ProductPlan, RATIOS};
+pub(crate) use ring::upload;
 pub use ring::PolyRing;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

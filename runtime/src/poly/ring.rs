@@ -54,7 +54,7 @@ pub struct PolyRing<F: HostField> {
 }
 
 /// `words` copied into a new device buffer.
-pub(super) fn upload<W: cudarc::driver::DeviceRepr>(
+pub(crate) fn upload<W: cudarc::driver::DeviceRepr>(
     device: &Device,
     words: &[W],
 ) -> Result<CudaSlice<W>, Error> {
@@ -271,7 +271,7 @@ impl<F: HostField> PolyRing<F> {
         check_same_field(&self.field, a.field())
     }
 
-    pub(super) fn device(&self) -> Result<&Arc<Device>, Error> {
+    pub(crate) fn device(&self) -> Result<&Arc<Device>, Error> {
         self.device.as_ref().ok_or(Error::NotOnGpu)
     }
 

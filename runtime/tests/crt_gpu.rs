@@ -1,0 +1,78 @@
+//! The CRT route on the GPU: projection, word-prime products and recombination on the
+//! device give what the CPU's route gives and what Kronecker substitution gives, for
+//! Z[x] and (Z/mZ)[x]. Without a driver or a device the test skips, saying why
+//! (`FERMAT_REQUIRE_GPU=1` makes that a failure).
+
+use fermat::crt::{IntPolyRing, ModPolyRing};
+use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
+use fermat::{Backend, Error};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn gpu_ring() -> Option<IntPolyRing> {
+    match IntPolyRing::new(Backend::Gpu(0)) {
+        Ok(ring) => Some(ring),
+        Err(Error::Gpu(e))
+            if e.is_absence() && std::env::var("FERMAT_REQUIRE_GPU").as_deref() != Ok("1") =>
+        {
+            eprintln!("skipping: {e}");
+            None
+        }
+        Err(e) => panic!("the GPU is there but does not work: {e}"),
+    }
+}
+
+fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {
+    let sign = if rng.gen() { Sign::Minus } else { Sign::Plus };
+    BigInt::from_biguint(sign, rng.gen_biguint(bits))
+}
+
+#[test]
+fn integer_products_on_the_gpu_equal_the_cpu_s() {
+    let Some(gpu) = gpu_ring() else {
+        return;
+    };
+    let cpu = IntPolyRing::new(Backend::Cpu).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for (la, lb, ba, bb) in [
+        (1, 1, 5, 5),
+        (3, 700, 64, 1),
+        (1000, 1000, 1000, 1000),
+        (4096, 3000, 64, 64),
+        (20000, 7, 300, 2000),
+    ] {
+        let a: Vec<BigInt> = (0..la).map(|_| signed_random(&mut rng, ba)).collect();
+        let b: Vec<BigInt> = (0..lb).map(|_| signed_random(&mut rng, bb)).collect();
+        assert_eq!(
+            gpu.mul(&a, &b).unwrap(),
+            cpu.mul(&a, &b).unwrap(),
+            "{la}×{lb}, {ba} and {bb} bits"
+        );
+    }
+    // More primes than the device's recombination takes: the host recombines.
+    let a: Vec<BigInt> = (0..50).map(|_| signed_random(&mut rng, 3000)).collect();
+    assert_eq!(gpu.mul(&a, &a).unwrap(), cpu.mul(&a, &a).unwrap());
+}
+
+#[test]
+fn modular_products_on_the_gpu_equal_the_cpu_s() {
+    if gpu_ring().is_none() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let bn254: BigUint =
+        "21888242871839275222246405745257275088548364400416034343698204186575808495617"
+            .parse()
+            .unwrap();
+    for m in [bn254, BigUint::from(2u32), BigUint::from(1u32) << 200u32] {
+        let gpu = ModPolyRing::new(&m, Backend::Gpu(0)).unwrap();
+        let cpu = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+        let a: Vec<BigUint> = (0..5000).map(|_| rng.gen_biguint_below(&m)).collect();
+        let b: Vec<BigUint> = (0..3000).map(|_| rng.gen_biguint_below(&m)).collect();
+        assert_eq!(
+            gpu.mul(&a, &b).unwrap(),
+            cpu.mul(&a, &b).unwrap(),
+            "m = {m}"
+        );
+    }
+}
