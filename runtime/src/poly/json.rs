@@ -254,7 +254,7 @@ fn flat_list(text: &str) -> Option<Vec<Item<'_>>> {
 }
 
 /// The coefficients written in `text`, unchecked against p.
-fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
+pub(crate) fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
     if let Some(items) = flat_list(text) {
         return items
             .iter()
