@@ -11,7 +11,7 @@ use std::fmt::Debug;
 /// A field whose transforms the runtime can run: host and device representations.
 ///
 /// ```
-/// use fermat::{AnyField, FieldSpec, HostField};
+/// use fermat::{AnyField, Field, FieldSpec, HostField};
 ///
 /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
 /// let two: [u64; 8] = p3.to_host(&p3.from_u64(2)); // 8 digits in base r

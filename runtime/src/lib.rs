@@ -152,8 +152,8 @@
 //!   raw binary): [`io`]; the shipped reference DFTs: [`vectors`].
 //! - On the GPU, data can stay on the device: [`FftPlan::to_device`],
 //!   [`FftPlan::run_device`], [`poly::DevicePoly`].
-//! - The formula language, rewrite rules and fields are [`dsl`] (the `fermat-dsl` crate);
-//!   the code generator is [`codegen`] (`fermat-codegen`).
+//! - The formula language, rewrite rules and fields are `fermat::dsl`, the crate [`fermat_dsl`];
+//!   the code generator is `fermat::codegen`, the crate [`fermat_codegen`].
 //! - How it is built: `docs/ARCHITECTURE.md` in the repository.
 
 #![warn(missing_docs)]
