@@ -2,7 +2,7 @@
 //! `fermat::FftPlan`, of `fermat gen` and of the `fft!` macro, in one place.
 //!
 //! [`design`] chooses the radix, the strategy and the piece size and derives `DFT(n)`
-//! ([`fermat_dsl::derive`]); [`Design::lower`] turns the factorisation into kernel plans;
+//! ([`fermat_dsl::derive`](mod@fermat_dsl::derive)); [`Design::lower`] turns the factorisation into kernel plans;
 //! [`generate`] prints both directions into one CUDA file. [`transform`] does all three
 //! for a field named at run time (what `fft!` runs while a user's crate compiles), and
 //! [`fingerprint`] identifies the plans a file was generated from, so that a file made

@@ -128,7 +128,7 @@ const SHARED_BYTES: u64 = 40 << 10;
 impl Tile {
     /// The tile for elements of `bytes` bytes in registers: 256 × 256 for word primes,
     /// smaller squares for SRGFNs, so that the chunk of a and the tile's b
-    /// (outputs + chunk − 1 elements) fit [`SHARED_BYTES`].
+    /// (outputs + chunk − 1 elements) fit `SHARED_BYTES` (40 KiB).
     pub fn for_element_bytes(bytes: u64) -> Tile {
         let mut side = 256u64;
         while side > 16 && (3 * side - 1) * bytes > SHARED_BYTES {

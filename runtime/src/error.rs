@@ -13,6 +13,21 @@ use thiserror::Error;
 /// Every variant names the value that was refused and what would have been allowed; the
 /// causes of errors from other layers (the driver, NVRTC, the field) are kept as
 /// [`std::error::Error::source`]s.
+///
+/// ```
+/// use fermat::{Error, FftOptions, FftPlan, FieldError};
+///
+/// let f = fermat::dsl::Fp32::new(469762049)?; // 2-adicity 26
+/// match FftPlan::new(&f, 1 << 27, FftOptions::default()) {
+///     Err(Error::Field(FieldError::SizeBeyondTwoAdicity { n, two_adicity })) => {
+///         assert_eq!((n, two_adicity), (1 << 27, 26));
+///     }
+///     other => panic!("{:?}", other.map(|p| p.n())),
+/// }
+/// let err = FftPlan::new(&f, 48, FftOptions::default()).unwrap_err();
+/// assert_eq!(err.to_string(), "n = 48 is not a power of two; transform sizes are 1, 2, 4, 8, …");
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -50,6 +65,23 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
+    /// More memory than the machine has available (checked before allocating).
+    #[error("{what} needs {}; {}", crate::memory::human(*bytes), match available {
+        Some(a) => format!("{} of memory are available", crate::memory::human(u128::from(*a))),
+        None => "more than the address space holds".to_string(),
+    })]
+    Memory {
+        /// What the memory was for.
+        what: String,
+        /// The bytes asked for.
+        bytes: u128,
+        /// The bytes available; `None` when the size exceeds the address space.
+        available: Option<u64>,
+    },
+    /// A file of elements could not be read or written (boxed: it names a file and
+    /// values, and errors travel by value).
+    #[error(transparent)]
+    Input(Box<crate::io::InputError>),
     /// A buffer does not hold the fixed number of transforms of its plan (a `fft!` type
     /// declared with `batch = …`).
     #[error("{what} has {len} elements: this plan transforms exactly {batch} vectors of n = {n} at a time ({total} elements)", total = *batch as u64 * n)]
@@ -221,5 +253,11 @@ impl From<DesignError> for Error {
             DesignError::Exec(e) => Error::Exec(e),
             other => Error::Design(other),
         }
+    }
+}
+
+impl From<crate::io::InputError> for Error {
+    fn from(e: crate::io::InputError) -> Self {
+        Error::Input(Box::new(e))
     }
 }

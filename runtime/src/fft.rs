@@ -19,6 +19,21 @@ use num_bigint::BigUint;
 use std::sync::{Arc, Mutex};
 
 /// Where a plan runs.
+///
+/// ```
+/// use fermat::dsl::Fp32;
+/// use fermat::{Backend, FftOptions, FftPlan, Running};
+///
+/// let f = Fp32::new(469762049)?;
+/// let auto = FftPlan::new(&f, 64, FftOptions::default())?; // Backend::Auto
+/// match auto.running() {
+///     Running::Gpu(device) => println!("on {device}"),
+///     Running::Cpu { reason } => println!("on the CPU: {reason:?}"),
+/// }
+/// let cpu = FftPlan::new(&f, 64, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+/// assert_eq!(cpu.running(), &Running::Cpu { reason: None });
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Backend {
     /// The GPU with ordinal 0 if one works, else the CPU (the plan says which, and why).
@@ -32,6 +47,26 @@ pub enum Backend {
 
 /// Choices a plan leaves open; `Default` gives the natural-order canonical DFT on the best
 /// backend with fermat's default factorisation.
+///
+/// ```
+/// use fermat::dsl::Fp32;
+/// use fermat::{Backend, FftOptions, FftPlan, Order, Strategy};
+///
+/// let f = Fp32::new(2013265921)?;
+/// let options = FftOptions {
+///     backend: Backend::Cpu,
+///     strategy: Some(Strategy::Stockham),
+///     radix: Some(4),
+///     output_order: Order::BitReversed, // no permutation on the last pass
+///     root: Some(f.p().wrapping_sub(1).into()), // ω_2 = −1: a user's root is checked
+///     ..Default::default()
+/// };
+/// let plan = FftPlan::new(&f, 2, options)?;
+/// let mut x = vec![3u32, 1];
+/// plan.forward(&mut x)?;
+/// assert_eq!(x, vec![4, 2]); // (3 + 1, 3 − 1)
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct FftOptions {
     /// Where to run.
@@ -52,7 +87,8 @@ pub struct FftOptions {
     pub max_local_bits: Option<u32>,
 }
 
-/// Which backend a plan runs on.
+/// Which backend a plan runs on (see [`Backend`] for an example); `Display` says it in
+/// words, with the reason a GPU was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Running {
     /// On the CPU; `reason` says why when the GPU was not used under [`Backend::Auto`].
@@ -128,7 +164,12 @@ pub struct FftPlan<F: HostField> {
 impl<F: HostField> FftPlan<F> {
     /// Plans the transform of `n` points over `field` (n a power of two up to the field's
     /// 2-adicity).
+    ///
+    /// The size is checked before anything is allocated: n must be a power of two within
+    /// the field's 2-adicity, and the plan's tables must fit the memory available
+    /// ([`memory::check_transform`](crate::memory::check_transform)).
     pub fn new(field: &F, n: u64, options: FftOptions) -> Result<Self, Error> {
+        crate::memory::check_transform(field, n, 0)?;
         let any = design::any_field(field)?;
         let d = design::design(&any, n, &options)?;
         Self::build(field, &any, n, options, d, None)
@@ -310,31 +351,51 @@ impl<F: HostField> FftPlan<F> {
     }
 
     /// The transform size.
+    ///
+    /// ```
+    /// # let plan = fermat::FftPlan::new(&fermat::dsl::Fp32::new(469762049)?, 256,
+    /// #     fermat::FftOptions { backend: fermat::Backend::Cpu, ..Default::default() })?;
+    /// assert_eq!(plan.n(), 256);
+    /// assert_eq!(plan.field().p(), 469762049);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn n(&self) -> u64 {
         self.n
     }
 
-    /// The field.
+    /// The field (see [`n`](Self::n) for an example).
     pub fn field(&self) -> &F {
         &self.field
     }
 
-    /// Where the plan runs.
+    /// Where the plan runs (see [`Backend`] for an example).
     pub fn running(&self) -> &Running {
         &self.running
     }
 
-    /// The derived formula the kernels implement.
+    /// The derived formula the kernels implement, and the strategy and radix it was
+    /// derived with.
+    ///
+    /// ```
+    /// use fermat::{Backend, FftOptions, FftPlan, Strategy};
+    ///
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = FftPlan::new(&f, 256, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// assert_eq!(plan.factorisation(), (Strategy::Ct, 16)); // the defaults
+    /// println!("{}", plan.formula()); // (DFT(16) ⊗ I(16)) · D(16,16) · …
+    /// assert_eq!(plan.kernel_plan(fermat::Direction::Forward).n(), 256);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn formula(&self) -> &Formula {
         &self.design.formula
     }
 
-    /// The strategy and radix of the derivation.
+    /// The strategy and radix of the derivation (see [`formula`](Self::formula)).
     pub fn factorisation(&self) -> (Strategy, u64) {
         (self.design.strategy, self.design.radix)
     }
 
-    /// The kernel plan of one direction.
+    /// The kernel plan of one direction (see [`formula`](Self::formula)).
     pub fn kernel_plan(&self, direction: Direction) -> &Plan {
         self.checked_plan(direction)
     }
@@ -346,7 +407,18 @@ impl<F: HostField> FftPlan<F> {
         }
     }
 
-    /// The cost report of the forward plan.
+    /// The cost report of the forward plan: passes over global memory, bytes moved,
+    /// multiplications, and the floor at a bandwidth.
+    ///
+    /// ```
+    /// # let plan = fermat::FftPlan::new(&fermat::dsl::Fp32::new(469762049)?, 1 << 20,
+    /// #     fermat::FftOptions { backend: fermat::Backend::Cpu, ..Default::default() })?;
+    /// let cost = plan.cost()?;
+    /// println!("{cost}");
+    /// assert!(cost.passes() >= 2);
+    /// assert!(cost.floor_seconds(1000.0) >= cost.ideal_seconds(1000.0));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn cost(&self) -> Result<Cost, Error> {
         Ok(Cost::of(&self.forward, self.shape.clone()))
     }
@@ -364,12 +436,28 @@ impl<F: HostField> FftPlan<F> {
     }
 
     /// The forward transform of every run of n elements of `data`, in place
-    /// (`data.len()` must be a positive multiple of n: a batch).
+    /// (`data.len()` must be a positive multiple of n: a batch), at ω_n in natural order
+    /// unless the options said otherwise.
+    ///
+    /// ```
+    /// use fermat::{Backend, FftOptions, FftPlan};
+    ///
+    /// let f = fermat::dsl::Fp32::new(17)?;
+    /// let plan = FftPlan::new(&f, 4, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// let mut x = vec![1u32, 1, 1, 1, /* and a second vector: */ 1, 0, 0, 0];
+    /// plan.forward(&mut x)?;
+    /// assert_eq!(x, vec![4, 0, 0, 0, 1, 1, 1, 1]);
+    /// plan.inverse(&mut x)?;
+    /// assert_eq!(x, vec![1, 1, 1, 1, 1, 0, 0, 0]);
+    /// assert!(plan.forward(&mut vec![0u32; 6]).is_err()); // not whole vectors
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn forward(&self, data: &mut [F::Host]) -> Result<(), Error> {
         self.run(Direction::Forward, data)
     }
 
-    /// The inverse transform (at ω^(−1), scaled by 1/n) of every run of n elements.
+    /// The inverse transform (at ω^(−1), scaled by 1/n) of every run of n elements (see
+    /// [`forward`](Self::forward)).
     pub fn inverse(&self, data: &mut [F::Host]) -> Result<(), Error> {
         self.run(Direction::Inverse, data)
     }
@@ -470,6 +558,32 @@ impl<F: HostField> FftPlan<F> {
     }
 
     /// Copies transforms to the device, in the device layout (values are checked).
+    ///
+    /// The device API keeps data on the GPU between calls; a plan on the CPU refuses it
+    /// with [`Error::NotOnGpu`]:
+    ///
+    /// ```
+    /// use fermat::{Direction, Error, FftOptions, FftPlan};
+    ///
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = FftPlan::new(&f, 1024, FftOptions::default())?; // the GPU if there is one
+    /// let x: Vec<u32> = (0..2 * 1024).collect(); // a batch of two
+    /// match plan.to_device(&x) {
+    ///     Ok(input) => {
+    ///         let mut output = plan.alloc_device(input.batch())?;
+    ///         plan.run_device(Direction::Forward, &input, &mut output, None)?;
+    ///         let y = plan.from_device(&output)?; // waits for the stream
+    ///         let mut want = x.clone();
+    ///         fermat::FftPlan::new(&f, 1024, fermat::FftOptions {
+    ///             backend: fermat::Backend::Cpu, ..Default::default()
+    ///         })?.forward(&mut want)?;
+    ///         assert_eq!(y, want);
+    ///     }
+    ///     Err(Error::NotOnGpu) => println!("no GPU: {}", plan.running()),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn to_device(&self, data: &[F::Host]) -> Result<DeviceVec<F>, Error> {
         let batch = self.batch_of("data", data.len())?;
         for h in data {
@@ -489,7 +603,7 @@ impl<F: HostField> FftPlan<F> {
         Ok(DeviceVec { data: buf, batch })
     }
 
-    /// A zeroed device vector of `batch` transforms.
+    /// A zeroed device vector of `batch` transforms (see [`to_device`](Self::to_device)).
     pub fn alloc_device(&self, batch: usize) -> Result<DeviceVec<F>, Error> {
         self.check_device_batch("the device vector", batch)?;
         let device = self.device()?;
@@ -517,7 +631,8 @@ impl<F: HostField> FftPlan<F> {
         Ok(DeviceVec { data: buf, batch })
     }
 
-    /// Copies transforms back from the device (as they are: callers compare or check).
+    /// Copies transforms back from the device (as they are: callers compare or check); see
+    /// [`to_device`](Self::to_device).
     pub fn from_device(&self, v: &DeviceVec<F>) -> Result<Vec<F::Host>, Error> {
         let device = self.device()?;
         let words = device
@@ -534,7 +649,8 @@ impl<F: HostField> FftPlan<F> {
     }
 
     /// Runs the transforms of `input` into `output` on the device, on `stream` (default:
-    /// the plan's), without synchronising: the work is ordered on the stream.
+    /// the plan's), without synchronising: the work is ordered on the stream (see
+    /// [`to_device`](Self::to_device)).
     pub fn run_device(
         &self,
         direction: Direction,
@@ -637,7 +753,30 @@ impl<F: HostField> FftPlan<F> {
     }
 }
 
-/// Transforms on the device, in the device layout (digit-major for SRGFNs).
+/// The plan's size, field, factorisation and backend.
+///
+/// ```
+/// let f = fermat::dsl::Fp32::new(469762049)?;
+/// let plan = fermat::FftPlan::new(&f, 64, fermat::FftOptions {
+///     backend: fermat::Backend::Cpu, ..Default::default()
+/// })?;
+/// assert!(format!("{plan:?}").starts_with("FftPlan { field: \"469762049\", n: 64, strategy: Ct, radix: 16"));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+impl<F: HostField> std::fmt::Debug for FftPlan<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftPlan")
+            .field("field", &self.field.name())
+            .field("n", &self.n)
+            .field("strategy", &self.design.strategy)
+            .field("radix", &self.design.radix)
+            .field("running", &self.running)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Transforms on the device, in the device layout (digit-major for SRGFNs): made by
+/// [`FftPlan::to_device`] and [`FftPlan::alloc_device`] (an example is there).
 pub struct DeviceVec<F: HostField> {
     data: CudaSlice<F::Word>,
     batch: usize,

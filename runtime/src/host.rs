@@ -9,6 +9,18 @@ use fermat_dsl::field::{Field, FieldError, FieldSpec, Fp32, Fp64, Srgfn};
 use std::fmt::Debug;
 
 /// A field whose transforms the runtime can run: host and device representations.
+///
+/// ```
+/// use fermat::{AnyField, Field, FieldSpec, HostField};
+///
+/// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+/// let two: [u64; 8] = p3.to_host(&p3.from_u64(2)); // 8 digits in base r
+/// assert_eq!(two, [2, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(p3.to_elem(&two)?, p3.from_u64(2));
+/// assert!(p3.to_elem(&[u64::MAX; 8]).is_err()); // digits beyond r
+/// assert_eq!(p3.words(), 8);
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub trait HostField: Field {
     /// The element type of the host API.
     type Host: Copy + Debug + PartialEq + Send + Sync + 'static;
@@ -17,6 +29,7 @@ pub trait HostField: Field {
         + cudarc::driver::ValidAsZeroBits
         + Copy
         + Default
+        + Into<u64>
         + Debug
         + PartialEq
         + Send

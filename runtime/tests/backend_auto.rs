@@ -27,9 +27,7 @@ fn automatic_plans_fall_back_only_without_a_gpu() {
             assert!(plan.running().to_string().contains("no GPU"));
         }
         None => {
-            let err = plan
-                .err()
-                .expect("a GPU that cannot compile is an error under Auto");
+            let err = plan.expect_err("a GPU that cannot compile is an error under Auto");
             assert!(matches!(err, Error::Gpu(GpuError::Nvrtc(_))), "{err}");
         }
     }

@@ -193,7 +193,7 @@ fn bad_input_is_an_error() {
         radix: Some(32),
         ..cpu()
     };
-    let err = FftPlan::new(&p3, 1024, too_big).err().unwrap().to_string();
+    let err = FftPlan::new(&p3, 1024, too_big).unwrap_err().to_string();
     assert!(err.contains("radix 32"), "{err}");
 }
 

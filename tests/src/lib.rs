@@ -22,6 +22,54 @@ pub fn run(program: &str, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// How [`run_with`] runs a binary: its working directory, environment and standard input.
+#[derive(Clone, Debug, Default)]
+pub struct Setting<'a> {
+    /// The working directory (default: the test's).
+    pub dir: Option<&'a std::path::Path>,
+    /// Variables set for the run.
+    pub env: Vec<(&'a str, &'a str)>,
+    /// Variables removed for the run.
+    pub env_remove: Vec<&'a str>,
+    /// Bytes written to its standard input (default: none, the input is closed).
+    pub stdin: Option<&'a [u8]>,
+}
+
+/// [`run`] in a [`Setting`].
+pub fn run_with(program: &str, args: &[&str], setting: &Setting) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = setting.dir {
+        command.current_dir(dir);
+    }
+    for (k, v) in &setting.env {
+        command.env(k, v);
+    }
+    for k in &setting.env_remove {
+        command.env_remove(k);
+    }
+    let mut child = command.spawn().expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("a piped input");
+    let input = setting.stdin.unwrap_or_default().to_vec();
+    // Written from another thread, so that a large input cannot block on a full output.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("the binary runs");
+    writer.join().expect("the input is written");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// One element pair of an SRGFN vector file, with its exact results.
 #[derive(Debug, Clone, Deserialize)]
 pub struct OpCase {

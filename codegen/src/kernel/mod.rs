@@ -1,4 +1,4 @@
-//! Plan → CUDA kernels: each [`KernelPlan`] becomes one `__global__` function built with
+//! Plan → CUDA kernels: each [`KernelPlan`](crate::plan::KernelPlan) becomes one `__global__` function built with
 //! the typed AST of [`crate::cuda`].
 //!
 //! A thread block owns a *tile*: 2^pb pieces, picked by the piece-index bits that are

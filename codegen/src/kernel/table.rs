@@ -17,7 +17,7 @@ use num_bigint::BigUint;
 /// That shift, after a full product, is a tenth of an SRGFN twist's instructions. Twiddles
 /// of a small order 2^o ≤ 2^C (those of every pass but the first) are all powers of
 /// ω_{2^C}, so an SRGFN table also holds the 2^C powers of ω_{2^C} whole (the *coarse*
-/// rows), as many as fit [`EmitOptions::table_bytes`]; they are read without a shift. When
+/// rows), as many as fit [`EmitOptions::table_bytes`](super::EmitOptions::table_bytes); they are read without a shift. When
 /// all 2^L powers fit, the table is whole (h = L) and no twiddle needs a shift.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableLayout {
@@ -48,7 +48,7 @@ pub(super) const SPLIT_BITS: u32 = 12;
 
 impl TableLayout {
     /// The layout the kernels of a plan with these roots read, for SRGFN tables whose rows
-    /// read without a shift may take `table_bytes` (see [`EmitOptions::table_bytes`]).
+    /// read without a shift may take `table_bytes` (see [`EmitOptions::table_bytes`](super::EmitOptions::table_bytes)).
     pub fn of<F: Field>(shape: &FieldShape, roots: &Roots<F>, table_bytes: u64) -> TableLayout {
         let l = roots.log_order();
         // The most powers of ω_{2^C} that fit the budget: C = ⌊log2(bytes / row)⌋.

@@ -83,7 +83,7 @@ pub enum FieldError {
     #[error("zero has no multiplicative inverse")]
     NotInvertible,
     /// A transform size must be a power of two.
-    #[error("n = {n} is not a power of two; transform sizes are 2, 4, 8, …")]
+    #[error("n = {n} is not a power of two; transform sizes are 1, 2, 4, 8, …")]
     SizeNotPowerOfTwo {
         /// The refused size.
         n: u64,
@@ -106,6 +106,16 @@ pub enum FieldError {
         log_order: u32,
         /// log2 of the largest order there is (the 2-adicity, at most 63).
         max_log_order: u32,
+    },
+    /// A table of roots of unity larger than memory can hold.
+    #[error(
+        "a table of 2^{log_order} roots of unity takes {bytes} bytes: more than can be allocated"
+    )]
+    TableTooLarge {
+        /// log2 of the number of roots.
+        log_order: u32,
+        /// The bytes the table takes.
+        bytes: u128,
     },
     /// A user-supplied root is not a primitive n-th root of unity.
     #[error("{root} is not a primitive {n}-th root of unity")]

@@ -8,12 +8,16 @@
 //!   the device alone (what nvbench's blocking kernel does);
 //! - **idle-stream time** (`idle_ms`): the call is made on an idle stream, so the time
 //!   includes the host's submission of the first launch, as a lone call sees it.
+//!
+//! CPU rows take their floor from the CPU's own copy bandwidth on as many threads,
+//! measured in the same run ([`super::bandwidth`]).
 
-use super::CliError;
+use super::{bandwidth, fields, output, CliError};
 use fermat::dsl::with_field;
 use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField, Order};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -30,7 +34,8 @@ pub struct Args {
     /// Plot results from an earlier --json file instead of measuring.
     #[arg(long, requires = "plot")]
     replot: Option<PathBuf>,
-    /// Timed runs per workload (after warm-up).
+    /// Timed runs per workload (after warm-up); on the CPU at most 10 per transform and 5
+    /// per product, where one call takes up to seconds (the report says so).
     #[arg(long, default_value_t = 30)]
     runs: usize,
     /// Only the CPU workloads.
@@ -39,8 +44,9 @@ pub struct Args {
     /// Only the GPU workloads (an error if there is no working GPU).
     #[arg(long)]
     gpu: bool,
-    /// Only the workloads of these catalogue fields (repeatable), e.g. `--field babybear`.
-    #[arg(long = "field", value_name = "NAME")]
+    /// Only the workloads over these fields (repeatable), named in any way a field is
+    /// (`--field babybear`, `--field 2013265921`); a field without workloads is an error.
+    #[arg(long = "field", value_name = "NAME", conflicts_with = "poly")]
     fields: Vec<String>,
     /// Time GPU plans with pieces of at most 2^BITS elements instead of the default design.
     #[arg(long, value_name = "BITS")]
@@ -83,6 +89,10 @@ pub struct Result_ {
     pub effective_gbps: f64,
     /// One read and one write of the data at the measured copy bandwidth, in ms.
     pub floor_ms: f64,
+    /// The copy bandwidth of the floor, in GB/s: the GPU's, or the CPU's on as many
+    /// threads as the row.
+    #[serde(default)]
+    pub floor_gbps: f64,
     /// median / floor.
     pub ratio: f64,
     /// Global-memory passes of the plan.
@@ -96,6 +106,10 @@ pub struct Report {
     pub device: String,
     /// Device-to-device copy bandwidth (read + write), GB/s; 0 without a GPU.
     pub copy_gbps: f64,
+    /// The CPU's copy bandwidth (read + write) by number of threads, GB/s, where CPU rows
+    /// were measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cpu_copy_gbps: BTreeMap<usize, f64>,
     /// The results.
     pub results: Vec<Result_>,
     /// The products of polynomials (`--poly`).
@@ -157,6 +171,11 @@ fn cpu_workloads(quick: bool) -> Vec<Workload> {
     vec![w("babybear", 20), w("4179340454199820289", 20), w("P3", 16)]
 }
 
+/// Timed runs of a CPU transform at most.
+pub(super) const CPU_RUNS: usize = 10;
+/// Timed runs of a CPU product or division at most.
+pub(super) const CPU_POLY_RUNS: usize = 5;
+
 pub(super) fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -164,6 +183,9 @@ pub(super) fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Runs `fermat bench`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    // Before hours of measurements, not after.
+    output::check(&args.json)?;
+    output::check(&args.plot)?;
     if let Some(path) = &args.replot {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -178,7 +200,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         fermat::gpu::device(0).ok()
     };
-    let chosen = |w: &Workload| args.fields.is_empty() || args.fields.iter().any(|f| f == w.field);
+    let offered: Vec<&str> = (gpu.is_some().then(|| gpu_workloads(args.quick)))
+        .into_iter()
+        .chain((!args.gpu).then(|| cpu_workloads(args.quick)))
+        .flatten()
+        .map(|w| w.field)
+        .collect();
+    let wanted = fields::filter(&args.fields, &offered)?;
+    let chosen = |w: &Workload| fields::chosen(&wanted, w.field);
     let gpu_workloads =
         |quick| -> Vec<Workload> { gpu_workloads(quick).into_iter().filter(chosen).collect() };
     let cpu_workloads = |quick| -> Vec<Workload> {
@@ -197,6 +226,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .as_ref()
             .map_or_else(|| "CPU".to_string(), |d| d.describe()),
         copy_gbps,
+        cpu_copy_gbps: BTreeMap::new(),
         results: Vec::new(),
         poly: Vec::new(),
     };
@@ -212,6 +242,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "device {}: copy bandwidth {:.0} GB/s (read + write)",
                 report.device, copy_gbps
             );
+        }
+        if !args.gpu && args.runs > CPU_POLY_RUNS {
+            println!("note: CPU products take {CPU_POLY_RUNS} timed runs each (--runs {} is capped on the CPU)", args.runs);
         }
         report.poly = super::bench_poly::run(gpu.is_some(), !args.gpu, args.quick, args.runs)?;
         return finish(&args, &report);
@@ -229,8 +262,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         });
     }
+    let cpu_rows = cpu_workloads(args.quick);
+    if !cpu_rows.is_empty() {
+        cpu_bandwidth(&mut report, args.runs)?;
+    }
     print_header();
-    let bar = indicatif::ProgressBar::new_spinner();
+    let bar = super::progress::spinner("bench");
     if gpu.is_some() {
         for w in gpu_workloads(args.quick) {
             for order in [Order::BitReversed, Order::Natural] {
@@ -244,21 +281,42 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         }
     }
-    for w in cpu_workloads(args.quick) {
+    for w in cpu_rows {
         for threads in [1, rayon::current_num_threads()] {
             bar.set_message(format!("{} n = {} on {threads} threads", w.field, w.n));
             let any = FieldSpec::parse(w.field)?.build()?;
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()?;
-            let r = pool
-                .install(|| with_field!(&any, f => time_cpu(f, &w, threads, args.runs.min(10))))?;
+            let gbps = report.cpu_copy_gbps[&threads];
+            let runs = args.runs.min(CPU_RUNS);
+            let r =
+                pool.install(|| with_field!(&any, f => time_cpu(f, &w, threads, runs, gbps)))?;
             bar.suspend(|| print_row(&r));
             report.results.push(r);
         }
     }
     bar.finish_and_clear();
     finish(&args, &report)
+}
+
+/// Measures the CPU's copy bandwidth on 1 thread and on all, for the floors of CPU rows,
+/// and says how many runs CPU rows take.
+fn cpu_bandwidth(report: &mut Report, runs: usize) -> Result<(), CliError> {
+    for threads in [1, rayon::current_num_threads()] {
+        let gbps = bandwidth::cpu_copy_gbps(threads)?;
+        println!(
+            "CPU: copy bandwidth {gbps:.1} GB/s on {threads} thread{} (read + write)",
+            if threads == 1 { "" } else { "s" }
+        );
+        report.cpu_copy_gbps.insert(threads, gbps);
+    }
+    if runs > CPU_RUNS {
+        println!(
+            "note: CPU rows take {CPU_RUNS} timed runs each (--runs {runs} is capped on the CPU)"
+        );
+    }
+    Ok(())
 }
 
 /// Writes the report as JSON and draws it, where the arguments ask for it.
@@ -457,6 +515,7 @@ fn result(
         bytes,
         effective_gbps: bytes as f64 / (median_ms * 1e-3) / 1e9,
         floor_ms,
+        floor_gbps: copy_gbps,
         ratio: if floor_ms > 0.0 {
             median_ms / floor_ms
         } else {
@@ -471,6 +530,7 @@ fn time_cpu<F: HostField>(
     w: &Workload,
     threads: usize,
     runs: usize,
+    copy_gbps: f64,
 ) -> Result<Result_, CliError> {
     let plan = FftPlan::new(
         field,
@@ -506,7 +566,7 @@ fn time_cpu<F: HostField>(
         median_ms,
         min,
         bytes,
-        0.0,
+        copy_gbps,
         plan.cost()?.passes(),
     ))
 }
@@ -518,26 +578,25 @@ fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
         .map_err(|_| "the embedded DejaVu Sans font cannot be read")?;
     let rows: Vec<&Result_> = report.results.iter().filter(|r| r.ratio > 0.0).collect();
     if rows.is_empty() {
-        return Err("nothing to plot: no GPU results with a bandwidth floor".into());
+        return Err("nothing to plot: no results with a bandwidth floor".into());
     }
     let root = BitMapBackend::new(path, (1200, 60 + 28 * rows.len() as u32)).into_drawing_area();
     root.fill(&WHITE)?;
     let max = rows.iter().map(|r| r.ratio).fold(1.0, f64::max) * 1.1;
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "fermat on {}: time / bandwidth floor ({:.0} GB/s copy)",
-                report.device, report.copy_gbps
-            ),
-            ("sans-serif", 18),
-        )
+        .caption(caption(report), ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(330)
         .build_cartesian_2d(0.0..max, (0..rows.len()).into_segmented())?;
     let labels: Vec<String> = rows
         .iter()
-        .map(|r| format!("{} n={} ×{} {}", r.field, r.n, r.batch, r.order))
+        .map(|r| {
+            format!(
+                "{} n={} ×{} {} ({})",
+                r.field, r.n, r.batch, r.order, r.backend
+            )
+        })
         .collect();
     chart
         .configure_mesh()
@@ -546,7 +605,7 @@ fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
             SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
             _ => String::new(),
         })
-        .x_desc("median time / floor (1 = one read and one write at copy bandwidth)")
+        .x_desc("median time / floor (1 = one read and one write at the copy bandwidth)")
         .draw()?;
     chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
         Rectangle::new(
@@ -554,10 +613,28 @@ fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
                 (0.0, SegmentValue::Exact(i)),
                 (r.ratio, SegmentValue::Exact(i + 1)),
             ],
-            BLUE.mix(0.6).filled(),
+            if r.backend == "gpu" { BLUE } else { RED }
+                .mix(0.6)
+                .filled(),
         )
     }))?;
     root.present()?;
     println!("plot {}", path.display());
     Ok(())
+}
+
+/// The plot's title: the device and the bandwidths the floors are taken from.
+fn caption(report: &Report) -> String {
+    let mut floors = Vec::new();
+    if report.copy_gbps > 0.0 {
+        floors.push(format!("GPU {:.0} GB/s", report.copy_gbps));
+    }
+    for (threads, gbps) in &report.cpu_copy_gbps {
+        floors.push(format!("CPU {gbps:.1} GB/s on {threads} thr"));
+    }
+    format!(
+        "fermat on {}: time / bandwidth floor (copy: {})",
+        report.device,
+        floors.join(", ")
+    )
 }

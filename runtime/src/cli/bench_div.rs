@@ -157,7 +157,7 @@ pub fn run_cpu(runs: usize) -> Result<Vec<PolyResult>, CliError> {
                 .num_threads(threads)
                 .build()?;
             let result =
-                pool.install(|| with_field!(&any, f => time_cpu(f, r, threads, runs.min(5))))?;
+                pool.install(|| with_field!(&any, f => time_cpu(f, r, threads, runs.min(super::bench::CPU_POLY_RUNS))))?;
             print_row(&result);
             out.push(result);
         }

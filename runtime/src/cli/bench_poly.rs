@@ -227,7 +227,7 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
                     .num_threads(threads)
                     .build()?;
                 let r = pool
-                    .install(|| with_field!(&any, f => time_cpu(f, work, threads, runs.min(5))))?;
+                    .install(|| with_field!(&any, f => time_cpu(f, work, threads, runs.min(super::bench::CPU_POLY_RUNS))))?;
                 print_row(&r);
                 out.push(r);
             }

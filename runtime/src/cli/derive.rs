@@ -5,7 +5,7 @@ use super::CliError;
 use fermat_dsl::derive::{derive, show_position, CheckReport, Options, Strategy, Verdict};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::rules::{self, Rule};
-use fermat_dsl::{with_field, FieldSpec};
+use fermat_dsl::with_field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::process::ExitCode;
@@ -17,9 +17,9 @@ pub struct Args {
     /// (`DFT(4096)`, `DFT_4096`).
     #[arg(required_unless_present = "rules")]
     formula: Option<String>,
-    /// The strategy: ct (recursive Cooley–Tukey), radix2 (2010, (10)), stockham
-    /// (2010, (12)) or prop3 (2017, Proposition 3).
-    #[arg(long, short = 's', default_value = "prop3")]
+    /// The strategy: ct (recursive Cooley–Tukey; the default, as for `fft` and `gen`),
+    /// radix2 (2010, (10)), stockham (2010, (12)) or prop3 (2017, Proposition 3).
+    #[arg(long, short = 's', default_value = "ct")]
     strategy: Strategy,
     /// The radix K, a power of two: the Cooley–Tukey split, the base case DFT(K), or K in
     /// N = K^e for prop3 (stockham does not use it).
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     // Build the field before deriving so that a bad --field is reported at once.
     let field = if args.check {
-        Some(FieldSpec::parse(&args.field)?.build()?)
+        Some(super::fields::parse(&args.field)?)
     } else {
         None
     };

@@ -1,17 +1,18 @@
 //! `fermat gen`: CUDA kernels and their manifest for one transform, or the whole catalogue.
 
 use super::fft::Transform;
-use super::CliError;
+use super::{fields, output, progress, CliError};
 use fermat::catalogue::{self, Output};
-use fermat::codegen::nvrtc;
-use fermat::{FftOptions, FieldSpec, Order};
+use fermat::codegen::nvrtc::{self, NvrtcError};
+use fermat::{FftOptions, Order};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `fermat gen`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
+    /// The field: P1..P6, goldilocks, babybear, a decimal word prime (469762049) or
+    /// srgfn:w,u,sign,k.
     #[arg(long, required_unless_present = "catalogue")]
     field: Option<String>,
     #[command(flatten)]
@@ -28,7 +29,7 @@ pub struct Args {
     /// Write the whole catalogue instead of one transform.
     #[arg(long, conflicts_with_all = ["field", "n", "radix", "e", "strategy", "input_order", "output_order"])]
     catalogue: bool,
-    /// The output directory (created if missing).
+    /// The output directory (created if missing; checked before anything is generated).
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     /// Print the cost report (and registers and spills per kernel, if NVRTC is found).
@@ -38,6 +39,10 @@ pub struct Args {
     #[arg(long, default_value_t = 4260.0)]
     gbps: f64,
 }
+
+/// The most bytes a vector of one transform may take: more than any GPU holds (and the
+/// cost report counts bytes in 64 bits).
+const MAX_DEVICE_BYTES: u128 = 1 << 40;
 
 /// An element order on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -72,13 +77,16 @@ pub fn write(dir: &Path, stem: &str, output: &Output) -> Result<(), CliError> {
 
 /// Runs `fermat gen`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(dir) = &args.out {
+        output::check_dir(dir)?;
+    }
     if args.catalogue {
         let dir = args
             .out
             .clone()
             .ok_or("--catalogue needs the output directory: -o DIR")?;
         let entries = catalogue::entries();
-        let bar = indicatif::ProgressBar::new(entries.len() as u64);
+        let bar = progress::bar(entries.len() as u64, "gen");
         for entry in &entries {
             bar.set_message(entry.stem());
             let output = catalogue::generate_entry(entry)?;
@@ -97,8 +105,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .field
         .as_deref()
         .expect("clap requires --field without --catalogue");
-    let any = FieldSpec::parse(spec)?.build()?;
+    let any = fields::parse(spec)?;
     let n = args.transform.size()?;
+    fermat::dsl::field::check_order(n, any.two_adicity())?;
+    let bytes = u128::from(n) * fermat::codegen::cost::FieldShape::of(&any).element_bytes as u128;
+    if bytes > MAX_DEVICE_BYTES {
+        return Err(format!(
+            "n = 2^{} over {}: one vector takes {}; kernels are made for one device, which holds at most {}",
+            n.trailing_zeros(),
+            any.name(),
+            fermat::memory::human(bytes),
+            fermat::memory::human(MAX_DEVICE_BYTES)
+        )
+        .into());
+    }
     let options = FftOptions {
         radix: args.transform.radix,
         strategy: args.transform.strategy()?,
@@ -108,7 +128,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ..FftOptions::default()
     };
     let stem = format!("{}_n{n}", any.name().replace([':', ',', '+', '-'], "_"));
-    let output = catalogue::generate(&any, n, &options, &stem)?;
+    let output = progress::during("generating", || {
+        catalogue::generate(&any, n, &options, &stem)
+    })?;
+    let manifest = &output.manifest;
+    if let Some(note) = args
+        .transform
+        .radix_note(manifest.radix, n, manifest.max_local_bits)
+    {
+        println!("{note}");
+    }
     if let Some(dir) = &args.out {
         write(dir, &stem, &output)?;
         println!(
@@ -136,6 +165,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     );
                 }
             }
+            // Where NVRTC was looked for is long and no help here: say how to get it.
+            Err(NvrtcError::NotFound { .. }) => println!(
+                "registers: not available (NVRTC not found: run .ci/nvrtc.sh or set FERMAT_NVRTC_LIB)"
+            ),
             Err(e) => println!("registers: not available ({e})"),
         }
     }

@@ -1,17 +1,21 @@
 //! The subcommands of the `fermat` binary, one module each.
 
+mod bandwidth;
 mod bench;
 mod bench_div;
 mod bench_poly;
 mod derive;
 mod div;
 mod fft;
+mod fields;
 mod gcd;
 mod gen;
 mod mul;
 mod mul_ring;
 mod operands;
+mod output;
 mod primes;
+mod progress;
 mod selftest;
 mod selftest_mul;
 mod tune;
@@ -67,5 +71,40 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Selftest(args) => selftest::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Tune(args) => tune::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::Parser;
+
+    /// The arguments of every `cargo run --release -p fermat -- …` line of the README.
+    fn readme_commands() -> Vec<Vec<String>> {
+        const PREFIX: &str = "cargo run --release -p fermat -- ";
+        include_str!("../../../README.md")
+            .lines()
+            .filter_map(|line| line.strip_prefix(PREFIX))
+            .map(|rest| {
+                let words = shlex::split(rest).expect("README commands are shell words");
+                // A comment ends the command.
+                words
+                    .into_iter()
+                    .take_while(|w| !w.starts_with('#'))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_readme_command_parses() {
+        let commands = readme_commands();
+        assert!(commands.len() >= 5, "the main job and a tour");
+        for args in commands {
+            let argv = std::iter::once("fermat".to_string()).chain(args.iter().cloned());
+            if let Err(e) = Cli::try_parse_from(argv) {
+                panic!("fermat {}: {e}", args.join(" "));
+            }
+        }
     }
 }

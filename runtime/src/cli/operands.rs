@@ -4,7 +4,7 @@
 use super::fft::backend;
 use super::CliError;
 use fermat::poly::{Poly, PolyRing};
-use fermat::{AnyField, FieldSpec, HostField};
+use fermat::{AnyField, HostField};
 use rand::SeedableRng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// The ring the operations run in.
 #[derive(Debug, clap::Args)]
 pub struct RingArgs {
-    /// The field: P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k.
+    /// The field: P1..P6, goldilocks, babybear, a decimal word prime (469762049) or
+    /// srgfn:w,u,sign,k.
     #[arg(long)]
     pub field: Option<String>,
     /// Where to run: cpu, gpu or auto (the GPU if there is one).
@@ -31,7 +32,7 @@ impl RingArgs {
             .field
             .as_deref()
             .ok_or("give the field: --field F (P1..P6, goldilocks, babybear, a decimal word prime or srgfn:w,u,sign,k)")?;
-        Ok(FieldSpec::parse(spec)?.build()?)
+        super::fields::parse(spec)
     }
 
     /// The ring of polynomials over `field` on the backend named, and the report's first
@@ -84,6 +85,17 @@ impl Operands {
             (_, _, Some(seed)) => {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let (la, lb) = (self.len_a.unwrap_or(0), self.len_b.unwrap_or(0));
+                // The operands, their product and the transforms' buffers: a few times
+                // the product's length, checked before the operands are made.
+                fermat::memory::check(
+                    || {
+                        format!(
+                            "random operands of {la} and {lb} coefficients over {}",
+                            field.name()
+                        )
+                    },
+                    4 * (la as u128 + lb as u128) * fermat::memory::element_bytes::<F>(),
+                )?;
                 Ok((
                     Poly::random(field, la, &mut rng),
                     Poly::random(field, lb, &mut rng),
@@ -98,10 +110,7 @@ impl Operands {
 
 /// Refuses an output that cannot be written, before any work.
 pub fn check_output(output: &Option<PathBuf>) -> Result<(), CliError> {
-    if let Some(path) = output {
-        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
+    super::output::check(output)
 }
 
 /// Where the report goes: standard error when the result goes to standard output.
@@ -134,4 +143,12 @@ pub fn finish(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// What the first call's time includes besides the work: compilation only on a GPU.
+pub fn first_call_includes(running: &fermat::Running) -> &'static str {
+    match running {
+        fermat::Running::Gpu(_) => "with planning and compilation when not cached",
+        fermat::Running::Cpu { .. } => "with planning",
+    }
 }

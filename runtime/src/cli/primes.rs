@@ -4,7 +4,7 @@
 use super::CliError;
 use fermat_dsl::field::primality::{probable_prime, SRGFN_MR_ROUNDS};
 use fermat_dsl::field::{two_adicity_of, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES, MAX_K};
-use fermat_dsl::{with_field, AnyField, Field, FieldSpec, Sign, SrgfnParams};
+use fermat_dsl::{with_field, AnyField, Field, Sign, SrgfnParams};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -109,6 +109,8 @@ fn catalogue() {
     );
     for (name, p) in CATALOGUE_WORD_PRIMES {
         let big = num_bigint::BigUint::from(p);
+        // Printed as every subcommand prints the field.
+        let name = super::fields::parse(name).map_or_else(|_| name.to_string(), |f| f.name());
         println!(
             "{:<22} {:>22} {:>5} {:>11}",
             name,
@@ -125,8 +127,7 @@ fn catalogue() {
 }
 
 fn describe(spec: &str) -> Result<ExitCode, CliError> {
-    let spec = FieldSpec::parse(spec)?;
-    let field = spec.build()?;
+    let field = super::fields::parse(spec)?;
     println!("field       {}", field.name());
     match field.srgfn_params() {
         Some(params) => {

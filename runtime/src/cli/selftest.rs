@@ -2,12 +2,12 @@
 //! references — transforms, then products of polynomials (`selftest_mul`); a pass/fail
 //! table and exit status 1 on any failure.
 
-use super::CliError;
+use super::{fields, progress, CliError};
 use fermat::dsl::field::{CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
 use fermat::dsl::interp::dft_entry;
 use fermat::dsl::with_field;
 use fermat::vectors::DftFile;
-use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField};
+use fermat::{AnyField, Backend, Direction, FftOptions, FftPlan, HostField};
 use rand::{Rng, SeedableRng};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -42,33 +42,42 @@ pub struct Args {
     /// passes group by group.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=4096))]
     batch: u64,
-    /// Only these catalogue fields (repeatable), e.g. `--field P5 --field P6`.
+    /// Only these catalogue fields (repeatable), named in any way a field is, e.g.
+    /// `--field P5 --field 469762049`.
     #[arg(long = "field", value_name = "NAME")]
     fields: Vec<String>,
 }
 
 /// One transform size of one field.
 pub struct Case {
+    /// The field's name in the catalogue (what it is built from).
+    spec: &'static str,
+    /// The field's name as printed.
     field: String,
     n: u64,
     note: &'static str,
 }
 
-fn cases(max_log_n: u32, fields: &[String]) -> Vec<Case> {
+fn cases(max_log_n: u32, chosen: &[AnyField]) -> Vec<Case> {
     let mut all = every_case(max_log_n);
-    if !fields.is_empty() {
-        all.retain(|c| fields.iter().any(|f| f.eq_ignore_ascii_case(&c.field)));
-    }
+    all.retain(|c| fields::chosen(chosen, c.spec));
     all
+}
+
+/// The printed name of a catalogue field.
+fn printed(spec: &str) -> String {
+    fields::parse(spec).map_or_else(|_| spec.to_string(), |f| fields::name(&f))
 }
 
 fn every_case(max_log_n: u32) -> Vec<Case> {
     let mut out = Vec::new();
     for (name, p) in CATALOGUE_WORD_PRIMES {
         let top = max_log_n.min((p - 1).trailing_zeros());
+        let field = printed(name);
         for log_n in 4..=top {
             out.push(Case {
-                field: name.to_string(),
+                spec: name,
+                field: field.clone(),
                 n: 1 << log_n,
                 note: "",
             });
@@ -78,13 +87,15 @@ fn every_case(max_log_n: u32) -> Vec<Case> {
         let big_k = 2 * params.k;
         let bytes = 8 * params.k;
         let last_e = if params.k >= 32 { 3 } else { u32::MAX };
+        let field = printed(name);
         let mut e = 2;
         while let Some(n) = big_k.checked_pow(e) {
             if e > last_e || n > 1 << max_log_n.min(24) || n * bytes > 4 << 30 {
                 break;
             }
             out.push(Case {
-                field: name.to_string(),
+                spec: name,
+                field: field.clone(),
                 n,
                 note: "K^e",
             });
@@ -95,7 +106,8 @@ fn every_case(max_log_n: u32) -> Vec<Case> {
             let n = (big_k * big_k) << c;
             if n <= 1 << max_log_n.min(20) {
                 out.push(Case {
-                    field: name.to_string(),
+                    spec: name,
+                    field: field.clone(),
                     n,
                     note: "K^2·2^c",
                 });
@@ -151,59 +163,40 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let seed = args.seed.unwrap_or_else(|| rand::thread_rng().gen());
     println!("seed {seed} (rerun with --seed {seed})");
-    for f in &args.fields {
-        if !every_case(args.max_log_n)
-            .iter()
-            .any(|c| c.field.eq_ignore_ascii_case(f))
-        {
-            return Err(format!(
-                "--field {f}: not a catalogue field with sizes up to 2^{} (P1..P6, goldilocks, babybear, p469762049, p4179340454199820289)",
-                args.max_log_n
-            )
-            .into());
-        }
-    }
+    let offered: Vec<&str> = every_case(args.max_log_n).iter().map(|c| c.spec).collect();
+    let chosen = fields::filter(&args.fields, &offered)?;
     let vectors = fermat::vectors::shipped()?;
     if backends.iter().any(|b| matches!(b, Backend::Gpu(_))) {
-        compile_ahead(&cases(args.max_log_n, &args.fields));
+        compile_ahead(&cases(args.max_log_n, &chosen));
     }
+    let runs: Vec<(Backend, Case)> = backends
+        .iter()
+        .flat_map(|&backend| {
+            cases(args.max_log_n, &chosen)
+                .into_iter()
+                .filter(move |c| {
+                    backend != Backend::Cpu || c.n.trailing_zeros() <= args.max_log_cpu
+                })
+                .map(move |c| (backend, c))
+        })
+        .collect();
+    let bar = progress::bar(runs.len() as u64, "selftest");
     let mut rows = Vec::new();
-    for &backend in &backends {
-        for case in cases(args.max_log_n, &args.fields) {
-            let log_n = case.n.trailing_zeros();
-            if backend == Backend::Cpu && log_n > args.max_log_cpu {
-                continue;
-            }
-            let any = FieldSpec::parse(&case.field)?.build()?;
-            let started = Instant::now();
-            let result = with_field!(&any, f => check(f, &case, backend, &args, seed, &vectors));
-            let millis = started.elapsed().as_secs_f64() * 1e3;
-            let row = match result {
-                Ok(Outcome { checks, handed_off }) => Row {
-                    field: case.field.clone(),
-                    n: case.n,
-                    backend: name(backend),
-                    checks,
-                    handed_off,
-                    millis,
-                    error: None,
-                },
-                Err(e) => Row {
-                    field: case.field.clone(),
-                    n: case.n,
-                    backend: name(backend),
-                    checks: Vec::new(),
-                    handed_off: false,
-                    millis,
-                    error: Some(e.to_string()),
-                },
-            };
-            print_row(&row, case.note);
-            rows.push(row);
-        }
+    for (backend, case) in runs {
+        bar.set_message(format!(
+            "{} n = {} on {}",
+            case.field,
+            case.n,
+            name(backend)
+        ));
+        let row = run_case(&case, backend, &args, seed, &vectors)?;
+        bar.suspend(|| print_row(&row, case.note));
+        rows.push(row);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let failed = rows.iter().filter(|r| !r.passed()).count();
-    let (products, products_failed) = super::selftest_mul::run(&args.fields, &backends, seed);
+    let (products, products_failed) = super::selftest_mul::run(&chosen, &backends, seed);
     let (total, failed) = (rows.len() + products, failed + products_failed);
     println!("{} passed, {} failed", total - failed, failed);
     Ok(if failed == 0 {
@@ -213,14 +206,40 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })
 }
 
+/// One case on one backend, timed: its row of the table.
+fn run_case(
+    case: &Case,
+    backend: Backend,
+    args: &Args,
+    seed: u64,
+    vectors: &[DftFile],
+) -> Result<Row, CliError> {
+    let any = fields::parse(case.spec)?;
+    let started = Instant::now();
+    let result = with_field!(&any, f => check(f, case, backend, args, seed, vectors));
+    let millis = started.elapsed().as_secs_f64() * 1e3;
+    let (checks, handed_off, error) = match result {
+        Ok(Outcome { checks, handed_off }) => (checks, handed_off, None),
+        Err(e) => (Vec::new(), false, Some(e.to_string())),
+    };
+    Ok(Row {
+        field: case.field.clone(),
+        n: case.n,
+        backend: name(backend),
+        checks,
+        handed_off,
+        millis,
+        error,
+    })
+}
+
 /// Compiles every case's kernels on all cores first: the CUBINs land in the disk cache, so
 /// the checks that follow (one case at a time) do not wait for NVRTC.
 pub fn compile_ahead(cases: &[Case]) {
     use rayon::prelude::*;
-    let bar = indicatif::ProgressBar::new(cases.len() as u64);
-    bar.set_message("compiling kernels");
+    let bar = progress::bar(cases.len() as u64, "compiling kernels");
     cases.par_iter().for_each(|case| {
-        if let Ok(any) = FieldSpec::parse(&case.field).and_then(|s| s.build()) {
+        if let Ok(any) = fields::parse(case.spec) {
             // Errors surface again, with context, when the case runs.
             let _ = with_field!(&any, f => FftPlan::new(f, case.n, FftOptions {
                 backend: Backend::Gpu(0),

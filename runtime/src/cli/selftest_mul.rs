@@ -6,7 +6,7 @@
 use fermat::dsl::field::{CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES};
 use fermat::dsl::with_field;
 use fermat::poly::{schoolbook_mul, Poly, PolyRing};
-use fermat::{Backend, FieldSpec, HostField};
+use fermat::{AnyField, Backend, HostField};
 use rand::SeedableRng;
 use std::time::Instant;
 
@@ -29,25 +29,30 @@ fn shapes(bytes: u64) -> Vec<(usize, usize)> {
     s
 }
 
-/// Runs the products for the catalogue fields named in `fields` (all when empty) on
+/// Runs the products for the catalogue fields chosen (all when `chosen` is empty) on
 /// `backends`, printing a row each; the number of rows and of failures.
-pub fn run(fields: &[String], backends: &[Backend], seed: u64) -> (usize, usize) {
-    let names = CATALOGUE_WORD_PRIMES
+pub fn run(chosen: &[AnyField], backends: &[Backend], seed: u64) -> (usize, usize) {
+    let fields: Vec<AnyField> = CATALOGUE_WORD_PRIMES
         .iter()
         .map(|(n, _)| *n)
         .chain(CATALOGUE_SRGFNS.iter().map(|(n, _)| *n))
-        .filter(|n| fields.is_empty() || fields.iter().any(|f| f.eq_ignore_ascii_case(n)));
+        .filter(|n| super::fields::chosen(chosen, n))
+        .filter_map(|n| super::fields::parse(n).ok())
+        .collect();
+    let bar = super::progress::bar((fields.len() * backends.len()) as u64, "selftest");
     let (mut rows, mut failed) = (0, 0);
-    for name in names {
-        let Ok(any) = FieldSpec::parse(name).and_then(|s| s.build()) else {
-            continue;
-        };
+    for any in &fields {
+        let name = super::fields::name(any);
         for &backend in backends {
-            let (r, f) = with_field!(&any, field => field_products(field, name, backend, seed));
+            bar.set_message(format!("products over {name}"));
+            let (r, f) =
+                with_field!(any, field => field_products(field, &name, backend, seed, &bar));
             rows += r;
             failed += f;
+            bar.inc(1);
         }
     }
+    bar.finish_and_clear();
     (rows, failed)
 }
 
@@ -56,6 +61,7 @@ fn field_products<F: HostField>(
     name: &str,
     backend: Backend,
     seed: u64,
+    bar: &indicatif::ProgressBar,
 ) -> (usize, usize) {
     let label = match backend {
         Backend::Gpu(i) => format!("gpu{i}"),
@@ -68,7 +74,7 @@ fn field_products<F: HostField>(
     let (ring, cpu) = match rings {
         Ok(r) => r,
         Err(e) => {
-            println!("FAIL  {name:<22} mul                 {label:<8} error: {e}");
+            bar.suspend(|| println!("FAIL  {name:<22} mul                 {label:<8} error: {e}"));
             return (1, 1);
         }
     };
@@ -96,11 +102,13 @@ fn field_products<F: HostField>(
             Ok((ok, how)) => (ok, format!("{how} {}", if ok { "ok" } else { "FAIL" })),
             Err(e) => (false, format!("error: {e}")),
         };
-        println!(
-            "{:<5} {name:<22} mul {:<16} {label:<8} {millis:>9.1} ms  {text} ({plan})",
-            if pass { "PASS" } else { "FAIL" },
-            format!("{la}×{lb}"),
-        );
+        bar.suspend(|| {
+            println!(
+                "{:<5} {name:<22} mul {:<16} {label:<8} {millis:>9.1} ms  {text} ({plan})",
+                if pass { "PASS" } else { "FAIL" },
+                format!("{la}×{lb}"),
+            )
+        });
         rows += 1;
         failed += usize::from(!pass);
     }

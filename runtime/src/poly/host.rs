@@ -28,6 +28,20 @@ pub struct Poly<F: Field> {
 
 impl<F: Field> Poly<F> {
     /// The polynomial Σ `coeffs[i]`·x^i (trailing zeros dropped).
+    ///
+    /// ```
+    /// use fermat::dsl::{Field, Fp32};
+    /// use fermat::poly::Poly;
+    ///
+    /// let f = Fp32::new(17)?;
+    /// let p = Poly::new(&f, vec![f.from_u64(1), f.from_u64(2), f.zero()]); // 1 + 2x
+    /// assert_eq!((p.len(), p.degree()), (2, Some(1)));
+    /// assert_eq!(p.coeffs(), &[f.from_u64(1), f.from_u64(2)]);
+    /// assert!(Poly::zero(&f).is_zero() && Poly::zero(&f).degree().is_none());
+    /// assert_eq!(p.field().p(), 17);
+    /// assert_eq!(p.into_coeffs().len(), 2);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(field: &F, mut coeffs: Vec<F::Elem>) -> Self {
         let zero = field.zero();
         while coeffs.last() == Some(&zero) {
@@ -39,7 +53,7 @@ impl<F: Field> Poly<F> {
         }
     }
 
-    /// The zero polynomial.
+    /// The zero polynomial (see [`new`](Self::new)).
     pub fn zero(field: &F) -> Self {
         Poly {
             field: field.clone(),
@@ -47,12 +61,13 @@ impl<F: Field> Poly<F> {
         }
     }
 
-    /// The field of the coefficients.
+    /// The field of the coefficients (see [`new`](Self::new)).
     pub fn field(&self) -> &F {
         &self.field
     }
 
-    /// The coefficients, lowest degree first, without trailing zeros.
+    /// The coefficients, lowest degree first, without trailing zeros (see
+    /// [`new`](Self::new)).
     pub fn coeffs(&self) -> &[F::Elem] {
         &self.coeffs
     }

@@ -360,7 +360,7 @@ pub fn integers_to_json<T: std::fmt::Display>(values: &[T]) -> String {
 }
 
 /// The coefficients written in `text`, unchecked against p.
-fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
+pub(crate) fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
     if let Some(items) = flat_list(text) {
         return items
             .iter()

@@ -18,7 +18,7 @@ mod dynamic;
 mod euclid;
 mod hgcd;
 mod host;
-mod json;
+pub(crate) mod json;
 mod plain;
 mod product;
 mod ring;

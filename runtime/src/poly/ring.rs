@@ -275,7 +275,28 @@ impl<F: HostField> PolyRing<F> {
         self.device.as_ref().ok_or(Error::NotOnGpu)
     }
 
-    /// Copies a polynomial to the device.
+    /// Copies a polynomial to the device; a ring on the CPU refuses it with
+    /// [`Error::NotOnGpu`].
+    ///
+    /// ```
+    /// use fermat::dsl::{Field, Fp32};
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let a = Poly::new(&f, (1..=1000).map(|i| f.from_u64(i)).collect());
+    /// match ring.to_device(&a) {
+    ///     Ok(da) => {
+    ///         // Products stay on the device until they are copied back.
+    ///         let c = ring.mul_device(&da, &da)?;
+    ///         assert_eq!(ring.from_device(&c)?, ring.mul(&a, &a)?);
+    ///     }
+    ///     Err(Error::NotOnGpu) => println!("no GPU: {}", ring.running()),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn to_device(&self, a: &Poly<F>) -> Result<DevicePoly<F>, Error> {
         self.check_field(a)?;
         let device = self.device()?;
