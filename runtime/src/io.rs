@@ -124,7 +124,7 @@ pub enum InputError {
         found: String,
     },
     /// A value that is not a non-negative decimal integer.
-    #[error("{path}, value {index}: {value} is not a non-negative decimal integer")]
+    #[error("{path}, value {index}: {value:?} is not a non-negative decimal integer")]
     NotDecimal {
         /// The file.
         path: PathBuf,
@@ -259,12 +259,15 @@ pub fn is_std(path: &Path) -> bool {
 /// ```
 /// use fermat::io::{read, Format};
 ///
-/// let p3 = fermat::PrimeField::p3();
-/// let f: &fermat::dsl::Srgfn<8> = p3.typed().unwrap();
-/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/P3.json");
-/// let dft = read(f, &path, Format::Json, Some(16))?;
-/// assert_eq!(dft.values.len(), 16);
-/// assert_eq!(dft.expected.map(|y| y.len()), Some(16));
+/// let f = fermat::dsl::Fp32::new(17)?;
+/// let path = std::env::temp_dir().join(format!("fermat-read-doc-{}.json", std::process::id()));
+/// std::fs::write(&path, r#"{"name": "p17", "p": "17", "ffts": [
+///     {"N": 2, "input": ["1", "2"], "output": ["3", "16"]}]}"#).unwrap();
+/// let dft = read(&f, &path, Format::Json, Some(2))?;
+/// assert_eq!(dft.values, vec![1u32, 2]);
+/// assert_eq!(dft.expected, Some(vec![3u32, 16]));
+/// assert!(read(&f, &path, Format::Json, Some(4)).is_err()); // no DFT of 4 points
+/// # std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub fn read<F: HostField>(

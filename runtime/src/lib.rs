@@ -191,11 +191,6 @@ pub use fft::{Backend, DeviceVec, FftOptions, FftPlan, Running};
 pub use host::HostField;
 pub use num_bigint;
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,7 +146,7 @@ fn malformed_input_exits_2_with_a_message() {
 
     let cases: [(&[&str], &str); 7] = [
         (
-            &["derive", "DFT(2048)", "-K", "16"],
+            &["derive", "DFT(2048)", "-s", "prop3", "-K", "16"],
             "2048 is not a power of K = 16; the nearest are 256 and 4096",
         ),
         (

@@ -122,12 +122,12 @@ fn malformed_inputs_name_the_file_the_index_and_the_value() {
         (
             "word.json",
             b"[\"1\", \"two\"]",
-            "word.json, value 1: two is not a non-negative decimal integer",
+            "word.json, value 1: \"two\" is not a non-negative decimal integer",
         ),
         (
             "float.json",
             b"[1, 2.5]",
-            "float.json, value 1: 2.5 is not a non-negative decimal integer",
+            "float.json, value 1: \"2.5\" is not a non-negative decimal integer",
         ),
         ("empty.json", b"", "empty.json is empty"),
         ("blank.json", b"  \n", "blank.json is empty"),

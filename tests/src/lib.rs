@@ -297,3 +297,9 @@ mod tests {
         assert_eq!(load_poly("babybear").spec(), "2013265921");
     }
 }
+
+/// The README's examples, compiled and run as doctests of this crate (the published
+/// crates include no file from outside their own folder).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -48,6 +48,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         Backend::Auto
     };
+    // Where the table goes is checked before minutes of measurements.
+    let dir = fermat::tune::dir()?;
+    super::output::check_dir(&dir)?;
     let fields: &[&str] = if args.quick { &QUICK_FIELDS } else { &FIELDS };
     let device = match backend {
         Backend::Cpu => None,
@@ -68,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         println!("{:<22} {:?}", any.name(), crossover.max_short);
         table.fields.insert(any.name(), crossover);
     }
-    let path = table.store_in(&fermat::tune::dir()?)?;
+    let path = table.store_in(&dir)?;
     println!("stored {}", path.display());
     Ok(ExitCode::SUCCESS)
 }
