@@ -163,6 +163,7 @@ pub struct IntPolyRing {
     parallel: bool,
     /// The GPU the projection and recombination run on, with their kernels once built.
     device: Option<Arc<crate::gpu::Device>>,
+    running: crate::Running,
     kernels: Mutex<Option<Arc<CrtKernels>>>,
     narrow: Rings<Fp32>,
     wide: Rings<Fp64>,
@@ -185,6 +186,7 @@ impl IntPolyRing {
             width: Width::Bits62,
             parallel: !on_gpu,
             device,
+            running: probe.running().clone(),
             kernels: Mutex::new(None),
             narrow: Rings {
                 backend,
@@ -202,6 +204,11 @@ impl IntPolyRing {
     pub fn with_width(mut self, width: Width) -> IntPolyRing {
         self.width = width;
         self
+    }
+
+    /// Where the products run.
+    pub fn running(&self) -> &crate::Running {
+        &self.running
     }
 
     /// The primes' width.

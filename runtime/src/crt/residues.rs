@@ -30,33 +30,24 @@ pub struct Integers {
 impl Integers {
     /// The integers `values`, each in as many limbs as the largest needs (at least one).
     pub fn from_bigints(values: &[BigInt]) -> Integers {
-        let bits = values.iter().map(|v| v.bits()).max().unwrap_or(0);
-        let limbs = bits.div_ceil(64).max(1) as usize;
-        let mut words = vec![0u64; values.len() * limbs];
-        words
-            .par_chunks_mut(limbs)
-            .zip(values.par_iter())
-            .for_each(|(w, v)| {
-                for (slot, d) in w.iter_mut().zip(v.magnitude().iter_u64_digits()) {
-                    *slot = d;
-                }
-            });
+        let magnitudes: Vec<&BigUint> = values.iter().map(BigInt::magnitude).collect();
         let negative = values.iter().map(|v| v.sign() == Sign::Minus).collect();
-        Integers {
-            limbs,
-            words,
-            negative,
-        }
+        Integers::from_magnitudes(&magnitudes, negative)
     }
 
     /// The nonnegative integers `values`.
     pub fn from_biguints(values: &[BigUint]) -> Integers {
-        let bits = values.iter().map(|v| v.bits()).max().unwrap_or(0);
+        let magnitudes: Vec<&BigUint> = values.iter().collect();
+        Integers::from_magnitudes(&magnitudes, vec![false; values.len()])
+    }
+
+    fn from_magnitudes(magnitudes: &[&BigUint], negative: Vec<bool>) -> Integers {
+        let bits = magnitudes.iter().map(|v| v.bits()).max().unwrap_or(0);
         let limbs = bits.div_ceil(64).max(1) as usize;
-        let mut words = vec![0u64; values.len() * limbs];
+        let mut words = vec![0u64; magnitudes.len() * limbs];
         words
             .par_chunks_mut(limbs)
-            .zip(values.par_iter())
+            .zip(magnitudes.par_iter())
             .for_each(|(w, v)| {
                 for (slot, d) in w.iter_mut().zip(v.iter_u64_digits()) {
                     *slot = d;
@@ -65,7 +56,7 @@ impl Integers {
         Integers {
             limbs,
             words,
-            negative: vec![false; values.len()],
+            negative,
         }
     }
 
