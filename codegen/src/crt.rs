@@ -76,7 +76,7 @@ pub const RECOMBINE_ARGS: [Arg; 11] = [
 ];
 
 /// The most primes [`CrtPass::Recombine`] takes: its digits live in a per-thread array.
-pub const MAX_PRIMES: u64 = 64;
+pub const MAX_PRIMES: u64 = 128;
 
 /// Threads per block of both kernels.
 pub const THREADS: u32 = 256;

@@ -164,6 +164,30 @@ pub enum Error {
         /// How many such primes there are.
         found: usize,
     },
+    /// The input of a CRT transform does not fit its plan.
+    #[error("the CRT transform takes {n} integers of at most {max_limbs} words (below 2^{}); the input has {len} integers of {limbs} words", 64 * max_limbs)]
+    CrtInput {
+        /// Integers in the input.
+        len: usize,
+        /// Words of the input's widest integer.
+        limbs: usize,
+        /// The transform's length.
+        n: u64,
+        /// Words per integer the plan takes.
+        max_limbs: usize,
+    },
+    /// The output buffer of a CRT transform does not fit its plan.
+    #[error("the CRT transform writes {n} integers of {want_limbs} words; the output buffer holds {len} integers of {limbs} words (make it with CrtDft::alloc_output)")]
+    CrtOutput {
+        /// Integers the buffer holds.
+        len: usize,
+        /// Words per integer of the buffer.
+        limbs: usize,
+        /// The transform's length.
+        n: u64,
+        /// Words per recombined integer.
+        want_limbs: usize,
+    },
     /// A modulus below 2.
     #[error("the modulus {m} is below 2: (Z/mZ)[x] needs m ≥ 2")]
     Modulus {

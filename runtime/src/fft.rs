@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::gpu::{self, Device, GpuError, GpuKernels};
 use crate::host::HostField;
 use crate::{cpu, design};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut};
 use fermat_codegen::contract::Input;
 use fermat_codegen::cost::{Cost, FieldShape};
 use fermat_codegen::kernel::{self, EmitOptions, TableLayout};
@@ -550,7 +550,7 @@ impl<F: HostField> FftPlan<F> {
         }
     }
 
-    fn device(&self) -> Result<&Arc<Device>, Error> {
+    pub(crate) fn device(&self) -> Result<&Arc<Device>, Error> {
         match &self.gpu {
             Some(g) => Ok(g.forward.device()),
             None => Err(Error::NotOnGpu),
@@ -658,7 +658,7 @@ impl<F: HostField> FftPlan<F> {
         output: &mut DeviceVec<F>,
         stream: Option<&Arc<CudaStream>>,
     ) -> Result<(), Error> {
-        let gpu = self.gpu.as_ref().ok_or(Error::NotOnGpu)?;
+        self.gpu.as_ref().ok_or(Error::NotOnGpu)?;
         if input.batch != output.batch {
             return Err(Error::BatchMismatch {
                 input: input.batch,
@@ -666,6 +666,27 @@ impl<F: HostField> FftPlan<F> {
             });
         }
         self.check_device_batch("the input", input.batch)?;
+        let len = output.data.len();
+        self.run_device_views(
+            direction,
+            &input.data.slice(0..input.data.len()),
+            &mut output.data.slice_mut(0..len),
+            output.batch,
+            stream,
+        )
+    }
+
+    /// [`run_device`](Self::run_device) on views of `batch` transforms each, checked by
+    /// the caller: the CRT route's residues are rows of one buffer.
+    pub(crate) fn run_device_views(
+        &self,
+        direction: Direction,
+        input: &CudaView<'_, F::Word>,
+        output: &mut CudaViewMut<'_, F::Word>,
+        batch: usize,
+        stream: Option<&Arc<CudaStream>>,
+    ) -> Result<(), Error> {
+        let gpu = self.gpu.as_ref().ok_or(Error::NotOnGpu)?;
         let kernels = match direction {
             Direction::Forward => &gpu.forward,
             Direction::Inverse => gpu
@@ -674,7 +695,7 @@ impl<F: HostField> FftPlan<F> {
                 .ok_or(Error::ForwardOnly { n: self.n })?,
         };
         let stream = stream.unwrap_or_else(|| kernels.device().stream());
-        let len = output.data.len();
+        let len = output.len();
         let mut workspace = gpu.workspace.lock().unwrap_or_else(|e| e.into_inner());
         let Workspace { scratch, counters } = &mut *workspace;
         // Plans without a scratch pass still take a valid pointer: one word, allocated once,
@@ -692,13 +713,16 @@ impl<F: HostField> FftPlan<F> {
             kernels.device(),
             stream,
             kernels.counters(),
-            output.batch,
-            kernels.hands_off(output.batch),
+            batch,
+            kernels.hands_off(batch),
         )?;
         let mut flags = flags.slice_mut(..);
+        // Views of the workspace's lifetime: a call's vectors all share one.
+        let input = input.slice(..);
+        let mut output = output.slice_mut(..);
         let vectors = gpu::Vectors {
-            input: gpu::DeviceInput::Shared(&input.data.slice(0..input.data.len())),
-            output: &mut output.data.slice_mut(0..len),
+            input: gpu::DeviceInput::Shared(&input),
+            output: &mut output,
             scratch: &mut scratch_view,
             operand: gpu::Operand::None,
             extents: gpu::Extents::whole(self.n),
@@ -710,7 +734,7 @@ impl<F: HostField> FftPlan<F> {
                 counters: &mut flags,
                 epoch,
             },
-            output.batch,
+            batch,
         );
         if ran.is_err() {
             counters.invalidate();

@@ -210,16 +210,28 @@ static WARNED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// The crossover products over `field` on `device` (the CPU without one) use: the stored
 /// table's, else the default. A bad table is reported on standard error, once.
 pub fn crossover(field: &AnyField, device: Option<&Device>) -> Crossover {
+    crossover_and_source(field, device).0
+}
+
+/// [`crossover`] and where it came from, in words.
+pub(crate) fn crossover_and_source(
+    field: &AnyField,
+    device: Option<&Device>,
+) -> (Crossover, &'static str) {
     let default = if device.is_some() {
         Crossover::gpu()
     } else {
         Crossover::cpu()
     };
+    let built_in = (default, "the built-in default");
     let model = Model::of(device);
     let stored = dir().and_then(|d| TuneTable::load_from(&d, &model));
     match stored {
-        Ok(Some(table)) => table.fields.get(&field.name()).copied().unwrap_or(default),
-        Ok(None) | Err(TuneError::NoDirectory) => default,
+        Ok(Some(table)) => table
+            .fields
+            .get(&field.name())
+            .map_or(built_in, |&c| (c, "fermat tune's table")),
+        Ok(None) | Err(TuneError::NoDirectory) => built_in,
         Err(e) => {
             let message = format!("warning: ignoring a tuning table: {e}");
             let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
@@ -227,7 +239,7 @@ pub fn crossover(field: &AnyField, device: Option<&Device>) -> Crossover {
                 eprintln!("{message}");
                 warned.push(message);
             }
-            default
+            built_in
         }
     }
 }
@@ -251,6 +263,7 @@ mod tests {
             "P3".into(),
             Crossover {
                 max_short: [1, 2, 3, 4, 5, 6, 7, 8],
+                crt_from: Some(1 << 12),
             },
         );
         let path = table.store_in(&dir).unwrap();

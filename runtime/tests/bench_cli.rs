@@ -103,3 +103,58 @@ fn selftest_and_primes_print_fields_as_bench_does() {
     assert_eq!(code, 2);
     assert!(err.contains("cannot read field 'P9'"), "{err}");
 }
+
+#[test]
+fn the_crt_comparison_times_both_routes_beside_the_paper() {
+    let (json, png) = (dir().join("compare.json"), dir().join("compare.png"));
+    let _ = std::fs::remove_file(&png);
+    let (code, out, err) = fermat(&[
+        "bench",
+        "--compare",
+        "crt",
+        "--cpu",
+        "--quick",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["compare"].as_array().unwrap();
+    // P3 at e = 2, 3, 4 and P4 at e = 2, 3, each by three routes.
+    assert_eq!(rows.len(), 15, "{out}");
+    for route in ["srgfn", "crt", "crt+rec"] {
+        assert_eq!(rows.iter().filter(|r| r["route"] == route).count(), 5);
+    }
+    let p3_e4_crt = rows
+        .iter()
+        .find(|r| r["field"] == "P3" && r["e"] == 4 && r["route"] == "crt")
+        .unwrap();
+    assert_eq!(p3_e4_crt["n"], 65536);
+    assert_eq!(p3_e4_crt["primes"], 9);
+    assert_eq!(p3_e4_crt["paper_ms"], 15.93);
+    assert!(p3_e4_crt["median_ms"].as_f64().unwrap() > 0.0);
+    assert!(p3_e4_crt["floor_ms"].as_f64().unwrap() > 0.0);
+    assert!(out.contains("P3: the CRT route beats the SRGFN FFT"), "{out}");
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+    // --replot draws the comparison from the JSON alone.
+    let again = dir().join("compare-again.png");
+    let (code, out, err) = fermat(&[
+        "bench",
+        "--replot",
+        json.to_str().unwrap(),
+        "--plot",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(again.exists());
+    // Comparisons are their own report.
+    let (code, _, err) = fermat(&["bench", "--compare", "crt", "--poly"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--poly"), "{err}");
+    let (code, _, err) = fermat(&["bench", "--compare", "fft"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("crt"), "{err}");
+}

@@ -235,6 +235,42 @@ fn products_modulo_p3_agree_by_both_routes_and_with_the_vectors() {
 }
 
 #[test]
+fn srgfn_rings_take_the_crt_route_where_their_crossover_says() {
+    use fermat::poly::{Crossover, Route};
+    let fermat::AnyField::Srgfn8(f) = fermat::FieldSpec::parse("P3").unwrap().build().unwrap()
+    else {
+        unreachable!()
+    };
+    let own = PolyRing::new(&f, Backend::Cpu)
+        .unwrap()
+        .with_crossover(Crossover::never());
+    let crt = PolyRing::new(&f, Backend::Cpu)
+        .unwrap()
+        .with_crossover(Crossover::never().with_crt_from(Some(1000)));
+    assert!(matches!(crt.route(400, 400).unwrap(), Route::Field(_)));
+    let route = crt.route(600, 500).unwrap();
+    let Route::Crt { plan, why } = &route else {
+        panic!("{route}")
+    };
+    assert_eq!(plan.len, 1099);
+    assert!(why.contains("at least 1000 coefficients"), "{why}");
+    assert!(route.to_string().contains("because"), "{route}");
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for (la, lb) in [(600, 500), (1, 2000), (1500, 1500)] {
+        let a = Poly::new(&f, (0..la).map(|_| f.random(&mut rng)).collect());
+        let b = Poly::new(&f, (0..lb).map(|_| f.random(&mut rng)).collect());
+        assert_eq!(crt.mul(&a, &b).unwrap(), own.mul(&a, &b).unwrap());
+        assert_eq!(crt.sqr(&a).unwrap(), own.sqr(&a).unwrap());
+    }
+    // Word primes have no other route.
+    let g = fermat::dsl::Fp64::new(0xffff_ffff_0000_0001).unwrap();
+    let ring = PolyRing::new(&g, Backend::Cpu)
+        .unwrap()
+        .with_crossover(Crossover::never().with_crt_from(Some(1)));
+    assert!(matches!(ring.route(5000, 5000).unwrap(), Route::Field(_)));
+}
+
+#[test]
 fn bad_moduli_and_residues_are_typed_errors() {
     for m in [0u32, 1] {
         let e = ModPolyRing::new(&BigUint::from(m), Backend::Cpu).unwrap_err();
@@ -275,4 +311,103 @@ fn plans_say_which_primes_and_why() {
     let text = plan.to_string();
     assert!(text.contains("62 bits") && text.contains("2^20"), "{text}");
     assert!(BigInt::from(plan.primes.product().clone()).is_positive());
+}
+
+/// The DFT of `x` modulo `m` with the root `w`, by its definition: y_k = Σ_j x_j·w^(jk).
+fn naive_dft(x: &[BigUint], w: &BigUint, m: &BigUint) -> Vec<BigUint> {
+    let n = x.len();
+    (0..n)
+        .map(|k| {
+            let wk = w.modpow(&BigUint::from(k), m);
+            let mut power = BigUint::one();
+            let mut sum = BigUint::zero();
+            for xj in x {
+                sum = (sum + xj * &power) % m;
+                power = power * &wk % m;
+            }
+            sum
+        })
+        .collect()
+}
+
+#[test]
+fn crt_transform_spectra_are_each_primes_dft_of_the_projected_input() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for (bits, n, limbs) in [(100, 8, 2), (505, 64, 8), (1010, 32, 16)] {
+        let primes = PrimeSet::for_bits(Width::Bits62, 20, bits).unwrap();
+        let dft = fermat::crt::CrtDft::new(primes, n, limbs, Backend::Cpu).unwrap();
+        let x: Vec<BigUint> = (0..n).map(|_| rng.gen_biguint(64 * limbs as u64)).collect();
+        let spectra = dft.spectra(&Integers::from_biguints(&x)).unwrap();
+        for (i, &p) in dft.primes().primes().iter().enumerate() {
+            let f = fermat::dsl::Fp64::new(p).unwrap();
+            let w = BigUint::from(f.value(f.root_of_unity(n).unwrap()));
+            let pb = BigUint::from(p);
+            let residues: Vec<BigUint> = x.iter().map(|v| v % &pb).collect();
+            let want = naive_dft(&residues, &w, &pb);
+            let got: Vec<BigUint> = spectra[i].iter().map(|&v| BigUint::from(v)).collect();
+            assert_eq!(got, want, "prime {p}, n = {n}");
+        }
+    }
+}
+
+#[test]
+fn crt_transform_is_the_dft_over_the_primes_product() {
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let primes = PrimeSet::for_bits(Width::Bits62, 20, 505).unwrap();
+    let n = 16u64;
+    // P has 9 words: 9 primes of 62 bits.
+    let dft = fermat::crt::CrtDft::new(primes, n, 9, Backend::Cpu).unwrap();
+    let set = dft.primes();
+    let big_p = set.product().clone();
+    // ω ≡ ω_i (mod p_i): the CRT of the primes' roots.
+    let w = set.primes().iter().fold(BigUint::zero(), |acc, &p| {
+        let f = fermat::dsl::Fp64::new(p).unwrap();
+        let wi = BigUint::from(f.value(f.root_of_unity(n).unwrap()));
+        let pb = BigUint::from(p);
+        let rest = &big_p / &pb;
+        let inv = rest.modinv(&pb).unwrap();
+        (acc + wi * inv % &pb * rest) % &big_p
+    });
+    // Edge values beside random ones: 0, P − 1 and the widest input the plan takes.
+    let mut x: Vec<BigUint> = (0..n).map(|_| rng.gen_biguint(500)).collect();
+    x[0] = BigUint::zero();
+    x[1] = &big_p - 1u32;
+    x[2] = (BigUint::one() << 576u32) - 1u32;
+    let y = dft.forward(&Integers::from_biguints(&x)).unwrap();
+    let reduced: Vec<BigUint> = x.iter().map(|v| v % &big_p).collect();
+    let want: Vec<BigInt> = naive_dft(&reduced, &w, &big_p)
+        .into_iter()
+        .map(BigInt::from)
+        .collect();
+    assert_eq!(y.to_bigints(), want);
+}
+
+#[test]
+fn crt_transform_refuses_inputs_that_do_not_fit() {
+    let primes = PrimeSet::for_bits(Width::Bits62, 20, 505).unwrap();
+    let dft = fermat::crt::CrtDft::new(primes, 16, 8, Backend::Cpu).unwrap();
+    let short = Integers::from_biguints(&vec![BigUint::one(); 15]);
+    let err = dft.forward(&short).unwrap_err();
+    assert!(
+        matches!(err, Error::CrtInput { len: 15, n: 16, .. }),
+        "{err}"
+    );
+    let wide = Integers::from_biguints(&vec![BigUint::one() << 600u32; 16]);
+    let err = dft.forward(&wide).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::CrtInput {
+                limbs: 10,
+                max_limbs: 8,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("at most 8 words"), "{err}");
+    // A length the primes' 2-adicity does not reach.
+    let primes = PrimeSet::for_bits(Width::Bits62, 20, 100).unwrap();
+    let err = fermat::crt::CrtDft::new(primes, 1 << 40, 2, Backend::Cpu).unwrap_err();
+    assert!(err.to_string().contains("1099511627776"), "{err}");
 }

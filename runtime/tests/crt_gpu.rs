@@ -76,3 +76,45 @@ fn modular_products_on_the_gpu_equal_the_cpu_s() {
         );
     }
 }
+
+#[test]
+fn crt_transforms_on_the_gpu_equal_the_cpu_s() {
+    use fermat::crt::{CrtDft, Integers, PrimeSet, Width};
+    if gpu_ring().is_none() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    for (bits, log_n, limbs) in [(253, 8, 4), (505, 12, 8), (1010, 10, 16), (505, 16, 8)] {
+        let n = 1u64 << log_n;
+        let set = || PrimeSet::for_bits(Width::Bits62, 20, bits).unwrap();
+        let gpu = CrtDft::new(set(), n, limbs, Backend::Gpu(0)).unwrap();
+        let cpu = CrtDft::new(set(), n, limbs, Backend::Cpu).unwrap();
+        assert!(gpu.on_gpu());
+        let x: Vec<BigUint> = (0..n).map(|_| rng.gen_biguint(64 * limbs as u64)).collect();
+        let x = Integers::from_biguints(&x);
+        // Each prime's DFT of the projected input, then the recombined integers.
+        assert_eq!(
+            gpu.spectra(&x).unwrap(),
+            cpu.spectra(&x).unwrap(),
+            "n = {n}"
+        );
+        assert_eq!(
+            gpu.forward(&x).unwrap(),
+            cpu.forward(&x).unwrap(),
+            "n = {n}"
+        );
+        // The steps one by one on device buffers.
+        let dx = gpu.upload(&x).unwrap();
+        let mut residues = gpu.alloc_residues().unwrap();
+        let mut spectra = gpu.alloc_residues().unwrap();
+        let mut y = gpu.alloc_output().unwrap();
+        gpu.project_device(&dx, &mut residues).unwrap();
+        gpu.transform_device(&residues, &mut spectra).unwrap();
+        gpu.recombine_device(&spectra, &mut y).unwrap();
+        assert_eq!(gpu.download(&y).unwrap(), cpu.forward(&x).unwrap());
+        // An output buffer of the input's width is refused, not overrun.
+        let mut narrow = gpu.upload(&x).unwrap();
+        let err = gpu.recombine_device(&spectra, &mut narrow).unwrap_err();
+        assert!(matches!(err, Error::CrtOutput { .. }), "{err}");
+    }
+}

@@ -60,6 +60,18 @@ pub struct Args {
     /// Time products of polynomials instead of transforms.
     #[arg(long)]
     poly: bool,
+    /// Compare two routes to the same result instead: `crt` times the 2017 paper's
+    /// benchmark (DFTs of K^e elements over P2..P6) by the SRGFN FFT and by the CRT route,
+    /// beside the paper's figures.
+    #[arg(long, value_enum, conflicts_with_all = ["poly", "fields"])]
+    compare: Option<Compare>,
+}
+
+/// What `--compare` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compare {
+    /// The SRGFN FFT and the CRT route (projection, word-prime transforms, recombination).
+    Crt,
 }
 
 /// One measured workload.
@@ -115,6 +127,9 @@ pub struct Report {
     /// The products of polynomials (`--poly`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub poly: Vec<super::bench_poly::PolyResult>,
+    /// The routes compared (`--compare crt`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<super::bench_crt::CompareRow>,
 }
 
 struct Workload {
@@ -229,6 +244,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         cpu_copy_gbps: BTreeMap::new(),
         results: Vec::new(),
         poly: Vec::new(),
+        compare: Vec::new(),
     };
     if gpu.is_some() {
         println!(
@@ -236,13 +252,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             report.device, copy_gbps
         );
     }
+    if args.compare.is_some() {
+        return compare(&args, gpu.is_some(), report);
+    }
     if args.poly {
-        if gpu.is_some() {
-            println!(
-                "device {}: copy bandwidth {:.0} GB/s (read + write)",
-                report.device, copy_gbps
-            );
-        }
         if !args.gpu && args.runs > CPU_POLY_RUNS {
             println!("note: CPU products take {CPU_POLY_RUNS} timed runs each (--runs {} is capped on the CPU)", args.runs);
         }
@@ -298,6 +311,23 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     bar.finish_and_clear();
     finish(&args, &report)
+}
+
+/// `--compare crt`: on the GPU where there is one (and not `--cpu`), else on the CPU.
+fn compare(args: &Args, gpu: bool, mut report: Report) -> Result<ExitCode, CliError> {
+    let gbps = if gpu {
+        report.copy_gbps
+    } else {
+        cpu_bandwidth(&mut report, 0)?;
+        report.cpu_copy_gbps[&rayon::current_num_threads()]
+    };
+    let runs = if gpu {
+        args.runs
+    } else {
+        args.runs.min(CPU_POLY_RUNS)
+    };
+    report.compare = super::bench_crt::run(gpu, args.quick, runs, gbps)?;
+    finish(args, &report)
 }
 
 /// Measures the CPU's copy bandwidth on 1 thread and on all, for the floors of CPU rows,
@@ -573,6 +603,9 @@ fn time_cpu<F: HostField>(
 
 fn plot(report: &Report, path: &PathBuf) -> Result<(), CliError> {
     use plotters::prelude::*;
+    if !report.compare.is_empty() {
+        return super::bench_crt::plot(&report.compare, &report.device, path);
+    }
     // The font travels in the binary: the GPU servers, among others, have none installed.
     plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
         .map_err(|_| "the embedded DejaVu Sans font cannot be read")?;

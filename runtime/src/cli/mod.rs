@@ -2,6 +2,7 @@
 
 mod bandwidth;
 mod bench;
+mod bench_crt;
 mod bench_div;
 mod bench_poly;
 mod derive;

@@ -84,7 +84,7 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
         plan.len()
     )?;
     writeln!(report, "backend  {}", ring.running())?;
-    writeln!(report, "product  {plan}")?;
+    writeln!(report, "product  {}", ring.route(a.len(), b.len())?)?;
     let started = Instant::now();
     let c = ring.mul(&a, &b)?;
     let first = started.elapsed();

@@ -68,7 +68,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for name in fields {
         let any = FieldSpec::parse(name)?.build()?;
         let crossover = with_field!(&any, f => measure(f, backend, args.quick))?;
-        println!("{:<22} {:?}", any.name(), crossover.max_short);
+        let crt = crossover.crt_from.map_or_else(String::new, |len| {
+            format!("; CRT route from {len} coefficients")
+        });
+        println!("{:<22} {:?}{crt}", any.name(), crossover.max_short);
         table.fields.insert(any.name(), crossover);
     }
     let path = table.store_in(&dir)?;
@@ -115,7 +118,58 @@ fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Cro
             .map_or(0, |(_, v)| v);
         *slot = nearest;
     }
-    Ok(Crossover { max_short })
+    let crt_from = if field.words() > 1 {
+        crt_from(field, backend, quick)?
+    } else {
+        None
+    };
+    Ok(Crossover {
+        max_short,
+        crt_from,
+    })
+}
+
+/// The shortest product over an SRGFN from which on the CRT route is faster than the
+/// field's own transforms (balanced products of about 2^j coefficients, every other j;
+/// host operands on both routes), or `None` where it never wins at the largest.
+fn crt_from<F: HostField>(
+    field: &F,
+    backend: Backend,
+    quick: bool,
+) -> Result<Option<usize>, CliError> {
+    let own = PolyRing::new(field, backend)?.with_crossover(Crossover::never());
+    let crt =
+        PolyRing::new(field, backend)?.with_crossover(Crossover::never().with_crt_from(Some(1)));
+    // One core of a 2-core EPYC: P3 crosses between 2^16 and 2^18 (bench/RESULTS.md).
+    let (bottom, top) = match (quick, field.words()) {
+        (true, _) => (12, 16),
+        (false, k) if k >= 32 => (10, 14),
+        (false, _) => (10, 18),
+    };
+    let mut from = None;
+    for j in (bottom..=top).step_by(2) {
+        let half = 1usize << (j - 1);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(j as u64);
+        let a = Poly::random(field, half, &mut rng);
+        let b = Poly::random(field, half, &mut rng);
+        let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
+            ring.mul(&a, &b)?;
+            let times = (0..3)
+                .map(|_| {
+                    let started = Instant::now();
+                    ring.mul(&a, &b).map(|_| started.elapsed().as_secs_f64())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(median(times))
+        };
+        let wins = time(&crt)? < time(&own)?;
+        from = match (wins, from) {
+            (true, None) => Some(2 * half - 1),
+            (false, _) => None,
+            (true, kept) => kept,
+        };
+    }
+    Ok(from)
 }
 
 /// The median time of a product of random operands of `short` × `long` on `ring` (device

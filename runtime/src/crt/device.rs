@@ -7,7 +7,9 @@ use super::residues::Integers;
 use crate::gpu::{Device, GpuError};
 use crate::poly::{DevicePoly, PolyRing};
 use crate::Error;
-use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg,
+};
 use fermat_codegen::crt::{self as kernels, CrtPass, PROJECT_HEAD, THREADS};
 use fermat_dsl::field::Fp64;
 use std::sync::Arc;
@@ -46,6 +48,11 @@ impl CrtKernels {
         })
     }
 
+    /// The device the kernels run on.
+    pub(crate) fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
     fn function(&self, pass: CrtPass) -> &CudaFunction {
         &self
             .functions
@@ -64,124 +71,177 @@ impl CrtKernels {
         }
     }
 
-    /// The residues of `x` modulo each prime of `set`, one device polynomial per prime
-    /// (of x's length; a residue polynomial may end in zeros).
-    fn project(&self, set: &PrimeSet, x: &Integers) -> Result<Vec<DevicePoly<Fp64>>, Error> {
-        let stream = self.device.stream();
-        let (n, words) = (x.len(), x.limbs());
-        let signed = (0..n).any(|j| x.is_negative(j));
-        let mut major = vec![0u64; n * words];
+    /// `x` on the device: word w of integer j at `words[w·n + j]`, so that the threads of
+    /// a warp read consecutive words.
+    pub(crate) fn upload(&self, x: &Integers) -> Result<DeviceIntegers, Error> {
+        let (n, limbs) = (x.len(), x.limbs());
+        let mut major = vec![0u64; n.max(1) * limbs];
         for j in 0..n {
             for (w, &d) in x.magnitude(j).iter().enumerate() {
                 major[w * n + j] = d;
             }
         }
-        let src = crate::poly::upload(&self.device, &major)?;
-        let signs: Vec<u32> = (0..n).map(|j| u32::from(x.is_negative(j))).collect();
-        let signs = crate::poly::upload(&self.device, &signs)?;
-        let consts = crate::poly::upload(
-            &self.device,
-            &kernels::project_constants(set.primes(), words),
-        )?;
-        let row = PROJECT_HEAD as usize + words;
-        let pass = CrtPass::Project { signed };
-        let mut out = Vec::with_capacity(set.len());
-        for i in 0..set.len() {
-            let mut dst: CudaSlice<u64> = self.device.alloc_unset(n)?;
-            let consts_i = consts.slice(i * row..);
-            let (n64, words64, row64, dist) = (n as u64, words as u64, row as u64, n as u64);
-            let mut launch = stream.launch_builder(self.function(pass));
-            launch
-                .arg(&src)
-                .arg(&n64)
-                .arg(&n64)
-                .arg(&words64)
-                .arg(&signs)
-                .arg(&consts_i)
-                .arg(&row64)
-                .arg(&mut dst)
-                .arg(&n64)
-                .arg(&dist);
-            // SAFETY: the arguments follow `PROJECT_ARGS` in order and type; `src` holds
-            // `words` rows of n words, `signs` n words, `consts_i` a row of `row` words,
-            // and `dst` n words, each written once.
-            unsafe { launch.launch(self.config(n, 1)) }.map_err(|source| GpuError::Launch {
-                kernel: pass.name().to_string(),
-                source,
-            })?;
-            out.push(DevicePoly {
-                data: dst,
-                len: n,
-                cap: n,
-            });
-        }
-        Ok(out)
+        let signs: Vec<u32> = (0..n.max(1))
+            .map(|j| u32::from(j < n && x.is_negative(j)))
+            .collect();
+        Ok(DeviceIntegers {
+            words: crate::poly::upload(&self.device, &major)?,
+            signs: crate::poly::upload(&self.device, &signs)?,
+            len: n,
+            limbs,
+            signed: (0..n).any(|j| x.is_negative(j)),
+        })
     }
 
-    /// The integers of the residue polynomials `c` (modulo the primes of `set` in turn),
-    /// the first `len` coefficients of each.
-    fn recombine(
-        &self,
-        set: &PrimeSet,
-        c: &[DevicePoly<Fp64>],
-        len: usize,
-        signed: bool,
-    ) -> Result<Integers, Error> {
+    /// Copies integers back from the device.
+    pub(crate) fn download(&self, x: &DeviceIntegers) -> Result<Integers, Error> {
         let stream = self.device.stream();
-        let s = set.len();
-        let mut residues: CudaSlice<u64> = self.device.alloc(s * len)?;
-        for (i, ci) in c.iter().enumerate() {
-            let take = ci.len.min(len);
-            if take > 0 {
-                stream
-                    .memcpy_dtod(
-                        &ci.data.slice(..take),
-                        &mut residues.slice_mut(i * len..i * len + take),
-                    )
-                    .map_err(driver("cuMemcpyDtoD"))?;
+        let major = stream
+            .clone_dtoh(&x.words)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        let negative = stream
+            .clone_dtoh(&x.signs)
+            .map_err(driver("cuMemcpyDtoH"))?;
+        let (len, limbs) = (x.len, x.limbs);
+        let mut coefficient_major = vec![0u64; len * limbs];
+        for w in 0..limbs {
+            for j in 0..len {
+                coefficient_major[j * limbs + w] = major[w * len + j];
             }
         }
+        Ok(Integers::from_parts(
+            limbs,
+            coefficient_major,
+            negative[..len]
+                .iter()
+                .map(|&s| x.signed && s != 0)
+                .collect(),
+        ))
+    }
+
+    /// The tables of the kernels for `set` and operands of `limbs` words, on the device.
+    pub(crate) fn tables(&self, set: &PrimeSet, limbs: usize) -> Result<DeviceTables, Error> {
         let t = kernels::recombine_tables(set.primes());
-        let consts = crate::poly::upload(&self.device, &t.constants)?;
-        let bases = crate::poly::upload(&self.device, &t.bases)?;
-        let mut words: CudaSlice<u64> = self.device.alloc_unset(t.words * len.max(1))?;
-        let mut signs: CudaSlice<u32> = self.device.alloc(len.max(1))?;
-        let pass = CrtPass::Recombine { signed };
-        let (len64, s64, row64, words64) = (len as u64, s as u64, t.row as u64, t.words as u64);
-        let mut launch = stream.launch_builder(self.function(pass));
+        Ok(DeviceTables {
+            primes: set.len(),
+            limbs,
+            project: crate::poly::upload(
+                &self.device,
+                &kernels::project_constants(set.primes(), limbs),
+            )?,
+            recombine: crate::poly::upload(&self.device, &t.constants)?,
+            bases: crate::poly::upload(&self.device, &t.bases)?,
+            recombine_row: t.row,
+            words: t.words,
+        })
+    }
+
+    /// Rows `first..first + rows` of the residues of `x` (row r modulo prime `first + r`,
+    /// `dst_len` residues, zeros past x's length) into `dst`, rows `dist` words apart: one
+    /// launch.
+    pub(crate) fn project_into(
+        &self,
+        tables: &DeviceTables,
+        x: &DeviceIntegers,
+        (first, rows): (usize, usize),
+        dst: &mut CudaViewMut<'_, u64>,
+        (dst_len, dist): (usize, usize),
+    ) -> Result<(), Error> {
+        // The callers make the tables for their operands' width.
+        let limbs = tables.limbs;
+        debug_assert!(x.limbs <= limbs, "tables of {limbs} words for {}", x.limbs);
+        let row = PROJECT_HEAD as usize + limbs;
+        let consts = tables.project.slice(first * row..);
+        let pass = CrtPass::Project { signed: x.signed };
+        let (n64, dst_len64, words64, row64, dist64) = (
+            x.len as u64,
+            dst_len as u64,
+            x.limbs as u64,
+            row as u64,
+            dist as u64,
+        );
+        let mut launch = self.device.stream().launch_builder(self.function(pass));
         launch
-            .arg(&residues)
-            .arg(&len64)
-            .arg(&len64)
-            .arg(&s64)
+            .arg(&x.words)
+            .arg(&n64)
+            .arg(&n64)
+            .arg(&words64)
+            .arg(&x.signs)
             .arg(&consts)
             .arg(&row64)
-            .arg(&bases)
+            .arg(dst)
+            .arg(&dst_len64)
+            .arg(&dist64);
+        // SAFETY: the arguments follow `PROJECT_ARGS` in order and type; `x.words` holds
+        // `x.limbs` rows of n words and `x.signs` n words (the weights of the first
+        // `x.limbs` words of each constants row apply), `consts` holds `rows` rows of `row`
+        // words, and `dst` holds `rows` rows of `dst_len` words `dist` apart, each written
+        // once.
+        unsafe { launch.launch(self.config(dst_len, rows)) }.map_err(|source| {
+            GpuError::Launch {
+                kernel: pass.name().to_string(),
+                source,
+            }
+        })?;
+        Ok(())
+    }
+
+    /// The integers of the residue rows `residues` (row i modulo prime i of the tables'
+    /// set, `dist` words apart), the first `out.len` of each row, into `out`.
+    pub(crate) fn recombine_into(
+        &self,
+        tables: &DeviceTables,
+        residues: &CudaView<'_, u64>,
+        dist: usize,
+        out: &mut DeviceIntegers,
+    ) -> Result<(), Error> {
+        let pass = CrtPass::Recombine { signed: out.signed };
+        let len = out.len;
+        let (len64, dist64, s64, row64, words64) = (
+            len as u64,
+            dist as u64,
+            tables.primes as u64,
+            tables.recombine_row as u64,
+            tables.words as u64,
+        );
+        let mut launch = self.device.stream().launch_builder(self.function(pass));
+        launch
+            .arg(residues)
+            .arg(&len64)
+            .arg(&dist64)
+            .arg(&s64)
+            .arg(&tables.recombine)
+            .arg(&row64)
+            .arg(&tables.bases)
             .arg(&words64)
-            .arg(&mut signs)
-            .arg(&mut words)
+            .arg(&mut out.signs)
+            .arg(&mut out.words)
             .arg(&len64);
         // SAFETY: the arguments follow `RECOMBINE_ARGS` in order and type; `residues` holds
-        // s rows of `len` words, the tables are `recombine_tables`' for the same primes
-        // (s ≤ MAX_PRIMES, checked by the caller), and `words` and `signs` have room for
-        // `len` integers.
+        // s rows of at least `len` words `dist` apart, the tables are `recombine_tables`'
+        // for the same s ≤ MAX_PRIMES primes (checked where the tables are made), and
+        // `out` has room for `len` integers of `tables.words` words.
         unsafe { launch.launch(self.config(len, 1)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
             source,
         })?;
-        let major = stream.clone_dtoh(&words).map_err(driver("cuMemcpyDtoH"))?;
-        let negative = stream.clone_dtoh(&signs).map_err(driver("cuMemcpyDtoH"))?;
-        let mut coefficient_major = vec![0u64; len * t.words];
-        for w in 0..t.words {
-            for j in 0..len {
-                coefficient_major[j * t.words + w] = major[w * len + j];
-            }
-        }
-        Ok(Integers::from_parts(
-            t.words,
-            coefficient_major,
-            negative[..len].iter().map(|&s| signed && s != 0).collect(),
-        ))
+        Ok(())
+    }
+
+    /// Room on the device for `len` integers of the tables' recombined width.
+    pub(crate) fn alloc_integers(
+        &self,
+        tables: &DeviceTables,
+        len: usize,
+        signed: bool,
+    ) -> Result<DeviceIntegers, Error> {
+        Ok(DeviceIntegers {
+            words: self.device.alloc_unset(tables.words * len.max(1))?,
+            signs: self.device.alloc(len.max(1))?,
+            len,
+            limbs: tables.words,
+            signed,
+        })
     }
 
     /// The product of `a` and `b` modulo the primes of `set`, recombined: `len`
@@ -194,14 +254,90 @@ impl CrtKernels {
         len: usize,
         signed: bool,
     ) -> Result<Integers, Error> {
-        let ra = self.project(set, a)?;
-        let rb = self.project(set, b)?;
+        let tables = self.tables(set, a.limbs().max(b.limbs()))?;
+        let residues = |x: &Integers| -> Result<Vec<DevicePoly<Fp64>>, Error> {
+            let x = self.upload(x)?;
+            (0..set.len())
+                .map(|i| {
+                    let mut data: CudaSlice<u64> = self.device.alloc_unset(x.len)?;
+                    let mut dst = data.slice_mut(..);
+                    self.project_into(&tables, &x, (i, 1), &mut dst, (x.len, x.len))?;
+                    Ok(DevicePoly {
+                        data,
+                        len: x.len,
+                        cap: x.len,
+                    })
+                })
+                .collect()
+        };
+        let (ra, rb) = (residues(a)?, residues(b)?);
         let c = ra
             .iter()
             .zip(&rb)
             .zip(rings)
             .map(|((x, y), ring)| ring.mul_device(x, y))
             .collect::<Result<Vec<_>, _>>()?;
-        self.recombine(set, &c, len, signed)
+        // The products side by side, as rows of one buffer.
+        let mut rows: CudaSlice<u64> = self.device.alloc(set.len() * len.max(1))?;
+        for (i, ci) in c.iter().enumerate() {
+            let take = ci.len.min(len);
+            if take > 0 {
+                self.device
+                    .stream()
+                    .memcpy_dtod(
+                        &ci.data.slice(..take),
+                        &mut rows.slice_mut(i * len..i * len + take),
+                    )
+                    .map_err(driver("cuMemcpyDtoD"))?;
+            }
+        }
+        let mut out = self.alloc_integers(&tables, len, signed)?;
+        self.recombine_into(&tables, &rows.slice(..), len, &mut out)?;
+        self.download(&out)
     }
+}
+
+/// Integers on the device, word-major: word w of integer j at `words[w·len + j]`, and
+/// one sign word per integer (nonzero: negative).
+pub struct DeviceIntegers {
+    words: CudaSlice<u64>,
+    signs: CudaSlice<u32>,
+    len: usize,
+    limbs: usize,
+    signed: bool,
+}
+
+impl DeviceIntegers {
+    /// How many integers.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// 64-bit words per integer.
+    pub fn limbs(&self) -> usize {
+        self.limbs
+    }
+}
+
+impl DeviceTables {
+    /// Words per recombined integer.
+    pub(crate) fn words(&self) -> usize {
+        self.words
+    }
+}
+
+/// The constants of the kernels for one prime set and operand width, on the device.
+pub(crate) struct DeviceTables {
+    primes: usize,
+    limbs: usize,
+    project: CudaSlice<u64>,
+    recombine: CudaSlice<u64>,
+    bases: CudaSlice<u64>,
+    recombine_row: usize,
+    words: usize,
 }

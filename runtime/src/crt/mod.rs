@@ -26,12 +26,15 @@
 //! ```
 
 mod device;
+mod dft;
 mod integer;
 mod modular;
 mod montgomery;
 mod primes;
 mod residues;
 
+pub use device::DeviceIntegers;
+pub use dft::CrtDft;
 pub use integer::{CrtField, CrtPlan, IntPolyRing};
 pub use modular::ModPolyRing;
 pub use primes::{PrimeSet, Width};

@@ -60,6 +60,32 @@ impl Integers {
         }
     }
 
+    /// Nonnegative integers of `limbs` 64-bit words each, least significant first: integer
+    /// j is `words[j·limbs..(j + 1)·limbs]`.
+    ///
+    /// Errors: [`Error::Length`](crate::Error::Length) when `limbs` is 0 or does not
+    /// divide the number of words.
+    ///
+    /// ```
+    /// use fermat::crt::Integers;
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let x = Integers::from_words(2, vec![5, 0, 0, 1])?;
+    /// assert_eq!(x.to_bigints(), vec![BigInt::from(5), BigInt::from(1u128 << 64)]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn from_words(limbs: usize, words: Vec<u64>) -> Result<Integers, crate::Error> {
+        if limbs == 0 || !words.len().is_multiple_of(limbs) {
+            return Err(crate::Error::Length {
+                what: "the integers' words",
+                len: words.len(),
+                n: limbs as u64,
+            });
+        }
+        let negative = vec![false; words.len() / limbs];
+        Ok(Integers::from_parts(limbs, words, negative))
+    }
+
     /// Integers from their parts: `words` (`limbs` words per integer, least significant
     /// first) and the signs.
     pub(crate) fn from_parts(limbs: usize, words: Vec<u64>, negative: Vec<bool>) -> Integers {

@@ -22,6 +22,7 @@ pub(crate) mod json;
 mod plain;
 mod product;
 mod ring;
+mod route;
 mod schoolbook;
 
 pub use basecase::{divrem_basecase, inv_series_basecase};
@@ -31,7 +32,8 @@ pub use dynamic::Polynomial;
 pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
-pub use product::{Algorithm, Crossover, ProductPlan, RATIOS};
+pub use product::{Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, RATIOS};
 pub(crate) use ring::upload;
 pub use ring::PolyRing;
+pub use route::Route;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

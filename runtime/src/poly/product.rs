@@ -93,7 +93,18 @@ pub struct Crossover {
     /// The longest shorter operand of a plain product, by ⌊log2(long/short)⌋ (7: 128 or
     /// more times longer).
     pub max_short: [usize; RATIOS],
+    /// Products over an SRGFN whose result has at least this many coefficients go by the
+    /// CRT route ([`crate::crt`]: word-prime products of the coefficients as integers,
+    /// reduced), where `fermat tune` measured it faster; `None`: never.
+    #[serde(default)]
+    pub crt_from: Option<usize>,
 }
+
+/// The CPU's default [`Crossover::crt_from`]: products over SRGFNs of at least this many
+/// coefficients go by the CRT route. On one core of an EPYC, P3 products of 2^18
+/// coefficients took 443 ms by the CRT route and 478 ms by P3's transforms, those of 2^16
+/// 105 and 95 ms (bench/RESULTS.md, "The CRT route").
+pub const CPU_CRT_FROM: usize = 1 << 18;
 
 /// The length ratios a [`Crossover`] tells apart: 1, 2, 4, …, 128 and more.
 pub const RATIOS: usize = 8;
@@ -104,6 +115,7 @@ impl Crossover {
     pub fn cpu() -> Crossover {
         Crossover {
             max_short: [32, 22, 16, 11, 8, 8, 8, 8],
+            crt_from: Some(CPU_CRT_FROM),
         }
     }
 
@@ -113,20 +125,23 @@ impl Crossover {
     pub fn gpu() -> Crossover {
         Crossover {
             max_short: [1024, 512, 256, 256, 128, 64, 32, 16],
+            crt_from: None,
         }
     }
 
-    /// Plain at every size.
+    /// Plain at every size (and never the CRT route).
     pub const fn always() -> Crossover {
         Crossover {
             max_short: [usize::MAX; RATIOS],
+            crt_from: None,
         }
     }
 
-    /// Never plain: FFT-based products at every size.
+    /// Never plain: the field's FFT-based products at every size (never the CRT route).
     pub const fn never() -> Crossover {
         Crossover {
             max_short: [0; RATIOS],
+            crt_from: None,
         }
     }
 
@@ -134,6 +149,20 @@ impl Crossover {
     pub fn ratio(len_a: usize, len_b: usize) -> usize {
         let (short, long) = (len_a.min(len_b).max(1), len_a.max(len_b).max(1));
         ((long / short).ilog2() as usize).min(RATIOS - 1)
+    }
+
+    /// This crossover with products of at least `len` coefficients over SRGFNs by the CRT
+    /// route (`None`: never).
+    ///
+    /// ```
+    /// use fermat::poly::Crossover;
+    ///
+    /// let c = Crossover::never().with_crt_from(Some(1 << 12));
+    /// assert_eq!(c.crt_from, Some(4096));
+    /// ```
+    pub const fn with_crt_from(mut self, len: Option<usize>) -> Crossover {
+        self.crt_from = len;
+        self
     }
 
     /// Whether the product of operands of `len_a` and `len_b` coefficients is plain.

@@ -5,6 +5,7 @@ use super::convolution::{Convolution, DeviceDestination, DeviceSource};
 use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
 use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables};
+use super::route::Route;
 use crate::design::any_field;
 use crate::error::Error;
 use crate::fft::{Backend, Running};
@@ -51,6 +52,12 @@ pub struct PolyRing<F: HostField> {
     /// The device buffers of split and block products, as large as the largest so far.
     pub(super) work: Mutex<[Option<CudaSlice<F::Word>>; 3]>,
     crossover: Crossover,
+    /// Where the crossover came from, for the plans' reasons.
+    crossover_source: &'static str,
+    /// The backend the ring was made for: the CRT route's rings run there too.
+    pub(super) backend: Backend,
+    /// The (Z/pZ)[x] ring of the CRT route, made when a product first takes it.
+    pub(super) crt: std::sync::OnceLock<crate::crt::ModPolyRing>,
 }
 
 /// `words` copied into a new device buffer.
@@ -118,6 +125,8 @@ impl<F: HostField> PolyRing<F> {
                 Err(e) => return Err(e.into()),
             },
         };
+        let (crossover, crossover_source) =
+            crate::tune::crossover_and_source(&any_field(field)?, device.as_deref());
         Ok(PolyRing {
             field: field.clone(),
             any: any_field(field)?,
@@ -127,7 +136,14 @@ impl<F: HostField> PolyRing<F> {
             passes: Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
             work: Mutex::new([None, None, None]),
-            crossover: crate::tune::crossover(&any_field(field)?, device.as_deref()),
+            crossover,
+            crossover_source,
+            backend: if device.is_some() {
+                backend
+            } else {
+                Backend::Cpu
+            },
+            crt: std::sync::OnceLock::new(),
             device,
         })
     }
@@ -208,7 +224,14 @@ impl<F: HostField> PolyRing<F> {
     /// This ring with products plain where `crossover` says.
     pub fn with_crossover(mut self, crossover: Crossover) -> Self {
         self.crossover = crossover;
+        self.crossover_source = "the ring's given crossover";
         self
+    }
+
+    /// Where [`crossover`](Self::crossover) came from: `fermat tune`'s table, the built-in
+    /// default, or [`with_crossover`](Self::with_crossover).
+    pub(super) fn crossover_source(&self) -> &'static str {
+        self.crossover_source
     }
 
     /// The product a·b.
@@ -254,7 +277,10 @@ impl<F: HostField> PolyRing<F> {
 
     fn product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
         let other = b.unwrap_or(a);
-        let plan = self.product_plan(a.len(), other.len())?;
+        let plan = match self.route(a.len(), other.len())? {
+            Route::Field(plan) => plan,
+            Route::Crt { .. } => return self.crt_product(a, b),
+        };
         if self.device.is_some() && plan.algorithm != Algorithm::Zero {
             let da = self.to_device(a)?;
             let c = match b {

@@ -1,0 +1,115 @@
+//! Which route a product over an SRGFN takes: the field's own transforms, or the CRT route
+//! (the coefficients as integers, multiplied modulo word primes and recombined, then
+//! reduced modulo p). §7 of the 2017 paper weighs the two building blocks; which is faster
+//! depends on the device and the length, so `fermat tune` measures it
+//! ([`Crossover::crt_from`]).
+
+use super::product::{Algorithm, ProductPlan};
+use super::ring::PolyRing;
+use super::Poly;
+use crate::crt::{CrtPlan, ModPolyRing};
+use crate::host::HostField;
+use crate::Error;
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+#[cfg(doc)]
+use super::product::Crossover;
+
+/// How a product runs, and why.
+///
+/// ```
+/// use fermat::dsl::{AnyField, FieldSpec};
+/// use fermat::poly::{Crossover, PolyRing, Route};
+/// use fermat::Backend;
+///
+/// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+/// let ring = PolyRing::new(&p3, Backend::Cpu)?
+///     .with_crossover(Crossover::never().with_crt_from(Some(1 << 12)));
+/// assert!(matches!(ring.route(100, 100)?, Route::Field(_)));
+/// let route = ring.route(1 << 12, 1 << 12)?;
+/// assert!(matches!(route, Route::Crt { .. }));
+/// println!("{route}"); // CRT over 18 primes …, because …
+/// # Ok::<(), fermat::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum Route {
+    /// The field's own products.
+    Field(ProductPlan),
+    /// The CRT route.
+    Crt {
+        /// The primes.
+        plan: CrtPlan,
+        /// Why the ring took it.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Route::Field(plan) => write!(f, "{plan}"),
+            Route::Crt { plan, why } => write!(f, "{plan}, because {why}"),
+        }
+    }
+}
+
+impl<F: HostField> PolyRing<F> {
+    /// The route of a product of `len_a` by `len_b` coefficients: over an SRGFN, the CRT
+    /// route from [`Crossover::crt_from`] coefficients of the product on (where it is not
+    /// plain); otherwise the field's own [`ProductPlan`].
+    ///
+    /// Errors: those of [`product_plan`](Self::product_plan) and, on the CRT route,
+    /// [`Error::CrtPrimes`].
+    pub fn route(&self, len_a: usize, len_b: usize) -> Result<Route, Error> {
+        let plan = self.product_plan(len_a, len_b)?;
+        let len = plan.len();
+        let from = self.crossover().crt_from;
+        let crt = self.any.srgfn_params().is_some()
+            && !matches!(
+                plan.algorithm,
+                Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain
+            )
+            && from.is_some_and(|from| len >= from);
+        if !crt {
+            return Ok(Route::Field(plan));
+        }
+        let why = format!(
+            "the CRT route is the faster one for products over {} of at least {} coefficients ({})",
+            self.field.name(),
+            from.unwrap_or_default(),
+            self.crossover_source()
+        );
+        Ok(Route::Crt {
+            plan: self.crt_ring()?.plan(len_a, len_b)?,
+            why,
+        })
+    }
+
+    /// The CRT ring of the field's modulus, made on first use.
+    fn crt_ring(&self) -> Result<&ModPolyRing, Error> {
+        if let Some(ring) = self.crt.get() {
+            return Ok(ring);
+        }
+        let ring = ModPolyRing::new(&self.field.modulus(), self.backend)?;
+        Ok(self.crt.get_or_init(|| ring))
+    }
+
+    /// The product a·b (`b`: None for a²) by the CRT route.
+    pub(super) fn crt_product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
+        let f = &self.field;
+        let values = |p: &Poly<F>| -> Vec<BigUint> {
+            p.coeffs().par_iter().map(|e| f.to_biguint(e)).collect()
+        };
+        let va = values(a);
+        let c = match b {
+            Some(b) => self.crt_ring()?.mul(&va, &values(b))?,
+            None => self.crt_ring()?.mul(&va, &va)?,
+        };
+        let c = c
+            .par_iter()
+            .map(|v| f.from_biguint(v))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Poly::new(f, c))
+    }
+}
