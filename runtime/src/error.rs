@@ -194,7 +194,7 @@ pub enum Error {
         /// The modulus.
         m: BigUint,
     },
-    /// A coefficient of a (Z/mZ)[x] operand that is not a residue in [0, m).
+    /// A coefficient of a (Z/mZ)\[x\] operand that is not a residue in [0, m).
     #[error("coefficient {index} of {operand} is {value}, not a residue modulo {m} (0 ≤ c < m)")]
     Residue {
         /// Which operand.

@@ -225,7 +225,7 @@ fn verify_integers(
     Ok(ok)
 }
 
-/// Checks c = a·b in (Z/mZ)[x] at random points of Z/mZ.
+/// Checks c = a·b in (Z/mZ)\[x\] at random points of Z/mZ.
 fn verify_modular(
     m: &BigUint,
     a: &[BigUint],

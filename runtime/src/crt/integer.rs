@@ -139,7 +139,7 @@ impl<F: CrtField> Rings<F> {
     }
 }
 
-/// Products in Z[x]: polynomials with signed integer coefficients of any size, exact.
+/// Products in Z\[x\]: polynomials with signed integer coefficients of any size, exact.
 ///
 /// The product runs modulo enough NTT primes for its largest possible coefficient, each
 /// on the ring's backend: 62-bit primes (see [`Width`]); on a GPU the projection and the

@@ -9,7 +9,7 @@
 //! big-prime FFT paper ("the CRT alternative") and what FLINT's `fmpz_poly_mul` and
 //! `fmpz_mod_poly_mul` do on the CPU.
 //!
-//! [`IntPolyRing`] multiplies in Z[x], [`ModPolyRing`] in (Z/mZ)[x] for any m ≥ 2.
+//! [`IntPolyRing`] multiplies in Z\[x\], [`ModPolyRing`] in (Z/mZ)\[x\] for any m ≥ 2.
 //!
 //! ```
 //! use fermat::crt::IntPolyRing;

@@ -1,4 +1,4 @@
-//! Products in (Z/mZ)[x] for any modulus m ≥ 2, prime or not: the product over Z of the
+//! Products in (Z/mZ)\[x\] for any modulus m ≥ 2, prime or not: the product over Z of the
 //! canonical representatives, by the CRT route, reduced modulo m (FLINT's
 //! `fmpz_mod_poly_mul`).
 
@@ -33,7 +33,7 @@ pub struct ModPolyRing {
 }
 
 impl ModPolyRing {
-    /// The ring (Z/mZ)[x] on `backend`.
+    /// The ring (Z/mZ)\[x\] on `backend`.
     ///
     /// Errors: [`Error::Modulus`] for m < 2; the backend's errors as for
     /// [`IntPolyRing::new`].

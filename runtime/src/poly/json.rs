@@ -285,7 +285,7 @@ fn signed_decimal(index: usize, text: &str) -> Result<BigInt, PolyIoError> {
 
 /// The integers of a JSON list of decimal strings or integer numbers (signed, of any
 /// size: number tokens keep their digits), lowest degree first: the operands of products
-/// in Z[x].
+/// in Z\[x\].
 ///
 /// Errors: [`PolyIoError::Json`], [`PolyIoError::NotAList`], and
 /// [`PolyIoError::NotAnInteger`] naming the index and the text of a coefficient that is

@@ -1,4 +1,4 @@
-//! F[x] on one backend: products of polynomials on the host and on the device, with the
+//! F\[x\] on one backend: products of polynomials on the host and on the device, with the
 //! plans of every size kept for the next product.
 
 use super::convolution::{Convolution, DeviceDestination, DeviceSource};
@@ -56,7 +56,7 @@ pub struct PolyRing<F: HostField> {
     crossover_source: &'static str,
     /// The backend the ring was made for: the CRT route's rings run there too.
     pub(super) backend: Backend,
-    /// The (Z/pZ)[x] ring of the CRT route, made when a product first takes it.
+    /// The (Z/pZ)\[x\] ring of the CRT route, made when a product first takes it.
     pub(super) crt: std::sync::OnceLock<crate::crt::ModPolyRing>,
 }
 
