@@ -137,7 +137,10 @@ fn the_crt_comparison_times_both_routes_beside_the_paper() {
     assert_eq!(p3_e4_crt["paper_ms"], 15.93);
     assert!(p3_e4_crt["median_ms"].as_f64().unwrap() > 0.0);
     assert!(p3_e4_crt["floor_ms"].as_f64().unwrap() > 0.0);
-    assert!(out.contains("P3: the CRT route beats the SRGFN FFT"), "{out}");
+    assert!(
+        out.contains("P3: the CRT route beats the SRGFN FFT"),
+        "{out}"
+    );
     assert!(std::fs::metadata(&png).unwrap().len() > 1000);
     // --replot draws the comparison from the JSON alone.
     let again = dir().join("compare-again.png");

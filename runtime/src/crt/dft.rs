@@ -128,11 +128,12 @@ impl CrtDft {
         &self.plans[i]
     }
 
-    fn check(&self, x: &Integers) -> Result<(), Error> {
-        if x.len() as u64 != self.n || x.limbs() > self.limbs {
+    /// Whether an input of `len` integers of `limbs` words fits the transform.
+    fn check(&self, len: usize, limbs: usize) -> Result<(), Error> {
+        if len as u64 != self.n || limbs > self.limbs {
             return Err(Error::CrtInput {
-                len: x.len(),
-                limbs: x.limbs(),
+                len,
+                limbs,
                 n: self.n,
                 max_limbs: self.limbs,
             });
@@ -140,20 +141,26 @@ impl CrtDft {
         Ok(())
     }
 
+    /// The spectra of `x` on the device, rows of one buffer (checked by the caller).
+    fn spectra_on_device(&self, gpu: &Gpu, x: &Integers) -> Result<CudaSlice<u64>, Error> {
+        let x = gpu.kernels.upload(x)?;
+        let mut residues = self.alloc_residues()?;
+        let mut spectra = self.alloc_residues()?;
+        self.project_device(&x, &mut residues)?;
+        self.transform_device(&residues, &mut spectra)?;
+        Ok(spectra)
+    }
+
     /// The DFT of `x` (n integers, of any sign) over Z/PZ: n integers in [0, P).
     ///
     /// Errors: [`Error::CrtInput`] when `x` does not hold n integers of at most
     /// [`limbs`](Self::limbs) words; the device's errors.
     pub fn forward(&self, x: &Integers) -> Result<Integers, Error> {
-        self.check(x)?;
+        self.check(x.len(), x.limbs())?;
         match &self.gpu {
             Some(gpu) => {
-                let x = gpu.kernels.upload(x)?;
-                let mut residues = self.alloc_residues()?;
-                let mut spectra = self.alloc_residues()?;
+                let spectra = self.spectra_on_device(gpu, x)?;
                 let mut y = self.alloc_output()?;
-                self.project_device(&x, &mut residues)?;
-                self.transform_device(&residues, &mut spectra)?;
                 self.recombine_device(&spectra, &mut y)?;
                 self.download(&y)
             }
@@ -166,14 +173,10 @@ impl CrtDft {
     ///
     /// Errors: as [`forward`](Self::forward).
     pub fn spectra(&self, x: &Integers) -> Result<Vec<Vec<u64>>, Error> {
-        self.check(x)?;
+        self.check(x.len(), x.limbs())?;
         match &self.gpu {
             Some(gpu) => {
-                let x = gpu.kernels.upload(x)?;
-                let mut residues = self.alloc_residues()?;
-                let mut spectra = self.alloc_residues()?;
-                self.project_device(&x, &mut residues)?;
-                self.transform_device(&residues, &mut spectra)?;
+                let spectra = self.spectra_on_device(gpu, x)?;
                 let words =
                     gpu.kernels
                         .device()
@@ -204,7 +207,7 @@ impl CrtDft {
 
     /// Copies n integers to the device (see [`forward`](Self::forward) for the errors).
     pub fn upload(&self, x: &Integers) -> Result<DeviceIntegers, Error> {
-        self.check(x)?;
+        self.check(x.len(), x.limbs())?;
         self.gpu()?.kernels.upload(x)
     }
 
@@ -247,14 +250,7 @@ impl CrtDft {
     ) -> Result<(), Error> {
         let gpu = self.gpu()?;
         self.check_rows(residues)?;
-        if x.len() as u64 != self.n || x.limbs() > self.limbs {
-            return Err(Error::CrtInput {
-                len: x.len(),
-                limbs: x.limbs(),
-                n: self.n,
-                max_limbs: self.limbs,
-            });
-        }
+        self.check(x.len(), x.limbs())?;
         let n = self.n as usize;
         let mut dst = residues.slice_mut(..);
         gpu.kernels
