@@ -33,6 +33,14 @@ const MAGIC: &[u8; 8] = b"FERMATC1";
 const HEADER: usize = MAGIC.len() + 32;
 
 /// A directory of cached kernels.
+///
+/// ```
+/// use fermat::cache::Cache;
+///
+/// let cache = Cache::at("/tmp/kernels");
+/// assert_eq!(cache.dir(), std::path::Path::new("/tmp/kernels"));
+/// assert_eq!(cache.get("no such key"), None); // a miss, never an error
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cache {
     dir: PathBuf,
@@ -40,6 +48,14 @@ pub struct Cache {
 
 /// A hex key for the parts, in order (each part's length is hashed too, so that parts
 /// never run into one another).
+///
+/// ```
+/// use fermat::cache::key;
+///
+/// let k = key(&["source", "--gpu-architecture=sm_90"]);
+/// assert_eq!(k.len(), 64); // a SHA-256, in hex
+/// assert_ne!(k, key(&["sourc", "e--gpu-architecture=sm_90"])); // the parts stay apart
+/// ```
 pub fn key(parts: &[&str]) -> String {
     let mut h = Sha256::new();
     for p in parts {
@@ -56,6 +72,14 @@ fn hex(bytes: &[u8]) -> String {
 impl Cache {
     /// The cache of this user (see the module's documentation), if a directory can be
     /// named.
+    ///
+    /// ```
+    /// use fermat::cache::Cache;
+    ///
+    /// std::env::set_var("FERMAT_CACHE_DIR", "/tmp/fermat-kernels");
+    /// let cache = Cache::from_env().expect("FERMAT_CACHE_DIR names it");
+    /// assert_eq!(cache.dir(), std::path::Path::new("/tmp/fermat-kernels"));
+    /// ```
     pub fn from_env() -> Option<Cache> {
         let dir = if let Some(d) = std::env::var_os("FERMAT_CACHE_DIR") {
             PathBuf::from(d)
@@ -69,7 +93,8 @@ impl Cache {
         Some(Cache { dir })
     }
 
-    /// The cache in `dir`.
+    /// The cache in `dir` (created by the first [`Cache::put`]). The module's
+    /// documentation has an example.
     pub fn at(dir: impl AsRef<Path>) -> Cache {
         Cache {
             dir: dir.as_ref().to_path_buf(),
@@ -121,6 +146,19 @@ impl Cache {
     }
 
     /// Removes the entry under `key` (one the driver refused to load).
+    ///
+    /// ```
+    /// use fermat::cache::{key, Cache};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("fermat-evict-doc-{}", std::process::id()));
+    /// let cache = Cache::at(&dir);
+    /// let k = key(&["kernel"]);
+    /// cache.put(&k, b"refused by the driver")?;
+    /// cache.evict(&k);
+    /// assert_eq!(cache.get(&k), None); // the next lookup compiles afresh
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn evict(&self, key: &str) {
         let _ = std::fs::remove_file(self.entry(key));
     }

@@ -19,6 +19,13 @@ pub const MAX_LOG_N: u32 = 28;
 pub const MAX_BYTES: u64 = 16 << 30;
 
 /// One file of the catalogue.
+///
+/// ```
+/// use fermat::catalogue::Entry;
+///
+/// let entry = Entry { field: "P3", n: 4096, radix: Some(16) };
+/// assert_eq!(entry.stem(), "P3_n4096"); // generated/P3_n4096.cu and .json
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// The field's catalogue name.
@@ -38,6 +45,16 @@ impl Entry {
 
 /// Every entry: the word primes at n = 2^4..2^28 (up to their 2-adicity), P1..P6 with
 /// K = 2k at e = 2.. while n ≤ 2^28 and the data fits 16 GiB.
+///
+/// ```
+/// use fermat::catalogue::{entries, MAX_BYTES, MAX_LOG_N};
+///
+/// let all = entries();
+/// assert!(all.iter().any(|e| e.stem() == "babybear_n134217728")); // 2^27, its 2-adicity
+/// assert!(all.iter().any(|e| e.stem() == "P6_n16384")); // K = 128, e = 2
+/// assert!(all.iter().all(|e| e.n <= 1 << MAX_LOG_N));
+/// # let _ = MAX_BYTES;
+/// ```
 pub fn entries() -> Vec<Entry> {
     let mut out = Vec::new();
     for (name, p) in CATALOGUE_WORD_PRIMES {
@@ -69,7 +86,8 @@ pub fn entries() -> Vec<Entry> {
     out
 }
 
-/// What a generated file's manifest says: how to run its kernels.
+/// What a generated file's manifest says: how to run its kernels. [`generate`] has an
+/// example.
 #[derive(Clone, Debug, Serialize)]
 pub struct Manifest {
     /// The field.
@@ -106,7 +124,7 @@ pub struct Manifest {
     pub cost: Cost,
 }
 
-/// The twiddle table every kernel of a file reads.
+/// The twiddle table every kernel of a file reads; part of a [`Manifest`].
 #[derive(Clone, Debug, Serialize)]
 pub struct TableSpec {
     /// Rows (elements).
@@ -117,7 +135,7 @@ pub struct TableSpec {
     pub contents: String,
 }
 
-/// A generated file and its manifest.
+/// A generated file and its manifest, as [`generate`] returns them.
 pub struct Output {
     /// The CUDA source.
     pub source: String,
@@ -127,6 +145,19 @@ pub struct Output {
 
 /// Generates the kernels of `n`-point transforms over `field`, as `fermat gen` writes
 /// them (`stem` names the CUDA file in the manifest).
+///
+/// ```
+/// use fermat::catalogue::generate;
+/// use fermat::{FftOptions, FieldSpec};
+///
+/// let babybear = FieldSpec::parse("babybear")?.build()?;
+/// let out = generate(&babybear, 1024, &FftOptions::default(), "babybear_n1024")?;
+/// assert!(out.source.contains("fwd_k0") && out.source.contains("inv_k0"));
+/// assert_eq!(out.manifest.source, "babybear_n1024.cu");
+/// assert_eq!(out.manifest.forward.len(), out.manifest.cost.passes());
+/// println!("{}", serde_json::to_string_pretty(&out.manifest).unwrap());
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub fn generate(any: &AnyField, n: u64, options: &FftOptions, stem: &str) -> Result<Output, Error> {
     let d = design::design(any, n, options)?;
     with_field!(any, f => generate_with(f, any, &d, options, stem))
@@ -194,7 +225,15 @@ fn generate_with<F: HostField>(
     })
 }
 
-/// Generates one catalogue entry.
+/// Generates one catalogue entry, as `fermat gen --catalogue` does for each.
+///
+/// ```
+/// use fermat::catalogue::{generate_entry, Entry};
+///
+/// let out = generate_entry(&Entry { field: "P1", n: 16, radix: Some(4) })?;
+/// assert_eq!(out.manifest.modulus, "85236826359346144956638323529482240001"); // (2^63 + 2^53)^2 + 1
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub fn generate_entry(entry: &Entry) -> Result<Output, Error> {
     let any = FieldSpec::parse(entry.field)?.build()?;
     let options = FftOptions {

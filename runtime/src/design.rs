@@ -17,12 +17,29 @@ pub use fermat_codegen::design::{
 };
 
 /// The field as an [`AnyField`] (for code generation).
+///
+/// ```
+/// let f = fermat::dsl::Fp32::new(469762049)?;
+/// assert_eq!(fermat::design::any_field(&f)?.name(), "469762049");
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub fn any_field<F: HostField>(field: &F) -> Result<AnyField, Error> {
     Ok(field.spec().build()?)
 }
 
 /// Chooses and derives the factorisation of `DFT(n)` ([`fermat_codegen::design::design`]
 /// with the factorisation choices of `options`).
+///
+/// ```
+/// use fermat::{FftOptions, FieldSpec, Strategy};
+///
+/// let p3 = FieldSpec::parse("P3")?.build()?;
+/// let d = fermat::design::design(&p3, 4096, &FftOptions::default())?;
+/// assert_eq!((d.strategy, d.radix), (Strategy::Ct, 16)); // K = 2k: twiddles are shifts
+/// assert_eq!(d.formula.checked_size().unwrap(), 4096);
+/// println!("{}", d.formula);
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub fn design(field: &AnyField, n: u64, options: &FftOptions) -> Result<Design, Error> {
     Ok(fermat_codegen::design::design(
         field,

@@ -49,6 +49,21 @@ use num_bigint::BigUint;
 /// The fields are public so that the macro can write the value as a constant; build plans
 /// from it with [`FftPlan::from_embedded`](crate::FftPlan::from_embedded), which checks
 /// it.
+///
+/// ```
+/// fermat::fft! {
+///     /// The 256-point DFT over Goldilocks.
+///     pub struct Goldilocks256;
+///     field = goldilocks, n = 256
+/// }
+///
+/// let e: &fermat::Embedded = Goldilocks256::EMBEDDED;
+/// assert_eq!((e.field, e.n), ("goldilocks", 256));
+/// assert_eq!(e.any_field()?.name(), "goldilocks");
+/// assert_eq!(e.design()?.formula.checked_size().unwrap(), 256); // parsed, not derived
+/// assert_eq!(e.options(fermat::Backend::Cpu)?.radix, Some(e.radix));
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Embedded {
     /// The field, as [`FieldSpec::parse`] reads it (`P3`, `469762049`, …).
@@ -93,12 +108,13 @@ pub struct Embedded {
 }
 
 impl Embedded {
-    /// The field, built.
+    /// The field, built ([`Embedded`] has an example).
     pub fn any_field(&self) -> Result<AnyField, Error> {
         Ok(FieldSpec::parse(self.field)?.build()?)
     }
 
-    /// The plan options the transform was generated with, running on `backend`.
+    /// The plan options the transform was generated with, running on `backend`
+    /// ([`Embedded`] has an example).
     pub fn options(&self, backend: Backend) -> Result<FftOptions, Error> {
         let root = self
             .root
@@ -118,7 +134,8 @@ impl Embedded {
         })
     }
 
-    /// The factorisation, from the embedded formula (no derivation runs).
+    /// The factorisation, from the embedded formula (no derivation runs; [`Embedded`] has
+    /// an example).
     pub fn design(&self) -> Result<Design, Error> {
         let formula = Formula::parse(self.formula).map_err(|source| EmbeddedError::Parse {
             field: self.field,
@@ -146,6 +163,24 @@ impl Embedded {
 }
 
 /// Why an embedded transform cannot be trusted or rebuilt.
+///
+/// ```
+/// use fermat::{Backend, EmbeddedError, FftPlan};
+///
+/// fermat::fft! {
+///     /// The 16-point DFT over BabyBear.
+///     pub struct BabyBear16;
+///     field = babybear, n = 16
+/// }
+///
+/// // Kernels printed from other plans: the fingerprint no longer matches.
+/// let tampered = fermat::Embedded { fingerprint: 42, ..*BabyBear16::EMBEDDED };
+/// let tampered: &'static fermat::Embedded = Box::leak(Box::new(tampered));
+/// match FftPlan::<fermat::dsl::Fp32>::from_embedded(tampered, Backend::Cpu) {
+///     Err(fermat::Error::Embedded(EmbeddedError::Fingerprint { embedded: 42, .. })) => {}
+///     other => panic!("{:?}", other.map(|p| p.n())),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EmbeddedError {

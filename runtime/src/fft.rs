@@ -87,8 +87,21 @@ pub struct FftOptions {
     pub max_local_bits: Option<u32>,
 }
 
-/// Which backend a plan runs on (see [`Backend`] for an example); `Display` says it in
-/// words, with the reason a GPU was not used.
+/// Which backend a plan runs on; `Display` says it in words, with the reason a GPU was
+/// not used.
+///
+/// ```
+/// use fermat::{Backend, FftOptions, FftPlan, Running};
+///
+/// let f = fermat::dsl::Fp64::new(0xffff_ffff_0000_0001)?; // Goldilocks
+/// let plan = FftPlan::new(&f, 1 << 12, FftOptions { backend: Backend::Auto, ..Default::default() })?;
+/// match plan.running() {
+///     Running::Gpu(device) => println!("on {device}"),
+///     Running::Cpu { reason } => println!("on the CPU: {}", reason.as_deref().unwrap_or("asked for")),
+/// }
+/// println!("{}", plan.running()); // "CPU (2 threads; no GPU: no CUDA driver: …)"
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Running {
     /// On the CPU; `reason` says why when the GPU was not used under [`Backend::Auto`].
@@ -168,6 +181,18 @@ impl<F: HostField> FftPlan<F> {
     /// The size is checked before anything is allocated: n must be a power of two within
     /// the field's 2-adicity, and the plan's tables must fit the memory available
     /// ([`memory::check_transform`](crate::memory::check_transform)).
+    ///
+    /// ```
+    /// use fermat::{AnyField, Error, FftOptions, FftPlan, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let plan = FftPlan::new(&p3, 256, FftOptions::default())?; // 256 = 16^2 points
+    /// assert_eq!(plan.n(), 256);
+    /// // 2^63 points of 64 bytes each: refused before anything is allocated.
+    /// let err = FftPlan::new(&p3, 1 << 63, FftOptions::default()).unwrap_err();
+    /// assert!(matches!(err, Error::Memory { .. }), "{err}");
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(field: &F, n: u64, options: FftOptions) -> Result<Self, Error> {
         crate::memory::check_transform(field, n, 0)?;
         let any = design::any_field(field)?;
@@ -188,6 +213,26 @@ impl<F: HostField> FftPlan<F> {
     ///
     /// A source with forward kernels only (`inverse = false`) gives a plan whose inverse
     /// runs on the CPU backend but is refused on the GPU.
+    ///
+    /// ```
+    /// use fermat::{Backend, FftPlan};
+    ///
+    /// fermat::fft! {
+    ///     /// The 64-point DFT over BabyBear.
+    ///     pub struct BabyBear64;
+    ///     field = babybear, n = 64
+    /// }
+    ///
+    /// let plan = FftPlan::<fermat::dsl::Fp32>::from_embedded(BabyBear64::EMBEDDED, Backend::Cpu)?;
+    /// assert!(plan.embedded().is_some());
+    /// let mut x = vec![1u32; 64];
+    /// plan.forward(&mut x)?;
+    /// assert_eq!(x[0], 64);
+    /// // The embedded field is BabyBear: a plan over another field type is refused.
+    /// let other = FftPlan::<fermat::dsl::Fp64>::from_embedded(BabyBear64::EMBEDDED, Backend::Cpu);
+    /// assert!(matches!(other, Err(fermat::Error::Embedded(_))));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn from_embedded(embedded: &'static Embedded, backend: Backend) -> Result<Self, Error> {
         let any = embedded.any_field()?;
         let field = with_field!(&any, f => (f as &dyn std::any::Any).downcast_ref::<F>().cloned())
@@ -425,12 +470,22 @@ impl<F: HostField> FftPlan<F> {
 
     /// The field's shape in device memory (element bytes, the order of r): what cost
     /// reports need.
+    ///
+    /// ```
+    /// use fermat::{AnyField, Backend, FftOptions, FftPlan, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let plan = FftPlan::new(&p3, 256, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// assert_eq!(plan.shape().element_bytes, 64); // k = 8 digits of 64 bits
+    /// assert_eq!(plan.shape().shift_order, Some(16)); // r has order 2k = 16
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn shape(&self) -> &FieldShape {
         &self.shape
     }
 
     /// The transform generated ahead of time this plan runs, for plans made by
-    /// [`FftPlan::from_embedded`].
+    /// [`FftPlan::from_embedded`] (an example is there); `None` for plans made at run time.
     pub fn embedded(&self) -> Option<&'static Embedded> {
         self.embedded
     }
@@ -486,6 +541,21 @@ impl<F: HostField> FftPlan<F> {
 
     /// The number of transforms every call takes, if the plan fixes it (an embedded
     /// transform declared with `batch = …`).
+    ///
+    /// ```
+    /// fermat::fft! {
+    ///     /// Eight 16-point DFTs over BabyBear per call.
+    ///     pub struct Eight16;
+    ///     field = babybear, n = 16, batch = 8
+    /// }
+    ///
+    /// let plan = Eight16::new(fermat::Backend::Cpu)?;
+    /// assert_eq!(plan.plan().fixed_batch(), Some(8));
+    /// let mut one = vec![0u32; 16];
+    /// assert!(matches!(plan.forward(&mut one), Err(fermat::Error::Batch { batch: 8, .. })));
+    /// plan.forward(&mut vec![0u32; 8 * 16])?;
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn fixed_batch(&self) -> Option<usize> {
         self.embedded.and_then(|e| e.batch)
     }
@@ -504,6 +574,17 @@ impl<F: HostField> FftPlan<F> {
 
     /// The instruction set of the word-prime NTT that runs this plan on the CPU, or `None`
     /// where the CPU runs the kernel plan itself (SRGFNs) — the two compute the same.
+    ///
+    /// ```
+    /// use fermat::cpu::Kernels;
+    /// use fermat::{Backend, FftOptions, FftPlan};
+    ///
+    /// let f = fermat::dsl::Fp32::new(2013265921)?;
+    /// let plan = FftPlan::new(&f, 1 << 16, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// let isa = plan.cpu_kernels().expect("a word prime on the CPU");
+    /// assert!(matches!(isa, Kernels::Portable | Kernels::Avx512));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn cpu_kernels(&self) -> Option<cpu::Kernels> {
         self.fast.as_ref().map(cpu::Fast::kernels)
     }
@@ -616,6 +697,24 @@ impl<F: HostField> FftPlan<F> {
 
     /// A device vector of `batch` transforms filled with all-ones words, a value no
     /// element has: an element a kernel fails to write shows up in any comparison.
+    ///
+    /// ```
+    /// use fermat::{Direction, Error, FftOptions, FftPlan};
+    ///
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = FftPlan::new(&f, 1 << 12, FftOptions::default())?;
+    /// match plan.poisoned_device(1) {
+    ///     Ok(mut out) => {
+    ///         let input = plan.to_device(&vec![7u32; 1 << 12])?;
+    ///         plan.run_device(Direction::Forward, &input, &mut out, None)?;
+    ///         // Every element was written: none is still the all-ones word.
+    ///         assert!(plan.from_device(&out)?.iter().all(|&y| y != u32::MAX));
+    ///     }
+    ///     Err(Error::NotOnGpu) => println!("no GPU: {}", plan.running()),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn poisoned_device(&self, batch: usize) -> Result<DeviceVec<F>, Error> {
         let device = self.device()?;
         let len = batch * self.n as usize * self.field.words();
@@ -746,6 +845,15 @@ impl<F: HostField> FftPlan<F> {
     /// Whether a device call of `batch` transforms in `direction` hands off between passes
     /// group by group (rather than pass by pass): multi-pass SRGFN plans whose passes fill
     /// the device between half a wave and twelve waves of blocks. Always false on the CPU.
+    ///
+    /// ```
+    /// use fermat::{AnyField, Backend, Direction, FftOptions, FftPlan, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let plan = FftPlan::new(&p3, 1 << 16, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// assert!(!plan.hands_off(Direction::Forward, 1));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn hands_off(&self, direction: Direction, batch: usize) -> bool {
         let Some(gpu) = &self.gpu else {
             return false;
@@ -756,7 +864,17 @@ impl<F: HostField> FftPlan<F> {
         }
     }
 
-    /// Waits for the plan's stream.
+    /// Waits for the plan's stream: [`run_device`](Self::run_device) only enqueues.
+    /// A plan on the CPU has no stream ([`Error::NotOnGpu`]).
+    ///
+    /// ```
+    /// use fermat::{Backend, Error, FftOptions, FftPlan};
+    ///
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = FftPlan::new(&f, 64, FftOptions { backend: Backend::Cpu, ..Default::default() })?;
+    /// assert!(matches!(plan.synchronize(), Err(Error::NotOnGpu)));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<(), Error> {
         let device = self.device()?;
         device.stream().synchronize().map_err(|source| {
@@ -769,6 +887,15 @@ impl<F: HostField> FftPlan<F> {
 
     /// ptxas's registers and spills per kernel of the forward plan (empty when the CUBIN
     /// came from the cache or the plan runs on the CPU).
+    ///
+    /// ```
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = fermat::FftPlan::new(&f, 1 << 12, fermat::FftOptions::default())?;
+    /// for kernel in plan.resources() {
+    ///     println!("{kernel:?}"); // registers and spills, as ptxas reported them
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn resources(&self) -> Vec<fermat_codegen::nvrtc::Resources> {
         self.gpu
             .as_ref()
@@ -801,6 +928,18 @@ impl<F: HostField> std::fmt::Debug for FftPlan<F> {
 
 /// Transforms on the device, in the device layout (digit-major for SRGFNs): made by
 /// [`FftPlan::to_device`] and [`FftPlan::alloc_device`] (an example is there).
+///
+/// ```
+/// use fermat::{AnyField, FftOptions, FftPlan, FieldSpec};
+///
+/// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+/// let plan = FftPlan::new(&p3, 256, FftOptions::default())?;
+/// if let Ok(v) = plan.alloc_device(3) {
+///     assert_eq!(v.batch(), 3);
+///     assert_eq!(v.words().len(), 3 * 256 * 8); // k = 8 words per element
+/// }
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub struct DeviceVec<F: HostField> {
     data: CudaSlice<F::Word>,
     batch: usize,

@@ -84,6 +84,24 @@ impl Format {
 
 /// Why a file of elements could not be read or written. Each names the file (`-` is
 /// standard input or output).
+///
+/// ```
+/// use fermat::io::{self, Format, InputError};
+/// use fermat::Error;
+///
+/// let f = fermat::dsl::Fp32::new(17)?;
+/// let path = std::env::temp_dir().join(format!("fermat-bad-{}.json", std::process::id()));
+/// std::fs::write(&path, "[1, 2,").unwrap(); // cut short
+/// match io::read(&f, &path, Format::Json, None) {
+///     Err(Error::Input(e)) => {
+///         assert!(matches!(*e, InputError::Malformed { line: 1, .. }), "{e}");
+///         println!("{e}"); // names the file, the line and the column
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum InputError {
@@ -222,6 +240,20 @@ pub enum InputError {
 }
 
 /// The values of a file, and the reference output when it was a reference-vector file.
+///
+/// ```
+/// use fermat::io::{self, Format};
+///
+/// let f = fermat::dsl::Fp32::new(17)?;
+/// let path = std::env::temp_dir().join(format!("fermat-dft-{}.json", std::process::id()));
+/// std::fs::write(&path, r#"{"name": "p17", "p": "17", "ffts": [
+///     {"N": 2, "input": ["1", "2"], "output": ["3", "16"]}]}"#).unwrap();
+/// let read = io::read(&f, &path, Format::Json, Some(2))?; // the DFT of 2 points
+/// assert_eq!(read.values, [1, 2]);
+/// assert_eq!(read.expected, Some(vec![3, 16]));
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Read<H> {
     /// The elements, in the host form.

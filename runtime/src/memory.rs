@@ -79,6 +79,14 @@ pub fn element_bytes<F: HostField>() -> u128 {
 
 /// Host elements an [`FftPlan`](crate::FftPlan) of n points holds: the table of roots
 /// (n of them) and the two twiddle tables of the CPU backend.
+///
+/// ```
+/// use fermat::memory::{element_bytes, PLAN_VECTORS};
+///
+/// // A plan of 2^20 points over P3 holds three tables of 64-byte elements: 192 MiB.
+/// let bytes = PLAN_VECTORS * (1 << 20) * element_bytes::<fermat::dsl::Srgfn<8>>();
+/// assert_eq!(bytes, 192 << 20);
+/// ```
 pub const PLAN_VECTORS: u128 = 3;
 
 /// Checks a transform of `n` points over `field` before anything is allocated: n must

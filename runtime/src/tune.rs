@@ -49,6 +49,16 @@ pub struct TuneTable {
 }
 
 /// A device model: the key of a table.
+///
+/// ```
+/// use fermat::tune::Model;
+///
+/// let h200 = Model::Gpu("NVIDIA H200".into());
+/// assert_eq!(h200.name(), "gpu NVIDIA H200");
+/// assert_eq!(h200.file_name(), "gpu_NVIDIA_H200.json");
+/// let here = Model::of(None); // this machine's CPU
+/// assert!(here.name().starts_with("cpu "));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Model {
     /// A GPU, by the name its driver reports.
@@ -58,6 +68,19 @@ pub enum Model {
 }
 
 /// Why a table could not be stored or read.
+///
+/// ```
+/// use fermat::tune::{Model, TuneError, TuneTable};
+///
+/// let dir = std::env::temp_dir().join(format!("fermat-tune-foreign-{}", std::process::id()));
+/// let path = TuneTable::new(&Model::Cpu("A".into())).store_in(&dir)?;
+/// std::fs::rename(&path, dir.join(Model::Cpu("B".into()).file_name())).unwrap();
+/// let err = TuneTable::load_from(&dir, &Model::Cpu("B".into())).unwrap_err();
+/// assert!(matches!(err, TuneError::Foreign { .. }));
+/// assert!(err.to_string().ends_with("measured on cpu A, not on cpu B"));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), TuneError>(())
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TuneError {
@@ -138,6 +161,12 @@ fn cpu_model() -> String {
 }
 
 /// The directory of the tables (see the module's documentation).
+///
+/// ```
+/// std::env::set_var("FERMAT_TUNE_DIR", "/tmp/fermat-tables");
+/// assert_eq!(fermat::tune::dir()?, std::path::Path::new("/tmp/fermat-tables"));
+/// # Ok::<(), fermat::tune::TuneError>(())
+/// ```
 pub fn dir() -> Result<PathBuf, TuneError> {
     if let Some(d) = std::env::var_os("FERMAT_TUNE_DIR") {
         return Ok(PathBuf::from(d));
@@ -209,6 +238,17 @@ static WARNED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// The crossover products over `field` on `device` (the CPU without one) use: the stored
 /// table's, else the default. A bad table is reported on standard error, once.
+///
+/// ```
+/// use fermat::poly::Crossover;
+/// use fermat::FieldSpec;
+///
+/// // With no table in the directory, the CPU's built-in default.
+/// std::env::set_var("FERMAT_TUNE_DIR", std::env::temp_dir().join("fermat-no-tables"));
+/// let babybear = FieldSpec::parse("babybear")?.build()?;
+/// assert_eq!(fermat::tune::crossover(&babybear, None), Crossover::cpu());
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub fn crossover(field: &AnyField, device: Option<&Device>) -> Crossover {
     crossover_and_source(field, device).0
 }

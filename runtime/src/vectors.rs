@@ -21,7 +21,17 @@ use num_bigint::BigUint;
 use serde::Deserialize;
 use thiserror::Error;
 
-/// Why a vector file was refused.
+/// Why a vector file was refused: each names the list, the DFT and the index.
+///
+/// ```
+/// use fermat::vectors::{DftFile, VectorError};
+///
+/// let text = r#"{"name": "p17", "p": "17", "ffts": [
+///     {"N": 2, "input": ["1", "17"], "output": ["1", "1"]}]}"#;
+/// let err = DftFile::parse(text).unwrap_err();
+/// assert!(matches!(err, VectorError::OutOfRange { what: "input", index: 1, .. }));
+/// assert_eq!(err.to_string(), "input of the DFT of 2 points, index 1: 17 is not below p = 17");
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum VectorError {
@@ -77,7 +87,7 @@ pub enum VectorError {
     },
 }
 
-/// One reference DFT.
+/// One reference DFT, as [`DftFile::parse`] reads it (the module has an example).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dft {
     /// The size.
@@ -89,6 +99,21 @@ pub struct Dft {
 }
 
 /// A file of reference DFTs over one field.
+///
+/// ```
+/// use fermat::{Backend, FftOptions, FftPlan};
+///
+/// // The shipped BabyBear file, checked against a CPU plan.
+/// let file = fermat::vectors::shipped()?.into_iter().find(|f| f.name == "p2013265921").unwrap();
+/// let f = fermat::dsl::Fp32::new(2013265921).unwrap();
+/// for dft in file.ffts.iter().filter(|d| d.n <= 1024) {
+///     let plan = FftPlan::new(&f, dft.n, FftOptions { backend: Backend::Cpu, ..Default::default() }).unwrap();
+///     let mut x: Vec<u32> = dft.input.iter().map(|v| v.try_into().unwrap()).collect();
+///     plan.forward(&mut x).unwrap();
+///     assert!(x.iter().zip(&dft.output).all(|(y, want)| fermat::num_bigint::BigUint::from(*y) == *want));
+/// }
+/// # Ok::<(), fermat::vectors::VectorError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DftFile {
     /// The field's name (`P3`, `goldilocks`, `p469762049`, …).
@@ -115,7 +140,8 @@ struct RawDft {
 }
 
 impl DftFile {
-    /// Reads a vector file, checking every value (see the module's documentation).
+    /// Reads a vector file, checking every value (the module's documentation has an
+    /// example, [`VectorError`] a refusal).
     pub fn parse(text: &str) -> Result<DftFile, VectorError> {
         let raw: RawFile =
             serde_json::from_str(text).map_err(|source| VectorError::Json { source })?;
@@ -184,7 +210,7 @@ fn values(
         .collect()
 }
 
-/// The files fermat ships, as `fermat selftest` reads them.
+/// The files fermat ships, as `fermat selftest` reads them ([`shipped`] reads them).
 pub const SHIPPED: [&str; 7] = [
     include_str!("../vectors/P2.json"),
     include_str!("../vectors/P3.json"),
@@ -196,6 +222,13 @@ pub const SHIPPED: [&str; 7] = [
 ];
 
 /// The shipped files, read.
+///
+/// ```
+/// let files = fermat::vectors::shipped()?;
+/// let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+/// assert!(names.contains(&"P3") && names.contains(&"goldilocks"));
+/// # Ok::<(), fermat::vectors::VectorError>(())
+/// ```
 pub fn shipped() -> Result<Vec<DftFile>, VectorError> {
     SHIPPED.iter().map(|text| DftFile::parse(text)).collect()
 }

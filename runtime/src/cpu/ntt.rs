@@ -60,6 +60,16 @@ pub(crate) trait Butterflies: Sync {
 }
 
 /// Which instructions the word-prime CPU transform may use.
+///
+/// ```
+/// use fermat::cpu::{Isa, Kernels, WordNtt};
+/// use fermat::{Direction, Order};
+///
+/// // The portable butterflies, whatever the CPU: the reference the SIMD ones are tested against.
+/// let ntt = WordNtt::<u32>::new(17, 4, 4, Direction::Forward, Order::Natural, Order::Natural, Isa::Portable)?;
+/// assert_eq!(ntt.kernels(), Kernels::Portable);
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Isa {
     /// The fastest the running CPU supports (AVX-512 where detected, else portable).
@@ -69,7 +79,7 @@ pub enum Isa {
     Portable,
 }
 
-/// The instruction set a [`WordNtt`] runs on.
+/// The instruction set a [`WordNtt`] runs on ([`Isa`] has an example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernels {
     /// Portable scalar Montgomery butterflies.
@@ -112,6 +122,28 @@ impl<B: Butterflies + Send> Engine<B::W> for B {
 /// Forward: y_i = Σ_j ω^(ij) x_j; inverse: x_j = n^(−1) Σ_i ω^(−ij) y_i (Direction in
 /// fermat-codegen). Orders say where element i lives: at i ([`Order::Natural`]) or at
 /// bitrev(i) ([`Order::BitReversed`]).
+///
+/// ```
+/// use fermat::cpu::{Isa, WordNtt};
+/// use fermat::{Direction, Order};
+///
+/// // n = 4 over F_17 at ω = 4 (4^2 = −1): y_i = Σ_j 4^(ij) x_j.
+/// let ntt = WordNtt::<u32>::new(17, 4, 4, Direction::Forward, Order::Natural, Order::Natural, Isa::Auto)?;
+/// assert_eq!(ntt.n(), 4);
+/// let mut x = [0, 1, 0, 0, /* a second transform: */ 1, 0, 0, 0];
+/// ntt.apply(&mut x)?;
+/// assert_eq!(x, [1, 4, 16, 13, 1, 1, 1, 1]);
+/// // Bit-reversed output, as a product's forward transforms leave it:
+/// let dif = WordNtt::<u32>::new(17, 4, 4, Direction::Forward, Order::Natural, Order::BitReversed, Isa::Auto)?;
+/// let mut y = [0, 1, 0, 0];
+/// dif.apply(&mut y)?;
+/// assert_eq!(y, [1, 16, 4, 13]);
+/// // A value that is not a residue is refused before anything is written.
+/// assert!(ntt.apply(&mut [17, 0, 0, 0]).is_err());
+/// // 2 is not a primitive 4th root modulo 17 (2^4 = −1): refused.
+/// assert!(WordNtt::<u32>::new(17, 2, 4, Direction::Forward, Order::Natural, Order::Natural, Isa::Auto).is_err());
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub struct WordNtt<W: Word> {
     p: W,
     log_n: u32,

@@ -12,7 +12,18 @@ mod sealed {
     impl Sealed for u64 {}
 }
 
-/// A machine word holding canonical residues of a word prime: `u32` or `u64`.
+/// A machine word holding canonical residues of a word prime: `u32` or `u64` (sealed: the
+/// [`WordNtt`](super::WordNtt) of each is written for it).
+///
+/// ```
+/// use fermat::cpu::Word;
+///
+/// fn bits<W: Word>(x: W) -> (u32, u64) {
+///     (W::BITS, x.to_u64())
+/// }
+/// assert_eq!(bits(7u32), (32, 7));
+/// assert_eq!(u32::from_u64((1 << 32) + 5), 5); // the low bits
+/// ```
 pub trait Word:
     Copy + Default + Debug + PartialEq + PartialOrd + Send + Sync + 'static + sealed::Sealed
 {

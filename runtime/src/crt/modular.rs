@@ -37,6 +37,17 @@ impl ModPolyRing {
     ///
     /// Errors: [`Error::Modulus`] for m < 2; the backend's errors as for
     /// [`IntPolyRing::new`].
+    ///
+    /// ```
+    /// use fermat::crt::ModPolyRing;
+    /// use fermat::num_bigint::BigUint;
+    ///
+    /// let ring = ModPolyRing::new(&BigUint::from(1000u32), fermat::Backend::Cpu)?; // composite m
+    /// assert_eq!(ring.modulus(), &BigUint::from(1000u32));
+    /// let err = ModPolyRing::new(&BigUint::from(1u32), fermat::Backend::Cpu).unwrap_err();
+    /// assert!(matches!(err, fermat::Error::Modulus { .. }));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(m: &BigUint, backend: Backend) -> Result<ModPolyRing, Error> {
         if m < &BigUint::from(2u32) {
             return Err(Error::Modulus { m: m.clone() });
@@ -47,17 +58,30 @@ impl ModPolyRing {
         })
     }
 
-    /// The modulus m.
+    /// The modulus m ([`new`](Self::new) has an example).
     pub fn modulus(&self) -> &BigUint {
         &self.modulus
     }
 
-    /// The ring over Z the products run in.
+    /// The ring over Z the products run in ([`plan`](Self::plan) has an example).
     pub fn integers(&self) -> &IntPolyRing {
         &self.integers
     }
 
     /// The plan of a product of `len_a` by `len_b` coefficients.
+    ///
+    /// ```
+    /// use fermat::crt::{ModPolyRing, Width};
+    /// use fermat::num_bigint::BigUint;
+    ///
+    /// let m = (BigUint::from(1u32) << 255u32) - 19u32;
+    /// let ring = ModPolyRing::new(&m, fermat::Backend::Cpu)?;
+    /// let plan = ring.plan(1 << 12, 1 << 12)?;
+    /// // Coefficients below 4096 · m^2 < 2^522: nine 62-bit primes.
+    /// assert_eq!((plan.bits, plan.primes.len()), (522, 9));
+    /// assert_eq!(ring.integers().width(), Width::Bits62);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn plan(&self, len_a: usize, len_b: usize) -> Result<CrtPlan, Error> {
         let bits = self.modulus.bits();
         let mut plan = self.integers.plan(len_a, len_b, bits, bits)?;

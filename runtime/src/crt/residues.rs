@@ -35,7 +35,7 @@ impl Integers {
         Integers::from_magnitudes(&magnitudes, negative)
     }
 
-    /// The nonnegative integers `values`.
+    /// The nonnegative integers `values` ([`CrtDft`](super::CrtDft) has an example).
     pub fn from_biguints(values: &[BigUint]) -> Integers {
         let magnitudes: Vec<&BigUint> = values.iter().collect();
         Integers::from_magnitudes(&magnitudes, vec![false; values.len()])
@@ -113,6 +113,16 @@ impl Integers {
     }
 
     /// The magnitude of integer `i`, least significant word first.
+    ///
+    /// ```
+    /// use fermat::crt::Integers;
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let x = Integers::from_bigints(&[BigInt::from(-7), BigInt::from(9)]);
+    /// assert_eq!((x.len(), x.is_empty()), (2, false));
+    /// assert_eq!((x.magnitude(0), x.is_negative(0)), (&[7][..], true));
+    /// assert_eq!((x.magnitude(1), x.is_negative(1)), (&[9][..], false));
+    /// ```
     pub fn magnitude(&self, i: usize) -> &[u64] {
         &self.words[i * self.limbs..(i + 1) * self.limbs]
     }

@@ -11,6 +11,16 @@ use std::sync::{Arc, Mutex, OnceLock};
 use thiserror::Error;
 
 /// Why the GPU could not be used.
+///
+/// ```
+/// use fermat::gpu::{self, GpuError};
+///
+/// // No GPU of ordinal 1000 anywhere: an absence (no driver, or no such device), the one
+/// // kind of error after which `Backend::Auto` runs on the CPU instead.
+/// let err = gpu::device(1000).unwrap_err();
+/// assert!(matches!(err, GpuError::NoDriver | GpuError::NoDevice { ordinal: 1000, .. }));
+/// assert!(err.is_absence());
+/// ```
 #[derive(Debug, Clone, Error)]
 #[non_exhaustive]
 pub enum GpuError {
@@ -112,6 +122,16 @@ fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
 }
 
 /// The largest grid a device launches: blocks along x and y.
+///
+/// ```
+/// use fermat::gpu::{GpuError, GridLimits};
+///
+/// let hopper = GridLimits { max_x: (1 << 31) - 1, max_y: 65_535 };
+/// assert_eq!(hopper.grid("fwd_k0", 4096, 8)?, (4096, 8)); // 4096 tiles of 8 transforms
+/// let err = hopper.grid("fwd_k0", 1, 100_000).unwrap_err(); // a batch beyond the grid
+/// assert!(matches!(err, GpuError::GridTooLarge { batch: 100_000, .. }));
+/// # Ok::<(), GpuError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GridLimits {
     /// Blocks along x (2^31 − 1 on every architecture since sm_30).
@@ -139,7 +159,23 @@ impl GridLimits {
     }
 }
 
-/// One GPU: its context and the stream fermat launches on.
+/// One GPU: its context and the stream fermat launches on. [`device`] opens it.
+///
+/// ```
+/// use fermat::gpu;
+///
+/// match gpu::device(0) {
+///     Ok(gpu) => {
+///         println!("{}", gpu.describe()); // NVIDIA H200 (GPU 0, sm_90)
+///         assert!(gpu.arch_option().starts_with("--gpu-architecture=sm_"));
+///         let words = gpu.alloc::<u64>(1 << 20)?; // 8 MiB, zeroed
+///         assert_eq!(words.len(), 1 << 20);
+///     }
+///     Err(e) if e.is_absence() => println!("no GPU here: {e}"),
+///     Err(e) => return Err(e.into()),
+/// }
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub struct Device {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -158,12 +194,25 @@ impl std::fmt::Debug for Device {
 }
 
 /// Whether a CUDA driver library can be loaded here.
+///
+/// ```
+/// if !fermat::gpu::driver_present() {
+///     assert_eq!(fermat::gpu::device_count(), 0);
+/// }
+/// ```
 pub fn driver_present() -> bool {
     // SAFETY: only tries to dlopen libcuda; no driver function is called.
     unsafe { sys::is_culib_present() }
 }
 
 /// The number of GPUs the driver reports (0 without a driver).
+///
+/// ```
+/// for ordinal in 0..fermat::gpu::device_count() {
+///     println!("{}", fermat::gpu::device(ordinal)?.describe());
+/// }
+/// # Ok::<(), fermat::gpu::GpuError>(())
+/// ```
 pub fn device_count() -> usize {
     if !driver_present() {
         return 0;
@@ -173,7 +222,8 @@ pub fn device_count() -> usize {
 
 static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<Device>>>> = OnceLock::new();
 
-/// The device with this ordinal, opened once per process.
+/// The device with this ordinal, opened once per process: every call for it returns the
+/// same [`Device`]. [`Device`] has an example.
 pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
     if !driver_present() {
         return Err(GpuError::NoDriver);
@@ -286,7 +336,8 @@ impl Device {
     }
 
     /// The cache key of `source` compiled for this device: the source, the options and
-    /// NVRTC's version (another NVRTC may emit another binary).
+    /// NVRTC's version (another NVRTC may emit another binary). [`Device::compile`] has an
+    /// example.
     pub fn cache_key(&self, source: &str) -> Result<String, GpuError> {
         let (major, minor) = nvrtc::global()?.version()?;
         let options = self.compile_options().join(" ");
@@ -302,6 +353,20 @@ impl Device {
     ///
     /// A cached CUBIN that the driver refuses is evicted and compiled again; only a fresh
     /// CUBIN that fails to load is an error.
+    ///
+    /// ```
+    /// let source = r#"extern "C" __global__ void twice(unsigned *x) { x[threadIdx.x] *= 2; }"#;
+    /// match fermat::gpu::device(0) {
+    ///     Ok(gpu) => {
+    ///         let (module, _ptxas) = gpu.compile(source)?; // or from the disk cache
+    ///         module.load_function("twice").expect("the kernel is in the module");
+    ///         println!("cached as {}", gpu.cache_key(source)?);
+    ///     }
+    ///     Err(e) if e.is_absence() => println!("no GPU here: {e}"),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::gpu::GpuError>(())
+    /// ```
     pub fn compile(
         &self,
         source: &str,
@@ -367,7 +432,18 @@ impl Device {
         }
     }
 
-    /// A timing event.
+    /// A timing event, as `fermat bench` times launches with.
+    ///
+    /// ```
+    /// if let Ok(gpu) = fermat::gpu::device(0) {
+    ///     let (start, stop) = (gpu.event()?, gpu.event()?);
+    ///     start.record(gpu.stream()).expect("recorded");
+    ///     let _buffer = gpu.alloc::<u32>(1 << 24)?; // something to time: a memset
+    ///     stop.record(gpu.stream()).expect("recorded");
+    ///     println!("{} ms", start.elapsed_ms(&stop).expect("both recorded"));
+    /// }
+    /// # Ok::<(), fermat::gpu::GpuError>(())
+    /// ```
     pub fn event(&self) -> Result<CudaEvent, GpuError> {
         self.ctx
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))

@@ -19,15 +19,20 @@ const BATCH_PLAIN_SHORT: usize = 32;
 /// c of coefficient e of polynomial q at word c·capacity + q·dist + e (dist = len, the
 /// capacity `count · len`), as cuFFT's batched layouts put the signals of a plan.
 ///
-/// ```no_run
-/// use fermat::dsl::{Field, Fp32};
+/// ```
+/// use fermat::dsl::Fp32;
 /// use fermat::poly::{Poly, PolyRing};
-/// use fermat::Backend;
+/// use fermat::{Backend, Error};
 ///
 /// let f = Fp32::new(2013265921)?;
-/// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
+/// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
 /// let polys: Vec<Poly<Fp32>> = (1..=4).map(|i| Poly::from_u64s(&f, &[i, 1])).collect();
-/// let a = ring.to_device_batch(&polys, 2)?;
+/// let a = match ring.to_device_batch(&polys, 2) {
+///     Ok(a) => a,
+///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `mul_batch` on host polynomials
+///     Err(e) => return Err(e),
+/// };
+/// assert_eq!((a.count(), a.len(), a.is_empty()), (4, 2, false));
 /// let c = ring.mul_batch_device(&a, &a)?; // four squares, one launch sequence
 /// assert_eq!(ring.from_device_batch(&c)?[1], Poly::from_u64s(&f, &[4, 4, 1]));
 /// # Ok::<(), fermat::Error>(())
@@ -69,7 +74,20 @@ impl<F: HostField> PolyRing<F> {
     /// Copies polynomials of at most `len` coefficients to the device as one batch.
     ///
     /// Errors: [`Error::BatchLength`] naming the first polynomial longer than `len`,
-    /// [`Error::FieldMismatch`], [`Error::NotOnGpu`].
+    /// [`Error::FieldMismatch`], [`Error::NotOnGpu`]. [`DeviceBatch`] has an example.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::Error;
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let ring = PolyRing::new(&f, fermat::Backend::Auto)?;
+    /// let polys = [Poly::from_u64s(&f, &[1, 2]), Poly::from_u64s(&f, &[1, 2, 3])];
+    /// let err = ring.to_device_batch(&polys, 2).err().unwrap(); // checked before any copy
+    /// assert!(matches!(err, Error::BatchLength { index: 1, len: 3, max: 2 }));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn to_device_batch(&self, polys: &[Poly<F>], len: usize) -> Result<DeviceBatch<F>, Error> {
         for (index, p) in polys.iter().enumerate() {
             self.check_field(p)?;
@@ -100,7 +118,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// Copies a batch back from the device (its values checked), each polynomial
-    /// normalised.
+    /// normalised ([`DeviceBatch`] has an example).
     pub fn from_device_batch(&self, batch: &DeviceBatch<F>) -> Result<Vec<Poly<F>>, Error> {
         let host = self.download(&batch.data, (batch.count * batch.len).max(1))?;
         (0..batch.count)
@@ -119,7 +137,7 @@ impl<F: HostField> PolyRing<F> {
     /// products of the next power of two at or above the product's length.
     ///
     /// Errors: [`Error::BatchOperands`], and those of
-    /// [`product_plan`](Self::product_plan).
+    /// [`product_plan`](Self::product_plan). [`DeviceBatch`] has an example.
     pub fn mul_batch_device(
         &self,
         a: &DeviceBatch<F>,

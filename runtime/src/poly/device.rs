@@ -12,14 +12,20 @@ use cudarc::driver::CudaSlice;
 /// Made and read back by a [`PolyRing`](super::PolyRing) that runs on a GPU; products of
 /// device polynomials stay on the device.
 ///
-/// ```no_run
+/// ```
 /// use fermat::dsl::{Field, Fp32};
 /// use fermat::poly::{Poly, PolyRing};
-/// use fermat::Backend;
+/// use fermat::{Backend, Error};
 ///
 /// let f = Fp32::new(469762049)?;
-/// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
-/// let a = ring.to_device(&Poly::new(&f, vec![f.one(), f.one()]))?; // 1 + x
+/// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
+/// let a = match ring.to_device(&Poly::new(&f, vec![f.one(), f.one()])) { // 1 + x
+///     Ok(a) => a,
+///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: no device memory
+///     Err(e) => return Err(e),
+/// };
+/// assert_eq!((a.len(), a.degree(), a.is_empty()), (2, Some(1), false));
+/// assert!(a.capacity() >= 2 && a.words().len() >= 2);
 /// let c = ring.mul_device(&a, &a)?; // stays on the device
 /// assert_eq!(c.len(), 3);
 /// assert_eq!(ring.from_device(&c)?, Poly::new(&f, vec![f.one(), f.from_u64(2), f.one()]));

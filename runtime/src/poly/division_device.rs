@@ -26,14 +26,18 @@ impl<F: HostField> PolyRing<F> {
     /// Errors: [`Error::ZeroDivisor`] when b is zero, [`Error::NotOnGpu`] on the CPU
     /// backend, and the errors of the products.
     ///
-    /// ```no_run
+    /// ```
     /// use fermat::dsl::Fp32;
     /// use fermat::poly::{Poly, PolyRing};
-    /// use fermat::Backend;
+    /// use fermat::{Backend, Error};
     ///
     /// let f = Fp32::new(469762049)?;
-    /// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
-    /// let a = ring.to_device(&Poly::from_u64s(&f, &[5, 0, 0, 1]))?; // x³ + 5
+    /// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
+    /// let a = match ring.to_device(&Poly::from_u64s(&f, &[5, 0, 0, 1])) { // x³ + 5
+    ///     Ok(a) => a,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `divrem` on host polynomials
+    ///     Err(e) => return Err(e),
+    /// };
     /// let b = ring.to_device(&Poly::from_u64s(&f, &[1, 1]))?; // x + 1
     /// let (q, r) = ring.divrem_device(&a, &b)?;
     /// assert_eq!(ring.from_device(&q)?, Poly::from_u64s(&f, &[1, 469762048, 1]));
@@ -68,6 +72,27 @@ impl<F: HostField> PolyRing<F> {
     ///
     /// Errors: [`Error::Capacity`] when one is too small, and those of
     /// [`divrem_device`](Self::divrem_device).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let b = match ring.to_device(&Poly::from_u64s(&f, &[1, 1])) { // x + 1
+    ///     Ok(b) => b,
+    ///     Err(Error::NotOnGpu) => return Ok(()),
+    ///     Err(e) => return Err(e),
+    /// };
+    /// let (mut q, mut r) = ring.divrem_device(&b, &b)?; // buffers to reuse
+    /// for k in 1..=3u64 {
+    ///     let a = ring.to_device(&Poly::from_u64s(&f, &[k, k]))?; // k·(x + 1)
+    ///     ring.divrem_device_into(&a, &b, &mut q, &mut r)?;
+    ///     assert_eq!(ring.from_device(&q)?, Poly::from_u64s(&f, &[k]));
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn divrem_device_into(
         &self,
         a: &DevicePoly<F>,
@@ -180,14 +205,18 @@ impl<F: HostField> PolyRing<F> {
     /// Errors: [`Error::SeriesNotInvertible`] when f(0) = 0, [`Error::NotOnGpu`] on the
     /// CPU backend, and the errors of the products (n beyond the field's transforms).
     ///
-    /// ```no_run
+    /// ```
     /// use fermat::dsl::{Field, Fp32};
     /// use fermat::poly::{Poly, PolyRing};
-    /// use fermat::Backend;
+    /// use fermat::{Backend, Error};
     ///
     /// let f = Fp32::new(469762049)?;
-    /// let ring = PolyRing::new(&f, Backend::Gpu(0))?;
-    /// let s = ring.to_device(&Poly::from_u64s(&f, &[1, 469762048]))?; // 1 − x
+    /// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
+    /// let s = match ring.to_device(&Poly::from_u64s(&f, &[1, 469762048])) { // 1 − x
+    ///     Ok(s) => s,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `inv_series`
+    ///     Err(e) => return Err(e),
+    /// };
     /// let g = ring.from_device(&ring.inv_series_device(&s, 1 << 16)?)?;
     /// assert!(g.len() == 1 << 16 && g.coeffs().iter().all(|c| *c == f.one()));
     /// # Ok::<(), fermat::Error>(())

@@ -7,7 +7,7 @@ use super::host::{check_same_field, Poly};
 use crate::error::Error;
 use fermat_dsl::field::Field;
 
-/// (g, s, t) of an extended gcd: s·a + t·b = g.
+/// (g, s, t) of an extended gcd: s·a + t·b = g ([`xgcd_euclid`] has an example).
 pub type Bezout<F> = (Poly<F>, Poly<F>, Poly<F>);
 
 /// p divided by its leading coefficient (zero stays zero), and that coefficient's inverse.

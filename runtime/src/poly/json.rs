@@ -27,7 +27,15 @@ use num_bigint::{BigInt, BigUint};
 use serde_json::Value;
 use thiserror::Error;
 
-/// Why a polynomial could not be read.
+/// Why a polynomial could not be read: each names the coefficient and what was allowed.
+///
+/// ```
+/// use fermat::poly::{integers_of_json, PolyIoError};
+///
+/// let err = integers_of_json(r#"["1", "two"]"#).unwrap_err();
+/// assert!(matches!(err, PolyIoError::NotAnInteger { index: 1, .. }), "{err}");
+/// assert!(matches!(integers_of_json("[1, 2"), Err(PolyIoError::Json { line: 1, .. })));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum PolyIoError {

@@ -158,6 +158,26 @@ impl<F: HostField> PolyRing<F> {
     /// [`mul_middle`](Self::mul_middle) of device polynomials, on the device. The result
     /// keeps all `len` coefficients, zeros at the top included (reading it back normalises
     /// it), so that nothing waits for the device to know its degree.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let (a, b) = (Poly::from_u64s(&f, &[1, 2, 3, 4]), Poly::from_u64s(&f, &[5, 6]));
+    /// let da = match ring.to_device(&a) {
+    ///     Ok(a) => a,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `mul_middle`
+    ///     Err(e) => return Err(e),
+    /// };
+    /// let db = ring.to_device(&b)?;
+    /// let middle = ring.mul_middle_device(&da, &db, 1, 3)?;
+    /// assert_eq!(middle.len(), 3);
+    /// assert_eq!(ring.from_device(&middle)?, ring.mul_middle(&a, &b, 1, 3)?);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul_middle_device(
         &self,
         a: &DevicePoly<F>,

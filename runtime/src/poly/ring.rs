@@ -221,7 +221,8 @@ impl<F: HostField> PolyRing<F> {
         &self.crossover
     }
 
-    /// This ring with products plain where `crossover` says.
+    /// This ring with products plain where `crossover` says ([`crossover`](Self::crossover)
+    /// has an example).
     pub fn with_crossover(mut self, crossover: Crossover) -> Self {
         self.crossover = crossover;
         self.crossover_source = "the ring's given crossover";
@@ -339,7 +340,8 @@ impl<F: HostField> PolyRing<F> {
         })
     }
 
-    /// Copies a polynomial back from the device (its values are checked).
+    /// Copies a polynomial back from the device (its values are checked;
+    /// [`DevicePoly`] has an example).
     pub fn from_device(&self, a: &DevicePoly<F>) -> Result<Poly<F>, Error> {
         let host = self.download(&a.data, a.cap)?;
         let coeffs = host[..a.len]
@@ -350,7 +352,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The product a·b of device polynomials, on the device: the work is queued on the
-    /// device's stream and the result stays there.
+    /// device's stream and the result stays there ([`DevicePoly`] has an example).
     pub fn mul_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         let plan = self.product_plan(a.len, b.len)?;
         let mut c = self.zeros(plan.len())?;
@@ -358,7 +360,26 @@ impl<F: HostField> PolyRing<F> {
         Ok(c)
     }
 
-    /// The square a² of a device polynomial, on the device.
+    /// The square a² of a device polynomial, on the device: two transforms instead of
+    /// three.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let a = Poly::from_u64s(&f, &(1..=5000).collect::<Vec<u64>>());
+    /// let on_device = match ring.to_device(&a) {
+    ///     Ok(a) => a,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `sqr`
+    ///     Err(e) => return Err(e),
+    /// };
+    /// let c = ring.sqr_device(&on_device)?;
+    /// assert_eq!(ring.from_device(&c)?, ring.sqr(&a)?);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn sqr_device(&self, a: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         let plan = self.product_plan(a.len, a.len)?;
         let mut c = self.zeros(plan.len())?;
@@ -368,6 +389,31 @@ impl<F: HostField> PolyRing<F> {
 
     /// The product a·b written into `c` (its capacity at least the product's length, its
     /// contents replaced): products without allocating their result.
+    ///
+    /// Errors: [`Error::Capacity`] when `c` has too little room; those of
+    /// [`mul_device`](Self::mul_device).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let a = Poly::from_u64s(&f, &[1, 2, 3]);
+    /// let a = match ring.to_device(&a) {
+    ///     Ok(a) => a,
+    ///     Err(Error::NotOnGpu) => return Ok(()),
+    ///     Err(e) => return Err(e),
+    /// };
+    /// let mut c = ring.poisoned_device(5)?; // room for the product, every word poisoned
+    /// ring.mul_device_into(&a, &a, &mut c)?;
+    /// assert_eq!(ring.from_device(&c)?, Poly::from_u64s(&f, &[1, 4, 10, 12, 9]));
+    /// let mut small = ring.poisoned_device(4)?;
+    /// let err = ring.mul_device_into(&a, &a, &mut small).unwrap_err();
+    /// assert!(matches!(err, Error::Capacity { capacity: 4, len: 5 }));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul_device_into(
         &self,
         a: &DevicePoly<F>,
@@ -388,7 +434,7 @@ impl<F: HostField> PolyRing<F> {
     /// value no element has: a result written into it ([`mul_device_into`]) whose kernels
     /// miss a coefficient fails to read back.
     ///
-    /// [`mul_device_into`]: Self::mul_device_into
+    /// [`mul_device_into`]: Self::mul_device_into (an example is there)
     pub fn poisoned_device(&self, capacity: usize) -> Result<DevicePoly<F>, Error> {
         let device = self.device()?;
         let cap = capacity.max(1);
@@ -424,7 +470,17 @@ impl<F: HostField> PolyRing<F> {
         })
     }
 
-    /// Waits for the work queued on the device.
+    /// Waits for the work queued on the device. A ring on the CPU has none
+    /// ([`Error::NotOnGpu`]).
+    ///
+    /// ```
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = PolyRing::new(&fermat::dsl::Fp32::new(469762049)?, Backend::Cpu)?;
+    /// assert!(matches!(ring.synchronize(), Err(Error::NotOnGpu)));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<(), Error> {
         self.device()?.stream().synchronize().map_err(|source| {
             Error::Gpu(GpuError::Driver {
