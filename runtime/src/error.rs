@@ -120,6 +120,22 @@ pub enum Error {
         /// Polynomials of the second.
         b: usize,
     },
+    /// A batch layout that does not fit its buffer or its batch.
+    #[error("{what}: {count} polynomials of {len} coefficients at stride {stride} and distance {dist}: {fault}")]
+    BatchLayout {
+        /// Which buffer.
+        what: &'static str,
+        /// Its layout's polynomials.
+        count: usize,
+        /// Its layout's coefficients per polynomial.
+        len: usize,
+        /// Its layout's stride.
+        stride: usize,
+        /// Its layout's distance.
+        dist: usize,
+        /// What is wrong.
+        fault: crate::poly::LayoutFault,
+    },
     /// A polynomial longer than the batch it is put in.
     #[error("polynomial {index} of the batch has {len} coefficients; the batch holds at most {max} per polynomial")]
     BatchLength {
@@ -163,6 +179,14 @@ pub enum Error {
         bits: u64,
         /// How many such primes there are.
         found: usize,
+    },
+    /// More primes than the GPU's recombination takes (its digits live in registers).
+    #[error("the GPU recombines residues modulo at most {max} primes; this set has {primes} (run the transform on the CPU, or take fewer bits)")]
+    CrtGpuPrimes {
+        /// The primes of the set.
+        primes: usize,
+        /// The most the recombination kernel takes.
+        max: usize,
     },
     /// The input of a CRT transform does not fit its plan.
     #[error("the CRT transform takes {n} integers of at most {max_limbs} words (below 2^{}); the input has {len} integers of {limbs} words", 64 * max_limbs)]

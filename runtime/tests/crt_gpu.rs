@@ -3,7 +3,7 @@
 //! Z[x] and (Z/mZ)[x]. Without a driver or a device the test skips, saying why
 //! (`FERMAT_REQUIRE_GPU=1` makes that a failure).
 
-use fermat::crt::{IntPolyRing, ModPolyRing};
+use fermat::crt::{IntPolyRing, Integers, ModPolyRing};
 use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
 use fermat::{Backend, Error};
 use rand::{Rng, SeedableRng};
@@ -116,5 +116,54 @@ fn crt_transforms_on_the_gpu_equal_the_cpu_s() {
         let mut narrow = gpu.upload(&x).unwrap();
         let err = gpu.recombine_device(&spectra, &mut narrow).unwrap_err();
         assert!(matches!(err, Error::CrtOutput { .. }), "{err}");
+    }
+}
+
+/// Products whose operands and result stay on the device: equal to the host's, for signed
+/// and unsigned operands, trailing zeros kept; the CPU ring refuses device integers.
+#[test]
+fn device_resident_integer_products_equal_the_host_s() {
+    let cpu = IntPolyRing::new(Backend::Cpu).unwrap();
+    let x = Integers::from_bigints(&[BigInt::from(3)]);
+    assert!(matches!(cpu.upload(&x), Err(Error::NotOnGpu)));
+    let Some(gpu) = gpu_ring() else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    for (la, lb, ba, bb, signed) in [
+        (1, 1, 5, 5, false),
+        (5, 300, 64, 1, true),
+        (1 << 12, 1 << 12, 1000, 1000, true),
+        (1 << 12, 1 << 11, 64, 64, false),
+    ] {
+        let draw = |rng: &mut ChaCha8Rng, len: usize, bits: u64| -> Vec<BigInt> {
+            (0..len)
+                .map(|_| {
+                    let v = signed_random(rng, bits);
+                    if signed {
+                        v
+                    } else {
+                        BigInt::from(v.magnitude().clone())
+                    }
+                })
+                .collect()
+        };
+        let a = draw(&mut rng, la, ba);
+        let b = draw(&mut rng, lb, bb);
+        let (da, db) = (
+            gpu.upload(&Integers::from_bigints(&a)).unwrap(),
+            gpu.upload(&Integers::from_bigints(&b)).unwrap(),
+        );
+        let dc = gpu.mul_device(&da, &db).unwrap();
+        assert_eq!(dc.len(), la + lb - 1, "{la} × {lb}");
+        let mut got = gpu.download(&dc).unwrap().to_bigints();
+        while got.last().is_some_and(|c| *c == BigInt::from(0)) {
+            got.pop();
+        }
+        assert_eq!(
+            got,
+            cpu.mul(&a, &b).unwrap(),
+            "{la} × {lb}, {ba} × {bb} bits"
+        );
     }
 }

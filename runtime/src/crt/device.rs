@@ -255,13 +255,29 @@ impl CrtKernels {
         signed: bool,
     ) -> Result<Integers, Error> {
         let tables = self.tables(set, a.limbs().max(b.limbs()))?;
-        let residues = |x: &Integers| -> Result<Vec<DevicePoly<Fp64>>, Error> {
-            let x = self.upload(x)?;
-            (0..set.len())
+        let (a, b) = (self.upload(a)?, self.upload(b)?);
+        let c = self.mul_device(&tables, rings, (&a, &b), len, signed)?;
+        self.download(&c)
+    }
+
+    /// [`mul`](Self::mul) of integers on the device, by the tables of their prime set
+    /// (made for operands of at least their words): the result stays there.
+    pub(crate) fn mul_device(
+        &self,
+        tables: &DeviceTables,
+        rings: &[Arc<PolyRing<Fp64>>],
+        (a, b): (&DeviceIntegers, &DeviceIntegers),
+        len: usize,
+        signed: bool,
+    ) -> Result<DeviceIntegers, Error> {
+        debug_assert_eq!(rings.len(), tables.primes);
+        debug_assert!(a.limbs.max(b.limbs) <= tables.limbs);
+        let residues = |x: &DeviceIntegers| -> Result<Vec<DevicePoly<Fp64>>, Error> {
+            (0..tables.primes)
                 .map(|i| {
                     let mut data: CudaSlice<u64> = self.device.alloc_unset(x.len)?;
                     let mut dst = data.slice_mut(..);
-                    self.project_into(&tables, &x, (i, 1), &mut dst, (x.len, x.len))?;
+                    self.project_into(tables, x, (i, 1), &mut dst, (x.len, x.len))?;
                     Ok(DevicePoly {
                         data,
                         len: x.len,
@@ -278,7 +294,7 @@ impl CrtKernels {
             .map(|((x, y), ring)| ring.mul_device(x, y))
             .collect::<Result<Vec<_>, _>>()?;
         // The products side by side, as rows of one buffer.
-        let mut rows: CudaSlice<u64> = self.device.alloc(set.len() * len.max(1))?;
+        let mut rows: CudaSlice<u64> = self.device.alloc(tables.primes * len.max(1))?;
         for (i, ci) in c.iter().enumerate() {
             let take = ci.len.min(len);
             if take > 0 {
@@ -291,14 +307,31 @@ impl CrtKernels {
                     .map_err(driver("cuMemcpyDtoD"))?;
             }
         }
-        let mut out = self.alloc_integers(&tables, len, signed)?;
-        self.recombine_into(&tables, &rows.slice(..), len, &mut out)?;
-        self.download(&out)
+        let mut out = self.alloc_integers(tables, len, signed)?;
+        self.recombine_into(tables, &rows.slice(..), len, &mut out)?;
+        Ok(out)
     }
 }
 
 /// Integers on the device, word-major: word w of integer j at `words[w·len + j]`, and
-/// one sign word per integer (nonzero: negative).
+/// one sign word per integer (nonzero: negative). Made by [`CrtDft::upload`] and
+/// [`CrtDft::alloc_output`] (an example is there).
+///
+/// ```
+/// use fermat::crt::{CrtDft, Integers, PrimeSet, Width};
+/// use fermat::num_bigint::BigInt;
+///
+/// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 8, 200)?, 4, 2, fermat::Backend::Auto)?;
+/// let x = Integers::from_bigints(&[1, -2, 3, -4].map(BigInt::from));
+/// if let Ok(on_device) = dft.upload(&x) {
+///     assert_eq!((on_device.len(), on_device.limbs(), on_device.is_empty()), (4, 2, false));
+///     assert_eq!(dft.download(&on_device)?.to_bigints(), x.to_bigints());
+/// }
+/// # Ok::<(), fermat::Error>(())
+/// ```
+///
+/// [`CrtDft::upload`]: super::CrtDft::upload
+/// [`CrtDft::alloc_output`]: super::CrtDft::alloc_output
 pub struct DeviceIntegers {
     words: CudaSlice<u64>,
     signs: CudaSlice<u32>,
@@ -321,6 +354,12 @@ impl DeviceIntegers {
     /// 64-bit words per integer.
     pub fn limbs(&self) -> usize {
         self.limbs
+    }
+
+    /// Whether the integers carry signs (some were negative when they went up, or they
+    /// are a signed product); unsigned ones need one bit less of primes.
+    pub fn is_signed(&self) -> bool {
+        self.signed
     }
 }
 

@@ -63,8 +63,8 @@ impl CrtDft {
     /// `backend` (with [`Backend::Auto`] and no GPU, the CPU).
     ///
     /// Errors: those of the word-prime plans ([`FftPlan::new`]: a length no prime's
-    /// 2-adicity allows, a GPU that fails); [`Error::CrtPrimes`] on a GPU for more primes
-    /// than its recombination takes (128).
+    /// 2-adicity allows, a GPU that fails); [`Error::CrtGpuPrimes`] on a GPU for more
+    /// primes than its recombination takes (128).
     pub fn new(primes: PrimeSet, n: u64, limbs: usize, backend: Backend) -> Result<CrtDft, Error> {
         let options = FftOptions {
             backend,
@@ -80,14 +80,7 @@ impl CrtDft {
         let limbs = limbs.max(1);
         let gpu = match plans.first().map(FftPlan::device) {
             Some(Ok(device)) => {
-                if primes.len() as u64 > MAX_PRIMES {
-                    return Err(Error::CrtPrimes {
-                        width: primes.width().bits(),
-                        adicity: primes.adicity(),
-                        bits: primes.product().bits(),
-                        found: MAX_PRIMES as usize,
-                    });
-                }
+                check_gpu_primes(&primes)?;
                 let kernels = Arc::new(CrtKernels::compile(device.clone())?);
                 let tables = kernels.tables(&primes, limbs)?;
                 Some(Gpu { kernels, tables })
@@ -103,12 +96,12 @@ impl CrtDft {
         })
     }
 
-    /// The primes.
+    /// The primes ([`CrtDft`] has an example).
     pub fn primes(&self) -> &PrimeSet {
         &self.primes
     }
 
-    /// The transform's length.
+    /// The transform's length ([`CrtDft`] has an example).
     pub fn n(&self) -> u64 {
         self.n
     }
@@ -124,6 +117,15 @@ impl CrtDft {
     }
 
     /// The word-prime transform modulo p_i.
+    ///
+    /// ```
+    /// use fermat::crt::{CrtDft, PrimeSet, Width};
+    ///
+    /// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 10, 200)?, 1024, 4, fermat::Backend::Cpu)?;
+    /// assert_eq!((dft.n(), dft.limbs(), dft.on_gpu()), (1024, 4, false));
+    /// assert_eq!(dft.plan(0).field().p(), dft.primes().primes()[0]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn plan(&self, i: usize) -> &FftPlan<Fp64> {
         &self.plans[i]
     }
@@ -172,6 +174,21 @@ impl CrtDft {
     /// modulo p_i, computed on the transform's backend.
     ///
     /// Errors: as [`forward`](Self::forward).
+    ///
+    /// ```
+    /// use fermat::crt::{CrtDft, Integers, PrimeSet, Width};
+    /// use fermat::num_bigint::BigUint;
+    /// use fermat::Backend;
+    ///
+    /// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 10, 200)?, 8, 4, Backend::Cpu)?;
+    /// let x = Integers::from_biguints(&vec![BigUint::from(5u32); 8]);
+    /// let rows = dft.spectra(&x)?;
+    /// assert_eq!(rows.len(), dft.primes().len());
+    /// for row in rows {
+    ///     assert_eq!(row, [40, 0, 0, 0, 0, 0, 0, 0]); // 8 × 5 at ω^0, nothing elsewhere
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn spectra(&self, x: &Integers) -> Result<Vec<Vec<u64>>, Error> {
         self.check(x.len(), x.limbs())?;
         match &self.gpu {
@@ -206,23 +223,50 @@ impl CrtDft {
     }
 
     /// Copies n integers to the device (see [`forward`](Self::forward) for the errors).
+    ///
+    /// The steps of [`forward`](Self::forward) one by one, on data that stays on the
+    /// device; on a transform that runs on the CPU they are refused with
+    /// [`Error::NotOnGpu`]:
+    ///
+    /// ```
+    /// use fermat::crt::{CrtDft, Integers, PrimeSet, Width};
+    /// use fermat::num_bigint::BigUint;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 12, 400)?, 1 << 12, 6, Backend::Auto)?;
+    /// let x = Integers::from_biguints(&vec![BigUint::from(3u32) << 300u32; 1 << 12]);
+    /// match dft.upload(&x) {
+    ///     Ok(on_device) => {
+    ///         let (mut residues, mut spectra) = (dft.alloc_residues()?, dft.alloc_residues()?);
+    ///         let mut y = dft.alloc_output()?;
+    ///         dft.project_device(&on_device, &mut residues)?; // one launch, every prime
+    ///         dft.transform_device(&residues, &mut spectra)?; // s transforms
+    ///         dft.recombine_device(&spectra, &mut y)?; // one launch
+    ///         assert_eq!(dft.download(&y)?, dft.forward(&x)?);
+    ///     }
+    ///     Err(Error::NotOnGpu) => assert!(!dft.on_gpu()),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn upload(&self, x: &Integers) -> Result<DeviceIntegers, Error> {
         self.check(x.len(), x.limbs())?;
         self.gpu()?.kernels.upload(x)
     }
 
-    /// Copies integers back from the device.
+    /// Copies integers back from the device ([`upload`](Self::upload) has an example).
     pub fn download(&self, x: &DeviceIntegers) -> Result<Integers, Error> {
         self.gpu()?.kernels.download(x)
     }
 
-    /// Room for the s residue rows of n words each, in one buffer.
+    /// Room for the s residue rows of n words each, in one buffer ([`upload`](Self::upload)
+    /// has an example).
     pub fn alloc_residues(&self) -> Result<CudaSlice<u64>, Error> {
         let device = self.gpu()?.kernels.device();
         Ok(device.alloc_unset(self.primes.len() * self.n as usize)?)
     }
 
-    /// Room for the n recombined integers.
+    /// Room for the n recombined integers ([`upload`](Self::upload) has an example).
     pub fn alloc_output(&self) -> Result<DeviceIntegers, Error> {
         let gpu = self.gpu()?;
         gpu.kernels
@@ -242,7 +286,7 @@ impl CrtDft {
     }
 
     /// Queues the projection of `x` onto the primes into `residues` (row i modulo p_i):
-    /// one launch.
+    /// one launch ([`upload`](Self::upload) has an example).
     pub fn project_device(
         &self,
         x: &DeviceIntegers,
@@ -257,7 +301,8 @@ impl CrtDft {
             .project_into(&gpu.tables, x, (0, self.primes.len()), &mut dst, (n, n))
     }
 
-    /// Queues the s word-prime DFTs of the rows of `residues` into `spectra`.
+    /// Queues the s word-prime DFTs of the rows of `residues` into `spectra`
+    /// ([`upload`](Self::upload) has an example).
     pub fn transform_device(
         &self,
         residues: &CudaSlice<u64>,
@@ -280,7 +325,8 @@ impl CrtDft {
         Ok(())
     }
 
-    /// Queues the recombination of the rows of `spectra` into `out` (integers in [0, P)).
+    /// Queues the recombination of the rows of `spectra` into `out` (integers in [0, P);
+    /// [`upload`](Self::upload) has an example).
     pub fn recombine_device(
         &self,
         spectra: &CudaSlice<u64>,
@@ -309,5 +355,36 @@ impl std::fmt::Debug for CrtDft {
             .field("limbs", &self.limbs)
             .field("gpu", &self.gpu.is_some())
             .finish()
+    }
+}
+
+/// The GPU's recombination keeps one digit per prime in registers: at most `MAX_PRIMES`.
+fn check_gpu_primes(primes: &PrimeSet) -> Result<(), Error> {
+    if primes.len() as u64 > MAX_PRIMES {
+        return Err(Error::CrtGpuPrimes {
+            primes: primes.len(),
+            max: MAX_PRIMES as usize,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crt::Width;
+
+    #[test]
+    fn the_gpu_takes_at_most_max_primes() {
+        let most = PrimeSet::for_bits(Width::Bits62, 8, 127 * 61).unwrap();
+        assert!(most.len() as u64 <= MAX_PRIMES);
+        assert!(check_gpu_primes(&most).is_ok());
+        let more = PrimeSet::for_bits(Width::Bits62, 8, 130 * 61).unwrap();
+        let err = check_gpu_primes(&more).unwrap_err();
+        assert!(
+            matches!(err, Error::CrtGpuPrimes { primes, max: 128 } if primes == more.len()),
+            "{err}"
+        );
+        assert!(err.to_string().contains("at most 128 primes"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 //! products of [`PolyRing`], and recombine the residues (§7 of the 2017 paper, "the CRT
 //! alternative"; FLINT's `fmpz_poly_mul` takes the same route on the CPU).
 
-use super::device::CrtKernels;
+use super::device::{CrtKernels, DeviceIntegers, DeviceTables};
 use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
 use crate::fft::Backend;
@@ -22,6 +22,9 @@ use std::sync::{Arc, Mutex};
 /// length up to 2^FAMILY_ADICITY, so that the rings (and on the GPU their compiled
 /// kernels) are shared between lengths.
 const FAMILY_ADICITY: u32 = 20;
+
+/// The device tables of a prime set (width, adicity, primes) for operands of some words.
+type TablesKey = (Width, u32, usize, usize);
 
 /// How a product of integer polynomials is computed: the primes and why.
 ///
@@ -59,7 +62,19 @@ impl std::fmt::Display for CrtPlan {
     }
 }
 
-/// A word-prime field the CRT route multiplies over.
+/// A word-prime field the CRT route multiplies over: residues in and out as `u64`.
+///
+/// ```
+/// use fermat::crt::CrtField;
+/// use fermat::dsl::{Fp32, Fp64};
+///
+/// let f = Fp32::of_prime(2013265921)?;
+/// assert_eq!(f.residue(&f.of_residue(2013265922)), 1); // reduced modulo p
+/// assert!(Fp32::of_prime(1 << 40).is_err()); // not a 32-bit prime
+/// let g = Fp64::of_prime(0xffff_ffff_0000_0001)?;
+/// assert_eq!(g.residue(&g.of_residue(5)), 5);
+/// # Ok::<(), fermat::Error>(())
+/// ```
 pub trait CrtField: HostField {
     /// The field of the prime p.
     fn of_prime(p: u64) -> Result<Self, Error>;
@@ -109,6 +124,24 @@ impl<F: CrtField> Rings<F> {
         let ring = Arc::new(PolyRing::new(&F::of_prime(p)?, self.backend)?);
         rings.insert(p, ring.clone());
         Ok(ring)
+    }
+
+    /// The rings of the primes of `set`, each ready for products of `lens` coefficients:
+    /// their transforms built in parallel.
+    fn prepared(
+        &self,
+        set: &PrimeSet,
+        lens: (usize, usize),
+    ) -> Result<Vec<Arc<PolyRing<F>>>, Error> {
+        let rings = set
+            .primes()
+            .iter()
+            .map(|&p| self.get(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        rings
+            .par_iter()
+            .try_for_each(|ring| ring.prepare(lens.0, lens.1))?;
+        Ok(rings)
     }
 
     /// Row i of the result: the product of rows i of `a` and `b` modulo p_i, `len`
@@ -165,6 +198,8 @@ pub struct IntPolyRing {
     device: Option<Arc<crate::gpu::Device>>,
     running: crate::Running,
     kernels: Mutex<Option<Arc<CrtKernels>>>,
+    /// The device tables of each prime set and operand width.
+    tables: Mutex<HashMap<TablesKey, Arc<DeviceTables>>>,
     narrow: Rings<Fp32>,
     wide: Rings<Fp64>,
     sets: Mutex<HashMap<(Width, u32, u64), Arc<PrimeSet>>>,
@@ -188,6 +223,7 @@ impl IntPolyRing {
             device,
             running: probe.running().clone(),
             kernels: Mutex::new(None),
+            tables: Mutex::new(HashMap::new()),
             narrow: Rings {
                 backend,
                 rings: Mutex::new(HashMap::new()),
@@ -201,17 +237,29 @@ impl IntPolyRing {
     }
 
     /// The ring with primes of another width.
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Width};
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Cpu)?.with_width(Width::Bits31);
+    /// assert_eq!(ring.width(), Width::Bits31);
+    /// println!("{}", ring.running()); // CPU (… threads)
+    /// let c = ring.mul(&[BigInt::from(1) << 100u32], &[BigInt::from(-3)])?;
+    /// assert_eq!(c, [-(BigInt::from(3) << 100u32)]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn with_width(mut self, width: Width) -> IntPolyRing {
         self.width = width;
         self
     }
 
-    /// Where the products run.
+    /// Where the products run ([`with_width`](Self::with_width) has an example).
     pub fn running(&self) -> &crate::Running {
         &self.running
     }
 
-    /// The primes' width.
+    /// The primes' width ([`with_width`](Self::with_width) has an example).
     pub fn width(&self) -> Width {
         self.width
     }
@@ -228,6 +276,16 @@ impl IntPolyRing {
         bits_a: u64,
         bits_b: u64,
     ) -> Result<CrtPlan, Error> {
+        self.plan_of_width(self.width, (len_a, len_b), (bits_a, bits_b))
+    }
+
+    /// [`plan`](Self::plan) with primes of `width`.
+    fn plan_of_width(
+        &self,
+        width: Width,
+        (len_a, len_b): (usize, usize),
+        (bits_a, bits_b): (u64, u64),
+    ) -> Result<CrtPlan, Error> {
         let len = (len_a + len_b).saturating_sub(1);
         // |c_k| ≤ min(len a, len b)·max|a_i|·max|b_j|, and the sign needs one bit more.
         let terms = len_a.min(len_b).max(1) as u64;
@@ -236,12 +294,12 @@ impl IntPolyRing {
             .next_power_of_two()
             .trailing_zeros()
             .max(FAMILY_ADICITY);
-        let key = (self.width, adicity, bits);
+        let key = (width, adicity, bits);
         let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
         let primes = match sets.get(&key) {
             Some(s) => s.clone(),
             None => {
-                let s = Arc::new(PrimeSet::for_bits(self.width, adicity, bits)?);
+                let s = Arc::new(PrimeSet::for_bits(width, adicity, bits)?);
                 sets.insert(key, s.clone());
                 s
             }
@@ -266,6 +324,19 @@ impl IntPolyRing {
 
     /// The product of `a` and `b` as [`Integers`], `signed` or (both operands nonnegative)
     /// not: unsigned products need no sign bit.
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Integers};
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Cpu)?;
+    /// // (1 + 2^64 x)^2 with words in, words out: 1 + 2^65 x + 2^128 x^2.
+    /// let a = Integers::from_words(2, vec![1, 0, 0, 1])?;
+    /// let c = ring.mul_integers(&a, &a, false)?;
+    /// assert_eq!(c.len(), 3);
+    /// assert_eq!(&c.magnitude(1)[..2], [0, 2]);
+    /// assert_eq!(&c.magnitude(2)[..3], [0, 0, 1]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul_integers(
         &self,
         a: &Integers,
@@ -304,11 +375,7 @@ impl IntPolyRing {
         let set = &plan.primes;
         if let Some(device) = &self.device {
             if set.width() == Width::Bits62 && set.len() as u64 <= MAX_PRIMES {
-                let rings = set
-                    .primes()
-                    .iter()
-                    .map(|&p| self.wide.get(p))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let rings = self.wide.prepared(set, (a.len(), b.len()))?;
                 let kernels = self.kernels(device)?;
                 return kernels.mul(set, &rings, (a, b), plan.len, signed);
             }
@@ -322,6 +389,123 @@ impl IntPolyRing {
             Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel)?,
         };
         Ok(recombine(set, &rc, signed))
+    }
+}
+
+/// Products whose operands and result stay on the device.
+impl IntPolyRing {
+    fn gpu(&self) -> Result<(&Arc<crate::gpu::Device>, Arc<CrtKernels>), Error> {
+        let device = self.device.as_ref().ok_or(Error::NotOnGpu)?;
+        Ok((device, self.kernels(device)?))
+    }
+
+    /// Copies integers to the device, word-major, for [`mul_device`](Self::mul_device);
+    /// a ring on the CPU refuses with [`Error::NotOnGpu`].
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Integers};
+    /// use fermat::num_bigint::BigInt;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = IntPolyRing::new(Backend::Auto)?; // the GPU if there is one
+    /// let a = Integers::from_bigints(&[BigInt::from(-1), BigInt::from(1) << 200u32]);
+    /// let on_device = match ring.upload(&a) {
+    ///     Ok(x) => x,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `mul_integers`
+    ///     Err(e) => return Err(e),
+    /// };
+    /// let c = ring.mul_device(&on_device, &on_device)?; // (2^200·x − 1)²
+    /// let c = ring.download(&c)?.to_bigints();
+    /// assert_eq!(c, [BigInt::from(1), -(BigInt::from(1) << 201u32), BigInt::from(1) << 400u32]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn upload(&self, x: &Integers) -> Result<DeviceIntegers, Error> {
+        self.gpu()?.1.upload(x)
+    }
+
+    /// Copies integers back from the device ([`upload`](Self::upload) has an example).
+    pub fn download(&self, x: &DeviceIntegers) -> Result<Integers, Error> {
+        self.gpu()?.1.download(x)
+    }
+
+    /// The product of two polynomials whose coefficients are on the device, queued there
+    /// and left there: len a + len b − 1 coefficients, trailing zeros included (nothing
+    /// waits for the device to normalise). The primes are chosen for coefficients of
+    /// 64·[`limbs`](DeviceIntegers::limbs) bits, the most the operands' words hold; the
+    /// device's kernels take 62-bit primes whatever the ring's [`width`](Self::width).
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU; [`Error::CrtPrimes`] and
+    /// [`Error::CrtGpuPrimes`] when the coefficients need more primes than there are or
+    /// than the recombination takes; the errors of the word-prime products. An example
+    /// is at [`upload`](Self::upload).
+    pub fn mul_device(
+        &self,
+        a: &DeviceIntegers,
+        b: &DeviceIntegers,
+    ) -> Result<DeviceIntegers, Error> {
+        let (_, kernels) = self.gpu()?;
+        let limbs = a.limbs().max(b.limbs());
+        let signed = a.is_signed() || b.is_signed();
+        let plan = self.device_plan(a, b)?;
+        let set = &plan.primes;
+        if a.is_empty() || b.is_empty() {
+            let tables = self.device_tables(&kernels, set, limbs)?;
+            return kernels.alloc_integers(&tables, 0, signed);
+        }
+        let rings = self.wide.prepared(set, (a.len(), b.len()))?;
+        let tables = self.device_tables(&kernels, set, limbs)?;
+        kernels.mul_device(&tables, &rings, (a, b), plan.len, signed)
+    }
+
+    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b`: 62-bit primes for
+    /// coefficients of as many bits as their words hold.
+    ///
+    /// Errors: [`Error::CrtPrimes`], and [`Error::CrtGpuPrimes`] for more primes than the
+    /// device's recombination takes.
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Integers};
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Auto)?;
+    /// let x = Integers::from_bigints(&vec![BigInt::from(1) << 999u32; 1 << 16]);
+    /// if let Ok(x) = ring.upload(&x) {
+    ///     let plan = ring.device_plan(&x, &x)?;
+    ///     assert_eq!(plan.primes.len(), 34); // 2 · 1024 bits and 16 for the 2^16 terms
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn device_plan(&self, a: &DeviceIntegers, b: &DeviceIntegers) -> Result<CrtPlan, Error> {
+        let bits = |x: &DeviceIntegers| 64 * x.limbs() as u64;
+        let lens = (a.len(), b.len());
+        let mut plan = self.plan_of_width(Width::Bits62, lens, (bits(a), bits(b)))?;
+        if !(a.is_signed() || b.is_signed()) {
+            plan.bits -= 1;
+        }
+        if plan.primes.len() as u64 > MAX_PRIMES {
+            return Err(Error::CrtGpuPrimes {
+                primes: plan.primes.len(),
+                max: MAX_PRIMES as usize,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// The device tables of `set` for operands of `limbs` words, made on first use.
+    fn device_tables(
+        &self,
+        kernels: &CrtKernels,
+        set: &PrimeSet,
+        limbs: usize,
+    ) -> Result<Arc<DeviceTables>, Error> {
+        let key = (set.width(), set.adicity(), set.len(), limbs);
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tables.get(&key) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(kernels.tables(set, limbs)?);
+        tables.insert(key, t.clone());
+        Ok(t)
     }
 }
 

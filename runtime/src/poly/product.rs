@@ -17,7 +17,19 @@ use crate::error::Error;
 use crate::host::HostField;
 use fermat_codegen::poly::{fold, overlap_add, recombine, ProductPass};
 
-/// How a product is computed.
+/// How a product is computed: the choice a [`ProductPlan`] makes.
+///
+/// ```
+/// use fermat::poly::{Algorithm, Crossover, ProductPlan};
+///
+/// let cpu = |a, b| ProductPlan::new(a, b, 27, false).map(|p| p.algorithm);
+/// assert_eq!(cpu(0, 100)?, Algorithm::Zero);
+/// assert_eq!(cpu(8, 8)?, Algorithm::Schoolbook);
+/// assert_eq!(cpu(1000, 1000)?, Algorithm::Cyclic { n: 2048 });
+/// // 2^16 × 2^6: blocks of the longer operand, each with the shorter, in one batch.
+/// assert!(matches!(cpu(1 << 16, 64)?, Algorithm::Blocks { count, .. } if count > 1));
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Algorithm {
     /// One operand is zero: so is the product.
@@ -112,6 +124,15 @@ pub const RATIOS: usize = 8;
 impl Crossover {
     /// The CPU's default: the schoolbook product while it takes at most about 2^10
     /// coefficient products, or a factor has at most 8 coefficients.
+    ///
+    /// ```
+    /// use fermat::poly::{Crossover, CPU_CRT_FROM};
+    ///
+    /// let c = Crossover::cpu();
+    /// assert!(c.is_plain(32, 32) && !c.is_plain(33, 33));
+    /// assert!(c.is_plain(8, 1 << 20)); // a factor of at most 8 coefficients
+    /// assert_eq!(c.crt_from, Some(CPU_CRT_FROM));
+    /// ```
     pub fn cpu() -> Crossover {
         Crossover {
             max_short: [32, 22, 16, 11, 8, 8, 8, 8],
@@ -146,6 +167,14 @@ impl Crossover {
     }
 
     /// The ratio class of a product: ⌊log2(long/short)⌋, at most `RATIOS − 1`.
+    ///
+    /// ```
+    /// use fermat::poly::Crossover;
+    ///
+    /// assert_eq!(Crossover::ratio(1000, 1000), 0);
+    /// assert_eq!(Crossover::ratio(64, 1 << 10), 4);
+    /// assert_eq!(Crossover::ratio(1 << 20, 2), 7); // 128 or more times longer
+    /// ```
     pub fn ratio(len_a: usize, len_b: usize) -> usize {
         let (short, long) = (len_a.min(len_b).max(1), len_a.max(len_b).max(1));
         ((long / short).ilog2() as usize).min(RATIOS - 1)
@@ -237,6 +266,14 @@ impl ProductPlan {
     }
 
     /// The sizes of the cyclic products, largest first.
+    ///
+    /// ```
+    /// use fermat::poly::ProductPlan;
+    ///
+    /// assert_eq!(ProductPlan::new(65537, 65537, 26, true)?.transform_sizes(), [1 << 17, 1 << 12]);
+    /// assert!(ProductPlan::new(4, 4, 26, false)?.transform_sizes().is_empty()); // schoolbook
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn transform_sizes(&self) -> Vec<u64> {
         match self.algorithm {
             Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain => Vec::new(),
@@ -337,6 +374,23 @@ pub(crate) trait Cyclic<F: HostField> {
 
     /// The fold and recombination tables of a split product of n + m points.
     fn split_tables(&self, n: u64, m: u64) -> Result<std::sync::Arc<SplitTables<F>>, Error>;
+}
+
+impl<F: HostField> super::PolyRing<F> {
+    /// Builds (on a GPU: compiles) the transforms and passes a product of `len_a` by
+    /// `len_b` coefficients runs, ahead of it, so that the rings of many primes compile
+    /// in parallel (NVRTC runs on the host) rather than one by one in their first
+    /// products.
+    pub(crate) fn prepare(&self, len_a: usize, len_b: usize) -> Result<(), Error> {
+        let plan = self.product_plan(len_a, len_b)?;
+        for n in plan.transform_sizes() {
+            self.convolution(n)?;
+        }
+        if self.device().is_ok() && !plan.is_empty() {
+            self.passes()?;
+        }
+        Ok(())
+    }
 }
 
 /// The fold and recombination tables of a split product, kept by the ring: computing them
