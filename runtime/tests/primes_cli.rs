@@ -76,3 +76,29 @@ fn the_search_finds_sparse_radices() {
     assert_eq!(code, 2);
     assert!(err.contains("k = 3"), "{err}");
 }
+
+/// `fermat primes | head -1`: the reader goes away before fermat writes, and fermat ends
+/// as Unix filters do (by SIGPIPE, or with status 0), never with a panic.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fermat"))
+        .arg("primes")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take()); // the reader closes its end before the first write
+    let out = child.wait_with_output().expect("fermat ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            out.status.signal() == Some(libc::SIGPIPE) || out.status.success(),
+            "{:?}: {err}",
+            out.status
+        );
+    }
+}

@@ -4,7 +4,7 @@
 //! products) are only parsed here (a unit test of the binary parses every line) and are
 //! run as a whole by `FERMAT_README_ALL=1`.
 
-use fermat_tests::{run_with, Setting};
+use fermat_tests::{readme_commands, run_with, Setting};
 use std::time::{Duration, Instant};
 
 /// Subcommand lines that take more than a few seconds on two cores.
@@ -14,23 +14,6 @@ const LONG: [&str; 4] = [
     "mul --field 469762049",
     "fft --field P3 --n 65536",
 ];
-
-fn readme_commands() -> Vec<Vec<String>> {
-    const PREFIX: &str = "cargo run --release -p fermat -- ";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.strip_prefix(PREFIX))
-        .map(|rest| {
-            let words = shlex::split(rest).expect("README commands are shell words");
-            words
-                .into_iter()
-                .take_while(|w| !w.starts_with('#'))
-                .collect()
-        })
-        .collect()
-}
 
 #[test]
 fn readme_commands_run_from_an_empty_directory() {

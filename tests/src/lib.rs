@@ -257,6 +257,24 @@ pub fn load_poly(name: &str) -> PolyVectorFile {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
 }
 
+/// The arguments of every `cargo run --release -p fermat -- …` line of the README, split
+/// as a shell splits them; a `#` comment ends a command. The binary's unit tests parse each
+/// of them and `runtime/tests/readme_cli.rs` runs them.
+pub fn readme_commands() -> Vec<Vec<String>> {
+    const PREFIX: &str = "cargo run --release -p fermat -- ";
+    include_str!("../../README.md")
+        .lines()
+        .filter_map(|line| line.strip_prefix(PREFIX))
+        .map(|rest| {
+            let words = shlex::split(rest).expect("README commands are shell words");
+            words
+                .into_iter()
+                .take_while(|w| !w.starts_with('#'))
+                .collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

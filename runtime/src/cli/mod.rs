@@ -5,6 +5,7 @@ mod bench;
 mod bench_crt;
 mod bench_div;
 mod bench_poly;
+mod bench_ring;
 mod derive;
 mod div;
 mod fft;
@@ -80,26 +81,9 @@ mod tests {
     use super::Cli;
     use clap::Parser;
 
-    /// The arguments of every `cargo run --release -p fermat -- …` line of the README.
-    fn readme_commands() -> Vec<Vec<String>> {
-        const PREFIX: &str = "cargo run --release -p fermat -- ";
-        include_str!("../../../README.md")
-            .lines()
-            .filter_map(|line| line.strip_prefix(PREFIX))
-            .map(|rest| {
-                let words = shlex::split(rest).expect("README commands are shell words");
-                // A comment ends the command.
-                words
-                    .into_iter()
-                    .take_while(|w| !w.starts_with('#'))
-                    .collect()
-            })
-            .collect()
-    }
-
     #[test]
     fn every_readme_command_parses() {
-        let commands = readme_commands();
+        let commands = fermat_tests::readme_commands();
         assert!(commands.len() >= 5, "the main job and a tour");
         for args in commands {
             let argv = std::iter::once("fermat".to_string()).chain(args.iter().cloned());
