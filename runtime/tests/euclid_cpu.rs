@@ -215,7 +215,8 @@ fn degenerate_cases_in_every_field() {
 }
 
 /// The half-gcd against Euclid, at degrees past its base case: random pairs (coprime,
-/// almost surely) and pairs with a common factor of many degrees.
+/// almost surely) and pairs with a common factor of many degrees; the gcd and the extended
+/// gcd's cofactors.
 #[test]
 fn the_half_gcd_agrees_with_euclid() {
     use fermat::poly::PolyRing;
@@ -233,6 +234,13 @@ fn the_half_gcd_agrees_with_euclid() {
                 let want = gcd_euclid(&a, &b).unwrap();
                 assert_eq!(ring.gcd(&a, &b).unwrap(), want, "{}: {lg} {lu} {lv}", f.name());
                 assert_eq!(ring.gcd(&b, &a).unwrap(), want, "{}: swapped", f.name());
+                // The half-gcd's cofactors are Euclid's: FLINT's conventions and bounds.
+                let bezout = xgcd_euclid(&a, &b).unwrap();
+                let fast = ring.xgcd(&a, &b).unwrap();
+                check_bezout(&a, &b, (&fast.0, &fast.1, &fast.2));
+                assert!(fast == bezout, "{}: xgcd {lg} {lu} {lv}", f.name());
+                let (g, s, t) = ring.xgcd(&b, &a).unwrap();
+                assert!((g, t, s) == bezout, "{}: xgcd swapped", f.name());
             }
         });
     }

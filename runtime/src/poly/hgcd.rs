@@ -127,9 +127,13 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The extended gcd (g, s, t), s·a + t·b = g, with FLINT's conventions and cofactor
-    /// bounds ([`xgcd_euclid`], whose Euclidean algorithm it runs).
+    /// bounds: those of [`xgcd_euclid`], which it equals. Long operands take the
+    /// half-gcd, its matrices multiplied into the cofactors of the remainders Euclid's
+    /// algorithm finishes with: every matrix is a product of the sequence's own steps, so
+    /// the cofactors are the sequence's, O(M(n) log n) instead of quadratic.
     ///
-    /// Errors: [`Error::FieldMismatch`] when an operand is over another field.
+    /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
+    /// errors of the products.
     ///
     /// ```
     /// use fermat::dsl::Fp32;
@@ -146,7 +150,39 @@ impl<F: HostField> PolyRing<F> {
     pub fn xgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
-        xgcd_euclid(a, b)
+        let swapped = a.len() < b.len();
+        let (mut x, mut y) = if swapped {
+            (b.clone(), a.clone())
+        } else {
+            (a.clone(), b.clone())
+        };
+        // (x, y) = total·(a, b) (or ·(b, a) when swapped), as in `gcd`'s loop.
+        let mut total: Option<Matrix<F>> = None;
+        while y.degree().is_some_and(|d| d >= HGCD_BASE) {
+            let m = self.hgcd(&x, &y)?;
+            (x, y) = m.apply(self, &x, &y)?;
+            let mut step = match &total {
+                Some(t) => m.mul(self, t)?,
+                None => m,
+            };
+            if !y.is_zero() {
+                let (q, r) = self.divrem(&x, &y)?;
+                (x, y) = (y, r);
+                step = step.then_step(self, &q)?;
+            }
+            total = Some(step);
+        }
+        let Some(total) = total else {
+            return xgcd_euclid(a, b);
+        };
+        let (g, s, t) = xgcd_euclid(&x, &y)?;
+        // g = s·x + t·y = (s·m00 + t·m10)·a' + (s·m01 + t·m11)·b'.
+        let [m00, m01, m10, m11] = &total.0;
+        let dot = |u: &Poly<F>, v: &Poly<F>| -> Result<Poly<F>, Error> {
+            self.mul(&s, u)?.add(&self.mul(&t, v)?)
+        };
+        let (s, t) = (dot(m00, m10)?, dot(m01, m11)?);
+        Ok(if swapped { (g, t, s) } else { (g, s, t) })
     }
 
     /// The resultant of a and b ([`resultant_euclid`], whose Euclidean algorithm it runs).
