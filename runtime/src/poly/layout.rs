@@ -139,7 +139,10 @@ impl BatchLayout {
                 need => Some(LayoutFault::Reaches { need, buffer }),
             }
         };
-        let fault = fault.or((output && !self.is_disjoint()).then_some(LayoutFault::Overlaps));
+        // Only a layout within the address space is tested for overlaps: its products of
+        // lengths and strides cannot overflow.
+        let fault =
+            fault.or_else(|| (output && !self.is_disjoint()).then_some(LayoutFault::Overlaps));
         match fault {
             Some(fault) => Err(self.error(what, fault)),
             None => Ok(()),
@@ -266,6 +269,18 @@ mod tests {
             dist: 2,
         };
         assert_eq!(huge.span(), None);
+        // Past the address space: refused as such, not by an overflow in the overlap test.
+        let err = huge.check("the output", 8, true).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::BatchLayout {
+                    fault: LayoutFault::Reaches { need: None, .. },
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]
