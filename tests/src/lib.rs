@@ -262,7 +262,10 @@ pub fn load_poly(name: &str) -> PolyVectorFile {
 /// of them and `runtime/tests/readme_cli.rs` runs them.
 pub fn readme_commands() -> Vec<Vec<String>> {
     const PREFIX: &str = "cargo run --release -p fermat -- ";
-    include_str!("../../README.md")
+    // Read when called, not included: a packaged crate holds no file outside its folder.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
         .filter_map(|line| line.strip_prefix(PREFIX))
         .map(|rest| {
