@@ -26,6 +26,7 @@
 
 use crate::contract::Arg;
 use crate::cuda::{Builtin, Dim, Expr, ForLoop, Kernel, Stmt, Type};
+use fermat_dsl::field::primality::{mul_mod, pow_mod};
 
 /// A kernel of the CRT route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -474,24 +475,6 @@ fn neg_inverse(p: u64) -> u64 {
         inv = inv.wrapping_mul(2u64.wrapping_sub(p.wrapping_mul(inv)));
     }
     inv.wrapping_neg()
-}
-
-/// x·y mod p.
-fn mul_mod(x: u64, y: u64, p: u64) -> u64 {
-    (u128::from(x) * u128::from(y) % u128::from(p)) as u64
-}
-
-/// x^e mod p.
-fn pow_mod(x: u64, mut e: u64, p: u64) -> u64 {
-    let (mut base, mut acc) = (x % p, 1 % p);
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = mul_mod(acc, base, p);
-        }
-        base = mul_mod(base, base, p);
-        e >>= 1;
-    }
-    acc
 }
 
 /// The constants of [`CrtPass::Project`] for integers of `words` 64-bit words: a row of

@@ -9,17 +9,10 @@ use fermat::{Backend, Error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod gpu;
+
 fn gpu_ring() -> Option<IntPolyRing> {
-    match IntPolyRing::new(Backend::Gpu(0)) {
-        Ok(ring) => Some(ring),
-        Err(Error::Gpu(e))
-            if e.is_absence() && std::env::var("FERMAT_REQUIRE_GPU").as_deref() != Ok("1") =>
-        {
-            eprintln!("skipping: {e}");
-            None
-        }
-        Err(e) => panic!("the GPU is there but does not work: {e}"),
-    }
+    gpu::on_gpu(IntPolyRing::new)
 }
 
 fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {

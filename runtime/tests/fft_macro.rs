@@ -10,6 +10,8 @@ use std::process::Command;
 #[path = "../examples/01-fft-macro.rs"]
 #[allow(dead_code)]
 mod example;
+mod gpu;
+use gpu::on_gpu;
 
 fermat::fft! {
     /// P3 at 16^4 points with the defaults of `fermat gen`.
@@ -249,22 +251,6 @@ fn device_buffers_on_a_cpu_plan_are_typed_errors() {
     );
     assert!(plan.alloc_device(1).is_err());
     assert!(plan.synchronize().is_err());
-}
-
-/// The GPU plan of `T`, or `None` (with the reason on stderr) where there is no GPU: no
-/// driver or no device. Any other failure of a GPU that is there fails the test, and with
-/// `FERMAT_REQUIRE_GPU=1` so does a missing GPU.
-fn on_gpu<T>(make: impl Fn(Backend) -> Result<T, Error>) -> Option<T> {
-    match make(Backend::Gpu(0)) {
-        Ok(plan) => Some(plan),
-        Err(Error::Gpu(e))
-            if e.is_absence() && std::env::var("FERMAT_REQUIRE_GPU").as_deref() != Ok("1") =>
-        {
-            eprintln!("skipping the GPU half: {e}");
-            None
-        }
-        Err(e) => panic!("the GPU plan failed: {e}"),
-    }
 }
 
 #[test]

@@ -11,17 +11,10 @@ use fermat::poly::{Poly, PolyRing};
 use fermat::{Backend, Error, HostField};
 use rand::SeedableRng;
 
+mod gpu;
+
 fn gpu_ring<F: HostField>(field: &F) -> Option<PolyRing<F>> {
-    match PolyRing::new(field, Backend::Gpu(0)) {
-        Ok(ring) => Some(ring),
-        Err(Error::Gpu(e))
-            if e.is_absence() && std::env::var("FERMAT_REQUIRE_GPU").as_deref() != Ok("1") =>
-        {
-            eprintln!("skipping: {e}");
-            None
-        }
-        Err(e) => panic!("the GPU is there but does not work: {e}"),
-    }
+    gpu::on_gpu(|backend| PolyRing::new(field, backend))
 }
 
 fn check<F: HostField>(field: &F, shapes: &[(usize, usize)]) {

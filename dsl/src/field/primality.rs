@@ -136,12 +136,25 @@ fn odd_part(m: u64) -> (u64, u32) {
     (m >> s, s)
 }
 
+/// a·b mod n, through 128 bits.
+///
+/// ```
+/// use fermat_dsl::field::primality::mul_mod;
+/// assert_eq!(mul_mod(u64::MAX, u64::MAX, 1_000_000_007), 114_944_269);
+/// ```
 #[inline]
-fn mul_mod(a: u64, b: u64, n: u64) -> u64 {
+pub fn mul_mod(a: u64, b: u64, n: u64) -> u64 {
     ((u128::from(a) * u128::from(b)) % u128::from(n)) as u64
 }
 
-fn pow_mod(mut a: u64, mut e: u64, n: u64) -> u64 {
+/// a^e mod n, by squaring (1 % n for e = 0, so 0 modulo 1).
+///
+/// ```
+/// use fermat_dsl::field::primality::pow_mod;
+/// assert_eq!(pow_mod(3, 16, 17), 1); // Fermat
+/// assert_eq!(pow_mod(5, 0, 1), 0);
+/// ```
+pub fn pow_mod(mut a: u64, mut e: u64, n: u64) -> u64 {
     let mut acc = 1 % n;
     while e > 0 {
         if e & 1 == 1 {

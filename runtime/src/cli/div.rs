@@ -1,7 +1,7 @@
 //! `fermat div`: the quotient and remainder of two polynomials from files or random,
 //! verified and timed.
 
-use super::operands::{check_output, finish, report_for, Operands, RingArgs};
+use super::operands::{check_output, finish, report_for, timed_twice, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::{Poly, PolyRing};
@@ -9,7 +9,6 @@ use fermat::HostField;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// Arguments of `fermat div`.
 #[derive(Debug, clap::Args)]
@@ -42,19 +41,9 @@ fn div<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     writeln!(report, "{field_line}")?;
     writeln!(report, "lengths  {} / {}", a.len(), b.len())?;
     writeln!(report, "backend  {}", ring.running())?;
-    let started = Instant::now();
-    let (q, r) = ring.divrem(&a, &b)?;
-    let first = started.elapsed();
-    let started = Instant::now();
-    let again = ring.divrem(&a, &b)?;
-    let steady = started.elapsed();
-    writeln!(
-        report,
-        "time     {:.3} ms (the first division {:.1} ms, {})",
-        steady.as_secs_f64() * 1e3,
-        first.as_secs_f64() * 1e3,
-        super::operands::first_call_includes(ring.running())
-    )?;
+    let ((q, r), again) = timed_twice(&mut report, ring.running(), "division", || {
+        ring.divrem(&a, &b)
+    })?;
     writeln!(
         report,
         "result   quotient of {} coefficients, remainder of {}",

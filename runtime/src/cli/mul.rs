@@ -1,7 +1,7 @@
 //! `fermat mul`: the product of two polynomials from files or random, verified and timed.
 
 use super::mul_ring;
-use super::operands::{check_output, finish, report_for, Operands, RingArgs};
+use super::operands::{check_output, finish, report_for, timed_twice, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::Poly;
@@ -85,19 +85,7 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     )?;
     writeln!(report, "backend  {}", ring.running())?;
     writeln!(report, "product  {}", ring.route(a.len(), b.len())?)?;
-    let started = Instant::now();
-    let c = ring.mul(&a, &b)?;
-    let first = started.elapsed();
-    let started = Instant::now();
-    let again = ring.mul(&a, &b)?;
-    let steady = started.elapsed();
-    writeln!(
-        report,
-        "time     {:.3} ms (the first product {:.1} ms, {})",
-        steady.as_secs_f64() * 1e3,
-        first.as_secs_f64() * 1e3,
-        super::operands::first_call_includes(ring.running())
-    )?;
+    let (c, again) = timed_twice(&mut report, ring.running(), "product", || ring.mul(&a, &b))?;
     let mut ok = again == c;
     if !ok {
         writeln!(report, "verify   two runs: DIFFER")?;

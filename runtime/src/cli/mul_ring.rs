@@ -2,7 +2,7 @@
 //! coefficients, exact, by the CRT route.
 
 use super::fft::backend;
-use super::operands::{check_output, finish, first_call_includes, report_for};
+use super::operands::{check_output, finish, report_for, timed_twice};
 use super::CliError;
 use fermat::crt::{IntPolyRing, ModPolyRing};
 use fermat::dsl::field::primality::is_prime_u64;
@@ -14,7 +14,6 @@ use rand_chacha::ChaCha8Rng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// A coefficient ring other than a field: the integers, or the integers modulo M.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,25 +125,14 @@ pub fn run(job: Job) -> Result<ExitCode, CliError> {
     finish(job.output, &integers_to_json(&c), ok, &mut *report)
 }
 
-/// Runs `product` twice and reports the second run's time beside the first's.
+/// Runs `product` twice and reports the second run's time beside the first's; two runs
+/// that differ are an error.
 fn timed<T: PartialEq>(
     report: &mut dyn Write,
     running: &fermat::Running,
-    product: impl Fn() -> Result<T, fermat::Error>,
+    product: impl FnMut() -> Result<T, fermat::Error>,
 ) -> Result<T, CliError> {
-    let started = Instant::now();
-    let c = product()?;
-    let first = started.elapsed();
-    let started = Instant::now();
-    let again = product()?;
-    let steady = started.elapsed();
-    writeln!(
-        report,
-        "time     {:.3} ms (the first product {:.1} ms, {})",
-        steady.as_secs_f64() * 1e3,
-        first.as_secs_f64() * 1e3,
-        first_call_includes(running)
-    )?;
+    let (c, again) = timed_twice(report, running, "product", product)?;
     if again != c {
         return Err("two runs of the product differ".into());
     }

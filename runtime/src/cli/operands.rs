@@ -145,8 +145,32 @@ pub fn finish(
     })
 }
 
+/// Runs `op` twice and reports the second run's time beside the first's (`what`: "product",
+/// "division"): both results, for the caller to compare.
+pub fn timed_twice<T>(
+    report: &mut dyn Write,
+    running: &fermat::Running,
+    what: &str,
+    mut op: impl FnMut() -> Result<T, fermat::Error>,
+) -> Result<(T, T), CliError> {
+    let started = std::time::Instant::now();
+    let first = op()?;
+    let first_time = started.elapsed();
+    let started = std::time::Instant::now();
+    let again = op()?;
+    let steady = started.elapsed();
+    writeln!(
+        report,
+        "time     {:.3} ms (the first {what} {:.1} ms, {})",
+        steady.as_secs_f64() * 1e3,
+        first_time.as_secs_f64() * 1e3,
+        first_call_includes(running)
+    )?;
+    Ok((first, again))
+}
+
 /// What the first call's time includes besides the work: compilation only on a GPU.
-pub fn first_call_includes(running: &fermat::Running) -> &'static str {
+fn first_call_includes(running: &fermat::Running) -> &'static str {
     match running {
         fermat::Running::Gpu(_) => "with planning and compilation when not cached",
         fermat::Running::Cpu { .. } => "with planning",

@@ -4,6 +4,7 @@
 //! butterflies are tested against.
 
 use super::ntt::Butterflies;
+pub(crate) use fermat_dsl::field::primality::pow_mod;
 use std::fmt::Debug;
 
 mod sealed {
@@ -62,24 +63,6 @@ pub(crate) struct Mont<W> {
     pub(crate) p: W,
     /// p^(−1) mod R.
     pub(crate) p_inv: W,
-}
-
-/// (a·b) mod p with a 128-bit product: for constants, not for hot loops.
-pub(crate) fn mul_mod(a: u64, b: u64, p: u64) -> u64 {
-    ((u128::from(a) * u128::from(b)) % u128::from(p)) as u64
-}
-
-/// a^e mod p.
-pub(crate) fn pow_mod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut acc = 1 % p;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = mul_mod(acc, a, p);
-        }
-        a = mul_mod(a, a, p);
-        e >>= 1;
-    }
-    acc
 }
 
 macro_rules! mont {
@@ -325,6 +308,7 @@ impl<A: Arith> Butterflies for Scalar<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fermat_dsl::field::primality::mul_mod;
     use proptest::prelude::*;
 
     const P32: [u32; 4] = [469_762_049, 2_013_265_921, 4_294_967_291, 3];

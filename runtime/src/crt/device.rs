@@ -244,24 +244,9 @@ impl CrtKernels {
         })
     }
 
-    /// The product of `a` and `b` modulo the primes of `set`, recombined: `len`
-    /// coefficients.
-    pub(crate) fn mul(
-        &self,
-        set: &PrimeSet,
-        rings: &[Arc<PolyRing<Fp64>>],
-        (a, b): (&Integers, &Integers),
-        len: usize,
-        signed: bool,
-    ) -> Result<Integers, Error> {
-        let tables = self.tables(set, a.limbs().max(b.limbs()))?;
-        let (a, b) = (self.upload(a)?, self.upload(b)?);
-        let c = self.mul_device(&tables, rings, (&a, &b), len, signed)?;
-        self.download(&c)
-    }
-
-    /// [`mul`](Self::mul) of integers on the device, by the tables of their prime set
-    /// (made for operands of at least their words): the result stays there.
+    /// The product of integer polynomials on the device modulo the primes of `rings`,
+    /// recombined into `len` coefficients, by the tables of that prime set (made for
+    /// operands of at least their words): the result stays there.
     pub(crate) fn mul_device(
         &self,
         tables: &DeviceTables,

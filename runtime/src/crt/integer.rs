@@ -377,7 +377,10 @@ impl IntPolyRing {
             if set.width() == Width::Bits62 && set.len() as u64 <= MAX_PRIMES {
                 let rings = self.wide.prepared(set, (a.len(), b.len()))?;
                 let kernels = self.kernels(device)?;
-                return kernels.mul(set, &rings, (a, b), plan.len, signed);
+                let tables = self.device_tables(&kernels, set, a.limbs().max(b.limbs()))?;
+                let (a, b) = (kernels.upload(a)?, kernels.upload(b)?);
+                let c = kernels.mul_device(&tables, &rings, (&a, &b), plan.len, signed)?;
+                return kernels.download(&c);
             }
         }
         let ra = project(set, a);

@@ -326,11 +326,7 @@ pub fn integers_of_json(text: &str) -> Result<Vec<BigInt>, PolyIoError> {
             })
             .collect();
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| PolyIoError::Json {
-        line: e.line(),
-        column: e.column(),
-        why: e.to_string(),
-    })?;
+    let value = parse(text)?;
     let Value::Array(items) = &value else {
         return Err(PolyIoError::NotAList {
             found: kind(&value).to_string(),
@@ -367,6 +363,15 @@ pub fn integers_to_json<T: std::fmt::Display>(values: &[T]) -> String {
     .to_string()
 }
 
+/// `text` as JSON, or the parser's fault with its line and column.
+fn parse(text: &str) -> Result<Value, PolyIoError> {
+    serde_json::from_str(text).map_err(|e| PolyIoError::Json {
+        line: e.line(),
+        column: e.column(),
+        why: e.to_string(),
+    })
+}
+
 /// The coefficients written in `text`, unchecked against p.
 pub(crate) fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
     if let Some(items) = flat_list(text) {
@@ -379,11 +384,7 @@ pub(crate) fn values_of_text(text: &str) -> Result<Vec<BigUint>, PolyIoError> {
             })
             .collect();
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| PolyIoError::Json {
-        line: e.line(),
-        column: e.column(),
-        why: e.to_string(),
-    })?;
+    let value = parse(text)?;
     values_of(&value)
 }
 
