@@ -14,19 +14,6 @@ use rand::{Rng, SeedableRng};
 use std::fmt::Write;
 
 const HARNESS: &str = r#"
-#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__ static
-#define __constant__ static
-#define __device__ static
-struct fermat_dim3 { unsigned x, y, z; };
-static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1},
-    gridDim = {1, 1, 1};
-static inline void __syncthreads() {}
 #include "kernels.cu"
 static bool read(std::vector<uint64_t>& v) {
     size_t n; if (scanf("%zu", &n) != 1) return false;

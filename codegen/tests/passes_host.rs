@@ -21,19 +21,6 @@ use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 
 const HARNESS: &str = r#"
-#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__ static
-#define __constant__ static
-#define __device__ static
-struct fermat_dim3 { unsigned x, y, z; };
-static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1},
-    gridDim = {1, 1, 1};
-static inline void __syncthreads() {}
 #include "kernels.cu"
 int main() {
     size_t nbufs;

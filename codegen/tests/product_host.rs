@@ -22,17 +22,6 @@ use rand::SeedableRng;
 use std::path::PathBuf;
 
 const HARNESS: &str = r#"
-#include <cstdio>
-#include <cstdint>
-#include <vector>
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__ static
-#define __constant__ static
-#define __device__ static
-struct fermat_dim3 { unsigned x, y, z; };
-static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1};
-static inline void __syncthreads() {}
 #include "kernels.cu"
 typedef void (*kernel_fn)(const fe_word_t*, fe_word_t*, const fe_word_t*, unsigned int*,
     unsigned int, const fe_word_t*, size_t, size_t, size_t, size_t, size_t, size_t, size_t,

@@ -29,7 +29,25 @@ pub fn compiler() -> Option<String> {
     }
 }
 
-/// Writes `harness` into `dir` with its `KERNEL_LIST` replaced by `kernels`, compiles it
+/// What lets CUDA C compile as host C++, before a harness: the qualifiers defined away,
+/// one thread of one block, and a barrier with nothing to wait for.
+const CUDA_ON_HOST: &str = r#"#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+#define __global__
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __constant__ static
+#define __device__ static
+struct fermat_dim3 { unsigned x, y, z; };
+static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1},
+    gridDim = {1, 1, 1};
+static inline void __syncthreads() {}
+"#;
+
+/// Writes `harness` into `dir` after [`CUDA_ON_HOST`], its `KERNEL_LIST` replaced by
+/// `kernels`, compiles it
 /// with `cxx`, and returns the executable; `what` names the kernels in the failure.
 pub fn build_harness(
     cxx: &str,
@@ -39,7 +57,8 @@ pub fn build_harness(
     what: &str,
 ) -> PathBuf {
     let source = dir.join("harness.cpp");
-    std::fs::write(&source, harness.replace("KERNEL_LIST", &kernels.join(", "))).unwrap();
+    let harness = harness.replace("KERNEL_LIST", &kernels.join(", "));
+    std::fs::write(&source, format!("{CUDA_ON_HOST}{harness}")).unwrap();
     let exe = dir.join("harness");
     let out = Command::new(cxx)
         .args(["-std=c++17", "-O1", "-w", "-o"])
