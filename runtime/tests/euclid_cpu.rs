@@ -241,6 +241,50 @@ fn the_half_gcd_agrees_with_euclid() {
                 assert!(fast == bezout, "{}: xgcd {lg} {lu} {lv}", f.name());
                 let (g, s, t) = ring.xgcd(&b, &a).unwrap();
                 assert!((g, t, s) == bezout, "{}: xgcd swapped", f.name());
+                // The resultant's factors ride along the half-gcd's steps.
+                for (x, y) in [(&a, &b), (&b, &a), (&u, &v)] {
+                    let want = resultant_euclid(x, y).unwrap();
+                    assert_eq!(ring.resultant(x, y).unwrap(), want, "{}: resultant {lg} {lu} {lv}", f.name());
+                }
+            }
+        });
+    }
+}
+
+/// Sparse operands, whose remainder sequences drop many degrees at once (not normal), and
+/// operands whose half-gcd recursion meets a zero remainder: the half-gcd's gcd, extended
+/// gcd and resultant equal Euclid's.
+#[test]
+fn the_half_gcd_follows_sequences_that_are_not_normal() {
+    use fermat::poly::PolyRing;
+    use fermat::Backend;
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    for field in catalogue() {
+        with_field!(field.any(), f => {
+            let ring = PolyRing::new(f, Backend::Cpu).unwrap();
+            let sparse = |terms: &[(usize, u64)]| {
+                let mut p = Poly::zero(f);
+                for &(k, c) in terms {
+                    p = p.add(&Poly::monomial(f, f.from_u64(c), k)).unwrap();
+                }
+                p
+            };
+            let pairs = [
+                (sparse(&[(400, 1), (200, 3), (0, 1)]), sparse(&[(399, 2), (150, 1), (0, 5)])),
+                (sparse(&[(512, 1), (0, 1)]), sparse(&[(300, 1), (1, 7)])),
+                (sparse(&[(300, 1), (299, 1), (10, 4)]), sparse(&[(290, 3), (0, 2)])),
+                // A common factor x^130 + 1 and a cofactor that divides the other.
+                (sparse(&[(260, 1), (0, 1)]), sparse(&[(130, 1), (0, 1)])),
+            ];
+            let c = random_poly(f, 140, false, &mut rng);
+            let d = random_poly(f, 135, false, &mut rng);
+            let pairs = pairs.into_iter().chain([(ring.mul(&c, &d).unwrap(), d.clone())]);
+            for (i, (a, b)) in pairs.enumerate() {
+                assert_eq!(ring.gcd(&a, &b).unwrap(), gcd_euclid(&a, &b).unwrap(), "{} gcd {i}", f.name());
+                assert!(ring.xgcd(&a, &b).unwrap() == xgcd_euclid(&a, &b).unwrap(), "{} xgcd {i}", f.name());
+                for (x, y) in [(&a, &b), (&b, &a)] {
+                    assert_eq!(ring.resultant(x, y).unwrap(), resultant_euclid(x, y).unwrap(), "{} resultant {i}", f.name());
+                }
             }
         });
     }

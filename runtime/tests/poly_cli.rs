@@ -186,3 +186,51 @@ fn gcds_of_the_reference_vectors_from_files() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--len-b"), "{stderr}");
 }
+
+#[test]
+fn gcd_with_the_resultant_from_files() {
+    // res(x − 2, x² + 1) = 5 = b(2); res((x − 2)(x + 1), (x − 2)²) = 0, with the gcd x − 2.
+    for (a, b, gcd, resultant) in [
+        (r#"["469762047","1"]"#, r#"["1","0","1"]"#, vec!["1"], "5"),
+        (
+            r#"["469762047","469762048","1"]"#,
+            r#"["4","469762045","1"]"#,
+            vec!["469762047", "1"],
+            "0",
+        ),
+    ] {
+        let (pa, pb, out) = (
+            dir().join("res_a.json"),
+            dir().join("res_b.json"),
+            dir().join("res.json"),
+        );
+        std::fs::write(&pa, a).unwrap();
+        std::fs::write(&pb, b).unwrap();
+        let (code, stdout, stderr) = fermat(&[
+            "gcd",
+            "--field",
+            "469762049",
+            "--a",
+            pa.to_str().unwrap(),
+            "--b",
+            pb.to_str().unwrap(),
+            "--resultant",
+            "--xgcd",
+            "--verify",
+            "--backend",
+            "cpu",
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        assert!(
+            stdout.contains("not constant: ok; Euclid's value: ok"),
+            "{stdout}"
+        );
+        let got: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(got["resultant"], serde_json::json!(resultant), "{got}");
+        assert_eq!(got["gcd"], serde_json::json!(gcd), "{got}");
+        assert!(got["s"].is_array() && got["t"].is_array(), "{got}");
+    }
+}

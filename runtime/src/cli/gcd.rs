@@ -1,10 +1,10 @@
-//! `fermat gcd`: the monic gcd of two polynomials (with `--xgcd`, and its cofactors) from
-//! files or random, verified and timed.
+//! `fermat gcd`: the monic gcd of two polynomials (with `--xgcd`, and its cofactors; with
+//! `--resultant`, and the resultant) from files or random, verified and timed.
 
 use super::operands::{check_output, finish, report_for, Operands, RingArgs};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::{Poly, PolyRing};
+use fermat::poly::{resultant_euclid, Poly, PolyRing};
 use fermat::HostField;
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,7 +29,15 @@ pub struct Args {
     /// Write {"gcd": [...], "s": [...], "t": [...]} with s·a + t·b = gcd.
     #[arg(long)]
     xgcd: bool,
+    /// Also compute the resultant of the operands: writes {"gcd": [...], "resultant": "…"}
+    /// (with --xgcd, beside the cofactors).
+    #[arg(long)]
+    resultant: bool,
 }
+
+/// Up to this operand length `--verify` recomputes the resultant by Euclid's quadratic
+/// algorithm; longer ones are checked by the law res = 0 ⟺ deg gcd > 0 alone.
+const EUCLID_CHECK_LEN: usize = 20_000;
 
 /// Runs `fermat gcd`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -52,6 +60,7 @@ fn gcd<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
     } else {
         (ring.gcd(&a, &b)?, None)
     };
+    let resultant = args.resultant.then(|| ring.resultant(&a, &b)).transpose()?;
     writeln!(
         report,
         "time     {:.3} ms, degree {}",
@@ -60,21 +69,51 @@ fn gcd<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
             .map_or("−∞ (zero)".to_string(), |d| d.to_string())
     )?;
     let mut ok = !args.verify || verify(&ring, (&a, &b), &g, &mut report)?;
-    let json = match &cofactors {
-        Some((s, t)) => {
-            if args.verify {
-                ok &= verify_bezout(&ring, (&a, &b), (&g, s, t), &mut report)?;
-            }
-            serde_json::json!({
-                "gcd": g.to_json_value(),
-                "s": s.to_json_value(),
-                "t": t.to_json_value(),
-            })
-            .to_string()
+    if !args.xgcd && !args.resultant {
+        return finish(&args.output, &g.to_json(), ok, &mut report);
+    }
+    let mut json = serde_json::json!({ "gcd": g.to_json_value() });
+    if let Some((s, t)) = &cofactors {
+        if args.verify {
+            ok &= verify_bezout(&ring, (&a, &b), (&g, s, t), &mut report)?;
         }
-        None => g.to_json(),
-    };
-    finish(&args.output, &json, ok, &mut report)
+        json["s"] = s.to_json_value();
+        json["t"] = t.to_json_value();
+    }
+    if let Some(r) = &resultant {
+        if args.verify {
+            ok &= verify_resultant(field, (&a, &b), &g, r, &mut report)?;
+        }
+        json["resultant"] = field.to_biguint(r).to_string().into();
+    }
+    finish(&args.output, &json.to_string(), ok, &mut report)
+}
+
+/// Checks the law res(a, b) = 0 ⟺ deg gcd(a, b) > 0 or an operand is zero, and at
+/// lengths up to [`EUCLID_CHECK_LEN`] the value against Euclid's algorithm.
+fn verify_resultant<F: HostField>(
+    field: &F,
+    (a, b): (&Poly<F>, &Poly<F>),
+    g: &Poly<F>,
+    r: &F::Elem,
+    report: &mut dyn Write,
+) -> Result<bool, CliError> {
+    let vanishes = a.is_zero() || b.is_zero() || g.len() > 1;
+    let law = (*r == field.zero()) == vanishes;
+    let euclid = (a.len().max(b.len()) <= EUCLID_CHECK_LEN)
+        .then(|| resultant_euclid(a, b).map(|e| e == *r))
+        .transpose()?;
+    writeln!(
+        report,
+        "verify   resultant zero exactly when the gcd is not constant: {}; Euclid's value: {}",
+        if law { "ok" } else { "WRONG" },
+        match euclid {
+            Some(true) => "ok",
+            Some(false) => "WRONG",
+            None => "skipped (operands too long for the quadratic check)",
+        }
+    )?;
+    Ok(law && euclid != Some(false))
 }
 
 /// Checks s·a + t·b = g and the bounds len s ≤ max(len b − len g, 1),

@@ -5,6 +5,13 @@
 //! the coefficients alone, twice, with one division step between. Every matrix is a
 //! product of the steps' [[0, 1], [1, −q]], of determinant ±1, so applying it keeps the
 //! gcd whatever the degrees: the outer loop is right by construction and fast by them.
+//!
+//! The resultant rides along: each step contributes
+//! res(r₀, r₁) = (−1)^(d₀·d₁) · lc(r₁)^(d₀ − d₂) · res(r₁, r₂) (dᵢ = deg rᵢ), and the top
+//! halves' remainders carry the whole's leading coefficients and degrees (shifted) for every
+//! remainder the matrix keeps. Only the last step's d₂ is unknown until the matrix is applied
+//! to the whole operands, so that one factor waits ([`Trail`]), as in FLINT's
+//! `_gr_poly_hgcd` with a resultant.
 
 use super::euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 use super::host::Poly;
@@ -80,6 +87,85 @@ impl<F: HostField> Matrix<F> {
     }
 }
 
+/// The resultant's factors along the steps a half-gcd takes. Degrees are those of the
+/// operands the outer loop holds (a recursion's offset added), since the sign's parity
+/// depends on them; the exponents d₀ − d₂ do not.
+struct Trail<F: HostField> {
+    /// The product of the settled steps' factors (zero once a remainder vanished early).
+    factor: F::Elem,
+    /// The last step, whose next remainder's degree is not known yet.
+    pending: Option<Step<F>>,
+}
+
+/// A step (r₀, r₁) → (r₁, r₂): lc(r₁), d₀ and d₁.
+struct Step<F: HostField> {
+    lead: F::Elem,
+    degrees: (usize, usize),
+}
+
+impl<F: HostField> Step<F> {
+    /// The step from (c, d), d ≠ 0, `offset` added to their degrees.
+    fn from(c: &Poly<F>, d: &Poly<F>, offset: usize) -> Self {
+        let degree = |p: &Poly<F>| p.len() - 1 + offset;
+        Step {
+            lead: d.leading().expect("a step divides by a nonzero polynomial"),
+            degrees: (degree(c), degree(d)),
+        }
+    }
+}
+
+impl<F: HostField> Trail<F> {
+    fn new(field: &F) -> Self {
+        Trail {
+            factor: field.one(),
+            pending: None,
+        }
+    }
+
+    /// Multiplies in the step's factor, its next remainder of degree `next` (None: zero).
+    /// A zero remainder ends the sequence: the resultant is lc(r₁)^d₀ when r₁ is a
+    /// constant, else zero.
+    fn settle(&mut self, field: &F, step: Step<F>, next: Option<usize>) {
+        let (d0, d1) = step.degrees;
+        let factor = match next {
+            None if d1 == 0 => field.pow_u64(&step.lead, d0 as u64),
+            None => field.zero(),
+            Some(d2) => {
+                let power = field.pow_u64(&step.lead, (d0 - d2) as u64);
+                if d0 * d1 % 2 == 1 {
+                    field.neg(&power)
+                } else {
+                    power
+                }
+            }
+        };
+        self.factor = field.mul(&self.factor, &factor);
+    }
+
+    /// Settles the waiting step, if any, now that its next remainder has degree `next`.
+    fn settle_pending(&mut self, field: &F, next: Option<usize>) {
+        if let Some(step) = self.pending.take() {
+            self.settle(field, step, next);
+        }
+    }
+
+    /// The step from (c, d) to (d, e): settled at once when e's degree is one the matrix
+    /// keeps (at least `m`), else left waiting.
+    fn step(
+        &mut self,
+        field: &F,
+        (c, d, e): (&Poly<F>, &Poly<F>, &Poly<F>),
+        m: usize,
+        offset: usize,
+    ) {
+        let step = Step::from(c, d, offset);
+        match e.degree() {
+            Some(de) if de >= m => self.settle(field, step, Some(de + offset)),
+            _ => self.pending = Some(step),
+        }
+    }
+}
+
 /// p div x^k: the coefficients from k up.
 fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
     Poly::new(p.field(), p.coeffs().get(k..).unwrap_or(&[]).to_vec())
@@ -116,7 +202,7 @@ impl<F: HostField> PolyRing<F> {
             (b.clone(), a.clone())
         };
         while b.degree().is_some_and(|d| d >= HGCD_BASE) {
-            let m = self.hgcd(&a, &b)?;
+            let m = self.hgcd(&a, &b, 0, &mut Trail::new(&self.field))?;
             (a, b) = m.apply(self, &a, &b)?;
             if !b.is_zero() {
                 let (_, r) = self.divrem(&a, &b)?;
@@ -159,7 +245,7 @@ impl<F: HostField> PolyRing<F> {
         // (x, y) = total·(a, b) (or ·(b, a) when swapped), as in `gcd`'s loop.
         let mut total: Option<Matrix<F>> = None;
         while y.degree().is_some_and(|d| d >= HGCD_BASE) {
-            let m = self.hgcd(&x, &y)?;
+            let m = self.hgcd(&x, &y, 0, &mut Trail::new(&self.field))?;
             (x, y) = m.apply(self, &x, &y)?;
             let mut step = match &total {
                 Some(t) => m.mul(self, t)?,
@@ -185,9 +271,13 @@ impl<F: HostField> PolyRing<F> {
         Ok(if swapped { (g, t, s) } else { (g, s, t) })
     }
 
-    /// The resultant of a and b ([`resultant_euclid`], whose Euclidean algorithm it runs).
+    /// The resultant of a and b, with FLINT's conventions (`nmod_poly_resultant`): zero when
+    /// either is zero, lc(b)^deg a when b is a constant. Long operands take the half-gcd,
+    /// whose steps carry the resultant's factors ([`Trail`]); the rest is
+    /// [`resultant_euclid`]'s Euclidean algorithm, which it equals.
     ///
-    /// Errors: [`Error::FieldMismatch`] when an operand is over another field.
+    /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
+    /// errors of the products.
     ///
     /// ```
     /// use fermat::dsl::{Field, Fp32};
@@ -203,44 +293,93 @@ impl<F: HostField> PolyRing<F> {
     pub fn resultant(&self, a: &Poly<F>, b: &Poly<F>) -> Result<F::Elem, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
-        resultant_euclid(a, b)
+        let f = &self.field;
+        if a.is_zero() || b.is_zero() {
+            return Ok(f.zero());
+        }
+        // res(b, a) = (−1)^(deg a · deg b) res(a, b).
+        let (mut a, mut b, sign) = if a.len() >= b.len() {
+            (a.clone(), b.clone(), false)
+        } else {
+            let odd = (a.len() - 1) * (b.len() - 1) % 2 == 1;
+            (b.clone(), a.clone(), odd)
+        };
+        let mut trail = Trail::new(f);
+        while b.degree().is_some_and(|d| d >= HGCD_BASE) {
+            let m = self.hgcd(&a, &b, 0, &mut trail)?;
+            (a, b) = m.apply(self, &a, &b)?;
+            trail.settle_pending(f, b.degree());
+            if b.is_zero() {
+                break;
+            }
+            let (_, r) = self.divrem(&a, &b)?;
+            trail.settle(f, Step::from(&a, &b, 0), r.degree());
+            (a, b) = (b, r);
+            if b.is_zero() {
+                break;
+            }
+        }
+        let rest = if b.is_zero() {
+            f.one()
+        } else {
+            resultant_euclid(&a, &b)?
+        };
+        let res = f.mul(&trail.factor, &rest);
+        Ok(if sign { f.neg(&res) } else { res })
     }
 
     /// The half-gcd matrix of (a, b), deg a > deg b: (c, d) = M·(a, b) are consecutive
-    /// remainders with deg c ≥ ⌈deg a / 2⌉ > deg d.
-    fn hgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Matrix<F>, Error> {
+    /// remainders with deg c ≥ ⌈deg a / 2⌉ > deg d. The steps' resultant factors go to
+    /// `trail`, at degrees shifted by `offset` (a and b are the top of the outer operands).
+    fn hgcd(
+        &self,
+        a: &Poly<F>,
+        b: &Poly<F>,
+        offset: usize,
+        trail: &mut Trail<F>,
+    ) -> Result<Matrix<F>, Error> {
         let n = a.len() - 1;
         let m = n.div_ceil(2);
         if b.degree().is_none_or(|d| d < m) {
             return Ok(Matrix::identity(&self.field));
         }
         if n < HGCD_BASE {
-            return self.half_euclid(a, b, m);
+            return self.half_euclid(a, b, m, offset, trail);
         }
         // The top halves' matrix is the whole's for the first half of the sequence.
-        let r = self.hgcd(&high(a, m), &high(b, m))?;
+        let r = self.hgcd(&high(a, m), &high(b, m), offset + m, trail)?;
         let (c, d) = r.apply(self, a, b)?;
         if d.degree().is_none_or(|dd| dd < m) {
             return Ok(r);
         }
+        trail.settle_pending(&self.field, d.degree().map(|dd| dd + offset));
         let (q, e) = self.divrem(&c, &d)?;
+        trail.step(&self.field, (&c, &d, &e), m, offset);
         let qr = r.then_step(self, &q)?;
         if e.degree().is_none_or(|de| de < m) {
             return Ok(qr);
         }
         let l = d.len() - 1;
         let k = (2 * m).saturating_sub(l);
-        let s = self.hgcd(&high(&d, k), &high(&e, k))?;
+        let s = self.hgcd(&high(&d, k), &high(&e, k), offset + k, trail)?;
         s.mul(self, &qr)
     }
 
     /// Euclid's steps from (a, b) while the second remainder's degree is at least m, as one
     /// matrix.
-    fn half_euclid(&self, a: &Poly<F>, b: &Poly<F>, m: usize) -> Result<Matrix<F>, Error> {
+    fn half_euclid(
+        &self,
+        a: &Poly<F>,
+        b: &Poly<F>,
+        m: usize,
+        offset: usize,
+        trail: &mut Trail<F>,
+    ) -> Result<Matrix<F>, Error> {
         let mut matrix = Matrix::identity(&self.field);
         let (mut c, mut d) = (a.clone(), b.clone());
         while d.degree().is_some_and(|dd| dd >= m) {
             let (q, e) = super::basecase::divrem_basecase(&c, &d)?;
+            trail.step(&self.field, (&c, &d, &e), m, offset);
             matrix = matrix.then_step(self, &q)?;
             (c, d) = (d, e);
         }
