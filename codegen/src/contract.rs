@@ -301,6 +301,9 @@ pub enum Arg {
     /// The mixed-radix bases p_1⋯p_(k−1) and their product P (`const uint64_t* bases`),
     /// `words` words each.
     Bases,
+    /// One length per polynomial a kernel writes whose length the data decide (`uint64_t*
+    /// lens`; see [`crate::euclid::EuclidPass`]).
+    Lengths,
 }
 
 impl Arg {
@@ -336,6 +339,7 @@ impl Arg {
             Arg::Row => "row",
             Arg::Primes => "primes",
             Arg::Bases => "bases",
+            Arg::Lengths => "lens",
         }
     }
 
@@ -346,6 +350,7 @@ impl Arg {
             Arg::Destination => Type::ptr(Type::Word),
             Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
             Arg::Constants | Arg::Bases => Type::const_ptr(Type::U64),
+            Arg::Lengths => Type::ptr(Type::U64),
             Arg::Epoch => Type::U32,
             Arg::OperandDistance
             | Arg::SourceLength

@@ -11,6 +11,7 @@ pub mod crt;
 pub mod cuda;
 pub mod design;
 pub mod error;
+pub mod euclid;
 pub mod exec;
 pub mod header;
 pub mod kernel;

@@ -32,6 +32,7 @@ use crate::contract::Arg;
 use crate::cost::FieldShape;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
 use crate::error::CodegenError;
+use crate::euclid::EuclidPass;
 use crate::header::Header;
 use crate::plain::{PlainPass, Tile};
 use crate::unit;
@@ -192,7 +193,8 @@ impl ProductPass {
 }
 
 /// The CUDA file of the passes for `field`: header, prelude, the three passes of FFT-based
-/// products and the kernels of plain products ([`crate::plain`]).
+/// products, the kernels of plain products ([`crate::plain`]) and the on-chip Euclidean
+/// algorithm ([`crate::euclid`]).
 pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     let header = Header::new(
         "fermat::poly::PolyRing (the passes of FFT-based products)",
@@ -200,12 +202,14 @@ pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     )
     .note("fold, recombine, overlap_add: one thread per output coefficient, any size")
     .note("plain_product, plain_reduce: plain products and middle products, tiles of outputs")
-    .note("plain_reverse, plain_difference: the reversals and differences of division");
+    .note("plain_reverse, plain_difference: the reversals and differences of division")
+    .note("euclid_gcd: a whole remainder sequence per block, in shared memory");
     let tile = Tile::for_element_bytes(FieldShape::of(field).element_bytes);
     let kernels: Vec<Kernel> = ProductPass::ALL
         .iter()
         .map(|p| p.kernel())
         .chain(PlainPass::ALL.iter().map(|p| p.kernel(tile)))
+        .chain(EuclidPass::ALL.iter().map(|p| p.kernel()))
         .collect();
     unit::render(&header, field, &[], &kernels)
 }

@@ -265,3 +265,14 @@ fn crt_kernels() {
         .collect();
     insta::assert_snapshot!("crt_kernels", kernels.join("\n"));
 }
+
+/// The on-chip Euclidean algorithm: a whole remainder sequence per block, in dynamic
+/// shared memory.
+#[test]
+fn euclid_kernels() {
+    let kernels: Vec<String> = fermat_codegen::euclid::EuclidPass::ALL
+        .iter()
+        .map(|p| p.kernel().to_string())
+        .collect();
+    insta::assert_snapshot!("euclid_kernels", kernels.join("\n"));
+}

@@ -323,3 +323,59 @@ fn gcds_on_the_gpu_backend() {
         });
     }
 }
+
+/// The on-chip Euclid against Euclid's algorithm on the host, in every catalogue field:
+/// pairs with common factors of many degrees, coprime pairs, an operand dividing the other,
+/// zero and constant operands, device operands with zeros at the top; a pair that fits
+/// only after one division on the device, and (P3) a pair too long for shared memory,
+/// which the half-gcd takes.
+#[test]
+fn gcds_on_chip_in_every_field() {
+    use fermat::poly::gcd_euclid;
+    for spec in [
+        "P1",
+        "P2",
+        "P3",
+        "P4",
+        "babybear",
+        "goldilocks",
+        "469762049",
+    ] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            let Some(gpu) = gpu_ring(f) else {
+                return;
+            };
+            let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(30);
+            let capacity = gpu.euclid_capacity().unwrap();
+            let name = spec;
+            let mut shapes = vec![(1, 300, 299), (40, 500, 260), (300, 1, 40), (7, 7, 7), (0, 0, 5), (1, 1000, 1)];
+            // Only one division from fitting: the longer operand past the capacity.
+            shapes.push((3, capacity, capacity / 8));
+            if capacity < 8000 {
+                // Two operands too long for one block (SRGFNs): the half-gcd on the host.
+                shapes.push((5, capacity / 2 + 100, capacity / 2 + 50));
+            }
+            for (lg, lu, lv) in shapes {
+                let g = Poly::random(f, lg, &mut rng);
+                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
+                let (a, b) = (cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap());
+                let want = gcd_euclid(&a, &b).unwrap();
+                let (da, db) = (gpu.to_device(&a).unwrap(), gpu.to_device(&b).unwrap());
+                let got = gpu.from_device(&gpu.gcd_device(&da, &db).unwrap()).unwrap();
+                assert!(got == want, "{name}: gcd_device of {lg}·({lu}, {lv})");
+                let swapped = gpu.from_device(&gpu.gcd_device(&db, &da).unwrap()).unwrap();
+                assert!(swapped == want, "{name}: gcd_device of {lg}·({lv}, {lu})");
+                assert!(gpu.gcd(&a, &b).unwrap() == want, "{name}: gcd of {lg}·({lu}, {lv})");
+            }
+            // Device results keep zeros at the top: a remainder of a division is one.
+            let (a, b) = (Poly::random(f, 900, &mut rng), Poly::random(f, 400, &mut rng));
+            let (da, db) = (gpu.to_device(&a).unwrap(), gpu.to_device(&b).unwrap());
+            let (_, r) = gpu.divrem_device(&da, &db).unwrap();
+            let r_host = gpu.from_device(&r).unwrap();
+            let got = gpu.from_device(&gpu.gcd_device(&db, &r).unwrap()).unwrap();
+            assert!(got == gcd_euclid(&b, &r_host).unwrap(), "{name}: a remainder's gcd");
+        });
+    }
+}

@@ -66,6 +66,10 @@ pub struct Kernel {
     pub launch_bounds: Option<LaunchBounds>,
     /// The block's shared memory, declared at the top of the body.
     pub shared_mem: Vec<SharedArray>,
+    /// The block's dynamic shared memory, its size given at launch (beyond the 48 KB a
+    /// static allocation may take): `T* name` into the bytes of `extern __shared__
+    /// unsigned char fermat_dynamic_shared[]`.
+    pub dynamic_shared: Option<(Type, String)>,
     /// The body.
     pub body: Vec<Stmt>,
 }
@@ -79,6 +83,7 @@ impl Kernel {
             params,
             launch_bounds: None,
             shared_mem: Vec::new(),
+            dynamic_shared: None,
             body,
         }
     }
@@ -114,6 +119,12 @@ impl Kernel {
         self
     }
 
+    /// Declares the dynamic shared memory, an array of `ty` sized at launch.
+    pub fn dynamic_shared(mut self, ty: Type, name: impl Into<String>) -> Kernel {
+        self.dynamic_shared = Some((ty, name.into()));
+        self
+    }
+
     /// Checks every name the kernel declares or uses: each must be a C identifier that is
     /// not a reserved word, so that the printed source means what the AST says.
     pub fn check(&self) -> Result<(), CodegenError> {
@@ -123,6 +134,9 @@ impl Kernel {
         }
         for s in &self.shared_mem {
             check_identifier("shared array", &s.name)?;
+        }
+        if let Some((_, name)) = &self.dynamic_shared {
+            check_identifier("shared array", name)?;
         }
         let mut bad = None;
         for s in &self.body {

@@ -33,6 +33,7 @@ mod ty;
 pub use expr::{BinOp, Builtin, Dim, Expr, UnOp};
 pub use ident::check_identifier;
 pub use kernel::{Kernel, LaunchBounds, Param, SharedArray};
+pub use print::DYNAMIC_SHARED;
 pub use stmt::{ForLoop, Stmt, Unroll};
 pub use table::{Space, Table};
 pub use ty::{Lit, Type};

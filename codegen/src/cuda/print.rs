@@ -293,6 +293,11 @@ impl Printer {
                 otherwise,
             } => self.if_else(cond, then, otherwise),
             Stmt::For(l) => self.for_loop(l),
+            Stmt::While { cond, body } => {
+                self.line(format_args!("while ({cond}) {{"));
+                self.block(body);
+                self.line(format_args!("}}"));
+            }
             Stmt::SyncThreads => self.line(format_args!("__syncthreads();")),
             Stmt::Return => self.line(format_args!("return;")),
             Stmt::Comment(text) => self.comment(text),
@@ -389,12 +394,23 @@ impl fmt::Display for Kernel {
         for s in &self.shared_mem {
             p.line(format_args!("__shared__ {} {}[{}];", s.ty, s.name, s.len));
         }
+        if let Some((ty, name)) = &self.dynamic_shared {
+            // Bytes, then a typed pointer: one declaration serves every element type, and
+            // the alignment holds for any of them.
+            p.line(format_args!(
+                "extern __shared__ __align__(16) unsigned char {DYNAMIC_SHARED}[];"
+            ));
+            p.line(format_args!("{ty}* {name} = ({ty}*){DYNAMIC_SHARED};"));
+        }
         p.indent -= 1;
         p.block(&self.body);
         p.line(format_args!("}}"));
         f.write_str(&p.out)
     }
 }
+
+/// The name of the dynamic shared memory's bytes in every kernel that has some.
+pub const DYNAMIC_SHARED: &str = "fermat_dynamic_shared";
 
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -114,6 +114,14 @@ pub enum Stmt {
     },
     /// A `for` loop.
     For(ForLoop),
+    /// `while (cond) { body }`: a loop whose trip count the data decide (every thread of a
+    /// block must agree on `cond` when the body holds a barrier).
+    While {
+        /// The loop runs while this holds.
+        cond: Expr,
+        /// The body.
+        body: Vec<Stmt>,
+    },
     /// `__syncthreads();`: a barrier of the thread block.
     SyncThreads,
     /// `return;`.
@@ -299,6 +307,12 @@ impl Stmt {
                 }
             }
             Stmt::Block(body) => {
+                for s in body {
+                    s.names(visit);
+                }
+            }
+            Stmt::While { cond, body } => {
+                cond.names(visit);
                 for s in body {
                     s.names(visit);
                 }

@@ -30,20 +30,24 @@ pub fn compiler() -> Option<String> {
 }
 
 /// What lets CUDA C compile as host C++, before a harness: the qualifiers defined away,
-/// one thread of one block, and a barrier with nothing to wait for.
+/// one thread of one block, a barrier with nothing to wait for, and 4 MiB of dynamic
+/// shared memory (shared memory lives as long as the program, as `thread_local`: a
+/// block-scope `extern` declaration may then name it).
 const CUDA_ON_HOST: &str = r#"#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 #define __global__
 #define __launch_bounds__(...)
-#define __shared__ static
+#define __shared__ thread_local
+#define __align__(n)
 #define __constant__ static
 #define __device__ static
 struct fermat_dim3 { unsigned x, y, z; };
 static fermat_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1},
     gridDim = {1, 1, 1};
 static inline void __syncthreads() {}
+alignas(16) thread_local unsigned char fermat_dynamic_shared[4 << 20];
 "#;
 
 /// Writes `harness` into `dir` after [`CUDA_ON_HOST`], its `KERNEL_LIST` replaced by

@@ -217,6 +217,7 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
     }
     if gpu && !quick {
         out.extend(super::bench_div::run_gpu(runs)?);
+        out.extend(super::bench_gcd::run_gpu(runs)?);
         out.extend(super::bench_ring::run_gpu(runs)?);
     }
     if cpu {

@@ -4,6 +4,7 @@ mod bandwidth;
 mod bench;
 mod bench_crt;
 mod bench_div;
+mod bench_gcd;
 mod bench_poly;
 mod bench_ring;
 mod derive;

@@ -4,9 +4,10 @@
 use super::{driver, Device, GpuError};
 use cudarc::driver::{
     sys, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
-    DeviceRepr,
+    DeviceRepr, LaunchConfig, PushKernelArg,
 };
 use fermat_codegen::contract::{Arg, Hop, Launch};
+use fermat_codegen::euclid::EuclidPass;
 use fermat_codegen::nvrtc::Resources;
 use fermat_codegen::plain::{PlainPass, Tile};
 use fermat_codegen::poly::{ProductPass, THREADS};
@@ -216,6 +217,9 @@ pub(crate) struct GpuPasses {
     device: Arc<Device>,
     functions: Vec<(ProductPass, CudaFunction)>,
     plain: Vec<(PlainPass, CudaFunction)>,
+    euclid: CudaFunction,
+    /// The dynamic shared memory a block of the on-chip Euclid may take, in bytes.
+    pub(crate) euclid_shared_bytes: usize,
     /// The tile the plain products' kernels were generated for.
     pub(crate) tile: Tile,
 }
@@ -240,12 +244,79 @@ impl GpuPasses {
             .iter()
             .map(|&pass| load(pass.name()).map(|f| (pass, f)))
             .collect::<Result<_, _>>()?;
+        // The on-chip Euclid takes all the shared memory a block may opt in to.
+        let euclid = load(EuclidPass::Gcd.name())?;
+        let optin = device
+            .context()
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(driver("cuDeviceGetAttribute"))?;
+        euclid
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                optin,
+            )
+            .map_err(driver("cuFuncSetAttribute"))?;
         Ok(GpuPasses {
             device,
             functions,
             plain,
+            euclid,
+            euclid_shared_bytes: usize::try_from(optin).unwrap_or(0),
             tile,
         })
+    }
+
+    /// Runs the on-chip Euclid ([`EuclidPass::Gcd`]) on `stream`, a block per pair of
+    /// `src` and `fac` (the extents' source and factor), the last remainders into `dst`
+    /// (the destination's stride and distance) and their lengths into `lens`.
+    /// `element_bytes` is the size of one element in shared memory.
+    pub(crate) fn run_euclid<W: DeviceRepr>(
+        &self,
+        stream: &CudaStream,
+        pairs: u64,
+        (src, fac, dst, lens): (
+            &CudaView<'_, W>,
+            &CudaView<'_, W>,
+            &mut CudaViewMut<'_, W>,
+            &mut CudaViewMut<'_, u64>,
+        ),
+        extents: Extents,
+        element_bytes: u64,
+    ) -> Result<(), GpuError> {
+        let pass = EuclidPass::Gcd;
+        let lengths = (extents.source.len, extents.factor.len);
+        let shared = pass.shared_bytes(lengths, element_bytes);
+        let grid = self.device.limits.grid(pass.name(), pairs, 1)?;
+        let config = LaunchConfig {
+            grid_dim: (grid.0, grid.1, 1),
+            block_dim: (pass.threads(lengths), 1, 1),
+            shared_mem_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
+        };
+        let (s, f, d) = (extents.source, extents.factor, extents.destination);
+        let mut launch = stream.launch_builder(&self.euclid);
+        launch
+            .arg(src)
+            .arg(&s.len)
+            .arg(&s.stride)
+            .arg(&s.dist)
+            .arg(fac)
+            .arg(&f.len)
+            .arg(&f.stride)
+            .arg(&f.dist)
+            .arg(dst)
+            .arg(&d.stride)
+            .arg(&d.dist)
+            .arg(lens);
+        // SAFETY: the arguments follow `GCD_ARGS` in order and type; the callers size the
+        // buffers to `pairs` pairs at the extents' distances, `lens` to `pairs` words, and
+        // keep `shared` within `euclid_shared_bytes`, the attribute set at load.
+        unsafe { launch.launch(config) }.map_err(|source| GpuError::Launch {
+            kernel: pass.name().to_string(),
+            source,
+        })?;
+        Ok(())
     }
 
     /// Runs `pass` of plain products on `stream` on a grid of `blocks` × `rows`: from `src`
@@ -555,9 +626,13 @@ impl Bound {
             Arg::FactorStride => Value::U64(self.extents.factor.stride),
             Arg::FactorDistance => Value::U64(self.extents.factor.dist),
             Arg::Low => Value::U64(self.extents.low),
-            Arg::Words | Arg::Signs | Arg::Constants | Arg::Row | Arg::Primes | Arg::Bases => {
-                return None
-            }
+            Arg::Words
+            | Arg::Signs
+            | Arg::Constants
+            | Arg::Row
+            | Arg::Primes
+            | Arg::Bases
+            | Arg::Lengths => return None,
         })
     }
 }

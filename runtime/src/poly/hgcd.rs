@@ -172,10 +172,10 @@ fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
 }
 
 impl<F: HostField> PolyRing<F> {
-    /// The monic greatest common divisor of a and b (gcd(0, 0) = 0): Euclid's algorithm
-    /// on short operands, the half-gcd on long ones, its products on the ring's backend
-    /// (on a GPU, each product and division is one call to the device, host polynomials
-    /// in and out).
+    /// The monic greatest common divisor of a and b (gcd(0, 0) = 0). On a GPU, pairs that
+    /// fit one block's shared memory run the on-chip Euclid ([`Self::gcd_device`]); on the
+    /// CPU and for longer pairs, Euclid's algorithm on short operands and the half-gcd on
+    /// long ones, its products on the ring's backend.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
     /// errors of the products.
@@ -196,6 +196,16 @@ impl<F: HostField> PolyRing<F> {
     pub fn gcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
+        if self.euclid_on_device(a.len(), b.len()) {
+            let g = self.gcd_device(&self.to_device(a)?, &self.to_device(b)?)?;
+            return self.from_device(&g);
+        }
+        self.gcd_half(a, b)
+    }
+
+    /// The gcd by the half-gcd on the host (its products on the ring's backend), Euclid's
+    /// algorithm below [`HGCD_BASE`].
+    pub(super) fn gcd_half(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
         let (mut a, mut b) = if a.len() >= b.len() {
             (a.clone(), b.clone())
         } else {

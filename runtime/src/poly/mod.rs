@@ -16,6 +16,7 @@ mod division;
 mod division_device;
 mod dynamic;
 mod euclid;
+mod euclid_device;
 mod hgcd;
 mod host;
 pub(crate) mod json;

@@ -1,0 +1,358 @@
+//! Euclid's algorithm on chip: one thread block runs a whole remainder sequence, printed
+//! through the typed CUDA AST.
+//!
+//! The plain-arithmetic paper's GPU Euclid (§5 of Haque and Moreno Maza) runs a few
+//! division steps per kernel call and goes back to global memory between calls. Here the
+//! two working polynomials stay in the block's shared memory for the whole sequence (a
+//! pair of degree-10⁴ polynomials over a 32-bit prime is 80 KB of the 227 KB a Hopper
+//! block may take), so a gcd is one launch, and a batch of gcds one launch with a block
+//! per pair.
+//!
+//! A step cancels the top coefficient of the longer remainder u by the shorter v without
+//! inverting anything: u ← lc(v)·u − lc(u)·x^k·v, k = deg u − deg v. Scaling by a nonzero
+//! constant keeps the gcd, and an inverse per remainder would put a chain of dependent
+//! multiplications (an exponentiation) on the critical path of every step. The block
+//! then finds the new degree (a scan from the top that every thread runs alike, one read
+//! in a normal sequence; degrees may drop by more than one), and swaps the roles of u and
+//! v when u has become the shorter. Each step is two barriers and one pass over u. The
+//! sequence ends when v is a constant: zero (the gcd is u, up to a constant) or not (the
+//! gcd is 1). The kernel writes that last remainder as it is, not monic, and its length;
+//! the caller scales it.
+//!
+//! [`euclid_gcd`] runs the same steps in Rust: the host harness
+//! (`codegen/tests/euclid_host.rs`) checks the kernel against it element for element.
+//!
+//! ```
+//! use fermat_codegen::euclid::EuclidPass;
+//! let k = EuclidPass::Gcd.kernel();
+//! assert!(k.to_string().contains("fe_t* smem = (fe_t*)fermat_dynamic_shared;"));
+//! ```
+
+use crate::contract::Arg;
+use crate::cuda::{fe, Builtin, Dim, Expr, ForLoop, Kernel, Stmt, Type};
+use fermat_dsl::field::Field;
+
+/// A kernel of the on-chip Euclidean algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EuclidPass {
+    /// Block x: the last nonzero remainder of the sequence of pair x (a = `src` + x·`src_dist`
+    /// of `src_len` coefficients, b = `fac` + x·`fac_dist` of `fac_len`), not monic, written
+    /// to `dst` + x·`dst_dist`, its length to `lens[x]`; 1 and a nonzero constant when the
+    /// pair is coprime, 0 when both are zero. Top coefficients may be zero. Dynamic shared
+    /// memory: `src_len` + `fac_len` elements.
+    Gcd,
+}
+
+/// The arguments of [`EuclidPass::Gcd`], in order.
+pub const GCD_ARGS: [Arg; 12] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::SourceDistance,
+    Arg::Factor,
+    Arg::FactorLength,
+    Arg::FactorStride,
+    Arg::FactorDistance,
+    Arg::Destination,
+    Arg::DestinationStride,
+    Arg::DestinationDistance,
+    Arg::Lengths,
+];
+
+/// The most threads a block of [`EuclidPass::Gcd`] may have (its launch bound); any
+/// number up to it gives the same result.
+pub const GCD_MAX_THREADS: u32 = 1024;
+
+impl EuclidPass {
+    /// Every kernel.
+    pub const ALL: [EuclidPass; 1] = [EuclidPass::Gcd];
+
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EuclidPass::Gcd => "euclid_gcd",
+        }
+    }
+
+    /// The kernel's arguments, in order.
+    pub fn args(self) -> &'static [Arg] {
+        match self {
+            EuclidPass::Gcd => &GCD_ARGS,
+        }
+    }
+
+    /// Dynamic shared memory of one block, in bytes: both operands, `element_bytes` each.
+    pub fn shared_bytes(self, (len_a, len_b): (u64, u64), element_bytes: u64) -> u64 {
+        (len_a + len_b) * element_bytes
+    }
+
+    /// Threads per block for operands of these lengths: a warp per 256 coefficients of the
+    /// longer (each thread takes eight per step), from one warp to [`GCD_MAX_THREADS`].
+    pub fn threads(self, (len_a, len_b): (u64, u64)) -> u32 {
+        let warps = len_a.max(len_b).div_ceil(256).clamp(1, 32);
+        (warps * 32) as u32
+    }
+
+    /// The kernel.
+    pub fn kernel(self) -> Kernel {
+        let params = self.args().iter().map(|a| a.param()).collect();
+        match self {
+            EuclidPass::Gcd => Kernel::new(self.name(), params, gcd_body())
+                .doc("dst[x] = the last nonzero remainder of Euclid's sequence of (src[x], fac[x]), not monic; lens[x] its length")
+                .doc("one block per pair, both polynomials in shared memory, u <- lc(v) u - lc(u) x^k v per step")
+                .launch_bounds(GCD_MAX_THREADS)
+                .dynamic_shared(Type::Fe, "smem"),
+        }
+    }
+}
+
+fn var(name: &str) -> Expr {
+    Expr::var(name)
+}
+
+/// `for (size_t i = threadIdx.x; i < end; i += blockDim.x)`: any block size covers it.
+fn block_stride(end: Expr, body: Vec<Stmt>) -> Stmt {
+    Stmt::For(ForLoop {
+        var: "i".into(),
+        ty: Type::SizeT,
+        start: Expr::thread_idx().cast(Type::SizeT),
+        cond: var("i").lt(end),
+        step: Expr::block_dim().cast(Type::SizeT),
+        unroll: None,
+        body,
+    })
+}
+
+/// A pointer into shared memory the kernel swaps (so not `__restrict__`).
+fn shared_ptr() -> Type {
+    Type::Ptr {
+        to: Box::new(Type::Fe),
+        is_const: false,
+        restrict: false,
+    }
+}
+
+/// `while (len > 0 && p[len − 1] == 0) len -= 1;`: every thread reads the same words.
+fn normalise(p: &str, len: &str) -> Stmt {
+    Stmt::While {
+        cond: var(len)
+            .gt(Expr::u64(0))
+            .and_also(fe::eq(var(p).at(var(len) - Expr::u64(1)), fe::zero())),
+        body: vec![Stmt::assign_op(
+            var(len),
+            crate::cuda::BinOp::Sub,
+            Expr::u64(1),
+        )],
+    }
+}
+
+/// `if (lu < lv) swap (u, lu) and (v, lv)`: every thread alike.
+fn order() -> Stmt {
+    Stmt::if_(
+        var("lu").lt(var("lv")),
+        vec![
+            Stmt::let_(shared_ptr(), "w", var("u")),
+            Stmt::assign(var("u"), var("v")),
+            Stmt::assign(var("v"), var("w")),
+            Stmt::let_(Type::SizeT, "lw", var("lu")),
+            Stmt::assign(var("lu"), var("lv")),
+            Stmt::assign(var("lv"), var("lw")),
+        ],
+    )
+}
+
+fn gcd_body() -> Vec<Stmt> {
+    let pair = Expr::Builtin(Builtin::BlockIdx, Dim::X).cast(Type::SizeT);
+    let stage = |to: &str, from: &str, len: &str, stride: &str| {
+        block_stride(
+            var(len),
+            vec![Stmt::store(
+                var(to),
+                var("i"),
+                fe::load(var(from), var("i"), var(stride)),
+            )],
+        )
+    };
+    // u ← lc(v)·u − lc(u)·x^k·v below the top, which cancels.
+    let term = vec![
+        Stmt::let_(
+            Type::Fe,
+            "y",
+            fe::mul_mont(var("u").at(var("i")), var("alpha")),
+        ),
+        Stmt::if_(
+            var("i").ge(var("k")),
+            vec![Stmt::assign(
+                var("y"),
+                fe::sub(
+                    var("y"),
+                    fe::mul_mont(var("v").at(var("i") - var("k")), var("beta")),
+                ),
+            )],
+        ),
+        Stmt::store(var("u"), var("i"), var("y")),
+    ];
+    let step = vec![
+        Stmt::const_(Type::SizeT, "k", var("lu") - var("lv")),
+        Stmt::const_(
+            Type::Fe,
+            "alpha",
+            fe::to_mont(var("v").at(var("lv") - Expr::u64(1))),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "beta",
+            fe::to_mont(var("u").at(var("lu") - Expr::u64(1))),
+        ),
+        Stmt::comment("every thread has read lc(u) before it is overwritten"),
+        Stmt::SyncThreads,
+        block_stride(var("lu") - Expr::u64(1), term),
+        Stmt::SyncThreads,
+        Stmt::assign_op(var("lu"), crate::cuda::BinOp::Sub, Expr::u64(1)),
+        normalise("u", "lu"),
+        order(),
+    ];
+    vec![
+        Stmt::const_(Type::SizeT, "x", pair),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "a",
+            var("src") + var("x") * var("src_dist"),
+        ),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "b",
+            var("fac") + var("x") * var("fac_dist"),
+        ),
+        Stmt::let_(
+            Type::ptr(Type::Word),
+            "out",
+            var("dst") + var("x") * var("dst_dist"),
+        ),
+        Stmt::let_(shared_ptr(), "u", var("smem")),
+        Stmt::let_(shared_ptr(), "v", var("smem") + var("src_len")),
+        stage("u", "a", "src_len", "src_stride"),
+        stage("v", "b", "fac_len", "fac_stride"),
+        Stmt::SyncThreads,
+        Stmt::let_(Type::SizeT, "lu", var("src_len")),
+        Stmt::let_(Type::SizeT, "lv", var("fac_len")),
+        normalise("u", "lu"),
+        normalise("v", "lv"),
+        order(),
+        Stmt::While {
+            cond: var("lv").gt(Expr::u64(1)),
+            body: step,
+        },
+        Stmt::comment("lu >= lv and lv <= 1: a nonzero constant divides both, or u is the gcd"),
+        Stmt::if_(
+            var("lv").equals(Expr::u64(1)),
+            vec![
+                Stmt::assign(var("u"), var("v")),
+                Stmt::assign(var("lu"), Expr::u64(1)),
+            ],
+        ),
+        block_stride(
+            var("lu"),
+            vec![fe::store(
+                var("out"),
+                var("i"),
+                var("dst_stride"),
+                var("u").at(var("i")),
+            )],
+        ),
+        Stmt::if_(
+            Expr::thread_idx().equals(Expr::u32(0)),
+            vec![Stmt::store(var("lens"), var("x"), var("lu"))],
+        ),
+    ]
+}
+
+/// The kernel's steps in Rust: the last nonzero remainder of the sequence of (a, b) as
+/// [`EuclidPass::Gcd`] computes it (not monic; `[c]` for a nonzero constant c when the
+/// pair is coprime, empty when both are zero).
+///
+/// ```
+/// use fermat_codegen::euclid::euclid_gcd;
+/// use fermat_dsl::field::{Field, Fp32};
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// // (x + 1)(x + 2) and (x + 1)(x + 3): the gcd is x + 1, up to a constant.
+/// let g = euclid_gcd(&f, &e(&[2, 3, 1]), &e(&[3, 4, 1]));
+/// assert_eq!(g.len(), 2);
+/// assert_eq!(g[0], g[1]);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
+pub fn euclid_gcd<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
+    let normal = |p: &[F::Elem]| {
+        let mut len = p.len();
+        while len > 0 && p[len - 1] == field.zero() {
+            len -= 1;
+        }
+        p[..len].to_vec()
+    };
+    let (mut u, mut v) = (normal(a), normal(b));
+    if u.len() < v.len() {
+        std::mem::swap(&mut u, &mut v);
+    }
+    while v.len() > 1 {
+        let k = u.len() - v.len();
+        let (alpha, beta) = (v[v.len() - 1], u[u.len() - 1]);
+        u.pop();
+        for (i, y) in u.iter_mut().enumerate() {
+            *y = field.mul(y, &alpha);
+            if i >= k {
+                *y = field.sub(y, &field.mul(&v[i - k], &beta));
+            }
+        }
+        u = normal(&u);
+        if u.len() < v.len() {
+            std::mem::swap(&mut u, &mut v);
+        }
+    }
+    if v.len() == 1 {
+        v
+    } else {
+        u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_dsl::field::Fp32;
+
+    #[test]
+    fn the_mirror_finds_common_factors_and_coprime_pairs() {
+        let f = Fp32::new(469762049).unwrap();
+        let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+        // x^8 + 1 and 3x^5: coprime, a degree gap of three.
+        assert_eq!(
+            euclid_gcd(
+                &f,
+                &e(&[1, 0, 0, 0, 0, 0, 0, 0, 1]),
+                &e(&[0, 0, 0, 0, 0, 3])
+            )
+            .len(),
+            1
+        );
+        // (x − 1)² and x² − 1: x − 1 up to a constant, zeros at the top ignored.
+        let g = euclid_gcd(&f, &e(&[1, 469762047, 1, 0]), &e(&[469762048, 0, 1]));
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0], f.neg(&g[1]));
+        assert!(euclid_gcd(&f, &[], &e(&[0, 0])).is_empty());
+        assert_eq!(euclid_gcd(&f, &[], &e(&[0, 5])), e(&[0, 5]));
+    }
+
+    #[test]
+    fn the_kernel_reads_its_contract() {
+        let k = EuclidPass::Gcd.kernel();
+        k.check().unwrap();
+        let text = k.to_string();
+        for arg in GCD_ARGS {
+            assert!(text.contains(arg.name()), "{}", arg.name());
+        }
+        assert_eq!(EuclidPass::Gcd.threads((10_000, 9_000)), 1024);
+        assert_eq!(EuclidPass::Gcd.threads((10, 9)), 32);
+        assert_eq!(EuclidPass::Gcd.shared_bytes((3, 2), 8), 40);
+    }
+}

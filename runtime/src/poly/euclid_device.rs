@@ -1,0 +1,161 @@
+//! The gcd of device polynomials by the on-chip Euclidean algorithm
+//! ([`fermat_codegen::euclid`]): one launch runs the whole remainder sequence in one block's
+//! shared memory, then the host reads the result's length and leading coefficient (two
+//! small copies) and the device scales it monic. Pairs too long for one block's shared
+//! memory first lose the longer operand's excess to one division on the device, and
+//! beyond that the half-gcd takes them on the host, its products on the device.
+
+use super::device::DevicePoly;
+use super::ring::PolyRing;
+use crate::error::Error;
+use crate::gpu::{Extent, Extents, GpuError};
+use crate::host::HostField;
+use fermat_codegen::cost::FieldShape;
+
+/// Below this length of the shorter operand the host's Euclid beats a launch and its
+/// copies (`PolyRing::gcd` of host polynomials keeps such pairs on the host).
+pub(super) const EUCLID_DEVICE_MIN_LEN: usize = 256;
+
+impl<F: HostField> PolyRing<F> {
+    /// The monic gcd of device polynomials, on the device (gcd(0, 0) = 0): one block of
+    /// the on-chip Euclid when both fit its shared memory ([`Self::euclid_capacity`]), the
+    /// longer reduced modulo the shorter first when that makes them fit, else the
+    /// half-gcd of [`PolyRing::gcd`] on the host.
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
+    /// let g = Poly::from_u64s(&f, &[5, 1]); // x + 5
+    /// let a = ring.mul(&g, &Poly::from_u64s(&f, &[1, 0, 1]))?;
+    /// let b = ring.mul(&g, &Poly::from_u64s(&f, &[2, 3]))?;
+    /// let (da, db) = match (ring.to_device(&a), ring.to_device(&b)) {
+    ///     (Ok(da), Ok(db)) => (da, db),
+    ///     (Err(Error::NotOnGpu), _) => return Ok(()), // on the CPU: `gcd` of host polynomials
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
+    /// };
+    /// assert_eq!(ring.from_device(&ring.gcd_device(&da, &db)?)?, g);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn gcd_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
+        let capacity = self.euclid_capacity()?;
+        if a.len + b.len > capacity {
+            // gcd(a, b) = gcd(b, a mod b), and a mod b is shorter than b.
+            if !b.is_empty() && b.len < a.len && 2 * b.len <= capacity {
+                let (_, r) = self.divrem_device(a, b)?;
+                return self.gcd_device(b, &r);
+            }
+            let g = self.gcd_half(&self.from_device(a)?, &self.from_device(b)?)?;
+            return self.to_device(&g);
+        }
+        let device = self.device()?;
+        let mut g = self.zeros(a.len.max(1))?;
+        let mut lens = device.alloc::<u64>(1)?;
+        let stream = device.stream().clone();
+        let extent = |p: &DevicePoly<F>| Extent {
+            dist: 0,
+            ..p.extent(p.len)
+        };
+        let destination = Extent {
+            dist: 0,
+            ..g.extent(0)
+        };
+        self.passes()?.run_euclid(
+            &stream,
+            1,
+            (
+                &a.data.slice(..),
+                &b.data.slice(..),
+                &mut g.data.slice_mut(..),
+                &mut lens.slice_mut(..),
+            ),
+            Extents {
+                source: extent(a),
+                factor: extent(b),
+                destination,
+                ..Extents::whole(1)
+            },
+            FieldShape::of(&self.any).element_bytes,
+        )?;
+        let mut len = [0u64];
+        stream
+            .memcpy_dtoh(&lens, &mut len)
+            .map_err(|source| GpuError::Driver {
+                call: "cuMemcpyDtoH",
+                source,
+            })?;
+        g.len = usize::try_from(len[0]).unwrap_or(usize::MAX).min(g.cap);
+        self.make_monic(g)
+    }
+
+    /// The longest pair (the two lengths summed) the on-chip Euclid holds in one block's
+    /// shared memory on this ring's device: 58,112 coefficients of a 32-bit prime on an
+    /// H100 or H200 (227 KB), a quarter of that for 128-bit elements.
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
+    /// match ring.euclid_capacity() {
+    ///     Ok(n) => assert!(n >= 12_000), // 48 KB at least, on any CUDA device
+    ///     Err(Error::NotOnGpu) => {}
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn euclid_capacity(&self) -> Result<usize, Error> {
+        let bytes = FieldShape::of(&self.any).element_bytes as usize;
+        Ok(self.passes()?.euclid_shared_bytes / bytes)
+    }
+
+    /// Whether `gcd` of host polynomials of these lengths goes to the device.
+    pub(super) fn euclid_on_device(&self, la: usize, lb: usize) -> bool {
+        if self.device.is_none() || la.min(lb) < EUCLID_DEVICE_MIN_LEN {
+            return false;
+        }
+        self.euclid_capacity()
+            .is_ok_and(|capacity| la + lb <= capacity || 2 * la.min(lb) <= capacity)
+    }
+
+    /// g scaled by the inverse of its leading coefficient, on the device.
+    fn make_monic(&self, g: DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        match g.len {
+            0 => return Ok(g),
+            1 => return self.to_device(&super::Poly::one(&self.field)),
+            _ => {}
+        }
+        let lead = self.coefficient(&g, g.len - 1)?;
+        let inverse = super::Poly::new(&self.field, vec![self.field.inv(&lead)?]);
+        self.mul_device(&g, &self.to_device(&inverse)?)
+    }
+
+    /// Coefficient i of a device polynomial: its digits, one small copy each.
+    fn coefficient(&self, p: &DevicePoly<F>, i: usize) -> Result<F::Elem, Error> {
+        let stream = self.device()?.stream().clone();
+        let k = self.field.words();
+        let mut words = Vec::with_capacity(k);
+        for c in 0..k {
+            let digit = p.data.slice(c * p.cap + i..c * p.cap + i + 1);
+            let mut w = stream
+                .clone_dtoh(&digit)
+                .map_err(|source| GpuError::Driver {
+                    call: "cuMemcpyDtoH",
+                    source,
+                })?;
+            words.append(&mut w);
+        }
+        let mut host = vec![self.field.to_host(&self.field.zero()); 1];
+        self.field.unpack(&words, 1, &mut host);
+        Ok(self.field.to_elem(&host[0])?)
+    }
+}
