@@ -14,7 +14,8 @@
 //! multiplications (an exponentiation) on the critical path of every step. The block
 //! then finds the new degree (a scan from the top that every thread runs alike, one read
 //! in a normal sequence; degrees may drop by more than one), and swaps the roles of u and
-//! v when u has become the shorter. Each step is two barriers and one pass over u. The
+//! v when u has become the shorter. Each step is two barriers and one pass over u; where
+//! the sequence is normal (degrees dropping by one), one pass takes two steps. The
 //! sequence ends when v is a constant: zero (the gcd is u, up to a constant) or not (the
 //! gcd is 1). The kernel writes that last remainder as it is, not monic, and its length;
 //! the caller scales it.
@@ -110,14 +111,16 @@ fn var(name: &str) -> Expr {
     Expr::var(name)
 }
 
-/// `for (size_t i = threadIdx.x; i < end; i += blockDim.x)`: any block size covers it.
+/// `for (uint32_t i = threadIdx.x; i < end; i += blockDim.x)`: any block size covers it.
+/// Indices are 32-bit (a pair's length is bounded by shared memory): half the integer
+/// instructions of 64-bit ones in the loops that bound the kernel.
 fn block_stride(end: Expr, body: Vec<Stmt>) -> Stmt {
     Stmt::For(ForLoop {
         var: "i".into(),
-        ty: Type::SizeT,
-        start: Expr::thread_idx().cast(Type::SizeT),
+        ty: Type::U32,
+        start: Expr::thread_idx(),
         cond: var("i").lt(end),
-        step: Expr::block_dim().cast(Type::SizeT),
+        step: Expr::block_dim(),
         unroll: None,
         body,
     })
@@ -141,7 +144,7 @@ fn normalise(p: &str, len: &str) -> Stmt {
         body: vec![Stmt::assign_op(
             var(len),
             crate::cuda::BinOp::Sub,
-            Expr::u64(1),
+            Expr::u32(1),
         )],
     }
 }
@@ -154,7 +157,7 @@ fn order() -> Stmt {
             Stmt::let_(shared_ptr(), "w", var("u")),
             Stmt::assign(var("u"), var("v")),
             Stmt::assign(var("v"), var("w")),
-            Stmt::let_(Type::SizeT, "lw", var("lu")),
+            Stmt::let_(Type::U32, "lw", var("lu")),
             Stmt::assign(var("lu"), var("lv")),
             Stmt::assign(var("lv"), var("lw")),
         ],
@@ -173,42 +176,108 @@ fn gcd_body() -> Vec<Stmt> {
             )],
         )
     };
-    // u ← lc(v)·u − lc(u)·x^k·v below the top, which cancels.
-    let term = vec![
-        Stmt::let_(
-            Type::Fe,
-            "y",
-            fe::mul_mont(var("u").at(var("i")), var("alpha")),
-        ),
-        Stmt::if_(
-            var("i").ge(var("k")),
-            vec![Stmt::assign(
-                var("y"),
-                fe::sub(
-                    var("y"),
-                    fe::mul_mont(var("v").at(var("i") - var("k")), var("beta")),
+    let one = || Expr::u32(1);
+    let at = |p: &str, i: Expr| var(p).at(i);
+    // One step: u ← α·u − β·x^k·v below the top, which cancels (α = lc v, β = lc u).
+    let single = vec![
+        block_stride(
+            var("lu") - one(),
+            vec![
+                Stmt::let_(Type::Fe, "y", fe::mul_mont(at("u", var("i")), var("ta"))),
+                Stmt::if_(
+                    var("i").ge(var("k")),
+                    vec![Stmt::assign(
+                        var("y"),
+                        fe::sub(
+                            var("y"),
+                            fe::mul_mont(at("v", var("i") - var("k")), var("tb")),
+                        ),
+                    )],
                 ),
-            )],
+                Stmt::store(var("u"), var("i"), var("y")),
+            ],
         ),
-        Stmt::store(var("u"), var("i"), var("y")),
+        Stmt::SyncThreads,
+        Stmt::assign_op(var("lu"), crate::cuda::BinOp::Sub, one()),
+    ];
+    // Two steps in one pass where the sequence is normal (k = 1 and the first step leaves
+    // u of v's degree, its top β₁ = α·u_(n−1) − β·v_(n−2) ≠ 0): u ← α²·u − αβ·x·v − β₁·v,
+    // the top two coefficients cancelling. The same values as the two steps, half the
+    // passes, three products per coefficient instead of four.
+    let double = vec![
+        block_stride(
+            var("lu") - Expr::u32(2),
+            vec![
+                Stmt::let_(
+                    Type::Fe,
+                    "y",
+                    fe::sub(
+                        fe::mul_mont(at("u", var("i")), var("t2")),
+                        fe::mul_mont(at("v", var("i")), var("t1")),
+                    ),
+                ),
+                Stmt::if_(
+                    var("i").ge(one()),
+                    vec![Stmt::assign(
+                        var("y"),
+                        fe::sub(
+                            var("y"),
+                            fe::mul_mont(at("v", var("i") - one()), var("tab")),
+                        ),
+                    )],
+                ),
+                Stmt::store(var("u"), var("i"), var("y")),
+            ],
+        ),
+        Stmt::SyncThreads,
+        Stmt::assign_op(var("lu"), crate::cuda::BinOp::Sub, Expr::u32(2)),
     ];
     let step = vec![
-        Stmt::const_(Type::SizeT, "k", var("lu") - var("lv")),
+        Stmt::const_(Type::U32, "k", var("lu") - var("lv")),
+        Stmt::const_(Type::Fe, "alpha", at("v", var("lv") - one())),
+        Stmt::const_(Type::Fe, "beta", at("u", var("lu") - one())),
         Stmt::const_(
             Type::Fe,
-            "alpha",
-            fe::to_mont(var("v").at(var("lv") - Expr::u64(1))),
+            "beta1",
+            Expr::select(
+                var("k").equals(one()),
+                fe::sub(
+                    fe::mul(var("alpha"), at("u", var("lu") - Expr::u32(2))),
+                    fe::mul(var("beta"), at("v", var("lv") - Expr::u32(2))),
+                ),
+                fe::zero(),
+            ),
         ),
-        Stmt::const_(
-            Type::Fe,
-            "beta",
-            fe::to_mont(var("u").at(var("lu") - Expr::u64(1))),
+        Stmt::comment("every thread has read the tops of u and v before they are overwritten"),
+        Stmt::SyncThreads,
+        Stmt::if_else(
+            fe::eq(var("beta1"), fe::zero()),
+            [
+                vec![
+                    Stmt::const_(Type::Fe, "ta", fe::to_mont(var("alpha"))),
+                    Stmt::const_(Type::Fe, "tb", fe::to_mont(var("beta"))),
+                ],
+                single,
+            ]
+            .concat(),
+            [
+                vec![
+                    Stmt::const_(
+                        Type::Fe,
+                        "t2",
+                        fe::to_mont(fe::mul(var("alpha"), var("alpha"))),
+                    ),
+                    Stmt::const_(
+                        Type::Fe,
+                        "tab",
+                        fe::to_mont(fe::mul(var("alpha"), var("beta"))),
+                    ),
+                    Stmt::const_(Type::Fe, "t1", fe::to_mont(var("beta1"))),
+                ],
+                double,
+            ]
+            .concat(),
         ),
-        Stmt::comment("every thread has read lc(u) before it is overwritten"),
-        Stmt::SyncThreads,
-        block_stride(var("lu") - Expr::u64(1), term),
-        Stmt::SyncThreads,
-        Stmt::assign_op(var("lu"), crate::cuda::BinOp::Sub, Expr::u64(1)),
         normalise("u", "lu"),
         order(),
     ];
@@ -234,21 +303,21 @@ fn gcd_body() -> Vec<Stmt> {
         stage("u", "a", "src_len", "src_stride"),
         stage("v", "b", "fac_len", "fac_stride"),
         Stmt::SyncThreads,
-        Stmt::let_(Type::SizeT, "lu", var("src_len")),
-        Stmt::let_(Type::SizeT, "lv", var("fac_len")),
+        Stmt::let_(Type::U32, "lu", var("src_len").cast(Type::U32)),
+        Stmt::let_(Type::U32, "lv", var("fac_len").cast(Type::U32)),
         normalise("u", "lu"),
         normalise("v", "lv"),
         order(),
         Stmt::While {
-            cond: var("lv").gt(Expr::u64(1)),
+            cond: var("lv").gt(Expr::u32(1)),
             body: step,
         },
         Stmt::comment("lu >= lv and lv <= 1: a nonzero constant divides both, or u is the gcd"),
         Stmt::if_(
-            var("lv").equals(Expr::u64(1)),
+            var("lv").equals(Expr::u32(1)),
             vec![
                 Stmt::assign(var("u"), var("v")),
-                Stmt::assign(var("lu"), Expr::u64(1)),
+                Stmt::assign(var("lu"), Expr::u32(1)),
             ],
         ),
         block_stride(
@@ -262,7 +331,11 @@ fn gcd_body() -> Vec<Stmt> {
         ),
         Stmt::if_(
             Expr::thread_idx().equals(Expr::u32(0)),
-            vec![Stmt::store(var("lens"), var("x"), var("lu"))],
+            vec![Stmt::store(
+                var("lens"),
+                var("x"),
+                var("lu").cast(Type::U64),
+            )],
         ),
     ]
 }
