@@ -283,7 +283,7 @@ impl<F: HostField> PolyRing<F> {
 
     /// The resultant of a and b, with FLINT's conventions (`nmod_poly_resultant`): zero when
     /// either is zero, lc(b)^deg a when b is a constant. Long operands take the half-gcd,
-    /// whose steps carry the resultant's factors ([`Trail`]); the rest is
+    /// whose steps carry the resultant's factors along; the rest is
     /// [`resultant_euclid`]'s Euclidean algorithm, which it equals.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
