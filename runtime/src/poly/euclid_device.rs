@@ -8,7 +8,7 @@
 use super::device::DevicePoly;
 use super::ring::PolyRing;
 use crate::error::Error;
-use crate::gpu::{Extent, Extents, GpuError};
+use crate::gpu::{Extents, GpuError};
 use crate::host::HostField;
 use fermat_codegen::cost::FieldShape;
 
@@ -58,14 +58,7 @@ impl<F: HostField> PolyRing<F> {
         let mut g = self.zeros(a.len.max(1))?;
         let mut lens = device.alloc::<u64>(1)?;
         let stream = device.stream().clone();
-        let extent = |p: &DevicePoly<F>| Extent {
-            dist: 0,
-            ..p.extent(p.len)
-        };
-        let destination = Extent {
-            dist: 0,
-            ..g.extent(0)
-        };
+        let destination = g.extent(0);
         self.passes()?.run_euclid(
             &stream,
             1,
@@ -76,8 +69,8 @@ impl<F: HostField> PolyRing<F> {
                 &mut lens.slice_mut(..),
             ),
             Extents {
-                source: extent(a),
-                factor: extent(b),
+                source: a.extent(a.len),
+                factor: b.extent(b.len),
                 destination,
                 ..Extents::whole(1)
             },
