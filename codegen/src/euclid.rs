@@ -30,7 +30,7 @@
 //! ```
 
 use crate::contract::Arg;
-use crate::cuda::{fe, Builtin, Dim, Expr, ForLoop, Kernel, Stmt, Type};
+use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, Stmt, Type};
 use fermat_dsl::field::Field;
 
 /// A kernel of the on-chip Euclidean algorithm.
@@ -111,19 +111,10 @@ fn var(name: &str) -> Expr {
     Expr::var(name)
 }
 
-/// `for (uint32_t i = threadIdx.x; i < end; i += blockDim.x)`: any block size covers it.
-/// Indices are 32-bit (a pair's length is bounded by shared memory): half the integer
-/// instructions of 64-bit ones in the loops that bound the kernel.
+/// The loops over coefficients: 32-bit indices (a pair's length is bounded by shared
+/// memory), half the integer instructions of 64-bit ones in the loops that bound the kernel.
 fn block_stride(end: Expr, body: Vec<Stmt>) -> Stmt {
-    Stmt::For(ForLoop {
-        var: "i".into(),
-        ty: Type::U32,
-        start: Expr::thread_idx(),
-        cond: var("i").lt(end),
-        step: Expr::block_dim(),
-        unroll: None,
-        body,
-    })
+    Stmt::block_stride_loop("i", Type::U32, end, body)
 }
 
 /// A pointer into shared memory the kernel swaps (so not `__restrict__`).

@@ -150,17 +150,8 @@ fn var(name: &str) -> Expr {
     Expr::var(name)
 }
 
-/// `for (size_t v = threadIdx.x; v < end; v += blockDim.x)`: any block size covers it.
 fn block_stride(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
-    Stmt::For(ForLoop {
-        var: v.into(),
-        ty: Type::SizeT,
-        start: Expr::thread_idx().cast(Type::SizeT),
-        cond: var(v).lt(end),
-        step: Expr::block_dim().cast(Type::SizeT),
-        unroll: None,
-        body,
-    })
+    Stmt::block_stride_loop(v, Type::SizeT, end, body)
 }
 
 fn row() -> Expr {

@@ -13,6 +13,17 @@ use rand::SeedableRng;
 
 mod gpu;
 
+/// The catalogue's fields and the word prime of the speed targets.
+const CATALOGUE: [&str; 7] = [
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "babybear",
+    "goldilocks",
+    "469762049",
+];
+
 fn gpu_ring<F: HostField>(field: &F) -> Option<PolyRing<F>> {
     gpu::on_gpu(|backend| PolyRing::new(field, backend))
 }
@@ -280,15 +291,7 @@ const DIVISION_SHAPES: [(usize, usize); 11] = [
 
 #[test]
 fn divisions_and_series_inverses_on_the_device() {
-    for spec in [
-        "P1",
-        "P2",
-        "P3",
-        "P4",
-        "babybear",
-        "goldilocks",
-        "469762049",
-    ] {
+    for spec in CATALOGUE {
         let any = FieldSpec::parse(spec).unwrap().build().unwrap();
         let shapes = if spec.starts_with('P') {
             &DIVISION_SHAPES[..10]
@@ -332,15 +335,7 @@ fn gcds_on_the_gpu_backend() {
 #[test]
 fn gcds_on_chip_in_every_field() {
     use fermat::poly::gcd_euclid;
-    for spec in [
-        "P1",
-        "P2",
-        "P3",
-        "P4",
-        "babybear",
-        "goldilocks",
-        "469762049",
-    ] {
+    for spec in CATALOGUE {
         let any = FieldSpec::parse(spec).unwrap().build().unwrap();
         with_field!(&any, f => {
             let Some(gpu) = gpu_ring(f) else {

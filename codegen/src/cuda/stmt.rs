@@ -253,6 +253,30 @@ impl Stmt {
         })
     }
 
+    /// A block-stride loop over `[0, n)`:
+    /// `for (ty var = threadIdx.x; var < n; var += blockDim.x)`, so that a block of any
+    /// size covers any n (one thread per block included, as the host harnesses run).
+    pub fn block_stride_loop(var: impl Into<String>, ty: Type, n: Expr, body: Vec<Stmt>) -> Stmt {
+        let var = var.into();
+        // threadIdx and blockDim are unsigned: only a wider counter needs a cast.
+        let widen = |e: Expr| {
+            if ty == Type::U32 {
+                e
+            } else {
+                e.cast(ty.clone())
+            }
+        };
+        Stmt::For(ForLoop {
+            cond: Expr::var(var.clone()).lt(n),
+            start: widen(Expr::thread_idx()),
+            step: widen(Expr::block_dim()),
+            ty,
+            var,
+            unroll: None,
+            body,
+        })
+    }
+
     /// One piece per thread: `const size_t var = global thread index; if (var >= n) return;`
     pub fn one_per_thread(var: impl Into<String>, n: Expr) -> Vec<Stmt> {
         let var = var.into();

@@ -294,7 +294,7 @@ impl<F: HostField> PolyRing<F> {
 
     /// A new device polynomial of the first `len` coefficients of x^(about − 1)·p(1/x):
     /// coefficient t is p_(about − 1 − t), zero past `about`.
-    fn reversed(
+    pub(super) fn reversed(
         &self,
         p: &DevicePoly<F>,
         about: usize,
@@ -379,7 +379,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// All `capacity` coefficients of a device polynomial, read back and checked.
-    fn download_elems(&self, p: &DevicePoly<F>) -> Result<Vec<F::Elem>, Error> {
+    pub(super) fn download_elems(&self, p: &DevicePoly<F>) -> Result<Vec<F::Elem>, Error> {
         let host = self.download(&p.data, p.cap)?;
         Ok(host
             .iter()

@@ -127,28 +127,10 @@ impl<F: HostField> PolyRing<F> {
             1 => return self.to_device(&super::Poly::one(&self.field)),
             _ => {}
         }
-        let lead = self.coefficient(&g, g.len - 1)?;
+        // The leading coefficient, as the division reads its divisor's: the first
+        // coefficient of the reversal, one element copied back.
+        let lead = self.download_elems(&self.reversed(&g, g.len, 1)?)?[0];
         let inverse = super::Poly::new(&self.field, vec![self.field.inv(&lead)?]);
         self.mul_device(&g, &self.to_device(&inverse)?)
-    }
-
-    /// Coefficient i of a device polynomial: its digits, one small copy each.
-    fn coefficient(&self, p: &DevicePoly<F>, i: usize) -> Result<F::Elem, Error> {
-        let stream = self.device()?.stream().clone();
-        let k = self.field.words();
-        let mut words = Vec::with_capacity(k);
-        for c in 0..k {
-            let digit = p.data.slice(c * p.cap + i..c * p.cap + i + 1);
-            let mut w = stream
-                .clone_dtoh(&digit)
-                .map_err(|source| GpuError::Driver {
-                    call: "cuMemcpyDtoH",
-                    source,
-                })?;
-            words.append(&mut w);
-        }
-        let mut host = vec![self.field.to_host(&self.field.zero()); 1];
-        self.field.unpack(&words, 1, &mut host);
-        Ok(self.field.to_elem(&host[0])?)
     }
 }
