@@ -304,6 +304,15 @@ pub enum Arg {
     /// One length per polynomial a kernel writes whose length the data decide (`uint64_t*
     /// lens`; see [`crate::euclid::EuclidPass`]).
     Lengths,
+    /// Big integers a CRT kernel reads (`const uint64_t* ints`), word-major: word w of
+    /// integer j at `ints[w·src_stride + j]`.
+    Integers,
+    /// Big integers a CRT kernel writes (`uint64_t* ints_out`), word-major with
+    /// `dst_stride`; the reduction modulo m reads them too, in place.
+    IntegerDestination,
+    /// 64-bit words of the modulus m of a reduction (`size_t mwords`; see
+    /// [`crate::crt::CrtPass::Reduce`]).
+    ModulusWords,
 }
 
 impl Arg {
@@ -340,6 +349,9 @@ impl Arg {
             Arg::Primes => "primes",
             Arg::Bases => "bases",
             Arg::Lengths => "lens",
+            Arg::Integers => "ints",
+            Arg::IntegerDestination => "ints_out",
+            Arg::ModulusWords => "mwords",
         }
     }
 
@@ -349,8 +361,8 @@ impl Arg {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
             Arg::Destination => Type::ptr(Type::Word),
             Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
-            Arg::Constants | Arg::Bases => Type::const_ptr(Type::U64),
-            Arg::Lengths => Type::ptr(Type::U64),
+            Arg::Constants | Arg::Bases | Arg::Integers => Type::const_ptr(Type::U64),
+            Arg::Lengths | Arg::IntegerDestination => Type::ptr(Type::U64),
             Arg::Epoch => Type::U32,
             Arg::OperandDistance
             | Arg::SourceLength
@@ -370,7 +382,8 @@ impl Arg {
             | Arg::Low
             | Arg::Words
             | Arg::Row
-            | Arg::Primes => Type::SizeT,
+            | Arg::Primes
+            | Arg::ModulusWords => Type::SizeT,
         }
     }
 

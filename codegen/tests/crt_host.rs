@@ -1,11 +1,14 @@
 //! The CRT route's kernels, compiled as plain C++ from the file the GPU runs
 //! (`fermat_codegen::crt::source`) and run on the CPU one thread at a time: projection
-//! gives each integer's residues and recombination gives the integers back, against
-//! num-bigint, for random and edge values, signed and unsigned, for several prime sets.
+//! gives each integer's residues, recombination gives the integers back, and with the
+//! bases modulo m and the reduction gives them modulo m, against num-bigint, for random
+//! and edge values, signed and unsigned, for prime sets of 32-bit and 64-bit residues.
 
 mod host;
 
-use fermat_codegen::crt::{project_constants, recombine_tables, CrtPass, PROJECT_HEAD};
+use fermat_codegen::crt::{
+    modular_tables, project_constants, recombine_tables, source, CrtPass, ResidueWord, PROJECT_HEAD,
+};
 use fermat_dsl::field::primality::is_prime_u64;
 use host::{build_harness, compiler, parse_words, run_harness};
 use num_bigint::{BigInt, BigUint, RandBigInt, Sign};
@@ -28,24 +31,31 @@ int main() {
     char name[32]; unsigned gy; size_t a[8];
     if (scanf("%31s %u", name, &gy) != 2) return 3;
     for (auto& v : a) if (scanf("%zu", &v) != 1) return 3;
-    // src_len, src_stride/src_dist, words, row, primes, dst_len, dst_stride/dst_dist, dst words
+    // src_len, src_stride/src_dist, words, row/mwords, primes, dst_len, dst_stride/dst_dist,
+    // words written. Residues are in the prelude's words, integers in 64-bit ones.
     std::vector<uint32_t> signs(sign_words.begin(), sign_words.end());
     signs.resize(a[0] + 1);
-    std::vector<uint64_t> dst(a[7] ? a[7] : 1, 0x5a5a5a5a5a5a5a5aull);
+    std::vector<fe_word_t> residues(src.begin(), src.end());
+    std::vector<fe_word_t> res_out(a[7] ? a[7] : 1, (fe_word_t)0x5a5a5a5a5a5a5a5aull);
+    std::vector<uint64_t> ints_out(a[7] ? a[7] : 1, 0x5a5a5a5a5a5a5a5aull);
+    bool writes_residues = false;
     gridDim = {1, gy, 1};
     for (unsigned y = 0; y < gy; y++) {
         blockIdx = {0, y, 0};
-        if (!strcmp(name, "crt_project"))
-            crt_project(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], dst.data(), a[5], a[6]);
-        else if (!strcmp(name, "crt_project_signed"))
-            crt_project_signed(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], dst.data(), a[5], a[6]);
-        else if (!strcmp(name, "crt_recombine"))
-            crt_recombine(src.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), dst.data(), a[6]);
+        if (!strcmp(name, "crt_project") || !strcmp(name, "crt_project_signed")) {
+            writes_residues = true;
+            (!strcmp(name, "crt_project_signed") ? crt_project_signed : crt_project)(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], a[4], res_out.data(), a[5], a[6]);
+        } else if (!strcmp(name, "crt_recombine"))
+            crt_recombine(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
         else if (!strcmp(name, "crt_recombine_signed"))
-            crt_recombine_signed(src.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), dst.data(), a[6]);
-        else return 4;
+            crt_recombine_signed(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
+        else if (!strcmp(name, "crt_reduce")) {
+            ints_out = src;
+            crt_reduce(ints_out.data(), a[5], a[6], a[2], consts.data(), a[3]);
+        } else return 4;
     }
-    for (auto w : dst) printf("%llu\n", (unsigned long long)w);
+    if (writes_residues) for (auto w : res_out) printf("%llu\n", (unsigned long long)w);
+    else for (auto w : ints_out) printf("%llu\n", (unsigned long long)w);
     for (size_t j = 0; j < a[0]; j++) printf("%u\n", signs[j]);
     return 0;
 }
@@ -59,9 +69,9 @@ fn list(out: &mut String, v: &[u64]) {
     out.push('\n');
 }
 
-/// The largest `count` primes below 2^62 with 2^adicity | p − 1.
-fn primes(count: usize, adicity: u32) -> Vec<u64> {
-    let top = ((1u64 << 62) - 1) >> adicity;
+/// The largest `count` primes below 2^bits with 2^adicity | p − 1.
+fn primes(count: usize, adicity: u32, bits: u32) -> Vec<u64> {
+    let top = ((1u64 << bits) - 1) >> adicity;
     (1..=top)
         .rev()
         .map(|c| (c << adicity) + 1)
@@ -82,22 +92,40 @@ fn word_major(x: &[BigInt], words: usize) -> Vec<u64> {
     out
 }
 
+/// The harness over the kernels with residues in `word`s, built in a directory of the
+/// test's own (`test`), since the tests run at once.
+fn harness(cxx: &str, word: ResidueWord, test: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("crt_host_{test}_{word:?}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernels.cu"), source(word).unwrap()).unwrap();
+    build_harness(cxx, &dir, HARNESS, &[], "the CRT kernels")
+}
+
+/// Prime sets of both widths: (residue words, primes).
+fn prime_sets() -> Vec<(ResidueWord, Vec<u64>)> {
+    let mut sets: Vec<(ResidueWord, Vec<u64>)> = [(1, 20), (3, 20), (9, 24), (17, 30)]
+        .iter()
+        .map(|&(count, adicity)| (ResidueWord::U64, primes(count, adicity, 62)))
+        .collect();
+    sets.extend(
+        [(1, 21), (5, 21), (18, 21)]
+            .iter()
+            .map(|&(count, adicity)| (ResidueWord::U32, primes(count, adicity, 31))),
+    );
+    sets
+}
+
 #[test]
 fn projection_and_recombination_give_the_integers_back() {
     let Some(cxx) = compiler() else {
         return;
     };
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("crt_host");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("kernels.cu"),
-        fermat_codegen::crt::source().unwrap(),
-    )
-    .unwrap();
-    let exe = build_harness(&cxx, &dir, HARNESS, &[], "the CRT kernels");
+    let exes = [ResidueWord::U32, ResidueWord::U64].map(|w| (w, harness(&cxx, w, "garner")));
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-    for (count, adicity) in [(1, 20), (3, 20), (9, 24), (17, 30)] {
-        let ps = primes(count, adicity);
+    for (word, ps) in prime_sets() {
+        let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
+        let count = ps.len();
         let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
         let half = BigInt::from(&product >> 1u32);
         let p_int = BigInt::from(product.clone());
@@ -141,11 +169,11 @@ fn projection_and_recombination_give_the_integers_back() {
             let name = CrtPass::Project { signed }.name();
             writeln!(
                 input,
-                "{name} {count} {n} {n} {words} {row} {count} {dst_len} {dst_len} {}",
+                "{name} 1 {n} {n} {words} {row} {count} {dst_len} {dst_len} {}",
                 count * dst_len
             )
             .unwrap();
-            let out = parse_words(&run_harness(&exe, &input, name));
+            let out = parse_words(&run_harness(exe, &input, name));
             let residues = &out[..count * dst_len];
             for (i, &p) in ps.iter().enumerate() {
                 let q = BigInt::from(p);
@@ -174,15 +202,150 @@ fn projection_and_recombination_give_the_integers_back() {
                 t.words * n
             )
             .unwrap();
-            let out = parse_words(&run_harness(&exe, &input, name));
+            let out = parse_words(&run_harness(exe, &input, name));
             for (j, v) in x.iter().enumerate() {
                 let mut m = BigUint::zero();
                 for w in (0..t.words).rev() {
                     m = (m << 64u32) + out[w * n + j];
                 }
                 let negative = signed && out[t.words * n + j] != 0;
-                let got = BigInt::from_biguint(if negative { Sign::Minus } else { Sign::Plus }, m);
+                let sign = if negative { Sign::Minus } else { Sign::Plus };
+                let got = BigInt::from_biguint(sign, m);
                 assert_eq!(&got, v, "{name}: x_{j} over {count} primes");
+            }
+        }
+    }
+}
+
+/// Integers from `words` word-major rows of n.
+fn from_word_major(out: &[u64], words: usize, n: usize) -> Vec<BigUint> {
+    (0..n)
+        .map(|j| {
+            (0..words)
+                .rev()
+                .fold(BigUint::zero(), |m, w| (m << 64u32) + out[w * n + j])
+        })
+        .collect()
+}
+
+/// Runs the reduction of `s` (integers of `words` words) modulo the tables' m.
+fn reduce(
+    exe: &std::path::Path,
+    s: &[BigUint],
+    words: usize,
+    reduce: &[u64],
+    mwords: usize,
+) -> Vec<BigUint> {
+    let n = s.len();
+    let x: Vec<BigInt> = s.iter().cloned().map(BigInt::from).collect();
+    let mut input = String::new();
+    list(&mut input, &word_major(&x, words));
+    list(&mut input, reduce);
+    list(&mut input, &[]);
+    list(&mut input, &[]);
+    writeln!(
+        input,
+        "crt_reduce 1 0 0 {words} {mwords} 0 {n} {n} {}",
+        words * n
+    )
+    .unwrap();
+    let out = parse_words(&run_harness(exe, &input, "crt_reduce"));
+    from_word_major(&out, mwords, n)
+}
+
+/// Moduli of every kind: tiny, even, powers of two, one word and just past it, BN254's r,
+/// 2^255 − 19, and a random 700-bit one.
+fn moduli(rng: &mut impl Rng) -> Vec<BigUint> {
+    let one = BigUint::one();
+    let mut ms: Vec<BigUint> = [2u64, 3, 1000, 1 << 40, u64::MAX]
+        .iter()
+        .map(|&m| BigUint::from(m))
+        .collect();
+    ms.push(&one << 64u32);
+    ms.push((&one << 64u32) + 1u32);
+    ms.push(&one << 128u32);
+    ms.push(
+        "21888242871839275222246405745257275088548364400416034343698204186575808495617"
+            .parse()
+            .unwrap(),
+    );
+    ms.push((&one << 255u32) - 19u32);
+    ms.push(rng.gen_biguint(700) | (&one << 699u32));
+    ms
+}
+
+#[test]
+fn the_reduction_takes_integers_modulo_m() {
+    let Some(cxx) = compiler() else {
+        return;
+    };
+    let exe = harness(&cxx, ResidueWord::U64, "reduce");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    for (_, ps) in prime_sets() {
+        for m in moduli(&mut rng) {
+            let t = modular_tables(&ps, &m).unwrap();
+            // The largest sum Garner's modular bases can give, and the edges around m.
+            let top = &m * *ps.iter().max().unwrap() * ps.len() - 1u32;
+            let mut s = vec![
+                BigUint::zero(),
+                &m - 1u32,
+                m.clone(),
+                &m * 2u32,
+                &m * 3u32 - 1u32,
+            ];
+            s.push(top.clone());
+            s.extend((0..20).map(|_| rng.gen_biguint_below(&top)));
+            let got = reduce(&exe, &s, t.words, &t.reduce, t.mwords);
+            for (x, r) in s.iter().zip(&got) {
+                assert_eq!(r, &(x % &m), "{x} mod {m} over {} primes", ps.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn recombination_with_modular_bases_and_the_reduction_give_residues_modulo_m() {
+    let Some(cxx) = compiler() else {
+        return;
+    };
+    let exes = [ResidueWord::U32, ResidueWord::U64].map(|w| (w, harness(&cxx, w, "modular")));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+    for (word, ps) in prime_sets() {
+        let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
+        let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
+        let mut x = vec![BigUint::zero(), &product - 1u32];
+        x.extend((0..30).map(|_| rng.gen_biguint_below(&product)));
+        let n = x.len();
+        let residues: Vec<u64> = ps
+            .iter()
+            .flat_map(|&p| {
+                x.iter()
+                    .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
+            })
+            .collect();
+        let garner = recombine_tables(&ps);
+        for m in moduli(&mut rng) {
+            let t = modular_tables(&ps, &m).unwrap();
+            let mut input = String::new();
+            list(&mut input, &residues);
+            list(&mut input, &garner.constants);
+            list(&mut input, &t.bases);
+            list(&mut input, &vec![0; n]);
+            let name = CrtPass::Recombine { signed: false }.name();
+            writeln!(
+                input,
+                "{name} 1 {n} {n} {} {} {} 0 {n} {}",
+                t.words,
+                garner.row,
+                ps.len(),
+                t.words * n
+            )
+            .unwrap();
+            let out = parse_words(&run_harness(exe, &input, name));
+            let sums = from_word_major(&out, t.words, n);
+            let got = reduce(&exes[1].1, &sums, t.words, &t.reduce, t.mwords);
+            for (j, v) in x.iter().enumerate() {
+                assert_eq!(got[j], v % &m, "x_{j} mod {m} over {} primes", ps.len());
             }
         }
     }

@@ -256,7 +256,7 @@ fn product_pass_kernels() {
     }
 }
 
-/// The CRT route's projection and recombination kernels, signed and unsigned.
+/// The CRT route's projection, recombination and reduction kernels, signed and unsigned.
 #[test]
 fn crt_kernels() {
     let kernels: Vec<String> = fermat_codegen::crt::CrtPass::ALL

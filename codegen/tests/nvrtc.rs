@@ -219,15 +219,18 @@ fn crt_kernels_compile_for_sm_90() {
     let Some(nvrtc) = nvrtc() else {
         return;
     };
-    let source = fermat_codegen::crt::source().unwrap();
-    let out = compile_or_show(nvrtc, "crt", &source, SM90_CUBIN);
-    let resources = out.resources();
-    eprintln!("crt: {resources:?}");
-    for pass in fermat_codegen::crt::CrtPass::ALL {
-        assert!(
-            resources.iter().any(|r| r.kernel == pass.name()),
-            "the module lacks {}",
-            pass.name()
-        );
+    use fermat_codegen::crt::ResidueWord;
+    for word in [ResidueWord::U32, ResidueWord::U64] {
+        let source = fermat_codegen::crt::source(word).unwrap();
+        let out = compile_or_show(nvrtc, "crt", &source, SM90_CUBIN);
+        let resources = out.resources();
+        eprintln!("crt ({word:?}): {resources:?}");
+        for pass in fermat_codegen::crt::CrtPass::ALL {
+            assert!(
+                resources.iter().any(|r| r.kernel == pass.name()),
+                "the module of {word:?} residues lacks {}",
+                pass.name()
+            );
+        }
     }
 }

@@ -230,6 +230,12 @@ pub enum Error {
         /// The modulus.
         m: BigUint,
     },
+    /// A device operand of a (Z/mZ)\[x\] product that carries signs.
+    #[error("operand {operand} of a product modulo m carries signs; residues are nonnegative (upload them with ModPolyRing::upload)")]
+    SignedResidues {
+        /// Which operand.
+        operand: &'static str,
+    },
     /// The kernels read a twiddle table of another size than the plan's roots make.
     #[error("the kernels read a twiddle table of {rows} rows but the plan's roots make {made}")]
     TableMismatch {

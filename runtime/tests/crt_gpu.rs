@@ -3,7 +3,7 @@
 //! Z[x] and (Z/mZ)[x]. Without a driver or a device the test skips, saying why
 //! (`FERMAT_REQUIRE_GPU=1` makes that a failure).
 
-use fermat::crt::{IntPolyRing, Integers, ModPolyRing};
+use fermat::crt::{IntPolyRing, Integers, ModPolyRing, Width};
 use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
 use fermat::{Backend, Error};
 use rand::{Rng, SeedableRng};
@@ -26,6 +26,9 @@ fn integer_products_on_the_gpu_equal_the_cpu_s() {
         return;
     };
     let cpu = IntPolyRing::new(Backend::Cpu).unwrap();
+    let narrow = IntPolyRing::new(Backend::Gpu(0))
+        .unwrap()
+        .with_width(Width::Bits31);
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for (la, lb, ba, bb) in [
         (1, 1, 5, 5),
@@ -36,10 +39,16 @@ fn integer_products_on_the_gpu_equal_the_cpu_s() {
     ] {
         let a: Vec<BigInt> = (0..la).map(|_| signed_random(&mut rng, ba)).collect();
         let b: Vec<BigInt> = (0..lb).map(|_| signed_random(&mut rng, bb)).collect();
+        let want = cpu.mul(&a, &b).unwrap();
         assert_eq!(
             gpu.mul(&a, &b).unwrap(),
-            cpu.mul(&a, &b).unwrap(),
+            want,
             "{la}×{lb}, {ba} and {bb} bits"
+        );
+        assert_eq!(
+            narrow.mul(&a, &b).unwrap(),
+            want,
+            "31-bit primes, {la}×{lb}"
         );
     }
     // More primes than the device's recombination takes: the host recombines.
@@ -57,16 +66,33 @@ fn modular_products_on_the_gpu_equal_the_cpu_s() {
         "21888242871839275222246405745257275088548364400416034343698204186575808495617"
             .parse()
             .unwrap();
-    for m in [bn254, BigUint::from(2u32), BigUint::from(1u32) << 200u32] {
-        let gpu = ModPolyRing::new(&m, Backend::Gpu(0)).unwrap();
+    let one = BigUint::from(1u32);
+    let moduli = [
+        bn254,
+        BigUint::from(2u32),
+        BigUint::from(3u32),
+        BigUint::from(1000u32),
+        &one << 64u32,
+        (&one << 64u32) + 1u32,
+        &one << 200u32,
+        (&one << 255u32) - 19u32,
+        rng.gen_biguint(1500) | (&one << 1499u32),
+    ];
+    for m in moduli {
         let cpu = ModPolyRing::new(&m, Backend::Cpu).unwrap();
         let a: Vec<BigUint> = (0..5000).map(|_| rng.gen_biguint_below(&m)).collect();
         let b: Vec<BigUint> = (0..3000).map(|_| rng.gen_biguint_below(&m)).collect();
-        assert_eq!(
-            gpu.mul(&a, &b).unwrap(),
-            cpu.mul(&a, &b).unwrap(),
-            "m = {m}"
-        );
+        let want = cpu.mul(&a, &b).unwrap();
+        // The leading terms at m − 1: their product's top coefficient is 1 mod m.
+        let top = vec![&m - 1u32; 40];
+        let want_top = cpu.mul(&top, &top).unwrap();
+        for width in [Width::Bits62, Width::Bits31] {
+            let gpu = ModPolyRing::new(&m, Backend::Gpu(0))
+                .unwrap()
+                .with_width(width);
+            assert_eq!(gpu.mul(&a, &b).unwrap(), want, "m = {m}, {width:?}");
+            assert_eq!(gpu.mul(&top, &top).unwrap(), want_top, "m = {m}, {width:?}");
+        }
     }
 }
 
@@ -159,4 +185,54 @@ fn device_resident_integer_products_equal_the_host_s() {
             "{la} × {lb}, {ba} × {bb} bits"
         );
     }
+}
+
+/// Products modulo m whose operands and result stay on the device: the residues the host
+/// computes, trailing zeros kept, for a prime, a composite and an even modulus; signed
+/// operands and non-residues are typed errors.
+#[test]
+fn device_resident_modular_products_equal_the_host_s() {
+    let m = BigUint::from(10u32).pow(40) * 6u32; // even and composite
+    let cpu = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+    assert!(matches!(
+        cpu.upload(&[BigUint::from(1u32)]),
+        Err(Error::NotOnGpu)
+    ));
+    let Some(integers) = gpu_ring() else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let bn254: BigUint =
+        "21888242871839275222246405745257275088548364400416034343698204186575808495617"
+            .parse()
+            .unwrap();
+    for m in [bn254, m, BigUint::from(7u32)] {
+        let cpu = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+        for width in [Width::Bits62, Width::Bits31] {
+            let gpu = ModPolyRing::new(&m, Backend::Gpu(0))
+                .unwrap()
+                .with_width(width);
+            for (la, lb) in [(1, 1), (17, 1000), (4096, 4096)] {
+                let a: Vec<BigUint> = (0..la).map(|_| rng.gen_biguint_below(&m)).collect();
+                let b: Vec<BigUint> = (0..lb).map(|_| rng.gen_biguint_below(&m)).collect();
+                let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+                let c = gpu.download(&gpu.mul_device(&da, &db).unwrap()).unwrap();
+                assert_eq!(c.len(), la + lb - 1, "all the coefficients, zeros included");
+                let mut want = cpu.mul(&a, &b).unwrap();
+                want.resize(la + lb - 1, BigUint::from(0u32));
+                assert_eq!(c, want, "m = {m}, {width:?}, {la}×{lb}");
+            }
+            let bad = gpu.upload(std::slice::from_ref(&m)).unwrap_err();
+            assert!(matches!(bad, Error::Residue { .. }), "{bad}");
+        }
+    }
+    let signed = integers
+        .upload(&Integers::from_bigints(&[BigInt::from(-1)]))
+        .unwrap();
+    let ring = ModPolyRing::new(&BigUint::from(7u32), Backend::Gpu(0)).unwrap();
+    let err = ring.mul_device(&signed, &signed).unwrap_err();
+    assert!(
+        matches!(err, Error::SignedResidues { operand: "a" }),
+        "{err}"
+    );
 }

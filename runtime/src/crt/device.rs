@@ -2,24 +2,28 @@
 //! recombination run as generated kernels ([`fermat_codegen::crt`]), and the residues
 //! never leave the device between them and the word-prime products.
 
+use super::integer::CrtField;
 use super::primes::PrimeSet;
 use super::residues::Integers;
 use crate::gpu::{Device, GpuError};
-use crate::poly::{DevicePoly, PolyRing};
+use crate::poly::PolyRing;
+use crate::poly::{PolyView, PolyViewMut};
 use crate::Error;
 use cudarc::driver::{
-    CudaFunction, CudaModule, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg,
+    CudaFunction, CudaModule, CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
-use fermat_codegen::crt::{self as kernels, CrtPass, PROJECT_HEAD, THREADS};
-use fermat_dsl::field::Fp64;
+use fermat_codegen::crt::{self as kernels, CrtPass, ResidueWord, PROJECT_HEAD, THREADS};
+use num_bigint::BigUint;
 use std::sync::Arc;
 
 /// Blocks of the kernels' grid-stride loops at most.
 const BLOCKS: u32 = 1 << 12;
 
-/// The CRT kernels, compiled for one device.
+/// The CRT kernels for residues in one word width, compiled for one device.
 pub(crate) struct CrtKernels {
     device: Arc<Device>,
+    word: ResidueWord,
     _module: Arc<CudaModule>,
     functions: Vec<(CrtPass, CudaFunction)>,
 }
@@ -29,9 +33,10 @@ fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> GpuErro
 }
 
 impl CrtKernels {
-    /// Compiles (or takes from the disk cache) the kernels for `device`.
-    pub(crate) fn compile(device: Arc<Device>) -> Result<CrtKernels, Error> {
-        let (module, _) = device.compile(&kernels::source()?)?;
+    /// Compiles (or takes from the disk cache) the kernels of residues in `word`s for
+    /// `device`.
+    pub(crate) fn compile(device: Arc<Device>, word: ResidueWord) -> Result<CrtKernels, Error> {
+        let (module, _) = device.compile(&kernels::source(word)?)?;
         let functions = CrtPass::ALL
             .iter()
             .map(|&pass| {
@@ -43,6 +48,7 @@ impl CrtKernels {
             .collect::<Result<_, _>>()?;
         Ok(CrtKernels {
             device,
+            word,
             _module: module,
             functions,
         })
@@ -62,10 +68,11 @@ impl CrtKernels {
             .1
     }
 
-    fn config(&self, work: usize, rows: usize) -> LaunchConfig {
+    /// A grid-stride loop over `work` items.
+    fn config(&self, work: usize) -> LaunchConfig {
         let blocks = (work.div_ceil(THREADS as usize) as u32).clamp(1, BLOCKS);
         LaunchConfig {
-            grid_dim: (blocks, rows as u32, 1),
+            grid_dim: (blocks, 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         }
@@ -139,25 +146,27 @@ impl CrtKernels {
     /// Rows `first..first + rows` of the residues of `x` (row r modulo prime `first + r`,
     /// `dst_len` residues, zeros past x's length) into `dst`, rows `dist` words apart: one
     /// launch.
-    pub(crate) fn project_into(
+    pub(crate) fn project_into<W: DeviceRepr>(
         &self,
         tables: &DeviceTables,
         x: &DeviceIntegers,
         (first, rows): (usize, usize),
-        dst: &mut CudaViewMut<'_, u64>,
+        dst: &mut CudaViewMut<'_, W>,
         (dst_len, dist): (usize, usize),
     ) -> Result<(), Error> {
+        self.check_word::<W>();
         // The callers make the tables for their operands' width.
         let limbs = tables.limbs;
         debug_assert!(x.limbs <= limbs, "tables of {limbs} words for {}", x.limbs);
         let row = PROJECT_HEAD as usize + limbs;
         let consts = tables.project.slice(first * row..);
         let pass = CrtPass::Project { signed: x.signed };
-        let (n64, dst_len64, words64, row64, dist64) = (
+        let (n64, dst_len64, words64, row64, rows64, dist64) = (
             x.len as u64,
             dst_len as u64,
             x.limbs as u64,
             row as u64,
+            rows as u64,
             dist as u64,
         );
         let mut launch = self.device.stream().launch_builder(self.function(pass));
@@ -169,6 +178,7 @@ impl CrtKernels {
             .arg(&x.signs)
             .arg(&consts)
             .arg(&row64)
+            .arg(&rows64)
             .arg(dst)
             .arg(&dst_len64)
             .arg(&dist64);
@@ -177,24 +187,27 @@ impl CrtKernels {
         // `x.limbs` words of each constants row apply), `consts` holds `rows` rows of `row`
         // words, and `dst` holds `rows` rows of `dst_len` words `dist` apart, each written
         // once.
-        unsafe { launch.launch(self.config(dst_len, rows)) }.map_err(|source| {
-            GpuError::Launch {
-                kernel: pass.name().to_string(),
-                source,
-            }
+        unsafe { launch.launch(self.config(dst_len)) }.map_err(|source| GpuError::Launch {
+            kernel: pass.name().to_string(),
+            source,
         })?;
         Ok(())
     }
 
     /// The integers of the residue rows `residues` (row i modulo prime i of the tables'
-    /// set, `dist` words apart), the first `out.len` of each row, into `out`.
-    pub(crate) fn recombine_into(
+    /// set, `dist` words apart), the first `out.len` of each row, into `out`:
+    /// Σ_k v_k·B_k for Garner's digits v_k and the `bases` B_k, `words` words each (the
+    /// tables' own for the integers, [`ModularTables`]' for a multiple of m plus their
+    /// residues modulo m).
+    pub(crate) fn recombine_into<W: DeviceRepr>(
         &self,
         tables: &DeviceTables,
-        residues: &CudaView<'_, u64>,
+        residues: &CudaView<'_, W>,
         dist: usize,
+        (bases, words): (&CudaSlice<u64>, usize),
         out: &mut DeviceIntegers,
     ) -> Result<(), Error> {
+        self.check_word::<W>();
         let pass = CrtPass::Recombine { signed: out.signed };
         let len = out.len;
         let (len64, dist64, s64, row64, words64) = (
@@ -202,7 +215,7 @@ impl CrtKernels {
             dist as u64,
             tables.primes as u64,
             tables.recombine_row as u64,
-            tables.words as u64,
+            words as u64,
         );
         let mut launch = self.device.stream().launch_builder(self.function(pass));
         launch
@@ -212,89 +225,195 @@ impl CrtKernels {
             .arg(&s64)
             .arg(&tables.recombine)
             .arg(&row64)
-            .arg(&tables.bases)
+            .arg(bases)
             .arg(&words64)
             .arg(&mut out.signs)
             .arg(&mut out.words)
             .arg(&len64);
         // SAFETY: the arguments follow `RECOMBINE_ARGS` in order and type; `residues` holds
         // s rows of at least `len` words `dist` apart, the tables are `recombine_tables`'
-        // for the same s ≤ MAX_PRIMES primes (checked where the tables are made), and
-        // `out` has room for `len` integers of `tables.words` words.
-        unsafe { launch.launch(self.config(len, 1)) }.map_err(|source| GpuError::Launch {
+        // for the same s ≤ MAX_PRIMES primes (checked where the tables are made), `bases`
+        // holds s rows of `words` words, and `out` has room for `len` integers of `words`
+        // words (its callers allocate it so).
+        unsafe { launch.launch(self.config(len)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
             source,
         })?;
         Ok(())
     }
 
-    /// Room on the device for `len` integers of the tables' recombined width.
+    /// Room on the device for `len` integers of `words` words.
     pub(crate) fn alloc_integers(
         &self,
-        tables: &DeviceTables,
+        words: usize,
         len: usize,
         signed: bool,
     ) -> Result<DeviceIntegers, Error> {
         Ok(DeviceIntegers {
-            words: self.device.alloc_unset(tables.words * len.max(1))?,
+            words: self.device.alloc_unset(words * len.max(1))?,
             signs: self.device.alloc(len.max(1))?,
             len,
-            limbs: tables.words,
+            limbs: words,
             signed,
         })
     }
 
+    /// The tables of products modulo `m` over `set`, on the device; `None` when the set
+    /// is larger than the reduction covers (more than [`MAX_PRIMES`] primes).
+    ///
+    /// [`MAX_PRIMES`]: fermat_codegen::crt::MAX_PRIMES
+    pub(crate) fn modular_tables(
+        &self,
+        set: &PrimeSet,
+        m: &BigUint,
+    ) -> Result<Option<ModularTables>, Error> {
+        let Some(t) = kernels::modular_tables(set.primes(), m) else {
+            return Ok(None);
+        };
+        Ok(Some(ModularTables {
+            bases: crate::poly::upload(&self.device, &t.bases)?,
+            words: t.words,
+            reduce: crate::poly::upload(&self.device, &t.reduce)?,
+            mwords: t.mwords,
+            limbs: (m.bits().div_ceil(64) as usize).max(1),
+        }))
+    }
+
+    /// `x`, integers below 2^(bits(m) − 1 + 72) of `modular.words` words, taken modulo m
+    /// in place: one launch; `x` then holds m's words.
+    fn reduce(&self, modular: &ModularTables, x: &mut DeviceIntegers) -> Result<(), Error> {
+        let pass = CrtPass::Reduce;
+        let (len64, words64, mwords64) = (x.len as u64, x.limbs as u64, modular.mwords as u64);
+        let mut launch = self.device.stream().launch_builder(self.function(pass));
+        launch
+            .arg(&mut x.words)
+            .arg(&len64)
+            .arg(&len64)
+            .arg(&words64)
+            .arg(&modular.reduce)
+            .arg(&mwords64);
+        // SAFETY: the arguments follow `REDUCE_ARGS` in order and type; `x.words` holds
+        // `x.limbs` ≥ `mwords` rows of `x.len` words, and `reduce` is `modular_tables`'
+        // constants row for `mwords` words of m.
+        unsafe { launch.launch(self.config(x.len)) }.map_err(|source| GpuError::Launch {
+            kernel: pass.name().to_string(),
+            source,
+        })?;
+        x.limbs = modular.limbs;
+        Ok(())
+    }
+
+    /// The kernels' residues are `W`s: a mismatch is a bug of the caller.
+    fn check_word<W>(&self) {
+        let bytes = match self.word {
+            ResidueWord::U32 => 4,
+            ResidueWord::U64 => 8,
+        };
+        debug_assert_eq!(
+            std::mem::size_of::<W>(),
+            bytes,
+            "residues of {:?}",
+            self.word
+        );
+    }
+
     /// The product of integer polynomials on the device modulo the primes of `rings`,
-    /// recombined into `len` coefficients, by the tables of that prime set (made for
-    /// operands of at least their words): the result stays there.
-    pub(crate) fn mul_device(
+    /// recombined into `len` coefficients — the integers, or with `modular` their
+    /// residues modulo m — by the tables of that prime set (made for operands of at least
+    /// their words): the result stays there.
+    ///
+    /// Each operand is projected onto every prime in one launch, as rows of one buffer;
+    /// each prime's product reads its rows and writes its own row of a third; one
+    /// recombination reads them all.
+    pub(crate) fn mul_device<F: CrtField>(
         &self,
         tables: &DeviceTables,
-        rings: &[Arc<PolyRing<Fp64>>],
+        rings: &[Arc<PolyRing<F>>],
         (a, b): (&DeviceIntegers, &DeviceIntegers),
         len: usize,
-        signed: bool,
+        output: Output<'_>,
     ) -> Result<DeviceIntegers, Error> {
         debug_assert_eq!(rings.len(), tables.primes);
         debug_assert!(a.limbs.max(b.limbs) <= tables.limbs);
-        let residues = |x: &DeviceIntegers| -> Result<Vec<DevicePoly<Fp64>>, Error> {
-            (0..tables.primes)
-                .map(|i| {
-                    let mut data: CudaSlice<u64> = self.device.alloc_unset(x.len)?;
-                    let mut dst = data.slice_mut(..);
-                    self.project_into(tables, x, (i, 1), &mut dst, (x.len, x.len))?;
-                    Ok(DevicePoly {
-                        data,
-                        len: x.len,
-                        cap: x.len,
-                    })
-                })
-                .collect()
+        let s = tables.primes;
+        let project = |x: &DeviceIntegers| -> Result<CudaSlice<F::Word>, Error> {
+            let mut rows: CudaSlice<F::Word> = self.device.alloc_unset(s * x.len)?;
+            self.project_into(tables, x, (0, s), &mut rows.slice_mut(..), (x.len, x.len))?;
+            Ok(rows)
         };
-        let (ra, rb) = (residues(a)?, residues(b)?);
-        let c = ra
-            .iter()
-            .zip(&rb)
-            .zip(rings)
-            .map(|((x, y), ring)| ring.mul_device(x, y))
-            .collect::<Result<Vec<_>, _>>()?;
-        // The products side by side, as rows of one buffer.
-        let mut rows: CudaSlice<u64> = self.device.alloc(tables.primes * len.max(1))?;
-        for (i, ci) in c.iter().enumerate() {
-            let take = ci.len.min(len);
-            if take > 0 {
-                self.device
-                    .stream()
-                    .memcpy_dtod(
-                        &ci.data.slice(..take),
-                        &mut rows.slice_mut(i * len..i * len + take),
-                    )
-                    .map_err(driver("cuMemcpyDtoD"))?;
+        let (ra, rb) = (project(a)?, project(b)?);
+        let mut rc: CudaSlice<F::Word> = self.device.alloc_unset(s * len)?;
+        for (i, ring) in rings.iter().enumerate() {
+            let plan = ring.product_plan(a.len, b.len)?;
+            debug_assert_eq!(plan.len(), len);
+            fn row<W>(rows: &CudaSlice<W>, i: usize, n: usize) -> PolyView<'_, W> {
+                PolyView {
+                    data: rows.slice(i * n..(i + 1) * n),
+                    len: n,
+                    cap: n,
+                }
+            }
+            let mut c = PolyViewMut {
+                data: rc.slice_mut(i * len..(i + 1) * len),
+                cap: len,
+            };
+            ring.run_device(
+                &plan,
+                &row(&ra, i, a.len),
+                Some(&row(&rb, i, b.len)),
+                &mut c,
+            )?;
+        }
+        let residues = rc.slice(..);
+        match output {
+            Output::Integers { signed } => {
+                let mut out = self.alloc_integers(tables.words, len, signed)?;
+                self.recombine_into(
+                    tables,
+                    &residues,
+                    len,
+                    (&tables.bases, tables.words),
+                    &mut out,
+                )?;
+                Ok(out)
+            }
+            Output::Modulo(modular) => {
+                let mut out = self.alloc_integers(modular.words, len, false)?;
+                let bases = (&modular.bases, modular.words);
+                self.recombine_into(tables, &residues, len, bases, &mut out)?;
+                self.reduce(modular, &mut out)?;
+                Ok(out)
             }
         }
-        let mut out = self.alloc_integers(tables, len, signed)?;
-        self.recombine_into(tables, &rows.slice(..), len, &mut out)?;
-        Ok(out)
+    }
+}
+
+/// What [`CrtKernels::mul_device`] recombines the residues into.
+pub(crate) enum Output<'a> {
+    /// The integers, signed or not.
+    Integers {
+        /// Whether the product's coefficients may be negative.
+        signed: bool,
+    },
+    /// Their residues modulo m, by these tables.
+    Modulo(&'a ModularTables),
+}
+
+/// The tables of products modulo m on the device (see
+/// [`fermat_codegen::crt::ModularTables`]).
+pub(crate) struct ModularTables {
+    bases: CudaSlice<u64>,
+    words: usize,
+    reduce: CudaSlice<u64>,
+    mwords: usize,
+    /// Words of m: the width of the results.
+    limbs: usize,
+}
+
+impl ModularTables {
+    /// Words of m: the width of the residues the products give.
+    pub(crate) fn limbs(&self) -> usize {
+        self.limbs
     }
 }
 
@@ -348,10 +467,25 @@ impl DeviceIntegers {
     }
 }
 
+impl std::fmt::Debug for DeviceIntegers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceIntegers")
+            .field("len", &self.len)
+            .field("limbs", &self.limbs)
+            .field("signed", &self.signed)
+            .finish()
+    }
+}
+
 impl DeviceTables {
     /// Words per recombined integer.
     pub(crate) fn words(&self) -> usize {
         self.words
+    }
+
+    /// The mixed-radix bases p_1⋯p_(k−1), then P, `words` words each.
+    pub(crate) fn bases(&self) -> &CudaSlice<u64> {
+        &self.bases
     }
 }
 

@@ -13,7 +13,7 @@ use super::residues::{project, recombine, Integers};
 use crate::fft::{Backend, FftOptions, FftPlan};
 use crate::Error;
 use cudarc::driver::CudaSlice;
-use fermat_codegen::crt::MAX_PRIMES;
+use fermat_codegen::crt::{ResidueWord, MAX_PRIMES};
 use fermat_codegen::plan::{Direction, Order};
 use fermat_dsl::field::Fp64;
 use rayon::prelude::*;
@@ -81,7 +81,7 @@ impl CrtDft {
         let gpu = match plans.first().map(FftPlan::device) {
             Some(Ok(device)) => {
                 check_gpu_primes(&primes)?;
-                let kernels = Arc::new(CrtKernels::compile(device.clone())?);
+                let kernels = Arc::new(CrtKernels::compile(device.clone(), ResidueWord::U64)?);
                 let tables = kernels.tables(&primes, limbs)?;
                 Some(Gpu { kernels, tables })
             }
@@ -270,7 +270,7 @@ impl CrtDft {
     pub fn alloc_output(&self) -> Result<DeviceIntegers, Error> {
         let gpu = self.gpu()?;
         gpu.kernels
-            .alloc_integers(&gpu.tables, self.n as usize, false)
+            .alloc_integers(gpu.tables.words(), self.n as usize, false)
     }
 
     fn check_rows(&self, rows: &CudaSlice<u64>) -> Result<(), Error> {
@@ -342,8 +342,9 @@ impl CrtDft {
                 want_limbs: gpu.tables.words(),
             });
         }
+        let bases = (gpu.tables.bases(), gpu.tables.words());
         gpu.kernels
-            .recombine_into(&gpu.tables, &spectra.slice(..), self.n as usize, out)
+            .recombine_into(&gpu.tables, &spectra.slice(..), self.n as usize, bases, out)
     }
 }
 

@@ -3,14 +3,14 @@
 //! products of [`PolyRing`], and recombine the residues (§7 of the 2017 paper, "the CRT
 //! alternative"; FLINT's `fmpz_poly_mul` takes the same route on the CPU).
 
-use super::device::{CrtKernels, DeviceIntegers, DeviceTables};
+use super::device::{CrtKernels, DeviceIntegers, DeviceTables, ModularTables, Output};
 use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
 use crate::fft::Backend;
 use crate::host::HostField;
 use crate::poly::{Poly, PolyRing};
 use crate::Error;
-use fermat_codegen::crt::MAX_PRIMES;
+use fermat_codegen::crt::{ResidueWord, MAX_PRIMES};
 use fermat_dsl::field::{Field, Fp32, Fp64};
 use num_bigint::BigInt;
 use num_traits::Zero;
@@ -76,6 +76,8 @@ impl std::fmt::Display for CrtPlan {
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub trait CrtField: HostField {
+    /// The words the device's kernels hold its residues in.
+    const RESIDUE: ResidueWord;
     /// The field of the prime p.
     fn of_prime(p: u64) -> Result<Self, Error>;
     /// The element x mod p.
@@ -85,6 +87,7 @@ pub trait CrtField: HostField {
 }
 
 impl CrtField for Fp32 {
+    const RESIDUE: ResidueWord = ResidueWord::U32;
     fn of_prime(p: u64) -> Result<Self, Error> {
         let p = u32::try_from(p).map_err(|_| fermat_dsl::FieldError::NotOdd { p: p.into() })?;
         Ok(Fp32::new(p)?)
@@ -98,6 +101,7 @@ impl CrtField for Fp32 {
 }
 
 impl CrtField for Fp64 {
+    const RESIDUE: ResidueWord = ResidueWord::U64;
     fn of_prime(p: u64) -> Result<Self, Error> {
         Ok(Fp64::new(p)?)
     }
@@ -197,7 +201,8 @@ pub struct IntPolyRing {
     /// The GPU the projection and recombination run on, with their kernels once built.
     device: Option<Arc<crate::gpu::Device>>,
     running: crate::Running,
-    kernels: Mutex<Option<Arc<CrtKernels>>>,
+    /// The kernels of each residue width, compiled on first use.
+    kernels: Mutex<HashMap<ResidueWord, Arc<CrtKernels>>>,
     /// The device tables of each prime set and operand width.
     tables: Mutex<HashMap<TablesKey, Arc<DeviceTables>>>,
     narrow: Rings<Fp32>,
@@ -215,14 +220,14 @@ impl IntPolyRing {
         let on_gpu = device.is_some();
         let backend = if on_gpu { backend } else { Backend::Cpu };
         Ok(IntPolyRing {
-            // The device's kernels run on 62-bit primes: the transforms of word primes are
-            // memory-bound there, so bits per byte decide, and 62-bit primes halve the
-            // launches of 31-bit ones.
+            // 62-bit primes on both backends: on the GPU they measured faster than twice
+            // as many 31-bit ones for 254-bit and 1000-bit coefficients (bench/RESULTS.md,
+            // "Products modulo m on the device"); `with_width` takes the other.
             width: Width::Bits62,
             parallel: !on_gpu,
             device,
             running: probe.running().clone(),
-            kernels: Mutex::new(None),
+            kernels: Mutex::new(HashMap::new()),
             tables: Mutex::new(HashMap::new()),
             narrow: Rings {
                 backend,
@@ -373,15 +378,10 @@ impl IntPolyRing {
         signed: bool,
     ) -> Result<Integers, Error> {
         let set = &plan.primes;
-        if let Some(device) = &self.device {
-            if set.width() == Width::Bits62 && set.len() as u64 <= MAX_PRIMES {
-                let rings = self.wide.prepared(set, (a.len(), b.len()))?;
-                let kernels = self.kernels(device)?;
-                let tables = self.device_tables(&kernels, set, a.limbs().max(b.limbs()))?;
-                let (a, b) = (kernels.upload(a)?, kernels.upload(b)?);
-                let c = kernels.mul_device(&tables, &rings, (&a, &b), plan.len, signed)?;
-                return kernels.download(&c);
-            }
+        if self.device.is_some() && set.len() as u64 <= MAX_PRIMES {
+            let (a, b) = (self.upload(a)?, self.upload(b)?);
+            let c = self.mul_device_planned(plan, (&a, &b), Output::Integers { signed })?;
+            return self.download(&c);
         }
         let ra = project(set, a);
         let rb = project(set, b);
@@ -397,9 +397,34 @@ impl IntPolyRing {
 
 /// Products whose operands and result stay on the device.
 impl IntPolyRing {
-    fn gpu(&self) -> Result<(&Arc<crate::gpu::Device>, Arc<CrtKernels>), Error> {
+    /// Whether the ring runs on a GPU.
+    pub(super) fn on_gpu(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// The kernels for residues in `word`s on the ring's GPU.
+    fn gpu(&self, word: ResidueWord) -> Result<Arc<CrtKernels>, Error> {
         let device = self.device.as_ref().ok_or(Error::NotOnGpu)?;
-        Ok((device, self.kernels(device)?))
+        let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = kernels.get(&word) {
+            return Ok(k.clone());
+        }
+        let k = Arc::new(CrtKernels::compile(device.clone(), word)?);
+        kernels.insert(word, k.clone());
+        Ok(k)
+    }
+
+    /// The kernels of the ring's own width, for what does not depend on it (transfers,
+    /// tables).
+    fn any_gpu(&self) -> Result<Arc<CrtKernels>, Error> {
+        self.gpu(self.residue_word())
+    }
+
+    fn residue_word(&self) -> ResidueWord {
+        match self.width {
+            Width::Bits31 => ResidueWord::U32,
+            Width::Bits62 => ResidueWord::U64,
+        }
     }
 
     /// Copies integers to the device, word-major, for [`mul_device`](Self::mul_device);
@@ -423,19 +448,19 @@ impl IntPolyRing {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn upload(&self, x: &Integers) -> Result<DeviceIntegers, Error> {
-        self.gpu()?.1.upload(x)
+        self.any_gpu()?.upload(x)
     }
 
     /// Copies integers back from the device ([`upload`](Self::upload) has an example).
     pub fn download(&self, x: &DeviceIntegers) -> Result<Integers, Error> {
-        self.gpu()?.1.download(x)
+        self.any_gpu()?.download(x)
     }
 
     /// The product of two polynomials whose coefficients are on the device, queued there
     /// and left there: len a + len b − 1 coefficients, trailing zeros included (nothing
     /// waits for the device to normalise). The primes are chosen for coefficients of
-    /// 64·[`limbs`](DeviceIntegers::limbs) bits, the most the operands' words hold; the
-    /// device's kernels take 62-bit primes whatever the ring's [`width`](Self::width).
+    /// 64·[`limbs`](DeviceIntegers::limbs) bits, the most the operands' words hold, of the
+    /// ring's [`width`](Self::width).
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU; [`Error::CrtPrimes`] and
     /// [`Error::CrtGpuPrimes`] when the coefficients need more primes than there are or
@@ -446,22 +471,59 @@ impl IntPolyRing {
         a: &DeviceIntegers,
         b: &DeviceIntegers,
     ) -> Result<DeviceIntegers, Error> {
-        let (_, kernels) = self.gpu()?;
-        let limbs = a.limbs().max(b.limbs());
         let signed = a.is_signed() || b.is_signed();
         let plan = self.device_plan(a, b)?;
-        let set = &plan.primes;
-        if a.is_empty() || b.is_empty() {
-            let tables = self.device_tables(&kernels, set, limbs)?;
-            return kernels.alloc_integers(&tables, 0, signed);
-        }
-        let rings = self.wide.prepared(set, (a.len(), b.len()))?;
-        let tables = self.device_tables(&kernels, set, limbs)?;
-        kernels.mul_device(&tables, &rings, (a, b), plan.len, signed)
+        self.mul_device_planned(&plan, (a, b), Output::Integers { signed })
     }
 
-    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b`: 62-bit primes for
-    /// coefficients of as many bits as their words hold.
+    /// The product of device operands by `plan` (its primes of either width), recombined
+    /// as `output` asks.
+    pub(super) fn mul_device_planned(
+        &self,
+        plan: &CrtPlan,
+        (a, b): (&DeviceIntegers, &DeviceIntegers),
+        output: Output<'_>,
+    ) -> Result<DeviceIntegers, Error> {
+        let set = &plan.primes;
+        let limbs = a.limbs().max(b.limbs());
+        let word = match set.width() {
+            Width::Bits31 => ResidueWord::U32,
+            Width::Bits62 => ResidueWord::U64,
+        };
+        let kernels = self.gpu(word)?;
+        let tables = self.device_tables(&kernels, set, limbs)?;
+        if a.is_empty() || b.is_empty() {
+            let words = match output {
+                Output::Integers { .. } => tables.words(),
+                Output::Modulo(m) => m.limbs(),
+            };
+            let signed = matches!(output, Output::Integers { signed: true });
+            return kernels.alloc_integers(words, 0, signed);
+        }
+        let lens = (a.len(), b.len());
+        match set.width() {
+            Width::Bits31 => {
+                let rings = self.narrow.prepared(set, lens)?;
+                kernels.mul_device(&tables, &rings, (a, b), plan.len, output)
+            }
+            Width::Bits62 => {
+                let rings = self.wide.prepared(set, lens)?;
+                kernels.mul_device(&tables, &rings, (a, b), plan.len, output)
+            }
+        }
+    }
+
+    /// The device tables of products modulo `m` over `set`.
+    pub(super) fn modular_tables(
+        &self,
+        set: &PrimeSet,
+        m: &num_bigint::BigUint,
+    ) -> Result<Option<ModularTables>, Error> {
+        self.any_gpu()?.modular_tables(set, m)
+    }
+
+    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b`: primes of the ring's
+    /// width for coefficients of as many bits as their words hold.
     ///
     /// Errors: [`Error::CrtPrimes`], and [`Error::CrtGpuPrimes`] for more primes than the
     /// device's recombination takes.
@@ -481,7 +543,7 @@ impl IntPolyRing {
     pub fn device_plan(&self, a: &DeviceIntegers, b: &DeviceIntegers) -> Result<CrtPlan, Error> {
         let bits = |x: &DeviceIntegers| 64 * x.limbs() as u64;
         let lens = (a.len(), b.len());
-        let mut plan = self.plan_of_width(Width::Bits62, lens, (bits(a), bits(b)))?;
+        let mut plan = self.plan_of_width(self.width, lens, (bits(a), bits(b)))?;
         if !(a.is_signed() || b.is_signed()) {
             plan.bits -= 1;
         }
@@ -509,19 +571,6 @@ impl IntPolyRing {
         let t = Arc::new(kernels.tables(set, limbs)?);
         tables.insert(key, t.clone());
         Ok(t)
-    }
-}
-
-impl IntPolyRing {
-    /// The CRT kernels for `device`, compiled on first use.
-    fn kernels(&self, device: &Arc<crate::gpu::Device>) -> Result<Arc<CrtKernels>, Error> {
-        let mut slot = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = slot.as_ref() {
-            return Ok(k.clone());
-        }
-        let k = Arc::new(CrtKernels::compile(device.clone())?);
-        *slot = Some(k.clone());
-        Ok(k)
     }
 }
 

@@ -2,13 +2,20 @@
 //! canonical representatives, by the CRT route, reduced modulo m (FLINT's
 //! `fmpz_mod_poly_mul`).
 
+use super::device::{DeviceIntegers, ModularTables, Output};
 use super::integer::{CrtPlan, IntPolyRing};
+use super::primes::Width;
 use super::residues::{biguint_of_words, Integers};
 use crate::fft::Backend;
 use crate::Error;
 use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The device tables of one prime set (width, 2-adicity, primes) for products modulo m.
+type ModularKey = (Width, u32, usize);
 
 /// Products of polynomials over Z/mZ: coefficients are residues in [0, m).
 ///
@@ -26,10 +33,10 @@ use rayon::prelude::*;
 /// assert_eq!(c, vec![BigUint::from(1u32), &m - 2u32, BigUint::from(1u32)]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct ModPolyRing {
     modulus: BigUint,
     integers: IntPolyRing,
+    tables: Mutex<HashMap<ModularKey, Arc<ModularTables>>>,
 }
 
 impl ModPolyRing {
@@ -55,7 +62,26 @@ impl ModPolyRing {
         Ok(ModPolyRing {
             modulus: m.clone(),
             integers: IntPolyRing::new(backend)?,
+            tables: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The ring with primes of another width (see [`IntPolyRing::with_width`]).
+    ///
+    /// ```
+    /// use fermat::crt::{ModPolyRing, Width};
+    /// use fermat::num_bigint::BigUint;
+    ///
+    /// let m = BigUint::from(1000u32);
+    /// let ring = ModPolyRing::new(&m, fermat::Backend::Cpu)?.with_width(Width::Bits31);
+    /// assert_eq!(ring.integers().width(), Width::Bits31);
+    /// let c = ring.mul(&[BigUint::from(999u32)], &[BigUint::from(2u32)])?;
+    /// assert_eq!(c, [BigUint::from(998u32)]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn with_width(mut self, width: Width) -> ModPolyRing {
+        self.integers = self.integers.with_width(width);
+        self
     }
 
     /// The modulus m ([`new`](Self::new) has an example).
@@ -95,19 +121,18 @@ impl ModPolyRing {
     /// Errors: [`Error::Residue`] naming the operand, the index and the value of a
     /// coefficient that is not below m; the errors of [`IntPolyRing::mul_integers`].
     pub fn mul(&self, a: &[BigUint], b: &[BigUint]) -> Result<Vec<BigUint>, Error> {
-        for (operand, x) in [("a", a), ("b", b)] {
-            if let Some((index, v)) = x.iter().enumerate().find(|(_, v)| *v >= &self.modulus) {
-                return Err(Error::Residue {
-                    operand,
-                    index,
-                    value: v.clone(),
-                    m: self.modulus.clone(),
-                });
-            }
-        }
+        self.check_residues("a", a)?;
+        self.check_residues("b", b)?;
         let (a, b) = (trim(a), trim(b));
         if a.is_empty() || b.is_empty() {
             return Ok(Vec::new());
+        }
+        if self.integers.on_gpu() {
+            match self.mul_through_device(a, b) {
+                // Sets beyond the device's recombination run on the host.
+                Err(Error::CrtGpuPrimes { .. }) => {}
+                c => return c,
+            }
         }
         let c = self.integers.mul_integers(
             &Integers::from_biguints(a),
@@ -122,6 +147,143 @@ impl ModPolyRing {
             out.pop();
         }
         Ok(out)
+    }
+}
+
+/// Products whose operands and result stay on the device.
+impl ModPolyRing {
+    fn check_residues(&self, operand: &'static str, x: &[BigUint]) -> Result<(), Error> {
+        match x.iter().enumerate().find(|(_, v)| *v >= &self.modulus) {
+            Some((index, v)) => Err(Error::Residue {
+                operand,
+                index,
+                value: v.clone(),
+                m: self.modulus.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The product on the ring's GPU, the residues going up and coming back, normalised.
+    fn mul_through_device(&self, a: &[BigUint], b: &[BigUint]) -> Result<Vec<BigUint>, Error> {
+        let (a, b) = (self.upload(a)?, self.upload(b)?);
+        let mut c = self.download(&self.mul_device(&a, &b)?)?;
+        while c.last().is_some_and(Zero::is_zero) {
+            c.pop();
+        }
+        Ok(c)
+    }
+
+    /// Copies residues modulo m to the device, for [`mul_device`](Self::mul_device); a
+    /// ring on the CPU refuses with [`Error::NotOnGpu`].
+    ///
+    /// Errors: [`Error::Residue`] for a coefficient that is not below m.
+    ///
+    /// ```
+    /// use fermat::crt::ModPolyRing;
+    /// use fermat::num_bigint::BigUint;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let m: BigUint =
+    ///     "21888242871839275222246405745257275088548364400416034343698204186575808495617".parse()?;
+    /// let ring = ModPolyRing::new(&m, Backend::Auto)?; // the GPU if there is one
+    /// let a = vec![&m - 1u32, BigUint::from(1u32)]; // x − 1
+    /// let on_device = match ring.upload(&a) {
+    ///     Ok(x) => x,
+    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `mul`
+    ///     Err(e) => return Err(e.into()),
+    /// };
+    /// let c = ring.download(&ring.mul_device(&on_device, &on_device)?)?;
+    /// assert_eq!(c, vec![BigUint::from(1u32), &m - 2u32, BigUint::from(1u32)]);
+    /// assert!(matches!(ring.upload(std::slice::from_ref(&m)), Err(Error::Residue { index: 0, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn upload(&self, a: &[BigUint]) -> Result<DeviceIntegers, Error> {
+        self.check_residues("a", a)?;
+        self.integers.upload(&Integers::from_biguints(a))
+    }
+
+    /// Copies residues back from the device: as many as the device polynomial has,
+    /// trailing zeros included ([`upload`](Self::upload) has an example).
+    pub fn download(&self, x: &DeviceIntegers) -> Result<Vec<BigUint>, Error> {
+        let c = self.integers.download(x)?;
+        Ok((0..c.len())
+            .into_par_iter()
+            .map(|i| biguint_of_words(c.magnitude(i)))
+            .collect())
+    }
+
+    /// The product a·b mod m of device polynomials, queued on the device and left there:
+    /// len a + len b − 1 residues in [0, m), trailing zeros included. The product over Z
+    /// runs by the CRT route with primes for coefficients of as many bits as the
+    /// operands' words hold; Garner's recombination takes its bases modulo m, and one
+    /// more kernel reduces its sums to [0, m) — the integers of the product over Z never
+    /// exist. An example is at [`upload`](Self::upload).
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU; [`Error::SignedResidues`] for operands
+    /// that carry signs; those of [`IntPolyRing::mul_device`].
+    pub fn mul_device(
+        &self,
+        a: &DeviceIntegers,
+        b: &DeviceIntegers,
+    ) -> Result<DeviceIntegers, Error> {
+        for (operand, x) in [("a", a), ("b", b)] {
+            if x.is_signed() {
+                return Err(Error::SignedResidues { operand });
+            }
+        }
+        let plan = self.integers.device_plan(a, b)?;
+        let tables = self.device_tables(&plan)?;
+        self.integers
+            .mul_device_planned(&plan, (a, b), Output::Modulo(&tables))
+    }
+
+    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b` (see
+    /// [`IntPolyRing::device_plan`]).
+    ///
+    /// ```
+    /// use fermat::crt::{ModPolyRing, Width};
+    /// use fermat::num_bigint::BigUint;
+    ///
+    /// let m: BigUint =
+    ///     "21888242871839275222246405745257275088548364400416034343698204186575808495617".parse()?;
+    /// let ring = ModPolyRing::new(&m, fermat::Backend::Auto)?;
+    /// if let Ok(x) = ring.upload(&vec![&m - 1u32; 1 << 10]) {
+    ///     let plan = ring.device_plan(&x, &x)?;
+    ///     assert_eq!(plan.primes.width(), ring.integers().width());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn device_plan(&self, a: &DeviceIntegers, b: &DeviceIntegers) -> Result<CrtPlan, Error> {
+        self.integers.device_plan(a, b)
+    }
+
+    fn device_tables(&self, plan: &CrtPlan) -> Result<Arc<ModularTables>, Error> {
+        let set = &plan.primes;
+        let key = (set.width(), set.adicity(), set.len());
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tables.get(&key) {
+            return Ok(t.clone());
+        }
+        let t = self
+            .integers
+            .modular_tables(set, &self.modulus)?
+            .ok_or(Error::CrtGpuPrimes {
+                primes: set.len(),
+                max: fermat_codegen::crt::MAX_PRIMES as usize,
+            })?;
+        let t = Arc::new(t);
+        tables.insert(key, t.clone());
+        Ok(t)
+    }
+}
+
+impl std::fmt::Debug for ModPolyRing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModPolyRing")
+            .field("modulus", &self.modulus)
+            .field("integers", &self.integers)
+            .finish()
     }
 }
 

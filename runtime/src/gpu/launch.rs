@@ -632,7 +632,10 @@ impl Bound {
             | Arg::Row
             | Arg::Primes
             | Arg::Bases
-            | Arg::Lengths => return None,
+            | Arg::Lengths
+            | Arg::Integers
+            | Arg::IntegerDestination
+            | Arg::ModulusWords => return None,
         })
     }
 }

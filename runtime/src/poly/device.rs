@@ -2,7 +2,7 @@
 
 use crate::gpu::Extent;
 use crate::host::HostField;
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 
 /// A polynomial in device memory, the twin of [`Poly`](super::Poly): coefficients lowest
 /// degree first, normalised, in the layout the kernels read — one word per coefficient for
@@ -64,6 +64,23 @@ impl<F: HostField> DevicePoly<F> {
         &self.data
     }
 
+    /// The polynomial as a view of its words.
+    pub(crate) fn view(&self) -> PolyView<'_, F::Word> {
+        PolyView {
+            data: self.data.slice(..),
+            len: self.len,
+            cap: self.cap,
+        }
+    }
+
+    /// Its room as a view to write a result into.
+    pub(crate) fn view_mut(&mut self) -> PolyViewMut<'_, F::Word> {
+        PolyViewMut {
+            data: self.data.slice_mut(..),
+            cap: self.cap,
+        }
+    }
+
     /// Where the kernels find the first `len` coefficients.
     pub(crate) fn extent(&self, len: usize) -> Extent {
         Extent {
@@ -73,6 +90,21 @@ impl<F: HostField> DevicePoly<F> {
             stride: self.cap as u64,
         }
     }
+}
+
+/// A polynomial in a view of device memory — a [`DevicePoly`]'s words, or a row of a
+/// buffer that holds many: `len` coefficients in room for `cap` (the words between two
+/// digits of an SRGFN's coefficient).
+pub(crate) struct PolyView<'a, W> {
+    pub(crate) data: CudaView<'a, W>,
+    pub(crate) len: usize,
+    pub(crate) cap: usize,
+}
+
+/// Room for a result in a view of device memory: `cap` coefficients.
+pub(crate) struct PolyViewMut<'a, W> {
+    pub(crate) data: CudaViewMut<'a, W>,
+    pub(crate) cap: usize,
 }
 
 impl<F: HostField> std::fmt::Debug for DevicePoly<F> {

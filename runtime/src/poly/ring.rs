@@ -1,7 +1,7 @@
 //! F\[x\] on one backend: products of polynomials on the host and on the device, with the
 //! plans of every size kept for the next product.
 
-use super::convolution::{Convolution, DeviceDestination, DeviceSource};
+use super::convolution::Convolution;
 use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
 use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables};
@@ -9,9 +9,9 @@ use super::route::Route;
 use crate::design::any_field;
 use crate::error::Error;
 use crate::fft::{Backend, Running};
-use crate::gpu::{self, Device, Extent, Extents, GpuError, GpuPasses};
+use crate::gpu::{self, Device, GpuError, GpuPasses};
 use crate::host::HostField;
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::CudaSlice;
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
@@ -351,85 +351,6 @@ impl<F: HostField> PolyRing<F> {
         Ok(Poly::new(&self.field, coeffs))
     }
 
-    /// The product a·b of device polynomials, on the device: the work is queued on the
-    /// device's stream and the result stays there ([`DevicePoly`] has an example).
-    pub fn mul_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
-        let plan = self.product_plan(a.len, b.len)?;
-        let mut c = self.zeros(plan.len())?;
-        self.run_device(&plan, a, Some(b), &mut c)?;
-        Ok(c)
-    }
-
-    /// The square a² of a device polynomial, on the device: two transforms instead of
-    /// three.
-    ///
-    /// ```
-    /// use fermat::dsl::Fp32;
-    /// use fermat::poly::{Poly, PolyRing};
-    /// use fermat::{Backend, Error};
-    ///
-    /// let f = Fp32::new(469762049)?;
-    /// let ring = PolyRing::new(&f, Backend::Auto)?;
-    /// let a = Poly::from_u64s(&f, &(1..=5000).collect::<Vec<u64>>());
-    /// let on_device = match ring.to_device(&a) {
-    ///     Ok(a) => a,
-    ///     Err(Error::NotOnGpu) => return Ok(()), // on the CPU: `sqr`
-    ///     Err(e) => return Err(e),
-    /// };
-    /// let c = ring.sqr_device(&on_device)?;
-    /// assert_eq!(ring.from_device(&c)?, ring.sqr(&a)?);
-    /// # Ok::<(), fermat::Error>(())
-    /// ```
-    pub fn sqr_device(&self, a: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
-        let plan = self.product_plan(a.len, a.len)?;
-        let mut c = self.zeros(plan.len())?;
-        self.run_device(&plan, a, None, &mut c)?;
-        Ok(c)
-    }
-
-    /// The product a·b written into `c` (its capacity at least the product's length, its
-    /// contents replaced): products without allocating their result.
-    ///
-    /// Errors: [`Error::Capacity`] when `c` has too little room; those of
-    /// [`mul_device`](Self::mul_device).
-    ///
-    /// ```
-    /// use fermat::dsl::Fp32;
-    /// use fermat::poly::{Poly, PolyRing};
-    /// use fermat::{Backend, Error};
-    ///
-    /// let f = Fp32::new(469762049)?;
-    /// let ring = PolyRing::new(&f, Backend::Auto)?;
-    /// let a = Poly::from_u64s(&f, &[1, 2, 3]);
-    /// let a = match ring.to_device(&a) {
-    ///     Ok(a) => a,
-    ///     Err(Error::NotOnGpu) => return Ok(()),
-    ///     Err(e) => return Err(e),
-    /// };
-    /// let mut c = ring.poisoned_device(5)?; // room for the product, every word poisoned
-    /// ring.mul_device_into(&a, &a, &mut c)?;
-    /// assert_eq!(ring.from_device(&c)?, Poly::from_u64s(&f, &[1, 4, 10, 12, 9]));
-    /// let mut small = ring.poisoned_device(4)?;
-    /// let err = ring.mul_device_into(&a, &a, &mut small).unwrap_err();
-    /// assert!(matches!(err, Error::Capacity { capacity: 4, len: 5 }));
-    /// # Ok::<(), fermat::Error>(())
-    /// ```
-    pub fn mul_device_into(
-        &self,
-        a: &DevicePoly<F>,
-        b: &DevicePoly<F>,
-        c: &mut DevicePoly<F>,
-    ) -> Result<(), Error> {
-        let plan = self.product_plan(a.len, b.len)?;
-        if c.cap < plan.len() {
-            return Err(Error::Capacity {
-                capacity: c.cap,
-                len: plan.len(),
-            });
-        }
-        self.run_device(&plan, a, Some(b), c)
-    }
-
     /// A device polynomial of room for `capacity` coefficients filled with all-ones words, a
     /// value no element has: a result written into it ([`mul_device_into`]) whose kernels
     /// miss a coefficient fails to read back.
@@ -490,256 +411,6 @@ impl<F: HostField> PolyRing<F> {
         })
     }
 
-    pub(super) fn run_device(
-        &self,
-        plan: &ProductPlan,
-        a: &DevicePoly<F>,
-        b: Option<&DevicePoly<F>>,
-        c: &mut DevicePoly<F>,
-    ) -> Result<(), Error> {
-        let device = self.device()?.clone();
-        let stream = device.stream().clone();
-        let len = plan.len();
-        let other = b.unwrap_or(a);
-        let part = |p: &DevicePoly<F>, len: u64, dist: u64| Extent {
-            len,
-            limit: p.len as u64,
-            dist,
-            stride: p.cap as u64,
-        };
-        let whole = |p: &DevicePoly<F>| part(p, p.len as u64, 0);
-        let product = |c: &DevicePoly<F>, len: u64| Extent {
-            len,
-            limit: len,
-            dist: 0,
-            stride: c.cap as u64,
-        };
-        match plan.algorithm {
-            Algorithm::Zero | Algorithm::Schoolbook => {}
-            Algorithm::Plain => {
-                let (va, vb) = (a.data.slice(..), other.data.slice(..));
-                let out = product(c, len as u64);
-                self.plain_device(
-                    (&va, whole(a)),
-                    (&vb, whole(other)),
-                    (0, len as u64),
-                    (&mut c.data.slice_mut(..), out),
-                    1,
-                )?;
-            }
-            Algorithm::Cyclic { n } => {
-                let (va, vb) = (a.data.slice(..), other.data.slice(..));
-                self.convolution(n)?.cyclic_device(
-                    &stream,
-                    DeviceSource {
-                        data: &va,
-                        extent: whole(a),
-                    },
-                    b.map(|_| DeviceSource {
-                        data: &vb,
-                        extent: whole(other),
-                    }),
-                    DeviceDestination {
-                        extent: product(c, len as u64),
-                        data: &mut c.data.slice_mut(..),
-                    },
-                    1,
-                )?;
-            }
-            Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
-            Algorithm::Blocks { n, block, count } => {
-                let (long, short) = if a.len >= other.len {
-                    (a, other)
-                } else {
-                    (other, a)
-                };
-                let r_len = (count * n) as usize;
-                let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
-                let [r, ..] = &mut *work;
-                let r = self.work_buffer(r, r_len)?;
-                let (vl, vs) = (long.data.slice(..), short.data.slice(..));
-                self.convolution(n)?.cyclic_device(
-                    &stream,
-                    DeviceSource {
-                        data: &vl,
-                        extent: part(long, block, block),
-                    },
-                    Some(DeviceSource {
-                        data: &vs,
-                        extent: whole(short),
-                    }),
-                    DeviceDestination {
-                        extent: Extent {
-                            len: n,
-                            limit: r_len as u64,
-                            dist: n,
-                            stride: r_len as u64,
-                        },
-                        data: &mut r.slice_mut(..),
-                    },
-                    count as usize,
-                )?;
-                let extents = Extents {
-                    source: Extent {
-                        stride: r_len as u64,
-                        ..whole(long)
-                    },
-                    destination: product(c, len as u64),
-                    op_dist: 0,
-                    size: n,
-                    terms: count,
-                    block,
-                    ..Extents::whole(n)
-                };
-                self.passes()?.run(
-                    &stream,
-                    ProductPass::OverlapAdd,
-                    len as u64,
-                    // The pass reads no table: any valid pointer serves.
-                    (&r.slice(..), &mut c.data.slice_mut(..), &r.slice(..)),
-                    extents,
-                )?;
-            }
-        }
-        c.len = len;
-        Ok(())
-    }
-
-    /// The split product on the device: the cyclic product of n points into c, the folded
-    /// operands' cyclic product of m points, and the recombination.
-    fn split_device(
-        &self,
-        n: u64,
-        m: u64,
-        a: &DevicePoly<F>,
-        b: Option<&DevicePoly<F>>,
-        c: &mut DevicePoly<F>,
-        len: usize,
-    ) -> Result<(), Error> {
-        let device = self.device()?.clone();
-        let stream = device.stream().clone();
-        // The folds and the smaller product read only the operands: on a second stream
-        // they fill the gaps the larger product's passes leave, and join before the
-        // recombination reads both products.
-        let side = device.side_stream()?.clone();
-        let other = b.unwrap_or(a);
-        let poly = |p: &DevicePoly<F>| Extent {
-            len: p.len as u64,
-            limit: p.len as u64,
-            dist: 0,
-            stride: p.cap as u64,
-        };
-        let short = |len: u64| Extent {
-            len,
-            limit: len,
-            dist: 0,
-            stride: len,
-        };
-        // What the side stream uses is made on the device's stream before it starts.
-        let passes = self.passes()?;
-        let fold_table = self.table(ProductPass::Fold, n, m)?;
-        {
-            let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
-            let [first, second, r] = &mut *work;
-            self.work_buffer(first, m as usize)?;
-            if b.is_some() {
-                self.work_buffer(second, m as usize)?;
-            }
-            self.work_buffer(r, m as usize)?;
-        }
-        device.join(&side, &stream)?;
-        let (va, vb) = (a.data.slice(..), other.data.slice(..));
-        self.convolution(n)?.cyclic_device(
-            &stream,
-            DeviceSource {
-                data: &va,
-                extent: poly(a),
-            },
-            b.map(|_| DeviceSource {
-                data: &vb,
-                extent: poly(other),
-            }),
-            DeviceDestination {
-                extent: Extent {
-                    len: n,
-                    limit: len as u64,
-                    dist: 0,
-                    stride: c.cap as u64,
-                },
-                data: &mut c.data.slice_mut(..),
-            },
-            1,
-        )?;
-        let terms = n / m;
-        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
-        let [first, second, r] = &mut *work;
-        let mut folded = Vec::new();
-        for (p, u) in std::iter::once(a).chain(b).zip([first, second]) {
-            let u = self.work_buffer(u, m as usize)?;
-            let extents = Extents {
-                source: poly(p),
-                size: m,
-                terms: (p.len as u64).div_ceil(m),
-                ..Extents::whole(m)
-            };
-            passes.run(
-                &side,
-                ProductPass::Fold,
-                m,
-                (
-                    &p.data.slice(..),
-                    &mut u.slice_mut(..),
-                    &fold_table.slice(..),
-                ),
-                extents,
-            )?;
-            folded.push(u);
-        }
-        let r = self.work_buffer(r, m as usize)?;
-        let (fa, fb) = (folded[0].slice(..), folded.get(1).map(|u| u.slice(..)));
-        self.convolution(m)?.cyclic_device(
-            &side,
-            DeviceSource {
-                data: &fa,
-                extent: short(m),
-            },
-            fb.as_ref().map(|fb: &CudaView<'_, F::Word>| DeviceSource {
-                data: fb,
-                extent: short(m),
-            }),
-            DeviceDestination {
-                extent: short(m),
-                data: &mut r.slice_mut(..),
-            },
-            1,
-        )?;
-        device.join(&stream, &side)?;
-        let recombine_table = self.table(ProductPass::Recombine, n, m)?;
-        let extents = Extents {
-            destination: Extent {
-                len: len as u64,
-                limit: len as u64,
-                dist: 0,
-                stride: c.cap as u64,
-            },
-            size: m,
-            terms,
-            ..Extents::whole(m)
-        };
-        passes.run(
-            &stream,
-            ProductPass::Recombine,
-            m,
-            (
-                &r.slice(..),
-                &mut c.data.slice_mut(..),
-                &recombine_table.slice(..),
-            ),
-            extents,
-        )?;
-        Ok(())
-    }
-
     /// A work buffer of at least `len` elements in `slot`, allocated only when the slot is
     /// empty or too small.
     pub(super) fn work_buffer<'a>(
@@ -790,7 +461,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The table of `pass` for a split product of n + m points, on the device.
-    fn table(&self, pass: ProductPass, n: u64, m: u64) -> Result<DeviceTable<F>, Error> {
+    pub(super) fn table(&self, pass: ProductPass, n: u64, m: u64) -> Result<DeviceTable<F>, Error> {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = tables.get(&(pass, n, m)) {
             return Ok(t.clone());

@@ -1,0 +1,248 @@
+//! The two ends of the multi-modular (CRT) route on the GPU, printed through the typed
+//! CUDA AST: projection of big integers onto NTT primes, Garner's mixed-radix
+//! recombination of their residues (§7 of the 2017 big-prime FFT paper, "the CRT
+//! alternative"; Knuth, TAOCP vol. 2, §4.3.2, for Garner's algorithm), and the reduction
+//! of a product's coefficients modulo any m ≥ 2.
+//!
+//! The primes are below 2^62 and the arithmetic is Montgomery's with R = 2^64, whatever
+//! the width of the residues' words: [`ResidueWord`] picks 32-bit words for primes below
+//! 2^32, the GPU's native product, or 64-bit ones. Integers are held word-major: 64-bit
+//! word w of integer j at `ints[w·src_stride + j]`, so that consecutive threads read
+//! consecutive addresses.
+//!
+//! - [`CrtPass::Project`]: thread j computes x_j mod p_i for each prime in turn as a dot
+//!   product of x_j's words with the weights 2^(64w)·R^2 mod p_i, accumulated in 192
+//!   bits, then two rounds of Montgomery reduction: one multiplication per word and one
+//!   reduction per residue. A signed projection reads a sign word per integer and negates.
+//! - [`CrtPass::Recombine`]: thread j computes the mixed-radix digits v_i of its
+//!   coefficient from its residues (each digit a 192-bit dot product with the weights
+//!   p_1⋯p_(k−1)·R^2 mod p_i, one reduction, one product with (p_1⋯p_(i−1))^−1), then the
+//!   words of x = Σ v_k·B_k by product scanning, one output word at a time, with the bases'
+//!   words broadcast to every thread. The bases are B_k = p_1⋯p_(k−1), which gives x; or
+//!   B_k = p_1⋯p_(k−1) mod m ([`modular_tables`]), which gives a small multiple of m
+//!   plus x mod m. A signed recombination compares the digits with those of ⌊P/2⌋ and
+//!   writes P − x with a sign word for the upper half.
+//! - [`CrtPass::Reduce`]: integers below 2^72·m taken modulo m in place, by Barrett's
+//!   method with a 72-bit quotient.
+//!
+//! ```
+//! use fermat_codegen::crt::CrtPass;
+//! let k = CrtPass::Recombine { signed: true }.kernel();
+//! assert!(k.to_string().contains("fe_mulhi64"));
+//! ```
+
+mod garner;
+mod reduce;
+mod tables;
+
+pub use tables::{
+    modular_tables, project_constants, recombine_tables, ModularTables, RecombineTables,
+    REDUCE_HEAD, REDUCE_QUOTIENT_BITS,
+};
+
+use crate::contract::Arg;
+use crate::cuda::Kernel;
+
+/// A kernel of the CRT route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CrtPass {
+    /// Residues of integers modulo each of `primes` primes: `dst[i·dst_dist + j] = x_j mod
+    /// p_i` for j < `dst_len` (zero from `src_len` on); `signed` reads `signs[j]` (nonzero:
+    /// negative).
+    Project {
+        /// Whether the integers carry sign words.
+        signed: bool,
+    },
+    /// Integers from their residues (`src[i·src_dist + j]` modulo p_i): words of
+    /// x_j at `ints_out[w·dst_stride + j]`, x_j in [0, P) — or, `signed`, its magnitude
+    /// in (−P/2, P/2] with `signs[j]` set for the negative ones.
+    Recombine {
+        /// Whether the result is signed.
+        signed: bool,
+    },
+    /// `ints_out[w·dst_stride + j]` for w < `words`, an integer S_j below
+    /// 2^(bits(m) − 1 + 72), replaced by S_j mod m in its first `mwords` words.
+    Reduce,
+}
+
+/// The arguments of [`CrtPass::Project`], in order.
+pub const PROJECT_ARGS: [Arg; 11] = [
+    Arg::Integers,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::Words,
+    Arg::Signs,
+    Arg::Constants,
+    Arg::Row,
+    Arg::Primes,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationDistance,
+];
+
+/// The arguments of [`CrtPass::Recombine`], in order.
+pub const RECOMBINE_ARGS: [Arg; 11] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceDistance,
+    Arg::Primes,
+    Arg::Constants,
+    Arg::Row,
+    Arg::Bases,
+    Arg::Words,
+    Arg::Signs,
+    Arg::IntegerDestination,
+    Arg::DestinationStride,
+];
+
+/// The arguments of [`CrtPass::Reduce`], in order.
+pub const REDUCE_ARGS: [Arg; 6] = [
+    Arg::IntegerDestination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+    Arg::Words,
+    Arg::Constants,
+    Arg::ModulusWords,
+];
+
+/// The most primes [`CrtPass::Recombine`] takes: its digits live in a per-thread array.
+pub const MAX_PRIMES: u64 = 128;
+
+/// Threads per block of the kernels.
+pub const THREADS: u32 = 256;
+
+/// Words of a row of the constants of [`CrtPass::Project`] before the weights: p and
+/// −p^−1 mod 2^64.
+pub const PROJECT_HEAD: u64 = 2;
+
+/// Words of a row of the constants of [`CrtPass::Recombine`] before the Garner weights:
+/// p, −p^−1 mod 2^64, (p_1⋯p_(i−1))^−1·R mod p, and digit i of ⌊P/2⌋.
+pub const RECOMBINE_HEAD: u64 = 4;
+
+/// The words the residues are held in (`fe_word_t` of the file's prelude).
+///
+/// ```
+/// use fermat_codegen::crt::ResidueWord;
+/// assert_eq!(ResidueWord::for_primes(&[2013265921]), ResidueWord::U32);
+/// assert_eq!(ResidueWord::for_primes(&[2013265921, 1 << 40 | 1]), ResidueWord::U64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResidueWord {
+    /// 32-bit words, for primes below 2^32.
+    U32,
+    /// 64-bit words.
+    U64,
+}
+
+impl ResidueWord {
+    /// The narrowest words that hold residues of every prime.
+    pub fn for_primes(primes: &[u64]) -> ResidueWord {
+        if primes.iter().all(|&p| p <= 1 << 32) {
+            ResidueWord::U32
+        } else {
+            ResidueWord::U64
+        }
+    }
+
+    /// The catalogue field whose prelude gives `fe_word_t` these words.
+    fn prelude_field(self) -> &'static str {
+        match self {
+            ResidueWord::U32 => "babybear",
+            ResidueWord::U64 => "goldilocks",
+        }
+    }
+}
+
+impl CrtPass {
+    /// Every kernel.
+    pub const ALL: [CrtPass; 5] = [
+        CrtPass::Project { signed: false },
+        CrtPass::Project { signed: true },
+        CrtPass::Recombine { signed: false },
+        CrtPass::Recombine { signed: true },
+        CrtPass::Reduce,
+    ];
+
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrtPass::Project { signed: false } => "crt_project",
+            CrtPass::Project { signed: true } => "crt_project_signed",
+            CrtPass::Recombine { signed: false } => "crt_recombine",
+            CrtPass::Recombine { signed: true } => "crt_recombine_signed",
+            CrtPass::Reduce => "crt_reduce",
+        }
+    }
+
+    /// The kernel's arguments, in order.
+    pub fn args(self) -> &'static [Arg] {
+        match self {
+            CrtPass::Project { .. } => &PROJECT_ARGS,
+            CrtPass::Recombine { .. } => &RECOMBINE_ARGS,
+            CrtPass::Reduce => &REDUCE_ARGS,
+        }
+    }
+
+    /// The kernel.
+    pub fn kernel(self) -> Kernel {
+        let params = self.args().iter().map(|a| a.param()).collect();
+        let (body, doc) = match self {
+            CrtPass::Project { signed } => (
+                garner::project_body(signed),
+                "dst[i][j] = x_j mod p_i: a dot product of x_j's words with 2^(64w) R^2 mod p_i, two Montgomery rounds",
+            ),
+            CrtPass::Recombine { signed } => (
+                garner::recombine_body(signed),
+                "x_j from its residues: Garner's mixed-radix digits, then x_j's words by product scanning",
+            ),
+            CrtPass::Reduce => (
+                reduce::reduce_body(),
+                "S_j mod m in place: Barrett's method with a 72-bit quotient, then at most two subtractions",
+            ),
+        };
+        Kernel::new(self.name(), params, body)
+            .doc(doc)
+            .launch_bounds(THREADS)
+    }
+}
+
+/// The CUDA file of the CRT route's kernels with residues in `word`s. They read their
+/// moduli from the constants table, so one file serves every prime set of that width; it
+/// carries a word prime's prelude for `fe_word_t` and `fe_mulhi64`.
+pub fn source(word: ResidueWord) -> Result<String, crate::error::CodegenError> {
+    let field = fermat_dsl::field::FieldSpec::parse(word.prelude_field())
+        .and_then(|s| s.build())
+        .expect("the prelude's field is in the catalogue");
+    let words = match word {
+        ResidueWord::U32 => "NTT primes below 2^32 with residues in 32-bit words (the prelude is babybear's, for its words)",
+        ResidueWord::U64 => "NTT primes below 2^62 with residues in 64-bit words (the prelude is goldilocks', for its words)",
+    };
+    let header = crate::header::Header::new(
+        "fermat::crt (the projection, recombination and reduction of the CRT route)",
+        words,
+    )
+    .note("crt_project, crt_project_signed: residues of integers modulo each prime, one thread per integer")
+    .note("crt_recombine, crt_recombine_signed: Garner's mixed-radix recombination, one thread per integer")
+    .note("crt_reduce: integers modulo m in place, one thread per integer");
+    let kernels: Vec<Kernel> = CrtPass::ALL.iter().map(|p| p.kernel()).collect();
+    crate::unit::render(&header, &field, &[], &kernels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_renders_and_passes_the_name_check() {
+        for pass in CrtPass::ALL {
+            let k = pass.kernel();
+            k.check().unwrap();
+            assert!(k.to_string().contains(pass.name()));
+        }
+        for word in [ResidueWord::U32, ResidueWord::U64] {
+            let src = source(word).unwrap();
+            assert!(src.starts_with("// Generated by"));
+            assert!(src.contains("crt_recombine_signed") && src.contains("crt_reduce"));
+        }
+    }
+}
