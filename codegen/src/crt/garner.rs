@@ -77,6 +77,19 @@ pub(super) fn redc2(acc: &str, out: &str) -> Vec<Stmt> {
     ])]
 }
 
+/// Row i of the constants (`c`), and its prime p and −p^−1 mod 2^64.
+fn prime_row() -> Vec<Stmt> {
+    vec![
+        Stmt::let_(
+            Type::const_ptr(Type::U64),
+            "c",
+            var("consts") + var("i") * var("row"),
+        ),
+        Stmt::const_(Type::U64, "p", var("c").at(u64_(0))),
+        Stmt::const_(Type::U64, "np", var("c").at(u64_(1))),
+    ]
+}
+
 /// One thread per integer, its residues modulo every prime in turn: the integer's words
 /// come from DRAM once and from L1 for the primes after the first (a grid row per prime
 /// read each operand once per prime).
@@ -96,21 +109,15 @@ pub(super) fn project_body(signed: bool) -> Vec<Stmt> {
             vec![Stmt::assign(var("r"), var("p") - var("r"))],
         ));
     }
-    let per_prime = vec![
-        Stmt::let_(
-            Type::const_ptr(Type::U64),
-            "c",
-            var("consts") + var("i") * var("row"),
-        ),
-        Stmt::const_(Type::U64, "p", var("c").at(u64_(0))),
-        Stmt::const_(Type::U64, "np", var("c").at(u64_(1))),
+    let mut per_prime = prime_row();
+    per_prime.extend([
         Stmt::let_(Type::U64, "r", u64_(0)),
         Stmt::if_(var("j").lt(var("src_len")), residue),
         Stmt::assign(
             var("dst").at(var("i") * var("dst_dist") + var("j")),
             var("r").cast(Type::Word),
         ),
-    ];
+    ]);
     let mut per_integer = Vec::new();
     if signed {
         per_integer.push(Stmt::const_(
@@ -129,15 +136,7 @@ pub(super) fn project_body(signed: bool) -> Vec<Stmt> {
 
 /// The mixed-radix digits v[i] of coefficient j.
 fn digits() -> Stmt {
-    let mut digit = vec![
-        Stmt::let_(
-            Type::const_ptr(Type::U64),
-            "c",
-            var("consts") + var("i") * var("row"),
-        ),
-        Stmt::const_(Type::U64, "p", var("c").at(u64_(0))),
-        Stmt::const_(Type::U64, "np", var("c").at(u64_(1))),
-    ];
+    let mut digit = prime_row();
     digit.extend(zero_acc("a"));
     digit.push(Stmt::For(
         ForLoop::range("k", Type::SizeT, u64_(0), var("i")).body(vec![mul_add(
