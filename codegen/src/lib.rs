@@ -22,6 +22,7 @@ pub mod plan;
 pub mod poly;
 pub mod prelude;
 pub mod sigma;
+pub mod split;
 pub mod unit;
 
 pub use contract::{Arg, Buffer, Buffers, Hop, Input, Launch, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};

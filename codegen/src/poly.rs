@@ -35,6 +35,7 @@ use crate::error::CodegenError;
 use crate::euclid::EuclidPass;
 use crate::header::Header;
 use crate::plain::{PlainPass, Tile};
+use crate::split::SplitPass;
 use crate::unit;
 use fermat_dsl::field::{AnyField, Field};
 
@@ -193,8 +194,9 @@ impl ProductPass {
 }
 
 /// The CUDA file of the passes for `field`: header, prelude, the three passes of FFT-based
-/// products, the kernels of plain products ([`crate::plain`]) and the on-chip Euclidean
-/// algorithm ([`crate::euclid`]).
+/// products, the kernels of plain products ([`crate::plain`]), the on-chip Euclidean
+/// algorithm ([`crate::euclid`]) and the passes of transforms split over devices
+/// ([`crate::split`]).
 pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     let header = Header::new(
         "fermat::poly::PolyRing (the passes of FFT-based products)",
@@ -203,13 +205,15 @@ pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     .note("fold, recombine, overlap_add: one thread per output coefficient, any size")
     .note("plain_product, plain_reduce: plain products and middle products, tiles of outputs")
     .note("plain_reverse, plain_difference: the reversals and differences of division")
-    .note("euclid_gcd: a whole remainder sequence per block, in shared memory");
+    .note("euclid_gcd: a whole remainder sequence per block, in shared memory")
+    .note("split_forward, split_inverse, split_product, split_transpose: transforms split over devices");
     let tile = Tile::for_element_bytes(FieldShape::of(field).element_bytes);
     let kernels: Vec<Kernel> = ProductPass::ALL
         .iter()
         .map(|p| p.kernel())
         .chain(PlainPass::ALL.iter().map(|p| p.kernel(tile)))
         .chain(EuclidPass::ALL.iter().map(|p| p.kernel()))
+        .chain(SplitPass::ALL.iter().map(|p| p.kernel()))
         .collect();
     unit::render(&header, field, &[], &kernels)
 }

@@ -276,3 +276,14 @@ fn euclid_kernels() {
         .collect();
     insta::assert_snapshot!("euclid_kernels", kernels.join("\n"));
 }
+
+/// The passes of a transform split over devices: the twiddled DFT(G) after an exchange,
+/// its inverse (alone and with a pointwise product), and the local stride permutation.
+#[test]
+fn split_kernels() {
+    let kernels: Vec<String> = fermat_codegen::split::SplitPass::ALL
+        .iter()
+        .map(|p| p.kernel().to_string())
+        .collect();
+    insta::assert_snapshot!("split_kernels", kernels.join("\n"));
+}

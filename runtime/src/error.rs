@@ -290,6 +290,34 @@ pub enum Error {
         /// What is allowed.
         why: &'static str,
     },
+    /// A split over devices names one GPU twice.
+    #[error("GPU {ordinal} is named twice: a split needs distinct devices")]
+    DeviceTwice {
+        /// The ordinal named twice.
+        ordinal: usize,
+    },
+    /// NCCL, the exchanges between GPUs, cannot be used.
+    #[error("NCCL: {why}")]
+    Nccl {
+        /// What failed.
+        why: String,
+    },
+    /// A vector given to a split transform is not of its size.
+    #[error("{what} has {len} elements; the split transform takes at most and, for a transform, exactly n = {n}")]
+    SplitLength {
+        /// Which vector.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The transform size.
+        n: u64,
+    },
+    /// A product on a split whose output is not transposed.
+    #[error("a product over devices needs the transposed output (the pointwise product is taken where the forward transforms leave it); this split's output is {output}")]
+    SplitProduct {
+        /// The output distribution.
+        output: &'static str,
+    },
     /// A polynomial could not be read (JSON, decimal coefficients).
     #[error(transparent)]
     PolyIo(#[from] crate::poly::PolyIoError),

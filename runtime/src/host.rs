@@ -27,6 +27,7 @@ pub trait HostField: Field {
     /// One word of device memory.
     type Word: cudarc::driver::DeviceRepr
         + cudarc::driver::ValidAsZeroBits
+        + cudarc::nccl::NcclType
         + Copy
         + Default
         + Into<u64>

@@ -172,6 +172,7 @@ pub mod host;
 pub mod io;
 pub mod memory;
 pub mod poly;
+pub mod split;
 pub mod tune;
 pub mod vectors;
 

@@ -13,6 +13,7 @@
 //! step with the reference interpreter.
 
 mod check;
+mod devices;
 mod print;
 mod strategy;
 
@@ -20,6 +21,7 @@ pub use check::{
     work, CheckError, CheckReport, StepCheck, Verdict, WholeCheck, CHECK_MAX_SIZE, FULL_DFT_MAX,
     SAMPLED_OUTPUTS, WORK_MAX,
 };
+pub use devices::{derive_devices, DeviceSplit, DeviceStage, Distribution};
 pub use print::Rendered;
 pub use strategy::{derive, Options, Strategy};
 
@@ -92,6 +94,38 @@ pub enum DeriveError {
         wants: &'static str,
         /// The strategy it was given to.
         strategy: &'static str,
+    },
+    /// A device count that is not a power of two of at least 2.
+    #[error("G = {devices} devices: a split needs a power of two of at least 2 (2, 4, 8, …)")]
+    DevicesNotPowerOfTwo {
+        /// The device count.
+        devices: u64,
+    },
+    /// Fewer points than G² for G devices.
+    #[error("DFT({n}) on {devices} devices: a split needs N ≥ G² = {min} points")]
+    TooFewPointsForDevices {
+        /// The size.
+        n: u64,
+        /// The device count.
+        devices: u64,
+        /// G².
+        min: u64,
+    },
+    /// A distribution named on the side it cannot be.
+    #[error("the {side} of a split cannot be {distribution}; it can be {allowed}")]
+    DistributionNotAllowed {
+        /// `input` or `output`.
+        side: &'static str,
+        /// The distribution given.
+        distribution: &'static str,
+        /// The distributions that side takes.
+        allowed: &'static str,
+    },
+    /// A distribution name that does not exist.
+    #[error("unknown distribution '{name}'; the distributions are cyclic, blocks, transposed")]
+    UnknownDistribution {
+        /// The name given.
+        name: String,
     },
     /// A strategy name that does not exist.
     #[error("unknown strategy '{name}'; the strategies are ct, radix2, stockham, prop3")]
@@ -432,6 +466,31 @@ impl Rewriter {
             before,
             after,
         });
+    }
+
+    /// Replays the steps of `sub` on the node at `position`, which must be `sub`'s start:
+    /// a factor derived on its own, kept step by step inside the whole.
+    pub fn embed(&mut self, sub: &Derivation, position: &[usize]) -> Result<(), DeriveError> {
+        for (n, step) in sub.steps.iter().enumerate() {
+            let mut at = position.to_vec();
+            at.extend(&step.position);
+            let found = subterm(&self.current, &at).cloned();
+            if found.as_ref() != Some(&step.before) {
+                return Err(DeriveError::ReplayMismatch {
+                    step: n + 1,
+                    rule: step.rule,
+                    position: show_position(&at),
+                    expected: step.before.to_string(),
+                    found: found.map_or_else(|| "nothing".to_string(), |g| g.to_string()),
+                });
+            }
+            *subterm_mut(&mut self.current, &at).expect("found above") = step.after.clone();
+            self.derivation.steps.push(Step {
+                position: at,
+                ..step.clone()
+            });
+        }
+        Ok(())
     }
 
     /// The derivation made.

@@ -19,12 +19,14 @@
 
 mod base_case;
 mod cooley_tukey;
+mod devices;
 pub mod prop3;
 mod radix2;
 mod simplify;
 mod stockham;
 mod tensor;
 
+pub use devices::exchange;
 pub use simplify::measure;
 
 use crate::formula::Formula;
@@ -36,15 +38,32 @@ pub struct Params {
     /// The radix K: the right factor of the split N = J·K (`cooley_tukey`), the base case
     /// DFT(m) with m = K (`radix2_unroll`), or K in N = K^e (`prop3`).
     pub radix: Option<u64>,
+    /// The number of devices G a transform is split over (`device_commute`,
+    /// `device_stride`).
+    pub devices: Option<u64>,
 }
 
 impl Params {
     /// No parameters.
-    pub const NONE: Params = Params { radix: None };
+    pub const NONE: Params = Params {
+        radix: None,
+        devices: None,
+    };
 
     /// The parameters of a rule that needs the radix K.
     pub fn radix(k: u64) -> Params {
-        Params { radix: Some(k) }
+        Params {
+            radix: Some(k),
+            devices: None,
+        }
+    }
+
+    /// The parameters of a rule that splits a transform over G devices.
+    pub fn devices(g: u64) -> Params {
+        Params {
+            radix: None,
+            devices: Some(g),
+        }
     }
 }
 
@@ -123,7 +142,7 @@ impl PartialEq for Rule {
 
 impl Eq for Rule {}
 
-static REGISTRY: [Rule; 17] = [
+static REGISTRY: [Rule; 19] = [
     cooley_tukey::COOLEY_TUKEY,
     radix2::RADIX2_UNROLL,
     stockham::STOCKHAM,
@@ -132,6 +151,8 @@ static REGISTRY: [Rule; 17] = [
     prop3::PROP2,
     tensor::TENSOR_COMMUTE,
     tensor::MIXED_PRODUCT,
+    devices::DEVICE_COMMUTE,
+    devices::DEVICE_STRIDE,
     simplify::FLATTEN,
     simplify::DFT_TRIVIAL,
     simplify::STRIDE_TRIVIAL,

@@ -11,6 +11,7 @@ use fermat_codegen::euclid::EuclidPass;
 use fermat_codegen::nvrtc::Resources;
 use fermat_codegen::plain::{PlainPass, Tile};
 use fermat_codegen::poly::{ProductPass, THREADS};
+use fermat_codegen::split::SplitPass;
 use std::sync::Arc;
 
 /// Hand-offs between passes pay where a pass's last wave of blocks leaves the device partly
@@ -218,6 +219,7 @@ pub(crate) struct GpuPasses {
     functions: Vec<(ProductPass, CudaFunction)>,
     plain: Vec<(PlainPass, CudaFunction)>,
     euclid: CudaFunction,
+    split: Vec<(SplitPass, CudaFunction)>,
     /// The dynamic shared memory a block of the on-chip Euclid may take, in bytes.
     pub(crate) euclid_shared_bytes: usize,
     /// The tile the plain products' kernels were generated for.
@@ -244,6 +246,10 @@ impl GpuPasses {
             .iter()
             .map(|&pass| load(pass.name()).map(|f| (pass, f)))
             .collect::<Result<_, _>>()?;
+        let split = SplitPass::ALL
+            .iter()
+            .map(|&pass| load(pass.name()).map(|f| (pass, f)))
+            .collect::<Result<_, _>>()?;
         // The on-chip Euclid takes all the shared memory a block may opt in to.
         let euclid = load(EuclidPass::Gcd.name())?;
         let optin = device
@@ -263,6 +269,7 @@ impl GpuPasses {
             functions,
             plain,
             euclid,
+            split,
             euclid_shared_bytes: usize::try_from(optin).unwrap_or(0),
             tile,
         })
@@ -418,6 +425,74 @@ impl GpuPasses {
             counters: 0,
             epoch: 0,
             operand: 0,
+            extents,
+        };
+        launch(stream, function, &l, &bound, grid, false)
+    }
+}
+
+impl GpuPasses {
+    /// Runs `pass` of a split transform on `stream` over `work` items, from `src` (and the
+    /// operand `op` of [`SplitPass::Product`]) into `dst`, reading `table` (none for
+    /// [`SplitPass::Transpose`]); the extents carry s, G and the digits' stride.
+    pub(crate) fn run_split<W: DeviceRepr>(
+        &self,
+        stream: &CudaStream,
+        pass: SplitPass,
+        work: u64,
+        (src, op, dst, table): (
+            &CudaView<'_, W>,
+            Option<&CudaView<'_, W>>,
+            &mut CudaViewMut<'_, W>,
+            Option<&CudaView<'_, W>>,
+        ),
+        extents: Extents,
+    ) -> Result<(), GpuError> {
+        let function = self
+            .split
+            .iter()
+            .find(|(p, _)| *p == pass)
+            .map(|(_, f)| f)
+            .expect("every pass is loaded");
+        let blocks = work.div_ceil(u64::from(THREADS)).clamp(1, PASS_BLOCKS);
+        let l = Launch {
+            kernel: pass.name().into(),
+            blocks,
+            threads: fermat_codegen::split::THREADS,
+            shared_bytes: 0,
+            pieces_per_block: 1,
+            hop: Hop::InputToOutput,
+            signals: 0,
+            args: pass.args(),
+        };
+        let grid = self.device.limits.grid(pass.name(), blocks, 1)?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        let (src, _src) = src.device_ptr(stream);
+        let (dst, _dst) = dst.device_ptr_mut(stream);
+        let (table, _table) = match table {
+            Some(t) => {
+                let (p, r) = t.device_ptr(stream);
+                (p, Some(r))
+            }
+            None => (0, None),
+        };
+        let (operand, _op) = match op {
+            Some(o) => {
+                let (p, r) = o.device_ptr(stream);
+                (p, Some(r))
+            }
+            None => (0, None),
+        };
+        let bound = Bound {
+            src,
+            dst,
+            table,
+            counters: 0,
+            epoch: 0,
+            operand,
             extents,
         };
         launch(stream, function, &l, &bound, grid, false)
