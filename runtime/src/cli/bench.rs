@@ -65,6 +65,11 @@ pub struct Args {
     /// beside the paper's figures.
     #[arg(long, value_enum, conflicts_with_all = ["poly", "fields"])]
     compare: Option<Compare>,
+    /// Time forward transforms split over these devices instead (e.g. `0,1`), beside one
+    /// of them alone: GPUs of this host exchanging through NCCL, or with --cpu as many
+    /// devices simulated on the CPU.
+    #[arg(long, value_delimiter = ',', value_name = "ORDINALS", conflicts_with_all = ["poly", "compare", "fields"])]
+    devices: Option<Vec<usize>>,
 }
 
 /// What `--compare` compares.
@@ -130,6 +135,9 @@ pub struct Report {
     /// The routes compared (`--compare crt`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compare: Vec<super::bench_crt::CompareRow>,
+    /// Transforms split over devices (`--devices`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub split: Vec<super::bench_split::SplitRow>,
 }
 
 struct Workload {
@@ -245,6 +253,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         results: Vec::new(),
         poly: Vec::new(),
         compare: Vec::new(),
+        split: Vec::new(),
     };
     if gpu.is_some() {
         println!(
@@ -254,6 +263,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     if args.compare.is_some() {
         return compare(&args, gpu.is_some(), report);
+    }
+    if let Some(devices) = &args.devices {
+        report.split = super::bench_split::run(devices, gpu.is_none(), args.quick, args.runs)?;
+        return finish(&args, &report);
     }
     if args.poly {
         if !args.gpu && args.runs > CPU_POLY_RUNS {

@@ -2,7 +2,10 @@
 //! optionally checked step by step with the reference interpreter; or the rule registry.
 
 use super::CliError;
-use fermat_dsl::derive::{derive, show_position, CheckReport, Options, Strategy, Verdict};
+use fermat_dsl::derive::{
+    derive, derive_devices, show_position, CheckReport, DeviceSplit, DeviceStage, Distribution,
+    Options, Strategy, Verdict,
+};
 use fermat_dsl::formula::Formula;
 use fermat_dsl::rules::{self, Rule};
 use fermat_dsl::with_field;
@@ -51,6 +54,18 @@ pub struct Args {
     /// Print formulas and identities in ASCII (`(x)`, `*`, `(+)`).
     #[arg(long)]
     ascii: bool,
+    /// Split the transform over G devices (a power of two, N ≥ G²): local factors of
+    /// N/G points and all-to-all exchanges, the local DFT derived by --strategy.
+    #[arg(long, value_name = "G", conflicts_with = "rules")]
+    devices: Option<u64>,
+    /// With --devices, where the input lives: cyclic (element i on device i mod G) or
+    /// blocks (natural order, N/G consecutive elements per device).
+    #[arg(long, default_value = "cyclic", requires = "devices")]
+    input: Distribution,
+    /// With --devices, where the output lives: transposed (the last exchange left out) or
+    /// blocks.
+    #[arg(long, default_value = "transposed", requires = "devices")]
+    output: Distribution,
 }
 
 /// Runs `fermat derive`: exit status 0, or 1 when a checked step disagrees; malformed
@@ -76,13 +91,30 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         None
     };
-    let derivation = derive(&formula, args.strategy, &options)?;
+    let split = match args.devices {
+        Some(g) => Some(derive_devices(
+            &formula,
+            g,
+            args.input,
+            args.output,
+            args.strategy,
+            &options,
+        )?),
+        None => None,
+    };
+    let derivation = match &split {
+        Some(s) => s.derivation.clone(),
+        None => derive(&formula, args.strategy, &options)?,
+    };
     let show = |f: &Formula| if args.ascii { f.ascii() } else { f.to_string() };
     if args.final_only {
         println!("{}", show(&derivation.final_formula()));
     } else {
         println!("{}", header(&args));
         print!("{}", derivation.render(args.ascii));
+        if let Some(split) = &split {
+            print!("{}", schedule(split, &show));
+        }
     }
     let Some(field) = field else {
         return Ok(ExitCode::SUCCESS);
@@ -97,6 +129,44 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })
 }
 
+/// What each device runs, in order, and where the data lives before and after.
+fn schedule(split: &DeviceSplit, show: &dyn Fn(&Formula) -> String) -> String {
+    let (g, m) = (split.devices, split.local_size());
+    let mut out = format!(
+        "on {g} devices of N/G = {m} points, {} exchange(s) of N/G² = {} points per pair:\n",
+        split.exchanges(),
+        m / g
+    );
+    out += &match split.input {
+        Distribution::Cyclic => format!(
+            "  input cyclic: element i on device i mod {g}; L({}, {g}) is the distribution and moves nothing\n",
+            split.n
+        ),
+        _ => "  input in blocks: element i on device i div N/G\n".to_string(),
+    };
+    for (i, stage) in split.stages().iter().enumerate() {
+        let what = match stage {
+            DeviceStage::Local(f) => format!("each device: {}", show(f)),
+            DeviceStage::Twiddle => {
+                format!("each device d: D({g}, {m}) row d, element j times ω_N^(d·j)")
+            }
+            DeviceStage::Exchange => {
+                "all-to-all: chunk c of device d to slot d of device c".to_string()
+            }
+        };
+        out += &format!("  {}. {what}\n", i + 1);
+    }
+    out += &match split.output {
+        Distribution::Transposed => format!(
+            "  output transposed: the last exchange is left out; device d holds y[k·{m} + d·{} + j] at k·{} + j\n",
+            m / g,
+            m / g
+        ),
+        _ => "  output in blocks: element i on device i div N/G\n".to_string(),
+    };
+    out
+}
+
 fn header(args: &Args) -> String {
     let mut h = format!("strategy {}", args.strategy);
     if args.strategy != Strategy::Stockham {
@@ -107,6 +177,12 @@ fn header(args: &Args) -> String {
     }
     if args.expand_base {
         h += ", expand_base";
+    }
+    if let Some(g) = args.devices {
+        h += &format!(
+            ", split over {g} devices ({} in, {} out)",
+            args.input, args.output
+        );
     }
     h
 }

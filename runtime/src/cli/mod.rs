@@ -7,6 +7,7 @@ mod bench_div;
 mod bench_gcd;
 mod bench_poly;
 mod bench_ring;
+mod bench_split;
 mod derive;
 mod div;
 mod fft;
@@ -21,6 +22,7 @@ mod primes;
 mod progress;
 mod selftest;
 mod selftest_mul;
+mod selftest_split;
 mod tune;
 
 use clap::{Parser, Subcommand};

@@ -46,6 +46,16 @@ pub struct Args {
     /// `--field P5 --field 469762049`.
     #[arg(long = "field", value_name = "NAME")]
     fields: Vec<String>,
+    /// Test transforms and products split over these devices instead (e.g. `0,1`): GPUs of
+    /// this host exchanging through NCCL, or with --cpu as many devices simulated on the
+    /// CPU (sizes up to 2^16 there).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "ORDINALS",
+        conflicts_with = "all"
+    )]
+    devices: Option<Vec<usize>>,
 }
 
 /// One transform size of one field.
@@ -143,6 +153,17 @@ impl Row {
 
 /// Runs `fermat selftest`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(devices) = &args.devices {
+        let offered: Vec<&str> = every_case(args.max_log_n).iter().map(|c| c.spec).collect();
+        let chosen = fields::filter(&args.fields, &offered)?;
+        return super::selftest_split::run(&super::selftest_split::SplitTest {
+            devices,
+            cpu: args.cpu,
+            max_log_n: args.max_log_n,
+            chosen: &chosen,
+            seed: args.seed.unwrap_or_else(|| rand::thread_rng().gen()),
+        });
+    }
     let gpu_works = fermat::gpu::device(0);
     let mut backends = Vec::new();
     if !args.gpu {

@@ -1,0 +1,185 @@
+//! `fermat bench --devices 0,1`: forward transforms split over several GPUs (or devices
+//! simulated on the CPU with `--cpu`) beside the same transform on one of them, with the
+//! all-to-all bandwidth measured in the same run.
+
+use super::CliError;
+use fermat::dsl::with_field;
+use fermat::split::{Distribution, SplitDevices, SplitOptions, SplitPlan};
+use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// One workload timed on one device and split over G.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SplitRow {
+    /// The field.
+    pub field: String,
+    /// The transform size.
+    pub n: u64,
+    /// G.
+    pub devices: usize,
+    /// Median forward transform on one device, ms.
+    pub one_ms: f64,
+    /// Median forward transform split with a cyclic input and a transposed output (one
+    /// exchange), ms.
+    pub cyclic_ms: f64,
+    /// The same with blocks in and out (three exchanges), ms.
+    pub natural_ms: f64,
+    /// Bytes each device sends to the others per second in one exchange, GB/s.
+    pub exchange_gbps: f64,
+}
+
+/// The workloads: compute-bound big-prime transforms, a memory-bound word prime, and the
+/// largest SRGFNs.
+fn workloads(cpu: bool, quick: bool) -> Vec<(&'static str, u32)> {
+    match (cpu, quick) {
+        (true, _) => vec![("P3", 14), ("babybear", 20)],
+        (false, true) => vec![("P3", 20), ("babybear", 24)],
+        (false, false) => vec![
+            ("P3", 22),
+            ("P4", 22),
+            ("babybear", 28),
+            ("P5", 24),
+            ("P6", 24),
+        ],
+    }
+}
+
+/// Times every workload; the rows.
+pub fn run(
+    devices: &[usize],
+    cpu: bool,
+    quick: bool,
+    runs: usize,
+) -> Result<Vec<SplitRow>, CliError> {
+    if devices.len() < 2 {
+        return Err(
+            "--devices names fewer than 2 devices; a split needs at least 2 (e.g. --devices 0,1)"
+                .into(),
+        );
+    }
+    println!(
+        "{:<10} {:>6} {:>3} {:>10} {:>18} {:>18} {:>12}",
+        "field", "N", "G", "one (ms)", "cyclic (ms, ×)", "natural (ms, ×)", "exch GB/s"
+    );
+    let mut rows = Vec::new();
+    for (spec, log_n) in workloads(cpu, quick) {
+        let any = FieldSpec::parse(spec)?.build()?;
+        let row = with_field!(&any, f => time(f, spec, 1 << log_n, devices, cpu, runs))?;
+        println!(
+            "{:<10} {:>6} {:>3} {:>10.3} {:>10.3} {:>6.2}× {:>10.3} {:>6.2}× {:>12.1}",
+            row.field,
+            format!("2^{log_n}"),
+            row.devices,
+            row.one_ms,
+            row.cyclic_ms,
+            row.one_ms / row.cyclic_ms,
+            row.natural_ms,
+            row.one_ms / row.natural_ms,
+            row.exchange_gbps
+        );
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn time<F: HostField>(
+    field: &F,
+    spec: &str,
+    n: u64,
+    devices: &[usize],
+    cpu: bool,
+    runs: usize,
+) -> Result<SplitRow, CliError> {
+    let runs = runs.clamp(1, if cpu { 5 } else { 30 });
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n);
+    let x: Vec<F::Host> = (0..n)
+        .map(|_| field.to_host(&field.from_u64(rng.gen())))
+        .collect();
+    let backend = if cpu {
+        Backend::Cpu
+    } else {
+        Backend::Gpu(devices[0])
+    };
+    let one = FftPlan::new(
+        field,
+        n,
+        FftOptions {
+            backend,
+            ..Default::default()
+        },
+    )?;
+    let one_ms = if cpu {
+        let mut y = x.clone();
+        median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    one.forward(&mut y)
+                        .map(|()| t.elapsed().as_secs_f64() * 1e3)
+                })
+                .collect::<Result<_, _>>()?,
+        )
+    } else {
+        let input = one.to_device(&x)?;
+        let mut out = one.alloc_device(1)?;
+        one.run_device(Direction::Forward, &input, &mut out, None)?;
+        one.synchronize()?;
+        median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    one.run_device(Direction::Forward, &input, &mut out, None)?;
+                    one.synchronize().map(|()| t.elapsed().as_secs_f64() * 1e3)
+                })
+                .collect::<Result<_, _>>()?,
+        )
+    };
+    drop(one);
+    let split_devices = if cpu {
+        SplitDevices::Cpu(devices.len())
+    } else {
+        SplitDevices::Gpu(devices.to_vec())
+    };
+    let mut split_ms = Vec::new();
+    let mut exchange_gbps = 0.0;
+    for (input, output) in [
+        (Distribution::Cyclic, Distribution::Transposed),
+        (Distribution::Blocks, Distribution::Blocks),
+    ] {
+        let options = SplitOptions {
+            input,
+            output,
+            ..Default::default()
+        };
+        let plan = SplitPlan::new(field, n, split_devices.clone(), options)?;
+        plan.load_resident(&x)?;
+        plan.forward_resident()?;
+        split_ms.push(median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    plan.forward_resident()
+                        .map(|()| t.elapsed().as_secs_f64() * 1e3)
+                })
+                .collect::<Result<_, _>>()?,
+        ));
+        let (took, bytes) = plan.time_exchange()?;
+        exchange_gbps = bytes as f64 / took.as_secs_f64() / 1e9;
+    }
+    Ok(SplitRow {
+        field: spec.to_string(),
+        n,
+        devices: devices.len(),
+        one_ms,
+        cyclic_ms: split_ms[0],
+        natural_ms: split_ms[1],
+        exchange_gbps,
+    })
+}
