@@ -68,7 +68,7 @@ pub struct Args {
     /// Time forward transforms split over these devices instead (e.g. `0,1`), beside one
     /// of them alone: GPUs of this host exchanging through NCCL, or with --cpu as many
     /// devices simulated on the CPU.
-    #[arg(long, value_delimiter = ',', value_name = "ORDINALS", conflicts_with_all = ["poly", "compare", "fields"])]
+    #[arg(long, value_delimiter = ',', value_name = "ORDINALS", conflicts_with_all = ["poly", "compare"])]
     devices: Option<Vec<usize>>,
 }
 
@@ -265,7 +265,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return compare(&args, gpu.is_some(), report);
     }
     if let Some(devices) = &args.devices {
-        report.split = super::bench_split::run(devices, gpu.is_none(), args.quick, args.runs)?;
+        report.split =
+            super::bench_split::run(devices, &args.fields, gpu.is_none(), args.quick, args.runs)?;
         return finish(&args, &report);
     }
     if args.poly {

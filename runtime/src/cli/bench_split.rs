@@ -30,8 +30,8 @@ pub struct SplitRow {
     pub exchange_gbps: f64,
 }
 
-/// The workloads: compute-bound big-prime transforms, a memory-bound word prime, and the
-/// largest SRGFNs.
+/// The workloads: compute-bound big-prime transforms, a memory-bound word prime and the
+/// largest SRGFNs; a transform one GPU does not hold runs split only.
 fn workloads(cpu: bool, quick: bool) -> Vec<(&'static str, u32)> {
     match (cpu, quick) {
         (true, _) => vec![("P3", 14), ("babybear", 20)],
@@ -39,16 +39,23 @@ fn workloads(cpu: bool, quick: bool) -> Vec<(&'static str, u32)> {
         (false, false) => vec![
             ("P3", 22),
             ("P4", 22),
-            ("babybear", 28),
+            ("babybear", 27),
             ("P5", 24),
             ("P6", 24),
         ],
     }
 }
 
+/// Whether one GPU holds a transform's input, output and scratch with room to spare.
+fn fits_one_gpu<F: HostField>(field: &F, n: u64) -> bool {
+    let bytes = n as u128 * (field.words() * std::mem::size_of::<F::Word>()) as u128;
+    bytes * 3 < 100 << 30
+}
+
 /// Times every workload; the rows.
 pub fn run(
     devices: &[usize],
+    fields: &[String],
     cpu: bool,
     quick: bool,
     runs: usize,
@@ -64,9 +71,25 @@ pub fn run(
         "field", "N", "G", "one (ms)", "cyclic (ms, ×)", "natural (ms, ×)", "exch GB/s"
     );
     let mut rows = Vec::new();
-    for (spec, log_n) in workloads(cpu, quick) {
+    let all = workloads(cpu, quick);
+    let offered: Vec<&str> = all.iter().map(|(spec, _)| *spec).collect();
+    let wanted = super::fields::filter(fields, &offered)?;
+    for (spec, log_n) in all {
+        if !super::fields::chosen(&wanted, spec) {
+            continue;
+        }
         let any = FieldSpec::parse(spec)?.build()?;
-        let row = with_field!(&any, f => time(f, spec, 1 << log_n, devices, cpu, runs))?;
+        let row = match with_field!(&any, f => time(f, spec, 1 << log_n, devices, cpu, runs)) {
+            Ok(row) => row,
+            Err(e) => {
+                println!(
+                    "{spec:<10} {:>6} {:>3} not run: {e}",
+                    format!("2^{log_n}"),
+                    devices.len()
+                );
+                continue;
+            }
+        };
         println!(
             "{:<10} {:>6} {:>3} {:>10.3} {:>10.3} {:>6.2}× {:>10.3} {:>6.2}× {:>12.1}",
             row.field,
@@ -99,49 +122,16 @@ fn time<F: HostField>(
 ) -> Result<SplitRow, CliError> {
     let runs = runs.clamp(1, if cpu { 5 } else { 30 });
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n);
-    let x: Vec<F::Host> = (0..n)
+    // A random tile repeated: the timing does not depend on the values, and P6 at 2^27
+    // is not built on the host.
+    let tile: Vec<F::Host> = (0..(n / devices.len() as u64).min(1 << 12))
         .map(|_| field.to_host(&field.from_u64(rng.gen())))
         .collect();
-    let backend = if cpu {
-        Backend::Cpu
+    let one_ms = if cpu || fits_one_gpu(field, n) {
+        one_device(field, n, &tile, devices[0], cpu, runs)?
     } else {
-        Backend::Gpu(devices[0])
+        f64::NAN
     };
-    let one = FftPlan::new(
-        field,
-        n,
-        FftOptions {
-            backend,
-            ..Default::default()
-        },
-    )?;
-    let one_ms = if cpu {
-        let mut y = x.clone();
-        median(
-            (0..runs)
-                .map(|_| {
-                    let t = Instant::now();
-                    one.forward(&mut y)
-                        .map(|()| t.elapsed().as_secs_f64() * 1e3)
-                })
-                .collect::<Result<_, _>>()?,
-        )
-    } else {
-        let input = one.to_device(&x)?;
-        let mut out = one.alloc_device(1)?;
-        one.run_device(Direction::Forward, &input, &mut out, None)?;
-        one.synchronize()?;
-        median(
-            (0..runs)
-                .map(|_| {
-                    let t = Instant::now();
-                    one.run_device(Direction::Forward, &input, &mut out, None)?;
-                    one.synchronize().map(|()| t.elapsed().as_secs_f64() * 1e3)
-                })
-                .collect::<Result<_, _>>()?,
-        )
-    };
-    drop(one);
     let split_devices = if cpu {
         SplitDevices::Cpu(devices.len())
     } else {
@@ -159,17 +149,9 @@ fn time<F: HostField>(
             ..Default::default()
         };
         let plan = SplitPlan::new(field, n, split_devices.clone(), options)?;
-        plan.load_resident(&x)?;
+        plan.load_resident_tiled(&tile)?;
         plan.forward_resident()?;
-        split_ms.push(median(
-            (0..runs)
-                .map(|_| {
-                    let t = Instant::now();
-                    plan.forward_resident()
-                        .map(|()| t.elapsed().as_secs_f64() * 1e3)
-                })
-                .collect::<Result<_, _>>()?,
-        ));
+        split_ms.push(timed(runs, || plan.forward_resident())?);
         let (took, bytes) = plan.time_exchange()?;
         exchange_gbps = bytes as f64 / took.as_secs_f64() / 1e9;
     }
@@ -181,5 +163,56 @@ fn time<F: HostField>(
         cyclic_ms: split_ms[0],
         natural_ms: split_ms[1],
         exchange_gbps,
+    })
+}
+
+/// The median of `runs` timed calls of `call`, in milliseconds.
+fn timed(
+    runs: usize,
+    mut call: impl FnMut() -> Result<(), fermat::Error>,
+) -> Result<f64, CliError> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        call()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(times))
+}
+
+/// The median forward transform of `tile` repeated to n points on one device.
+fn one_device<F: HostField>(
+    field: &F,
+    n: u64,
+    tile: &[F::Host],
+    ordinal: usize,
+    cpu: bool,
+    runs: usize,
+) -> Result<f64, CliError> {
+    let x = tile.repeat(n as usize / tile.len());
+    let backend = if cpu {
+        Backend::Cpu
+    } else {
+        Backend::Gpu(ordinal)
+    };
+    let one = FftPlan::new(
+        field,
+        n,
+        FftOptions {
+            backend,
+            ..Default::default()
+        },
+    )?;
+    if cpu {
+        let mut y = x;
+        return timed(runs, || one.forward(&mut y));
+    }
+    let input = one.to_device(&x)?;
+    let mut out = one.alloc_device(1)?;
+    one.run_device(Direction::Forward, &input, &mut out, None)?;
+    one.synchronize()?;
+    timed(runs, || {
+        one.run_device(Direction::Forward, &input, &mut out, None)?;
+        one.synchronize()
     })
 }

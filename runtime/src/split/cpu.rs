@@ -45,6 +45,11 @@ impl<F: HostField> CpuMachine<F> {
         Ok(())
     }
 
+    pub(super) fn load_tiled(&mut self, buffer: usize, tile: &[F::Host]) -> Result<(), Error> {
+        self.buffers[buffer] = tile.repeat(self.g * self.m / tile.len());
+        Ok(())
+    }
+
     pub(super) fn read(&mut self, buffer: usize) -> Result<Vec<Vec<F::Host>>, Error> {
         Ok(self.buffers[buffer]
             .chunks(self.m)

@@ -17,7 +17,8 @@ use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
 use fermat_codegen::split::SplitPass;
 use fermat_dsl::field::AnyField;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub(super) struct GpuMachine<F: HostField> {
     field: F,
@@ -28,8 +29,37 @@ pub(super) struct GpuMachine<F: HostField> {
     passes: Vec<Arc<GpuPasses>>,
     /// Per device, the rows of the forward and the inverse butterflies, in table form.
     tables: Vec<[CudaSlice<F::Word>; 2]>,
-    buffers: Vec<[CudaSlice<F::Word>; 3]>,
-    comms: Vec<Comm>,
+    /// Per device, the two work buffers and the operand of a product, allocated by the
+    /// first product.
+    buffers: Vec<[Option<CudaSlice<F::Word>>; 3]>,
+    comms: Arc<Mutex<Communicators>>,
+}
+
+/// The NCCL communicators of one set of devices, a rank each.
+pub(super) struct Communicators(Vec<Comm>);
+
+// SAFETY: a communicator may be driven from any thread as long as no two threads call NCCL
+// on it at once; every use goes through the `Mutex` that holds it.
+unsafe impl Send for Communicators {}
+
+/// The communicators of `devices`, made once per process (NCCL's initialisation costs
+/// about a second) and shared by every plan on the same devices: each device's stream is
+/// the one all of fermat's work on it runs on.
+fn communicators(devices: &[Arc<Device>]) -> Result<Arc<Mutex<Communicators>>, Error> {
+    static ALL: OnceLock<Mutex<HashMap<Vec<usize>, Arc<Mutex<Communicators>>>>> = OnceLock::new();
+    let key: Vec<usize> = devices.iter().map(|d| d.context().ordinal()).collect();
+    let mut all = ALL
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = all.get(&key) {
+        return Ok(c.clone());
+    }
+    let streams = devices.iter().map(|d| d.stream().clone()).collect();
+    let comms = Comm::from_devices(streams).map_err(nccl("ncclCommInitAll"))?;
+    let shared = Arc::new(Mutex::new(Communicators(comms)));
+    all.insert(key, shared.clone());
+    Ok(shared)
 }
 
 fn nccl(call: &'static str) -> impl Fn(cudarc::nccl::result::NcclError) -> Error {
@@ -86,13 +116,12 @@ impl<F: HostField> GpuMachine<F> {
             };
             tables.push([table(SplitPass::Forward)?, table(SplitPass::Inverse)?]);
             buffers.push([
-                device.alloc::<F::Word>(words)?,
-                device.alloc::<F::Word>(words)?,
-                device.alloc::<F::Word>(words)?,
+                Some(device.alloc::<F::Word>(words)?),
+                Some(device.alloc::<F::Word>(words)?),
+                None,
             ]);
         }
-        let streams = devices.iter().map(|d| d.stream().clone()).collect();
-        let comms = Comm::from_devices(streams).map_err(nccl("ncclCommInitAll"))?;
+        let comms = communicators(&devices)?;
         Ok(GpuMachine {
             field: field.clone(),
             g,
@@ -107,15 +136,46 @@ impl<F: HostField> GpuMachine<F> {
     }
 
     pub(super) fn load(&mut self, buffer: usize, blocks: &[Vec<F::Host>]) -> Result<(), Error> {
-        for ((device, bufs), block) in self.devices.iter().zip(&mut self.buffers).zip(blocks) {
+        for (d, block) in blocks.iter().enumerate() {
             let mut words = Vec::with_capacity(block.len() * self.field.words());
             self.field.pack(block, self.m, &mut words);
-            device
-                .stream()
-                .memcpy_htod(&words, &mut bufs[buffer])
+            let stream = self.devices[d].stream().clone();
+            let target = self.buffer(d, buffer)?;
+            stream
+                .memcpy_htod(&words, target)
                 .map_err(driver("cuMemcpyHtoD"))?;
         }
         Ok(())
+    }
+
+    /// Fills buffer `buffer` of every device with copies of `tile` (its length dividing
+    /// M): inputs of transforms too large to build on the host.
+    pub(super) fn load_tiled(&mut self, buffer: usize, tile: &[F::Host]) -> Result<(), Error> {
+        let (t, m) = (tile.len(), self.m);
+        let mut words = Vec::with_capacity(t * self.field.words());
+        self.field.pack(tile, t, &mut words);
+        for d in 0..self.g {
+            let stream = self.devices[d].stream().clone();
+            let target = self.buffer(d, buffer)?;
+            for (r, row) in words.chunks(t).enumerate() {
+                for at in (0..m).step_by(t) {
+                    let mut place = target.slice_mut(r * m + at..r * m + at + t);
+                    stream
+                        .memcpy_htod(row, &mut place)
+                        .map_err(driver("cuMemcpyHtoD"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Buffer `buffer` of device `d`, allocated on first use.
+    fn buffer(&mut self, d: usize, buffer: usize) -> Result<&mut CudaSlice<F::Word>, Error> {
+        let slot = &mut self.buffers[d][buffer];
+        if slot.is_none() {
+            *slot = Some(self.devices[d].alloc::<F::Word>(self.m * self.field.words())?);
+        }
+        Ok(slot.as_mut().expect("allocated above"))
     }
 
     pub(super) fn read(&mut self, buffer: usize) -> Result<Vec<Vec<F::Host>>, Error> {
@@ -126,7 +186,7 @@ impl<F: HostField> GpuMachine<F> {
             .map(|(device, bufs)| {
                 let words = device
                     .stream()
-                    .clone_dtoh(&bufs[buffer])
+                    .clone_dtoh(bufs[buffer].as_ref().expect("a buffer that was written"))
                     .map_err(driver("cuMemcpyDtoH"))?;
                 let mut out = vec![zero; self.m];
                 self.field.unpack(&words, self.m, &mut out);
@@ -158,9 +218,11 @@ impl<F: HostField> GpuMachine<F> {
         let (g, m) = (self.g as u64, self.m as u64);
         let s = m / g;
         for d in 0..self.g {
+            self.buffer(d, to)?;
             let stream: &Arc<CudaStream> = self.devices[d].stream();
             let (src, dst, op) = buffers(&mut self.buffers[d], from, to);
-            let (src, op) = (src.slice(..), op.slice(..));
+            let src = src.slice(..);
+            let op = op.map(|o| o.slice(..));
             let mut dst = dst.slice_mut(..);
             // Sizes of the pass (s, G), and the words between an element's digits.
             let extents = |size, terms| Extents {
@@ -196,7 +258,13 @@ impl<F: HostField> GpuMachine<F> {
                 }
                 Step::Butterfly(pass) => {
                     let table = self.tables[d][usize::from(pass != SplitPass::Forward)].slice(..);
-                    let op = (pass == SplitPass::Product).then_some(&op);
+                    let op = match (pass, &op) {
+                        (SplitPass::Product, Some(op)) => Some(op),
+                        (SplitPass::Product, None) => {
+                            unreachable!("a product loads its operand first")
+                        }
+                        _ => None,
+                    };
                     self.passes[d].run_split(
                         stream,
                         pass,
@@ -217,6 +285,11 @@ impl<F: HostField> GpuMachine<F> {
         let (g, m) = (self.g, self.m);
         let s = m / g;
         let rows = self.field.words();
+        for d in 0..g {
+            self.buffer(d, to)?;
+        }
+        let comms = self.comms.clone();
+        let comms = comms.lock().unwrap_or_else(|e| e.into_inner());
         cudarc::nccl::result::group_start().map_err(nccl("ncclGroupStart"))?;
         let mut sent = Ok(());
         'devices: for d in 0..g {
@@ -233,7 +306,7 @@ impl<F: HostField> GpuMachine<F> {
                             .memcpy_dtod(&chunk, &mut slot)
                             .map_err(driver("cuMemcpyDtoD"))
                     } else {
-                        let comm = &self.comms[d];
+                        let comm = &comms.0[d];
                         comm.send(&chunk, c as i32)
                             .map_err(nccl("ncclSend"))
                             .and_then(|()| {
@@ -256,16 +329,22 @@ impl<F: HostField> GpuMachine<F> {
     }
 }
 
-/// `from` and `to` (distinct work buffers) and the operand, borrowed together.
+/// `from` and `to` (distinct work buffers, allocated) and the operand, borrowed together.
 fn buffers<W>(
-    bufs: &mut [CudaSlice<W>; 3],
+    bufs: &mut [Option<CudaSlice<W>>; 3],
     from: usize,
     to: usize,
-) -> (&CudaSlice<W>, &mut CudaSlice<W>, &CudaSlice<W>) {
+) -> (&CudaSlice<W>, &mut CudaSlice<W>, Option<&CudaSlice<W>>) {
     let [a, b, op] = bufs;
-    match (from, to) {
-        (0, 1) => (a, b, op),
-        (1, 0) => (b, a, op),
+    let (from, to) = match (from, to) {
+        (0, 1) => (a, b),
+        (1, 0) => (b, a),
         _ => unreachable!("steps alternate between the two work buffers"),
-    }
+    };
+    (
+        from.as_ref()
+            .expect("a step reads a buffer that was written"),
+        to.as_mut().expect("allocated before the step"),
+        op.as_ref(),
+    )
 }

@@ -141,6 +141,13 @@ impl<F: HostField> Machine<F> {
         }
     }
 
+    fn load_tiled(&mut self, buffer: usize, tile: &[F::Host]) -> Result<(), Error> {
+        match self {
+            Machine::Cpu(m) => m.load_tiled(buffer, tile),
+            Machine::Gpu(m) => m.load_tiled(buffer, tile),
+        }
+    }
+
     fn read(&mut self, buffer: usize) -> Result<Vec<Vec<F::Host>>, Error> {
         match self {
             Machine::Cpu(m) => m.read(buffer),
@@ -219,7 +226,11 @@ impl<F: HostField> SplitPlan<F> {
             strategy,
             &Options::radix(radix),
         )?;
-        crate::memory::check_transform(field, n, 3)?;
+        // The simulated devices hold the whole vector three times on the host; GPUs hold
+        // their blocks, which each local plan checks.
+        if let SplitDevices::Cpu(_) = devices {
+            crate::memory::check_transform(field, n, 3)?;
+        }
         let forward = lower(&split.stages());
         let inverse = invert(&forward);
         let local = |backend| {
@@ -409,6 +420,35 @@ impl<F: HostField> SplitPlan<F> {
         self.check_len("the vector", x.len())?;
         let blocks = self.scatter(x, self.split.input)?;
         self.lock().load(WORK[0], &blocks)
+    }
+
+    /// Fills every device's block of the forward transform's input with copies of `tile`
+    /// (its length a power of two up to N/G): inputs of transforms too large to build on
+    /// the host, for [`forward_resident`](Self::forward_resident).
+    ///
+    /// ```
+    /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = SplitPlan::new(&f, 1 << 12, SplitDevices::Cpu(2), SplitOptions::default())?;
+    /// plan.load_resident_tiled(&[1, 2, 3, 4])?;
+    /// plan.forward_resident()?;
+    /// assert!(plan.load_resident_tiled(&[1, 2, 3]).is_err());
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn load_resident_tiled(&self, tile: &[F::Host]) -> Result<(), Error> {
+        let m = self.split.local_size();
+        let t = tile.len() as u64;
+        if t == 0 || !t.is_power_of_two() || t > m {
+            return Err(Error::SplitLength {
+                what: "the tile",
+                len: tile.len(),
+                n: m,
+            });
+        }
+        for x in tile {
+            self.field.to_elem(x)?;
+        }
+        self.lock().load_tiled(WORK[0], tile)
     }
 
     /// Runs the forward transform on what the devices hold and waits for it: the data
