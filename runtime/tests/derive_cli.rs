@@ -200,3 +200,105 @@ fn malformed_input_exits_2_with_a_message() {
         "{err}"
     );
 }
+
+#[test]
+fn a_split_over_devices_shows_its_stages_and_checks_out() {
+    let (code, out, err) = fermat(&[
+        "derive",
+        "DFT(4096)",
+        "--devices",
+        "4",
+        "--check",
+        "--field",
+        "P3",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("strategy ct, K = 16, split over 4 devices (cyclic in, transposed out)"),
+        "{out}"
+    );
+    assert!(out.contains("device_commute at [0]"), "{out}");
+    assert!(
+        out.contains("on 4 devices of N/G = 1024 points, 1 exchange(s)"),
+        "{out}"
+    );
+    assert!(out.contains("3. all-to-all"), "{out}");
+    assert!(
+        out.contains("output transposed: the last exchange is left out"),
+        "{out}"
+    );
+    assert!(out.ends_with("the derivation checks out\n"), "{out}");
+    let (code, out, err) = fermat(&[
+        "derive",
+        "DFT(65536)",
+        "--devices",
+        "2",
+        "--input",
+        "blocks",
+        "--output",
+        "blocks",
+        "--check",
+        "--field",
+        "babybear",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("device_stride at [3]") && out.contains("3 exchange(s)"),
+        "{out}"
+    );
+    assert!(out.ends_with("the derivation checks out\n"), "{out}");
+}
+
+#[test]
+fn bad_splits_over_devices_are_named() {
+    for (args, want) in [
+        (vec!["--devices", "3"], "G = 3 devices"),
+        (vec!["--devices", "128"], "N ≥ G² = 16384"),
+        (
+            vec!["--devices", "2", "--input", "transposed"],
+            "input of a split cannot be transposed",
+        ),
+        (
+            vec!["--devices", "2", "--output", "rows"],
+            "unknown distribution 'rows'",
+        ),
+        (vec!["--input", "blocks"], "--devices"),
+    ] {
+        let mut all = vec!["derive", "DFT(4096)"];
+        all.extend(&args);
+        let (code, out, err) = fermat(&all);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn the_split_selftest_runs_on_simulated_devices() {
+    let (code, out, err) = fermat(&[
+        "selftest",
+        "--cpu",
+        "--devices",
+        "0,1,2,3",
+        "--max-log-n",
+        "8",
+        "--field",
+        "P2",
+        "--field",
+        "babybear",
+        "--seed",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("split over 4 devices (simulated on the CPU)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("babybear     2^4   ok: 4 distributions (1/2/2/3 exchanges)"),
+        "{out}"
+    );
+    assert!(out.ends_with("4 passed, 0 failed\n"), "{out}");
+    let (code, _, err) = fermat(&["selftest", "--cpu", "--devices", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a split needs at least 2"), "{err}");
+}
