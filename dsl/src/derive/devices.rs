@@ -204,7 +204,7 @@ fn check_split(
     if g < 2 || !g.is_power_of_two() {
         return Err(DeriveError::DevicesNotPowerOfTwo { devices: g });
     }
-    let min = g.checked_mul(g).unwrap_or(u64::MAX);
+    let min = g.saturating_mul(g);
     if n < min {
         return Err(DeriveError::TooFewPointsForDevices { n, devices: g, min });
     }

@@ -431,23 +431,35 @@ impl GpuPasses {
     }
 }
 
+/// The vectors of a pass of a split transform ([`GpuPasses::run_split`]).
+pub(crate) struct SplitVectors<'a, 'b, W> {
+    /// What the pass reads.
+    pub(crate) src: &'a CudaView<'b, W>,
+    /// The operand of [`SplitPass::Product`].
+    pub(crate) op: Option<&'a CudaView<'b, W>>,
+    /// What it writes.
+    pub(crate) dst: &'a mut CudaViewMut<'b, W>,
+    /// Its table (none for [`SplitPass::Transpose`]).
+    pub(crate) table: Option<&'a CudaView<'b, W>>,
+}
+
 impl GpuPasses {
-    /// Runs `pass` of a split transform on `stream` over `work` items, from `src` (and the
-    /// operand `op` of [`SplitPass::Product`]) into `dst`, reading `table` (none for
-    /// [`SplitPass::Transpose`]); the extents carry s, G and the digits' stride.
+    /// Runs `pass` of a split transform on `stream` over `work` items, on `vectors`; the
+    /// extents carry s, G and the digits' stride.
     pub(crate) fn run_split<W: DeviceRepr>(
         &self,
         stream: &CudaStream,
         pass: SplitPass,
         work: u64,
-        (src, op, dst, table): (
-            &CudaView<'_, W>,
-            Option<&CudaView<'_, W>>,
-            &mut CudaViewMut<'_, W>,
-            Option<&CudaView<'_, W>>,
-        ),
+        vectors: SplitVectors<'_, '_, W>,
         extents: Extents,
     ) -> Result<(), GpuError> {
+        let SplitVectors {
+            src,
+            op,
+            dst,
+            table,
+        } = vectors;
         let function = self
             .split
             .iter()

@@ -456,7 +456,7 @@ mod launch;
 
 pub(crate) use handoff::Counters;
 pub(crate) use launch::{
-    DeviceInput, Extent, Extents, GpuKernels, GpuPasses, HandOff, Operand, Vectors,
+    DeviceInput, Extent, Extents, GpuKernels, GpuPasses, HandOff, Operand, SplitVectors, Vectors,
 };
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use super::Step;
 use crate::fft::FftPlan;
-use crate::gpu::{Device, Extent, Extents, GpuError, GpuPasses};
+use crate::gpu::{Device, Extent, Extents, GpuError, GpuPasses, SplitVectors};
 use crate::{Error, HostField};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cudarc::nccl::safe::Comm;
@@ -32,8 +32,11 @@ pub(super) struct GpuMachine<F: HostField> {
     /// Per device, the two work buffers and the operand of a product, allocated by the
     /// first product.
     buffers: Vec<[Option<CudaSlice<F::Word>>; 3]>,
-    comms: Arc<Mutex<Communicators>>,
+    comms: SharedCommunicators,
 }
+
+/// Communicators shared by the plans of one device set.
+type SharedCommunicators = Arc<Mutex<Communicators>>;
 
 /// The NCCL communicators of one set of devices, a rank each.
 pub(super) struct Communicators(Vec<Comm>);
@@ -45,8 +48,8 @@ unsafe impl Send for Communicators {}
 /// The communicators of `devices`, made once per process (NCCL's initialisation costs
 /// about a second) and shared by every plan on the same devices: each device's stream is
 /// the one all of fermat's work on it runs on.
-fn communicators(devices: &[Arc<Device>]) -> Result<Arc<Mutex<Communicators>>, Error> {
-    static ALL: OnceLock<Mutex<HashMap<Vec<usize>, Arc<Mutex<Communicators>>>>> = OnceLock::new();
+fn communicators(devices: &[Arc<Device>]) -> Result<SharedCommunicators, Error> {
+    static ALL: OnceLock<Mutex<HashMap<Vec<usize>, SharedCommunicators>>> = OnceLock::new();
     let key: Vec<usize> = devices.iter().map(|d| d.context().ordinal()).collect();
     let mut all = ALL
         .get_or_init(Default::default)
@@ -252,7 +255,12 @@ impl<F: HostField> GpuMachine<F> {
                         stream,
                         SplitPass::Transpose,
                         m,
-                        (&src, None, &mut dst, None),
+                        SplitVectors {
+                            src: &src,
+                            op: None,
+                            dst: &mut dst,
+                            table: None,
+                        },
                         extents(size, terms),
                     )?
                 }
@@ -269,7 +277,12 @@ impl<F: HostField> GpuMachine<F> {
                         stream,
                         pass,
                         s,
-                        (&src, op, &mut dst, Some(&table)),
+                        SplitVectors {
+                            src: &src,
+                            op,
+                            dst: &mut dst,
+                            table: Some(&table),
+                        },
                         extents(s, g),
                     )?
                 }

@@ -122,7 +122,7 @@ const OPERAND: usize = 2;
 
 /// The devices of a plan, real or simulated.
 enum Machine<F: HostField> {
-    Cpu(cpu::CpuMachine<F>),
+    Cpu(Box<cpu::CpuMachine<F>>),
     Gpu(gpu::GpuMachine<F>),
 }
 
@@ -246,9 +246,12 @@ impl<F: HostField> SplitPlan<F> {
             )
         };
         let machine = match &devices {
-            SplitDevices::Cpu(g) => {
-                Machine::Cpu(cpu::CpuMachine::new(field, n, *g, local(Backend::Cpu)?)?)
-            }
+            SplitDevices::Cpu(g) => Machine::Cpu(Box::new(cpu::CpuMachine::new(
+                field,
+                n,
+                *g,
+                local(Backend::Cpu)?,
+            )?)),
             SplitDevices::Gpu(ordinals) => {
                 let plans = ordinals
                     .iter()
