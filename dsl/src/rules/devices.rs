@@ -19,7 +19,7 @@ use crate::formula::Formula;
 pub(super) const DEVICE_COMMUTE: Rule = Rule {
     name: "device_commute",
     source: "2017 (14) on the top two base-G digits",
-    identity: "A ⊗ I(M) = E · (I(G) ⊗ A ⊗ I(M/G)) · E with E = L(G², G) ⊗ I(M/G), A of order G",
+    identity: "A ⊗ I(M) = E · (I(G) ⊗ A ⊗ I(M/G)) · E with E = L(G^2, G) ⊗ I(M/G), A of order G",
     condition: "A ⊗ I(M) with A of order G (the number of devices) and G dividing M",
     parameter: Some("G, the number of devices"),
     kind: RuleKind::Search,
@@ -31,7 +31,7 @@ pub(super) const DEVICE_COMMUTE: Rule = Rule {
 pub(super) const DEVICE_STRIDE: Rule = Rule {
     name: "device_stride",
     source: "2017 (14) on the top two base-G digits",
-    identity: "L(G·M, G) = E · (I(G) ⊗ L(M, G)) with E = L(G², G) ⊗ I(M/G)",
+    identity: "L(G·M, G) = E · (I(G) ⊗ L(M, G)) with E = L(G^2, G) ⊗ I(M/G)",
     condition: "L(G·M, G) with G (the number of devices) dividing M",
     parameter: Some("G, the number of devices"),
     kind: RuleKind::Search,

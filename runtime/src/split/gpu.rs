@@ -58,6 +58,10 @@ fn communicators(devices: &[Arc<Device>]) -> Result<SharedCommunicators, Error> 
     if let Some(c) = all.get(&key) {
         return Ok(c.clone());
     }
+    // NVLink multicast (NVLS) is for collectives, which a split does not use; left on, a
+    // failing multicast set-up can take a host's GPUs out of service. NCCL reads its
+    // environment when the first communicator is made, under this lock.
+    std::env::set_var("NCCL_NVLS_ENABLE", "0");
     let streams = devices.iter().map(|d| d.stream().clone()).collect();
     let comms = Comm::from_devices(streams).map_err(nccl("ncclCommInitAll"))?;
     let shared = Arc::new(Mutex::new(Communicators(comms)));

@@ -54,6 +54,12 @@ pub enum SplitDevices {
 
 impl SplitDevices {
     /// G, the number of devices.
+    ///
+    /// ```
+    /// use fermat::split::SplitDevices;
+    /// assert_eq!(SplitDevices::Gpu(vec![0, 1, 2, 3]).count(), 4);
+    /// assert_eq!(SplitDevices::Cpu(8).count(), 8);
+    /// ```
     pub fn count(&self) -> usize {
         match self {
             SplitDevices::Cpu(g) => *g,
@@ -271,6 +277,14 @@ impl<F: HostField> SplitPlan<F> {
     }
 
     /// N.
+    ///
+    /// ```
+    /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = SplitPlan::new(&f, 256, SplitDevices::Cpu(4), SplitOptions::default())?;
+    /// assert_eq!((plan.n(), plan.devices().count(), plan.split().local_size()), (256, 4, 64));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn n(&self) -> u64 {
         self.split.n
     }
@@ -285,7 +299,21 @@ impl<F: HostField> SplitPlan<F> {
         &self.split
     }
 
-    /// The steps of a forward transform on every device, first to last.
+    /// The steps each device runs in `direction`, first to last.
+    ///
+    /// ```
+    /// use fermat::codegen::split::SplitPass;
+    /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan, Step};
+    /// use fermat::Direction;
+    ///
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = SplitPlan::new(&f, 1 << 10, SplitDevices::Cpu(2), SplitOptions::default())?;
+    /// assert_eq!(
+    ///     plan.steps(Direction::Inverse),
+    ///     [Step::Butterfly(SplitPass::Inverse), Step::Exchange, Step::Local(Direction::Inverse)]
+    /// );
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn steps(&self, direction: Direction) -> &[Step] {
         match direction {
             Direction::Forward => &self.forward,
@@ -504,7 +532,7 @@ fn run<F: HostField>(
 /// exchange after them and the local DFT(G) ⊗ I(M/G) after that become the exchange and
 /// the twiddled butterfly (the diagonal commutes with the exchange, its index taken after
 /// it).
-pub fn lower(stages: &[DeviceStage]) -> Vec<Step> {
+fn lower(stages: &[DeviceStage]) -> Vec<Step> {
     let mut steps = Vec::new();
     let mut rest = stages.iter();
     while let Some(stage) = rest.next() {
