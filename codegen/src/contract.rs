@@ -447,6 +447,22 @@ pub struct Launch {
     pub args: &'static [Arg],
 }
 
+/// Asserts that `kernel` checks out and names every argument of `args` (the passes'
+/// tests).
+#[cfg(test)]
+pub(crate) fn assert_takes(kernel: &crate::cuda::Kernel, args: &[Arg]) {
+    kernel.check().unwrap();
+    let text = kernel.to_string();
+    for a in args {
+        assert!(
+            text.contains(a.name()),
+            "{} takes {}",
+            kernel.name,
+            a.name()
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

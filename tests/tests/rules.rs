@@ -208,6 +208,22 @@ fn instances(name: &str) -> BoxedStrategy<(Params, Formula)> {
                 })
                 .boxed(),
         ),
+        "device_commute" => (1u32..=3, 0u32..=3)
+            .prop_flat_map(|(g, extra)| {
+                operand(g, 1).prop_map(move |a| {
+                    (
+                        Params::devices(pow(g)),
+                        Formula::Tensor(vec![a, i(pow(g + extra))]),
+                    )
+                })
+            })
+            .boxed(),
+        "device_stride" => (1u32..=3, 0u32..=3)
+            .prop_map(|(g, extra)| {
+                let (g_, m) = (pow(g), pow(g + extra));
+                (Params::devices(g_), Formula::Stride { n: g_ * m, m: g_ })
+            })
+            .boxed(),
         "mixed_product" => none(
             (0u32..=3, 0u32..=3)
                 .prop_flat_map(|(a, b)| {

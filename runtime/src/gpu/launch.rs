@@ -337,12 +337,7 @@ impl GpuPasses {
         (src, fac, dst): (&CudaView<'_, W>, &CudaView<'_, W>, &mut CudaViewMut<'_, W>),
         extents: Extents,
     ) -> Result<(), GpuError> {
-        let function = self
-            .plain
-            .iter()
-            .find(|(p, _)| *p == pass)
-            .map(|(_, f)| f)
-            .expect("every pass is loaded");
+        let function = loaded(&self.plain, pass);
         // The reduction loops over its grid; the product's blocks are its tiles.
         let blocks = match pass {
             PlainPass::Reduce | PlainPass::Reverse | PlainPass::Difference => {
@@ -393,28 +388,8 @@ impl GpuPasses {
         (src, dst, table): (&CudaView<'_, W>, &mut CudaViewMut<'_, W>, &CudaView<'_, W>),
         extents: Extents,
     ) -> Result<(), GpuError> {
-        let function = self
-            .functions
-            .iter()
-            .find(|(p, _)| *p == pass)
-            .map(|(_, f)| f)
-            .expect("every pass is loaded");
-        let blocks = work.div_ceil(u64::from(THREADS)).clamp(1, PASS_BLOCKS);
-        let l = Launch {
-            kernel: pass.name().into(),
-            blocks,
-            threads: THREADS,
-            shared_bytes: 0,
-            pieces_per_block: 1,
-            hop: Hop::InputToOutput,
-            signals: 0,
-            args: pass.args(),
-        };
-        let grid = self.device.limits.grid(pass.name(), blocks, 1)?;
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(driver("cuCtxSetCurrent"))?;
+        let function = loaded(&self.functions, pass);
+        let (l, grid) = self.grid_stride(stream, pass.name(), pass.args(), work)?;
         let (src, _src) = src.device_ptr(stream);
         let (dst, _dst) = dst.device_ptr_mut(stream);
         let (table, _table) = table.device_ptr(stream);
@@ -429,6 +404,45 @@ impl GpuPasses {
         };
         launch(stream, function, &l, &bound, grid, false)
     }
+}
+
+impl GpuPasses {
+    /// The launch of a grid-stride pass of [`THREADS`]-thread blocks over `work` items,
+    /// and its grid, with the stream's context bound to this thread.
+    fn grid_stride(
+        &self,
+        stream: &CudaStream,
+        kernel: &'static str,
+        args: &'static [Arg],
+        work: u64,
+    ) -> Result<(Launch, (u32, u32)), GpuError> {
+        let blocks = work.div_ceil(u64::from(THREADS)).clamp(1, PASS_BLOCKS);
+        let l = Launch {
+            kernel: kernel.into(),
+            blocks,
+            threads: THREADS,
+            shared_bytes: 0,
+            pieces_per_block: 1,
+            hop: Hop::InputToOutput,
+            signals: 0,
+            args,
+        };
+        let grid = self.device.limits.grid(kernel, blocks, 1)?;
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
+        Ok((l, grid))
+    }
+}
+
+/// The function of `pass` among those loaded.
+fn loaded<P: PartialEq>(functions: &[(P, CudaFunction)], pass: P) -> &CudaFunction {
+    functions
+        .iter()
+        .find(|(p, _)| *p == pass)
+        .map(|(_, f)| f)
+        .expect("every pass is loaded")
 }
 
 /// The vectors of a pass of a split transform ([`GpuPasses::run_split`]).
@@ -460,28 +474,8 @@ impl GpuPasses {
             dst,
             table,
         } = vectors;
-        let function = self
-            .split
-            .iter()
-            .find(|(p, _)| *p == pass)
-            .map(|(_, f)| f)
-            .expect("every pass is loaded");
-        let blocks = work.div_ceil(u64::from(THREADS)).clamp(1, PASS_BLOCKS);
-        let l = Launch {
-            kernel: pass.name().into(),
-            blocks,
-            threads: fermat_codegen::split::THREADS,
-            shared_bytes: 0,
-            pieces_per_block: 1,
-            hop: Hop::InputToOutput,
-            signals: 0,
-            args: pass.args(),
-        };
-        let grid = self.device.limits.grid(pass.name(), blocks, 1)?;
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(driver("cuCtxSetCurrent"))?;
+        let function = loaded(&self.split, pass);
+        let (l, grid) = self.grid_stride(stream, pass.name(), pass.args(), work)?;
         let (src, _src) = src.device_ptr(stream);
         let (dst, _dst) = dst.device_ptr_mut(stream);
         let (table, _table) = match table {
