@@ -29,7 +29,7 @@ pub enum SplitPass {
     /// dst[g·s + j] = tw_(s + G)·tw_j^g · Σ_(k < G) tw_(s + g)^k · src[k·s + j]. Table:
     /// ω_N^(−(c·s + j)) (rows j < s), ω_G^(−g) (rows s + g), then G^(−1) (row s + G).
     Inverse,
-    /// [`SplitPass::Inverse`] of src[i]·op[i]: the inverse of a product of two forward
+    /// [`SplitPass::Inverse`] of `src[i]·op[i]`: the inverse of a product of two forward
     /// split transforms.
     Product,
     /// dst[j·s + i] = src[i·G + j] for i < s = `m`, j < G = `terms`: L(s·G, G).

@@ -86,6 +86,13 @@ fn split_products_equal_the_ring_product() {
 }
 
 #[test]
+fn plans_go_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<SplitPlan<fermat::dsl::Fp32>>();
+    send_sync::<SplitPlan<fermat::dsl::Srgfn<8>>>();
+}
+
+#[test]
 fn the_steps_follow_the_distributions() {
     let f = fermat::dsl::Fp32::new(469762049).unwrap();
     let plan = |input, output| {

@@ -14,9 +14,10 @@ fn neg_inverse(p: u64) -> u64 {
     inv.wrapping_neg()
 }
 
-/// The constants of [`CrtPass::Project`] for integers of `words` 64-bit words: a row of
-/// [`PROJECT_HEAD`] + `words` per prime (p, −p^−1 mod 2^64, then R^(w+2) mod p, the
-/// weight of word w with the R^2 that the two reductions remove).
+/// The constants of [`CrtPass::Project`](super::CrtPass::Project) for integers of
+/// `words` 64-bit words: a row of [`PROJECT_HEAD`] + `words` per prime (p, −p^−1 mod
+/// 2^64, then R^(w+2) mod p, the weight of word w with the R^2 that the two reductions
+/// remove).
 ///
 /// ```
 /// let c = fermat_codegen::crt::project_constants(&[2013265921], 3);
@@ -33,7 +34,8 @@ pub fn project_constants(primes: &[u64], words: usize) -> Vec<u64> {
     out
 }
 
-/// The tables of [`CrtPass::Recombine`] for `primes` (distinct, odd, below 2^62).
+/// The tables of [`CrtPass::Recombine`](super::CrtPass::Recombine) for `primes`
+/// (distinct, odd, below 2^62).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecombineTables {
     /// A row of [`RECOMBINE_HEAD`] + s words per prime i: p_i, −p_i^−1 mod 2^64,
@@ -48,7 +50,7 @@ pub struct RecombineTables {
     pub words: usize,
 }
 
-/// The tables of [`CrtPass::Recombine`].
+/// The tables of [`CrtPass::Recombine`](super::CrtPass::Recombine).
 ///
 /// ```
 /// let t = fermat_codegen::crt::recombine_tables(&[2013265921, 469762049]);

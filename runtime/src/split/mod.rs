@@ -511,6 +511,28 @@ impl<F: HostField> SplitPlan<F> {
     }
 }
 
+/// The plan's size, field, devices and distributions.
+///
+/// ```
+/// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+/// let f = fermat::dsl::Fp32::new(469762049)?;
+/// let plan = SplitPlan::new(&f, 64, SplitDevices::Cpu(2), SplitOptions::default())?;
+/// assert!(format!("{plan:?}").starts_with("SplitPlan { field: \"469762049\", n: 64, devices: Cpu(2)"));
+/// # Ok::<(), fermat::Error>(())
+/// ```
+impl<F: HostField> std::fmt::Debug for SplitPlan<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SplitPlan")
+            .field("field", &self.field.name())
+            .field("n", &self.split.n)
+            .field("devices", &self.devices)
+            .field("input", &self.split.input)
+            .field("output", &self.split.output)
+            .field("exchanges", &self.exchanges())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Runs `steps`, the first reading `start`, each writing the other work buffer; the
 /// buffer the last one wrote.
 fn run<F: HostField>(
