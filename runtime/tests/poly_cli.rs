@@ -1,5 +1,6 @@
 //! `fermat div` and `fermat gcd` on the reference vectors' files (the results written as
-//! JSON equal the vectors'), random operands verified, and their refusals.
+//! JSON equal the vectors'), random operands verified, and their refusals; `fermat mul
+//! --devices` on simulated devices.
 
 fn fermat(args: &[&str]) -> (i32, String, String) {
     fermat_tests::run(env!("CARGO_BIN_EXE_fermat"), args)
@@ -232,5 +233,82 @@ fn gcd_with_the_resultant_from_files() {
         assert_eq!(got["resultant"], serde_json::json!(resultant), "{got}");
         assert_eq!(got["gcd"], serde_json::json!(gcd), "{got}");
         assert!(got["s"].is_array() && got["t"].is_array(), "{got}");
+    }
+}
+
+#[test]
+fn products_split_over_simulated_devices_verify() {
+    for field in ["469762049", "P3"] {
+        let (code, out, err) = fermat(&[
+            "mul",
+            "--field",
+            field,
+            "--random",
+            "5",
+            "--len-a",
+            "700",
+            "--len-b",
+            "333",
+            "--devices",
+            "0,1,2,3",
+            "--backend",
+            "cpu",
+            "--verify",
+        ]);
+        assert_eq!(code, 0, "{field}: {err}");
+        assert!(
+            err.contains("devices  4 devices simulated on the CPU"),
+            "{err}"
+        );
+        assert!(
+            err.contains("cyclic product of 2048 points over 4 devices"),
+            "{err}"
+        );
+        assert!(
+            err.contains("at 4 random points: ok") && err.contains("schoolbook product: ok"),
+            "{err}"
+        );
+        let product: Vec<String> = serde_json::from_str(&out).unwrap();
+        assert_eq!(product.len(), 1032, "{field}");
+    }
+    let (code, out, err) = fermat(&[
+        "mul",
+        "--field",
+        "babybear",
+        "--random",
+        "1",
+        "--len-a",
+        "0",
+        "--len-b",
+        "9",
+        "--devices",
+        "0,1",
+        "--backend",
+        "cpu",
+        "--verify",
+    ]);
+    assert_eq!((code, out.trim()), (0, "[]"), "{err}");
+    assert!(err.contains("lengths  0 × 9 → 0"), "{err}");
+    for (devices, want) in [
+        ("0", "a split needs at least 2"),
+        ("0,1,2", "G = 3 devices"),
+    ] {
+        let (code, _, err) = fermat(&[
+            "mul",
+            "--field",
+            "babybear",
+            "--random",
+            "1",
+            "--len-a",
+            "5",
+            "--len-b",
+            "9",
+            "--devices",
+            devices,
+            "--backend",
+            "cpu",
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(want), "{devices}: {err}");
     }
 }

@@ -16,6 +16,7 @@ mod gcd;
 mod gen;
 mod mul;
 mod mul_ring;
+mod mul_split;
 mod operands;
 mod output;
 mod primes;

@@ -38,6 +38,11 @@ pub struct Args {
     /// Bits of the random coefficients of --ring Z
     #[arg(long, default_value_t = 64, requires = "ring")]
     bits: u64,
+    /// Split the product's transforms over these devices (e.g. `0,1`): GPUs of this host
+    /// exchanging through NCCL, or devices simulated on the CPU with --backend cpu or where
+    /// there are not that many GPUs
+    #[arg(long, value_delimiter = ',', value_name = "ORDINALS", conflicts_with_all = ["batch", "ring"])]
+    devices: Option<Vec<usize>>,
 }
 
 /// Products up to this many coefficient products are checked against the schoolbook one.
@@ -72,6 +77,28 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
         return mul_batch(field, args, count);
     }
     let (a, b) = args.operands.read(field)?;
+    if let Some(devices) = &args.devices {
+        let field_line = format!(
+            "field    {} ({} bits)",
+            field.name(),
+            field.modulus().bits()
+        );
+        let check = |c: &Poly<F>, report: &mut dyn Write| -> Result<bool, CliError> {
+            if args.verify {
+                verify(field, &a, &b, c, report)
+            } else {
+                Ok(true)
+            }
+        };
+        return super::mul_split::run(
+            field,
+            (&a, &b),
+            (devices, &args.ring_args.backend),
+            &field_line,
+            &args.output,
+            &check,
+        );
+    }
     let (ring, field_line) = args.ring_args.ring(field)?;
     let plan = ring.product_plan(a.len(), b.len())?;
     let mut report = report_for(&args.output);
