@@ -83,20 +83,12 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
             field.name(),
             field.modulus().bits()
         );
-        let check = |c: &Poly<F>, report: &mut dyn Write| -> Result<bool, CliError> {
-            if args.verify {
-                verify(field, &a, &b, c, report)
-            } else {
-                Ok(true)
-            }
-        };
         return super::mul_split::run(
             field,
             (&a, &b),
             (devices, &args.ring_args.backend),
             &field_line,
-            &args.output,
-            &check,
+            (&args.output, args.verify),
         );
     }
     let (ring, field_line) = args.ring_args.ring(field)?;
@@ -125,7 +117,7 @@ fn mul<F: HostField>(field: &F, args: &Args) -> Result<ExitCode, CliError> {
 }
 
 /// Checks c = a·b at random points, and against the schoolbook product where affordable.
-fn verify<F: HostField>(
+pub(super) fn verify<F: HostField>(
     field: &F,
     a: &Poly<F>,
     b: &Poly<F>,
