@@ -160,16 +160,8 @@ impl ProductPass {
     /// table form of [`crate::kernel::table_form`]): for a product of N + m points twisted
     /// by θ = `theta` (a primitive 2N-th root of unity), m = `m`, N = terms·m.
     pub fn table<F: Field>(self, field: &F, theta: &F::Elem, m: u64, terms: u64) -> Vec<F::Elem> {
-        let powers = |step: &F::Elem, count: u64, scale: &F::Elem| -> Vec<F::Elem> {
-            let mut acc = *scale;
-            (0..count)
-                .map(|_| {
-                    let v = acc;
-                    acc = field.mul(&acc, step);
-                    v
-                })
-                .collect()
-        };
+        let powers =
+            |step: &F::Elem, count: u64, scale: &F::Elem| geometric(field, scale, step, count);
         let c = field.pow_u64(theta, m);
         match self {
             ProductPass::Fold => {
@@ -191,6 +183,23 @@ impl ProductPass {
             ProductPass::OverlapAdd => Vec::new(),
         }
     }
+}
+
+/// start, start·step, start·step², … (`count` terms): the rows of the passes' tables.
+pub(crate) fn geometric<F: Field>(
+    field: &F,
+    start: &F::Elem,
+    step: &F::Elem,
+    count: u64,
+) -> Vec<F::Elem> {
+    let mut acc = *start;
+    (0..count)
+        .map(|_| {
+            let v = acc;
+            acc = field.mul(&acc, step);
+            v
+        })
+        .collect()
 }
 
 /// The CUDA file of the passes for `field`: header, prelude, the three passes of FFT-based

@@ -18,6 +18,7 @@
 
 use crate::contract::Arg;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
+use crate::poly::geometric;
 use fermat_dsl::field::Field;
 
 /// A pass of a split transform besides its local transforms.
@@ -150,16 +151,7 @@ impl SplitPass {
         let s = n / g / g;
         let omega_g = field.pow_u64(omega, n / g);
         let inverse = |x: &F::Elem| field.inv(x).expect("a root of unity is invertible");
-        let powers = |step: &F::Elem, start: &F::Elem, count: u64| -> Vec<F::Elem> {
-            let mut acc = *start;
-            (0..count)
-                .map(|_| {
-                    let v = acc;
-                    acc = field.mul(&acc, step);
-                    v
-                })
-                .collect()
-        };
+        let powers = |step: &F::Elem, start: &F::Elem, count| geometric(field, start, step, count);
         let first = field.pow_u64(omega, c * s);
         match self {
             SplitPass::Forward => {

@@ -8,7 +8,7 @@
 
 use super::Step;
 use crate::fft::FftPlan;
-use crate::gpu::{Device, Extent, Extents, GpuError, GpuPasses, SplitVectors};
+use crate::gpu::{Device, Extents, GpuError, GpuPasses, SplitVectors};
 use crate::{Error, HostField};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cudarc::nccl::safe::Comm;
@@ -29,8 +29,8 @@ pub(super) struct GpuMachine<F: HostField> {
     passes: Vec<Arc<GpuPasses>>,
     /// Per device, the rows of the forward and the inverse butterflies, in table form.
     tables: Vec<[CudaSlice<F::Word>; 2]>,
-    /// Per device, the two work buffers and the operand of a product, allocated by the
-    /// first product.
+    /// Per device, the two work buffers and the operand of a product, each allocated
+    /// where it is first written.
     buffers: Vec<[Option<CudaSlice<F::Word>>; 3]>,
     comms: SharedCommunicators,
 }
@@ -103,10 +103,8 @@ impl<F: HostField> GpuMachine<F> {
         let shape = FieldShape::of(any);
         let source = fermat_codegen::poly::source(any)?;
         let omega = field.root_of_unity(n)?;
-        let words = m * field.words();
         let mut passes = Vec::with_capacity(g);
         let mut tables = Vec::with_capacity(g);
-        let mut buffers = Vec::with_capacity(g);
         for (c, device) in devices.iter().enumerate() {
             passes.push(Arc::new(GpuPasses::compile(
                 device.clone(),
@@ -122,11 +120,6 @@ impl<F: HostField> GpuMachine<F> {
                 crate::poly::upload(device, &words)
             };
             tables.push([table(SplitPass::Forward)?, table(SplitPass::Inverse)?]);
-            buffers.push([
-                Some(device.alloc::<F::Word>(words)?),
-                Some(device.alloc::<F::Word>(words)?),
-                None,
-            ]);
         }
         let comms = communicators(&devices)?;
         Ok(GpuMachine {
@@ -137,7 +130,7 @@ impl<F: HostField> GpuMachine<F> {
             devices,
             passes,
             tables,
-            buffers,
+            buffers: (0..g).map(|_| [None, None, None]).collect(),
             comms,
         })
     }
@@ -231,22 +224,10 @@ impl<F: HostField> GpuMachine<F> {
             let src = src.slice(..);
             let op = op.map(|o| o.slice(..));
             let mut dst = dst.slice_mut(..);
-            // Sizes of the pass (s, G), and the words between an element's digits.
+            // Sizes of the pass (s, G); whole vectors of M elements, digits M words apart.
             let extents = |size, terms| Extents {
                 size,
                 terms,
-                source: Extent {
-                    len: m,
-                    limit: m,
-                    dist: m,
-                    stride: m,
-                },
-                destination: Extent {
-                    len: m,
-                    limit: m,
-                    dist: m,
-                    stride: m,
-                },
                 ..Extents::whole(m)
             };
             match step {
@@ -296,8 +277,8 @@ impl<F: HostField> GpuMachine<F> {
         Ok(())
     }
 
-    /// One all-to-all: chunk c of every digit row of device d's `from` goes to the same
-    /// place of device c's `to`... at slot d, which is where c's own chunk d lands.
+    /// One all-to-all: chunk c of every digit row of device d's `from` goes to slot d of
+    /// the same digit row of device c's `to`.
     fn exchange(&mut self, from: usize, to: usize) -> Result<(), Error> {
         let (g, m) = (self.g, self.m);
         let s = m / g;
@@ -314,10 +295,10 @@ impl<F: HostField> GpuMachine<F> {
             let (src, dst, _) = buffers(&mut self.buffers[d], from, to);
             for r in 0..rows {
                 for c in 0..g {
-                    let send = r * m + c * s;
-                    let recv = r * m + c * s;
-                    let chunk = src.slice(send..send + s);
-                    let mut slot = dst.slice_mut(recv..recv + s);
+                    // Chunk c goes to device c; what device c sends back lands in slot c.
+                    let at = r * m + c * s;
+                    let chunk = src.slice(at..at + s);
+                    let mut slot = dst.slice_mut(at..at + s);
                     let done = if c == d {
                         stream
                             .memcpy_dtod(&chunk, &mut slot)
