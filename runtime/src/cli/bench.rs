@@ -223,23 +223,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         fermat::gpu::device(0).ok()
     };
-    let offered: Vec<&str> = (gpu.is_some().then(|| gpu_workloads(args.quick)))
-        .into_iter()
-        .chain((!args.gpu).then(|| cpu_workloads(args.quick)))
-        .flatten()
-        .map(|w| w.field)
-        .collect();
-    let wanted = fields::filter(&args.fields, &offered)?;
-    let chosen = |w: &Workload| fields::chosen(&wanted, w.field);
-    let gpu_workloads =
-        |quick| -> Vec<Workload> { gpu_workloads(quick).into_iter().filter(chosen).collect() };
-    let cpu_workloads = |quick| -> Vec<Workload> {
-        if args.gpu {
-            Vec::new()
-        } else {
-            cpu_workloads(quick).into_iter().filter(chosen).collect()
-        }
-    };
     let copy_gbps = match &gpu {
         Some(d) => copy_bandwidth(d)?,
         None => 0.0,
@@ -269,6 +252,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             super::bench_split::run(devices, &args.fields, gpu.is_none(), args.quick, args.runs)?;
         return finish(&args, &report);
     }
+    // The fields of the transform rows, after the benches that offer others.
+    let offered: Vec<&str> = (gpu.is_some().then(|| gpu_workloads(args.quick)))
+        .into_iter()
+        .chain((!args.gpu).then(|| cpu_workloads(args.quick)))
+        .flatten()
+        .map(|w| w.field)
+        .collect();
+    let wanted = fields::filter(&args.fields, &offered)?;
+    let chosen = |w: &Workload| fields::chosen(&wanted, w.field);
+    let gpu_workloads =
+        |quick| -> Vec<Workload> { gpu_workloads(quick).into_iter().filter(chosen).collect() };
+    let cpu_workloads = |quick| -> Vec<Workload> {
+        if args.gpu {
+            Vec::new()
+        } else {
+            cpu_workloads(quick).into_iter().filter(chosen).collect()
+        }
+    };
     if args.poly {
         if !args.gpu && args.runs > CPU_POLY_RUNS {
             println!("note: CPU products take {CPU_POLY_RUNS} timed runs each (--runs {} is capped on the CPU)", args.runs);

@@ -6,19 +6,18 @@
 //! to its peer and receives the peer's into the same place of the destination. The chunk a
 //! device keeps is a copy on its own stream.
 
+use super::nccl::{communicators, nccl, NcclBuffer, SharedCommunicators};
 use super::Step;
 use crate::fft::FftPlan;
 use crate::gpu::{Device, Extents, GpuError, GpuPasses, SplitVectors};
 use crate::{Error, HostField};
 use cudarc::driver::{CudaSlice, CudaStream};
-use cudarc::nccl::safe::Comm;
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
 use fermat_codegen::split::SplitPass;
 use fermat_dsl::field::AnyField;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 pub(super) struct GpuMachine<F: HostField> {
     field: F,
@@ -31,48 +30,8 @@ pub(super) struct GpuMachine<F: HostField> {
     tables: Vec<[CudaSlice<F::Word>; 2]>,
     /// Per device, the two work buffers and the operand of a product, each allocated
     /// where it is first written.
-    buffers: Vec<[Option<CudaSlice<F::Word>>; 3]>,
+    buffers: Vec<[Option<NcclBuffer<F::Word>>; 3]>,
     comms: SharedCommunicators,
-}
-
-/// Communicators shared by the plans of one device set.
-type SharedCommunicators = Arc<Mutex<Communicators>>;
-
-/// The NCCL communicators of one set of devices, a rank each.
-pub(super) struct Communicators(Vec<Comm>);
-
-// SAFETY: a communicator may be driven from any thread as long as no two threads call NCCL
-// on it at once; every use goes through the `Mutex` that holds it.
-unsafe impl Send for Communicators {}
-
-/// The communicators of `devices`, made once per process (NCCL's initialisation costs
-/// about a second) and shared by every plan on the same devices: each device's stream is
-/// the one all of fermat's work on it runs on.
-fn communicators(devices: &[Arc<Device>]) -> Result<SharedCommunicators, Error> {
-    static ALL: OnceLock<Mutex<HashMap<Vec<usize>, SharedCommunicators>>> = OnceLock::new();
-    let key: Vec<usize> = devices.iter().map(|d| d.context().ordinal()).collect();
-    let mut all = ALL
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(c) = all.get(&key) {
-        return Ok(c.clone());
-    }
-    // NVLink multicast (NVLS) is for collectives, which a split does not use; left on, a
-    // failing multicast set-up can take a host's GPUs out of service. NCCL reads its
-    // environment when the first communicator is made, under this lock.
-    std::env::set_var("NCCL_NVLS_ENABLE", "0");
-    let streams = devices.iter().map(|d| d.stream().clone()).collect();
-    let comms = Comm::from_devices(streams).map_err(nccl("ncclCommInitAll"))?;
-    let shared = Arc::new(Mutex::new(Communicators(comms)));
-    all.insert(key, shared.clone());
-    Ok(shared)
-}
-
-fn nccl(call: &'static str) -> impl Fn(cudarc::nccl::result::NcclError) -> Error {
-    move |e| Error::Nccl {
-        why: format!("{call} failed: {e:?}"),
-    }
 }
 
 fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
@@ -173,9 +132,10 @@ impl<F: HostField> GpuMachine<F> {
     fn buffer(&mut self, d: usize, buffer: usize) -> Result<&mut CudaSlice<F::Word>, Error> {
         let slot = &mut self.buffers[d][buffer];
         if slot.is_none() {
-            *slot = Some(self.devices[d].alloc::<F::Word>(self.m * self.field.words())?);
+            let len = self.m * self.field.words();
+            *slot = Some(NcclBuffer::new(&self.devices[d], &self.comms, d, len)?);
         }
-        Ok(slot.as_mut().expect("allocated above"))
+        Ok(slot.as_deref_mut().expect("allocated above"))
     }
 
     pub(super) fn read(&mut self, buffer: usize) -> Result<Vec<Vec<F::Host>>, Error> {
@@ -186,7 +146,7 @@ impl<F: HostField> GpuMachine<F> {
             .map(|(device, bufs)| {
                 let words = device
                     .stream()
-                    .clone_dtoh(bufs[buffer].as_ref().expect("a buffer that was written"))
+                    .clone_dtoh(&**bufs[buffer].as_ref().expect("a buffer that was written"))
                     .map_err(driver("cuMemcpyDtoH"))?;
                 let mut out = vec![zero; self.m];
                 self.field.unpack(&words, self.m, &mut out);
@@ -304,14 +264,9 @@ impl<F: HostField> GpuMachine<F> {
                             .memcpy_dtod(&chunk, &mut slot)
                             .map_err(driver("cuMemcpyDtoD"))
                     } else {
-                        let comm = &comms.0[d];
-                        comm.send(&chunk, c as i32)
-                            .map_err(nccl("ncclSend"))
-                            .and_then(|()| {
-                                comm.recv(&mut slot, c as i32)
-                                    .map(|_| ())
-                                    .map_err(nccl("ncclRecv"))
-                            })
+                        comms
+                            .send(d, &chunk, c, &stream)
+                            .and_then(|()| comms.recv(d, &mut slot, c, &stream))
                     };
                     if let Err(e) = done {
                         sent = Err(e);
@@ -329,7 +284,7 @@ impl<F: HostField> GpuMachine<F> {
 
 /// `from` and `to` (distinct work buffers, allocated) and the operand, borrowed together.
 fn buffers<W>(
-    bufs: &mut [Option<CudaSlice<W>>; 3],
+    bufs: &mut [Option<NcclBuffer<W>>; 3],
     from: usize,
     to: usize,
 ) -> (&CudaSlice<W>, &mut CudaSlice<W>, Option<&CudaSlice<W>>) {
@@ -340,9 +295,9 @@ fn buffers<W>(
         _ => unreachable!("steps alternate between the two work buffers"),
     };
     (
-        from.as_ref()
+        from.as_deref()
             .expect("a step reads a buffer that was written"),
-        to.as_mut().expect("allocated before the step"),
-        op.as_ref(),
+        to.as_deref_mut().expect("allocated before the step"),
+        op.as_deref(),
     )
 }

@@ -32,6 +32,7 @@
 
 mod cpu;
 mod gpu;
+mod nccl;
 
 use crate::fft::{Backend, FftOptions, FftPlan};
 use crate::{Error, HostField};
