@@ -37,7 +37,7 @@ use crate::header::Header;
 use crate::plain::{PlainPass, Tile};
 use crate::split::SplitPass;
 use crate::unit;
-use fermat_dsl::field::{AnyField, Field};
+use fermat_dsl::field::{geometric, AnyField, Field};
 
 /// A pass of a product besides its transforms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -183,23 +183,6 @@ impl ProductPass {
             ProductPass::OverlapAdd => Vec::new(),
         }
     }
-}
-
-/// start, start·step, start·step², … (`count` terms): the rows of the passes' tables.
-pub(crate) fn geometric<F: Field>(
-    field: &F,
-    start: &F::Elem,
-    step: &F::Elem,
-    count: u64,
-) -> Vec<F::Elem> {
-    let mut acc = *start;
-    (0..count)
-        .map(|_| {
-            let v = acc;
-            acc = field.mul(&acc, step);
-            v
-        })
-        .collect()
 }
 
 /// The CUDA file of the passes for `field`: header, prelude, the three passes of FFT-based

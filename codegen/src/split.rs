@@ -18,7 +18,7 @@
 
 use crate::contract::Arg;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
-use crate::poly::geometric;
+use fermat_dsl::field::geometric;
 use fermat_dsl::field::Field;
 
 /// A pass of a split transform besides its local transforms.

@@ -17,7 +17,7 @@ pub mod srgfn;
 pub mod word;
 
 pub use error::FieldError;
-pub use roots::{Roots, Shift};
+pub use roots::{geometric, geometric_into, Roots, Shift};
 pub use spec::{
     AnyField, FieldSpec, Sign, SrgfnParams, CATALOGUE_SRGFNS, CATALOGUE_WORD_PRIMES, MAX_K,
 };
@@ -140,6 +140,25 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         check_order(n, self.two_adicity())?;
         let e = (&p - 1u32) / n;
         Ok(self.pow(&self.non_residue(), &e))
+    }
+
+    /// The base-r digits of `a` (least significant first, p − 1 as `[0, …, 0, r]`) where
+    /// the field stores its elements so, as an SRGFN p = r^k + 1 does: read as they are,
+    /// without a conversion through an integer. Word primes have none.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let x = p3.from_u64(5);
+    /// assert_eq!(p3.radix_digits(&x).unwrap()[..2], [5, 0]);
+    /// let f = fermat_dsl::field::Fp32::new(469762049)?;
+    /// assert!(f.radix_digits(&f.one()).is_none());
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
+    fn radix_digits<'a>(&self, a: &'a Self::Elem) -> Option<&'a [u64]> {
+        let _ = a;
+        None
     }
 
     /// The order 2k of the root of unity whose powers multiply by digit shifts, if the

@@ -19,6 +19,7 @@
 //! ```
 
 use super::{Field, FieldError};
+use rayon::prelude::*;
 
 /// The roots of one transform: ω_{2^L}^i for i < 2^L, L the largest order (log2) it
 /// rotates by, taken from a primitive 2^L-th root ω (by default the field's canonical one),
@@ -71,6 +72,26 @@ impl<F: Field> Roots<F> {
     /// ```
     pub fn from_root(field: &F, log_order: u32, n: u64, root: F::Elem) -> Result<Self, FieldError> {
         let mut roots = Self::lazy(field, log_order, n, root)?;
+        roots.tabulate(field)?;
+        Ok(roots)
+    }
+
+    /// Makes the table of all 2^L powers, where lazy roots ([`lazy`](Self::lazy)) turn
+    /// out to be needed by an executor that reads every power (the CPU's).
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Field, Fp32, Roots};
+    ///
+    /// let f = Fp32::new(469762049).unwrap();
+    /// let mut roots = Roots::canonical_lazy(&f, 10, 1024).unwrap();
+    /// assert!(!roots.has_table());
+    /// let w = roots.power(&f, 5); // computed where asked for
+    /// roots.tabulate(&f).unwrap();
+    /// assert!(roots.has_table());
+    /// assert_eq!(roots.power(&f, 5), w); // read from the table
+    /// ```
+    pub fn tabulate(&mut self, field: &F) -> Result<(), FieldError> {
+        let log_order = self.log_order;
         let count = order(field, log_order)?;
         let bytes = u128::from(count) * std::mem::size_of::<F::Elem>() as u128;
         let too_large = FieldError::TableTooLarge { log_order, bytes };
@@ -79,13 +100,15 @@ impl<F: Field> Roots<F> {
         powers
             .try_reserve_exact(len)
             .map_err(|_| too_large.clone())?;
-        let mut acc = field.one();
-        for _ in 0..count {
-            powers.push(acc);
-            acc = field.mul(&acc, &roots.root);
-        }
-        roots.powers = powers;
-        Ok(roots)
+        powers.resize(len, field.zero());
+        geometric_into(field, &field.one(), &self.root, &mut powers);
+        self.powers = powers;
+        Ok(())
+    }
+
+    /// Whether the powers are tabulated (see [`tabulate`](Self::tabulate)).
+    pub fn has_table(&self) -> bool {
+        !self.powers.is_empty()
     }
 
     /// The canonical roots without the table of powers: what code generation needs, at
@@ -193,10 +216,81 @@ fn order<F: Field>(field: &F, log_order: u32) -> Result<u64, FieldError> {
     Ok(1 << log_order)
 }
 
+/// Terms per block of [`geometric_into`]: a block's first power costs about 2·log2(i)
+/// multiplications, a thousandth of the block's own.
+const GEOMETRIC_BLOCK: usize = 1 << 14;
+
+/// start·step^i into `out[i]`, for every i: the rows of roots and twiddle tables.
+///
+/// The terms are cut into blocks filled on all cores, each from its own first power
+/// start·step^(i₀): a table of 2^24 powers of P5 takes seconds, where one chain of
+/// multiplications takes minutes.
+///
+/// ```
+/// use fermat_dsl::field::{geometric_into, Field, Fp32};
+///
+/// let f = Fp32::new(469762049).unwrap();
+/// let (start, step) = (f.from_u64(3), f.from_u64(5));
+/// let mut out = vec![f.zero(); 40_000];
+/// geometric_into(&f, &start, &step, &mut out);
+/// assert_eq!(out[0], start);
+/// assert_eq!(out[39_999], f.mul(&start, &f.pow_u64(&step, 39_999)));
+/// ```
+pub fn geometric_into<F: Field>(field: &F, start: &F::Elem, step: &F::Elem, out: &mut [F::Elem]) {
+    out.par_chunks_mut(GEOMETRIC_BLOCK)
+        .enumerate()
+        .for_each(|(b, block)| {
+            let first = (b * GEOMETRIC_BLOCK) as u64;
+            let mut acc = field.mul(start, &field.pow_u64(step, first));
+            for term in block {
+                *term = acc;
+                acc = field.mul(&acc, step);
+            }
+        });
+}
+
+/// start, start·step, …, start·step^(count − 1) (see [`geometric_into`]).
+///
+/// ```
+/// use fermat_dsl::field::{geometric, Field, Fp32};
+///
+/// let f = Fp32::new(469762049).unwrap();
+/// let powers = geometric(&f, &f.one(), &f.from_u64(2), 4);
+/// assert_eq!(powers, [1, 2, 4, 8].map(|v| f.from_u64(v)));
+/// ```
+pub fn geometric<F: Field>(field: &F, start: &F::Elem, step: &F::Elem, count: u64) -> Vec<F::Elem> {
+    let mut out = vec![field.zero(); count as usize];
+    geometric_into(field, start, step, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::field::{FieldSpec, Srgfn};
+
+    #[test]
+    fn blocked_powers_are_the_chain_of_multiplications() {
+        let p3: Srgfn<8> = match FieldSpec::parse("P3").unwrap().build().unwrap() {
+            crate::field::AnyField::Srgfn8(f) => f,
+            _ => unreachable!("P3 has eight digits"),
+        };
+        let roots = Roots::canonical(&p3, 16, 1 << 16).unwrap();
+        let (start, step) = (p3.from_u64(7), roots.power(&p3, 3));
+        // Three whole blocks and part of a fourth.
+        let count = 3 * GEOMETRIC_BLOCK + 5;
+        let mut chain = Vec::with_capacity(count);
+        let mut acc = start;
+        for _ in 0..count {
+            chain.push(acc);
+            acc = p3.mul(&acc, &step);
+        }
+        assert_eq!(geometric(&p3, &start, &step, count as u64), chain);
+        assert!(geometric(&p3, &start, &step, 0).is_empty());
+        // The table of powers is the same chain from 1 by ω.
+        let w = roots.power(&p3, 1);
+        assert_eq!(roots.power(&p3, 40_000), p3.pow_u64(&w, 40_000));
+    }
 
     #[test]
     fn rotations_by_small_roots_of_an_srgfn_are_shifts() {
