@@ -194,7 +194,11 @@ impl<F: HostField> FftPlan<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn new(field: &F, n: u64, options: FftOptions) -> Result<Self, Error> {
-        crate::memory::check_transform(field, n, 0)?;
+        match options.backend {
+            // A GPU plan keeps no table of n roots on the host.
+            Backend::Gpu(_) => crate::memory::check_gpu_transform(field, n)?,
+            Backend::Cpu | Backend::Auto => crate::memory::check_transform(field, n, 0)?,
+        }
         let any = design::any_field(field)?;
         let d = design::design(&any, n, &options)?;
         Self::build(field, &any, n, options, d, None)
@@ -257,13 +261,15 @@ impl<F: HostField> FftPlan<F> {
         let forward = CheckedPlan::new(lower(Direction::Forward)?)?;
         let inverse = CheckedPlan::new(lower(Direction::Inverse)?)?;
         let log_table = forward.max_log_order();
+        // The table of all powers is made only for a plan that runs on the CPU, below: the
+        // GPU's twiddle table has rows of a few powers each, computed where asked for.
         let roots = match &options.root {
-            None => Roots::canonical(field, forward.max_log_order(), forward.n())?,
+            None => Roots::canonical_lazy(field, log_table, forward.n())?,
             Some(root) => {
                 let w = field.from_biguint(root)?;
                 field.check_root(&w, n)?;
                 let table_root = field.pow_u64(&w, n >> log_table);
-                Roots::from_root(field, forward.max_log_order(), forward.n(), table_root)?
+                Roots::lazy(field, log_table, forward.n(), table_root)?
             }
         };
         if let Some(e) = embedded {
@@ -318,6 +324,7 @@ impl<F: HostField> FftPlan<F> {
             },
         }
         if plan.gpu.is_none() {
+            plan.roots.tabulate(field)?;
             // Its tables (n twiddles per direction) are only worth holding on the CPU.
             plan.fast = cpu::Fast::new(
                 field,

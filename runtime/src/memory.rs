@@ -124,6 +124,33 @@ pub fn check_transform<F: HostField>(field: &F, n: u64, vectors: u32) -> Result<
     )
 }
 
+/// Checks a transform of `n` points over `field` that runs on a GPU: n within the field's
+/// 2-adicity, and one vector of n elements (the data on its way to the device) within the
+/// host's memory. The plan's own host tables are rows of a few powers each, not n of them.
+///
+/// ```
+/// use fermat::memory::check_gpu_transform;
+///
+/// let fermat::AnyField::Srgfn8(p3) = fermat::FieldSpec::parse("P3")?.build()? else { unreachable!() };
+/// assert!(check_gpu_transform(&p3, 1 << 20).is_ok());
+/// assert!(check_gpu_transform(&p3, 1 << 50).is_err()); // 64 PiB of data
+/// # Ok::<(), fermat::Error>(())
+/// ```
+pub fn check_gpu_transform<F: HostField>(field: &F, n: u64) -> Result<(), Error> {
+    check_order(n, field.two_adicity())?;
+    check(
+        || {
+            format!(
+                "a transform of n = 2^{} points over {} on a GPU: one vector of n elements, {} bytes an element,",
+                n.trailing_zeros(),
+                field.name(),
+                element_bytes::<F>()
+            )
+        },
+        u128::from(n) * element_bytes::<F>(),
+    )
+}
+
 /// Bytes for people.
 ///
 /// ```

@@ -4,6 +4,7 @@ use crate::cost::FieldShape;
 use fermat_dsl::field::Field;
 use fermat_dsl::field::{Roots, Shift};
 use num_bigint::BigUint;
+use rayon::prelude::*;
 
 /// How a twiddle ω^e (ω = ω_{2^L}, e < 2^L) is read from the table.
 ///
@@ -181,12 +182,26 @@ pub fn twiddle_table<F: Field>(
 /// Rows of constants in the field's table form, the form `fe_load_row` reads and
 /// `fe_mul_mont` multiplies by: w·R mod p for word primes, the base-r digits (row-major)
 /// for SRGFNs.
+///
+/// Tables of split transforms run to millions of rows, so the rows are converted on all
+/// cores, and an SRGFN's digits are read from its elements as they are stored.
 pub fn table_form<F: Field>(field: &F, shape: &FieldShape, values: &[F::Elem]) -> Vec<u64> {
     match shape.shift_order {
-        None => values.iter().map(|v| montgomery(field, shape, v)).collect(),
+        None => values
+            .par_iter()
+            .map(|v| montgomery(field, shape, v))
+            .collect(),
         Some(order) => {
             let k = (order / 2) as usize;
-            values.iter().flat_map(|v| digits(field, v, k)).collect()
+            let mut words = vec![0; values.len() * k];
+            words
+                .par_chunks_mut(k.max(1))
+                .zip(values.par_iter())
+                .for_each(|(row, v)| match field.radix_digits(v) {
+                    Some(d) => row.copy_from_slice(d),
+                    None => row.copy_from_slice(&digits(field, v, k)),
+                });
+            words
         }
     }
 }
@@ -229,6 +244,25 @@ pub(super) fn nth_root(x: &BigUint, k: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::kernel::EmitOptions;
+
+    #[test]
+    fn stored_digits_are_the_digits_of_the_integer() {
+        use fermat_dsl::field::{AnyField, FieldSpec};
+        use rand::SeedableRng;
+        let any: AnyField = "P5".parse::<FieldSpec>().unwrap().build().unwrap();
+        let AnyField::Srgfn32(f) = &any else {
+            unreachable!("P5 has 32 digits")
+        };
+        let shape = FieldShape::of(&any);
+        let minus_one = f.neg(&f.one());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let values: Vec<_> = (0..50)
+            .map(|_| f.random(&mut rng))
+            .chain([f.zero(), f.one(), minus_one])
+            .collect();
+        let want: Vec<u64> = values.iter().flat_map(|v| digits(f, v, 32)).collect();
+        assert_eq!(table_form(f, &shape, &values), want);
+    }
 
     #[test]
     fn srgfn_tables_hold_whole_shifted_and_coarse_rows() {

@@ -208,6 +208,10 @@ impl<const K: usize> Srgfn<K> {
 impl<const K: usize> Field for Srgfn<K> {
     type Elem = SrgfnElem<K>;
 
+    fn radix_digits<'a>(&self, a: &'a Self::Elem) -> Option<&'a [u64]> {
+        Some(a.digits())
+    }
+
     /// r = ω_{2k} (Algorithm 1's family): multiplications by its powers are digit shifts.
     fn shift_root_order(&self) -> Option<u64> {
         Some(2 * K as u64)
