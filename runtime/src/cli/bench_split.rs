@@ -42,6 +42,8 @@ fn workloads(cpu: bool, quick: bool) -> Vec<(&'static str, u32)> {
             ("babybear", 27),
             ("P5", 24),
             ("P6", 24),
+            // 64 GiB an operand: split only, 32 GiB on each of two devices.
+            ("P6", 27),
         ],
     }
 }
