@@ -180,7 +180,9 @@ impl<F: HostField> FftPlan<F> {
     ///
     /// The size is checked before anything is allocated: n must be a power of two within
     /// the field's 2-adicity, and the plan's tables must fit the memory available
-    /// ([`memory::check_transform`](crate::memory::check_transform)).
+    /// ([`memory::check_transform`](crate::memory::check_transform)); a plan on
+    /// [`Backend::Gpu`] keeps no table of n roots on the host, and only the data's vector
+    /// is checked against it ([`memory::check_gpu_transform`](crate::memory::check_gpu_transform)).
     ///
     /// ```
     /// use fermat::{AnyField, Error, FftOptions, FftPlan, FieldSpec};
