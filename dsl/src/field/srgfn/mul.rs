@@ -20,8 +20,10 @@
 //!
 //! If every z_i lies in [0, r) they are the canonical digits (S1 for all of them at once);
 //! that fails with probability about k·2^u·|g|/2^w (under 2^−16 for P3 and P4, about 2^−9
-//! for P2). Otherwise a cold path repeats the computation with exact divisions and a
-//! serial carry pass (S2/S3 corrections, [`Srgfn::settle`]).
+//! for P2, but most of the time for P5, whose 2^u = 2^56 is r/64). The z_i are still exact
+//! signed digits of the product, so a cold path settles them by one serial carry pass with
+//! exact divisions by r (S2/S3 corrections, [`Srgfn::settle`]), without forming the
+//! product again.
 //!
 //! For the catalogue primes the radix is a compile-time constant of the element type
 //! ([`Shape::catalogue`]), so every shift above is by an immediate; other SRGFNs run the
@@ -376,10 +378,29 @@ impl<const K: usize> Srgfn<K> {
         let mut s = [0u128; K];
         negacyclic(x, y, &mut |i, u| (q[i], s[i]) = first_sweep(u, shape));
         match second_sweep(&q, &s, shape) {
-            Some(z) => z,
-            // Recomputing the product keeps it out of memory on the fast path.
-            None => self.mul_exact(x, y),
+            Ok(z) => z,
+            // The digits are exact but out of [0, r): a serial carry pass settles them,
+            // with no need to form the product again. Where 2^u is close to r (P5: u = 56,
+            // w = 62) that is most products.
+            Err(t) => self.carry_digits(t),
         }
+    }
+
+    /// The canonical digits of Σ t_i·r^i (mod r^k + 1): one serial carry pass with exact
+    /// divisions by r, the carry out of the top digit coming back negated (r^k ≡ −1).
+    #[cold]
+    #[inline(never)]
+    fn carry_digits(&self, t: [i128; K]) -> [u64; K] {
+        #[cfg(test)]
+        SLOW_PATH_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut z = [0u64; K];
+        let mut carry = 0i128;
+        for i in 0..K {
+            let (c, digit) = self.radix.div_rem(t[i] + carry);
+            z[i] = digit;
+            carry = c;
+        }
+        self.settle(z, -carry)
     }
 
     /// x·y by the scalar code alone (the module documentation's first part), also where the
@@ -388,13 +409,11 @@ impl<const K: usize> Srgfn<K> {
         SrgfnElem(self.mul_portable_digits(&a.0, &b.0))
     }
 
-    /// Steps 2–4 with exact divisions and a serial carry pass, for the rare products the
-    /// fast path cannot settle.
+    /// Steps 2–4 with exact divisions and a serial carry pass, from the operands: for the
+    /// rare products the vector path (`mul/ifma.rs`) cannot settle in its lanes.
     #[cold]
     #[inline(never)]
     fn mul_exact(&self, x: &[u64; K], y: &[u64; K]) -> [u64; K] {
-        #[cfg(test)]
-        SLOW_PATH_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let u = negacyclic_array(x, y, false);
         let rad = self.radix;
         let terms = rad.terms_for(128);
@@ -405,15 +424,9 @@ impl<const K: usize> Srgfn<K> {
             let (qi, si) = rad.estimate_wide(u[i], terms);
             (q[i], d[i]) = rad.finish(qi, si);
         }
-        let mut z = [0u64; K];
-        let mut carry = 0i128;
-        for i in 0..K {
-            let from_below = if i == 0 { -q[K - 1] } else { q[i - 1] };
-            let (c, s) = rad.div_rem(d[i] as i128 + from_below + carry);
-            z[i] = s;
-            carry = c;
-        }
-        self.settle(z, -carry)
+        let t: [i128; K] =
+            std::array::from_fn(|i| d[i] as i128 + if i == 0 { -q[K - 1] } else { q[i - 1] });
+        self.carry_digits(t)
     }
 }
 
@@ -452,9 +465,14 @@ fn first_sweep(u: Wide, shape: Shape) -> (u128, u128) {
     (q, u.lo.wrapping_sub(qr))
 }
 
-/// The second sweep and the range check; `None` when a digit falls outside [0, r).
+/// The second sweep and the range check: the digits, or, when one falls outside [0, r),
+/// the exact signed digits t_i (Σ t_i·r^i is still the product) for a carry pass.
 #[inline(always)]
-fn second_sweep<const K: usize>(q: &[u128; K], s: &[u128; K], shape: Shape) -> Option<[u64; K]> {
+fn second_sweep<const K: usize>(
+    q: &[u128; K],
+    s: &[u128; K],
+    shape: Shape,
+) -> Result<[u64; K], [i128; K]> {
     let r = shape.r;
     let w = shape.w;
     let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -498,7 +516,17 @@ fn second_sweep<const K: usize>(q: &[u128; K], s: &[u128; K], shape: Shape) -> O
             z[i] = t as u64;
         }
     }
-    in_range.then_some(z)
+    if in_range {
+        return Ok(z);
+    }
+    Err(std::array::from_fn(|i| {
+        let from_below = if i == 0 {
+            g[K - 1].wrapping_neg()
+        } else {
+            g[i - 1]
+        };
+        ((e_hi[i] as i128) << 64 | e[i] as i128) + from_below as i64 as i128
+    }))
 }
 
 #[cfg(test)]
