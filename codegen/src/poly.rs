@@ -324,30 +324,39 @@ fn overlap_add_body() -> Vec<Stmt> {
 
 /// The CPU's run of [`ProductPass::Fold`]: `out` (m elements) from `input` (its length is
 /// `src_len`), with the rows of [`ProductPass::table`].
+///
+/// The kernel sums per output; the CPU sums row by row (out += row t · table[m + t]), the
+/// same sums in another order, so that the inner loop streams over whole rows.
 pub fn fold<F: Field>(field: &F, table: &[F::Elem], input: &[F::Elem], out: &mut [F::Elem]) {
     let m = out.len();
     let terms = table.len() - m;
-    for (i, o) in out.iter_mut().enumerate() {
-        let mut acc = field.zero();
-        for t in 0..terms {
-            if let Some(x) = input.get(i + t * m) {
-                acc = field.add(&acc, &field.mul(x, &table[m + t]));
-            }
+    out.fill(field.zero());
+    for (row, c) in input.chunks(m.max(1)).zip(&table[m..m + terms]) {
+        for (o, x) in out.iter_mut().zip(row) {
+            *o = field.add(o, &field.mul(x, c));
         }
-        *o = field.mul(&acc, &table[i]);
+    }
+    for (o, w) in out.iter_mut().zip(&table[..m]) {
+        *o = field.mul(o, w);
     }
 }
 
 /// The CPU's run of [`ProductPass::Recombine`]: `c` (the product's coefficients, R₁ in
 /// the first N = terms·m) from the twisted cyclic product `r` (m elements).
+///
+/// As in [`fold`], the sums s_i = Σ_t c[i + t·m]·table[m + t] are taken row by row; they
+/// read only the first terms·m coefficients, which the update below writes after.
 pub fn recombine<F: Field>(field: &F, table: &[F::Elem], r: &[F::Elem], c: &mut [F::Elem]) {
     let m = r.len();
     let terms = table.len() - m;
+    let mut s = vec![field.zero(); m];
+    for (row, w) in c[..terms * m].chunks(m.max(1)).zip(&table[m..]) {
+        for (si, x) in s.iter_mut().zip(row) {
+            *si = field.add(si, &field.mul(x, w));
+        }
+    }
     for i in 0..m {
-        let s = (0..terms).fold(field.zero(), |s, t| {
-            field.add(&s, &field.mul(&c[i + t * m], &table[m + t]))
-        });
-        let q = field.sub(&field.mul(&r[i], &table[i]), &s);
+        let q = field.sub(&field.mul(&r[i], &table[i]), &s[i]);
         c[i] = field.sub(&c[i], &q);
         if let Some(high) = c.get_mut(terms * m + i) {
             *high = q;
@@ -357,18 +366,19 @@ pub fn recombine<F: Field>(field: &F, table: &[F::Elem], r: &[F::Elem], c: &mut 
 
 /// The CPU's run of [`ProductPass::OverlapAdd`]: `c` from the `terms` block products of m
 /// elements each in `r`, block b shifted by b·`block`.
+///
+/// Output t is the sum of r[b·m + t − b·block] over the blocks with b·block ≤ t <
+/// b·block + m; the CPU adds block after block into place.
 pub fn overlap_add<F: Field>(field: &F, r: &[F::Elem], m: usize, block: usize, c: &mut [F::Elem]) {
     let terms = r.len() / m;
-    for (t, out) in c.iter_mut().enumerate() {
-        let first = if t < m {
-            0
-        } else {
-            (t + 1 - m).div_ceil(block)
+    c.fill(field.zero());
+    for (b, product) in r.chunks(m).take(terms).enumerate() {
+        let Some(window) = c.get_mut(b * block..) else {
+            break;
         };
-        let end = (t / block + 1).min(terms);
-        *out = (first..end).fold(field.zero(), |acc, b| {
-            field.add(&acc, &r[b * m + t - b * block])
-        });
+        for (out, x) in window.iter_mut().zip(product) {
+            *out = field.add(out, x);
+        }
     }
 }
 
