@@ -104,23 +104,28 @@ pub const PLAN_VECTORS: u128 = 3;
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub fn check_transform<F: HostField>(field: &F, n: u64, vectors: u32) -> Result<(), Error> {
+    let held = if vectors == 0 {
+        ": the plan's tables".to_string()
+    } else {
+        format!(": the plan's tables and {vectors} vectors of n elements")
+    };
+    check_points(field, n, PLAN_VECTORS + u128::from(vectors), &held)
+}
+
+/// n within the field's 2-adicity, then `vectors` vectors of n elements (`held` says
+/// which) within the memory available.
+fn check_points<F: HostField>(field: &F, n: u64, vectors: u128, held: &str) -> Result<(), Error> {
     check_order(n, field.two_adicity())?;
-    let elements = u128::from(n) * (PLAN_VECTORS + u128::from(vectors));
     check(
         || {
-            let tables = if vectors == 0 {
-                String::new()
-            } else {
-                format!(" and {vectors} vectors of n elements")
-            };
             format!(
-                "a transform of n = 2^{} points over {}: the plan's tables{tables}, {} bytes an element,",
+                "a transform of n = 2^{} points over {}{held}, {} bytes an element,",
                 n.trailing_zeros(),
                 field.name(),
                 element_bytes::<F>()
             )
         },
-        elements * element_bytes::<F>(),
+        u128::from(n) * vectors * element_bytes::<F>(),
     )
 }
 
@@ -137,18 +142,7 @@ pub fn check_transform<F: HostField>(field: &F, n: u64, vectors: u32) -> Result<
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub fn check_gpu_transform<F: HostField>(field: &F, n: u64) -> Result<(), Error> {
-    check_order(n, field.two_adicity())?;
-    check(
-        || {
-            format!(
-                "a transform of n = 2^{} points over {} on a GPU: one vector of n elements, {} bytes an element,",
-                n.trailing_zeros(),
-                field.name(),
-                element_bytes::<F>()
-            )
-        },
-        u128::from(n) * element_bytes::<F>(),
-    )
+    check_points(field, n, 1, " on a GPU: one vector of n elements")
 }
 
 /// Bytes for people.

@@ -2,7 +2,7 @@
 
 use crate::cost::FieldShape;
 use fermat_dsl::field::Field;
-use fermat_dsl::field::{Roots, Shift};
+use fermat_dsl::field::{geometric, Roots, Shift};
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
@@ -161,13 +161,8 @@ pub fn twiddle_table<F: Field>(
     let omega = roots.power(field, 1);
     let mut values = Vec::with_capacity(layout.rows() as usize);
     // Each part is the powers of one step: ω, ω^(2^h) and ω^(2^(L−C)).
-    let mut push_powers = |step: &F::Elem, count: u64| {
-        let mut acc = field.one();
-        for _ in 0..count {
-            values.push(acc);
-            acc = field.mul(&acc, step);
-        }
-    };
+    let mut push_powers =
+        |step: &F::Elem, count: u64| values.extend(geometric(field, &field.one(), step, count));
     push_powers(&omega, 1 << layout.lo_bits);
     let pow2 = |bits: u32| (0..bits).fold(omega, |w, _| field.mul(&w, &w));
     push_powers(&pow2(layout.lo_bits), layout.high_rows());

@@ -4,7 +4,7 @@
 
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::split::{Distribution, SplitDevices, SplitOptions, SplitPlan};
+use fermat::split::{Distribution, SplitOptions, SplitPlan};
 use fermat::{Backend, Direction, FftOptions, FftPlan, FieldSpec, HostField};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -62,12 +62,8 @@ pub fn run(
     quick: bool,
     runs: usize,
 ) -> Result<Vec<SplitRow>, CliError> {
-    if devices.len() < 2 {
-        return Err(
-            "--devices names fewer than 2 devices; a split needs at least 2 (e.g. --devices 0,1)"
-                .into(),
-        );
-    }
+    // Refused before any measurement.
+    super::split_devices(devices, cpu)?;
     println!(
         "{:<10} {:>6} {:>3} {:>10} {:>18} {:>18} {:>12}",
         "field", "N", "G", "one (ms)", "cyclic (ms, ×)", "natural (ms, ×)", "exch GB/s"
@@ -134,11 +130,7 @@ fn time<F: HostField>(
     } else {
         f64::NAN
     };
-    let split_devices = if cpu {
-        SplitDevices::Cpu(devices.len())
-    } else {
-        SplitDevices::Gpu(devices.to_vec())
-    };
+    let split_devices = super::split_devices(devices, cpu)?;
     let mut split_ms = Vec::new();
     let mut exchange_gbps = 0.0;
     for (input, output) in [

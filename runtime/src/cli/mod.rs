@@ -64,6 +64,26 @@ enum Command {
     Tune(tune::Args),
 }
 
+/// The devices `--devices` names, for the commands that split over them: GPUs of this
+/// host, or as many devices simulated on the CPU; fewer than two is an error.
+fn split_devices(
+    ordinals: &[usize],
+    simulated: bool,
+) -> Result<fermat::split::SplitDevices, CliError> {
+    let g = ordinals.len();
+    if g < 2 {
+        return Err(format!(
+            "--devices names {g} device(s); a split needs at least 2 (e.g. --devices 0,1)"
+        )
+        .into());
+    }
+    Ok(if simulated {
+        fermat::split::SplitDevices::Cpu(g)
+    } else {
+        fermat::split::SplitDevices::Gpu(ordinals.to_vec())
+    })
+}
+
 /// Runs one subcommand; the exit code says whether it succeeded (checks that fail give 1).
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {

@@ -14,32 +14,23 @@ use std::time::Instant;
 /// driver reports them all, else simulated ones (saying why).
 fn devices(ordinals: &[usize], backend: &str) -> Result<(SplitDevices, String), CliError> {
     let g = ordinals.len();
-    if g < 2 {
-        return Err(format!(
-            "--devices names {g} device(s); a split needs at least 2 (e.g. --devices 0,1)"
-        )
-        .into());
-    }
     let count = fermat::gpu::device_count();
     let all_there = ordinals.iter().all(|&o| o < count);
-    Ok(match backend {
-        "cpu" => (
-            SplitDevices::Cpu(g),
-            format!("{g} devices simulated on the CPU"),
-        ),
+    let (simulated, said) = match backend {
+        "cpu" => (true, format!("{g} devices simulated on the CPU")),
         "gpu" if !all_there => {
             return Err(format!("--devices {ordinals:?}: the driver reports {count} GPU(s)").into())
         }
-        "gpu" | "auto" if all_there => (
-            SplitDevices::Gpu(ordinals.to_vec()),
-            format!("GPUs {ordinals:?}, exchanging through NCCL"),
-        ),
+        "gpu" | "auto" if all_there => {
+            (false, format!("GPUs {ordinals:?}, exchanging through NCCL"))
+        }
         "auto" => (
-            SplitDevices::Cpu(g),
+            true,
             format!("{g} devices simulated on the CPU (the driver reports {count} GPU(s))"),
         ),
         other => return Err(format!("--backend {other}: expected cpu, gpu or auto").into()),
-    })
+    };
+    Ok((super::split_devices(ordinals, simulated)?, said))
 }
 
 /// Multiplies `a` by `b` on `ordinals`: the cyclic product of the smallest power of two

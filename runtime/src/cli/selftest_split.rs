@@ -45,18 +45,8 @@ fn cap(spec: &str, cpu: bool, max_log_n: u32) -> u32 {
 
 /// Runs the split selftest: a row per field and size, then the closing count.
 pub fn run(test: &SplitTest<'_>) -> Result<ExitCode, CliError> {
-    let g = test.devices.len();
-    if g < 2 {
-        return Err(format!(
-            "--devices names {g} device(s); a split needs at least 2 (e.g. --devices 0,1)"
-        )
-        .into());
-    }
-    let devices = if test.cpu {
-        SplitDevices::Cpu(g)
-    } else {
-        SplitDevices::Gpu(test.devices.to_vec())
-    };
+    let devices = super::split_devices(test.devices, test.cpu)?;
+    let g = devices.count();
     println!(
         "split over {g} devices ({}); seed {} (rerun with --seed {})",
         if test.cpu {

@@ -388,7 +388,7 @@ impl<const K: usize> Srgfn<K> {
 
     /// The canonical digits of Σ t_i·r^i (mod r^k + 1): one serial carry pass with exact
     /// divisions by r, the carry out of the top digit coming back negated (r^k ≡ −1).
-    #[cold]
+    /// Kept out of line, but not cold: for P5 it is the usual path.
     #[inline(never)]
     fn carry_digits(&self, t: [i128; K]) -> [u64; K] {
         #[cfg(test)]
