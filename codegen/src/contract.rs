@@ -271,8 +271,9 @@ pub enum Arg {
     Size,
     /// The number of terms a pass of a product sums, or of blocks (`size_t terms`).
     Terms,
-    /// Coefficients per block of the longer operand of an unbalanced product, or terms per
-    /// block of a plain product (`size_t block`).
+    /// Coefficients per block of the longer operand of an unbalanced product, terms per
+    /// block of a plain product, or the rows of a split pass's low twiddle table (`size_t
+    /// block`; see [`crate::split::low_rows`]).
     Block,
     /// The second factor of a plain product (`const fe_word_t* fac`; see
     /// [`crate::plain::PlainPass`]).

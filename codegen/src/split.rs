@@ -13,6 +13,11 @@
 //! once its index is the one the data has after it). [`SplitPass::Inverse`] undoes it:
 //! x_g = G^(−1)·w^(−g)·Σ_k (ω_G^(−g))^k·y_k. [`SplitPass::Product`] is the inverse of a
 //! product of two split transforms, the pointwise product read on the way in.
+//!
+//! The s twiddles w are read from two short tables, w = ω_N^j_lo · ω_N^(c·s + T·j_hi) for
+//! j = j_lo + T·j_hi, T = [`low_rows`]\(s) ≈ √s: a table of all s rows would be as large
+//! as a quarter of the data at G = 2 (P6 at N = 2^27: 16 GiB per device and direction),
+//! while the pass multiplies by w at most G times per j anyway.
 //! [`SplitPass::Transpose`] is the local stride permutation L(M, G) of a blocks input (and
 //! L(M, M/G) of a blocks output of the inverse, with its two sizes swapped).
 
@@ -24,11 +29,14 @@ use fermat_dsl::field::Field;
 /// A pass of a split transform besides its local transforms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SplitPass {
-    /// dst[k·s + j] = Σ_(g < G) (tw_j·tw_(s + k))^g · src[g·s + j] for j < s = `m`,
-    /// k < G = `terms`. Table: ω_N^(c·s + j) (rows j < s), then ω_G^k (rows s + k).
+    /// dst[k·s + j] = Σ_(g < G) (w_j·tw_(H + k))^g · src[g·s + j] for j < s = `m`,
+    /// k < G = `terms`, with w_j = tw_(j mod T)·tw_(T + ⌊j/T⌋), T = `block` =
+    /// [`low_rows`]\(s) and H = T + s/T. Table: ω_N^i (rows i < T), ω_N^(c·s + T·i) (rows
+    /// T + i, i < s/T), then ω_G^k (rows H + k).
     Forward,
-    /// dst[g·s + j] = tw_(s + G)·tw_j^g · Σ_(k < G) tw_(s + g)^k · src[k·s + j]. Table:
-    /// ω_N^(−(c·s + j)) (rows j < s), ω_G^(−g) (rows s + g), then G^(−1) (row s + G).
+    /// dst[g·s + j] = tw_(H + G)·w_j^g · Σ_(k < G) tw_(H + g)^k · src[k·s + j], w_j as in
+    /// [`SplitPass::Forward`]. Table: ω_N^(−i) (rows i < T), ω_N^(−(c·s + T·i)) (rows T +
+    /// i), ω_G^(−g) (rows H + g), then G^(−1) (row H + G).
     Inverse,
     /// [`SplitPass::Inverse`] of `src[i]·op[i]`: the inverse of a product of two forward
     /// split transforms.
@@ -38,7 +46,7 @@ pub enum SplitPass {
 }
 
 /// The arguments of [`SplitPass::Forward`] and [`SplitPass::Inverse`], in order.
-pub const SPLIT_ARGS: [Arg; 7] = [
+pub const SPLIT_ARGS: [Arg; 8] = [
     Arg::Source,
     Arg::Destination,
     Arg::Twiddles,
@@ -46,10 +54,11 @@ pub const SPLIT_ARGS: [Arg; 7] = [
     Arg::DestinationStride,
     Arg::Size,
     Arg::Terms,
+    Arg::Block,
 ];
 
 /// The arguments of [`SplitPass::Product`], in order.
-pub const SPLIT_PRODUCT_ARGS: [Arg; 8] = [
+pub const SPLIT_PRODUCT_ARGS: [Arg; 9] = [
     Arg::Source,
     Arg::Operand,
     Arg::Destination,
@@ -58,6 +67,7 @@ pub const SPLIT_PRODUCT_ARGS: [Arg; 8] = [
     Arg::DestinationStride,
     Arg::Size,
     Arg::Terms,
+    Arg::Block,
 ];
 
 /// The arguments of [`SplitPass::Transpose`], in order.
@@ -79,6 +89,37 @@ fn var(name: &str) -> Expr {
 
 fn row(index: Expr) -> Expr {
     fe::load_row(var("tw"), index)
+}
+
+/// T, the rows of the low table of a pass over s = `m` columns: the least power of two
+/// whose square is at least s, so that both tables have at most about √s rows.
+///
+/// ```
+/// use fermat_codegen::split::low_rows;
+/// assert_eq!(low_rows(1 << 25), 1 << 13);
+/// assert_eq!(low_rows(1 << 24), 1 << 12);
+/// assert_eq!(low_rows(1), 1);
+/// ```
+pub fn low_rows(m: u64) -> u64 {
+    1 << m.max(1).next_power_of_two().ilog2().div_ceil(2)
+}
+
+/// Where the rows of ω_G's powers start, after the low and the high table.
+fn coarse_start() -> Expr {
+    var("block") + var("m") / var("block")
+}
+
+/// `w`, the twiddle of column j in table form, from its low and its high row.
+fn twiddle_of_column() -> Stmt {
+    // Products of table rows stay in table form.
+    Stmt::const_(
+        Type::Fe,
+        "w",
+        fe::mul_mont(
+            row(var("j") % var("block")),
+            row(var("block") + var("j") / var("block")),
+        ),
+    )
 }
 
 impl SplitPass {
@@ -139,7 +180,7 @@ impl SplitPass {
 
     /// The rows of the pass's table on device `c` of G, for N points with ω_N = `omega`
     /// (the runtime writes them in the table form of [`crate::kernel::table_form`]);
-    /// empty for [`SplitPass::Transpose`].
+    /// empty for [`SplitPass::Transpose`]. About 2·√s + G rows, s = N/G².
     pub fn table<F: Field>(
         self,
         field: &F,
@@ -149,25 +190,41 @@ impl SplitPass {
         c: u64,
     ) -> Vec<F::Elem> {
         let s = n / g / g;
-        let omega_g = field.pow_u64(omega, n / g);
+        let t = low_rows(s);
         let inverse = |x: &F::Elem| field.inv(x).expect("a root of unity is invertible");
         let powers = |step: &F::Elem, start: &F::Elem, count| geometric(field, start, step, count);
-        let first = field.pow_u64(omega, c * s);
-        match self {
-            SplitPass::Forward => {
-                let mut rows = powers(omega, &first, s);
-                rows.extend(powers(&omega_g, &field.one(), g));
-                rows
-            }
+        let (omega, omega_g) = match self {
+            SplitPass::Forward => (*omega, field.pow_u64(omega, n / g)),
             SplitPass::Inverse | SplitPass::Product => {
-                let mut rows = powers(&inverse(omega), &inverse(&first), s);
-                rows.extend(powers(&inverse(&omega_g), &field.one(), g));
-                rows.push(inverse(&field.from_u64(g)));
-                rows
+                let back = inverse(omega);
+                (back, field.pow_u64(&back, n / g))
             }
-            SplitPass::Transpose => Vec::new(),
+            SplitPass::Transpose => return Vec::new(),
+        };
+        let mut rows = powers(&omega, &field.one(), t);
+        rows.extend(powers(
+            &field.pow_u64(&omega, t),
+            &field.pow_u64(&omega, c * s),
+            s.div_ceil(t),
+        ));
+        rows.extend(powers(&omega_g, &field.one(), g));
+        if self != SplitPass::Forward {
+            rows.push(inverse(&field.from_u64(g)));
         }
+        rows
     }
+}
+
+/// w_j of a table of [`SplitPass::table`] over s columns.
+fn column_twiddle<F: Field>(field: &F, table: &[F::Elem], s: usize, j: usize) -> F::Elem {
+    let t = low_rows(s as u64) as usize;
+    field.mul(&table[j % t], &table[t + j / t])
+}
+
+/// Where ω_G's rows start in a table of [`SplitPass::table`] over s columns.
+fn coarse_row(s: usize) -> usize {
+    let t = low_rows(s as u64) as usize;
+    t + s.div_ceil(t)
 }
 
 /// Σ_(t < G) z^t · x_t by Horner's rule, x_t = `term(t)`, into `acc`.
@@ -189,7 +246,7 @@ fn forward_body() -> Vec<Stmt> {
     let mut per_output = vec![Stmt::const_(
         Type::Fe,
         "z",
-        fe::mul_mont(var("w"), row(var("m") + var("k"))),
+        fe::mul_mont(var("w"), row(coarse_start() + var("k"))),
     )];
     per_output.extend(horner(var("z"), x));
     per_output.push(fe::store(
@@ -202,8 +259,7 @@ fn forward_body() -> Vec<Stmt> {
         "j",
         var("m"),
         vec![
-            // w in table form: products of table rows stay in it.
-            Stmt::const_(Type::Fe, "w", row(var("j"))),
+            twiddle_of_column(),
             Stmt::For(
                 ForLoop::range("k", Type::SizeT, Expr::u64(0), var("terms")).body(per_output),
             ),
@@ -221,7 +277,7 @@ fn inverse_body(product: bool) -> Vec<Stmt> {
             v
         }
     };
-    let mut per_output = horner(row(var("m") + var("g")), y);
+    let mut per_output = horner(row(coarse_start() + var("g")), y);
     per_output.extend([
         fe::store(
             var("dst"),
@@ -235,8 +291,8 @@ fn inverse_body(product: bool) -> Vec<Stmt> {
         "j",
         var("m"),
         vec![
-            Stmt::const_(Type::Fe, "w", row(var("j"))),
-            Stmt::let_(Type::Fe, "f", row(var("m") + var("terms"))),
+            twiddle_of_column(),
+            Stmt::let_(Type::Fe, "f", row(coarse_start() + var("terms"))),
             Stmt::For(
                 ForLoop::range("g", Type::SizeT, Expr::u64(0), var("terms")).body(per_output),
             ),
@@ -275,9 +331,11 @@ pub fn forward<F: Field>(
     dst: &mut [F::Elem],
 ) {
     let s = src.len() / g;
+    let coarse = coarse_row(s);
     for j in 0..s {
+        let w = column_twiddle(field, table, s, j);
         for k in 0..g {
-            let z = field.mul(&table[j], &table[s + k]);
+            let z = field.mul(&w, &table[coarse + k]);
             let acc = horner_cpu(field, &z, g, |t| src[t * s + j]);
             dst[k * s + j] = acc;
         }
@@ -299,12 +357,14 @@ pub fn inverse<F: Field>(
         Some(op) => field.mul(&src[i], &op[i]),
         None => src[i],
     };
+    let coarse = coarse_row(s);
     for j in 0..s {
-        let mut f = table[s + g];
+        let w = column_twiddle(field, table, s, j);
+        let mut f = table[coarse + g];
         for gi in 0..g {
-            let acc = horner_cpu(field, &table[s + gi], g, |t| y(t * s + j));
+            let acc = horner_cpu(field, &table[coarse + gi], g, |t| y(t * s + j));
             dst[gi * s + j] = field.mul(&acc, &f);
-            f = field.mul(&f, &table[j]);
+            f = field.mul(&f, &w);
         }
     }
 }

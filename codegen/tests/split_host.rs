@@ -32,14 +32,16 @@ static std::vector<fe_word_t> read_buffer() {
 int main() {
     char name[32]; size_t stride, m, terms;
     if (scanf("%31s %zu %zu %zu", name, &stride, &m, &terms) != 4) return 3;
+    size_t block = 1;
+    while (block * block < m) block *= 2;
     std::vector<fe_word_t> src = read_buffer(), op = read_buffer(), tw = read_buffer(),
         dst = read_buffer();
     if (!strcmp(name, "split_forward"))
-        split_forward(src.data(), dst.data(), tw.data(), stride, stride, m, terms);
+        split_forward(src.data(), dst.data(), tw.data(), stride, stride, m, terms, block);
     else if (!strcmp(name, "split_inverse"))
-        split_inverse(src.data(), dst.data(), tw.data(), stride, stride, m, terms);
+        split_inverse(src.data(), dst.data(), tw.data(), stride, stride, m, terms, block);
     else if (!strcmp(name, "split_product"))
-        split_product(src.data(), op.data(), dst.data(), tw.data(), stride, stride, m, terms);
+        split_product(src.data(), op.data(), dst.data(), tw.data(), stride, stride, m, terms, block);
     else if (!strcmp(name, "split_transpose"))
         split_transpose(src.data(), dst.data(), stride, stride, m, terms);
     else return 4;

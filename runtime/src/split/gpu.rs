@@ -15,7 +15,7 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
-use fermat_codegen::split::SplitPass;
+use fermat_codegen::split::{low_rows, SplitPass};
 use fermat_dsl::field::AnyField;
 use std::sync::Arc;
 
@@ -228,7 +228,10 @@ impl<F: HostField> GpuMachine<F> {
                             dst: &mut dst,
                             table: Some(&table),
                         },
-                        extents(s, g),
+                        Extents {
+                            block: low_rows(s),
+                            ..extents(s, g)
+                        },
                     )?
                 }
                 Step::Exchange => unreachable!("exchanges run above"),
