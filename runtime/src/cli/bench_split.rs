@@ -65,7 +65,7 @@ pub fn run(
     // Refused before any measurement.
     super::split_devices(devices, cpu)?;
     println!(
-        "{:<10} {:>6} {:>3} {:>10} {:>18} {:>18} {:>12}",
+        "{:<10} {:>6} {:>3} {:>12} {:>18} {:>18} {:>12}",
         "field", "N", "G", "one (ms)", "cyclic (ms, ×)", "natural (ms, ×)", "exch GB/s"
     );
     let mut rows = Vec::new();
@@ -88,16 +88,30 @@ pub fn run(
                 continue;
             }
         };
+        // A transform one device does not hold has no time alone, nor a speed-up.
+        let fits = !row.one_ms.is_nan();
+        let one = if fits {
+            format!("{:.3}", row.one_ms)
+        } else {
+            "does not fit".to_string()
+        };
+        let speedup = |x: f64| {
+            if fits {
+                format!("{x:.2}×")
+            } else {
+                "—".to_string()
+            }
+        };
         println!(
-            "{:<10} {:>6} {:>3} {:>10.3} {:>10.3} {:>6.2}× {:>10.3} {:>6.2}× {:>12.1}",
+            "{:<10} {:>6} {:>3} {:>12} {:>10.3} {:>7} {:>10.3} {:>7} {:>12.1}",
             row.field,
             format!("2^{log_n}"),
             row.devices,
-            row.one_ms,
+            one,
             row.cyclic_ms,
-            row.one_ms / row.cyclic_ms,
+            speedup(row.one_ms / row.cyclic_ms),
             row.natural_ms,
-            row.one_ms / row.natural_ms,
+            speedup(row.one_ms / row.natural_ms),
             row.exchange_gbps
         );
         rows.push(row);
