@@ -130,6 +130,10 @@ fn check_middle_and_batches<F: HostField>(field: &F) {
             (600, 300, 299, 300),
             (2000, 1000, 999, 1000),
             (50, 700, 100, 900),
+            // Few outputs, each a sum over thousands of terms: partial rows added in two
+            // stages.
+            (5000, 5000, 4990, 3),
+            (20000, 20000, 19990, 10),
         ] {
             let a = Poly::random(field, la, &mut rng);
             let b = Poly::random(field, lb, &mut rng);

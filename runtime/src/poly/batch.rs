@@ -186,6 +186,7 @@ impl<F: HostField> PolyRing<F> {
                         data: &mut c.data.slice_mut(..),
                     },
                     a.count,
+                    None,
                 )?;
             }
             Algorithm::Zero | Algorithm::Split { .. } | Algorithm::Blocks { .. } => {

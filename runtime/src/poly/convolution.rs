@@ -15,11 +15,12 @@ use crate::gpu::{
     Counters, Device, DeviceInput, Extent, Extents, GpuKernels, HandOff, Operand, Vectors,
 };
 use crate::host::HostField;
-use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr};
 use fermat_codegen::contract::Input;
 use fermat_codegen::kernel::{twiddle_table, EmitOptions, TableLayout};
 use fermat_codegen::plan::{CheckedPlan, Direction, Io, Order};
 use fermat_dsl::field::Roots;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The cyclic product of n points on one backend, planned once.
@@ -55,6 +56,22 @@ struct Work<W> {
     second: Option<CudaSlice<W>>,
     scratch: Option<CudaSlice<W>>,
     counters: [Counters; 2],
+    /// The operand whose transform `second` holds, when a product of one part put it
+    /// there: the product's ticket, the vector's device address and its extent.
+    second_holds: Option<(Ticket, (u64, Extent))>,
+}
+
+/// Names the transform of a product's second operand, for the product after it (see
+/// [`Convolution::cyclic_device`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ticket(u64);
+
+impl Ticket {
+    /// A ticket no product has had before.
+    fn new() -> Ticket {
+        static ISSUED: AtomicU64 = AtomicU64::new(0);
+        Ticket(ISSUED.fetch_add(1, Ordering::Relaxed))
+    }
 }
 
 /// A polynomial operand on the device: a vector and where each transform of a batch finds
@@ -62,6 +79,14 @@ struct Work<W> {
 pub(crate) struct DeviceSource<'a, 'b, W> {
     pub(crate) data: &'a CudaView<'b, W>,
     pub(crate) extent: Extent,
+}
+
+impl<W> DeviceSource<'_, '_, W> {
+    /// What identifies the operand's transform: the vector's address and the extent.
+    fn key(&self, stream: &CudaStream) -> (u64, Extent) {
+        let (address, _read) = self.data.device_ptr(stream);
+        (address, self.extent)
+    }
 }
 
 /// Where a product goes on the device.
@@ -132,6 +157,7 @@ impl<F: HostField> Convolution<F> {
                         second: None,
                         scratch: None,
                         counters: Default::default(),
+                        second_holds: None,
                     }),
                 }))
             }
@@ -212,6 +238,12 @@ impl<F: HostField> Convolution<F> {
     /// distance 0: one part, shared by the whole batch; `None`: each part of `a` with
     /// itself), queued on `stream`: part t of the destination holds the first coefficients
     /// of product t, as its extent says.
+    ///
+    /// A product of one part returns a [`Ticket`] for its second operand's transform. The
+    /// caller that passes it to the next product (`reuse`) vouches that the vector has not
+    /// been written since; if that operand is the same vector and extent there, and no
+    /// product on this convolution came between, its transform serves again (Newton's
+    /// iteration multiplies by g twice per step).
     pub(crate) fn cyclic_device(
         &self,
         stream: &Arc<CudaStream>,
@@ -219,7 +251,8 @@ impl<F: HostField> Convolution<F> {
         b: Option<DeviceSource<'_, '_, F::Word>>,
         c: DeviceDestination<'_, '_, F::Word>,
         batch: usize,
-    ) -> Result<(), Error> {
+        reuse: Option<Ticket>,
+    ) -> Result<Option<Ticket>, Error> {
         let Engine::Gpu(gpu) = &self.engine else {
             return Err(Error::NotOnGpu);
         };
@@ -231,7 +264,20 @@ impl<F: HostField> Convolution<F> {
             second,
             scratch,
             counters,
+            second_holds,
         } = &mut *work;
+        // The operand whose transform `second` still holds goes second.
+        let held = second_holds
+            .filter(|(ticket, _)| batch == 1 && Some(*ticket) == reuse)
+            .map(|(_, key)| key);
+        let (a, b, transformed) = match b {
+            Some(b) if held.is_some() && Some(a.key(stream)) == held => (b, Some(a), true),
+            Some(b) => {
+                let kept = held.is_some() && Some(b.key(stream)) == held;
+                (a, Some(b), kept)
+            }
+            None => (a, None, false),
+        };
         let mut allocated = false;
         let mut ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
             if slot.as_ref().is_none_or(|s| s.len() < len) {
@@ -280,22 +326,28 @@ impl<F: HostField> Convolution<F> {
         let operand = match &b {
             Some(b) => {
                 let second = second.as_mut().expect("allocated above");
-                run(
-                    &gpu.forward,
-                    stream,
-                    forward_counters,
-                    Vectors {
-                        input: DeviceInput::Shared(b.data),
-                        output: &mut second.slice_mut(0..words * b_parts),
-                        scratch: &mut scratch.slice_mut(0..words * b_parts),
-                        operand: Operand::None,
-                        extents: Extents {
-                            source: b.extent,
-                            ..whole
+                if !transformed {
+                    *second_holds = None;
+                    run(
+                        &gpu.forward,
+                        stream,
+                        forward_counters,
+                        Vectors {
+                            input: DeviceInput::Shared(b.data),
+                            output: &mut second.slice_mut(0..words * b_parts),
+                            scratch: &mut scratch.slice_mut(0..words * b_parts),
+                            operand: Operand::None,
+                            extents: Extents {
+                                source: b.extent,
+                                ..whole
+                            },
                         },
-                    },
-                    b_parts,
-                )?;
+                        b_parts,
+                    )?;
+                    if batch == 1 {
+                        *second_holds = Some((Ticket::new(), b.key(stream)));
+                    }
+                }
                 second_view = second.slice(0..words * b_parts);
                 Operand::Separate(&second_view)
             }
@@ -318,7 +370,10 @@ impl<F: HostField> Convolution<F> {
                 },
             },
             batch,
-        )
+        )?;
+        Ok(second_holds
+            .filter(|_| b.is_some())
+            .map(|(ticket, _)| ticket))
     }
 }
 

@@ -36,15 +36,26 @@ pub(super) fn series_base<F: HostField>(field: &F) -> usize {
 }
 
 /// The precisions of Newton's iteration towards n from at most `base` coefficients,
-/// ascending: n, ⌈n/2⌉, ⌈n/4⌉, … read backwards, so that every step about doubles the
-/// precision and the last one is a full step (doubling 2^19 into 2^19 + 1 would cost a
-/// product of twice the size for one coefficient).
+/// ascending: powers of two up to P, the largest below n, then n.
+///
+/// Every step but the last doubles 2^i to 2^(i+1): both of its middle products are cyclic
+/// products of 2^(i+1) points, and the second reuses the first one's transform of g. A
+/// chain of ⌈n/2^i⌉ instead, for n just above a power of two (2^19 + 1), would make every
+/// step's operands one coefficient longer than a power of two and its first product twice
+/// as large. The last step, from P to n ≤ 2P, takes products of at most 2P points, or
+/// plain ones when n − P is small (see `narrow_window`).
 pub(super) fn newton_precisions(n: usize, base: usize) -> Vec<usize> {
-    let mut chain = vec![n];
-    while let Some(&last) = chain.last().filter(|&&l| l > base.max(1)) {
-        chain.push(last.div_ceil(2));
+    let base = base.max(1);
+    if n <= base {
+        return vec![n];
+    }
+    let below = 1usize << (n - 1).ilog2();
+    let mut chain = vec![below.max(1)];
+    while let Some(&last) = chain.last().filter(|&&l| l > base) {
+        chain.push(last / 2);
     }
     chain.reverse();
+    chain.push(n);
     chain
 }
 
@@ -257,12 +268,17 @@ mod tests {
     use super::newton_precisions;
 
     #[test]
-    fn newton_steps_about_double_and_end_on_full_steps() {
+    fn newton_steps_double_powers_of_two_then_reach_n() {
         assert_eq!(
             newton_precisions(5001, 64),
-            [40, 79, 157, 313, 626, 1251, 2501, 5001]
+            [64, 128, 256, 512, 1024, 2048, 4096, 5001]
         );
-        assert_eq!(newton_precisions((1 << 19) + 1, 64)[..2], [33, 65]);
+        assert_eq!(
+            newton_precisions((1 << 19) + 1, 64)[11..],
+            [1 << 17, 1 << 18, 1 << 19, (1 << 19) + 1]
+        );
+        assert_eq!(newton_precisions(1 << 10, 64), [64, 128, 256, 512, 1024]);
+        assert_eq!(newton_precisions(65, 64), [64, 65]);
         assert_eq!(newton_precisions(64, 64), [64]);
         assert_eq!(newton_precisions(1, 64), [1]);
         assert_eq!(newton_precisions(0, 64), [0]);

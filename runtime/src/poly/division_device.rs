@@ -264,17 +264,22 @@ impl<F: HostField> PolyRing<F> {
             let (have, step) = (precision[0], precision[1] - precision[0]);
             let (out_e, out_h) = (e.extent(step), h.extent(step));
             let view_g = g.data.slice(..);
-            self.middle_into(
+            let ticket = self.middle_into_with(
                 (&f.data.slice(..), f.extent(f.len.min(have + step))),
                 (&view_g, g.extent(have)),
                 have,
                 (&mut e.data.slice_mut(..), out_e),
+                None,
             )?;
-            self.middle_into(
-                (&view_g, g.extent(step)),
+            // g_[have, …) only reach h's coefficients from `have` ≥ `step` up, past its
+            // window, so g may be read to `have` as in e's product, whose transform of it
+            // then serves again: neither f nor g was written since.
+            self.middle_into_with(
+                (&view_g, g.extent(have)),
                 (&e.data.slice(..), e.extent(step)),
                 0,
                 (&mut h.data.slice_mut(..), out_h),
+                ticket,
             )?;
             let view_h = h.data.slice(..);
             let out = Extent {

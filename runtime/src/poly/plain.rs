@@ -2,15 +2,16 @@
 //! [`fermat_codegen::plain`] launched for a [`PolyRing`], and the operations built on them
 //! and on the cyclic products.
 
+use super::convolution::Ticket;
 use super::device::DevicePoly;
 use super::host::Poly;
 use super::product::{Algorithm, Cyclic, ProductPlan};
 use super::ring::PolyRing;
 use super::schoolbook::schoolbook_mul_middle;
 use crate::error::Error;
-use crate::gpu::{Extent, Extents};
+use crate::gpu::{Extent, Extents, GpuError, GpuPasses};
 use crate::host::HostField;
-use cudarc::driver::{CudaView, CudaViewMut};
+use cudarc::driver::{CudaStream, CudaView, CudaViewMut, DeviceRepr};
 use fermat_codegen::plain::{PlainPass, REDUCE_THREADS};
 
 /// Blocks a plain product should have at least, to fill an H200's 132 multiprocessors
@@ -18,6 +19,42 @@ use fermat_codegen::plain::{PlainPass, REDUCE_THREADS};
 const FILL_BLOCKS: u64 = 264;
 /// The fewest terms a block of a plain product sums.
 const MIN_CHUNK: u64 = 32;
+/// Partial rows a thread of the reduction adds at most when few outputs leave most of the
+/// device idle: more are added in two stages.
+const REDUCE_DEPTH: u64 = 32;
+
+/// `dst` row i = the sum of rows i·t..(i + 1)·t of `src` (of `rows.len` coefficients
+/// each), i < `sums`, t = the rows of `src` / `sums`.
+fn reduce_rows<W: DeviceRepr>(
+    passes: &GpuPasses,
+    stream: &CudaStream,
+    (src, rows): (&CudaView<'_, W>, Extent),
+    (dst, destination): (&mut CudaViewMut<'_, W>, Extent),
+    sums: u64,
+) -> Result<(), GpuError> {
+    passes.run_plain(
+        stream,
+        PlainPass::Reduce,
+        (destination.len.div_ceil(u64::from(REDUCE_THREADS)), sums),
+        (src, src, dst),
+        Extents {
+            source: rows,
+            destination,
+            terms: rows.limit / rows.len.max(1) / sums,
+            ..Extents::whole(1)
+        },
+    )
+}
+
+/// `rows` rows of `len` coefficients each, one after another in one vector.
+fn rows_of(len: u64, rows: u64) -> Extent {
+    Extent {
+        len,
+        limit: rows * len,
+        dist: len,
+        stride: rows * len,
+    }
+}
 
 /// A device vector and where its polynomials lie in it.
 pub(super) type Part<'a, 'b, W> = (&'a CudaView<'b, W>, Extent);
@@ -42,7 +79,18 @@ impl<F: HostField> PolyRing<F> {
         while chunk > MIN_CHUNK && tiles * a.1.len.div_ceil(chunk) * count < FILL_BLOCKS {
             chunk /= 2;
         }
-        let terms = a.1.len.div_ceil(chunk).max(1);
+        let mut terms = a.1.len.div_ceil(chunk).max(1);
+        // Few outputs over many partial rows (the coefficients a middle product wraps, each
+        // a sum over the whole shorter factor): one thread per output adding thousands of
+        // rows in turn took 80 µs at 2^19 terms, so the rows are added in two stages,
+        // groups of REDUCE_DEPTH rows first. Rows past the factor's end are zeros.
+        let reduce_blocks = len.div_ceil(u64::from(REDUCE_THREADS)) * count;
+        let groups = if terms > REDUCE_DEPTH && reduce_blocks < FILL_BLOCKS {
+            terms = terms.next_multiple_of(REDUCE_DEPTH);
+            terms / REDUCE_DEPTH
+        } else {
+            1
+        };
         let stream = self.device()?.stream().clone();
         let extents = |destination: Extent| Extents {
             source: a.1,
@@ -64,13 +112,9 @@ impl<F: HostField> PolyRing<F> {
         }
         let rows = count * terms;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
-        let partial = self.work_buffer(&mut work[0], (rows * len) as usize)?;
-        let partials = Extent {
-            len,
-            limit: rows * len,
-            dist: len,
-            stride: rows * len,
-        };
+        let [partial, sums, _] = &mut *work;
+        let partial = self.work_buffer(partial, (rows * len) as usize)?;
+        let partials = rows_of(len, rows);
         passes.run_plain(
             &stream,
             PlainPass::Product,
@@ -79,18 +123,30 @@ impl<F: HostField> PolyRing<F> {
             extents(partials),
         )?;
         let view = partial.slice(..);
-        passes.run_plain(
-            &stream,
-            PlainPass::Reduce,
-            (
-                len.div_ceil(u64::from(fermat_codegen::plain::REDUCE_THREADS)),
+        if groups == 1 {
+            return Ok(reduce_rows(
+                &passes,
+                &stream,
+                (&view, partials),
+                (c, c_extent),
                 count,
-            ),
-            (&view, &view, c),
-            Extents {
-                source: partials,
-                ..extents(c_extent)
-            },
+            )?);
+        }
+        let grouped = rows_of(len, count * groups);
+        let sums = self.work_buffer(sums, (count * groups * len) as usize)?;
+        reduce_rows(
+            &passes,
+            &stream,
+            (&view, partials),
+            (&mut sums.slice_mut(..), grouped),
+            count * groups,
+        )?;
+        reduce_rows(
+            &passes,
+            &stream,
+            (&sums.slice(..), grouped),
+            (c, c_extent),
+            count,
         )?;
         Ok(())
     }
@@ -133,6 +189,7 @@ impl<F: HostField> PolyRing<F> {
         match plan.algorithm {
             Algorithm::Zero => Ok(Poly::new(&self.field, Vec::new())),
             Algorithm::Schoolbook | Algorithm::Plain => schoolbook_mul_middle(a, b, lo, lo + len),
+            _ if narrow_window(&plan, len) => schoolbook_mul_middle(a, b, lo, lo + len),
             _ => {
                 let (n, wrapped) = middle_points(&plan, lo, len, self.field.two_adicity())?;
                 let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
@@ -205,20 +262,37 @@ impl<F: HostField> PolyRing<F> {
         a: Part<'_, '_, F::Word>,
         b: Part<'_, '_, F::Word>,
         lo: usize,
-        (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
+        c: (&mut CudaViewMut<'_, F::Word>, Extent),
     ) -> Result<(), Error> {
+        self.middle_into_with(a, b, lo, c, None).map(drop)
+    }
+
+    /// [`middle_into`](Self::middle_into), passing a [`Ticket`] from the middle product
+    /// before (`reuse`) to the cyclic product and returning the one it gives (see
+    /// `Convolution::cyclic_device`): a factor of both keeps its transform.
+    pub(super) fn middle_into_with(
+        &self,
+        a: Part<'_, '_, F::Word>,
+        b: Part<'_, '_, F::Word>,
+        lo: usize,
+        (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
+        reuse: Option<Ticket>,
+    ) -> Result<Option<Ticket>, Error> {
         let plan = self.product_plan(a.1.len as usize, b.1.len as usize)?;
         match plan.algorithm {
-            Algorithm::Zero => Ok(()),
-            Algorithm::Plain | Algorithm::Schoolbook => {
-                self.plain_device(a, b, (lo as u64, out.len), (c, out), 1)
-            }
+            Algorithm::Zero => Ok(None),
+            Algorithm::Plain | Algorithm::Schoolbook => self
+                .plain_device(a, b, (lo as u64, out.len), (c, out), 1)
+                .map(|()| None),
+            _ if narrow_window(&plan, out.len as usize) => self
+                .plain_device(a, b, (lo as u64, out.len), (c, out), 1)
+                .map(|()| None),
             _ => {
                 let (n, wrapped) =
                     middle_points(&plan, lo, out.len as usize, self.field.two_adicity())?;
-                self.window_of_cyclic(n, a, b, lo, (c, out))?;
+                let ticket = self.window_of_cyclic(n, a, b, lo, (c, out), reuse)?;
                 if wrapped.is_empty() {
-                    return Ok(());
+                    return Ok(ticket);
                 }
                 // The coefficients that wrapped into the window, by a plain product, taken
                 // out again (through a copy: the difference kernel's operands are
@@ -251,13 +325,15 @@ impl<F: HostField> PolyRing<F> {
                     (&view, fixed_out),
                     (&view, fixed.extent(0)),
                     (&mut c.slice_mut(at..), part),
-                )
+                )?;
+                Ok(ticket)
             }
         }
     }
 
     /// Coefficients lo.. of the cyclic product of n points of a and b into c, through a
-    /// work buffer; the copy of the window is a reduction of one row.
+    /// work buffer; the copy of the window is a reduction of one row. `reuse` and the
+    /// result as in [`middle_into_with`](Self::middle_into_with).
     fn window_of_cyclic(
         &self,
         n: u64,
@@ -265,7 +341,8 @@ impl<F: HostField> PolyRing<F> {
         b: Part<'_, '_, F::Word>,
         lo: usize,
         (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
-    ) -> Result<(), Error> {
+        reuse: Option<Ticket>,
+    ) -> Result<Option<Ticket>, Error> {
         let stream = self.device()?.stream().clone();
         let passes = self.passes()?;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
@@ -276,7 +353,7 @@ impl<F: HostField> PolyRing<F> {
             dist: 0,
             stride: n,
         };
-        self.convolution(n)?.cyclic_device(
+        let ticket = self.convolution(n)?.cyclic_device(
             &stream,
             super::convolution::DeviceSource {
                 data: a.0,
@@ -291,6 +368,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut r.slice_mut(..),
             },
             1,
+            reuse,
         )?;
         let from = (lo as u64).min(n) as usize;
         let window = Extent {
@@ -310,8 +388,18 @@ impl<F: HostField> PolyRing<F> {
                 ..Extents::whole(1)
             },
         )?;
-        Ok(())
+        Ok(ticket)
     }
+}
+
+/// Whether `len` coefficients of the product of `plan`'s operands cost less plain (len
+/// products per coefficient of the shorter operand) than from their cyclic product, of at
+/// least the longer operand's length in points (about N·log2 N products for its three
+/// transforms): the last step of a Newton inverse to 2^19 + 1 needs one coefficient.
+fn narrow_window(plan: &ProductPlan, len: usize) -> bool {
+    let terms = plan.len_a.min(plan.len_b) as u64;
+    let n = plan.len_a.max(plan.len_b).next_power_of_two() as u64;
+    (len as u64) * terms <= n * u64::from(n.trailing_zeros())
 }
 
 /// The points N of the cyclic product a middle product lo..lo + len of `plan`'s operands

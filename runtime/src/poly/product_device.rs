@@ -151,6 +151,7 @@ impl<F: HostField> PolyRing<F> {
                         data: &mut c.data.slice_mut(..),
                     },
                     1,
+                    None,
                 )?;
             }
             Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
@@ -185,6 +186,7 @@ impl<F: HostField> PolyRing<F> {
                         data: &mut r.slice_mut(..),
                     },
                     count as usize,
+                    None,
                 )?;
                 let extents = Extents {
                     source: Extent {
@@ -275,6 +277,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut c.data.slice_mut(..),
             },
             1,
+            None,
         )?;
         let terms = n / m;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
@@ -318,6 +321,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut r.slice_mut(..),
             },
             1,
+            None,
         )?;
         device.join(&stream, &side)?;
         let recombine_table = self.table(ProductPass::Recombine, n, m)?;
