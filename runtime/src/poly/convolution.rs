@@ -270,7 +270,7 @@ impl<F: HostField> Convolution<F> {
         let held = second_holds
             .filter(|(ticket, _)| batch == 1 && Some(*ticket) == reuse)
             .map(|(_, key)| key);
-        let (a, b, transformed) = match b {
+        let (a, b, kept) = match b {
             Some(b) if held.is_some() && Some(a.key(stream)) == held => (b, Some(a), true),
             Some(b) => {
                 let kept = held.is_some() && Some(b.key(stream)) == held;
@@ -304,46 +304,37 @@ impl<F: HostField> Convolution<F> {
         let scratch = scratch.as_mut().expect("allocated above");
         let whole = Extents::whole(self.n);
         let [forward_counters, inverse_counters] = counters;
-        // The transforms of the parts of a.
-        run(
-            &gpu.forward,
-            stream,
-            forward_counters,
-            Vectors {
-                input: DeviceInput::Shared(a.data),
-                output: &mut first.slice_mut(0..words * batch),
-                scratch: &mut scratch.slice_mut(0..words * batch),
-                operand: Operand::None,
-                extents: Extents {
-                    source: a.extent,
-                    ..whole
+        // The forward transforms of `parts` parts of an operand into `output`.
+        let mut forward = |source: &DeviceSource<'_, '_, F::Word>,
+                           output: &mut CudaSlice<F::Word>,
+                           parts: usize|
+         -> Result<(), Error> {
+            run(
+                &gpu.forward,
+                stream,
+                forward_counters,
+                Vectors {
+                    input: DeviceInput::Shared(source.data),
+                    output: &mut output.slice_mut(0..words * parts),
+                    scratch: &mut scratch.slice_mut(0..words * parts),
+                    operand: Operand::None,
+                    extents: Extents {
+                        source: source.extent,
+                        ..whole
+                    },
                 },
-            },
-            batch,
-        )?;
+                parts,
+            )
+        };
+        forward(&a, first, batch)?;
         // The transform of b, and the inverse of the pointwise products.
         let second_view;
         let operand = match &b {
             Some(b) => {
                 let second = second.as_mut().expect("allocated above");
-                if !transformed {
+                if !kept {
                     *second_holds = None;
-                    run(
-                        &gpu.forward,
-                        stream,
-                        forward_counters,
-                        Vectors {
-                            input: DeviceInput::Shared(b.data),
-                            output: &mut second.slice_mut(0..words * b_parts),
-                            scratch: &mut scratch.slice_mut(0..words * b_parts),
-                            operand: Operand::None,
-                            extents: Extents {
-                                source: b.extent,
-                                ..whole
-                            },
-                        },
-                        b_parts,
-                    )?;
+                    forward(b, second, b_parts)?;
                     if batch == 1 {
                         *second_holds = Some((Ticket::new(), b.key(stream)));
                     }
