@@ -13,13 +13,13 @@
 //! once its index is the one the data has after it). [`SplitPass::Inverse`] undoes it:
 //! x_g = G^(−1)·w^(−g)·Σ_k (ω_G^(−g))^k·y_k. [`SplitPass::Product`] is the inverse of a
 //! product of two split transforms, the pointwise product read on the way in.
+//! [`SplitPass::Transpose`] is the local stride permutation L(M, G) of a blocks input (and
+//! L(M, M/G) of a blocks output of the inverse, with its two sizes swapped).
 //!
 //! The s twiddles w are read from two short tables, w = ω_N^j_lo · ω_N^(c·s + T·j_hi) for
 //! j = j_lo + T·j_hi, T = [`low_rows`]\(s) ≈ √s: a table of all s rows would be as large
 //! as a quarter of the data at G = 2 (P6 at N = 2^27: 16 GiB per device and direction),
 //! while the pass multiplies by w at most G times per j anyway.
-//! [`SplitPass::Transpose`] is the local stride permutation L(M, G) of a blocks input (and
-//! L(M, M/G) of a blocks output of the inverse, with its two sizes swapped).
 
 use crate::contract::Arg;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
