@@ -30,10 +30,8 @@ static std::vector<fe_word_t> read_buffer() {
     return b;
 }
 int main() {
-    char name[32]; size_t stride, m, terms;
-    if (scanf("%31s %zu %zu %zu", name, &stride, &m, &terms) != 4) return 3;
-    size_t block = 1;
-    while (block * block < m) block *= 2;
+    char name[32]; size_t stride, m, terms, block;
+    if (scanf("%31s %zu %zu %zu %zu", name, &stride, &m, &terms, &block) != 5) return 3;
     std::vector<fe_word_t> src = read_buffer(), op = read_buffer(), tw = read_buffer(),
         dst = read_buffer();
     if (!strcmp(name, "split_forward"))
@@ -82,7 +80,9 @@ fn check<F: Field>(any: &AnyField, field: &F) {
         let y: Vec<F::Elem> = (0..m).map(|_| field.from_u64(rng.gen())).collect();
         let run = |pass: SplitPass, c: u64, (size, terms): (usize, usize)| -> Vec<F::Elem> {
             let table = pass.table(field, &omega, n, g, c);
-            let mut input = format!("{} {m} {size} {terms}\n", pass.name());
+            // The low table's rows as the runtime passes them.
+            let block = split::low_rows(size as u64);
+            let mut input = format!("{} {m} {size} {terms} {block}\n", pass.name());
             input += &line(&words(field, &x, m, k));
             input += &line(&words(field, &y, m, k));
             input += &line(&table_form(field, &shape, &table));
