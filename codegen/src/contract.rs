@@ -285,6 +285,9 @@ pub enum Arg {
     /// Elements between the second factors of consecutive products of a batch (`size_t
     /// fac_dist`).
     FactorDistance,
+    /// Elements of the vector that holds the second factors (`size_t fac_limit`; see
+    /// [`FUSED_PRODUCT_ARGS`]).
+    FactorLimit,
     /// The first coefficient of the product a plain product writes (`size_t lo`): 0 for
     /// the product, more for a middle product.
     Low,
@@ -342,6 +345,7 @@ impl Arg {
             Arg::FactorLength => "fac_len",
             Arg::FactorStride => "fac_stride",
             Arg::FactorDistance => "fac_dist",
+            Arg::FactorLimit => "fac_limit",
             Arg::Low => "lo",
             Arg::Words => "words",
             Arg::Signs => "signs",
@@ -380,6 +384,7 @@ impl Arg {
             | Arg::FactorLength
             | Arg::FactorStride
             | Arg::FactorDistance
+            | Arg::FactorLimit
             | Arg::Low
             | Arg::Words
             | Arg::Row
@@ -417,6 +422,28 @@ pub const POLY_TRANSFORM_ARGS: [Arg; 15] = [
     Arg::SourceLimit,
     Arg::SourceDistance,
     Arg::SourceStride,
+    Arg::DestinationLength,
+    Arg::DestinationLimit,
+    Arg::DestinationDistance,
+    Arg::DestinationStride,
+];
+
+/// The arguments of a fused product kernel (see [`crate::kernel::emit_product`]), in order:
+/// the first factors and their extents, the second factors and theirs, the products and
+/// theirs, and the twiddles.
+pub const FUSED_PRODUCT_ARGS: [Arg; 16] = [
+    Arg::Source,
+    Arg::Destination,
+    Arg::Twiddles,
+    Arg::SourceLength,
+    Arg::SourceLimit,
+    Arg::SourceDistance,
+    Arg::SourceStride,
+    Arg::Factor,
+    Arg::FactorLength,
+    Arg::FactorLimit,
+    Arg::FactorDistance,
+    Arg::FactorStride,
     Arg::DestinationLength,
     Arg::DestinationLimit,
     Arg::DestinationDistance,

@@ -13,7 +13,7 @@ use crate::cost::{Cost, FieldShape};
 use crate::error::CodegenError;
 use crate::exec::ExecError;
 use crate::header::Header;
-use crate::kernel::{self, EmitOptions, Emitted};
+use crate::kernel::{self, EmitOptions, Emitted, FusedProduct};
 use crate::plan::{Direction, Io, Order, Plan, PlanError, PlanOptions};
 use crate::prelude::{self, PreludeOptions};
 use crate::unit;
@@ -276,6 +276,9 @@ pub struct Generated {
     pub forward: Emitted,
     /// The inverse kernels (`inv_k*`).
     pub inverse: Emitted,
+    /// The fused product kernel (`mul`), where the plans are a convolution's of one pass
+    /// each ([`kernel::emit_product`]).
+    pub product: Option<FusedProduct>,
 }
 
 /// The `fermat gen` command line that makes the same file.
@@ -303,17 +306,28 @@ pub fn generate<F: Field>(
     let shape = FieldShape::of(any);
     let fwd = kernel::emit(field, &shape, forward, roots, options, "fwd")?;
     let inv = kernel::emit(field, &shape, inverse, roots, options, "inv")?;
+    let product = kernel::emit_product(field, &shape, forward, inverse, roots, options, "mul")?;
     let command = gen_command(any, forward.n(), design);
-    let source = render(any, design, &command, forward, &fwd, Some(&inv))?;
+    let source = render(
+        any,
+        design,
+        &command,
+        forward,
+        &fwd,
+        Some(&inv),
+        product.as_ref(),
+    )?;
     Ok(Generated {
         source,
         forward: fwd,
         inverse: inv,
+        product,
     })
 }
 
 /// Lays out the file of emitted kernels: the header (made by `command`, with the
-/// forward plan's counts), the field prelude, the forward kernels, then the inverse ones.
+/// forward plan's counts), the field prelude, the forward kernels, the inverse ones, then
+/// the fused product.
 fn render(
     any: &AnyField,
     design: &Design,
@@ -321,6 +335,7 @@ fn render(
     forward: &Plan,
     fwd: &Emitted,
     inv: Option<&Emitted>,
+    product: Option<&FusedProduct>,
 ) -> Result<String, CodegenError> {
     let shape = FieldShape::of(any);
     let cost = Cost::of(forward, shape);
@@ -346,8 +361,13 @@ fn render(
     let kernels: Vec<_> = both
         .iter()
         .flat_map(|e| e.kernels.iter().cloned())
+        .chain(product.map(|p| p.kernel.clone()))
         .collect();
-    let tables: Vec<_> = both.iter().flat_map(|e| e.tables.iter().cloned()).collect();
+    let tables: Vec<_> = both
+        .iter()
+        .flat_map(|e| e.tables.iter().cloned())
+        .chain(product.into_iter().flat_map(|p| p.tables.iter().cloned()))
+        .collect();
     unit::render_with(&header, any, prelude_options(any, n), &tables, &kernels)
 }
 
@@ -493,7 +513,7 @@ fn transform_with<F: Field>(
             !options.forward_only
         );
     }
-    let source = render(any, &design, &command, &forward, &fwd, inv.as_ref())?;
+    let source = render(any, &design, &command, &forward, &fwd, inv.as_ref(), None)?;
     let fingerprint = fingerprint(
         &any.name(),
         n,

@@ -234,6 +234,67 @@ fn product_kernels_read_short_inputs_and_multiply_in_the_inverse() {
     compiles(&source, "the P3 product kernels");
 }
 
+/// The fused product kernel of n points over `spec` ([`emit_product`]) and its source.
+fn fused_kernel(spec: &str, n: u64) -> (String, String) {
+    use fermat_codegen::design::{design, DesignOptions};
+    use fermat_codegen::kernel::emit_product;
+    use fermat_codegen::{Direction, Io, Order};
+    let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+    let d = design(&any, n, &DesignOptions::default()).unwrap();
+    let io = |short_input, pointwise, short_output| Io {
+        short_input,
+        pointwise,
+        short_output,
+    };
+    let forward = d
+        .lower_io(
+            Direction::Forward,
+            Order::Natural,
+            Order::BitReversed,
+            io(true, false, false),
+        )
+        .unwrap();
+    let inverse = d
+        .lower_io(
+            Direction::Inverse,
+            Order::BitReversed,
+            Order::Natural,
+            io(false, true, true),
+        )
+        .unwrap();
+    let shape = FieldShape::of(&any);
+    let fused = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+        emit_product(f, &shape, &forward, &inverse, &roots, &EmitOptions::default(), "mul")
+            .unwrap()
+            .expect("one pass each way")
+    });
+    let header = Header::new("kernel_snapshots test", any.name());
+    let source = unit::render(
+        &header,
+        &any,
+        &fused.tables,
+        std::slice::from_ref(&fused.kernel),
+    )
+    .unwrap();
+    (fused.kernel.to_string(), source)
+}
+
+#[test]
+fn fused_product_kernels() {
+    let (kernel, source) = fused_kernel("babybear", 64);
+    // Three phases on the shared vector mid, the second factor's multiplied in place.
+    for phase in ["into mid", "multiplied into mid", "of mid into the product"] {
+        assert!(kernel.contains(phase), "{kernel}");
+    }
+    insta::assert_snapshot!("babybear_64_fused_product", kernel);
+    compiles(&source, "the babybear fused product");
+    for (spec, n) in [("goldilocks", 1024), ("P3", 256), ("babybear", 2048)] {
+        let (_, source) = fused_kernel(spec, n);
+        compiles(&source, &format!("the {spec} fused product of {n} points"));
+    }
+}
+
 /// The kernels of products besides transforms: the FFT product's fold, recombination and
 /// overlap-add, and the plain product's tile and reduce kernels (a word prime's tile of
 /// 256 and P3's of 128).

@@ -13,7 +13,7 @@ mod host;
 use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::design::{design, DesignOptions};
-use fermat_codegen::kernel::{emit, twiddle_table, EmitOptions, Emitted};
+use fermat_codegen::kernel::{emit, emit_product, twiddle_table, EmitOptions, Emitted};
 use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
@@ -94,6 +94,35 @@ int main() {
         next_kernel += count;
     }
     for (auto w : buf[out_buf]) printf("%llu\n", (unsigned long long)w);
+    return 0;
+}
+"#;
+
+/// The harness of a fused product kernel: the batch's factors, products and twiddles, then
+/// one block per product.
+const FUSED_HARNESS: &str = r#"
+#include "kernels.cu"
+typedef void (*kernel_fn)(const fe_word_t*, fe_word_t*, const fe_word_t*, size_t, size_t,
+    size_t, size_t, const fe_word_t*, size_t, size_t, size_t, size_t, size_t, size_t, size_t,
+    size_t);
+static bool read_words(std::vector<fe_word_t>& v) {
+    for (auto& w : v) { unsigned long long x; if (scanf("%llu", &x) != 1) return false; w = (fe_word_t)x; }
+    return true;
+}
+int main() {
+    size_t na, nb, nc, nt, batch, s[4], f[4], d[4];
+    if (scanf("%zu %zu %zu %zu %zu", &na, &nb, &nc, &nt, &batch) != 5) return 2;
+    for (auto* e : {s, f, d})
+        for (int i = 0; i < 4; i++) if (scanf("%zu", &e[i]) != 1) return 2;
+    std::vector<fe_word_t> a(na), b(nb), c(nc, (fe_word_t)0x5a5a5a5a5a5a5a5aull), tw(nt ? nt : 1);
+    if (!read_words(a) || !read_words(b) || !read_words(tw)) return 2;
+    kernel_fn kernels[] = { KERNEL_LIST };
+    for (unsigned y = 0; y < batch; y++) {
+        blockIdx.y = y;
+        kernels[0](a.data(), c.data(), tw.data(), s[0], s[1], s[2], s[3], b.data(), f[0], f[1],
+            f[2], f[3], d[0], d[1], d[2], d[3]);
+    }
+    for (auto w : c) printf("%llu\n", (unsigned long long)w);
     return 0;
 }
 "#;
@@ -327,6 +356,150 @@ fn check_product<F: Field>(
         }
     }
     Some(())
+}
+
+/// Factors of a batch laid out as a device batch: factor q at elements q·dist.., junk in the
+/// gaps (a kernel must read only `len` elements of each).
+fn batch_vector<F: Field>(field: &F, parts: &[Vec<F::Elem>], dist: usize) -> Vec<F::Elem> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(dist as u64);
+    let mut flat: Vec<F::Elem> = (0..parts.len() * dist)
+        .map(|_| field.random(&mut rng))
+        .collect();
+    for (q, part) in parts.iter().enumerate() {
+        flat[q * dist..q * dist + part.len()].clone_from_slice(part);
+    }
+    flat
+}
+
+/// A batch of `batch` products of `la` × `lb` coefficients by the fused kernel of n points,
+/// compiled as C++ and run block by block: each the schoolbook product, nothing written
+/// outside the products. `None` where the plans do not fuse.
+fn check_fused<F: Field>(
+    name: &str,
+    any: &AnyField,
+    field: &F,
+    n: u64,
+    (la, lb): (usize, usize),
+    batch: usize,
+) -> Option<()> {
+    let (forward, inverse) = plans(any, n, None);
+    let lc = (la + lb - 1).min(n as usize);
+    let roots = Roots::canonical(field, forward.max_log_order(), n).unwrap();
+    let shape = FieldShape::of(any);
+    let opts = EmitOptions::default();
+    let fused = emit_product(field, &shape, &forward, &inverse, &roots, &opts, "mul")
+        .unwrap()
+        .unwrap_or_else(|| panic!("{name}: {n} points do not fuse"));
+    let cxx = compiler()?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ (la as u64) << 8);
+    let mut random =
+        |len: usize| -> Vec<F::Elem> { (0..len).map(|_| field.random(&mut rng)).collect() };
+    let a: Vec<Vec<F::Elem>> = (0..batch).map(|_| random(la)).collect();
+    let b: Vec<Vec<F::Elem>> = (0..batch).map(|_| random(lb)).collect();
+    let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
+    let (dist_a, dist_b, dist_c) = (la + 3, lb + 1, lc + 2);
+    let (cap_a, cap_b, cap_c) = (batch * dist_a + 1, batch * dist_b, batch * dist_c + 5);
+    let words_a = words(field, &batch_vector(field, &a, dist_a), cap_a, k);
+    let words_b = words(field, &batch_vector(field, &b, dist_b), cap_b, k);
+    let table = twiddle_table(field, &shape, &roots, &fused_layout(&shape, &roots, &opts));
+    let header = fermat_codegen::header::Header::new("product_host", "test");
+    let source = unit::render(
+        &header,
+        any,
+        &fused.tables,
+        std::slice::from_ref(&fused.kernel),
+    )
+    .unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fused_host_{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernels.cu"), &source).unwrap();
+    let exe = host::build_harness(
+        &cxx,
+        &dir,
+        FUSED_HARNESS,
+        &["mul".into()],
+        "the fused kernel",
+    );
+    let ext = |len: usize, cap: usize, dist: usize| format!("{len} {} {dist} {cap}", batch * dist);
+    let mut text = format!(
+        "{} {} {} {} {batch}\n{}\n{}\n{}\n",
+        words_a.len(),
+        words_b.len(),
+        cap_c * k,
+        table.len(),
+        ext(la, cap_a, dist_a),
+        ext(lb, cap_b, dist_b),
+        ext(lc, cap_c, dist_c),
+    );
+    for w in words_a.iter().chain(&words_b).chain(&table) {
+        text.push_str(&format!("{w}\n"));
+    }
+    let got = parse_words(&run_harness(&exe, &text, &format!("{name}: the harness")));
+    for q in 0..batch {
+        // Digit c of element i of product q at word c·cap + q·dist + i.
+        let product = elements(field, &got[q * dist_c..], lc, cap_c, k);
+        let mut want = schoolbook(field, &a[q], &b[q]);
+        // Cyclic: coefficients at and above n wrap around.
+        for i in (n as usize..want.len()).rev() {
+            let top = want.pop().expect("i < len");
+            want[i - n as usize] = field.add(&want[i - n as usize], &top);
+        }
+        want.truncate(lc);
+        assert!(
+            product == want,
+            "{name}: product {q} of {la} × {lb} in {n} points"
+        );
+    }
+    let written: Vec<usize> = (0..batch)
+        .flat_map(|q| q * dist_c..q * dist_c + lc)
+        .collect();
+    for c_digit in 0..k {
+        for i in (0..cap_c).filter(|i| !written.contains(i)) {
+            assert_eq!(
+                got[c_digit * cap_c + i] as u64 & 0xffff_ffff,
+                0x5a5a_5a5a,
+                "{name}: element {i} outside the products was written"
+            );
+        }
+    }
+    Some(())
+}
+
+/// The twiddle table's rows, as the transforms' kernels lay them out.
+fn fused_layout<F: Field>(
+    shape: &FieldShape,
+    roots: &Roots<F>,
+    opts: &EmitOptions,
+) -> fermat_codegen::kernel::TableLayout {
+    fermat_codegen::kernel::TableLayout::of(shape, roots, opts.table_bytes)
+}
+
+#[test]
+fn fused_products_of_a_batch_on_the_host() {
+    for (spec, n, la, lb, batch) in [
+        ("babybear", 64, 30, 35, 3),
+        ("babybear", 2048, 1024, 1024, 2),
+        ("469762049", 256, 1, 200, 2),
+        ("goldilocks", 512, 300, 200, 3),
+        ("P1", 64, 33, 32, 2),
+        ("P3", 256, 100, 157, 2),
+    ] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        let name = format!("{spec}_{n}_{la}_{lb}");
+        with_field!(&any, f => check_fused(&name, &any, f, n, (la, lb), batch));
+    }
+}
+
+#[test]
+fn plans_of_several_passes_do_not_fuse() {
+    let any = FieldSpec::parse("babybear").unwrap().build().unwrap();
+    let (forward, inverse) = plans(&any, 512, Some(3));
+    with_field!(&any, f => {
+        let roots = Roots::canonical(f, forward.max_log_order(), 512).unwrap();
+        let opts = EmitOptions::default();
+        let fused = emit_product(f, &FieldShape::of(&any), &forward, &inverse, &roots, &opts, "mul");
+        assert!(fused.unwrap().is_none());
+    });
 }
 
 fn check(spec: &str, n: u64, la: usize, lb: usize, max_local_bits: Option<u32>) {

@@ -150,7 +150,12 @@ fn check_middle_and_batches<F: HostField>(field: &F) {
                 field.name()
             );
         }
-        for (count, la, lb) in [(7, 33, 20), (64, 300, 300), (3, 1000, 1000)] {
+        for (count, la, lb) in [
+            (7, 33, 20),
+            (64, 300, 300),
+            (3, 1000, 1000),
+            (5, 2048, 2049),
+        ] {
             let a: Vec<_> = (0..count)
                 .map(|_| Poly::random(field, la, &mut rng))
                 .collect();

@@ -25,12 +25,14 @@ mod codelet;
 mod handoff;
 mod occupancy;
 mod pass;
+mod product;
 mod round;
 mod swizzle;
 mod table;
 mod tile;
 mod twiddle;
 
+pub use product::{emit_product, FusedProduct};
 pub use table::{table_form, twiddle_table, High, TableLayout};
 
 use handoff::Handoffs;
@@ -98,6 +100,29 @@ struct Emitter<'a, F: Field> {
     args: &'static [Arg],
 }
 
+impl<'a, F: Field> Emitter<'a, F> {
+    /// The emitter of `plan`'s kernels, which take `args`.
+    fn new(
+        field: &'a F,
+        shape: &'a FieldShape,
+        plan: &Plan,
+        roots: &'a Roots<F>,
+        options: &EmitOptions,
+        args: &'static [Arg],
+    ) -> Self {
+        Emitter {
+            field,
+            shape,
+            roots,
+            inverse: plan.options.direction == Direction::Inverse,
+            log_table: plan.max_log_order(),
+            layout: TableLayout::of(shape, roots, options.table_bytes),
+            n: plan.n(),
+            args,
+        }
+    }
+}
+
 /// Emits the kernels of `plan` over `field`, whose rotations use `roots` (compile-time
 /// rotations are baked in, so kernels are specific to the roots' family and direction).
 ///
@@ -110,22 +135,13 @@ pub fn emit<F: Field>(
     options: &EmitOptions,
     prefix: &str,
 ) -> Result<Emitted, CodegenError> {
-    let log_table = plan.max_log_order();
-    let layout = TableLayout::of(shape, roots, options.table_bytes);
-    let em = Emitter {
-        field,
-        shape,
-        roots,
-        inverse: plan.options.direction == Direction::Inverse,
-        log_table,
-        layout,
-        n: plan.n(),
-        args: if plan.io().is_whole() {
-            &TRANSFORM_ARGS
-        } else {
-            &POLY_TRANSFORM_ARGS
-        },
+    let args: &'static [Arg] = if plan.io().is_whole() {
+        &TRANSFORM_ARGS
+    } else {
+        &POLY_TRANSFORM_ARGS
     };
+    let em = Emitter::new(field, shape, plan, roots, options, args);
+    let layout = em.layout;
     let mut kernels = Vec::new();
     let mut launches = Vec::new();
     let mut tables = Vec::new();

@@ -28,30 +28,51 @@ impl<F: Field> Emitter<'_, F> {
         handoffs: &Handoffs,
         tables: &mut Vec<Table>,
     ) -> Result<(Kernel, Launch), CodegenError> {
-        let (rounds, unfused) = Self::rounds(k);
-        let (tile, layouts) = self.arrange(k, tile, &rounds, options);
         let mut body = handoffs.block_index();
         body.extend(self.vectors(k));
         body.extend(handoffs.wait());
+        let pass = self.pass_body(k, tile, (name, tables), options, Scatter::Store);
+        body.extend(pass.body);
+        body.extend(handoffs.epilogue());
+        Ok(self.declare(k, &pass.tile, name, handoffs, body, pass.uses_tile))
+    }
+
+    /// The work of plan kernel `k` on one block's tile, between the vectors' set-up and the
+    /// hand-offs: the gather from `in`, one round per DFT step, and the scatter to `out`
+    /// as `scatter` says. Codelet tables the rounds read are named after `name`.
+    pub(super) fn pass_body(
+        &self,
+        k: &KernelPlan,
+        tile: Tile,
+        (name, tables): (&str, &mut Vec<Table>),
+        options: &EmitOptions,
+        scatter: Scatter,
+    ) -> PassBody {
+        let (rounds, unfused) = Self::rounds(k);
+        let (tile, layouts) = self.arrange(k, tile, &rounds, options);
+        let mut body = Vec::new();
         let mut tmp = 0u32;
         // Bit sources while a whole tile index `i` is known at run time.
         let tile_bit = |src: BitSource| match src {
             BitSource::Local(c) => Bit::Of("i", c),
             BitSource::Piece(c) => tile.piece_bit(c),
         };
-        let no_rounds = rounds.is_empty();
-        if no_rounds {
-            // No DFT round: the tile goes straight from global memory to global memory.
-            body.extend(self.store_phase(k, &tile, &unfused, &mut tmp, &tile_bit, false));
-        } else {
+        let uses_tile = !rounds.is_empty();
+        if uses_tile {
             body.extend(self.load_phase(k, &tile, &[], &mut tmp));
             for (round, layout) in rounds.iter().zip(&layouts) {
                 body.extend(self.round(round, layout, &tile, (name, tables), &mut tmp));
             }
-            body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, true));
+            body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, scatter));
+        } else {
+            // No DFT round: the tile goes straight from global memory to global memory.
+            body.extend(self.store_phase(k, &tile, &unfused, &mut tmp, &tile_bit, Scatter::Direct));
         }
-        body.extend(handoffs.epilogue());
-        Ok(self.declare(k, &tile, name, handoffs, body, !no_rounds))
+        PassBody {
+            tile,
+            body,
+            uses_tile,
+        }
     }
 
     /// The threads of `tile` (one per codelet of its widest round, at most the options'
@@ -144,18 +165,6 @@ impl<F: Field> Emitter<'_, F> {
             "batch",
             transform_index() * Expr::u64(self.n) * Expr::var("FE_WORDS").cast(Type::SizeT),
         )];
-        let part = |prefix: &str| {
-            let v = |name: &str| Expr::var(format!("{prefix}_{name}"));
-            let base = transform_index() * v("dist");
-            // Elements of this transform's part: none where the vector ends before it.
-            let left = Expr::select(
-                base.clone().lt(v("limit")),
-                v("limit") - base.clone(),
-                Expr::u64(0),
-            );
-            let len = Expr::select(v("len").lt(left.clone()), v("len"), left);
-            (base, len)
-        };
         let (in_base, out_base) = (
             if k.io.short_input {
                 part("src").0
@@ -213,9 +222,21 @@ impl<F: Field> Emitter<'_, F> {
         value
     }
 
-    /// Stores `value` as element `off` of the destination at `ptr`: only below a short
-    /// destination's length.
-    fn write_destination(&self, k: &KernelPlan, ptr: Expr, off: Expr, value: Expr) -> Stmt {
+    /// Stores `value` as element `off` of the destination at `ptr` (only below a short
+    /// destination's length), or, where `scatter` says so, multiplies the element there by
+    /// it.
+    fn write_destination(
+        &self,
+        k: &KernelPlan,
+        (ptr, off): (Expr, Expr),
+        value: Expr,
+        scatter: Scatter,
+    ) -> Stmt {
+        if scatter == Scatter::MultiplyInto {
+            let stride = Expr::u64(self.n);
+            let product = fe::mul(value, fe::load(ptr.clone(), off.clone(), stride.clone()));
+            return fe::store(ptr, off, stride, product);
+        }
         if !k.io.short_output {
             return fe::store(ptr, off, Expr::u64(self.n), value);
         }
@@ -278,8 +299,8 @@ impl<F: Field> Emitter<'_, F> {
     }
 
     /// The last phase: each element, with the pending twiddles applied, goes to its scatter
-    /// address. It comes from the tile, or — in a kernel without DFT rounds — straight from
-    /// global memory.
+    /// address. It comes from the tile, or — in a kernel without DFT rounds
+    /// ([`Scatter::Direct`]) — straight from global memory.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn store_phase(
         &self,
@@ -288,8 +309,9 @@ impl<F: Field> Emitter<'_, F> {
         pending: &[&Step],
         tmp: &mut u32,
         bit_of: &dyn Fn(BitSource) -> Bit,
-        from_tile: bool,
+        scatter: Scatter,
     ) -> Vec<Stmt> {
+        let from_tile = scatter != Scatter::Direct;
         let order = self.store_order(k, tile);
         let identity: Vec<u32> = (0..k.log_n).collect();
         let mut ptrs = vec![Ptr {
@@ -326,7 +348,7 @@ impl<F: Field> Emitter<'_, F> {
         };
         let v = self.fused(loaded, pending, bit_of, &mut inner, tmp);
         let (ptr, off) = nest.global[0].clone();
-        inner.push(self.write_destination(k, ptr, off, v));
+        inner.push(self.write_destination(k, (ptr, off), v, scatter));
         vec![
             Stmt::comment(if from_tile {
                 "scatter the tile"
@@ -336,4 +358,40 @@ impl<F: Field> Emitter<'_, F> {
             nest.wrap(inner),
         ]
     }
+}
+
+/// Where this block's transform finds its part of a vector of polynomials whose arguments
+/// are named `{prefix}_dist`, `{prefix}_limit` and `{prefix}_len`: the part's first element
+/// and its length (none where the vector ends before it).
+pub(super) fn part(prefix: &str) -> (Expr, Expr) {
+    let v = |name: &str| Expr::var(format!("{prefix}_{name}"));
+    let base = transform_index() * v("dist");
+    let left = Expr::select(
+        base.clone().lt(v("limit")),
+        v("limit") - base.clone(),
+        Expr::u64(0),
+    );
+    let len = Expr::select(v("len").lt(left.clone()), v("len"), left);
+    (base, len)
+}
+
+/// How a pass's last phase writes its elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scatter {
+    /// From the tile to the destination.
+    Store,
+    /// From the tile, multiplying the destination's element in place: the second forward
+    /// transform of a fused product ([`super::product`]).
+    MultiplyInto,
+    /// From the source to the destination, without a tile: a pass without DFT rounds.
+    Direct,
+}
+
+/// A pass's statements on one block's tile ([`Emitter::pass_body`]).
+pub(super) struct PassBody {
+    /// The tile, its threads and swizzle arranged for the rounds.
+    pub(super) tile: Tile,
+    pub(super) body: Vec<Stmt>,
+    /// Whether the pass keeps its tile in shared memory (it has DFT rounds).
+    pub(super) uses_tile: bool,
 }

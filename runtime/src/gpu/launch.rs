@@ -552,7 +552,7 @@ pub(crate) struct Extents {
     pub(crate) size: u64,
     pub(crate) terms: u64,
     pub(crate) block: u64,
-    /// The second factor of a plain product (its `limit` unused).
+    /// The second factor of a plain product (its `limit` unused), or of a fused one.
     pub(crate) factor: Extent,
     /// The first coefficient a plain product writes.
     pub(crate) low: u64,
@@ -706,6 +706,7 @@ impl Bound {
             Arg::FactorLength => Value::U64(self.extents.factor.len),
             Arg::FactorStride => Value::U64(self.extents.factor.stride),
             Arg::FactorDistance => Value::U64(self.extents.factor.dist),
+            Arg::FactorLimit => Value::U64(self.extents.factor.limit),
             Arg::Low => Value::U64(self.extents.low),
             Arg::Words
             | Arg::Signs
@@ -764,7 +765,7 @@ mod tests {
                 block: 18,
                 factor: Extent {
                     len: 19,
-                    limit: 0,
+                    limit: 23,
                     dist: 21,
                     stride: 20,
                 },
@@ -785,6 +786,10 @@ mod tests {
         assert_eq!(
             values(&fermat_codegen::plain::PRODUCT_ARGS),
             [1, 8, 11, 10, 6, 19, 20, 21, 2, 12, 15, 14, 22, 17, 18]
+        );
+        assert_eq!(
+            values(&fermat_codegen::contract::FUSED_PRODUCT_ARGS),
+            [1, 2, 3, 8, 9, 10, 11, 6, 19, 23, 21, 20, 12, 13, 14, 15]
         );
         // The CRT route's kernels bind their own arguments; a plan's launch refuses them.
         for pass in fermat_codegen::crt::CrtPass::ALL {

@@ -46,16 +46,19 @@ enum Engine<F: HostField> {
 struct GpuConvolution<W> {
     forward: GpuKernels<W>,
     inverse: GpuKernels<W>,
+    /// The fused product kernel, where both transforms are one pass each.
+    product: Option<GpuKernels<W>>,
     work: Mutex<Work<W>>,
 }
 
 /// The device buffers of calls: the transforms of both operands and a scratch buffer, as
-/// large as the largest batch so far; the hand-off counters of each direction.
+/// large as the largest batch so far; the hand-off counters of each direction and of the
+/// fused product.
 struct Work<W> {
     first: Option<CudaSlice<W>>,
     second: Option<CudaSlice<W>>,
     scratch: Option<CudaSlice<W>>,
-    counters: [Counters; 2],
+    counters: [Counters; 3],
     /// The operand whose transform `second` holds, when a product of one part put it
     /// there: the product's ticket, the vector's device address and its extent.
     second_holds: Option<(Ticket, (u64, Extent))>,
@@ -141,17 +144,17 @@ impl<F: HostField> Convolution<F> {
                     .into_iter()
                     .map(F::word)
                     .collect();
-                let mut kernels = GpuKernels::compile_all(
-                    device.clone(),
-                    &generated.source,
-                    vec![generated.forward.launches, generated.inverse.launches],
-                    &table,
-                )?;
-                let inverse = kernels.pop().expect("two launch lists");
-                let forward = kernels.pop().expect("two launch lists");
+                let mut lists = vec![generated.forward.launches, generated.inverse.launches];
+                lists.extend(generated.product.map(|p| vec![p.launch]));
+                let mut kernels =
+                    GpuKernels::compile_all(device.clone(), &generated.source, lists, &table)?
+                        .into_iter();
+                let forward = kernels.next().expect("a forward launch list");
+                let inverse = kernels.next().expect("an inverse launch list");
                 Engine::Gpu(Box::new(GpuConvolution {
                     forward,
                     inverse,
+                    product: kernels.next(),
                     work: Mutex::new(Work {
                         first: None,
                         second: None,
@@ -278,6 +281,39 @@ impl<F: HostField> Convolution<F> {
             }
             None => (a, None, false),
         };
+        // A batch of products of factors of their own: one fused kernel, one block per
+        // product, where the transforms are one pass each.
+        if let (Some(fused), Some(b)) = (&gpu.product, &b) {
+            if batch > 1 && b.extent.dist > 0 {
+                *second_holds = None;
+                if scratch.is_none() {
+                    *scratch = Some(device.alloc::<F::Word>(1)?);
+                    if !Arc::ptr_eq(stream, device.stream()) {
+                        device.join(stream, device.stream())?;
+                    }
+                }
+                let scratch = scratch.as_mut().expect("allocated above");
+                run(
+                    fused,
+                    stream,
+                    &mut counters[2],
+                    Vectors {
+                        input: DeviceInput::Shared(a.data),
+                        output: &mut c.data.slice_mut(..),
+                        scratch: &mut scratch.slice_mut(..),
+                        operand: Operand::Separate(b.data),
+                        extents: Extents {
+                            source: a.extent,
+                            destination: c.extent,
+                            factor: b.extent,
+                            ..Extents::whole(self.n)
+                        },
+                    },
+                    batch,
+                )?;
+                return Ok(None);
+            }
+        }
         let mut allocated = false;
         let mut ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
             if slot.as_ref().is_none_or(|s| s.len() < len) {
@@ -303,7 +339,7 @@ impl<F: HostField> Convolution<F> {
         let first = first.as_mut().expect("allocated above");
         let scratch = scratch.as_mut().expect("allocated above");
         let whole = Extents::whole(self.n);
-        let [forward_counters, inverse_counters] = counters;
+        let [forward_counters, inverse_counters, _] = counters;
         // The forward transforms of `parts` parts of an operand into `output`.
         let mut forward = |source: &DeviceSource<'_, '_, F::Word>,
                            output: &mut CudaSlice<F::Word>,

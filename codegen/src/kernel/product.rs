@@ -1,0 +1,202 @@
+//! Fused products: where both transforms of a cyclic product are one pass each, one
+//! kernel computes a whole product per block — the forward transforms of both factors, the
+//! pointwise product and the inverse — with the transforms in shared memory between its
+//! phases. A batch of small products then reads its factors and writes its products once,
+//! instead of writing and reading two transforms and their product through global memory
+//! in three launches (bench/RESULTS.md, "Fused products").
+
+use super::occupancy::blocks_for_registers;
+use super::pass::{part, Scatter};
+use super::tile::Tile;
+use super::{EmitOptions, Emitter};
+use crate::contract::{Hop, Launch, FUSED_PRODUCT_ARGS};
+use crate::cost::FieldShape;
+use crate::cuda::{Expr, Kernel, SharedArray, Stmt, Table, Type};
+use crate::error::CodegenError;
+use crate::plan::{Io, KernelPlan, Plan};
+use fermat_dsl::field::{Field, Roots};
+
+/// The fused product kernel and how to launch it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FusedProduct {
+    /// The kernel: block (0, t) computes product t of a batch.
+    pub kernel: Kernel,
+    /// Its launch: one block per product, [`FUSED_PRODUCT_ARGS`] bound.
+    pub launch: Launch,
+    /// Constant tables its rounds read (file scope, before it).
+    pub tables: Vec<Table>,
+}
+
+/// The fused product kernel `name` of the cyclic convolution whose forward plan reads a
+/// short factor and whose inverse plan multiplies pointwise and writes a short product
+/// (the plans of `fermat::poly`'s convolutions), or `None` where it cannot be fused: a
+/// plan of more than one pass, tiles of different thread counts, or a block's shared
+/// memory — the tile and one transform of n elements — beyond `options.shared_limit`.
+///
+/// Product t reads its first factor at `src + t·src_dist` (`src_len` elements, none beyond
+/// `src_limit`, digits `src_stride` words apart), its second at `fac + t·fac_dist` with the
+/// `fac_` extents, and writes the first `dst_len` coefficients of the product at
+/// `dst + t·dst_dist`. Its phases:
+/// 1. the forward transform of the first factor, scattered into the shared vector `mid`;
+/// 2. the forward transform of the second, each element multiplying `mid`'s in place;
+/// 3. the inverse transform of `mid` into the product.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::design::{design, DesignOptions};
+/// use fermat_codegen::kernel::{emit_product, EmitOptions};
+/// use fermat_codegen::{Direction, Io, Order};
+/// use fermat_dsl::field::{AnyField, FieldSpec, Roots};
+/// use fermat_dsl::with_field;
+///
+/// let any: AnyField = "babybear".parse::<FieldSpec>()?.build()?;
+/// let d = design(&any, 256, &DesignOptions::default())?;
+/// let io = |short_input, pointwise, short_output| Io { short_input, pointwise, short_output };
+/// let fwd = d.lower_io(Direction::Forward, Order::Natural, Order::BitReversed, io(true, false, false))?;
+/// let inv = d.lower_io(Direction::Inverse, Order::BitReversed, Order::Natural, io(false, true, true))?;
+/// let fused = with_field!(&any, f => {
+///     let roots = Roots::canonical(f, fwd.max_log_order(), 256)?;
+///     emit_product(f, &FieldShape::of(&any), &fwd, &inv, &roots, &EmitOptions::default(), "mul")?
+/// });
+/// let fused = fused.expect("a transform of 256 points is one pass");
+/// assert_eq!((fused.launch.blocks, fused.kernel.name.as_str()), (1, "mul"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn emit_product<F: Field>(
+    field: &F,
+    shape: &FieldShape,
+    forward: &Plan,
+    inverse: &Plan,
+    roots: &Roots<F>,
+    options: &EmitOptions,
+    name: &str,
+) -> Result<Option<FusedProduct>, CodegenError> {
+    let ([fk], [ik]) = (forward.kernels.as_slice(), inverse.kernels.as_slice()) else {
+        return Ok(None);
+    };
+    let reads_factor = Io {
+        short_input: true,
+        ..Io::default()
+    };
+    let writes_product = Io {
+        pointwise: true,
+        short_output: true,
+        ..Io::default()
+    };
+    if fk.io != reads_factor || ik.io != writes_product {
+        return Ok(None);
+    }
+    // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it.
+    let ik = KernelPlan {
+        io: Io {
+            pointwise: false,
+            ..ik.io
+        },
+        ..ik.clone()
+    };
+    let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
+    let inv = Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
+    let mut tables = Vec::new();
+    let mut phases = Vec::new();
+    let mut tiles = Vec::new();
+    for (em, k, phase, scatter) in [
+        (&fwd, fk, "f", Scatter::Store),
+        (&fwd, fk, "g", Scatter::MultiplyInto),
+        (&inv, &ik, "h", Scatter::Store),
+    ] {
+        let tile = Tile::new(k, shape, options)?;
+        let pass = em.pass_body(
+            k,
+            tile,
+            (&format!("{name}_{phase}"), &mut tables),
+            options,
+            scatter,
+        );
+        if !pass.uses_tile {
+            return Ok(None);
+        }
+        phases.push(pass.body);
+        tiles.push(pass.tile);
+    }
+    let threads = tiles[0].threads;
+    let element_words = shape.element_bytes / (fwd.word_bits() as u64 / 8);
+    let tile_words = tiles.iter().map(Tile::words).max().unwrap_or(0) * element_words;
+    let mid_words = forward.n() * element_words;
+    let shared_bytes = (tile_words + mid_words) * (fwd.word_bits() as u64 / 8);
+    let one_block = tiles.iter().all(|t| t.s + t.pb == fk.log_n);
+    if !one_block
+        || tiles.iter().any(|t| t.threads != threads)
+        || shared_bytes > options.shared_limit
+    {
+        return Ok(None);
+    }
+
+    let word = || Type::ptr(Type::Word);
+    let factor = |source: &str, stride: Option<&str>| {
+        let (base, len) = part(source);
+        let mut set_up = vec![
+            Stmt::let_(Type::const_ptr(Type::Word), "in", Expr::var(source) + base),
+            Stmt::const_(Type::SizeT, "in_len", len),
+        ];
+        // The forward pass reads the stride of its source as `src_stride`.
+        if let Some(stride) = stride {
+            set_up.push(Stmt::const_(Type::SizeT, "src_stride", Expr::var(stride)));
+        }
+        set_up.push(Stmt::let_(word(), "out", Expr::var("mid")));
+        set_up
+    };
+    let (out_base, out_len) = part("dst");
+    let set_ups = [
+        factor("src", None),
+        factor("fac", Some("fac_stride")),
+        vec![
+            Stmt::let_(Type::const_ptr(Type::Word), "in", Expr::var("mid")),
+            Stmt::let_(word(), "out", Expr::var("dst") + out_base),
+            Stmt::const_(Type::SizeT, "out_len", out_len),
+        ],
+    ];
+    let labels = [
+        "the first factor's transform into mid",
+        "the second factor's transform, multiplied into mid",
+        "the inverse transform of mid into the product",
+    ];
+    let mut body = Vec::new();
+    for (i, ((set_up, phase), label)) in set_ups.into_iter().zip(phases).zip(labels).enumerate() {
+        if i > 0 {
+            // The tile is gathered again, and mid read, after every thread's scatter.
+            body.push(Stmt::sync());
+        }
+        body.push(Stmt::comment(label));
+        body.push(Stmt::Block(set_up.into_iter().chain(phase).collect()));
+    }
+    let mut kernel = Kernel::new(
+        name,
+        FUSED_PRODUCT_ARGS.iter().map(|a| a.param()).collect(),
+        body,
+    )
+    .doc(format!(
+        "cyclic products of {} points, one per block, fused",
+        forward.n()
+    ))
+    .shared(SharedArray::new(Type::Word, "tile", tile_words))
+    .shared(SharedArray::new(Type::Word, "mid", mid_words));
+    kernel = match fwd.register_cap(fk) {
+        Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
+        None => kernel.launch_bounds(threads),
+    };
+    let launch = Launch {
+        kernel: name.to_string().into(),
+        blocks: 1,
+        threads,
+        shared_bytes,
+        pieces_per_block: 1,
+        hop: Hop::InputToOutput,
+        signals: 0,
+        args: &FUSED_PRODUCT_ARGS,
+    };
+    Ok(Some(FusedProduct {
+        kernel,
+        launch,
+        tables,
+    }))
+}
