@@ -17,9 +17,10 @@
 //! what Newton division needs). Products of a batch are grid rows: row y is chunk
 //! y mod `terms` of product ⌊y / terms⌋, each product's vectors `dist` elements apart.
 //!
-//! Division builds on two more kernels: [`PlainPass::Reverse`] (the reversed polynomials
-//! of Newton division) and [`PlainPass::Difference`] (the remainder a − q·b, and the
-//! negated correction of a Newton step of the power-series inverse).
+//! Division builds on three more kernels: [`PlainPass::Reverse`] (the reversed polynomials
+//! of Newton division), [`PlainPass::Difference`] (the remainder a − q·b, and the negated
+//! correction of a Newton step of the power-series inverse) and [`PlainPass::Series`]
+//! (the first steps of that inverse, in one block).
 //!
 //! Every per-thread loop steps by the block's size, so the kernels give the same result
 //! with any number of threads — one thread per block included, which is how the host
@@ -35,7 +36,7 @@
 //! ```
 
 use crate::contract::Arg;
-use crate::cuda::{fe, Builtin, Dim, Expr, ForLoop, Kernel, SharedArray, Stmt, Type};
+use crate::cuda::{fe, BinOp, Builtin, Dim, Expr, ForLoop, Kernel, SharedArray, Stmt, Type};
 use fermat_dsl::field::Field;
 
 /// A kernel of plain products.
@@ -52,6 +53,13 @@ pub enum PlainPass {
     /// c_t = a_t − b_t for t < `dst_len`, each operand zero past its length: with an
     /// empty a, the negation of b; with an empty b, a copy of a.
     Difference,
+    /// One block extends the power-series inverse g of f (`src`, zero past `src_len`)
+    /// from its first `lo` coefficients, in `dst`, to `dst_len` ≤ [`Tile::series`]: the
+    /// Newton steps from ℓ to ℓ′ = min(2ℓ, `dst_len`) with their middle products
+    /// e = [f·g]_[ℓ, ℓ′) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)) computed plain, f, g and e
+    /// in shared memory: one launch for steps that each took five (bench/RESULTS.md,
+    /// "Division round 6").
+    Series,
 }
 
 /// The arguments of [`PlainPass::Product`], in order.
@@ -108,6 +116,17 @@ pub const DIFFERENCE_ARGS: [Arg; 9] = [
     Arg::DestinationStride,
 ];
 
+/// The arguments of [`PlainPass::Series`], in order.
+pub const SERIES_ARGS: [Arg; 7] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceStride,
+    Arg::Destination,
+    Arg::DestinationLength,
+    Arg::DestinationStride,
+    Arg::Low,
+];
+
 /// Threads per block of [`PlainPass::Reduce`] (and of the other elementwise kernels).
 pub const REDUCE_THREADS: u32 = 256;
 
@@ -119,6 +138,9 @@ pub struct Tile {
     pub outputs: u32,
     /// The most a_i per block.
     pub chunk: u32,
+    /// The most coefficients of a power-series inverse [`PlainPass::Series`] computes: a
+    /// power of two, its f, g and half of it e within `SHARED_BYTES`, at most 1024.
+    pub series: u32,
 }
 
 /// Shared memory the staged a_i and b_j may take: within the 48 KB of a static
@@ -134,9 +156,14 @@ impl Tile {
         while side > 16 && (3 * side - 1) * bytes > SHARED_BYTES {
             side /= 2;
         }
+        let mut series = 1024u64;
+        while series > 16 && 5 * series / 2 * bytes > SHARED_BYTES {
+            series /= 2;
+        }
         Tile {
             outputs: side as u32,
             chunk: side as u32,
+            series: series as u32,
         }
     }
 
@@ -160,11 +187,12 @@ fn row() -> Expr {
 
 impl PlainPass {
     /// Every kernel.
-    pub const ALL: [PlainPass; 4] = [
+    pub const ALL: [PlainPass; 5] = [
         PlainPass::Product,
         PlainPass::Reduce,
         PlainPass::Reverse,
         PlainPass::Difference,
+        PlainPass::Series,
     ];
 
     /// The kernel's name.
@@ -174,6 +202,7 @@ impl PlainPass {
             PlainPass::Reduce => "plain_reduce",
             PlainPass::Reverse => "plain_reverse",
             PlainPass::Difference => "plain_difference",
+            PlainPass::Series => "plain_series",
         }
     }
 
@@ -184,6 +213,7 @@ impl PlainPass {
             PlainPass::Reduce => &REDUCE_ARGS,
             PlainPass::Reverse => &REVERSE_ARGS,
             PlainPass::Difference => &DIFFERENCE_ARGS,
+            PlainPass::Series => &SERIES_ARGS,
         }
     }
 
@@ -192,6 +222,8 @@ impl PlainPass {
         match self {
             PlainPass::Product => tile.outputs,
             PlainPass::Reduce | PlainPass::Reverse | PlainPass::Difference => REDUCE_THREADS,
+            // One thread per coefficient of the last step's e.
+            PlainPass::Series => (tile.series / 2).clamp(32, 512),
         }
     }
 
@@ -213,6 +245,15 @@ impl PlainPass {
             PlainPass::Difference => Kernel::new(self.name(), params, difference_body())
                 .doc("c[t] = a[t] - b[t], each operand zero past its length")
                 .launch_bounds(REDUCE_THREADS),
+            PlainPass::Series => {
+                let len = u64::from(tile.series);
+                Kernel::new(self.name(), params, series_body())
+                    .doc("g = 1/f mod x^dst_len from its first lo coefficients: Newton steps with plain middle products, in one block")
+                    .launch_bounds(self.threads(tile))
+                    .shared(SharedArray::new(Type::Fe, "sf", len))
+                    .shared(SharedArray::new(Type::Fe, "sg", len))
+                    .shared(SharedArray::new(Type::Fe, "se", len / 2))
+            }
         }
     }
 }
@@ -410,6 +451,111 @@ fn difference_body() -> Vec<Stmt> {
     )]
 }
 
+/// Σ_(i < end) `g[i]`·`t[at(i)]`, the t in table form: one output of a plain product in
+/// shared memory.
+fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
+    let terms = ForLoop::range("i", Type::SizeT, Expr::u64(0), end)
+        .unroll_by(8)
+        .body(vec![Stmt::assign(
+            var("acc"),
+            fe::add(
+                var("acc"),
+                fe::mul_mont(var("sg").at(var("i")), var(t).at(at(var("i")))),
+            ),
+        )]);
+    vec![Stmt::let_(Type::Fe, "acc", fe::zero()), Stmt::For(terms)]
+}
+
+fn series_body() -> Vec<Stmt> {
+    let step = Expr::select(
+        var("have").lt(var("dst_len") - var("have")),
+        var("have"),
+        var("dst_len") - var("have"),
+    );
+    // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
+    let mut e = dot(var("have"), "sf", |i| var("have") + var("t") - i);
+    e.push(Stmt::assign(
+        var("se").at(var("t")),
+        fe::to_mont(var("acc")),
+    ));
+    // −(g·e mod x^step)_t = −Σ_(i ≤ t) g_i·e_(t − i).
+    let mut h = dot(var("t") + Expr::u64(1), "se", |i| var("t") - i);
+    h.push(Stmt::assign(
+        var("sg").at(var("have") + var("t")),
+        fe::neg(var("acc")),
+    ));
+    let newton_step = vec![
+        Stmt::const_(Type::SizeT, "step", step),
+        block_stride("t", var("step"), e),
+        Stmt::sync(),
+        block_stride("t", var("step"), h),
+        Stmt::sync(),
+        Stmt::assign_op(var("have"), BinOp::Add, var("step")),
+    ];
+    vec![
+        block_stride(
+            "t",
+            var("dst_len"),
+            vec![Stmt::assign(
+                var("sf").at(var("t")),
+                Expr::select(
+                    var("t").lt(var("src_len")),
+                    fe::to_mont(fe::load(var("src"), var("t"), var("src_stride"))),
+                    fe::zero(),
+                ),
+            )],
+        ),
+        block_stride(
+            "t",
+            var("lo"),
+            vec![Stmt::assign(
+                var("sg").at(var("t")),
+                fe::load(var("dst"), var("t"), var("dst_stride")),
+            )],
+        ),
+        Stmt::sync(),
+        Stmt::let_(Type::SizeT, "have", var("lo")),
+        Stmt::While {
+            cond: var("have").lt(var("dst_len")),
+            body: newton_step,
+        },
+        block_stride(
+            "t",
+            var("dst_len") - var("lo"),
+            vec![fe::store(
+                var("dst"),
+                var("lo") + var("t"),
+                var("dst_stride"),
+                var("sg").at(var("lo") + var("t")),
+            )],
+        ),
+    ]
+}
+
+/// The power-series inverse of f mod x^n from its first `lo` coefficients `g`, as
+/// [`PlainPass::Series`] computes it: the CPU's run of the kernel.
+pub fn plain_series<F: Field>(field: &F, f: &[F::Elem], g: &mut Vec<F::Elem>, n: usize) {
+    let coeff = |j: usize| f.get(j).cloned().unwrap_or_else(|| field.zero());
+    g.truncate(n);
+    while g.len() < n {
+        let have = g.len();
+        let step = have.min(n - have);
+        let e: Vec<F::Elem> = (0..step)
+            .map(|t| {
+                (0..have).fold(field.zero(), |acc, i| {
+                    field.add(&acc, &field.mul(&g[i], &coeff(have + t - i)))
+                })
+            })
+            .collect();
+        for t in 0..step {
+            let h = (0..=t).fold(field.zero(), |acc, i| {
+                field.add(&acc, &field.mul(&g[i], &e[t - i]))
+            });
+            g.push(field.neg(&h));
+        }
+    }
+}
+
 /// The outputs lo..lo + `out.len()` of a·b by the kernels' decomposition into tiles of
 /// `tile.outputs` outputs and chunks of `chunk` terms, each chunk's partial sums added in
 /// order as [`PlainPass::Reduce`] adds them: the CPU's run of the kernels, for one product.
@@ -483,6 +629,7 @@ mod tests {
         let tile = Tile {
             outputs: 8,
             chunk: 8,
+            series: 16,
         };
         for (la, lb, chunk) in [(1, 1, 8), (5, 13, 4), (40, 3, 8), (17, 17, 2), (9, 30, 8)] {
             let a: Vec<E> = (0..la).map(|i| f.from_u64(i * i + 3)).collect();
@@ -496,6 +643,31 @@ mod tests {
             plain_mul(&f, &a, &b, lo, tile, chunk, &mut mid);
             assert!(mid == want[lo..lo + mid.len()], "middle of {la} × {lb}");
         }
+    }
+
+    #[test]
+    fn series_steps_invert_power_series() {
+        let f = Fp32::new(469762049).unwrap();
+        let s: Vec<E> = (0..40).map(|i| f.from_u64(3 * i * i + 2)).collect();
+        for (lo, n) in [(1, 1), (1, 2), (1, 37), (3, 40), (5, 64)] {
+            // The seed: the inverse's first lo coefficients by the schoolbook recurrence.
+            let mut g = vec![f.inv(&s[0]).unwrap()];
+            plain_series(&f, &s, &mut g, lo);
+            assert_eq!(g.len(), lo);
+            plain_series(&f, &s, &mut g, n);
+            let product = schoolbook(&f, &s, &g);
+            assert!(product[0] == f.one(), "{lo} → {n}");
+            assert!(product[1..n].iter().all(|c| *c == f.zero()), "{lo} → {n}");
+        }
+        for bytes in [4, 8, 32, 64, 128, 256, 512] {
+            let t = Tile::for_element_bytes(bytes);
+            assert!(
+                5 * u64::from(t.series) / 2 * bytes <= SHARED_BYTES,
+                "{bytes}"
+            );
+            assert!(t.series >= 16 && t.series.is_power_of_two(), "{bytes}");
+        }
+        assert_eq!(Tile::for_element_bytes(4).series, 1024);
     }
 
     #[test]

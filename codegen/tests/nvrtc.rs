@@ -196,6 +196,7 @@ fn every_field_s_product_kernels_compile_for_sm_90() {
                             "plain_reduce",
                             "plain_reverse",
                             "plain_difference",
+                            "plain_series",
                         ] {
                             assert!(
                                 resources.iter().any(|r| r.kernel == kernel),

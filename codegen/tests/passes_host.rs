@@ -12,7 +12,7 @@ mod host;
 
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
-use fermat_codegen::plain::{plain_mul, Tile};
+use fermat_codegen::plain::{plain_mul, plain_series, Tile};
 use fermat_codegen::poly::{self, ProductPass};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
@@ -57,6 +57,8 @@ int main() {
                 plain_reverse(src, a[0], a[1], dst, a[6], a[7]);
             else if (!strcmp(name, "plain_difference"))
                 plain_difference(src, a[0], a[1], fac, a[3], a[4], dst, a[6], a[7]);
+            else if (!strcmp(name, "plain_series"))
+                plain_series(src, a[0], a[1], dst, a[6], a[7], a[9]);
             else if (!strcmp(name, "product_fold"))
                 product_fold(src, dst, fac, a[0], a[1], a[12], a[10]);
             else if (!strcmp(name, "product_recombine"))
@@ -373,6 +375,54 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
             .collect();
         let got = elements(field, &out, out_len, cap, k);
         assert!(got == want, "{name}: reverse to {out_len}");
+    }
+    // Power-series inverses of a (and of its first 7 coefficients) from seeds of 1, 5 and
+    // 16 coefficients, to 1, 2, 200 and 300 coefficients.
+    let capacity = Tile::for_element_bytes(FieldShape::of(any).element_bytes).series as usize;
+    for (f_len, lo, n) in [
+        (la, 1, 1),
+        (la, 1, 2),
+        (la, 5, 200),
+        (7, 16, 300),
+        (la, 1, la),
+    ] {
+        let n = n.min(capacity);
+        let mut seed = vec![field.inv(&a[0]).unwrap()];
+        plain_series(field, &a[..f_len], &mut seed, lo);
+        let series = Launch {
+            name: "plain_series",
+            grid: (1, 1),
+            bufs: (0, 0, 1),
+            src: [f_len as u64, cap as u64, 0],
+            dst: [n as u64, cap as u64, 0],
+            lo: lo as u64,
+            ..Launch::default()
+        };
+        let mut g = words(field, &seed, cap, k);
+        // Past the seed, poison: the kernel writes g there, and nothing past n.
+        for digit in 0..k {
+            g[digit * cap + lo..(digit + 1) * cap].fill(POISON);
+        }
+        let buffers = vec![words(field, &a, cap, k), g];
+        let out = run(&name, any, &buffers, &[series], 1).unwrap();
+        let mut want = seed.clone();
+        plain_series(field, &a[..f_len], &mut want, n);
+        let got = elements(field, &out, n, cap, k);
+        assert!(got == want, "{name}: series of {f_len} from {lo} to {n}");
+        let product = schoolbook(field, &a[..f_len], &got);
+        assert!(
+            product[0] == field.one() && product[1..n].iter().all(|c| *c == field.zero()),
+            "{name}: f·g ≢ 1 mod x^{n}"
+        );
+        for digit in 0..k {
+            // Words of 32 bits come back as the poison's low half.
+            assert!(
+                out[digit * cap + n..(digit + 1) * cap]
+                    .iter()
+                    .all(|&w| w as u32 == POISON as u32),
+                "{name}: series to {n} wrote past it"
+            );
+        }
     }
     // Differences: a − b over the longer length, −b (a empty), a (b empty), and a − b cut
     // to 50 outputs.

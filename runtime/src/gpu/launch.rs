@@ -344,6 +344,7 @@ impl GpuPasses {
                 blocks.clamp(1, PASS_BLOCKS)
             }
             PlainPass::Product => blocks.max(1),
+            PlainPass::Series => 1,
         };
         let l = Launch {
             kernel: pass.name().into(),

@@ -258,9 +258,31 @@ impl<F: HostField> PolyRing<F> {
             (&seed.data.slice(..), seed.extent(0)),
             (&mut g.data.slice_mut(..), out),
         )?;
+        // The first steps in one block, to as many coefficients as its shared memory holds.
+        let on_chip = n.min(self.passes()?.tile.series as usize);
+        if on_chip > start {
+            let stream = self.device()?.stream().clone();
+            let extents = Extents {
+                source: f.extent(f.len.min(on_chip)),
+                destination: g.extent(on_chip),
+                low: start as u64,
+                ..Extents::whole(1)
+            };
+            self.passes()?.run_plain(
+                &stream,
+                PlainPass::Series,
+                (1, 1),
+                (
+                    &f.data.slice(..),
+                    &f.data.slice(..),
+                    &mut g.data.slice_mut(..),
+                ),
+                extents,
+            )?;
+        }
         let half = n.div_ceil(2).max(1);
         let (mut e, mut h) = (self.scratch(half)?, self.scratch(half)?);
-        for precision in newton_precisions(n, start).windows(2) {
+        for precision in newton_precisions(n, on_chip.max(start)).windows(2) {
             let (have, step) = (precision[0], precision[1] - precision[0]);
             let (out_e, out_h) = (e.extent(step), h.extent(step));
             let view_g = g.data.slice(..);
