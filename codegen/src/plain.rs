@@ -139,7 +139,8 @@ pub struct Tile {
     /// The most a_i per block.
     pub chunk: u32,
     /// The most coefficients of a power-series inverse [`PlainPass::Series`] computes: a
-    /// power of two, its f, g and half of it e within `SHARED_BYTES`, at most 1024.
+    /// power of two, 512 for 32-bit primes and fewer for wider elements, its f, g and half
+    /// of it e within `SHARED_BYTES`.
     pub series: u32,
 }
 
@@ -156,7 +157,12 @@ impl Tile {
         while side > 16 && (3 * side - 1) * bytes > SHARED_BYTES {
             side /= 2;
         }
-        let mut series = 1024u64;
+        // One multiprocessor does all of the on-chip steps: a step from ℓ to 2ℓ takes
+        // about 1.5·ℓ² products, as long on an H200 as the five launches of a step on
+        // the whole device at ℓ ≈ 256 for a 32-bit prime (bench/RESULTS.md, "Division
+        // round 6"); products of 32-bit words cost about (bytes/4)² of theirs.
+        let words = (bytes / 4).max(1);
+        let mut series = (512 / words.next_power_of_two()).max(16);
         while series > 16 && 5 * series / 2 * bytes > SHARED_BYTES {
             series /= 2;
         }
@@ -454,7 +460,7 @@ fn difference_body() -> Vec<Stmt> {
 /// Σ_(i < end) `g[i]`·`t[at(i)]`, the t in table form: one output of a plain product in
 /// shared memory.
 fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
-    let terms = ForLoop::range("i", Type::SizeT, Expr::u64(0), end)
+    let terms = ForLoop::range("i", Type::U32, Expr::u32(0), end)
         .unroll_by(8)
         .body(vec![Stmt::assign(
             var("acc"),
@@ -466,12 +472,14 @@ fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
     vec![Stmt::let_(Type::Fe, "acc", fe::zero()), Stmt::For(terms)]
 }
 
+/// A loop of the block's threads over u < `end`, in 32-bit arithmetic (on-chip lengths).
+fn block_stride32(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
+    Stmt::block_stride_loop(v, Type::U32, end, body)
+}
+
 fn series_body() -> Vec<Stmt> {
-    let step = Expr::select(
-        var("have").lt(var("dst_len") - var("have")),
-        var("have"),
-        var("dst_len") - var("have"),
-    );
+    let rest = var("len") - var("have");
+    let step = Expr::select(var("have").lt(rest.clone()), var("have"), rest);
     // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
     let mut e = dot(var("have"), "sf", |i| var("have") + var("t") - i);
     e.push(Stmt::assign(
@@ -479,23 +487,26 @@ fn series_body() -> Vec<Stmt> {
         fe::to_mont(var("acc")),
     ));
     // −(g·e mod x^step)_t = −Σ_(i ≤ t) g_i·e_(t − i).
-    let mut h = dot(var("t") + Expr::u64(1), "se", |i| var("t") - i);
+    let mut h = dot(var("t") + Expr::u32(1), "se", |i| var("t") - i);
     h.push(Stmt::assign(
         var("sg").at(var("have") + var("t")),
         fe::neg(var("acc")),
     ));
     let newton_step = vec![
-        Stmt::const_(Type::SizeT, "step", step),
-        block_stride("t", var("step"), e),
+        Stmt::const_(Type::U32, "step", step),
+        block_stride32("t", var("step"), e),
         Stmt::sync(),
-        block_stride("t", var("step"), h),
+        block_stride32("t", var("step"), h),
         Stmt::sync(),
         Stmt::assign_op(var("have"), BinOp::Add, var("step")),
     ];
     vec![
-        block_stride(
+        // At most the tile's `series` coefficients: 32-bit indices.
+        Stmt::const_(Type::U32, "len", var("dst_len").cast(Type::U32)),
+        Stmt::const_(Type::U32, "low", var("lo").cast(Type::U32)),
+        block_stride32(
             "t",
-            var("dst_len"),
+            var("len"),
             vec![Stmt::assign(
                 var("sf").at(var("t")),
                 Expr::select(
@@ -505,28 +516,28 @@ fn series_body() -> Vec<Stmt> {
                 ),
             )],
         ),
-        block_stride(
+        block_stride32(
             "t",
-            var("lo"),
+            var("low"),
             vec![Stmt::assign(
                 var("sg").at(var("t")),
                 fe::load(var("dst"), var("t"), var("dst_stride")),
             )],
         ),
         Stmt::sync(),
-        Stmt::let_(Type::SizeT, "have", var("lo")),
+        Stmt::let_(Type::U32, "have", var("low")),
         Stmt::While {
-            cond: var("have").lt(var("dst_len")),
+            cond: var("have").lt(var("len")),
             body: newton_step,
         },
-        block_stride(
+        block_stride32(
             "t",
-            var("dst_len") - var("lo"),
+            var("len") - var("low"),
             vec![fe::store(
                 var("dst"),
-                var("lo") + var("t"),
+                var("low") + var("t"),
                 var("dst_stride"),
-                var("sg").at(var("lo") + var("t")),
+                var("sg").at(var("low") + var("t")),
             )],
         ),
     ]
@@ -667,7 +678,8 @@ mod tests {
             );
             assert!(t.series >= 16 && t.series.is_power_of_two(), "{bytes}");
         }
-        assert_eq!(Tile::for_element_bytes(4).series, 1024);
+        assert_eq!(Tile::for_element_bytes(4).series, 512);
+        assert_eq!(Tile::for_element_bytes(64).series, 32);
     }
 
     #[test]
