@@ -11,6 +11,7 @@ use super::basecase::inv_series_coeffs;
 use super::device::DevicePoly;
 use super::division::{newton_precisions, series_base};
 use super::plain::Part;
+use super::product::Algorithm;
 use super::ring::PolyRing;
 use crate::error::Error;
 use crate::gpu::{Extent, Extents};
@@ -176,26 +177,73 @@ impl<F: HostField> PolyRing<F> {
         )?;
         qr.len = k;
         self.reverse_into(&qr, k, k, q)?;
-        // r = a − q·b mod x^(m−1).
         r.len = 0;
         if m > 1 {
-            let mut qb = self.scratch(m - 1)?;
-            let out = qb.extent(m - 1);
+            self.remainder_on_device(a, b, q, r)?;
+        }
+        Ok(())
+    }
+
+    /// r = a − q·b (len b > 1), which has degree below m − 1 = len b − 1 and so equals
+    /// (a − q·b) mod (x^N − 1) for N = 2^⌈log₂ max(len q, m)⌉ ≥ m − 1: one cyclic
+    /// product of N points, where the product q·b would take 2N once len a > N, and a
+    /// folded: r_t = a_t + a_(t+N) − (q·b mod (x^N − 1))_t, len a < 2N (bench/RESULTS.md,
+    /// "Division round 6").
+    fn remainder_on_device(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        q: &DevicePoly<F>,
+        r: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let (n, m, k) = (a.len, b.len, q.len);
+        let points = k.max(m).next_power_of_two();
+        let mut qb = self.scratch(m - 1)?;
+        let out = qb.extent(m - 1);
+        let plain = matches!(
+            self.product_plan(k, m)?.algorithm,
+            Algorithm::Zero | Algorithm::Plain | Algorithm::Schoolbook
+        );
+        if n > points && !plain {
+            self.window_of_cyclic(
+                points as u64,
+                (&q.data.slice(..), q.extent(k)),
+                (&b.data.slice(..), b.extent(m)),
+                0,
+                (&mut qb.data.slice_mut(..), out),
+                None,
+            )?;
+            // qb − a_(N..), so that a − (qb − a_(N..)) folds a.
+            let mut folded = self.scratch(m - 1)?;
+            let out_folded = folded.extent(m - 1);
+            let high = Extent {
+                len: (n - points) as u64,
+                limit: (n - points) as u64,
+                ..a.extent(0)
+            };
+            self.elementwise(
+                PlainPass::Difference,
+                (&qb.data.slice(..), out),
+                (&a.data.slice(points..), high),
+                (&mut folded.data.slice_mut(..), out_folded),
+            )?;
+            qb = folded;
+        } else {
             self.middle_into(
                 (&q.data.slice(..), q.extent(k)),
                 (&b.data.slice(..), b.extent(m)),
                 0,
                 (&mut qb.data.slice_mut(..), out),
             )?;
-            let out = r.extent(m - 1);
-            self.elementwise(
-                PlainPass::Difference,
-                (&a.data.slice(..), a.extent(n.min(m - 1))),
-                (&qb.data.slice(..), qb.extent(m - 1)),
-                (&mut r.data.slice_mut(..), out),
-            )?;
-            r.len = m - 1;
         }
+        let out = r.extent(m - 1);
+        self.elementwise(
+            PlainPass::Difference,
+            (&a.data.slice(..), a.extent(n.min(m - 1))),
+            (&qb.data.slice(..), qb.extent(m - 1)),
+            (&mut r.data.slice_mut(..), out),
+        )?;
+        r.len = m - 1;
         Ok(())
     }
 

@@ -59,6 +59,13 @@ fn rows_of(len: u64, rows: u64) -> Extent {
 /// A device vector and where its polynomials lie in it.
 pub(super) type Part<'a, 'b, W> = (&'a CudaView<'b, W>, Extent);
 
+/// A part as a convolution's operand.
+fn source<'a, 'b, W>(
+    (data, extent): Part<'a, 'b, W>,
+) -> super::convolution::DeviceSource<'a, 'b, W> {
+    super::convolution::DeviceSource { data, extent }
+}
+
 impl<F: HostField> PolyRing<F> {
     /// Queues `count` plain products on the device's stream: outputs lo..lo + len of
     /// product q = a_q·b_q into part q of `c`, each vector's part q at q·dist.
@@ -331,10 +338,11 @@ impl<F: HostField> PolyRing<F> {
         }
     }
 
-    /// Coefficients lo.. of the cyclic product of n points of a and b into c, through a
-    /// work buffer; the copy of the window is a reduction of one row. `reuse` and the
-    /// result as in [`middle_into_with`](Self::middle_into_with).
-    fn window_of_cyclic(
+    /// Coefficients lo.. of the cyclic product of n points of a and b into c: straight
+    /// from the inverse transform when the window starts at 0, else through a work buffer
+    /// (the copy of the window is a reduction of one row). `reuse` and the result as in
+    /// [`middle_into_with`](Self::middle_into_with).
+    pub(super) fn window_of_cyclic(
         &self,
         n: u64,
         a: Part<'_, '_, F::Word>,
@@ -344,6 +352,19 @@ impl<F: HostField> PolyRing<F> {
         reuse: Option<Ticket>,
     ) -> Result<Option<Ticket>, Error> {
         let stream = self.device()?.stream().clone();
+        if lo == 0 && out.len <= n {
+            return self.convolution(n)?.cyclic_device(
+                &stream,
+                source(a),
+                Some(source(b)),
+                super::convolution::DeviceDestination {
+                    extent: Extent { dist: 0, ..out },
+                    data: c,
+                },
+                1,
+                reuse,
+            );
+        }
         let passes = self.passes()?;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let r = self.work_buffer(&mut work[0], n as usize)?;
@@ -355,14 +376,8 @@ impl<F: HostField> PolyRing<F> {
         };
         let ticket = self.convolution(n)?.cyclic_device(
             &stream,
-            super::convolution::DeviceSource {
-                data: a.0,
-                extent: a.1,
-            },
-            Some(super::convolution::DeviceSource {
-                data: b.0,
-                extent: b.1,
-            }),
+            source(a),
+            Some(source(b)),
             super::convolution::DeviceDestination {
                 extent: full,
                 data: &mut r.slice_mut(..),
