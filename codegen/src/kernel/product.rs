@@ -131,6 +131,39 @@ pub fn emit_product<F: Field>(
         return Ok(None);
     }
 
+    let params = FUSED_PRODUCT_ARGS.iter().map(|a| a.param()).collect();
+    let mut kernel = Kernel::new(name, params, fused_body(phases))
+        .doc(format!(
+            "cyclic products of {} points, one per block, fused",
+            forward.n()
+        ))
+        .shared(SharedArray::new(Type::Word, "tile", tile_words))
+        .shared(SharedArray::new(Type::Word, "mid", mid_words));
+    kernel = match fwd.register_cap(fk) {
+        Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
+        None => kernel.launch_bounds(threads),
+    };
+    let launch = Launch {
+        kernel: name.to_string().into(),
+        blocks: 1,
+        threads,
+        shared_bytes,
+        pieces_per_block: 1,
+        hop: Hop::InputToOutput,
+        signals: 0,
+        args: &FUSED_PRODUCT_ARGS,
+    };
+    Ok(Some(FusedProduct {
+        kernel,
+        launch,
+        tables,
+    }))
+}
+
+/// The fused kernel's body from the statements of its three `phases`: each in a block of
+/// its own that binds the names a pass reads (`in`, `in_len`, `src_stride`, `out`,
+/// `out_len`) to its vectors, with a barrier between phases.
+fn fused_body(phases: Vec<Vec<Stmt>>) -> Vec<Stmt> {
     let word = || Type::ptr(Type::Word);
     let factor = |source: &str, stride: Option<&str>| {
         let (base, len) = part(source);
@@ -169,34 +202,5 @@ pub fn emit_product<F: Field>(
         body.push(Stmt::comment(label));
         body.push(Stmt::Block(set_up.into_iter().chain(phase).collect()));
     }
-    let mut kernel = Kernel::new(
-        name,
-        FUSED_PRODUCT_ARGS.iter().map(|a| a.param()).collect(),
-        body,
-    )
-    .doc(format!(
-        "cyclic products of {} points, one per block, fused",
-        forward.n()
-    ))
-    .shared(SharedArray::new(Type::Word, "tile", tile_words))
-    .shared(SharedArray::new(Type::Word, "mid", mid_words));
-    kernel = match fwd.register_cap(fk) {
-        Some(regs) => kernel.launch_bounds_min(threads, blocks_for_registers(threads, regs)),
-        None => kernel.launch_bounds(threads),
-    };
-    let launch = Launch {
-        kernel: name.to_string().into(),
-        blocks: 1,
-        threads,
-        shared_bytes,
-        pieces_per_block: 1,
-        hop: Hop::InputToOutput,
-        signals: 0,
-        args: &FUSED_PRODUCT_ARGS,
-    };
-    Ok(Some(FusedProduct {
-        kernel,
-        launch,
-        tables,
-    }))
+    body
 }
