@@ -543,8 +543,20 @@ fn series_body() -> Vec<Stmt> {
     ]
 }
 
-/// The power-series inverse of f mod x^n from its first `lo` coefficients `g`, as
-/// [`PlainPass::Series`] computes it: the CPU's run of the kernel.
+/// The power-series inverse of f mod x^n, extended from the coefficients `g` holds (at
+/// least one: 1/f_0) as [`PlainPass::Series`] extends it: the CPU's run of the kernel.
+///
+/// ```
+/// use fermat_codegen::plain::plain_series;
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(469762049)?;
+/// let one_minus_x = [f.one(), f.neg(&f.one())];
+/// let mut g = vec![f.one()]; // 1/f_0
+/// plain_series(&f, &one_minus_x, &mut g, 5); // 1/(1 − x) = 1 + x + x² + …
+/// assert!(g.len() == 5 && g.iter().all(|c| *c == f.one()));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn plain_series<F: Field>(field: &F, f: &[F::Elem], g: &mut Vec<F::Elem>, n: usize) {
     let coeff = |j: usize| f.get(j).cloned().unwrap_or_else(|| field.zero());
     g.truncate(n);
