@@ -128,6 +128,45 @@ impl Design {
             },
         )
     }
+
+    /// The two plans of a cyclic product: the forward transform reads a short polynomial
+    /// (natural order in, bit-reversed out), the inverse multiplies by the other factor's
+    /// transform as it reads and writes a short product (bit-reversed in, natural out).
+    ///
+    /// ```
+    /// use fermat_codegen::design::{design, DesignOptions};
+    /// use fermat_dsl::field::{AnyField, FieldSpec};
+    ///
+    /// let any: AnyField = "babybear".parse::<FieldSpec>()?.build()?;
+    /// let (forward, inverse) = design(&any, 256, &DesignOptions::default())?.convolution_plans()?;
+    /// assert!(forward.io().short_input && inverse.io().pointwise && inverse.io().short_output);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn convolution_plans(&self) -> Result<(Plan, Plan), PlanError> {
+        let forward = Io {
+            short_input: true,
+            ..Io::default()
+        };
+        let inverse = Io {
+            pointwise: true,
+            short_output: true,
+            ..Io::default()
+        };
+        Ok((
+            self.lower_io(
+                Direction::Forward,
+                Order::Natural,
+                Order::BitReversed,
+                forward,
+            )?,
+            self.lower_io(
+                Direction::Inverse,
+                Order::BitReversed,
+                Order::Natural,
+                inverse,
+            )?,
+        ))
+    }
 }
 
 /// The default radix: 2k for an SRGFN (the base case DFT(2k) is taken at r, all shifts),

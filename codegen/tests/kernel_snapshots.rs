@@ -151,7 +151,6 @@ fn p2_uniform_shifts() {
 /// reads a short polynomial, and the inverse with the pointwise product and a short output.
 fn product_kernels(spec: &str, n: u64, max_local_bits: u32) -> (Vec<String>, Vec<String>, String) {
     use fermat_codegen::design::{design, DesignOptions};
-    use fermat_codegen::{Direction, Io, Order};
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
     let d = design(
         &any,
@@ -162,27 +161,7 @@ fn product_kernels(spec: &str, n: u64, max_local_bits: u32) -> (Vec<String>, Vec
         },
     )
     .unwrap();
-    let io = |short_input, pointwise, short_output| Io {
-        short_input,
-        pointwise,
-        short_output,
-    };
-    let forward = d
-        .lower_io(
-            Direction::Forward,
-            Order::Natural,
-            Order::BitReversed,
-            io(true, false, false),
-        )
-        .unwrap();
-    let inverse = d
-        .lower_io(
-            Direction::Inverse,
-            Order::BitReversed,
-            Order::Natural,
-            io(false, true, true),
-        )
-        .unwrap();
+    let (forward, inverse) = d.convolution_plans().unwrap();
     let shape = FieldShape::of(&any);
     let (fwd, inv) = with_field!(&any, f => {
         let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
@@ -238,30 +217,9 @@ fn product_kernels_read_short_inputs_and_multiply_in_the_inverse() {
 fn fused_kernel(spec: &str, n: u64) -> (String, String) {
     use fermat_codegen::design::{design, DesignOptions};
     use fermat_codegen::kernel::emit_product;
-    use fermat_codegen::{Direction, Io, Order};
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
     let d = design(&any, n, &DesignOptions::default()).unwrap();
-    let io = |short_input, pointwise, short_output| Io {
-        short_input,
-        pointwise,
-        short_output,
-    };
-    let forward = d
-        .lower_io(
-            Direction::Forward,
-            Order::Natural,
-            Order::BitReversed,
-            io(true, false, false),
-        )
-        .unwrap();
-    let inverse = d
-        .lower_io(
-            Direction::Inverse,
-            Order::BitReversed,
-            Order::Natural,
-            io(false, true, true),
-        )
-        .unwrap();
+    let (forward, inverse) = d.convolution_plans().unwrap();
     let shape = FieldShape::of(&any);
     let fused = with_field!(&any, f => {
         let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();

@@ -14,7 +14,7 @@ use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::design::{design, DesignOptions};
 use fermat_codegen::kernel::{emit, emit_product, twiddle_table, EmitOptions, Emitted};
-use fermat_codegen::{execute_io, unit, Direction, Io, Order, Plan, Roots};
+use fermat_codegen::{execute_io, unit, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
 use host::{compiler, elements, parse_words, run_harness, words};
@@ -148,39 +148,14 @@ fn schoolbook<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem>
 /// The forward plan (short input, natural in, bit-reversed out) and the inverse (pointwise
 /// product and short output, bit-reversed in, natural out) of a cyclic product of n points.
 fn plans(any: &AnyField, n: u64, max_local_bits: Option<u32>) -> (Plan, Plan) {
-    let d = design(
-        any,
-        n,
-        &DesignOptions {
-            max_local_bits,
-            ..DesignOptions::default()
-        },
-    )
-    .unwrap();
-    let forward = d
-        .lower_io(
-            Direction::Forward,
-            Order::Natural,
-            Order::BitReversed,
-            Io {
-                short_input: true,
-                ..Io::default()
-            },
-        )
-        .unwrap();
-    let inverse = d
-        .lower_io(
-            Direction::Inverse,
-            Order::BitReversed,
-            Order::Natural,
-            Io {
-                pointwise: true,
-                short_output: true,
-                ..Io::default()
-            },
-        )
-        .unwrap();
-    (forward, inverse)
+    let options = DesignOptions {
+        max_local_bits,
+        ..DesignOptions::default()
+    };
+    design(any, n, &options)
+        .unwrap()
+        .convolution_plans()
+        .unwrap()
 }
 
 /// A launch line: blocks, batch, buffers, the operand and the extents of the source and

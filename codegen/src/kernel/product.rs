@@ -29,7 +29,8 @@ pub struct FusedProduct {
 
 /// The fused product kernel `name` of the cyclic convolution whose forward plan reads a
 /// short factor and whose inverse plan multiplies pointwise and writes a short product
-/// (the plans of `fermat::poly`'s convolutions), or `None` where it cannot be fused: a
+/// ([`Design::convolution_plans`](crate::design::Design::convolution_plans)), or `None`
+/// where it cannot be fused: a
 /// plan of more than one pass, tiles of different thread counts, or a block's shared
 /// memory — the tile and one transform of n elements — beyond `options.shared_limit`.
 ///
@@ -45,15 +46,11 @@ pub struct FusedProduct {
 /// use fermat_codegen::cost::FieldShape;
 /// use fermat_codegen::design::{design, DesignOptions};
 /// use fermat_codegen::kernel::{emit_product, EmitOptions};
-/// use fermat_codegen::{Direction, Io, Order};
 /// use fermat_dsl::field::{AnyField, FieldSpec, Roots};
 /// use fermat_dsl::with_field;
 ///
 /// let any: AnyField = "babybear".parse::<FieldSpec>()?.build()?;
-/// let d = design(&any, 256, &DesignOptions::default())?;
-/// let io = |short_input, pointwise, short_output| Io { short_input, pointwise, short_output };
-/// let fwd = d.lower_io(Direction::Forward, Order::Natural, Order::BitReversed, io(true, false, false))?;
-/// let inv = d.lower_io(Direction::Inverse, Order::BitReversed, Order::Natural, io(false, true, true))?;
+/// let (fwd, inv) = design(&any, 256, &DesignOptions::default())?.convolution_plans()?;
 /// let fused = with_field!(&any, f => {
 ///     let roots = Roots::canonical(f, fwd.max_log_order(), 256)?;
 ///     emit_product(f, &FieldShape::of(&any), &fwd, &inv, &roots, &EmitOptions::default(), "mul")?

@@ -7,6 +7,10 @@
 //! ([`Io::pointwise`]) and writes only the coefficients wanted ([`Io::short_output`]), in
 //! natural order. A product thus moves no more memory than its three transforms (two for
 //! a square), and no permutation pass runs.
+//!
+//! [`Io::short_input`]: fermat_codegen::plan::Io::short_input
+//! [`Io::pointwise`]: fermat_codegen::plan::Io::pointwise
+//! [`Io::short_output`]: fermat_codegen::plan::Io::short_output
 
 use crate::cpu;
 use crate::design::{self, any_field};
@@ -18,7 +22,7 @@ use crate::host::HostField;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr};
 use fermat_codegen::contract::Input;
 use fermat_codegen::kernel::{twiddle_table, EmitOptions, TableLayout};
-use fermat_codegen::plan::{CheckedPlan, Direction, Io, Order};
+use fermat_codegen::plan::{CheckedPlan, Order};
 use fermat_dsl::field::Roots;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -103,28 +107,8 @@ impl<F: HostField> Convolution<F> {
     pub(crate) fn new(field: &F, n: u64, device: Option<&Arc<Device>>) -> Result<Self, Error> {
         let any = any_field(field)?;
         let design = design::design(&any, n, &Default::default())?;
-        let lower = |direction, orders: (Order, Order), io| -> Result<CheckedPlan, Error> {
-            Ok(CheckedPlan::new(
-                design.lower_io(direction, orders.0, orders.1, io)?,
-            )?)
-        };
-        let forward = lower(
-            Direction::Forward,
-            (Order::Natural, Order::BitReversed),
-            Io {
-                short_input: true,
-                ..Io::default()
-            },
-        )?;
-        let inverse = lower(
-            Direction::Inverse,
-            (Order::BitReversed, Order::Natural),
-            Io {
-                pointwise: true,
-                short_output: true,
-                ..Io::default()
-            },
-        )?;
+        let (forward, inverse) = design.convolution_plans()?;
+        let (forward, inverse) = (CheckedPlan::new(forward)?, CheckedPlan::new(inverse)?);
         let log_table = forward.max_log_order();
         let roots = Roots::canonical(field, log_table, n)?;
         let engine = match device {
