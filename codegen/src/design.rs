@@ -143,27 +143,18 @@ impl Design {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn convolution_plans(&self) -> Result<(Plan, Plan), PlanError> {
-        let forward = Io {
-            short_input: true,
-            ..Io::default()
-        };
-        let inverse = Io {
-            pointwise: true,
-            short_output: true,
-            ..Io::default()
-        };
         Ok((
             self.lower_io(
                 Direction::Forward,
                 Order::Natural,
                 Order::BitReversed,
-                forward,
+                Io::FACTOR,
             )?,
             self.lower_io(
                 Direction::Inverse,
                 Order::BitReversed,
                 Order::Natural,
-                inverse,
+                Io::PRODUCT,
             )?,
         ))
     }

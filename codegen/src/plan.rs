@@ -148,6 +148,21 @@ pub struct Io {
 }
 
 impl Io {
+    /// The forward transform of a cyclic product: it reads a short factor.
+    pub const FACTOR: Io = Io {
+        short_input: true,
+        pointwise: false,
+        short_output: false,
+    };
+
+    /// The inverse transform of a cyclic product: it multiplies by the other factor's
+    /// transform as it reads and writes a short product.
+    pub const PRODUCT: Io = Io {
+        short_input: false,
+        pointwise: true,
+        short_output: true,
+    };
+
     /// Whether every pass reads and writes whole vectors of n elements.
     pub fn is_whole(&self) -> bool {
         *self == Io::default()

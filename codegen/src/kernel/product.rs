@@ -71,16 +71,7 @@ pub fn emit_product<F: Field>(
     let ([fk], [ik]) = (forward.kernels.as_slice(), inverse.kernels.as_slice()) else {
         return Ok(None);
     };
-    let reads_factor = Io {
-        short_input: true,
-        ..Io::default()
-    };
-    let writes_product = Io {
-        pointwise: true,
-        short_output: true,
-        ..Io::default()
-    };
-    if fk.io != reads_factor || ik.io != writes_product {
+    if fk.io != Io::FACTOR || ik.io != Io::PRODUCT {
         return Ok(None);
     }
     // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it.
@@ -96,21 +87,28 @@ pub fn emit_product<F: Field>(
     let mut tables = Vec::new();
     let mut phases = Vec::new();
     let mut tiles = Vec::new();
-    for (em, k, phase, scatter) in [
-        (&fwd, fk, "f", Scatter::Store),
-        (&fwd, fk, "g", Scatter::MultiplyInto),
-        (&inv, &ik, "h", Scatter::Store),
+    for (em, k, direction, scatter) in [
+        (&fwd, fk, "fwd", Scatter::Store),
+        (&fwd, fk, "fwd", Scatter::MultiplyInto),
+        (&inv, &ik, "inv", Scatter::Store),
     ] {
         let tile = Tile::new(k, shape, options)?;
+        let mut own = Vec::new();
         let pass = em.pass_body(
             k,
             tile,
-            (&format!("{name}_{phase}"), &mut tables),
+            (&format!("{name}_{direction}"), &mut own),
             options,
             scatter,
         );
         if !pass.uses_tile {
             return Ok(None);
+        }
+        // Both forward phases read the same codelet tables, emitted once.
+        for table in own {
+            if !tables.contains(&table) {
+                tables.push(table);
+            }
         }
         phases.push(pass.body);
         tiles.push(pass.tile);

@@ -10,7 +10,7 @@
 use super::basecase::inv_series_coeffs;
 use super::device::DevicePoly;
 use super::division::{newton_precisions, series_base};
-use super::plain::Part;
+use super::plain::{is_plain, Part};
 use super::product::Algorithm;
 use super::ring::PolyRing;
 use crate::error::Error;
@@ -200,11 +200,8 @@ impl<F: HostField> PolyRing<F> {
         let points = k.max(m).next_power_of_two();
         let mut qb = self.scratch(m - 1)?;
         let out = qb.extent(m - 1);
-        let plain = matches!(
-            self.product_plan(k, m)?.algorithm,
-            Algorithm::Zero | Algorithm::Plain | Algorithm::Schoolbook
-        );
-        if n > points && !plain {
+        let plan = self.product_plan(k, m)?;
+        if n > points && plan.algorithm != Algorithm::Zero && !is_plain(&plan) {
             self.window_of_cyclic(
                 points as u64,
                 (&q.data.slice(..), q.extent(k)),

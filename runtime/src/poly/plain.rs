@@ -195,8 +195,9 @@ impl<F: HostField> PolyRing<F> {
         }
         match plan.algorithm {
             Algorithm::Zero => Ok(Poly::new(&self.field, Vec::new())),
-            Algorithm::Schoolbook | Algorithm::Plain => schoolbook_mul_middle(a, b, lo, lo + len),
-            _ if narrow_window(&plan, len) => schoolbook_mul_middle(a, b, lo, lo + len),
+            _ if is_plain(&plan) || narrow_window(&plan, len) => {
+                schoolbook_mul_middle(a, b, lo, lo + len)
+            }
             _ => {
                 let (n, wrapped) = middle_points(&plan, lo, len, self.field.two_adicity())?;
                 let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
@@ -288,10 +289,7 @@ impl<F: HostField> PolyRing<F> {
         let plan = self.product_plan(a.1.len as usize, b.1.len as usize)?;
         match plan.algorithm {
             Algorithm::Zero => Ok(None),
-            Algorithm::Plain | Algorithm::Schoolbook => self
-                .plain_device(a, b, (lo as u64, out.len), (c, out), 1)
-                .map(|()| None),
-            _ if narrow_window(&plan, out.len as usize) => self
+            _ if is_plain(&plan) || narrow_window(&plan, out.len as usize) => self
                 .plain_device(a, b, (lo as u64, out.len), (c, out), 1)
                 .map(|()| None),
             _ => {
@@ -405,6 +403,11 @@ impl<F: HostField> PolyRing<F> {
         )?;
         Ok(ticket)
     }
+}
+
+/// Whether `plan` multiplies plain (on the GPU's tiles or by the CPU's schoolbook).
+pub(super) fn is_plain(plan: &ProductPlan) -> bool {
+    matches!(plan.algorithm, Algorithm::Plain | Algorithm::Schoolbook)
 }
 
 /// Whether `len` coefficients of the product of `plan`'s operands cost less plain (len
