@@ -258,10 +258,15 @@ pub(crate) fn crossover_and_source(
     field: &AnyField,
     device: Option<&Device>,
 ) -> (Crossover, &'static str) {
-    let default = if device.is_some() {
-        Crossover::gpu()
-    } else {
-        Crossover::cpu()
+    let default = match device {
+        // An SRGFN's products on the host cost more than the device's round trip at
+        // every length measured.
+        Some(_) if field.srgfn_params().is_some() => Crossover {
+            host_below: None,
+            ..Crossover::gpu()
+        },
+        Some(_) => Crossover::gpu(),
+        None => Crossover::cpu(),
     };
     let built_in = (default, "the built-in default");
     let model = Model::of(device);
@@ -304,6 +309,7 @@ mod tests {
             Crossover {
                 max_short: [1, 2, 3, 4, 5, 6, 7, 8],
                 crt_from: Some(1 << 12),
+                host_below: Some(1 << 10),
             },
         );
         let path = table.store_in(&dir).unwrap();
@@ -311,6 +317,18 @@ mod tests {
         assert_eq!(TuneTable::load_from(&dir, &model).unwrap(), Some(table));
         let other = Model::Gpu("Other".into());
         assert_eq!(TuneTable::load_from(&dir, &other).unwrap(), None);
+    }
+
+    /// A table stored before `host_below` existed reads as it ran then: every operation
+    /// of a GPU ring on the device.
+    #[test]
+    fn older_tables_keep_host_operations_on_the_device() {
+        let mut json = serde_json::to_value(Crossover::gpu()).unwrap();
+        assert_eq!(json["host_below"], crate::poly::GPU_HOST_BELOW);
+        json.as_object_mut().unwrap().remove("host_below");
+        let read: Crossover = serde_json::from_value(json).unwrap();
+        assert_eq!(read.host_below, None);
+        assert_eq!(read.max_short, Crossover::gpu().max_short);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! failure).
 
 use fermat::dsl::{with_field, FieldSpec};
-use fermat::poly::{Poly, PolyRing};
+use fermat::poly::{Crossover, Poly, PolyRing};
 use fermat::{Backend, Error, HostField};
 use rand::SeedableRng;
 
@@ -96,7 +96,7 @@ fn plain_products_of_every_length_up_to_300() {
     let Some(gpu) = gpu_ring(&field) else {
         return;
     };
-    let gpu = gpu.with_crossover(fermat::poly::Crossover::always());
+    let gpu = gpu.with_crossover(Crossover::always());
     let cpu = PolyRing::new(&field, Backend::Cpu).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     for la in 1..=300 {
@@ -115,7 +115,7 @@ fn plain_products_of_every_length_up_to_300() {
 
 /// Middle products and batches, plain and FFT-based, against the CPU.
 fn check_middle_and_batches<F: HostField>(field: &F) {
-    use fermat::poly::{schoolbook_mul_middle, Crossover};
+    use fermat::poly::schoolbook_mul_middle;
     let Some(gpu) = gpu_ring(field) else {
         return;
     };
@@ -187,7 +187,6 @@ fn middle_products_and_batches_on_the_device() {
 /// FFT-based, quotient and remainder written into poisoned device polynomials; a divisor
 /// with zeros at its top (a device result) and zero divisors.
 fn check_division<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
-    use fermat::poly::Crossover;
     let Some(gpu) = gpu_ring(field) else {
         return;
     };
@@ -323,14 +322,29 @@ fn gcds_on_the_gpu_backend() {
             };
             let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
-            for (lg, lu, lv) in [(1, 300, 200), (50, 200, 199), (1, 1, 1)] {
-                let g = Poly::random(f, lg, &mut rng);
-                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
-                let (a, b) = (cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap());
-                assert!(
-                    gpu.gcd(&a, &b).unwrap() == cpu.gcd(&a, &b).unwrap(),
-                    "{spec}: gcd of {lg}·({lu}, {lv})"
-                );
+            // Every host operation on the device, every one on the host, and the default.
+            for host_below in [None, Some(usize::MAX), gpu.crossover().host_below] {
+                let gpu = PolyRing::new(f, Backend::Gpu(0)).unwrap();
+                let crossover = Crossover { host_below, ..*gpu.crossover() };
+                let gpu = gpu.with_crossover(crossover);
+                assert_eq!(gpu.on_host(1000), host_below.is_some_and(|b| 1000 < b));
+                for (lg, lu, lv) in [(1, 300, 200), (50, 200, 199), (1, 1, 1), (3, 3000, 2990)] {
+                    let g = Poly::random(f, lg, &mut rng);
+                    let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
+                    let (a, b) = (cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap());
+                    assert!(
+                        gpu.gcd(&a, &b).unwrap() == cpu.gcd(&a, &b).unwrap(),
+                        "{spec}: gcd of {lg}·({lu}, {lv}), {host_below:?}"
+                    );
+                    assert!(
+                        gpu.divrem(&a, &v).unwrap() == cpu.divrem(&a, &v).unwrap(),
+                        "{spec}: division of {lg}·{lu} by {lv}, {host_below:?}"
+                    );
+                    assert!(
+                        gpu.mul(&u, &v).unwrap() == cpu.mul(&u, &v).unwrap(),
+                        "{spec}: {lu} × {lv}, {host_below:?}"
+                    );
+                }
             }
         });
     }

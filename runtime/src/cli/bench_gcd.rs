@@ -1,7 +1,8 @@
 //! The gcd rows of `fermat bench --poly`: the monic gcd of random (coprime) pairs, on the
 //! GPU with the data on the device (CUDA events around `gcd_device`: the on-chip Euclid
 //! where the pair fits one block's shared memory, else the half-gcd on the host with its
-//! products on the device), beside the figures they are measured against.
+//! long products on the device and its short ones on the host), beside the figures they
+//! are measured against.
 
 use super::bench_poly::{median_device_ms, print_row, random, PolyResult};
 use super::CliError;
@@ -83,17 +84,19 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
     // The half-gcd on the host takes seconds at the largest degrees: fewer runs.
     let runs = if on_chip { runs } else { runs.min(3) };
     let ms = median_device_ms(runs, || ring.gcd_device(&da, &db).map(drop))?;
-    let algorithm = if on_chip {
-        "on-chip Euclid, one block"
-    } else {
-        "half-gcd on the host, products on the device"
+    let algorithm = match (on_chip, ring.crossover().host_below) {
+        (true, _) => "on-chip Euclid, one block".to_string(),
+        (false, Some(below)) => {
+            format!("half-gcd on the host, products from {below} coefficients on the device")
+        }
+        (false, None) => "half-gcd on the host, products on the device".to_string(),
     };
     Ok(PolyResult {
         field: field.name(),
         operation: "gcd".into(),
         len_a: r.degree + 1,
         len_b: r.degree + 1,
-        algorithm: algorithm.into(),
+        algorithm,
         backend: "gpu".into(),
         median_ms: ms,
         anchor: r.anchor.into(),

@@ -71,7 +71,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let crt = crossover.crt_from.map_or_else(String::new, |len| {
             format!("; CRT route from {len} coefficients")
         });
-        println!("{:<22} {:?}{crt}", any.name(), crossover.max_short);
+        let host = crossover.host_below.map_or_else(String::new, |len| {
+            format!("; host polynomials on the host below {len} coefficients")
+        });
+        println!("{:<22} {:?}{crt}{host}", any.name(), crossover.max_short);
         table.fields.insert(any.name(), crossover);
     }
     let path = table.store_in(&dir)?;
@@ -123,9 +126,65 @@ fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Cro
     } else {
         None
     };
+    let host_below = match backend {
+        Backend::Cpu => None,
+        _ => host_below(field, backend, quick)?,
+    };
     Ok(Crossover {
         max_short,
         crt_from,
+        host_below,
+    })
+}
+
+/// The shortest product of host polynomials (balanced, 2^j coefficients) from which on
+/// the GPU's round trip is faster than the CPU's product, scanning up until the GPU has
+/// won at every length since; `None` where it wins from the shortest.
+fn host_below<F: HostField>(
+    field: &F,
+    backend: Backend,
+    quick: bool,
+) -> Result<Option<usize>, CliError> {
+    let gpu = PolyRing::new(field, backend)?;
+    let all_on_device = Crossover {
+        host_below: None,
+        ..*gpu.crossover()
+    };
+    let gpu = gpu.with_crossover(all_on_device);
+    let cpu = PolyRing::new(field, Backend::Cpu)?;
+    let (bottom, top, step) = match (quick, field.words()) {
+        (true, _) => (8, 14, 2),
+        (false, k) if k >= 32 => (6, 12, 1),
+        (false, _) => (6, 16, 1),
+    };
+    let mut from = None;
+    for j in (bottom..=top).step_by(step) {
+        let half = 1usize << (j - 1);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(j as u64);
+        let a = Poly::random(field, half, &mut rng);
+        let b = Poly::random(field, half, &mut rng);
+        let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
+            ring.mul(&a, &b)?;
+            let times = (0..5)
+                .map(|_| {
+                    let started = Instant::now();
+                    ring.mul(&a, &b).map(|_| started.elapsed().as_secs_f64())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(median(times))
+        };
+        let wins = time(&gpu)? <= time(&cpu)?;
+        from = match (wins, from) {
+            (true, None) => Some(2 * half),
+            (false, _) => None,
+            (true, kept) => kept,
+        };
+    }
+    // Never won: the host takes everything up to twice the longest measured.
+    Ok(match from {
+        Some(len) if len <= 1 << bottom => None,
+        Some(len) => Some(len),
+        None => Some(2 << top),
     })
 }
 

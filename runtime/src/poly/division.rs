@@ -91,6 +91,9 @@ impl<F: HostField> PolyRing<F> {
         if n < m {
             return Ok((Poly::zero(&self.field), a.clone()));
         }
+        if let Some(host) = self.host_for(n)? {
+            return host.divrem(a, b);
+        }
         if self.device.is_some() {
             let (q, r) = self.divrem_device(&self.to_device(a)?, &self.to_device(b)?)?;
             return Ok((self.from_device(&q)?, self.from_device(&r)?));
@@ -231,6 +234,9 @@ impl<F: HostField> PolyRing<F> {
             return Err(Error::SeriesNotInvertible {
                 field: self.field.name(),
             });
+        }
+        if let Some(host) = self.host_for(n)? {
+            return host.inv_series(f, n);
         }
         if self.device.is_some() && n > 0 {
             let g = self.inv_series_device(&self.to_device(f)?, n)?;

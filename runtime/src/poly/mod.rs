@@ -37,7 +37,7 @@ pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use layout::{BatchLayout, LayoutFault};
-pub use product::{Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, RATIOS};
+pub use product::{Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, GPU_HOST_BELOW, RATIOS};
 pub(crate) use ring::upload;
 pub use ring::PolyRing;
 pub use route::Route;

@@ -189,6 +189,9 @@ impl<F: HostField> PolyRing<F> {
         self.check_field(a)?;
         self.check_field(b)?;
         let plan = self.product_plan(a.len(), b.len())?;
+        if let Some(host) = self.host_for(plan.len())? {
+            return host.mul_middle(a, b, lo, len);
+        }
         if self.device.is_some() && !plan.is_empty() {
             let c = self.mul_middle_device(&self.to_device(a)?, &self.to_device(b)?, lo, len)?;
             return self.from_device(&c);

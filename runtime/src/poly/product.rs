@@ -110,7 +110,20 @@ pub struct Crossover {
     /// reduced), where `fermat tune` measured it faster; `None`: never.
     #[serde(default)]
     pub crt_from: Option<usize>,
+    /// On a GPU, products and divisions of host polynomials whose result has fewer
+    /// coefficients than this run on the host: below it the device's round trip (the
+    /// uploads, the launches, the download and its wait) costs more than the host's own
+    /// product. `None`: all of them on the device, as in tables stored before it
+    /// existed. Unused on the CPU.
+    #[serde(default)]
+    pub host_below: Option<usize>,
 }
+
+/// The GPU's default [`Crossover::host_below`] for word primes. On an H200 and its host's
+/// CPU, `fermat tune --gpu` found babybear's products of host polynomials faster on the
+/// device from 2^14 coefficients, and P3's at every length: SRGFNs default to `None`
+/// (bench/RESULTS.md, "GCD round 4").
+pub const GPU_HOST_BELOW: usize = 1 << 14;
 
 /// The CPU's default [`Crossover::crt_from`]: products over SRGFNs of at least this many
 /// coefficients go by the CRT route. On one core of an EPYC, P3 products of 2^18
@@ -137,6 +150,7 @@ impl Crossover {
         Crossover {
             max_short: [32, 22, 16, 11, 8, 8, 8, 8],
             crt_from: Some(CPU_CRT_FROM),
+            host_below: None,
         }
     }
 
@@ -147,6 +161,7 @@ impl Crossover {
         Crossover {
             max_short: [1024, 512, 256, 256, 128, 64, 32, 16],
             crt_from: None,
+            host_below: Some(GPU_HOST_BELOW),
         }
     }
 
@@ -155,6 +170,7 @@ impl Crossover {
         Crossover {
             max_short: [usize::MAX; RATIOS],
             crt_from: None,
+            host_below: None,
         }
     }
 
@@ -163,6 +179,7 @@ impl Crossover {
         Crossover {
             max_short: [0; RATIOS],
             crt_from: None,
+            host_below: None,
         }
     }
 

@@ -58,6 +58,9 @@ pub struct PolyRing<F: HostField> {
     pub(super) backend: Backend,
     /// The (Z/pZ)\[x\] ring of the CRT route, made when a product first takes it.
     pub(super) crt: std::sync::OnceLock<crate::crt::ModPolyRing>,
+    /// On a GPU, the CPU ring that takes the short operations on host polynomials
+    /// ([`Crossover::host_below`]), made when one first needs it.
+    host: std::sync::OnceLock<Box<PolyRing<F>>>,
 }
 
 /// `words` copied into a new device buffer.
@@ -144,6 +147,7 @@ impl<F: HostField> PolyRing<F> {
                 Backend::Cpu
             },
             crt: std::sync::OnceLock::new(),
+            host: std::sync::OnceLock::new(),
             device,
         })
     }
@@ -276,8 +280,47 @@ impl<F: HostField> PolyRing<F> {
         self.product(a, None)
     }
 
+    /// Whether an operation on host polynomials whose result has `len` coefficients runs
+    /// on the host: always on the CPU backend, and on a GPU below
+    /// [`Crossover::host_below`], where the device's round trip costs more than the
+    /// host's own work (the half-gcd's many short products and divisions).
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Crossover, PolyRing};
+    /// use fermat::Backend;
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// assert!(PolyRing::new(&f, Backend::Cpu)?.on_host(1 << 20));
+    /// if let Ok(gpu) = PolyRing::new(&f, Backend::Gpu(0)) {
+    ///     let gpu = gpu.with_crossover(Crossover { host_below: Some(4096), ..Crossover::gpu() });
+    ///     assert!(gpu.on_host(4095) && !gpu.on_host(4096));
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn on_host(&self, len: usize) -> bool {
+        self.device.is_none() || self.crossover.host_below.is_some_and(|below| len < below)
+    }
+
+    /// The ring that runs an operation on host polynomials with a result of `len`
+    /// coefficients, when that is not this one: a GPU ring's CPU ring, made on first use.
+    pub(super) fn host_for(&self, len: usize) -> Result<Option<&PolyRing<F>>, Error> {
+        if self.device.is_none() || !self.on_host(len) {
+            return Ok(None);
+        }
+        if let Some(ring) = self.host.get() {
+            return Ok(Some(ring));
+        }
+        let ring = Box::new(PolyRing::new(&self.field, Backend::Cpu)?);
+        Ok(Some(self.host.get_or_init(|| ring)))
+    }
+
     fn product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
         let other = b.unwrap_or(a);
+        let len = (a.len() + other.len()).saturating_sub(1);
+        if let Some(host) = self.host_for(len)? {
+            return host.product(a, b);
+        }
         let plan = match self.route(a.len(), other.len())? {
             Route::Field(plan) => plan,
             Route::Crt { .. } => return self.crt_product(a, b),
