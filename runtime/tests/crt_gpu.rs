@@ -138,6 +138,42 @@ fn crt_transforms_on_the_gpu_equal_the_cpu_s() {
     }
 }
 
+/// The s transforms replayed from their CUDA graph: new inputs in the same buffers (the
+/// graph must read them, not what it was captured with), and two pairs of buffers in turn
+/// (each change of pair captures again).
+#[test]
+fn crt_transforms_replay_from_their_graph() {
+    use fermat::crt::{CrtDft, PrimeSet};
+    if gpu_ring().is_none() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    for (bits, log_n, limbs) in [(505, 8, 8), (1010, 10, 16), (505, 12, 8)] {
+        let n = 1u64 << log_n;
+        let set = || PrimeSet::for_bits(Width::Bits62, 20, bits).unwrap();
+        let gpu = CrtDft::new(set(), n, limbs, Backend::Gpu(0)).unwrap();
+        let cpu = CrtDft::new(set(), n, limbs, Backend::Cpu).unwrap();
+        let mut pairs = [
+            (gpu.alloc_residues().unwrap(), gpu.alloc_residues().unwrap()),
+            (gpu.alloc_residues().unwrap(), gpu.alloc_residues().unwrap()),
+        ];
+        let mut y = gpu.alloc_output().unwrap();
+        for (round, pair) in [0, 0, 0, 1, 1, 0, 1].into_iter().enumerate() {
+            let x: Vec<BigUint> = (0..n).map(|_| rng.gen_biguint(64 * limbs as u64)).collect();
+            let x = Integers::from_biguints(&x);
+            let (residues, spectra) = &mut pairs[pair];
+            gpu.project_device(&gpu.upload(&x).unwrap(), residues).unwrap();
+            gpu.transform_device(residues, spectra).unwrap();
+            gpu.recombine_device(spectra, &mut y).unwrap();
+            assert_eq!(
+                gpu.download(&y).unwrap(),
+                cpu.forward(&x).unwrap(),
+                "n = {n}, round {round}, pair {pair}"
+            );
+        }
+    }
+}
+
 /// Products whose operands and result stay on the device: equal to the host's, for signed
 /// and unsigned operands, trailing zeros kept; the CPU ring refuses device integers.
 #[test]

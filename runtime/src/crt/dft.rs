@@ -8,13 +8,14 @@
 //! unity of order n that fermat's transforms use modulo p_i ([`Field::root_of_unity`]).
 
 use super::device::{CrtKernels, DeviceIntegers, DeviceTables};
+use super::graph::TransformGraph;
 use super::primes::PrimeSet;
 use super::residues::{project, recombine, Integers};
 use crate::fft::{Backend, FftOptions, FftPlan};
 use crate::Error;
 use cudarc::driver::CudaSlice;
 use fermat_codegen::crt::{ResidueWord, MAX_PRIMES};
-use fermat_codegen::plan::{Direction, Order};
+use fermat_codegen::plan::Order;
 use fermat_dsl::field::Fp64;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -55,6 +56,8 @@ pub struct CrtDft {
 struct Gpu {
     kernels: Arc<CrtKernels>,
     tables: DeviceTables,
+    /// The s transforms, replayed as one graph.
+    transforms: TransformGraph,
 }
 
 impl CrtDft {
@@ -83,7 +86,12 @@ impl CrtDft {
                 check_gpu_primes(&primes)?;
                 let kernels = Arc::new(CrtKernels::compile(device.clone(), ResidueWord::U64)?);
                 let tables = kernels.tables(&primes, limbs)?;
-                Some(Gpu { kernels, tables })
+                let transforms = TransformGraph::new(device, plans.len())?;
+                Some(Gpu {
+                    kernels,
+                    tables,
+                    transforms,
+                })
             }
             _ => None,
         };
@@ -302,27 +310,19 @@ impl CrtDft {
     }
 
     /// Queues the s word-prime DFTs of the rows of `residues` into `spectra`
-    /// ([`upload`](Self::upload) has an example).
+    /// ([`upload`](Self::upload) has an example). The first call with a pair of buffers
+    /// runs them one after another and captures them into a CUDA graph whose branches
+    /// run side by side; the calls after it with the same pair launch the graph.
     pub fn transform_device(
         &self,
         residues: &CudaSlice<u64>,
         spectra: &mut CudaSlice<u64>,
     ) -> Result<(), Error> {
-        self.gpu()?;
+        let gpu = self.gpu()?;
         self.check_rows(residues)?;
         self.check_rows(spectra)?;
-        let n = self.n as usize;
-        for (i, plan) in self.plans.iter().enumerate() {
-            let rows = i * n..(i + 1) * n;
-            plan.run_device_views(
-                Direction::Forward,
-                &residues.slice(rows.clone()),
-                &mut spectra.slice_mut(rows),
-                1,
-                None,
-            )?;
-        }
-        Ok(())
+        gpu.transforms
+            .run(&self.plans, self.n as usize, residues, spectra)
     }
 
     /// Queues the recombination of the rows of `spectra` into `out` (integers in [0, P);

@@ -27,6 +27,7 @@
 
 mod device;
 mod dft;
+mod graph;
 mod integer;
 mod modular;
 mod montgomery;
