@@ -55,14 +55,16 @@ struct GpuConvolution<W> {
     work: Mutex<Work<W>>,
 }
 
-/// The device buffers of calls: the transforms of both operands and a scratch buffer, as
-/// large as the largest batch so far; the hand-off counters of each direction and of the
-/// fused product.
+/// The device buffers of calls: the transforms of both operands and a scratch buffer for
+/// each of the two transforms that run side by side, as large as the largest batch so
+/// far; the hand-off counters of each direction, of the fused product and of the second
+/// operand's forward transform.
 struct Work<W> {
     first: Option<CudaSlice<W>>,
     second: Option<CudaSlice<W>>,
     scratch: Option<CudaSlice<W>>,
-    counters: [Counters; 3],
+    side_scratch: Option<CudaSlice<W>>,
+    counters: [Counters; 4],
     /// The operand whose transform `second` holds, when a product of one part put it
     /// there: the product's ticket, the vector's device address and its extent.
     second_holds: Option<(Ticket, (u64, Extent))>,
@@ -143,6 +145,7 @@ impl<F: HostField> Convolution<F> {
                         first: None,
                         second: None,
                         scratch: None,
+                        side_scratch: None,
                         counters: Default::default(),
                         second_holds: None,
                     }),
@@ -250,6 +253,7 @@ impl<F: HostField> Convolution<F> {
             first,
             second,
             scratch,
+            side_scratch,
             counters,
             second_holds,
         } = &mut *work;
@@ -311,10 +315,17 @@ impl<F: HostField> Convolution<F> {
             Some(b) if b.extent.dist > 0 => batch,
             _ => 1,
         };
+        // Two fresh operands: b's transform runs on the side stream beside a's (each a
+        // launch of a few blocks at the sizes of a Newton step, which leave most of the
+        // device idle), with a scratch buffer and counters of its own.
+        let beside = b.is_some() && !kept;
         ensure(first, words * batch)?;
         ensure(scratch, words * batch)?;
         if b.is_some() {
             ensure(second, words * b_parts)?;
+        }
+        if beside && gpu.forward.needs_scratch() {
+            ensure(side_scratch, words * b_parts)?;
         }
         // Buffers are allocated on the device's stream: another stream waits for them.
         if allocated && !Arc::ptr_eq(stream, device.stream()) {
@@ -323,20 +334,28 @@ impl<F: HostField> Convolution<F> {
         let first = first.as_mut().expect("allocated above");
         let scratch = scratch.as_mut().expect("allocated above");
         let whole = Extents::whole(self.n);
-        let [forward_counters, inverse_counters, _] = counters;
+        let [forward_counters, inverse_counters, _, side_counters] = counters;
         // The forward transforms of `parts` parts of an operand into `output`.
-        let mut forward = |source: &DeviceSource<'_, '_, F::Word>,
-                           output: &mut CudaSlice<F::Word>,
-                           parts: usize|
+        let forward = |stream: &Arc<CudaStream>,
+                       counters: &mut Counters,
+                       scratch: &mut CudaSlice<F::Word>,
+                       source: &DeviceSource<'_, '_, F::Word>,
+                       output: &mut CudaSlice<F::Word>,
+                       parts: usize|
          -> Result<(), Error> {
+            let need = if gpu.forward.needs_scratch() {
+                words * parts
+            } else {
+                1
+            };
             run(
                 &gpu.forward,
                 stream,
-                forward_counters,
+                counters,
                 Vectors {
                     input: DeviceInput::Shared(source.data),
                     output: &mut output.slice_mut(0..words * parts),
-                    scratch: &mut scratch.slice_mut(0..words * parts),
+                    scratch: &mut scratch.slice_mut(0..need),
                     operand: Operand::None,
                     extents: Extents {
                         source: source.extent,
@@ -346,15 +365,26 @@ impl<F: HostField> Convolution<F> {
                 parts,
             )
         };
-        forward(&a, first, batch)?;
-        // The transform of b, and the inverse of the pointwise products.
+        // The transform of b, beside a's or after it, and the inverse of the pointwise
+        // products.
         let second_view;
         let operand = match &b {
             Some(b) => {
                 let second = second.as_mut().expect("allocated above");
-                if !kept {
+                if kept {
+                    forward(stream, forward_counters, scratch, &a, first, batch)?;
+                } else {
                     *second_holds = None;
-                    forward(b, second, b_parts)?;
+                    let side = device.side_stream()?.clone();
+                    // The side stream waits for what the operands and buffers wait for.
+                    device.join(&side, stream)?;
+                    let side_scratch = match side_scratch.as_mut() {
+                        Some(s) => s,
+                        None => &mut *scratch,
+                    };
+                    forward(&side, side_counters, side_scratch, b, second, b_parts)?;
+                    forward(stream, forward_counters, scratch, &a, first, batch)?;
+                    device.join(stream, &side)?;
                     if batch == 1 {
                         *second_holds = Some((Ticket::new(), b.key(stream)));
                     }
@@ -362,7 +392,10 @@ impl<F: HostField> Convolution<F> {
                 second_view = second.slice(0..words * b_parts);
                 Operand::Separate(&second_view)
             }
-            None => Operand::Input,
+            None => {
+                forward(stream, forward_counters, scratch, &a, first, batch)?;
+                Operand::Input
+            }
         };
         run(
             &gpu.inverse,
