@@ -54,7 +54,8 @@ pub enum PlainPass {
     /// empty a, the negation of b; with an empty b, a copy of a.
     Difference,
     /// One block extends the power-series inverse g of f (`src`, zero past `src_len`)
-    /// from its first `lo` coefficients, in `dst`, to `dst_len` ≤ [`Tile::series`]: the
+    /// from its first `lo` coefficients, in `dst` (from none, 1/f_0 computed first, where
+    /// the tile [`inverts`](Tile::inverts)), to `dst_len` ≤ [`Tile::series`]: the
     /// Newton steps from ℓ to ℓ′ = min(2ℓ, `dst_len`) with their middle products
     /// e = [f·g]_[ℓ, ℓ′) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)) computed plain, f, g and e
     /// in shared memory: one launch for steps that each took five (bench/RESULTS.md,
@@ -142,6 +143,10 @@ pub struct Tile {
     /// power of two, 512 for 32-bit primes and fewer for wider elements, its f, g and half
     /// of it e within `SHARED_BYTES`.
     pub series: u32,
+    /// Whether [`PlainPass::Series`] may start from no coefficient at all, computing 1/f_0
+    /// itself (a power by p − 2 in one thread): word primes, whose division then needs
+    /// nothing from the host.
+    pub inverts: bool,
 }
 
 /// Shared memory the staged a_i and b_j may take: within the 48 KB of a static
@@ -170,6 +175,7 @@ impl Tile {
             outputs: side as u32,
             chunk: side as u32,
             series: series as u32,
+            inverts: bytes <= 8,
         }
     }
 
@@ -253,7 +259,7 @@ impl PlainPass {
                 .launch_bounds(REDUCE_THREADS),
             PlainPass::Series => {
                 let len = u64::from(tile.series);
-                Kernel::new(self.name(), params, series_body())
+                Kernel::new(self.name(), params, series_body(tile.inverts))
                     .doc("g = 1/f mod x^dst_len from its first lo coefficients: Newton steps with plain middle products, in one block")
                     .launch_bounds(self.threads(tile))
                     .shared(SharedArray::new(Type::Fe, "sf", len))
@@ -477,7 +483,7 @@ fn block_stride32(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
     Stmt::block_stride_loop(v, Type::U32, end, body)
 }
 
-fn series_body() -> Vec<Stmt> {
+fn series_body(inverts: bool) -> Vec<Stmt> {
     let rest = var("len") - var("have");
     let step = Expr::select(var("have").lt(rest.clone()), var("have"), rest);
     // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
@@ -500,7 +506,7 @@ fn series_body() -> Vec<Stmt> {
         Stmt::sync(),
         Stmt::assign_op(var("have"), BinOp::Add, var("step")),
     ];
-    vec![
+    let mut body = vec![
         // At most the tile's `series` coefficients: 32-bit indices.
         Stmt::const_(Type::U32, "len", var("dst_len").cast(Type::U32)),
         Stmt::const_(Type::U32, "low", var("lo").cast(Type::U32)),
@@ -526,13 +532,36 @@ fn series_body() -> Vec<Stmt> {
         ),
         Stmt::sync(),
         Stmt::let_(Type::U32, "have", var("low")),
+    ];
+    if inverts {
+        // From nothing: g_0 = 1/f_0 by one thread, so that a division reads nothing back
+        // to the host before its first launch.
+        let f0 = Expr::select(
+            Expr::u64(0).lt(var("src_len")),
+            fe::load(var("src"), Expr::u64(0), var("src_stride")),
+            fe::zero(),
+        );
+        body.push(Stmt::if_(
+            var("have").equals(Expr::u32(0)).and_also(Expr::u32(0).lt(var("len"))),
+            vec![
+                Stmt::if_(
+                    Expr::thread_idx().equals(Expr::u32(0)),
+                    vec![Stmt::assign(var("sg").at(Expr::u32(0)), fe::inv(f0))],
+                ),
+                Stmt::sync(),
+                Stmt::assign(var("have"), Expr::u32(1)),
+            ],
+        ));
+    }
+    body.extend([
+        // Without a first coefficient there is nothing to extend.
         Stmt::While {
-            cond: var("have").lt(var("len")),
+            cond: var("have").lt(var("len")).and_also(Expr::u32(0).lt(var("have"))),
             body: newton_step,
         },
         block_stride32(
             "t",
-            var("len") - var("low"),
+            var("have") - var("low"),
             vec![fe::store(
                 var("dst"),
                 var("low") + var("t"),
@@ -540,11 +569,13 @@ fn series_body() -> Vec<Stmt> {
                 var("sg").at(var("low") + var("t")),
             )],
         ),
-    ]
+    ]);
+    body
 }
 
-/// The power-series inverse of f mod x^n, extended from the coefficients `g` holds (at
-/// least one: 1/f_0) as [`PlainPass::Series`] extends it: the CPU's run of the kernel.
+/// The power-series inverse of f mod x^n, extended from the coefficients `g` holds (from
+/// 1/f_0 when it holds none, as a kernel of [`Tile::inverts`] does) as
+/// [`PlainPass::Series`] extends it: the CPU's run of the kernel.
 ///
 /// ```
 /// use fermat_codegen::plain::plain_series;
@@ -560,6 +591,10 @@ fn series_body() -> Vec<Stmt> {
 pub fn plain_series<F: Field>(field: &F, f: &[F::Elem], g: &mut Vec<F::Elem>, n: usize) {
     let coeff = |j: usize| f.get(j).cloned().unwrap_or_else(|| field.zero());
     g.truncate(n);
+    if g.is_empty() && n > 0 {
+        // From nothing, as a kernel of [`Tile::inverts`] starts: 1/f_0, and 0 for 0.
+        g.push(field.inv(&coeff(0)).unwrap_or_else(|_| field.zero()));
+    }
     while g.len() < n {
         let have = g.len();
         let step = have.min(n - have);
@@ -653,6 +688,7 @@ mod tests {
             outputs: 8,
             chunk: 8,
             series: 16,
+            inverts: true,
         };
         for (la, lb, chunk) in [(1, 1, 8), (5, 13, 4), (40, 3, 8), (17, 17, 2), (9, 30, 8)] {
             let a: Vec<E> = (0..la).map(|i| f.from_u64(i * i + 3)).collect();
@@ -681,6 +717,10 @@ mod tests {
             let product = schoolbook(&f, &s, &g);
             assert!(product[0] == f.one(), "{lo} → {n}");
             assert!(product[1..n].iter().all(|c| *c == f.zero()), "{lo} → {n}");
+            // From nothing, 1/f_0 first: the same series.
+            let mut from_nothing = Vec::new();
+            plain_series(&f, &s, &mut from_nothing, n);
+            assert_eq!(from_nothing, g, "0 → {n}");
         }
         for bytes in [4, 8, 32, 64, 128, 256, 512] {
             let t = Tile::for_element_bytes(bytes);

@@ -217,6 +217,16 @@ fn check_division<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
                 got_r == want_r,
                 "{name}: remainder of {la} / {lb} {crossover:?}"
             );
+            // A divisor the device made, whose top coefficient nobody checked: the seed
+            // from its top coefficients read back, where a copied-up one starts on chip.
+            let made = gpu
+                .mul_device(&db, &gpu.to_device(&Poly::one(field)).unwrap())
+                .unwrap();
+            gpu.divrem_device_into(&da, &made, &mut q, &mut r).unwrap();
+            assert!(
+                gpu.from_device(&q).unwrap() == want_q && gpu.from_device(&r).unwrap() == want_r,
+                "{name}: {la} / {lb} by a divisor the device made {crossover:?}"
+            );
             let n = la.max(1);
             let mut f = a.clone();
             if f.coeff(0) == field.zero() {

@@ -35,6 +35,12 @@ pub fn neg(a: Expr) -> Expr {
     Expr::call("fe_neg", [a])
 }
 
+/// `fe_inv(a)`: a^(p − 2), the inverse of a canonical a ≠ 0 (0 for 0); word primes only,
+/// a power in one thread.
+pub fn inv(a: Expr) -> Expr {
+    Expr::call("fe_inv", [a])
+}
+
 /// `fe_mul(a, b)`: a · b, both canonical.
 pub fn mul(a: Expr, b: Expr) -> Expr {
     Expr::call("fe_mul", [a, b])

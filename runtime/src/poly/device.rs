@@ -35,6 +35,10 @@ pub struct DevicePoly<F: HostField> {
     pub(crate) data: CudaSlice<F::Word>,
     pub(crate) len: usize,
     pub(crate) cap: usize,
+    /// Whether coefficient len − 1 is known to be nonzero: a host polynomial copied up
+    /// (host polynomials have no zeros at the top). Results of device operations are not
+    /// checked, and [`set_len`](Self::set_len) forgets it.
+    pub(crate) top_nonzero: bool,
 }
 
 impl<F: HostField> DevicePoly<F> {
@@ -79,6 +83,12 @@ impl<F: HostField> DevicePoly<F> {
             data: self.data.slice_mut(..),
             cap: self.cap,
         }
+    }
+
+    /// Sets the length of what the device wrote, whose top coefficient nobody checked.
+    pub(crate) fn set_len(&mut self, len: usize) {
+        self.len = len;
+        self.top_nonzero = false;
     }
 
     /// Where the kernels find the first `len` coefficients.

@@ -59,8 +59,13 @@ impl<F: HostField> PolyRing<F> {
             self.copy_into(a, n, &mut r)?;
             return Ok((self.zeros(0)?, r));
         }
-        let Some(head) = self.divisor_head(b, n - m + 1)? else {
-            return self.divrem_device(a, &self.normalised(b)?);
+        let head = if self.seeds_on_chip(b)? {
+            Vec::new()
+        } else {
+            match self.divisor_head(b, n - m + 1)? {
+                Some(head) => head,
+                None => return self.divrem_device(a, &self.normalised(b)?),
+            }
         };
         let (mut q, mut r) = (self.zeros(n - m + 1)?, self.zeros(m - 1)?);
         self.divrem_seeded(a, b, head, &mut q, &mut r)?;
@@ -105,13 +110,15 @@ impl<F: HostField> PolyRing<F> {
         if m == 0 {
             return Err(self.zero_divisor());
         }
-        let head = if n >= m {
+        let head = if n < m {
+            None
+        } else if self.seeds_on_chip(b)? {
+            Some(Vec::new())
+        } else {
             match self.divisor_head(b, n - m + 1)? {
                 Some(head) => Some(head),
                 None => return self.divrem_device_into(a, &self.normalised(b)?, q, r),
             }
-        } else {
-            None
         };
         for (p, len) in [(&*q, (n + 1).saturating_sub(m)), (&*r, n.min(m - 1))] {
             if p.cap < len {
@@ -124,10 +131,17 @@ impl<F: HostField> PolyRing<F> {
         match head {
             Some(head) => self.divrem_seeded(a, b, head, q, r),
             None => {
-                q.len = 0;
+                q.set_len(0);
                 self.copy_into(a, n, r)
             }
         }
+    }
+
+    /// Whether a division by b starts its inverse on chip from nothing, reading nothing
+    /// back to the host: b's top coefficient is known to be nonzero (a host polynomial
+    /// copied up) and the field's series kernel computes 1/f_0 itself (word primes).
+    fn seeds_on_chip(&self, b: &DevicePoly<F>) -> Result<bool, Error> {
+        Ok(b.top_nonzero && self.passes()?.tile.inverts)
     }
 
     /// The first coefficients of rev(b) a division of k quotient coefficients starts its
@@ -149,7 +163,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The Newton division of a by b (len a ≥ len b, b's top coefficient nonzero) from
-    /// `head`, the first coefficients of rev(b)'s inverse.
+    /// `head`, the first coefficients of rev(b) (none: the inverse starts on chip).
     fn divrem_seeded(
         &self,
         a: &DevicePoly<F>,
@@ -160,8 +174,11 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<(), Error> {
         let (n, m) = (a.len, b.len);
         let k = n - m + 1;
-        let base = head.len();
-        let seed = inv_series_coeffs(&self.field, &head, newton_precisions(k, base)[0])?;
+        let seed = if head.is_empty() {
+            Vec::new()
+        } else {
+            inv_series_coeffs(&self.field, &head, newton_precisions(k, head.len())[0])?
+        };
         let f = self.reversed(b, m, k.min(m))?;
         let mut g = self.scratch(k)?;
         self.newton_inverse(&f, seed, &mut g)?;
@@ -175,9 +192,9 @@ impl<F: HostField> PolyRing<F> {
             0,
             (&mut qr.data.slice_mut(..), out),
         )?;
-        qr.len = k;
+        qr.set_len(k);
         self.reverse_into(&qr, k, k, q)?;
-        r.len = 0;
+        r.set_len(0);
         if m > 1 {
             self.remainder_on_device(a, b, q, r)?;
         }
@@ -240,7 +257,7 @@ impl<F: HostField> PolyRing<F> {
             (&qb.data.slice(..), qb.extent(m - 1)),
             (&mut r.data.slice_mut(..), out),
         )?;
-        r.len = m - 1;
+        r.set_len(m - 1);
         Ok(())
     }
 
@@ -283,7 +300,8 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// Newton's iteration for the inverse of f mod x^n from the first coefficients of the
-    /// inverse, `seed`: each step about doubles the coefficients known, ℓ → ℓ′ ≤ 2ℓ
+    /// inverse, `seed` (none: from 1/f_0, which the series kernel computes where its tile
+    /// [`inverts`](fermat_codegen::plain::Tile::inverts)): each step about doubles the coefficients known, ℓ → ℓ′ ≤ 2ℓ
     /// ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′) (a middle product: the lower
     /// coefficients of f·g are those of 1) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)).
     /// Writes all n = `g.cap` coefficients of g.
@@ -295,14 +313,16 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<(), Error> {
         let n = g.cap;
         let start = seed.len();
-        let seed = self.to_device(&super::host::Poly::new(&self.field, seed))?;
-        let out = g.extent(start);
-        self.elementwise(
-            PlainPass::Difference,
-            (&seed.data.slice(..), seed.extent(seed.len)),
-            (&seed.data.slice(..), seed.extent(0)),
-            (&mut g.data.slice_mut(..), out),
-        )?;
+        if start > 0 {
+            let seed = self.to_device(&super::host::Poly::new(&self.field, seed))?;
+            let out = g.extent(start);
+            self.elementwise(
+                PlainPass::Difference,
+                (&seed.data.slice(..), seed.extent(seed.len)),
+                (&seed.data.slice(..), seed.extent(0)),
+                (&mut g.data.slice_mut(..), out),
+            )?;
+        }
         // The first steps in one block, to as many coefficients as its shared memory holds.
         let on_chip = n.min(self.passes()?.tile.series as usize);
         if on_chip > start {
@@ -360,7 +380,7 @@ impl<F: HostField> PolyRing<F> {
                 (&mut g.data.slice_mut(have..), out),
             )?;
         }
-        g.len = n;
+        g.set_len(n);
         Ok(())
     }
 
@@ -418,7 +438,7 @@ impl<F: HostField> PolyRing<F> {
             (&view, p.extent(0)),
             (&mut out.data.slice_mut(..), extent),
         )?;
-        out.len = len;
+        out.set_len(len);
         Ok(())
     }
 

@@ -83,7 +83,7 @@ impl<F: HostField> PolyRing<F> {
                 call: "cuMemcpyDtoH",
                 source,
             })?;
-        g.len = usize::try_from(len[0]).unwrap_or(usize::MAX).min(g.cap);
+        g.set_len(usize::try_from(len[0]).unwrap_or(usize::MAX).min(g.cap));
         self.make_monic(g)
     }
 

@@ -261,7 +261,7 @@ impl<F: HostField> PolyRing<F> {
             lo,
             (&mut c.data.slice_mut(..), out),
         )?;
-        c.len = if a.len == 0 || b.len == 0 { 0 } else { len };
+        c.set_len(if a.len == 0 || b.len == 0 { 0 } else { len });
         Ok(c)
     }
 

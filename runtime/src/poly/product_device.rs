@@ -18,7 +18,7 @@ impl<F: HostField> PolyRing<F> {
         let plan = self.product_plan(a.len, b.len)?;
         let mut c = self.zeros(plan.len())?;
         self.run_device(&plan, &a.view(), Some(&b.view()), &mut c.view_mut())?;
-        c.len = plan.len();
+        c.set_len(plan.len());
         Ok(c)
     }
 
@@ -46,7 +46,7 @@ impl<F: HostField> PolyRing<F> {
         let plan = self.product_plan(a.len, a.len)?;
         let mut c = self.zeros(plan.len())?;
         self.run_device(&plan, &a.view(), None, &mut c.view_mut())?;
-        c.len = plan.len();
+        c.set_len(plan.len());
         Ok(c)
     }
 
@@ -91,7 +91,7 @@ impl<F: HostField> PolyRing<F> {
             });
         }
         self.run_device(&plan, &a.view(), Some(&b.view()), &mut c.view_mut())?;
-        c.len = plan.len();
+        c.set_len(plan.len());
         Ok(())
     }
 

@@ -380,6 +380,7 @@ impl<F: HostField> PolyRing<F> {
             data: upload(device, &words)?,
             len: a.len(),
             cap,
+            top_nonzero: !a.is_zero(),
         })
     }
 
@@ -407,6 +408,7 @@ impl<F: HostField> PolyRing<F> {
             data: upload(device, &poison)?,
             len: 0,
             cap,
+            top_nonzero: false,
         })
     }
 
@@ -420,6 +422,7 @@ impl<F: HostField> PolyRing<F> {
                 .alloc_unset::<F::Word>(cap * self.field.words())?,
             len: 0,
             cap,
+            top_nonzero: false,
         })
     }
 
@@ -431,6 +434,7 @@ impl<F: HostField> PolyRing<F> {
             data: device.alloc::<F::Word>(cap * self.field.words())?,
             len: 0,
             cap,
+            top_nonzero: false,
         })
     }
 
