@@ -542,7 +542,9 @@ fn series_body(inverts: bool) -> Vec<Stmt> {
             fe::zero(),
         );
         body.push(Stmt::if_(
-            var("have").equals(Expr::u32(0)).and_also(Expr::u32(0).lt(var("len"))),
+            var("have")
+                .equals(Expr::u32(0))
+                .and_also(Expr::u32(0).lt(var("len"))),
             vec![
                 Stmt::if_(
                     Expr::thread_idx().equals(Expr::u32(0)),
@@ -556,7 +558,9 @@ fn series_body(inverts: bool) -> Vec<Stmt> {
     body.extend([
         // Without a first coefficient there is nothing to extend.
         Stmt::While {
-            cond: var("have").lt(var("len")).and_also(Expr::u32(0).lt(var("have"))),
+            cond: var("have")
+                .lt(var("len"))
+                .and_also(Expr::u32(0).lt(var("have"))),
             body: newton_step,
         },
         block_stride32(

@@ -162,7 +162,8 @@ fn crt_transforms_replay_from_their_graph() {
             let x: Vec<BigUint> = (0..n).map(|_| rng.gen_biguint(64 * limbs as u64)).collect();
             let x = Integers::from_biguints(&x);
             let (residues, spectra) = &mut pairs[pair];
-            gpu.project_device(&gpu.upload(&x).unwrap(), residues).unwrap();
+            gpu.project_device(&gpu.upload(&x).unwrap(), residues)
+                .unwrap();
             gpu.transform_device(residues, spectra).unwrap();
             gpu.recombine_device(spectra, &mut y).unwrap();
             assert_eq!(

@@ -89,7 +89,10 @@ impl TransformGraph {
         let buffers = (residues.device_ptr(&main).0, spectra.device_ptr(&main).0);
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match &*state {
-            State::Captured { buffers: held, graph } if *held == buffers => {
+            State::Captured {
+                buffers: held,
+                graph,
+            } if *held == buffers => {
                 self.device.join(&self.stream, &main)?;
                 graph.0.launch().map_err(driver("cuGraphLaunch"))?;
                 self.device.join(&main, &self.stream)?;
