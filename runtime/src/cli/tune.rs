@@ -137,9 +137,8 @@ fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Cro
     })
 }
 
-/// The shortest product of host polynomials (balanced, 2^j coefficients) from which on
-/// the GPU's round trip is faster than the CPU's product, scanning up until the GPU has
-/// won at every length since; `None` where it wins from the shortest.
+/// The shortest product of host polynomials from which on the GPU's round trip is faster
+/// than the CPU's product ([`wins_from`]); `None` where it wins from the shortest.
 fn host_below<F: HostField>(
     field: &F,
     backend: Backend,
@@ -157,40 +156,18 @@ fn host_below<F: HostField>(
         (false, k) if k >= 32 => (6, 12, 1),
         (false, _) => (6, 16, 1),
     };
-    let mut from = None;
-    for j in (bottom..=top).step_by(step) {
-        let half = 1usize << (j - 1);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(j as u64);
-        let a = Poly::random(field, half, &mut rng);
-        let b = Poly::random(field, half, &mut rng);
-        let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
-            ring.mul(&a, &b)?;
-            let times = (0..5)
-                .map(|_| {
-                    let started = Instant::now();
-                    ring.mul(&a, &b).map(|_| started.elapsed().as_secs_f64())
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(median(times))
-        };
-        let wins = time(&gpu)? <= time(&cpu)?;
-        from = match (wins, from) {
-            (true, None) => Some(2 * half),
-            (false, _) => None,
-            (true, kept) => kept,
-        };
-    }
-    // Never won: the host takes everything up to twice the longest measured.
-    Ok(match from {
-        Some(len) if len <= 1 << bottom => None,
+    let lengths = (bottom..=top).step_by(step);
+    Ok(match wins_from(field, lengths, 5, &gpu, &cpu)? {
+        Some(len) if len < 1 << bottom => None,
         Some(len) => Some(len),
+        // Never won: the host takes everything up to twice the longest measured.
         None => Some(2 << top),
     })
 }
 
 /// The shortest product over an SRGFN from which on the CRT route is faster than the
-/// field's own transforms (balanced products of about 2^j coefficients, every other j;
-/// host operands on both routes), or `None` where it never wins at the largest.
+/// field's own transforms ([`wins_from`], every other length; host operands on both
+/// routes), or `None` where it never wins at the largest.
 fn crt_from<F: HostField>(
     field: &F,
     backend: Backend,
@@ -205,15 +182,29 @@ fn crt_from<F: HostField>(
         (false, k) if k >= 32 => (10, 14),
         (false, _) => (10, 18),
     };
+    wins_from(field, (bottom..=top).step_by(2), 3, &crt, &own)
+}
+
+/// Balanced products of host polynomials of 2^(j − 1) coefficients for each j of
+/// `lengths`, timed on `first` and on `second` (medians of `runs` after one to warm up):
+/// the length 2^j − 1 of the shortest product from which on `first` was faster at every
+/// length measured, `None` where it was not at the last.
+fn wins_from<F: HostField>(
+    field: &F,
+    lengths: impl Iterator<Item = u32>,
+    runs: usize,
+    first: &PolyRing<F>,
+    second: &PolyRing<F>,
+) -> Result<Option<usize>, CliError> {
     let mut from = None;
-    for j in (bottom..=top).step_by(2) {
+    for j in lengths {
         let half = 1usize << (j - 1);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(j as u64);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(j));
         let a = Poly::random(field, half, &mut rng);
         let b = Poly::random(field, half, &mut rng);
         let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
             ring.mul(&a, &b)?;
-            let times = (0..3)
+            let times = (0..runs)
                 .map(|_| {
                     let started = Instant::now();
                     ring.mul(&a, &b).map(|_| started.elapsed().as_secs_f64())
@@ -221,7 +212,7 @@ fn crt_from<F: HostField>(
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(median(times))
         };
-        let wins = time(&crt)? < time(&own)?;
+        let wins = time(first)? < time(second)?;
         from = match (wins, from) {
             (true, None) => Some(2 * half - 1),
             (false, _) => None,
