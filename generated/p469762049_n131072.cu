@@ -232,6 +232,17 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 // a * b mod p for canonical a and b: REDC(REDC(a*b) * R^2).
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
+// a^(p - 2) = a^-1 mod p for a != 0 (Fermat), 0 for 0: square and multiply, high bit first.
+FE_FN fe_t fe_inv(fe_t a) {
+    const fe_t e = FE_P - 2;
+    fe_t r = 1;
+    for (int bit = 31; bit >= 0; --bit) {
+        r = fe_mul(r, r);
+        if ((e >> bit) & 1) r = fe_mul(r, a);
+    }
+    return r;
+}
+
 
 // ---- constant tables ---------------------------------------------------------------------
 
