@@ -235,9 +235,22 @@ fn check_division<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
             let g = gpu
                 .inv_series_device(&gpu.to_device(&f).unwrap(), n)
                 .unwrap();
+            let want = cpu.inv_series(&f, n).unwrap();
             assert!(
-                gpu.from_device(&g).unwrap() == cpu.inv_series(&f, n).unwrap(),
+                gpu.from_device(&g).unwrap() == want,
                 "{name}: 1/f mod x^{n}, len f = {la} {crossover:?}"
+            );
+            // A series the device made: f(0) read back first.
+            let made = gpu
+                .mul_device(
+                    &gpu.to_device(&f).unwrap(),
+                    &gpu.to_device(&Poly::one(field)).unwrap(),
+                )
+                .unwrap();
+            let g = gpu.inv_series_device(&made, n).unwrap();
+            assert!(
+                gpu.from_device(&g).unwrap() == want,
+                "{name}: 1/f mod x^{n} of a series the device made {crossover:?}"
             );
         }
     }

@@ -39,6 +39,9 @@ pub struct DevicePoly<F: HostField> {
     /// (host polynomials have no zeros at the top). Results of device operations are not
     /// checked, and [`set_len`](Self::set_len) forgets it.
     pub(crate) top_nonzero: bool,
+    /// Whether coefficient 0 is known to be nonzero, likewise: a power series copied up
+    /// whose inverse then needs nothing read back.
+    pub(crate) constant_nonzero: bool,
 }
 
 impl<F: HostField> DevicePoly<F> {
@@ -85,10 +88,11 @@ impl<F: HostField> DevicePoly<F> {
         }
     }
 
-    /// Sets the length of what the device wrote, whose top coefficient nobody checked.
+    /// Sets the length of what the device wrote, whose coefficients nobody checked.
     pub(crate) fn set_len(&mut self, len: usize) {
         self.len = len;
         self.top_nonzero = false;
+        self.constant_nonzero = false;
     }
 
     /// Where the kernels find the first `len` coefficients.

@@ -381,6 +381,7 @@ impl<F: HostField> PolyRing<F> {
             len: a.len(),
             cap,
             top_nonzero: !a.is_zero(),
+            constant_nonzero: a.coeff(0) != self.field.zero(),
         })
     }
 
@@ -409,6 +410,7 @@ impl<F: HostField> PolyRing<F> {
             len: 0,
             cap,
             top_nonzero: false,
+            constant_nonzero: false,
         })
     }
 
@@ -423,6 +425,7 @@ impl<F: HostField> PolyRing<F> {
             len: 0,
             cap,
             top_nonzero: false,
+            constant_nonzero: false,
         })
     }
 
@@ -435,6 +438,7 @@ impl<F: HostField> PolyRing<F> {
             len: 0,
             cap,
             top_nonzero: false,
+            constant_nonzero: false,
         })
     }
 
