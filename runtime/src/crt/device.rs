@@ -5,7 +5,7 @@
 use super::integer::CrtField;
 use super::primes::PrimeSet;
 use super::residues::Integers;
-use crate::gpu::{Device, GpuError};
+use crate::gpu::{driver, Device, GpuError};
 use crate::poly::PolyRing;
 use crate::poly::{PolyView, PolyViewMut};
 use crate::Error;
@@ -26,10 +26,6 @@ pub(crate) struct CrtKernels {
     word: ResidueWord,
     _module: Arc<CudaModule>,
     functions: Vec<(CrtPass, CudaFunction)>,
-}
-
-fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> GpuError {
-    move |source| GpuError::Driver { call, source }
 }
 
 impl CrtKernels {

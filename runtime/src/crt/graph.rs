@@ -13,7 +13,7 @@
 //! be replayed; they, and a device where capturing fails, run the transforms one by one.
 
 use crate::fft::FftPlan;
-use crate::gpu::{Device, GpuError};
+use crate::gpu::{driver, Device, GpuError};
 use crate::Error;
 use cudarc::driver::{sys, CudaGraph, CudaSlice, CudaStream, DevicePtr, DriverError};
 use fermat_codegen::plan::Direction;
@@ -23,10 +23,6 @@ use std::sync::{Arc, Mutex};
 /// The most streams a capture fans out over: the transforms beyond it queue behind the
 /// first ones, round robin.
 const BRANCHES: usize = 8;
-
-fn driver(call: &'static str) -> impl Fn(DriverError) -> Error {
-    move |source| Error::Gpu(GpuError::Driver { call, source })
-}
 
 /// The transforms of the rows of a residue buffer, replayed from a graph where they can be.
 pub(super) struct TransformGraph {
@@ -141,10 +137,10 @@ impl TransformGraph {
             .end_capture(sys::CUgraphInstantiate_flags(0))
             .map_err(driver("cuStreamEndCapture"));
         recorded?;
-        let graph = ended?.ok_or(Error::Gpu(GpuError::Driver {
+        let graph = ended?.ok_or(GpuError::Driver {
             call: "cuStreamEndCapture",
             source: DriverError(sys::cudaError_enum::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED),
-        }))?;
+        })?;
         graph.upload().map_err(driver("cuGraphUpload"))?;
         Ok(Graph(graph))
     }

@@ -117,7 +117,8 @@ impl GpuError {
     }
 }
 
-fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+/// The error of a failed driver call, named.
+pub(crate) fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     move |source| GpuError::Driver { call, source }
 }
 

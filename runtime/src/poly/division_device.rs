@@ -59,13 +59,8 @@ impl<F: HostField> PolyRing<F> {
             self.copy_into(a, n, &mut r)?;
             return Ok((self.zeros(0)?, r));
         }
-        let head = if self.seeds_on_chip(b)? {
-            Vec::new()
-        } else {
-            match self.divisor_head(b, n - m + 1)? {
-                Some(head) => head,
-                None => return self.divrem_device(a, &self.normalised(b)?),
-            }
+        let Some(head) = self.divisor_head(b, n - m + 1)? else {
+            return self.divrem_device(a, &self.normalised(b)?);
         };
         let (mut q, mut r) = (self.zeros(n - m + 1)?, self.zeros(m - 1)?);
         self.divrem_seeded(a, b, head, &mut q, &mut r)?;
@@ -110,15 +105,13 @@ impl<F: HostField> PolyRing<F> {
         if m == 0 {
             return Err(self.zero_divisor());
         }
-        let head = if n < m {
-            None
-        } else if self.seeds_on_chip(b)? {
-            Some(Vec::new())
-        } else {
+        let head = if n >= m {
             match self.divisor_head(b, n - m + 1)? {
                 Some(head) => Some(head),
                 None => return self.divrem_device_into(a, &self.normalised(b)?, q, r),
             }
+        } else {
+            None
         };
         for (p, len) in [(&*q, (n + 1).saturating_sub(m)), (&*r, n.min(m - 1))] {
             if p.cap < len {
@@ -137,17 +130,15 @@ impl<F: HostField> PolyRing<F> {
         }
     }
 
-    /// Whether a division by b starts its inverse on chip from nothing, reading nothing
-    /// back to the host: b's top coefficient is known to be nonzero (a host polynomial
-    /// copied up) and the field's series kernel computes 1/f_0 itself (word primes).
-    fn seeds_on_chip(&self, b: &DevicePoly<F>) -> Result<bool, Error> {
-        Ok(b.top_nonzero && self.passes()?.tile.inverts)
-    }
-
     /// The first coefficients of rev(b) a division of k quotient coefficients starts its
     /// inverse from (its top ones, reversed: one copy to the host), or `None` when b's top
-    /// coefficient is zero.
+    /// coefficient is zero. None at all when b's top coefficient is known to be nonzero (a
+    /// host polynomial copied up) and the field's series kernel computes 1/f_0 itself
+    /// (word primes): the inverse then starts on chip, and nothing is read back.
     fn divisor_head(&self, b: &DevicePoly<F>, k: usize) -> Result<Option<Vec<F::Elem>>, Error> {
+        if b.top_nonzero && self.passes()?.tile.inverts {
+            return Ok(Some(Vec::new()));
+        }
         let base = k.min(series_base(&self.field));
         let head = self.download_elems(&self.reversed(b, b.len, base)?)?;
         Ok((head[0] != self.field.zero()).then_some(head))
@@ -306,8 +297,8 @@ impl<F: HostField> PolyRing<F> {
 
     /// Newton's iteration for the inverse of f mod x^n from the first coefficients of the
     /// inverse, `seed` (none: from 1/f_0, which the series kernel computes where its tile
-    /// [`inverts`](fermat_codegen::plain::Tile::inverts)): each step about doubles the coefficients known, ℓ → ℓ′ ≤ 2ℓ
-    /// ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′) (a middle product: the lower
+    /// [`inverts`](fermat_codegen::plain::Tile::inverts)): each step about doubles the
+    /// coefficients known, ℓ → ℓ′ ≤ 2ℓ ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′) (a middle product: the lower
     /// coefficients of f·g are those of 1) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)).
     /// Writes all n = `g.cap` coefficients of g.
     fn newton_inverse(
