@@ -218,6 +218,9 @@ fn instances(name: &str) -> BoxedStrategy<(Params, Formula)> {
                 })
             })
             .boxed(),
+        "device_fold" => (1u32..=3, 0u32..=3)
+            .prop_map(|(g, extra)| (Params::devices(pow(g)), Formula::Dft(pow(2 * g + extra))))
+            .boxed(),
         "device_stride" => (1u32..=3, 0u32..=3)
             .prop_map(|(g, extra)| {
                 let (g_, m) = (pow(g), pow(g + extra));

@@ -121,6 +121,16 @@ pub enum DeriveError {
         /// The distributions that side takes.
         allowed: &'static str,
     },
+    /// Distributions each allowed on its side, but not together.
+    #[error("a split cannot take a {input} input to a {output} output: {reason}")]
+    DistributionsNotJoined {
+        /// The input's distribution.
+        input: &'static str,
+        /// The output's distribution.
+        output: &'static str,
+        /// What the output needs.
+        reason: &'static str,
+    },
     /// A distribution name that does not exist.
     #[error("unknown distribution '{name}'; the distributions are cyclic, blocks, transposed")]
     UnknownDistribution {

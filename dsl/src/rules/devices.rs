@@ -8,11 +8,25 @@
 //!
 //! which splits every block into G chunks of N/G² elements and sends chunk c of device d
 //! to slot d of device c (it swaps the two top base-G digits of the index, so E · E = I).
-//! Both rules below are SPIRAL's commutation theorem, A ⊗ I(n) = L(mn, m) · (I(n) ⊗ A) ·
-//! L(mn, n) (2017, (14)), taken on the top two base-G digits only, so that everything
-//! between two exchanges stays local.
+//! `device_commute` and `device_stride` are SPIRAL's commutation theorem, A ⊗ I(n) =
+//! L(mn, m) · (I(n) ⊗ A) · L(mn, n) (2017, (14)), taken on the top two base-G digits only,
+//! so that everything between two exchanges stays local.
+//!
+//! `device_fold` breaks DFT(N), N = G·M, M = G·s, down for data that is cyclic on both
+//! sides: Cooley–Tukey (2017, (9)) with the radix M, each block's DFT(M) by the transpose
+//! of (9) with G rows (a radix-G decimation in frequency), and the G-point butterflies
+//! moved past one exchange. Between its input and output distributions (the outer
+//! L(N, G) and L(N, M)) every device folds its block into G rows of s points, transforms
+//! each row on its own, exchanges row e with device e, twiddles and combines:
+//!
+//! DFT(N) = L(N, M) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G) · D(G, M) · L(N, M) · E ·
+//! (I(G) ⊗ I(G) ⊗ DFT(s)) · (I(G) ⊗ D(G, s)) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G).
+//!
+//! L(N, G) · D(G, M) · L(N, M) is the twiddle D(G, M) read on the exchanged index: L(N, M)
+//! rotates the digits (e, d, j) of an index e·M + d·s + j to (d, j, e), so device e
+//! scales its element d·s + j by ω_N^(d·(G·j + e)).
 
-use super::{compose, i, l, tensor, Params, Rule, RuleKind};
+use super::{compose, d, dft, i, l, tensor, Params, Rule, RuleKind};
 use crate::formula::Formula;
 
 /// A ⊗ I(M) = E · (I(G) ⊗ A ⊗ I(M/G)) · E, for A of order G.
@@ -37,6 +51,22 @@ pub(super) const DEVICE_STRIDE: Rule = Rule {
     kind: RuleKind::Search,
     applies: strides_over_devices,
     apply: stride_over_devices,
+};
+
+/// DFT(N) = L(N, M) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G) · D(G, M) · L(N, M) · E ·
+/// (I(G) ⊗ I(G) ⊗ DFT(s)) · (I(G) ⊗ D(G, s)) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G), for
+/// N = G·M, M = G·s.
+pub(super) const DEVICE_FOLD: Rule = Rule {
+    name: "device_fold",
+    source: "2017 (9) with the radix M, its transpose on each block, and (14)",
+    identity: "DFT(N) = L(N, M) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G) · D(G, M) · L(N, M) · E · \
+               (I(G) ⊗ I(G) ⊗ DFT(s)) · (I(G) ⊗ D(G, s)) · (I(G) ⊗ DFT(G) ⊗ I(s)) · L(N, G) \
+               with N = G·M, M = G·s, E = L(G^2, G) ⊗ I(s)",
+    condition: "DFT(N) with G^2 dividing N, G (the number of devices) at least 2",
+    parameter: Some("G, the number of devices"),
+    kind: RuleKind::Breakdown,
+    applies: folds_over_devices,
+    apply: fold_over_devices,
 };
 
 /// The all-to-all exchange E(G, N) = L(G², G) ⊗ I(N/G²) of N elements over G devices.
@@ -97,6 +127,37 @@ fn stride_over_devices(f: &Formula, p: &Params) -> Option<Formula> {
     ]))
 }
 
+/// (G, s) for `f` = DFT(G²·s).
+fn fold_sizes(f: &Formula, p: &Params) -> Option<(u64, u64)> {
+    let g = devices(p)?;
+    let &Formula::Dft(n) = f else { return None };
+    let gg = g.checked_mul(g)?;
+    (n % gg == 0).then_some((g, n / gg))
+}
+
+fn folds_over_devices(f: &Formula, p: &Params) -> bool {
+    fold_sizes(f, p).is_some()
+}
+
+fn fold_over_devices(f: &Formula, p: &Params) -> Option<Formula> {
+    let (g, s) = fold_sizes(f, p)?;
+    let (m, n) = (g * s, g * g * s);
+    // The G-point butterflies of the fold (first) and of the combination (last).
+    let butterflies = || tensor(vec![i(g), dft(g), i(s)]);
+    Some(compose(vec![
+        l(n, m),
+        butterflies(),
+        l(n, g),
+        d(g, m),
+        l(n, m),
+        exchange(g, n),
+        tensor(vec![i(g), i(g), dft(s)]),
+        tensor(vec![i(g), d(g, s)]),
+        butterflies(),
+        l(n, g),
+    ]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +185,26 @@ mod tests {
     }
 
     #[test]
+    fn the_fold_is_the_dft() {
+        for (g, n) in [
+            (2, 4),
+            (2, 8),
+            (2, 32),
+            (4, 16),
+            (4, 64),
+            (4, 256),
+            (8, 64),
+            (8, 128),
+            (16, 256),
+        ] {
+            let lhs = Formula::Dft(n);
+            let rhs = DEVICE_FOLD.apply(&lhs, &Params::devices(g)).unwrap();
+            assert_eq!(rhs.checked_size().unwrap(), n);
+            assert!(same_matrix(&lhs, &rhs), "fold G = {g}, N = {n}");
+        }
+    }
+
+    #[test]
     fn the_exchange_is_an_involution() {
         let e = exchange(4, 64);
         assert!(same_matrix(&compose(vec![e.clone(), e]), &i(64)));
@@ -132,6 +213,15 @@ mod tests {
     #[test]
     fn conditions_name_the_device_count() {
         let p = Params::devices(4);
+        assert!(DEVICE_FOLD.applies(&Formula::Dft(16), &p), "N = G²");
+        assert!(DEVICE_FOLD.applies(&Formula::Dft(64), &p));
+        assert!(
+            !DEVICE_FOLD.applies(&Formula::Dft(8), &p),
+            "G² must divide N"
+        );
+        assert!(!DEVICE_FOLD.applies(&Formula::Dft(16), &Params::devices(1)));
+        assert!(!DEVICE_FOLD.applies(&Formula::Dft(16), &Params::NONE));
+        assert!(!DEVICE_FOLD.applies(&i(16), &p), "a DFT only");
         let ok = tensor(vec![Formula::Dft(4), i(8)]);
         assert!(DEVICE_COMMUTE.applies(&ok, &p));
         assert!(

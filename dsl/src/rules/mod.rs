@@ -8,7 +8,7 @@
 //!
 //! Rules are grouped by [`RuleKind`]:
 //! - breakdown rules turn a `DFT(n)` into a factorisation (Cooley–Tukey, the 2010 unrolled
-//!   and Stockham forms, Proposition 3, the base case);
+//!   and Stockham forms, Proposition 3, the base case, the fold over devices);
 //! - search moves are identities that neither simplify nor break down (commutation, the
 //!   mixed product, Proposition 2): they are applied deliberately, never to a fixpoint;
 //! - normalising rules simplify; each strictly decreases [`measure`], so applying them
@@ -39,7 +39,7 @@ pub struct Params {
     /// DFT(m) with m = K (`radix2_unroll`), or K in N = K^e (`prop3`).
     pub radix: Option<u64>,
     /// The number of devices G a transform is split over (`device_commute`,
-    /// `device_stride`).
+    /// `device_stride`, `device_fold`).
     pub devices: Option<u64>,
 }
 
@@ -142,12 +142,13 @@ impl PartialEq for Rule {
 
 impl Eq for Rule {}
 
-static REGISTRY: [Rule; 19] = [
+static REGISTRY: [Rule; 20] = [
     cooley_tukey::COOLEY_TUKEY,
     radix2::RADIX2_UNROLL,
     stockham::STOCKHAM,
     prop3::PROP3,
     base_case::BASE_CASE_DFT2K,
+    devices::DEVICE_FOLD,
     prop3::PROP2,
     tensor::TENSOR_COMMUTE,
     tensor::MIXED_PRODUCT,
@@ -309,6 +310,9 @@ mod tests {
             "stride_trivial",
             "tensor_unit",
             "flatten",
+            "device_commute",
+            "device_stride",
+            "device_fold",
         ] {
             assert!(find(name).is_some(), "{name} is missing from the registry");
         }

@@ -153,6 +153,10 @@ fn schedule(split: &DeviceSplit, show: &dyn Fn(&Formula) -> String) -> String {
             DeviceStage::Exchange => {
                 "all-to-all: chunk c of device d to slot d of device c".to_string()
             }
+            DeviceStage::TwiddleExchanged => format!(
+                "each device e: element d·{s} + j times ω_N^(d·({g}·j + e))",
+                s = m / g
+            ),
         };
         out += &format!("  {}. {what}\n", i + 1);
     }
@@ -162,7 +166,11 @@ fn schedule(split: &DeviceSplit, show: &dyn Fn(&Formula) -> String) -> String {
             m / g,
             m / g
         ),
-        _ => "  output in blocks: element i on device i div N/G\n".to_string(),
+        Distribution::Cyclic => format!(
+            "  output cyclic: element i on device i mod {g}; L({}, {m}) is the distribution and moves nothing\n",
+            split.n
+        ),
+        Distribution::Blocks => "  output in blocks: element i on device i div N/G\n".to_string(),
     };
     out
 }
