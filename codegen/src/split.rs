@@ -16,10 +16,13 @@
 //! [`SplitPass::Transpose`] is the local stride permutation L(M, G) of a blocks input (and
 //! L(M, M/G) of a blocks output of the inverse, with its two sizes swapped).
 //!
-//! The s twiddles w are read from two short tables, w = ω_N^j_lo · ω_N^(c·s + T·j_hi) for
-//! j = j_lo + T·j_hi, T = [`low_rows`]\(s) ≈ √s: a table of all s rows would be as large
-//! as a quarter of the data at G = 2 (P6 at N = 2^27: 16 GiB per device and direction),
-//! while the pass multiplies by w at most G times per j anyway.
+//! The s twiddles w are read from a table of s rows where it is small ([`table_block`]),
+//! or else from two short tables, w = ω_N^j_lo · ω_N^(c·s + T·j_hi) for j = j_lo + T·j_hi,
+//! T = [`low_rows`]\(s) ≈ √s: a table of all s rows would be as large as a quarter of the
+//! data at G = 2 (P6 at N = 2^27: 16 GiB per device and direction). For a big prime a
+//! multiplication costs far more than the pass's memory traffic, so the passes count
+//! them: with G = 2 they run the radix-2 butterfly, one multiplication per column
+//! (twiddled DFT(2), and the fold), instead of Horner's rule over ω_G's powers.
 
 use crate::contract::Arg;
 use crate::cuda::{fe, Expr, ForLoop, Kernel, Stmt, Type};
@@ -27,6 +30,12 @@ use fermat_dsl::field::geometric;
 use fermat_dsl::field::Field;
 
 /// A pass of a split transform besides its local transforms.
+///
+/// The butterfly passes read row t of their G × s matrix at t·`src_dist` and write row k
+/// at k·`dst_dist` (elements): s where the device holds one vector of M = G·s elements,
+/// k·s where it holds G vectors of s elements one after another, an SRGFN's k digit rows
+/// of s words each (what the G sub-transforms of a [`CyclicPass`] split read and write).
+/// Below, `src[t·s + j]` stands for element j of row t.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SplitPass {
     /// dst[k·s + j] = Σ_(g < G) (w_j·tw_(H + k))^g · src[g·s + j] for j < s = `m`,
@@ -41,30 +50,38 @@ pub enum SplitPass {
     /// [`SplitPass::Inverse`] of `src[i]·op[i]`: the inverse of a product of two forward
     /// split transforms.
     Product,
+    /// [`SplitPass::Inverse`] without its scale and with ω_G^(+g): dst[g·s + j] = w_j^g ·
+    /// Σ_(k < G) tw_(H + g)^k · src[k·s + j], the fold of a cyclic output
+    /// ([`CyclicPass::Fold`]). Table: as [`SplitPass::Inverse`]'s without its last row.
+    Fold,
     /// dst[j·s + i] = src[i·G + j] for i < s = `m`, j < G = `terms`: L(s·G, G).
     Transpose,
 }
 
 /// The arguments of [`SplitPass::Forward`] and [`SplitPass::Inverse`], in order.
-pub const SPLIT_ARGS: [Arg; 8] = [
+pub const SPLIT_ARGS: [Arg; 10] = [
     Arg::Source,
     Arg::Destination,
     Arg::Twiddles,
     Arg::SourceStride,
     Arg::DestinationStride,
+    Arg::SourceDistance,
+    Arg::DestinationDistance,
     Arg::Size,
     Arg::Terms,
     Arg::Block,
 ];
 
 /// The arguments of [`SplitPass::Product`], in order.
-pub const SPLIT_PRODUCT_ARGS: [Arg; 9] = [
+pub const SPLIT_PRODUCT_ARGS: [Arg; 11] = [
     Arg::Source,
     Arg::Operand,
     Arg::Destination,
     Arg::Twiddles,
     Arg::SourceStride,
     Arg::DestinationStride,
+    Arg::SourceDistance,
+    Arg::DestinationDistance,
     Arg::Size,
     Arg::Terms,
     Arg::Block,
@@ -104,30 +121,56 @@ pub fn low_rows(m: u64) -> u64 {
     1 << m.max(1).next_power_of_two().ilog2().div_ceil(2)
 }
 
+/// The most bytes a table of one row per column may take ([`table_block`]).
+pub const FULL_TABLE_BYTES: u64 = 256 << 20;
+
+/// T, the rows of the low table of a pass over s columns of elements of `element_bytes`:
+/// s itself (one row per column, w_j read rather than multiplied) while those rows take
+/// at most [`FULL_TABLE_BYTES`], else [`low_rows`]\(s).
+///
+/// ```
+/// use fermat_codegen::split::table_block;
+/// assert_eq!(table_block(1 << 20, 32), 1 << 20); // P3 at N = 2^22 on two devices
+/// assert_eq!(table_block(1 << 25, 512), 1 << 13); // P6 at N = 2^27: 16 GiB otherwise
+/// ```
+pub fn table_block(s: u64, element_bytes: u64) -> u64 {
+    if s.saturating_mul(element_bytes) <= FULL_TABLE_BYTES {
+        s.max(1)
+    } else {
+        low_rows(s)
+    }
+}
+
 /// Where the rows of ω_G's powers start, after the low and the high table.
 fn coarse_start() -> Expr {
     var("block") + var("m") / var("block")
 }
 
-/// `w`, the twiddle of column j in table form, from its low and its high row.
+/// `w`, the twiddle of column j in table form: its row of a full table, or the product of
+/// its low and its high row.
 fn twiddle_of_column() -> Stmt {
     // Products of table rows stay in table form.
     Stmt::const_(
         Type::Fe,
         "w",
-        fe::mul_mont(
-            row(var("j") % var("block")),
-            row(var("block") + var("j") / var("block")),
+        Expr::select(
+            var("block").ge(var("m")),
+            row(var("j")),
+            fe::mul_mont(
+                row(var("j") % var("block")),
+                row(var("block") + var("j") / var("block")),
+            ),
         ),
     )
 }
 
 impl SplitPass {
     /// Every pass.
-    pub const ALL: [SplitPass; 4] = [
+    pub const ALL: [SplitPass; 5] = [
         SplitPass::Forward,
         SplitPass::Inverse,
         SplitPass::Product,
+        SplitPass::Fold,
         SplitPass::Transpose,
     ];
 
@@ -137,6 +180,7 @@ impl SplitPass {
             SplitPass::Forward => "split_forward",
             SplitPass::Inverse => "split_inverse",
             SplitPass::Product => "split_product",
+            SplitPass::Fold => "split_fold",
             SplitPass::Transpose => "split_transpose",
         }
     }
@@ -144,7 +188,7 @@ impl SplitPass {
     /// The kernel's arguments, in order.
     pub fn args(self) -> &'static [Arg] {
         match self {
-            SplitPass::Forward | SplitPass::Inverse => &SPLIT_ARGS,
+            SplitPass::Forward | SplitPass::Inverse | SplitPass::Fold => &SPLIT_ARGS,
             SplitPass::Product => &SPLIT_PRODUCT_ARGS,
             SplitPass::Transpose => &TRANSPOSE_ARGS,
         }
@@ -155,8 +199,9 @@ impl SplitPass {
     pub fn kernel(self) -> Kernel {
         let body = match self {
             SplitPass::Forward => forward_body(),
-            SplitPass::Inverse => inverse_body(false),
-            SplitPass::Product => inverse_body(true),
+            SplitPass::Inverse => inverse_body(false, true),
+            SplitPass::Product => inverse_body(true, true),
+            SplitPass::Fold => inverse_body(false, false),
             SplitPass::Transpose => transpose_body(),
         };
         let params = self.args().iter().map(|a| a.param()).collect();
@@ -174,56 +219,196 @@ impl SplitPass {
                 "x[g*s + j] = G^-1 * w_j^-g * sum_k w_G^(-g*k) * y[k*s + j]: the forward undone"
             }
             SplitPass::Product => "split_inverse of the pointwise product src * op",
+            SplitPass::Fold => {
+                "x[g*s + j] = w_j^g * sum_k w_G^(g*k) * y[k*s + j]: the radix-G fold of a cyclic output"
+            }
             SplitPass::Transpose => "dst[j*s + i] = src[i*G + j]: the stride permutation L(s*G, G)",
         }
     }
 
-    /// The rows of the pass's table on device `c` of G, for N points with ω_N = `omega`
-    /// (the runtime writes them in the table form of [`crate::kernel::table_form`]);
-    /// empty for [`SplitPass::Transpose`]. About 2·√s + G rows, s = N/G².
+    /// The rows of the pass's table on device `c` of G, for N points with ω_N = `omega`,
+    /// its low table of `block` rows ([`table_block`]; the runtime writes them in the
+    /// table form of [`crate::kernel::table_form`]); empty for [`SplitPass::Transpose`],
+    /// and for [`SplitPass::Fold`], which only a cyclic output runs
+    /// ([`CyclicPass::table`]). About `block` + s/`block` + G rows, s = N/G².
     pub fn table<F: Field>(
         self,
         field: &F,
         omega: &F::Elem,
-        n: u64,
-        g: u64,
-        c: u64,
+        (n, g, c): (u64, u64, u64),
+        block: u64,
     ) -> Vec<F::Elem> {
         let s = n / g / g;
-        let t = low_rows(s);
         let inverse = |x: &F::Elem| field.inv(x).expect("a root of unity is invertible");
-        let powers = |step: &F::Elem, start: &F::Elem, count| geometric(field, start, step, count);
-        let (omega, omega_g) = match self {
-            SplitPass::Forward => (*omega, field.pow_u64(omega, n / g)),
+        let omega_g = field.pow_u64(omega, n / g);
+        match self {
+            SplitPass::Forward => rows(
+                field,
+                (omega, &field.pow_u64(omega, c * s)),
+                (&omega_g, g),
+                None,
+                (s, block),
+            ),
             SplitPass::Inverse | SplitPass::Product => {
                 let back = inverse(omega);
-                (back, field.pow_u64(&back, n / g))
+                rows(
+                    field,
+                    (&back, &field.pow_u64(&back, c * s)),
+                    (&inverse(&omega_g), g),
+                    Some(inverse(&field.from_u64(g))),
+                    (s, block),
+                )
             }
-            SplitPass::Transpose => return Vec::new(),
-        };
-        let mut rows = powers(&omega, &field.one(), t);
-        rows.extend(powers(
-            &field.pow_u64(&omega, t),
-            &field.pow_u64(&omega, c * s),
-            s.div_ceil(t),
-        ));
-        rows.extend(powers(&omega_g, &field.one(), g));
-        if self != SplitPass::Forward {
-            rows.push(inverse(&field.from_u64(g)));
+            SplitPass::Transpose | SplitPass::Fold => Vec::new(),
         }
-        rows
     }
 }
 
-/// w_j of a table of [`SplitPass::table`] over s columns.
-fn column_twiddle<F: Field>(field: &F, table: &[F::Elem], s: usize, j: usize) -> F::Elem {
-    let t = low_rows(s as u64) as usize;
-    field.mul(&table[j % t], &table[t + j / t])
+/// The passes of a split whose output is cyclic like its input (`Distribution::Cyclic` on
+/// both sides): each device folds its M = G·s points into G rows by a radix-G decimation
+/// in frequency, transforms the rows one by one (row e being Y[G·j + e] of its DFT(M)),
+/// sends row e to device e while it transforms the next, and device e combines the G rows
+/// it received by the twiddled DFT(G), leaving X[G·(j + h·s) + e] at h·s + j. The four
+/// passes run the kernels of [`SplitPass`] with their own tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CyclicPass {
+    /// f_e[j] = ω_M^(e·j) · Σ_(t < G) ω_G^(e·t) · y[t·s + j]: D(G, s) · (DFT(G) ⊗ I(s)),
+    /// by [`SplitPass::Fold`]'s kernel with w_j = ω_M^j.
+    Fold,
+    /// [`CyclicPass::Fold`] undone but for its factor G^(−1) (which
+    /// [`CyclicPass::Unbutterfly`] applies), by [`SplitPass::Forward`]'s kernel.
+    Unfold,
+    /// On device e, from row d = Y_d[G·j + e] of every device d: X[G·(j + h·s) + e] =
+    /// Σ_d (w_j·ω_G^h)^d · row_d[j] with w_j = ω_N^(G·j + e), by [`SplitPass::Forward`]'s
+    /// kernel.
+    Butterfly,
+    /// [`CyclicPass::Butterfly`] undone, scaled by G^(−2) (the fold's G^(−1) with its own),
+    /// by [`SplitPass::Inverse`]'s kernel.
+    Unbutterfly,
+    /// [`CyclicPass::Unbutterfly`] of the pointwise product of two forward transforms, by
+    /// [`SplitPass::Product`]'s kernel.
+    Product,
 }
 
-/// Where ω_G's rows start in a table of [`SplitPass::table`] over s columns.
-fn coarse_row(s: usize) -> usize {
-    let t = low_rows(s as u64) as usize;
+impl CyclicPass {
+    /// The kernel that runs the pass.
+    ///
+    /// ```
+    /// use fermat_codegen::split::{CyclicPass, SplitPass};
+    /// assert_eq!(CyclicPass::Fold.kernel_pass(), SplitPass::Fold);
+    /// assert_eq!(CyclicPass::Butterfly.kernel_pass(), SplitPass::Forward);
+    /// ```
+    pub fn kernel_pass(self) -> SplitPass {
+        match self {
+            CyclicPass::Fold => SplitPass::Fold,
+            CyclicPass::Unbutterfly => SplitPass::Inverse,
+            CyclicPass::Unfold | CyclicPass::Butterfly => SplitPass::Forward,
+            CyclicPass::Product => SplitPass::Product,
+        }
+    }
+
+    /// The rows of the pass's table on device `c` of G, for N points with ω_N = `omega`,
+    /// laid out as [`SplitPass::table`]'s with a low table of `block` rows.
+    ///
+    /// ```
+    /// use fermat_codegen::split::CyclicPass;
+    /// use fermat_dsl::field::{Field, Fp32};
+    /// let f = Fp32::new(469762049)?;
+    /// let omega = f.root_of_unity(64)?;
+    /// // s = 16: 4 low rows, 4 high rows and 2 of ω_G (the fold has no scale).
+    /// assert_eq!(CyclicPass::Fold.table(&f, &omega, (64, 2, 1), 4).len(), 10);
+    /// // A full table: row j is w_j = ω_N^(2·j + 1) on device 1.
+    /// let full = CyclicPass::Butterfly.table(&f, &omega, (64, 2, 1), 16);
+    /// assert_eq!(full[3], f.pow_u64(&omega, 7));
+    /// assert_eq!(full.len(), 16 + 1 + 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn table<F: Field>(
+        self,
+        field: &F,
+        omega: &F::Elem,
+        (n, g, c): (u64, u64, u64),
+        block: u64,
+    ) -> Vec<F::Elem> {
+        let s = n / g / g;
+        let inverse = |x: &F::Elem| field.inv(x).expect("a root of unity is invertible");
+        let omega_m = field.pow_u64(omega, g);
+        let omega_g = field.pow_u64(omega, n / g);
+        let one = field.one();
+        match self {
+            CyclicPass::Fold => rows(field, (&omega_m, &one), (&omega_g, g), None, (s, block)),
+            CyclicPass::Unfold => rows(
+                field,
+                (&inverse(&omega_m), &one),
+                (&inverse(&omega_g), g),
+                None,
+                (s, block),
+            ),
+            CyclicPass::Butterfly => rows(
+                field,
+                (&omega_m, &field.pow_u64(omega, c)),
+                (&omega_g, g),
+                None,
+                (s, block),
+            ),
+            CyclicPass::Unbutterfly | CyclicPass::Product => rows(
+                field,
+                (&inverse(&omega_m), &inverse(&field.pow_u64(omega, c))),
+                (&inverse(&omega_g), g),
+                Some(inverse(&field.from_u64(g * g))),
+                (s, block),
+            ),
+        }
+    }
+}
+
+/// A table of a pass over s columns with a low table of T rows: `high`·`low`^i (rows i <
+/// s) where T ≥ s, else `low`^i (rows i < T) and `high`·`low`^(T·i) (rows T + i, i < s/T);
+/// then `coarse`^k (rows H + k, k < G) and `scale` if any.
+fn rows<F: Field>(
+    field: &F,
+    (low, high): (&F::Elem, &F::Elem),
+    (coarse, g): (&F::Elem, u64),
+    scale: Option<F::Elem>,
+    (s, t): (u64, u64),
+) -> Vec<F::Elem> {
+    let mut rows = if t >= s {
+        let mut full = geometric(field, high, low, s);
+        // The high table's one row, read by no column.
+        full.push(field.one());
+        full
+    } else {
+        let mut two = geometric(field, &field.one(), low, t);
+        two.extend(geometric(
+            field,
+            high,
+            &field.pow_u64(low, t),
+            s.div_ceil(t),
+        ));
+        two
+    };
+    rows.extend(geometric(field, &field.one(), coarse, g));
+    rows.extend(scale);
+    rows
+}
+
+/// w_j of a table of [`SplitPass::table`] over s columns.
+fn column_twiddle<F: Field>(
+    field: &F,
+    table: &[F::Elem],
+    (s, t): (usize, usize),
+    j: usize,
+) -> F::Elem {
+    if t >= s {
+        table[j]
+    } else {
+        field.mul(&table[j % t], &table[t + j / t])
+    }
+}
+
+/// Where ω_G's rows start in a table of [`SplitPass::table`] over s columns with a low
+/// table of t rows.
+fn coarse_row((s, t): (usize, usize)) -> usize {
     t + s.div_ceil(t)
 }
 
@@ -241,35 +426,60 @@ fn horner(z: Expr, term: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
     ]
 }
 
+/// Whether the pass runs over G = 2 rows, where ω_2 = −1 and the butterfly needs one
+/// multiplication per column.
+fn two_rows() -> Expr {
+    var("terms").equals(Expr::u64(2))
+}
+
 fn forward_body() -> Vec<Stmt> {
-    let x = |t: Expr| fe::load(var("src"), t * var("m") + var("j"), var("src_stride"));
+    let x = |t: Expr| {
+        fe::load(
+            var("src"),
+            t * var("src_dist") + var("j"),
+            var("src_stride"),
+        )
+    };
+    let store = |k: Expr, v: Expr| {
+        fe::store(
+            var("dst"),
+            k * var("dst_dist") + var("j"),
+            var("dst_stride"),
+            v,
+        )
+    };
+    // y_k = x_0 ± w·x_1.
+    let radix_two = vec![
+        Stmt::const_(Type::Fe, "u", x(Expr::u64(0))),
+        Stmt::const_(Type::Fe, "t", fe::mul_mont(x(Expr::u64(1)), var("w"))),
+        store(Expr::u64(0), fe::add(var("u"), var("t"))),
+        store(Expr::u64(1), fe::sub(var("u"), var("t"))),
+    ];
     let mut per_output = vec![Stmt::const_(
         Type::Fe,
         "z",
         fe::mul_mont(var("w"), row(coarse_start() + var("k"))),
     )];
     per_output.extend(horner(var("z"), x));
-    per_output.push(fe::store(
-        var("dst"),
-        var("k") * var("m") + var("j"),
-        var("dst_stride"),
-        var("acc"),
-    ));
+    per_output.push(store(var("k"), var("acc")));
+    let horner_rule = vec![Stmt::For(
+        ForLoop::range("k", Type::SizeT, Expr::u64(0), var("terms")).body(per_output),
+    )];
     vec![Stmt::grid_stride_loop(
         "j",
         var("m"),
         vec![
             twiddle_of_column(),
-            Stmt::For(
-                ForLoop::range("k", Type::SizeT, Expr::u64(0), var("terms")).body(per_output),
-            ),
+            Stmt::if_else(two_rows(), radix_two, horner_rule),
         ],
     )]
 }
 
-fn inverse_body(product: bool) -> Vec<Stmt> {
+/// The inverse butterflies (with `product`, of src·op), scaled by the table's last row
+/// where `scaled`.
+fn inverse_body(product: bool, scaled: bool) -> Vec<Stmt> {
     let y = move |t: Expr| {
-        let at = t * var("m") + var("j");
+        let at = t * var("src_dist") + var("j");
         let v = fe::load(var("src"), at.clone(), var("src_stride"));
         if product {
             fe::mul(v, fe::load(var("op"), at, var("src_stride")))
@@ -277,25 +487,59 @@ fn inverse_body(product: bool) -> Vec<Stmt> {
             v
         }
     };
-    let mut per_output = horner(row(coarse_start() + var("g")), y);
-    per_output.extend([
+    let store = |g: Expr, v: Expr| {
         fe::store(
             var("dst"),
-            var("g") * var("m") + var("j"),
+            g * var("dst_dist") + var("j"),
             var("dst_stride"),
-            fe::mul_mont(var("acc"), var("f")),
-        ),
+            v,
+        )
+    };
+    let scale = || row(coarse_start() + var("terms"));
+    // x_0 = f·(y_0 + y_1), x_1 = f·w·(y_0 − y_1).
+    let (first, second) = if scaled {
+        (
+            fe::mul_mont(fe::add(var("a"), var("b")), var("f")),
+            fe::mul_mont(
+                fe::sub(var("a"), var("b")),
+                fe::mul_mont(var("f"), var("w")),
+            ),
+        )
+    } else {
+        (
+            fe::add(var("a"), var("b")),
+            fe::mul_mont(fe::sub(var("a"), var("b")), var("w")),
+        )
+    };
+    let mut radix_two = vec![
+        Stmt::const_(Type::Fe, "a", y(Expr::u64(0))),
+        Stmt::const_(Type::Fe, "b", y(Expr::u64(1))),
+    ];
+    if scaled {
+        radix_two.push(Stmt::const_(Type::Fe, "f", scale()));
+    }
+    radix_two.extend([store(Expr::u64(0), first), store(Expr::u64(1), second)]);
+    let mut per_output = horner(row(coarse_start() + var("g")), y);
+    per_output.extend([
+        store(var("g"), fe::mul_mont(var("acc"), var("f"))),
         Stmt::assign(var("f"), fe::mul_mont(var("f"), var("w"))),
     ]);
+    // f = scale·w^g; unscaled, it starts at row 0, w_0 = 1 in table form (a fold's
+    // twiddles are ω_M^j from j = 0).
+    let horner_rule = vec![
+        Stmt::let_(
+            Type::Fe,
+            "f",
+            if scaled { scale() } else { row(Expr::u64(0)) },
+        ),
+        Stmt::For(ForLoop::range("g", Type::SizeT, Expr::u64(0), var("terms")).body(per_output)),
+    ];
     vec![Stmt::grid_stride_loop(
         "j",
         var("m"),
         vec![
             twiddle_of_column(),
-            Stmt::let_(Type::Fe, "f", row(coarse_start() + var("terms"))),
-            Stmt::For(
-                ForLoop::range("g", Type::SizeT, Expr::u64(0), var("terms")).body(per_output),
-            ),
+            Stmt::if_else(two_rows(), radix_two, horner_rule),
         ],
     )]
 }
@@ -322,18 +566,19 @@ fn transpose_body() -> Vec<Stmt> {
 }
 
 /// The CPU's run of [`SplitPass::Forward`] on one device of `g`: `dst` from `src` (G·s
-/// elements each) with the rows of [`SplitPass::table`].
+/// elements each) with the rows of [`SplitPass::table`] (its low table of `block` rows),
+/// by Horner's rule whatever G.
 pub fn forward<F: Field>(
     field: &F,
-    g: usize,
+    (g, block): (usize, usize),
     table: &[F::Elem],
     src: &[F::Elem],
     dst: &mut [F::Elem],
 ) {
     let s = src.len() / g;
-    let coarse = coarse_row(s);
+    let coarse = coarse_row((s, block));
     for j in 0..s {
-        let w = column_twiddle(field, table, s, j);
+        let w = column_twiddle(field, table, (s, block), j);
         for k in 0..g {
             let z = field.mul(&w, &table[coarse + k]);
             let acc = horner_cpu(field, &z, g, |t| src[t * s + j]);
@@ -342,11 +587,11 @@ pub fn forward<F: Field>(
     }
 }
 
-/// The CPU's run of [`SplitPass::Inverse`] (with `op`, of [`SplitPass::Product`]) on one
-/// device of `g`.
+/// The CPU's run of [`SplitPass::Inverse`] (with `op`, of [`SplitPass::Product`]; with a
+/// table without the scale row, of [`SplitPass::Fold`]) on one device of `g`.
 pub fn inverse<F: Field>(
     field: &F,
-    g: usize,
+    (g, block): (usize, usize),
     table: &[F::Elem],
     src: &[F::Elem],
     op: Option<&[F::Elem]>,
@@ -357,10 +602,14 @@ pub fn inverse<F: Field>(
         Some(op) => field.mul(&src[i], &op[i]),
         None => src[i],
     };
-    let coarse = coarse_row(s);
+    let coarse = coarse_row((s, block));
+    let scale = table
+        .get(coarse + g)
+        .copied()
+        .unwrap_or_else(|| field.one());
     for j in 0..s {
-        let w = column_twiddle(field, table, s, j);
-        let mut f = table[coarse + g];
+        let w = column_twiddle(field, table, (s, block), j);
+        let mut f = scale;
         for gi in 0..g {
             let acc = horner_cpu(field, &table[coarse + gi], g, |t| y(t * s + j));
             dst[gi * s + j] = field.mul(&acc, &f);
@@ -401,6 +650,7 @@ mod tests {
         let (n, g) = (256u64, 4u64);
         let (m, s) = (n / g, n / g / g);
         let omega = interp.root(n).unwrap();
+        let gu = g as usize;
         // The whole vector before the twiddles, in blocks.
         let x: Vec<_> = (0..n).map(|i| f.from_u64(i * 31 + 5)).collect();
         let twiddled: Vec<_> = (0..n)
@@ -408,32 +658,98 @@ mod tests {
             .collect();
         let dft_g = Formula::tensor(vec![Formula::Dft(g), Formula::Identity(m)]).unwrap();
         let want = interp.apply(&dft_g, &twiddled).unwrap();
-        for c in 0..g {
+        // Both layouts of the twiddles: two short tables, and one row per column.
+        for (c, block) in (0..g).flat_map(|c| [(c, low_rows(s)), (c, s)]) {
             // Device c's slots after the exchange: chunk c of every block.
             let slots: Vec<_> = (0..g)
                 .flat_map(|b| (0..s).map(move |j| b * m + c * s + j))
                 .map(|i| x[i as usize])
                 .collect();
             let mut y = vec![f.zero(); slots.len()];
-            forward(
-                &f,
-                g as usize,
-                &SplitPass::Forward.table(&f, &omega, n, g, c),
-                &slots,
-                &mut y,
-            );
+            let shape = (gu, block as usize);
+            let table = SplitPass::Forward.table(&f, &omega, (n, g, c), block);
+            forward(&f, shape, &table, &slots, &mut y);
             for k in 0..g {
                 for j in 0..s {
                     assert_eq!(y[(k * s + j) as usize], want[(k * m + c * s + j) as usize]);
                 }
             }
             let mut back = vec![f.zero(); y.len()];
-            let table = SplitPass::Inverse.table(&f, &omega, n, g, c);
-            inverse(&f, g as usize, &table, &y, None, &mut back);
+            let table = SplitPass::Inverse.table(&f, &omega, (n, g, c), block);
+            inverse(&f, shape, &table, &y, None, &mut back);
             assert_eq!(back, slots, "device {c}");
             let ones = vec![f.one(); y.len()];
-            inverse(&f, g as usize, &table, &y, Some(&ones), &mut back);
+            inverse(&f, shape, &table, &y, Some(&ones), &mut back);
             assert_eq!(back, slots, "device {c}, a product by ones");
+        }
+    }
+
+    /// A cyclic split's passes around the sub-transforms DFT(s) make DFT(N), cyclic in and
+    /// out, and the passes that undo them do.
+    #[test]
+    fn the_cyclic_passes_make_the_dft() {
+        let f = Fp32::new(469762049).unwrap();
+        let mut interp = Interpreter::new(&f);
+        for (n, g, full) in [
+            (64u64, 2u64, false),
+            (64, 2, true),
+            (256, 4, true),
+            (512, 8, false),
+            (16, 4, false),
+        ] {
+            let (gu, m, s) = (g as usize, (n / g) as usize, (n / g / g) as usize);
+            let block = if full { s } else { low_rows(s as u64) as usize };
+            let shape = (gu, block);
+            let omega = interp.root(n).unwrap();
+            let times = |v: &[_], c: u64| -> Vec<_> {
+                v.iter().map(|x| f.mul(x, &f.from_u64(c))).collect()
+            };
+            let x: Vec<_> = (0..n).map(|i| f.from_u64(i * 31 + 5)).collect();
+            let want = interp.apply(&Formula::Dft(n), &x).unwrap();
+            // rows[d][e]: device d's row e after its fold and its sub-transforms.
+            let mut rows = vec![vec![Vec::new(); gu]; gu];
+            for (d, row) in rows.iter_mut().enumerate() {
+                let y: Vec<_> = (0..m).map(|i| x[i * gu + d]).collect();
+                let table =
+                    |pass: CyclicPass| pass.table(&f, &omega, (n, g, d as u64), block as u64);
+                let mut folded = vec![f.zero(); m];
+                inverse(&f, shape, &table(CyclicPass::Fold), &y, None, &mut folded);
+                for (e, r) in row.iter_mut().enumerate() {
+                    let part = &folded[e * s..(e + 1) * s];
+                    *r = interp.apply(&Formula::Dft(s as u64), part).unwrap();
+                }
+                let mut back = vec![f.zero(); m];
+                forward(&f, shape, &table(CyclicPass::Unfold), &folded, &mut back);
+                assert_eq!(back, times(&y, g), "unfold, N = {n}, G = {g}");
+            }
+            for e in 0..gu {
+                let table =
+                    |pass: CyclicPass| pass.table(&f, &omega, (n, g, e as u64), block as u64);
+                let received: Vec<_> = (0..gu).flat_map(|d| rows[d][e].clone()).collect();
+                let mut out = vec![f.zero(); m];
+                forward(
+                    &f,
+                    shape,
+                    &table(CyclicPass::Butterfly),
+                    &received,
+                    &mut out,
+                );
+                for (j, v) in out.iter().enumerate() {
+                    assert_eq!(*v, want[gu * j + e], "N = {n}, G = {g}, device {e}");
+                }
+                let mut back = vec![f.zero(); m];
+                inverse(
+                    &f,
+                    shape,
+                    &table(CyclicPass::Unbutterfly),
+                    &out,
+                    None,
+                    &mut back,
+                );
+                let inv_g = f.inv(&f.from_u64(g)).unwrap();
+                let scaled: Vec<_> = received.iter().map(|v| f.mul(v, &inv_g)).collect();
+                assert_eq!(back, scaled, "unbutterfly, N = {n}, G = {g}");
+            }
         }
     }
 

@@ -312,8 +312,8 @@ pub enum Error {
         /// The transform size.
         n: u64,
     },
-    /// A product on a split whose output is not transposed.
-    #[error("a product over devices needs the transposed output (the pointwise product is taken where the forward transforms leave it); this split's output is {output}")]
+    /// A product on a split whose output is in blocks.
+    #[error("a product over devices needs a transposed or cyclic output (the pointwise product is taken where the forward transforms leave it); this split's output is {output}")]
     SplitProduct {
         /// The output distribution.
         output: &'static str,

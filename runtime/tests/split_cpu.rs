@@ -39,19 +39,23 @@ fn check_transforms<F: HostField>(field: &F, n: u64, g: usize) {
     let x = random(field, n as usize, n + g as u64);
     let mut want = x.clone();
     one.forward(&mut want).unwrap();
-    for input in [Distribution::Cyclic, Distribution::Blocks] {
-        for output in [Distribution::Transposed, Distribution::Blocks] {
-            let options = SplitOptions {
-                input,
-                output,
-                ..Default::default()
-            };
-            let plan = SplitPlan::new(field, n, SplitDevices::Cpu(g), options).unwrap();
-            let what = format!("{} N = {n} G = {g} {input} → {output}", field.name());
-            let y = plan.forward(&x).unwrap();
-            assert!(y == want, "{what}");
-            assert!(plan.inverse(&y).unwrap() == x, "{what}: the inverse");
-        }
+    let pairs = [Distribution::Cyclic, Distribution::Blocks]
+        .into_iter()
+        .flat_map(|input| {
+            [Distribution::Transposed, Distribution::Blocks].map(|output| (input, output))
+        })
+        .chain([(Distribution::Cyclic, Distribution::Cyclic)]);
+    for (input, output) in pairs {
+        let options = SplitOptions {
+            input,
+            output,
+            ..Default::default()
+        };
+        let plan = SplitPlan::new(field, n, SplitDevices::Cpu(g), options).unwrap();
+        let what = format!("{} N = {n} G = {g} {input} → {output}", field.name());
+        let y = plan.forward(&x).unwrap();
+        assert!(y == want, "{what}");
+        assert!(plan.inverse(&y).unwrap() == x, "{what}: the inverse");
     }
 }
 
@@ -73,13 +77,17 @@ fn split_products_equal_the_ring_product() {
         let field = FieldSpec::parse(spec).unwrap().build().unwrap();
         with_field!(&field, f => {
             let ring = PolyRing::new(f, Backend::Cpu).unwrap();
+            let cyclic = SplitOptions { output: Distribution::Cyclic, ..Default::default() };
             for (n, g, la, lb) in [(64u64, 2usize, 32, 33), (256, 4, 200, 57), (1 << 10, 8, 1, 1000)] {
-                let plan = SplitPlan::new(f, n, SplitDevices::Cpu(g), SplitOptions::default()).unwrap();
-                let (a, b) = (random(f, la, 1), random(f, lb, 2));
-                let c = plan.mul(&a, &b).unwrap();
-                let want = ring.mul(&poly(f, &a), &poly(f, &b)).unwrap();
-                let got = poly(f, &c);
-                assert!(got == want, "{spec}: {la} × {lb} on {g} devices");
+                for options in [SplitOptions::default(), cyclic.clone()] {
+                    let output = options.output;
+                    let plan = SplitPlan::new(f, n, SplitDevices::Cpu(g), options).unwrap();
+                    let (a, b) = (random(f, la, 1), random(f, lb, 2));
+                    let c = plan.mul(&a, &b).unwrap();
+                    let want = ring.mul(&poly(f, &a), &poly(f, &b)).unwrap();
+                    let got = poly(f, &c);
+                    assert!(got == want, "{spec}: {la} × {lb} on {g} devices, {output} output");
+                }
             }
         });
     }
@@ -123,6 +131,33 @@ fn the_steps_follow_the_distributions() {
         six.steps(Direction::Inverse).last(),
         Some(&Step::Transpose { back: true })
     );
+    // Cyclic in and out: the fold, the rows with their exchange, the butterfly; with
+    // N = G² too, where the rows are of one point.
+    use fermat::codegen::split::CyclicPass;
+    for n in [1 << 10, 16] {
+        let options = SplitOptions {
+            output: Distribution::Cyclic,
+            ..Default::default()
+        };
+        let rows = SplitPlan::new(&f, n, SplitDevices::Cpu(4), options).unwrap();
+        assert_eq!(rows.exchanges(), 1);
+        assert_eq!(
+            rows.steps(Direction::Forward),
+            [
+                Step::Cyclic(CyclicPass::Fold),
+                Step::Rows(Direction::Forward),
+                Step::Cyclic(CyclicPass::Butterfly)
+            ]
+        );
+        assert_eq!(
+            rows.steps(Direction::Inverse),
+            [
+                Step::Cyclic(CyclicPass::Unbutterfly),
+                Step::Rows(Direction::Inverse),
+                Step::Cyclic(CyclicPass::Unfold)
+            ]
+        );
+    }
 }
 
 #[test]
@@ -173,4 +208,47 @@ fn bad_splits_are_typed_errors() {
         blocks.mul(&[1], &[1]),
         Err(Error::SplitProduct { output: "blocks" })
     ));
+    // A cyclic output needs a cyclic input.
+    let err = SplitPlan::new(
+        &f,
+        64,
+        SplitDevices::Cpu(2),
+        SplitOptions {
+            input: Distribution::Blocks,
+            output: Distribution::Cyclic,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("needs a cyclic input"), "{err}");
+}
+
+/// Resident runs of a cyclic output: a tile repeated over rows shorter and longer than it,
+/// transformed in place twice (each step of the second timed alone), give the host's
+/// transform of the host's transform.
+#[test]
+fn resident_cyclic_runs_keep_their_output() {
+    let f = fermat::dsl::Fp32::new(469762049).unwrap();
+    let n = 1u64 << 10;
+    let options = SplitOptions {
+        output: Distribution::Cyclic,
+        ..Default::default()
+    };
+    let plan = SplitPlan::new(&f, n, SplitDevices::Cpu(2), options).unwrap();
+    for tile in [vec![3u32, 1, 4, 1], (0..512).collect::<Vec<u32>>()] {
+        // Every device's block holds the tile repeated: element i sits at i div G.
+        let x: Vec<u32> = (0..n as usize)
+            .map(|i| tile[(i / 2) % tile.len()])
+            .collect();
+        let twice = plan.forward(&plan.forward(&x).unwrap()).unwrap();
+        plan.load_resident_tiled(&tile).unwrap();
+        plan.forward_resident().unwrap();
+        assert_eq!(plan.time_steps().unwrap().len(), 3);
+        assert_eq!(
+            plan.read_resident().unwrap(),
+            twice,
+            "a tile of {}",
+            tile.len()
+        );
+    }
 }

@@ -5,7 +5,7 @@
 use super::operands::{finish, report_for};
 use super::CliError;
 use fermat::poly::Poly;
-use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+use fermat::split::{Distribution, SplitDevices, SplitOptions, SplitPlan};
 use fermat::HostField;
 use std::io::Write;
 use std::time::Instant;
@@ -59,10 +59,16 @@ pub fn run<F: HostField>(
         Poly::zero(field)
     } else {
         let n = (len as u64).next_power_of_two().max(g * g);
-        let plan = SplitPlan::new(field, n, devices, SplitOptions::default())?;
+        // Cyclic in and out: each device sends its rows while it transforms the next.
+        let options = SplitOptions {
+            output: Distribution::Cyclic,
+            ..Default::default()
+        };
+        let plan = SplitPlan::new(field, n, devices, options)?;
         writeln!(
             report,
-            "product  cyclic product of {n} points over {g} devices, {} exchange per transform",
+            "product  cyclic product of {n} points over {g} devices, {} exchange per transform \
+             (cyclic in and out)",
             plan.exchanges()
         )?;
         let host =

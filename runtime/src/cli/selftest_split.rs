@@ -133,36 +133,57 @@ fn check<F: HostField>(
     let mut want = x.clone();
     one.forward(&mut want).map_err(text)?;
     let mut exchanges = Vec::new();
-    let mut product_plan = None;
-    for input in [Distribution::Cyclic, Distribution::Blocks] {
-        for output in [Distribution::Transposed, Distribution::Blocks] {
-            let options = SplitOptions {
-                input,
-                output,
-                ..Default::default()
-            };
-            let plan = SplitPlan::new(field, n, devices.clone(), options.clone()).map_err(text)?;
-            let y = plan.forward(&x).map_err(text)?;
-            if y != want {
-                return Err(format!(
-                    "{input} → {output}: the forward transform differs from one device's"
-                ));
-            }
-            if plan.inverse(&y).map_err(text)? != x {
-                return Err(format!(
-                    "{input} → {output}: the inverse does not give the input back"
-                ));
-            }
-            exchanges.push(plan.exchanges().to_string());
-            if options == SplitOptions::default() {
-                product_plan = Some(plan);
-            }
+    let mut product_plans = Vec::new();
+    let pairs = [Distribution::Cyclic, Distribution::Blocks]
+        .into_iter()
+        .flat_map(|input| {
+            [Distribution::Transposed, Distribution::Blocks].map(|output| (input, output))
+        })
+        .chain([(Distribution::Cyclic, Distribution::Cyclic)]);
+    for (input, output) in pairs {
+        let options = SplitOptions {
+            input,
+            output,
+            ..Default::default()
+        };
+        let plan = SplitPlan::new(field, n, devices.clone(), options.clone()).map_err(text)?;
+        let y = plan.forward(&x).map_err(text)?;
+        if y != want {
+            return Err(format!(
+                "{input} → {output}: the forward transform differs from one device's"
+            ));
+        }
+        if plan.inverse(&y).map_err(text)? != x {
+            return Err(format!(
+                "{input} → {output}: the inverse does not give the input back"
+            ));
+        }
+        exchanges.push(plan.exchanges().to_string());
+        if output != Distribution::Blocks && input == Distribution::Cyclic {
+            product_plans.push(plan);
         }
     }
-    let plan = product_plan.expect("the default distributions are among those tried");
+    // The cyclic split resident on the devices, from tiles shorter and longer than its
+    // rows of N/G² points (every device's block is the tile repeated).
+    let g = devices.count();
+    let cyclic = product_plans
+        .iter()
+        .find(|p| p.split().output == Distribution::Cyclic)
+        .expect("the cyclic output is among those tried");
+    for t in [4.min(n as usize / g), n as usize / g] {
+        let tile = random(&mut rng, t);
+        let mut want: Vec<F::Host> = (0..n as usize).map(|i| tile[(i / g) % t]).collect();
+        one.forward(&mut want).map_err(text)?;
+        cyclic.load_resident_tiled(&tile).map_err(text)?;
+        cyclic.forward_resident().map_err(text)?;
+        if cyclic.read_resident().map_err(text)? != want {
+            return Err(format!(
+                "cyclic → cyclic from a tile of {t}: resident runs differ"
+            ));
+        }
+    }
     let (la, lb) = (n as usize / 2, n as usize / 2);
     let (a, b) = (random(&mut rng, la), random(&mut rng, lb));
-    let c = plan.mul(&a, &b).map_err(text)?;
     let poly = |h: &[F::Host]| -> Result<Poly<F>, String> {
         Ok(Poly::new(
             field,
@@ -173,11 +194,17 @@ fn check<F: HostField>(
         ))
     };
     let ring = PolyRing::new(field, reference_backend(devices)).map_err(text)?;
-    if poly(&c)? != ring.mul(&poly(&a)?, &poly(&b)?).map_err(text)? {
-        return Err(format!("the product {la} × {lb} differs from one device's"));
+    let want = ring.mul(&poly(&a)?, &poly(&b)?).map_err(text)?;
+    for plan in &product_plans {
+        if poly(&plan.mul(&a, &b).map_err(text)?)? != want {
+            return Err(format!(
+                "the product {la} × {lb} with the {} output differs from one device's",
+                plan.split().output
+            ));
+        }
     }
     Ok(format!(
-        "4 distributions ({} exchanges), inverses, a {la} × {lb} product",
+        "5 distributions ({} exchanges), inverses, resident tiles, a {la} × {lb} product twice",
         exchanges.join("/")
     ))
 }

@@ -182,6 +182,8 @@ pub struct Device {
     stream: Arc<CudaStream>,
     /// A second stream for work that may overlap the main stream's (created on first use).
     side: OnceLock<Arc<CudaStream>>,
+    /// The stream of the greatest priority, made on first use.
+    urgent: OnceLock<Arc<CudaStream>>,
     ordinal: usize,
     name: String,
     arch: (i32, i32),
@@ -242,8 +244,9 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
     }
     let ctx = CudaContext::new(ordinal).map_err(driver("cuCtxCreate"))?;
     // SAFETY: fermat orders its streams itself. Every buffer is allocated, used and freed
-    // on the device's stream, except for the side stream of split products, which waits
-    // for the device's stream after the buffers it uses exist and before it uses them
+    // on the device's stream, except for the side stream of split products and the urgent
+    // stream of a split's exchanges, which wait
+    // for the device's stream after the buffers they use exist and before they use them
     // (`Device::join`, and the joins after allocations made for it), and which the device's
     // stream waits for before it reads what the side stream wrote or frees anything. The
     // per-buffer events cudarc would otherwise record cost two driver calls per buffer per
@@ -267,6 +270,7 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
         ctx,
         stream,
         side: OnceLock::new(),
+        urgent: OnceLock::new(),
         ordinal,
         name,
         arch,
@@ -310,6 +314,23 @@ impl Device {
         }
         let side = self.ctx.new_stream().map_err(driver("cuStreamCreate"))?;
         Ok(self.side.get_or_init(|| side))
+    }
+
+    /// A stream of the greatest priority, for work that must not queue behind the main
+    /// stream's blocks: NCCL's kernels exchanging rows beside a transform, whose blocks
+    /// the device then schedules first as the transform's blocks retire. Ordered like
+    /// [`side_stream`](Self::side_stream).
+    pub(crate) fn urgent_stream(&self) -> Result<&Arc<CudaStream>, GpuError> {
+        if let Some(urgent) = self.urgent.get() {
+            return Ok(urgent);
+        }
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range()
+            .map_err(driver("cuCtxGetStreamPriorityRange"))?;
+        let urgent = self
+            .ctx
+            .new_stream_with_priority(greatest)
+            .map_err(driver("cuStreamCreateWithPriority"))?;
+        Ok(self.urgent.get_or_init(|| urgent))
     }
 
     /// Makes `waiting` wait for the work queued so far on `on`.

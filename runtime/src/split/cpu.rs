@@ -1,5 +1,7 @@
 //! G devices simulated on the CPU: each buffer is one host vector of N elements, device d
-//! holding elements [d·M, (d + 1)·M), and an exchange is a permutation of chunks.
+//! holding elements [d·M, (d + 1)·M), and an exchange is a permutation of chunks. A split
+//! with a cyclic output runs its local transforms on the rows of N/G² points, its rows'
+//! exchange a permutation of them.
 
 use super::Step;
 use crate::fft::FftPlan;
@@ -12,7 +14,11 @@ pub(super) struct CpuMachine<F: HostField> {
     field: F,
     g: usize,
     m: usize,
+    /// The transform each device runs: of M points, or of the rows of a cyclic output.
     local: FftPlan<F>,
+    omega: F::Elem,
+    /// The rows of the butterflies' low tables ([`split::table_block`]).
+    block: usize,
     /// Per device, the rows of the forward and the inverse butterflies.
     tables: Vec<[Vec<F::Elem>; 2]>,
     buffers: [Vec<F::Host>; 3],
@@ -21,12 +27,12 @@ pub(super) struct CpuMachine<F: HostField> {
 impl<F: HostField> CpuMachine<F> {
     pub(super) fn new(field: &F, n: u64, g: usize, local: FftPlan<F>) -> Result<Self, Error> {
         let omega = field.root_of_unity(n)?;
+        let s = n / g as u64 / g as u64;
+        let block = split::table_block(s, super::element_bytes(field));
         let tables = (0..g as u64)
             .map(|c| {
-                [
-                    SplitPass::Forward.table(field, &omega, n, g as u64, c),
-                    SplitPass::Inverse.table(field, &omega, n, g as u64, c),
-                ]
+                [SplitPass::Forward, SplitPass::Inverse]
+                    .map(|pass| pass.table(field, &omega, (n, g as u64, c), block))
             })
             .collect();
         let zero = field.to_host(&field.zero());
@@ -35,6 +41,8 @@ impl<F: HostField> CpuMachine<F> {
             g,
             m: n as usize / g,
             local,
+            omega,
+            block: block as usize,
             tables,
             buffers: std::array::from_fn(|_| vec![zero; n as usize]),
         })
@@ -88,37 +96,82 @@ impl<F: HostField> CpuMachine<F> {
                     Direction::Inverse => self.local.inverse(&mut dst)?,
                 }
             }
-            Step::Butterfly(pass) => {
-                let operand = (pass == SplitPass::Product).then(|| &self.buffers[super::OPERAND]);
-                let (field, tables) = (&self.field, &self.tables);
-                dst.par_chunks_mut(m).enumerate().try_for_each(
-                    |(c, out)| -> Result<(), Error> {
-                        let elems = |v: &[F::Host]| -> Result<Vec<F::Elem>, Error> {
-                            Ok(v.iter()
-                                .map(|h| field.to_elem(h))
-                                .collect::<Result<_, _>>()?)
+            Step::Rows(direction) => {
+                // Row e of device d, transformed, is slot d of device e (and back).
+                for d in 0..g {
+                    for e in 0..g {
+                        let (row, slot) = (d * m + e * s, e * m + d * s);
+                        let (from, into) = match direction {
+                            Direction::Forward => (row, slot),
+                            Direction::Inverse => (slot, row),
                         };
-                        let x = elems(&src[c * m..(c + 1) * m])?;
-                        let mut y = vec![field.zero(); m];
-                        match pass {
-                            SplitPass::Forward => {
-                                split::forward(field, g, &tables[c][0], &x, &mut y)
-                            }
-                            _ => {
-                                let op =
-                                    operand.map(|o| elems(&o[c * m..(c + 1) * m])).transpose()?;
-                                split::inverse(field, g, &tables[c][1], &x, op.as_deref(), &mut y);
-                            }
+                        let out = &mut dst[into..into + s];
+                        out.copy_from_slice(&src[from..from + s]);
+                        match direction {
+                            Direction::Forward => self.local.forward(out)?,
+                            Direction::Inverse => self.local.inverse(out)?,
                         }
-                        for (o, e) in out.iter_mut().zip(&y) {
-                            *o = field.to_host(e);
-                        }
-                        Ok(())
-                    },
-                )?;
+                    }
+                }
+            }
+            Step::Butterfly(pass) => {
+                let which = usize::from(pass != SplitPass::Forward);
+                let tables: Vec<&[F::Elem]> = self.tables.iter().map(|t| &t[which][..]).collect();
+                self.butterflies(pass, &tables, src, &mut dst)?;
+            }
+            Step::Cyclic(pass) => {
+                let n = (g * m) as u64;
+                let owned: Vec<_> = (0..g as u64)
+                    .map(|c| {
+                        pass.table(
+                            &self.field,
+                            &self.omega,
+                            (n, g as u64, c),
+                            self.block as u64,
+                        )
+                    })
+                    .collect();
+                let tables: Vec<&[F::Elem]> = owned.iter().map(Vec::as_slice).collect();
+                self.butterflies(pass.kernel_pass(), &tables, src, &mut dst)?;
             }
         }
         self.buffers[to] = dst;
         Ok(())
+    }
+
+    /// The twiddled DFT(G) or its inverse (`kernel`) on every device, device c with
+    /// `tables[c]`.
+    fn butterflies(
+        &self,
+        kernel: SplitPass,
+        tables: &[&[F::Elem]],
+        src: &[F::Host],
+        dst: &mut [F::Host],
+    ) -> Result<(), Error> {
+        let (field, g, m) = (&self.field, self.g, self.m);
+        let shape = (g, self.block);
+        let operand = (kernel == SplitPass::Product).then(|| &self.buffers[super::OPERAND]);
+        dst.par_chunks_mut(m)
+            .enumerate()
+            .try_for_each(|(c, out)| -> Result<(), Error> {
+                let elems = |v: &[F::Host]| -> Result<Vec<F::Elem>, Error> {
+                    Ok(v.iter()
+                        .map(|h| field.to_elem(h))
+                        .collect::<Result<_, _>>()?)
+                };
+                let x = elems(&src[c * m..(c + 1) * m])?;
+                let mut y = vec![field.zero(); m];
+                match kernel {
+                    SplitPass::Forward => split::forward(field, shape, tables[c], &x, &mut y),
+                    _ => {
+                        let op = operand.map(|o| elems(&o[c * m..(c + 1) * m])).transpose()?;
+                        split::inverse(field, shape, tables[c], &x, op.as_deref(), &mut y);
+                    }
+                }
+                for (o, e) in out.iter_mut().zip(&y) {
+                    *o = field.to_host(e);
+                }
+                Ok(())
+            })
     }
 }

@@ -5,33 +5,75 @@
 //! device's vector is k runs of M/G words, one per digit row: the exchange sends each run
 //! to its peer and receives the peer's into the same place of the destination. The chunk a
 //! device keeps is a copy on its own stream.
+//!
+//! A split with a cyclic output holds its M elements as G vectors of s = M/G ([`Layout`]),
+//! so that each row is one transform and one message. Its rows' step overlaps the
+//! exchange with the transforms: the device's urgent stream (of the greatest priority, so
+//! that NCCL's blocks are not queued behind the transform's) sends each row as soon as the
+//! main stream has transformed it (forward), or the main stream transforms each row as
+//! soon as the urgent stream has received it (inverse).
 
 use super::nccl::{communicators, nccl, NcclBuffer, SharedCommunicators};
-use super::Step;
+use super::{Step, STAGE};
 use crate::fft::FftPlan;
-use crate::gpu::{Device, Extents, GpuError, GpuPasses, SplitVectors};
+use crate::gpu::{Device, Extent, Extents, GpuError, GpuPasses, SplitVectors};
 use crate::{Error, HostField};
 use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
-use fermat_codegen::split::{low_rows, SplitPass};
+use fermat_codegen::plan::Direction;
+use fermat_codegen::split::{table_block, CyclicPass, SplitPass};
 use fermat_dsl::field::AnyField;
 use std::sync::Arc;
+
+/// How a device lays out its M = G·s elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// One vector of M elements (an SRGFN's k digit rows of M words).
+    Whole,
+    /// G vectors of s elements one after another (k digit rows of s words each): the rows
+    /// of a cyclic output, each transformed and sent alone.
+    Rows,
+}
 
 pub(super) struct GpuMachine<F: HostField> {
     field: F,
     g: usize,
     m: usize,
+    /// The rows of the butterflies' low tables ([`table_block`]).
+    block: u64,
+    layout: Layout,
+    /// Per device, the transform of M points ([`Layout::Whole`]) or of s ([`Layout::Rows`]).
     plans: Vec<FftPlan<F>>,
     devices: Vec<Arc<Device>>,
     passes: Vec<Arc<GpuPasses>>,
-    /// Per device, the rows of the forward and the inverse butterflies, in table form.
-    tables: Vec<[CudaSlice<F::Word>; 2]>,
-    /// Per device, the two work buffers and the operand of a product, each allocated
-    /// where it is first written.
-    buffers: Vec<[Option<NcclBuffer<F::Word>>; 3]>,
+    /// Per device, the rows of the butterflies in table form: the forward and the inverse
+    /// ([`Layout::Whole`]), or the tables of [`CyclicPass`] in [`cyclic_table`]'s order.
+    tables: Vec<Vec<CudaSlice<F::Word>>>,
+    /// Per device, the two work buffers, the operand of a product and the rows' stage,
+    /// each allocated where it is first written.
+    buffers: Vec<[Option<NcclBuffer<F::Word>>; 4]>,
     comms: SharedCommunicators,
+}
+
+/// The tables of a cyclic output, in the order [`GpuMachine::tables`] holds them.
+const CYCLIC_TABLES: [CyclicPass; 4] = [
+    CyclicPass::Fold,
+    CyclicPass::Unfold,
+    CyclicPass::Butterfly,
+    CyclicPass::Unbutterfly,
+];
+
+/// Where `pass`'s table is among [`CYCLIC_TABLES`] (a product reads the inverse's).
+fn cyclic_table(pass: CyclicPass) -> usize {
+    match pass {
+        CyclicPass::Product => 3,
+        pass => CYCLIC_TABLES
+            .iter()
+            .position(|&p| p == pass)
+            .expect("every other pass has a table"),
+    }
 }
 
 fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
@@ -44,6 +86,7 @@ impl<F: HostField> GpuMachine<F> {
         any: &AnyField,
         n: u64,
         plans: Vec<FftPlan<F>>,
+        layout: Layout,
     ) -> Result<Self, Error> {
         let g = plans.len();
         let m = n as usize / g;
@@ -62,6 +105,7 @@ impl<F: HostField> GpuMachine<F> {
         let shape = FieldShape::of(any);
         let source = fermat_codegen::poly::source(any)?;
         let omega = field.root_of_unity(n)?;
+        let block = table_block(m as u64 / g as u64, super::element_bytes(field));
         let mut passes = Vec::with_capacity(g);
         let mut tables = Vec::with_capacity(g);
         for (c, device) in devices.iter().enumerate() {
@@ -70,34 +114,58 @@ impl<F: HostField> GpuMachine<F> {
                 &source,
                 Tile::for_element_bytes(shape.element_bytes),
             )?));
-            let table = |pass: SplitPass| -> Result<CudaSlice<F::Word>, Error> {
-                let rows = pass.table(field, &omega, n, g as u64, c as u64);
+            let upload = |rows: Vec<F::Elem>| -> Result<CudaSlice<F::Word>, Error> {
                 let words: Vec<F::Word> = table_form(field, &shape, &rows)
                     .into_iter()
                     .map(F::word)
                     .collect();
                 crate::poly::upload(device, &words)
             };
-            tables.push([table(SplitPass::Forward)?, table(SplitPass::Inverse)?]);
+            let at = (n, g as u64, c as u64);
+            tables.push(match layout {
+                Layout::Whole => [SplitPass::Forward, SplitPass::Inverse]
+                    .iter()
+                    .map(|pass| upload(pass.table(field, &omega, at, block)))
+                    .collect::<Result<Vec<_>, _>>()?,
+                Layout::Rows => CYCLIC_TABLES
+                    .iter()
+                    .map(|pass| upload(pass.table(field, &omega, at, block)))
+                    .collect::<Result<Vec<_>, _>>()?,
+            });
         }
         let comms = communicators(&devices)?;
         Ok(GpuMachine {
             field: field.clone(),
             g,
             m,
+            block,
+            layout,
             plans,
             devices,
             passes,
             tables,
-            buffers: (0..g).map(|_| [None, None, None]).collect(),
+            buffers: (0..g).map(|_| [None, None, None, None]).collect(),
             comms,
         })
+    }
+
+    /// The elements of each vector a device holds: M, or s for the rows.
+    fn vector_len(&self) -> usize {
+        match self.layout {
+            Layout::Whole => self.m,
+            Layout::Rows => self.m / self.g,
+        }
+    }
+
+    /// The words of one row of a cyclic output.
+    fn row_words(&self) -> usize {
+        self.m / self.g * self.field.words()
     }
 
     pub(super) fn load(&mut self, buffer: usize, blocks: &[Vec<F::Host>]) -> Result<(), Error> {
         for (d, block) in blocks.iter().enumerate() {
             let mut words = Vec::with_capacity(block.len() * self.field.words());
-            self.field.pack(block, self.m, &mut words);
+            self.field.pack(block, self.vector_len(), &mut words);
             let stream = self.devices[d].stream().clone();
             let target = self.buffer(d, buffer)?;
             stream
@@ -107,20 +175,26 @@ impl<F: HostField> GpuMachine<F> {
         Ok(())
     }
 
-    /// Fills buffer `buffer` of every device with copies of `tile` (its length dividing
-    /// M): inputs of transforms too large to build on the host.
+    /// Fills buffer `buffer` of every device with copies of `tile` (its length a power of
+    /// two up to M): inputs of transforms too large to build on the host. Each vector of
+    /// L elements ([`Self::vector_len`]) takes copies of pieces of v = min(t, L) elements.
     pub(super) fn load_tiled(&mut self, buffer: usize, tile: &[F::Host]) -> Result<(), Error> {
-        let (t, m) = (tile.len(), self.m);
-        let mut words = Vec::with_capacity(t * self.field.words());
-        self.field.pack(tile, t, &mut words);
+        let (t, m, k) = (tile.len(), self.m, self.field.words());
+        let l = self.vector_len();
+        let v = t.min(l);
+        let mut words = Vec::with_capacity(t * k);
+        self.field.pack(tile, v, &mut words);
         for d in 0..self.g {
             let stream = self.devices[d].stream().clone();
             let target = self.buffer(d, buffer)?;
-            for (r, row) in words.chunks(t).enumerate() {
-                for at in (0..m).step_by(t) {
-                    let mut place = target.slice_mut(r * m + at..r * m + at + t);
+            for first in (0..m).step_by(v) {
+                let (vector, at) = (first / l, first % l);
+                let piece = (first % t) / v;
+                for r in 0..k {
+                    let to = vector * k * l + r * l + at;
+                    let from = piece * k * v + r * v;
                     stream
-                        .memcpy_htod(row, &mut place)
+                        .memcpy_htod(&words[from..from + v], &mut target.slice_mut(to..to + v))
                         .map_err(driver("cuMemcpyHtoD"))?;
                 }
             }
@@ -149,7 +223,7 @@ impl<F: HostField> GpuMachine<F> {
                     .clone_dtoh(&**bufs[buffer].as_ref().expect("a buffer that was written"))
                     .map_err(driver("cuMemcpyDtoH"))?;
                 let mut out = vec![zero; self.m];
-                self.field.unpack(&words, self.m, &mut out);
+                self.field.unpack(&words, self.vector_len(), &mut out);
                 Ok(out)
             })
             .collect()
@@ -172,11 +246,19 @@ impl<F: HostField> GpuMachine<F> {
     }
 
     pub(super) fn step(&mut self, step: Step, from: usize, to: usize) -> Result<(), Error> {
-        if step == Step::Exchange {
-            return self.exchange(from, to);
+        match step {
+            Step::Exchange => return self.exchange(from, to),
+            Step::Rows(direction) => return self.rows(direction, from, to),
+            _ => {}
         }
         let (g, m) = (self.g as u64, self.m as u64);
         let s = m / g;
+        // The butterflies' rows: s elements apart in one vector of M elements (digits M
+        // words apart), or k·s apart in G vectors of s (digits s words apart).
+        let (stride, dist) = match self.layout {
+            Layout::Whole => (m, s),
+            Layout::Rows => (s, s * self.field.words() as u64),
+        };
         for d in 0..self.g {
             self.buffer(d, to)?;
             let stream: &Arc<CudaStream> = self.devices[d].stream();
@@ -184,15 +266,10 @@ impl<F: HostField> GpuMachine<F> {
             let src = src.slice(..);
             let op = op.map(|o| o.slice(..));
             let mut dst = dst.slice_mut(..);
-            // Sizes of the pass (s, G); whole vectors of M elements, digits M words apart.
-            let extents = |size, terms| Extents {
-                size,
-                terms,
-                ..Extents::whole(m)
-            };
-            match step {
+            let (pass, table) = match step {
                 Step::Local(direction) => {
-                    self.plans[d].run_device_views(direction, &src, &mut dst, 1, Some(stream))?
+                    self.plans[d].run_device_views(direction, &src, &mut dst, 1, Some(stream))?;
+                    continue;
                 }
                 Step::Transpose { back } => {
                     let (size, terms) = if back { (g, s) } else { (s, g) };
@@ -206,46 +283,169 @@ impl<F: HostField> GpuMachine<F> {
                             dst: &mut dst,
                             table: None,
                         },
-                        extents(size, terms),
-                    )?
-                }
-                Step::Butterfly(pass) => {
-                    let table = self.tables[d][usize::from(pass != SplitPass::Forward)].slice(..);
-                    let op = match (pass, &op) {
-                        (SplitPass::Product, Some(op)) => Some(op),
-                        (SplitPass::Product, None) => {
-                            unreachable!("a product loads its operand first")
-                        }
-                        _ => None,
-                    };
-                    self.passes[d].run_split(
-                        stream,
-                        pass,
-                        s,
-                        SplitVectors {
-                            src: &src,
-                            op,
-                            dst: &mut dst,
-                            table: Some(&table),
-                        },
                         Extents {
-                            block: low_rows(s),
-                            ..extents(s, g)
+                            size,
+                            terms,
+                            ..Extents::whole(m)
                         },
-                    )?
+                    )?;
+                    continue;
                 }
-                Step::Exchange => unreachable!("exchanges run above"),
+                Step::Butterfly(pass) => (pass, usize::from(pass != SplitPass::Forward)),
+                Step::Cyclic(pass) => (pass.kernel_pass(), cyclic_table(pass)),
+                Step::Exchange | Step::Rows(_) => unreachable!("run above"),
+            };
+            let table = self.tables[d][table].slice(..);
+            let op = match (pass, &op) {
+                (SplitPass::Product, Some(op)) => Some(op),
+                (SplitPass::Product, None) => unreachable!("a product loads its operand first"),
+                _ => None,
+            };
+            let rows = Extent {
+                len: s,
+                limit: m,
+                dist,
+                stride,
+            };
+            self.passes[d].run_split(
+                stream,
+                pass,
+                s,
+                SplitVectors {
+                    src: &src,
+                    op,
+                    dst: &mut dst,
+                    table: Some(&table),
+                },
+                Extents {
+                    source: rows,
+                    destination: rows,
+                    size: s,
+                    terms: g,
+                    block: self.block,
+                    ..Extents::whole(m)
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The rows of a cyclic output (see the [module](self)): forward, device d transforms
+    /// its row e = d + r (mod G) on its main stream and sends it to device e on its urgent
+    /// stream, for r = 1, …, G − 1, receiving row d of device d − r, then transforms its
+    /// own row straight into place; inverse, the reverse, each received row transformed
+    /// as soon as it has arrived. Rows in flight are sent from or received into
+    /// [`STAGE`].
+    fn rows(&mut self, direction: Direction, from: usize, to: usize) -> Result<(), Error> {
+        let g = self.g;
+        for d in 0..g {
+            self.buffer(d, to)?;
+            self.buffer(d, STAGE)?;
+        }
+        let devices = self.devices.clone();
+        let mains: Vec<_> = devices
+            .iter()
+            .map(|device| device.stream().clone())
+            .collect();
+        let urgent = devices
+            .iter()
+            .map(|device| device.urgent_stream().cloned())
+            .collect::<Result<Vec<_>, _>>()?;
+        // `waiting` on device d waits for what is queued so far on `on`.
+        let join = |d: usize, waiting: &CudaStream, on: &CudaStream| -> Result<(), Error> {
+            Ok(devices[d].join(waiting, on)?)
+        };
+        match direction {
+            Direction::Forward => {
+                for r in 1..g {
+                    for d in 0..g {
+                        let e = (d + r) % g;
+                        self.transform_row(d, direction, (from, e), (STAGE, e))?;
+                        join(d, &urgent[d], &mains[d])?;
+                    }
+                    self.exchange_rows(r, STAGE, to, &urgent)?;
+                }
+                for d in 0..g {
+                    self.transform_row(d, direction, (from, d), (to, d))?;
+                    join(d, &mains[d], &urgent[d])?;
+                }
+            }
+            Direction::Inverse => {
+                for d in 0..g {
+                    join(d, &urgent[d], &mains[d])?;
+                    self.transform_row(d, direction, (from, d), (to, d))?;
+                }
+                for r in 1..g {
+                    self.exchange_rows(r, from, STAGE, &urgent)?;
+                    for d in 0..g {
+                        let c = (d + g - r) % g;
+                        join(d, &mains[d], &urgent[d])?;
+                        self.transform_row(d, direction, (STAGE, c), (to, c))?;
+                    }
+                }
             }
         }
         Ok(())
     }
 
+    /// Device d's transform of row `src.1` of buffer `src.0` into row `dst.1` of `dst.0`,
+    /// on its main stream.
+    fn transform_row(
+        &mut self,
+        d: usize,
+        direction: Direction,
+        (from, row): (usize, usize),
+        (to, slot): (usize, usize),
+    ) -> Result<(), Error> {
+        let words = self.row_words();
+        let stream = self.devices[d].stream().clone();
+        let (src, dst) = pair(&mut self.buffers[d], from, to);
+        let src = src.slice(row * words..(row + 1) * words);
+        let mut dst = dst.slice_mut(slot * words..(slot + 1) * words);
+        self.plans[d].run_device_views(direction, &src, &mut dst, 1, Some(&stream))
+    }
+
+    /// Round r of the rows' all-to-all, on the urgent streams: device d sends row d + r (mod
+    /// G) of `from` to that device and receives row d − r of `to` from that one.
+    fn exchange_rows(
+        &mut self,
+        r: usize,
+        from: usize,
+        to: usize,
+        urgent: &[Arc<CudaStream>],
+    ) -> Result<(), Error> {
+        let (g, words) = (self.g, self.row_words());
+        let comms = self.comms.clone();
+        let comms = comms.lock().unwrap_or_else(|e| e.into_inner());
+        cudarc::nccl::result::group_start().map_err(nccl("ncclGroupStart"))?;
+        let mut sent = Ok(());
+        for (d, (bufs, stream)) in self.buffers.iter_mut().zip(urgent).enumerate() {
+            let (peer_to, peer_from) = ((d + r) % g, (d + g - r) % g);
+            let (src, dst) = pair(bufs, from, to);
+            let row = src.slice(peer_to * words..(peer_to + 1) * words);
+            let mut slot = dst.slice_mut(peer_from * words..(peer_from + 1) * words);
+            sent = comms
+                .send(d, &row, peer_to, stream)
+                .and_then(|()| comms.recv(d, &mut slot, peer_from, stream));
+            if sent.is_err() {
+                break;
+            }
+        }
+        // The group is closed whatever happened inside it.
+        let closed = cudarc::nccl::result::group_end().map_err(nccl("ncclGroupEnd"));
+        sent?;
+        closed.map(|_| ())
+    }
+
     /// One all-to-all: chunk c of every digit row of device d's `from` goes to slot d of
-    /// the same digit row of device c's `to`.
+    /// the same digit row of device c's `to` (of a cyclic output's rows, row c whole).
     fn exchange(&mut self, from: usize, to: usize) -> Result<(), Error> {
         let (g, m) = (self.g, self.m);
         let s = m / g;
-        let rows = self.field.words();
+        let (runs, run) = match self.layout {
+            Layout::Whole => (self.field.words(), s),
+            Layout::Rows => (1, self.row_words()),
+        };
         for d in 0..g {
             self.buffer(d, to)?;
         }
@@ -256,12 +456,15 @@ impl<F: HostField> GpuMachine<F> {
         'devices: for d in 0..g {
             let stream = self.devices[d].stream().clone();
             let (src, dst, _) = buffers(&mut self.buffers[d], from, to);
-            for r in 0..rows {
+            for r in 0..runs {
                 for c in 0..g {
                     // Chunk c goes to device c; what device c sends back lands in slot c.
-                    let at = r * m + c * s;
-                    let chunk = src.slice(at..at + s);
-                    let mut slot = dst.slice_mut(at..at + s);
+                    let at = match self.layout {
+                        Layout::Whole => r * m + c * s,
+                        Layout::Rows => c * run,
+                    };
+                    let chunk = src.slice(at..at + run);
+                    let mut slot = dst.slice_mut(at..at + run);
                     let done = if c == d {
                         stream
                             .memcpy_dtod(&chunk, &mut slot)
@@ -285,13 +488,30 @@ impl<F: HostField> GpuMachine<F> {
     }
 }
 
+/// Buffers `a` and `b` of one device (distinct, allocated), the first to read.
+fn pair<W>(
+    bufs: &mut [Option<NcclBuffer<W>>; 4],
+    a: usize,
+    b: usize,
+) -> (&CudaSlice<W>, &mut CudaSlice<W>) {
+    let [first, second] = bufs
+        .get_disjoint_mut([a, b])
+        .expect("two distinct buffers of a device");
+    (
+        first
+            .as_deref()
+            .expect("a step reads a buffer that was written"),
+        second.as_deref_mut().expect("allocated before the step"),
+    )
+}
+
 /// `from` and `to` (distinct work buffers, allocated) and the operand, borrowed together.
 fn buffers<W>(
-    bufs: &mut [Option<NcclBuffer<W>>; 3],
+    bufs: &mut [Option<NcclBuffer<W>>; 4],
     from: usize,
     to: usize,
 ) -> (&CudaSlice<W>, &mut CudaSlice<W>, Option<&CudaSlice<W>>) {
-    let [a, b, op] = bufs;
+    let [a, b, op, _] = bufs;
     let (from, to) = match (from, to) {
         (0, 1) => (a, b),
         (1, 0) => (b, a),

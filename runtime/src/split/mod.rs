@@ -37,7 +37,7 @@ mod nccl;
 use crate::fft::{Backend, FftOptions, FftPlan};
 use crate::{Error, HostField};
 use fermat_codegen::plan::Direction;
-use fermat_codegen::split::SplitPass;
+use fermat_codegen::split::{CyclicPass, SplitPass};
 use fermat_dsl::derive::{derive_devices, DeviceSplit, DeviceStage, Options, Strategy};
 use fermat_dsl::formula::Formula;
 use std::sync::Mutex;
@@ -120,12 +120,21 @@ pub enum Step {
     /// The twiddled DFT(G) after an exchange ([`SplitPass`]): forward, inverse, or the
     /// inverse of a pointwise product.
     Butterfly(SplitPass),
+    /// A pass of a split with a cyclic output ([`CyclicPass`]): the fold before the rows'
+    /// transforms, the twiddled DFT(G) after them, or one of their inverses.
+    Cyclic(CyclicPass),
+    /// The G transforms of N/G² points of a split with a cyclic output, row e of device d
+    /// sent to device e: forward, each row sent while the next one is transformed; inverse,
+    /// each row transformed as it arrives.
+    Rows(Direction),
 }
 
 /// Buffers each device holds: two for the steps to alternate between, one for the
-/// operand of a product.
+/// operand of a product, and one the rows of a cyclic split are sent from or received
+/// into.
 const WORK: [usize; 2] = [0, 1];
 const OPERAND: usize = 2;
+const STAGE: usize = 3;
 
 /// The devices of a plan, real or simulated.
 enum Machine<F: HostField> {
@@ -240,10 +249,15 @@ impl<F: HostField> SplitPlan<F> {
         }
         let forward = lower(&split.stages());
         let inverse = invert(&forward);
+        // A cyclic output transforms rows of N/G² points, any other split blocks of N/G.
+        let points = match split.output {
+            Distribution::Cyclic => n / g / g,
+            _ => n / g,
+        };
         let local = |backend| {
             FftPlan::new(
                 field,
-                n / g,
+                points,
                 FftOptions {
                     backend,
                     strategy: Some(strategy),
@@ -264,7 +278,11 @@ impl<F: HostField> SplitPlan<F> {
                     .iter()
                     .map(|&o| local(Backend::Gpu(o)))
                     .collect::<Result<Vec<_>, _>>()?;
-                Machine::Gpu(gpu::GpuMachine::new(field, &any, n, plans)?)
+                let layout = match split.output {
+                    Distribution::Cyclic => gpu::Layout::Rows,
+                    _ => gpu::Layout::Whole,
+                };
+                Machine::Gpu(gpu::GpuMachine::new(field, &any, n, plans, layout)?)
             }
         };
         Ok(SplitPlan {
@@ -356,7 +374,8 @@ impl<F: HostField> SplitPlan<F> {
     /// The cyclic product of `a` and `b` modulo x^N − 1 (each of at most N coefficients;
     /// the product of polynomials when len a + len b − 1 ≤ N): both forward transforms,
     /// the pointwise product folded into the inverse's first pass. The plan's output must
-    /// be transposed, so that no exchange stands between the transforms and the product.
+    /// be transposed or cyclic, so that no exchange stands between the transforms and the
+    /// product.
     ///
     /// ```
     /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
@@ -368,7 +387,7 @@ impl<F: HostField> SplitPlan<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn mul(&self, a: &[F::Host], b: &[F::Host]) -> Result<Vec<F::Host>, Error> {
-        if self.split.output != Distribution::Transposed {
+        if self.split.output == Distribution::Blocks {
             return Err(Error::SplitProduct {
                 output: self.split.output.name(),
             });
@@ -400,6 +419,7 @@ impl<F: HostField> SplitPlan<F> {
             .iter()
             .map(|&s| match s {
                 Step::Butterfly(SplitPass::Inverse) => Step::Butterfly(SplitPass::Product),
+                Step::Cyclic(CyclicPass::Unbutterfly) => Step::Cyclic(CyclicPass::Product),
                 other => other,
             })
             .collect();
@@ -495,6 +515,60 @@ impl<F: HostField> SplitPlan<F> {
         machine.synchronize()
     }
 
+    /// What the devices hold, gathered from the forward transform's output distribution
+    /// into natural order: the output of the last [`forward_resident`](Self::forward_resident).
+    ///
+    /// ```
+    /// use fermat::split::{Distribution, SplitDevices, SplitOptions, SplitPlan};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let cyclic = SplitOptions { output: Distribution::Cyclic, ..Default::default() };
+    /// let plan = SplitPlan::new(&f, 64, SplitDevices::Cpu(2), cyclic)?;
+    /// plan.load_resident_tiled(&[7])?;
+    /// plan.forward_resident()?;
+    /// // The transform of a constant is N times it at 0 and zero elsewhere.
+    /// assert_eq!(plan.read_resident()?[..2], [448, 0]);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn read_resident(&self) -> Result<Vec<F::Host>, Error> {
+        let blocks = self.lock().read(WORK[0])?;
+        Ok(self.gather(&blocks, self.split.output))
+    }
+
+    /// The time of each step of one forward transform of what the devices hold, each run
+    /// alone and waited for: where a split spends its time (a step that overlaps an
+    /// exchange with computation, [`Step::Rows`], keeps its overlap inside). Like
+    /// [`forward_resident`](Self::forward_resident), the output is the next input.
+    ///
+    /// ```
+    /// use fermat::split::{Distribution, SplitDevices, SplitOptions, SplitPlan, Step};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let cyclic = SplitOptions { output: Distribution::Cyclic, ..Default::default() };
+    /// let plan = SplitPlan::new(&f, 1 << 10, SplitDevices::Cpu(2), cyclic)?;
+    /// plan.load_resident_tiled(&[1, 2, 3, 4])?;
+    /// let steps = plan.time_steps()?;
+    /// assert_eq!(steps.len(), 3);
+    /// assert!(matches!(steps[1].0, Step::Rows(_)));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn time_steps(&self) -> Result<Vec<(Step, std::time::Duration)>, Error> {
+        let mut machine = self.lock();
+        machine.synchronize()?;
+        let mut at = WORK[0];
+        let mut times = Vec::with_capacity(self.forward.len());
+        for &step in &self.forward {
+            let next = if at == WORK[0] { WORK[1] } else { WORK[0] };
+            let start = std::time::Instant::now();
+            machine.step(step, at, next)?;
+            machine.synchronize()?;
+            times.push((step, start.elapsed()));
+            at = next;
+        }
+        if at != WORK[0] {
+            machine.swap(at, WORK[0]);
+        }
+        Ok(times)
+    }
+
     /// The time of one all-to-all exchange of the devices' whole vectors, after one
     /// untimed exchange; with `bytes`, how many bytes each device sent to the others.
     pub fn time_exchange(&self) -> Result<(std::time::Duration, u64), Error> {
@@ -550,33 +624,54 @@ fn run<F: HostField>(
     Ok(at)
 }
 
+/// The bytes of one element of `field` on a device.
+fn element_bytes<F: HostField>(field: &F) -> u64 {
+    (field.words() * std::mem::size_of::<F::Word>()) as u64
+}
+
 /// The derivation's stages as steps: a local stride permutation is a transpose, any other
 /// local factor before the twiddles is the local transform, and the twiddles, the
 /// exchange after them and the local DFT(G) ⊗ I(M/G) after that become the exchange and
 /// the twiddled butterfly (the diagonal commutes with the exchange, its index taken after
 /// it).
+///
+/// A cyclic output (the exchanged twiddles) runs three steps: the fold (DFT(G) ⊗ I(s),
+/// then D(G, s)), the rows (I(G) ⊗ DFT(s) and the exchange) and the butterfly (the
+/// exchanged twiddles, then DFT(G) ⊗ I(s)). With s = 1 the derivation leaves out the
+/// fold's twiddles and the rows' transforms, identities both; the steps stay the same.
 fn lower(stages: &[DeviceStage]) -> Vec<Step> {
+    use DeviceStage::{Exchange, Local, Twiddle, TwiddleExchanged};
+    if stages.contains(&TwiddleExchanged) {
+        assert!(
+            matches!(stages, [Local(_), .., Exchange, TwiddleExchanged, Local(_)]),
+            "a cyclic output's stages: {stages:?}"
+        );
+        return vec![
+            Step::Cyclic(CyclicPass::Fold),
+            Step::Rows(Direction::Forward),
+            Step::Cyclic(CyclicPass::Butterfly),
+        ];
+    }
     let mut steps = Vec::new();
     let mut rest = stages.iter();
     while let Some(stage) = rest.next() {
         match stage {
-            DeviceStage::Local(Formula::Stride { .. }) => {
-                steps.push(Step::Transpose { back: false })
-            }
-            DeviceStage::Local(_) => steps.push(Step::Local(Direction::Forward)),
-            DeviceStage::Exchange => steps.push(Step::Exchange),
-            DeviceStage::Twiddle => {
+            Local(Formula::Stride { .. }) => steps.push(Step::Transpose { back: false }),
+            Local(_) => steps.push(Step::Local(Direction::Forward)),
+            Exchange => steps.push(Step::Exchange),
+            Twiddle => {
                 assert_eq!(
                     rest.next(),
-                    Some(&DeviceStage::Exchange),
+                    Some(&Exchange),
                     "an exchange follows the twiddles"
                 );
                 assert!(
-                    matches!(rest.next(), Some(DeviceStage::Local(_))),
+                    matches!(rest.next(), Some(Local(_))),
                     "the butterflies follow the exchange"
                 );
                 steps.extend([Step::Exchange, Step::Butterfly(SplitPass::Forward)]);
             }
+            TwiddleExchanged => unreachable!("a cyclic output returned above"),
         }
     }
     steps
@@ -592,6 +687,10 @@ fn invert(forward: &[Step]) -> Vec<Step> {
             Step::Exchange => Step::Exchange,
             Step::Local(_) => Step::Local(Direction::Inverse),
             Step::Butterfly(_) => Step::Butterfly(SplitPass::Inverse),
+            Step::Rows(_) => Step::Rows(Direction::Inverse),
+            Step::Cyclic(CyclicPass::Fold) => Step::Cyclic(CyclicPass::Unfold),
+            Step::Cyclic(CyclicPass::Butterfly) => Step::Cyclic(CyclicPass::Unbutterfly),
+            Step::Cyclic(other) => unreachable!("{other:?} runs only in an inverse"),
         })
         .collect()
 }
