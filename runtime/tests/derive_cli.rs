@@ -294,7 +294,7 @@ fn the_split_selftest_runs_on_simulated_devices() {
         "{out}"
     );
     assert!(
-        out.contains("babybear     2^4   ok: 4 distributions (1/2/2/3 exchanges)"),
+        out.contains("babybear     2^4   ok: 5 distributions (1/2/2/3/1 exchanges)"),
         "{out}"
     );
     assert!(out.ends_with("4 passed, 0 failed\n"), "{out}");
