@@ -39,13 +39,7 @@ fn check_transforms<F: HostField>(field: &F, n: u64, g: usize) {
     let x = random(field, n as usize, n + g as u64);
     let mut want = x.clone();
     one.forward(&mut want).unwrap();
-    let pairs = [Distribution::Cyclic, Distribution::Blocks]
-        .into_iter()
-        .flat_map(|input| {
-            [Distribution::Transposed, Distribution::Blocks].map(|output| (input, output))
-        })
-        .chain([(Distribution::Cyclic, Distribution::Cyclic)]);
-    for (input, output) in pairs {
+    for (input, output) in Distribution::JOINED {
         let options = SplitOptions {
             input,
             output,

@@ -68,6 +68,22 @@ impl Distribution {
         Distribution::Transposed,
     ];
 
+    /// Every pair of input and output distributions a split joins: cyclic in, transposed
+    /// or cyclic out (one exchange), and the rest.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Distribution;
+    /// assert_eq!(Distribution::JOINED[0], (Distribution::Cyclic, Distribution::Transposed));
+    /// assert!(!Distribution::JOINED.contains(&(Distribution::Blocks, Distribution::Cyclic)));
+    /// ```
+    pub const JOINED: [(Distribution, Distribution); 5] = [
+        (Distribution::Cyclic, Distribution::Transposed),
+        (Distribution::Cyclic, Distribution::Blocks),
+        (Distribution::Blocks, Distribution::Transposed),
+        (Distribution::Blocks, Distribution::Blocks),
+        (Distribution::Cyclic, Distribution::Cyclic),
+    ];
+
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -423,14 +439,7 @@ mod tests {
         (256, 4),
     ];
 
-    /// Every pair of distributions a split joins.
-    const PAIRS: [(Distribution, Distribution); 5] = [
-        (Cyclic, Blocks),
-        (Cyclic, Transposed),
-        (Cyclic, Cyclic),
-        (Blocks, Blocks),
-        (Blocks, Transposed),
-    ];
+    const PAIRS: [(Distribution, Distribution); 5] = Distribution::JOINED;
 
     fn split(n: u64, g: u64, input: Distribution, output: Distribution) -> DeviceSplit {
         derive_devices(

@@ -134,13 +134,7 @@ fn check<F: HostField>(
     one.forward(&mut want).map_err(text)?;
     let mut exchanges = Vec::new();
     let mut product_plans = Vec::new();
-    let pairs = [Distribution::Cyclic, Distribution::Blocks]
-        .into_iter()
-        .flat_map(|input| {
-            [Distribution::Transposed, Distribution::Blocks].map(|output| (input, output))
-        })
-        .chain([(Distribution::Cyclic, Distribution::Cyclic)]);
-    for (input, output) in pairs {
+    for (input, output) in Distribution::JOINED {
         let options = SplitOptions {
             input,
             output,
