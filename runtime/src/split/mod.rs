@@ -12,6 +12,11 @@
 //! whose exchanges are memory permutations ([`SplitDevices::Cpu`]): the CPU runs the very
 //! same stages, so that a machine without GPUs checks the lowering.
 //!
+//! With a cyclic output as well as a cyclic input, each device folds its block into G
+//! rows of N/G² points ([`CyclicPass`]) and transforms them one by one, sending each to
+//! its device while it transforms the next ([`Step::Rows`]): the exchange runs under the
+//! local work instead of after it (`fermat bench --devices` times each step).
+//!
 //! ```
 //! use fermat::dsl::Fp32;
 //! use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
@@ -86,7 +91,9 @@ impl SplitDevices {
 pub struct SplitOptions {
     /// Where the forward transform's input lives: cyclic or blocks.
     pub input: Distribution,
-    /// Where its output lives: transposed or blocks.
+    /// Where its output lives: transposed, blocks, or cyclic (with a cyclic input: one
+    /// exchange, hidden under the local transforms; four buffers of N/G elements a device
+    /// instead of three).
     pub output: Distribution,
     /// The strategy of the local transforms (default `ct`).
     pub strategy: Option<Strategy>,
