@@ -388,7 +388,7 @@ impl<F: HostField> GpuMachine<F> {
         Ok(())
     }
 
-    /// Device d's transform of row `src.1` of buffer `src.0` into row `dst.1` of `dst.0`,
+    /// Device d's transform of row `row` of buffer `from` into row `slot` of buffer `to`,
     /// on its main stream.
     fn transform_row(
         &mut self,
