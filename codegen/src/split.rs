@@ -272,14 +272,14 @@ impl SplitPass {
 /// passes run the kernels of [`SplitPass`] with their own tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CyclicPass {
-    /// f_e[j] = ω_M^(e·j) · Σ_(t < G) ω_G^(e·t) · y[t·s + j]: D(G, s) · (DFT(G) ⊗ I(s)),
+    /// f_e\[j\] = ω_M^(e·j) · Σ_(t < G) ω_G^(e·t) · y\[t·s + j\]: D(G, s) · (DFT(G) ⊗ I(s)),
     /// by [`SplitPass::Fold`]'s kernel with w_j = ω_M^j.
     Fold,
     /// [`CyclicPass::Fold`] undone but for its factor G^(−1) (which
     /// [`CyclicPass::Unbutterfly`] applies), by [`SplitPass::Forward`]'s kernel.
     Unfold,
     /// On device e, from row d = Y_d[G·j + e] of every device d: X[G·(j + h·s) + e] =
-    /// Σ_d (w_j·ω_G^h)^d · row_d[j] with w_j = ω_N^(G·j + e), by [`SplitPass::Forward`]'s
+    /// Σ_d (w_j·ω_G^h)^d · row_d\[j\] with w_j = ω_N^(G·j + e), by [`SplitPass::Forward`]'s
     /// kernel.
     Butterfly,
     /// [`CyclicPass::Butterfly`] undone, scaled by G^(−2) (the fold's G^(−1) with its own),
