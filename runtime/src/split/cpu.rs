@@ -16,24 +16,27 @@ pub(super) struct CpuMachine<F: HostField> {
     m: usize,
     /// The transform each device runs: of M points, or of the rows of a cyclic output.
     local: FftPlan<F>,
-    omega: F::Elem,
     /// The rows of the butterflies' low tables ([`split::table_block`]).
     block: usize,
-    /// Per device, the rows of the forward and the inverse butterflies.
-    tables: Vec<[Vec<F::Elem>; 2]>,
+    /// Per device, the tables of the butterfly steps ([`super::butterfly_tables`]).
+    tables: Vec<Vec<Vec<F::Elem>>>,
     buffers: [Vec<F::Host>; 3],
 }
 
 impl<F: HostField> CpuMachine<F> {
-    pub(super) fn new(field: &F, n: u64, g: usize, local: FftPlan<F>) -> Result<Self, Error> {
+    /// The devices of a split of N = `n` points over `g`, with a `cyclic` output or not.
+    pub(super) fn new(
+        field: &F,
+        n: u64,
+        g: usize,
+        local: FftPlan<F>,
+        cyclic: bool,
+    ) -> Result<Self, Error> {
         let omega = field.root_of_unity(n)?;
         let s = n / g as u64 / g as u64;
         let block = split::table_block(s, super::element_bytes(field));
         let tables = (0..g as u64)
-            .map(|c| {
-                [SplitPass::Forward, SplitPass::Inverse]
-                    .map(|pass| pass.table(field, &omega, (n, g as u64, c), block))
-            })
+            .map(|c| super::butterfly_tables(field, &omega, (n, g as u64, c), block, cyclic))
             .collect();
         let zero = field.to_host(&field.zero());
         Ok(CpuMachine {
@@ -41,7 +44,6 @@ impl<F: HostField> CpuMachine<F> {
             g,
             m: n as usize / g,
             local,
-            omega,
             block: block as usize,
             tables,
             buffers: std::array::from_fn(|_| vec![zero; n as usize]),
@@ -114,37 +116,21 @@ impl<F: HostField> CpuMachine<F> {
                     }
                 }
             }
-            Step::Butterfly(pass) => {
-                let which = usize::from(pass != SplitPass::Forward);
-                let tables: Vec<&[F::Elem]> = self.tables.iter().map(|t| &t[which][..]).collect();
-                self.butterflies(pass, &tables, src, &mut dst)?;
-            }
-            Step::Cyclic(pass) => {
-                let n = (g * m) as u64;
-                let owned: Vec<_> = (0..g as u64)
-                    .map(|c| {
-                        pass.table(
-                            &self.field,
-                            &self.omega,
-                            (n, g as u64, c),
-                            self.block as u64,
-                        )
-                    })
-                    .collect();
-                let tables: Vec<&[F::Elem]> = owned.iter().map(Vec::as_slice).collect();
-                self.butterflies(pass.kernel_pass(), &tables, src, &mut dst)?;
+            Step::Butterfly(_) | Step::Cyclic(_) => {
+                let (kernel, which) = super::table_index(step);
+                self.butterflies(kernel, which, src, &mut dst)?;
             }
         }
         self.buffers[to] = dst;
         Ok(())
     }
 
-    /// The twiddled DFT(G) or its inverse (`kernel`) on every device, device c with
-    /// `tables[c]`.
+    /// The twiddled DFT(G) or its inverse (`kernel`) on every device, each with its table
+    /// `which`.
     fn butterflies(
         &self,
         kernel: SplitPass,
-        tables: &[&[F::Elem]],
+        which: usize,
         src: &[F::Host],
         dst: &mut [F::Host],
     ) -> Result<(), Error> {
@@ -162,10 +148,13 @@ impl<F: HostField> CpuMachine<F> {
                 let x = elems(&src[c * m..(c + 1) * m])?;
                 let mut y = vec![field.zero(); m];
                 match kernel {
-                    SplitPass::Forward => split::forward(field, shape, tables[c], &x, &mut y),
+                    SplitPass::Forward => {
+                        split::forward(field, shape, &self.tables[c][which], &x, &mut y)
+                    }
                     _ => {
                         let op = operand.map(|o| elems(&o[c * m..(c + 1) * m])).transpose()?;
-                        split::inverse(field, shape, tables[c], &x, op.as_deref(), &mut y);
+                        let table = &self.tables[c][which];
+                        split::inverse(field, shape, table, &x, op.as_deref(), &mut y);
                     }
                 }
                 for (o, e) in out.iter_mut().zip(&y) {

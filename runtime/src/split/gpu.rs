@@ -16,14 +16,14 @@
 use super::nccl::{communicators, nccl, NcclBuffer, SharedCommunicators};
 use super::{Step, STAGE};
 use crate::fft::FftPlan;
-use crate::gpu::{Device, Extent, Extents, GpuError, GpuPasses, SplitVectors};
+use crate::gpu::{driver, Device, Extent, Extents, GpuPasses, SplitVectors};
 use crate::{Error, HostField};
 use cudarc::driver::{CudaSlice, CudaStream};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
 use fermat_codegen::plain::Tile;
 use fermat_codegen::plan::Direction;
-use fermat_codegen::split::{table_block, CyclicPass, SplitPass};
+use fermat_codegen::split::{table_block, SplitPass};
 use fermat_dsl::field::AnyField;
 use std::sync::Arc;
 
@@ -48,36 +48,13 @@ pub(super) struct GpuMachine<F: HostField> {
     plans: Vec<FftPlan<F>>,
     devices: Vec<Arc<Device>>,
     passes: Vec<Arc<GpuPasses>>,
-    /// Per device, the rows of the butterflies in table form: the forward and the inverse
-    /// ([`Layout::Whole`]), or the tables of [`CyclicPass`] in [`cyclic_table`]'s order.
+    /// Per device, the tables of the butterfly steps in table form
+    /// ([`super::butterfly_tables`]).
     tables: Vec<Vec<CudaSlice<F::Word>>>,
     /// Per device, the two work buffers, the operand of a product and the rows' stage,
     /// each allocated where it is first written.
     buffers: Vec<[Option<NcclBuffer<F::Word>>; 4]>,
     comms: SharedCommunicators,
-}
-
-/// The tables of a cyclic output, in the order [`GpuMachine::tables`] holds them.
-const CYCLIC_TABLES: [CyclicPass; 4] = [
-    CyclicPass::Fold,
-    CyclicPass::Unfold,
-    CyclicPass::Butterfly,
-    CyclicPass::Unbutterfly,
-];
-
-/// Where `pass`'s table is among [`CYCLIC_TABLES`] (a product reads the inverse's).
-fn cyclic_table(pass: CyclicPass) -> usize {
-    match pass {
-        CyclicPass::Product => 3,
-        pass => CYCLIC_TABLES
-            .iter()
-            .position(|&p| p == pass)
-            .expect("every other pass has a table"),
-    }
-}
-
-fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
-    move |source| Error::Gpu(GpuError::Driver { call, source })
 }
 
 impl<F: HostField> GpuMachine<F> {
@@ -122,16 +99,13 @@ impl<F: HostField> GpuMachine<F> {
                 crate::poly::upload(device, &words)
             };
             let at = (n, g as u64, c as u64);
-            tables.push(match layout {
-                Layout::Whole => [SplitPass::Forward, SplitPass::Inverse]
-                    .iter()
-                    .map(|pass| upload(pass.table(field, &omega, at, block)))
+            let cyclic = layout == Layout::Rows;
+            tables.push(
+                super::butterfly_tables(field, &omega, at, block, cyclic)
+                    .into_iter()
+                    .map(upload)
                     .collect::<Result<Vec<_>, _>>()?,
-                Layout::Rows => CYCLIC_TABLES
-                    .iter()
-                    .map(|pass| upload(pass.table(field, &omega, at, block)))
-                    .collect::<Result<Vec<_>, _>>()?,
-            });
+            );
         }
         let comms = communicators(&devices)?;
         Ok(GpuMachine {
@@ -291,8 +265,7 @@ impl<F: HostField> GpuMachine<F> {
                     )?;
                     continue;
                 }
-                Step::Butterfly(pass) => (pass, usize::from(pass != SplitPass::Forward)),
-                Step::Cyclic(pass) => (pass.kernel_pass(), cyclic_table(pass)),
+                Step::Butterfly(_) | Step::Cyclic(_) => super::table_index(step),
                 Step::Exchange | Step::Rows(_) => unreachable!("run above"),
             };
             let table = self.tables[d][table].slice(..);
@@ -469,6 +442,7 @@ impl<F: HostField> GpuMachine<F> {
                         stream
                             .memcpy_dtod(&chunk, &mut slot)
                             .map_err(driver("cuMemcpyDtoD"))
+                            .map_err(Error::from)
                     } else {
                         comms
                             .send(d, &chunk, c, &stream)

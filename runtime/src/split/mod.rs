@@ -279,6 +279,7 @@ impl<F: HostField> SplitPlan<F> {
                 n,
                 *g,
                 local(Backend::Cpu)?,
+                split.output == Distribution::Cyclic,
             )?)),
             SplitDevices::Gpu(ordinals) => {
                 let plans = ordinals
@@ -586,9 +587,7 @@ impl<F: HostField> SplitPlan<F> {
         machine.step(Step::Exchange, WORK[0], WORK[1])?;
         machine.synchronize()?;
         let g = self.split.devices;
-        let bytes = self.n() / g / g
-            * (g - 1)
-            * (self.field.words() * std::mem::size_of::<F::Word>()) as u64;
+        let bytes = self.n() / g / g * (g - 1) * element_bytes(&self.field);
         Ok((start.elapsed(), bytes))
     }
 }
@@ -634,6 +633,56 @@ fn run<F: HostField>(
 /// The bytes of one element of `field` on a device.
 fn element_bytes<F: HostField>(field: &F) -> u64 {
     (field.words() * std::mem::size_of::<F::Word>()) as u64
+}
+
+/// The passes of a cyclic output with tables of their own, in the order
+/// [`butterfly_tables`] makes them.
+const CYCLIC_TABLES: [CyclicPass; 4] = [
+    CyclicPass::Fold,
+    CyclicPass::Unfold,
+    CyclicPass::Butterfly,
+    CyclicPass::Unbutterfly,
+];
+
+/// The tables of device c's butterfly steps for N points over G devices (`at` = (N, G,
+/// c)), their low tables of `block` rows: [`SplitPass::Forward`]'s and
+/// [`SplitPass::Inverse`]'s, or with a `cyclic` output those of [`CYCLIC_TABLES`];
+/// [`table_index`] says which a step reads.
+fn butterfly_tables<F: HostField>(
+    field: &F,
+    omega: &F::Elem,
+    at: (u64, u64, u64),
+    block: u64,
+    cyclic: bool,
+) -> Vec<Vec<F::Elem>> {
+    if cyclic {
+        CYCLIC_TABLES
+            .iter()
+            .map(|pass| pass.table(field, omega, at, block))
+            .collect()
+    } else {
+        [SplitPass::Forward, SplitPass::Inverse]
+            .iter()
+            .map(|pass| pass.table(field, omega, at, block))
+            .collect()
+    }
+}
+
+/// Which of [`butterfly_tables`] a butterfly step reads (a product, the inverse's), and
+/// the kernel that runs it.
+fn table_index(step: Step) -> (SplitPass, usize) {
+    match step {
+        Step::Butterfly(pass) => (pass, usize::from(pass != SplitPass::Forward)),
+        Step::Cyclic(CyclicPass::Product) => (SplitPass::Product, 3),
+        Step::Cyclic(pass) => (
+            pass.kernel_pass(),
+            CYCLIC_TABLES
+                .iter()
+                .position(|&p| p == pass)
+                .expect("every other cyclic pass has a table"),
+        ),
+        other => unreachable!("{other:?} reads no table"),
+    }
 }
 
 /// The derivation's stages as steps: a local stride permutation is a transpose, any other
