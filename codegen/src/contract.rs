@@ -317,6 +317,23 @@ pub enum Arg {
     /// 64-bit words of the modulus m of a reduction (`size_t mwords`; see
     /// [`crate::crt::CrtPass::Reduce`]).
     ModulusWords,
+    /// The two pairs of remainders of the Lehmer rounds (`fe_word_t* work`): four vectors
+    /// of `cap` coefficients, digit-major with stride 4·`cap` (see
+    /// [`crate::euclid::EuclidPass::Window`]).
+    Work,
+    /// Coefficients per vector of the work buffer (`size_t cap`).
+    WorkCapacity,
+    /// The cofactor matrix of a Lehmer round (`fe_word_t* mat`): four vectors of `half` + 1
+    /// coefficients in table form, digit-major with stride 4·(`half` + 1).
+    Matrix,
+    /// The degree a Lehmer round reduces its pair by (`size_t half`): it reads the top
+    /// 2·`half` + 1 coefficients.
+    Half,
+    /// The index of a Lehmer round (`size_t round`): its parity names the pair it reads.
+    Round,
+    /// The state of the Lehmer rounds (`uint64_t* state`; see
+    /// [`crate::euclid::LehmerState`]).
+    State,
 }
 
 impl Arg {
@@ -357,6 +374,12 @@ impl Arg {
             Arg::Integers => "ints",
             Arg::IntegerDestination => "ints_out",
             Arg::ModulusWords => "mwords",
+            Arg::Work => "work",
+            Arg::WorkCapacity => "cap",
+            Arg::Matrix => "mat",
+            Arg::Half => "half",
+            Arg::Round => "round",
+            Arg::State => "state",
         }
     }
 
@@ -364,10 +387,10 @@ impl Arg {
     pub fn ty(self) -> Type {
         match self {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
-            Arg::Destination => Type::ptr(Type::Word),
+            Arg::Destination | Arg::Work | Arg::Matrix => Type::ptr(Type::Word),
             Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
             Arg::Constants | Arg::Bases | Arg::Integers => Type::const_ptr(Type::U64),
-            Arg::Lengths | Arg::IntegerDestination => Type::ptr(Type::U64),
+            Arg::Lengths | Arg::IntegerDestination | Arg::State => Type::ptr(Type::U64),
             Arg::Epoch => Type::U32,
             Arg::OperandDistance
             | Arg::SourceLength
@@ -389,7 +412,10 @@ impl Arg {
             | Arg::Words
             | Arg::Row
             | Arg::Primes
-            | Arg::ModulusWords => Type::SizeT,
+            | Arg::ModulusWords
+            | Arg::WorkCapacity
+            | Arg::Half
+            | Arg::Round => Type::SizeT,
         }
     }
 

@@ -290,6 +290,22 @@ pub enum Error {
         /// What is allowed.
         why: &'static str,
     },
+    /// A pair too long for the on-chip Euclid's one block.
+    #[error("the on-chip Euclid holds pairs of at most {capacity} coefficients in all in one block's shared memory; this pair has {len} (gcd_device takes Lehmer's rounds for such pairs)")]
+    EuclidCapacity {
+        /// The pair's coefficients, both operands together.
+        len: usize,
+        /// The most the block holds.
+        capacity: usize,
+    },
+    /// A window of the Lehmer rounds that is empty or outgrows one block's shared memory.
+    #[error("a Lehmer round's half must lie in 1..={max} on this device (its window of 2·half + 1 coefficients and four cofactors of half + 1 in one block's shared memory); got {half}")]
+    LehmerHalf {
+        /// The half given.
+        half: usize,
+        /// The largest half the device holds.
+        max: usize,
+    },
     /// A split over devices names one GPU twice.
     #[error("GPU {ordinal} is named twice: a split needs distinct devices")]
     DeviceTwice {

@@ -377,7 +377,7 @@ fn gcds_on_the_gpu_backend() {
 /// pairs with common factors of many degrees, coprime pairs, an operand dividing the other,
 /// zero and constant operands, device operands with zeros at the top; a pair that fits
 /// only after one division on the device, and (P3) a pair too long for shared memory,
-/// which the half-gcd takes.
+/// which Lehmer's rounds take.
 #[test]
 fn gcds_on_chip_in_every_field() {
     use fermat::poly::gcd_euclid;
@@ -395,7 +395,7 @@ fn gcds_on_chip_in_every_field() {
             // Only one division from fitting: the longer operand past the capacity.
             shapes.push((3, capacity, capacity / 8));
             if capacity < 8000 {
-                // Two operands too long for one block (SRGFNs): the half-gcd on the host.
+                // Two operands too long for one block (SRGFNs): Lehmer's rounds.
                 shapes.push((5, capacity / 2 + 100, capacity / 2 + 50));
             }
             for (lg, lu, lv) in shapes {

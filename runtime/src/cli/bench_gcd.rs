@@ -1,19 +1,31 @@
 //! The gcd rows of `fermat bench --poly`: the monic gcd of random (coprime) pairs, on the
-//! GPU with the data on the device (CUDA events around `gcd_device`: the on-chip Euclid
-//! where the pair fits one block's shared memory, else the half-gcd on the host with its
-//! long products on the device and its short ones on the host), beside the figures they
-//! are measured against.
+//! GPU with the data on the device (CUDA events around `gcd_device`, which takes the
+//! on-chip Euclid for short pairs and Lehmer's rounds for long ones, and around each of
+//! the two with a given window where the rows compare them), beside the figures they are
+//! measured against.
 
 use super::bench_poly::{median_device_ms, print_row, random, PolyResult};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::PolyRing;
+use fermat::poly::{PolyRing, LEHMER_FROM};
 use fermat::{Backend, FieldSpec, HostField};
 
-/// A row: the field, the operands' degree, the anchor and the target.
+/// How a row computes the gcd.
+#[derive(Clone, Copy)]
+enum Method {
+    /// `gcd_device`: what a user gets.
+    Default,
+    /// The on-chip Euclid, one block.
+    OnChip,
+    /// Lehmer's rounds with windows of 2·half + 1.
+    Lehmer(usize),
+}
+
+/// A row: the field, the operands' degree, the method, the anchor and the target.
 struct Row {
     field: &'static str,
     degree: usize,
+    method: Method,
     anchor: &'static str,
     target: &'static str,
 }
@@ -27,15 +39,28 @@ const fn row(
     Row {
         field,
         degree,
+        method: Method::Default,
         anchor,
         target,
     }
 }
 
+/// A row that compares one method with the default.
+const fn compare(field: &'static str, degree: usize, method: Method) -> Row {
+    Row {
+        field,
+        degree,
+        method,
+        anchor: "—",
+        target: "—",
+    }
+}
+
 const CROSSOVER: &str = "FLINT nmod_poly_gcd (one core)";
 
-/// The targets' workloads, and smaller degrees for the crossover with one CPU core.
-const GPU: [Row; 8] = [
+/// The targets' workloads, smaller degrees for the crossover with one CPU core, and the
+/// methods side by side: the on-chip Euclid against Lehmer's rounds, and their windows.
+const GPU: [Row; 19] = [
     row(
         "469762049",
         10_000,
@@ -59,6 +84,17 @@ const GPU: [Row; 8] = [
         "FLINT fmpz_mod_poly_gcd (one core)",
         "≥ 10× FLINT",
     ),
+    row("469762049", 1 << 20, "FLINT (half-gcd)", "≥ 10× FLINT"),
+    compare("469762049", 10_000, Method::OnChip),
+    compare("469762049", 10_000, Method::Lehmer(64)),
+    compare("469762049", 10_000, Method::Lehmer(256)),
+    compare("469762049", 1 << 16, Method::Lehmer(64)),
+    compare("469762049", 1 << 16, Method::Lehmer(256)),
+    compare("469762049", 2000, Method::OnChip),
+    compare("469762049", 2000, Method::Lehmer(128)),
+    compare("469762049", 4000, Method::OnChip),
+    compare("469762049", 4000, Method::Lehmer(128)),
+    compare("P3", 1 << 12, Method::Lehmer(32)),
 ];
 
 /// Times the GPU rows, printing each.
@@ -80,16 +116,26 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
         random(field, r.degree + 1, 2),
     );
     let (da, db) = (ring.to_device(&a)?, ring.to_device(&b)?);
-    let on_chip = 2 * (r.degree + 1) <= ring.euclid_capacity()?;
-    // The half-gcd on the host takes seconds at the largest degrees: fewer runs.
-    let runs = if on_chip { runs } else { runs.min(3) };
-    let ms = median_device_ms(runs, || ring.gcd_device(&da, &db).map(drop))?;
-    let algorithm = match (on_chip, ring.crossover().host_below) {
-        (true, _) => "on-chip Euclid, one block".to_string(),
-        (false, Some(below)) => {
-            format!("half-gcd on the host, products from {below} coefficients on the device")
-        }
-        (false, None) => "half-gcd on the host, products on the device".to_string(),
+    let on_chip = r.degree < LEHMER_FROM && 2 * (r.degree + 1) <= ring.euclid_capacity()?;
+    // Quadratic work: fewer runs at the largest degrees.
+    let runs = if r.degree > 20_000 { runs.min(3) } else { runs };
+    let (ms, algorithm) = match r.method {
+        Method::Default => (
+            median_device_ms(runs, || ring.gcd_device(&da, &db).map(drop))?,
+            if on_chip {
+                "on-chip Euclid, one block".to_string()
+            } else {
+                format!("Lehmer's rounds, half {}", ring.lehmer_half()?)
+            },
+        ),
+        Method::OnChip => (
+            median_device_ms(runs, || ring.gcd_on_chip(&da, &db).map(drop))?,
+            "on-chip Euclid, one block".to_string(),
+        ),
+        Method::Lehmer(half) => (
+            median_device_ms(runs, || ring.gcd_lehmer_device(&da, &db, half).map(drop))?,
+            format!("Lehmer's rounds, half {half}"),
+        ),
     };
     Ok(PolyResult {
         field: field.name(),

@@ -215,13 +215,18 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
 /// The passes of products besides transforms ([`ProductPass`]) for one field on one
 /// device: one module, launched at any size.
 pub(crate) struct GpuPasses {
-    device: Arc<Device>,
+    pub(super) device: Arc<Device>,
     functions: Vec<(ProductPass, CudaFunction)>,
     plain: Vec<(PlainPass, CudaFunction)>,
     euclid: CudaFunction,
+    /// [`EuclidPass::Window`] and [`EuclidPass::Apply`]: the Lehmer rounds
+    /// (`gpu::lehmer`).
+    pub(super) lehmer: [CudaFunction; 2],
     split: Vec<(SplitPass, CudaFunction)>,
     /// The dynamic shared memory a block of the on-chip Euclid may take, in bytes.
     pub(crate) euclid_shared_bytes: usize,
+    /// The dynamic shared memory a block of either pass of the Lehmer rounds may take.
+    pub(crate) lehmer_shared_bytes: usize,
     /// The tile the plain products' kernels were generated for.
     pub(crate) tile: Tile,
 }
@@ -251,26 +256,42 @@ impl GpuPasses {
             .map(|&pass| load(pass.name()).map(|f| (pass, f)))
             .collect::<Result<_, _>>()?;
         // The on-chip Euclid takes all the shared memory a block may opt in to.
+        // The on-chip Euclid and the Lehmer rounds may take all the shared memory a
+        // block may opt in to.
         let euclid = load(EuclidPass::Gcd.name())?;
+        let lehmer = [
+            load(EuclidPass::Window.name())?,
+            load(EuclidPass::Apply.name())?,
+        ];
         let optin = device
             .context()
             .attribute(
                 sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )
             .map_err(driver("cuDeviceGetAttribute"))?;
-        euclid
-            .set_attribute(
+        // Static shared memory (the window's few control words) counts against the same
+        // limit: each kernel may take what is left of it.
+        let mut dynamic = [0i32; 3];
+        for (f, room) in std::iter::once(&euclid).chain(&lehmer).zip(&mut dynamic) {
+            let fixed = f
+                .shared_size_bytes()
+                .map_err(driver("cuFuncGetAttribute"))?;
+            *room = optin - fixed;
+            f.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                optin,
+                *room,
             )
             .map_err(driver("cuFuncSetAttribute"))?;
+        }
         Ok(GpuPasses {
             device,
             functions,
             plain,
             euclid,
+            lehmer,
             split,
-            euclid_shared_bytes: usize::try_from(optin).unwrap_or(0),
+            euclid_shared_bytes: usize::try_from(dynamic[0]).unwrap_or(0),
+            lehmer_shared_bytes: usize::try_from(dynamic[1].min(dynamic[2])).unwrap_or(0),
             tile,
         })
     }
@@ -718,7 +739,13 @@ impl Bound {
             | Arg::Lengths
             | Arg::Integers
             | Arg::IntegerDestination
-            | Arg::ModulusWords => return None,
+            | Arg::ModulusWords
+            | Arg::Work
+            | Arg::WorkCapacity
+            | Arg::Matrix
+            | Arg::Half
+            | Arg::Round
+            | Arg::State => return None,
         })
     }
 }

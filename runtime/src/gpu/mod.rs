@@ -63,6 +63,14 @@ pub enum GpuError {
         /// The architecture option the source was compiled with.
         arch: String,
     },
+    /// A kernel's status word that names no status.
+    #[error("kernel {kernel} left the status word {word}, which names no status")]
+    Status {
+        /// The kernel.
+        kernel: &'static str,
+        /// The word it left.
+        word: u64,
+    },
     /// A launch beyond the device's grid.
     #[error("kernel {kernel} needs a grid of {blocks} × {batch} blocks; this device launches at most {max_x} × {max_y}")]
     GridTooLarge {
@@ -475,11 +483,13 @@ impl Device {
 
 mod handoff;
 mod launch;
+mod lehmer;
 
 pub(crate) use handoff::Counters;
 pub(crate) use launch::{
     DeviceInput, Extent, Extents, GpuKernels, GpuPasses, HandOff, Operand, SplitVectors, Vectors,
 };
+pub(crate) use lehmer::LehmerBuffers;
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,9 @@
 //! The gcd of device polynomials by the on-chip Euclidean algorithm
 //! ([`fermat_codegen::euclid`]): one launch runs the whole remainder sequence in one block's
 //! shared memory, then the host reads the result's length and leading coefficient (two
-//! small copies) and the device scales it monic. Pairs too long for one block's shared
-//! memory first lose the longer operand's excess to one division on the device, and
-//! beyond that the half-gcd takes them on the host, its products on the device.
+//! small copies) and the device scales it monic. Longer pairs, and pairs too long for one
+//! block's shared memory, take Lehmer's rounds (`lehmer_device`): the steps on a window of
+//! the top coefficients, the long products spread over the device.
 
 use super::device::DevicePoly;
 use super::ring::PolyRing;
@@ -16,11 +16,17 @@ use fermat_codegen::cost::FieldShape;
 /// copies (`PolyRing::gcd` of host polynomials keeps such pairs on the host).
 pub(super) const EUCLID_DEVICE_MIN_LEN: usize = 256;
 
+/// From this length of the longer operand on, Lehmer's rounds beat the on-chip Euclid,
+/// whose every step passes over the whole pair in one block: on an H200 the on-chip Euclid
+/// takes 1.63 ms to the rounds' 1.85 at degree 2000, 4.37 ms to 3.80 at 4000 and 19.9 ms
+/// to 9.6 at 10^4 (bench/RESULTS.md, "GCD round 5").
+pub const LEHMER_FROM: usize = 3072;
+
 impl<F: HostField> PolyRing<F> {
     /// The monic gcd of device polynomials, on the device (gcd(0, 0) = 0): one block of
-    /// the on-chip Euclid when both fit its shared memory ([`Self::euclid_capacity`]), the
-    /// longer reduced modulo the shorter first when that makes them fit, else the
-    /// half-gcd of [`PolyRing::gcd`] on the host.
+    /// the on-chip Euclid when the longer is shorter than [`LEHMER_FROM`] and both fit its
+    /// shared memory ([`Self::euclid_capacity`]), else Lehmer's rounds
+    /// ([`Self::gcd_lehmer_device`] with [`Self::lehmer_half`]).
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend, and device errors.
     ///
@@ -44,15 +50,48 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn gcd_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
+        if a.len >= LEHMER_FROM || a.len + b.len > self.euclid_capacity()? {
+            return self.gcd_lehmer_device(a, b, self.lehmer_half()?);
+        }
+        self.gcd_on_chip(a, b)
+    }
+
+    /// The monic gcd of device polynomials by the on-chip Euclid, one block: the pair must
+    /// fit its shared memory ([`Self::euclid_capacity`]).
+    ///
+    /// Errors: [`Error::EuclidCapacity`] when the pair outgrows shared memory,
+    /// [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let g = Poly::from_u64s(&f, &[5, 1]); // x + 5
+    /// let a = ring.mul(&g, &Poly::from_u64s(&f, &[1, 0, 1]))?;
+    /// let b = ring.mul(&g, &Poly::from_u64s(&f, &[2, 3]))?;
+    /// let (da, db) = match (ring.to_device(&a), ring.to_device(&b)) {
+    ///     (Ok(da), Ok(db)) => (da, db),
+    ///     (Err(Error::NotOnGpu), _) => return Ok(()), // on the CPU: `gcd` of host polynomials
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
+    /// };
+    /// assert_eq!(ring.from_device(&ring.gcd_on_chip(&da, &db)?)?, g);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn gcd_on_chip(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+    ) -> Result<DevicePoly<F>, Error> {
+        let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
         let capacity = self.euclid_capacity()?;
         if a.len + b.len > capacity {
-            // gcd(a, b) = gcd(b, a mod b), and a mod b is shorter than b.
-            if !b.is_empty() && b.len < a.len && 2 * b.len <= capacity {
-                let (_, r) = self.divrem_device(a, b)?;
-                return self.gcd_device(b, &r);
-            }
-            let g = self.gcd_half(&self.from_device(a)?, &self.from_device(b)?)?;
-            return self.to_device(&g);
+            return Err(Error::EuclidCapacity {
+                capacity,
+                len: a.len + b.len,
+            });
         }
         let device = self.device()?;
         let mut g = self.zeros(a.len.max(1))?;
@@ -113,15 +152,11 @@ impl<F: HostField> PolyRing<F> {
 
     /// Whether `gcd` of host polynomials of these lengths goes to the device.
     pub(super) fn euclid_on_device(&self, la: usize, lb: usize) -> bool {
-        if self.device.is_none() || la.min(lb) < EUCLID_DEVICE_MIN_LEN {
-            return false;
-        }
-        self.euclid_capacity()
-            .is_ok_and(|capacity| la + lb <= capacity || 2 * la.min(lb) <= capacity)
+        self.device.is_some() && la.min(lb) >= EUCLID_DEVICE_MIN_LEN
     }
 
     /// g scaled by the inverse of its leading coefficient, on the device.
-    fn make_monic(&self, g: DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+    pub(super) fn make_monic(&self, g: DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         match g.len {
             0 => return Ok(g),
             1 => return self.to_device(&super::Poly::one(&self.field)),

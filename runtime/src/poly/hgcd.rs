@@ -172,10 +172,11 @@ fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
 }
 
 impl<F: HostField> PolyRing<F> {
-    /// The monic greatest common divisor of a and b (gcd(0, 0) = 0). On a GPU, pairs that
-    /// fit one block's shared memory run the on-chip Euclid ([`Self::gcd_device`]); on the
-    /// CPU and for longer pairs, Euclid's algorithm on short operands and the half-gcd on
-    /// long ones, its products on the ring's backend.
+    /// The monic greatest common divisor of a and b (gcd(0, 0) = 0). On a GPU, pairs whose
+    /// shorter operand has 256 coefficients or more run on the device
+    /// ([`Self::gcd_device`]: the on-chip Euclid, or Lehmer's rounds for long pairs); on
+    /// the CPU and for shorter pairs, Euclid's algorithm on short operands and the
+    /// half-gcd on long ones.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
     /// errors of the products.

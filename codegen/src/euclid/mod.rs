@@ -29,6 +29,10 @@
 //! assert!(k.to_string().contains("fe_t* smem = (fe_t*)fermat_dynamic_shared;"));
 //! ```
 
+mod lehmer;
+
+pub use lehmer::{lehmer_rounds, LehmerEnd, LehmerState, LehmerStatus};
+
 use crate::contract::Arg;
 use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, Stmt, Type};
 use fermat_dsl::field::Field;
@@ -42,7 +46,41 @@ pub enum EuclidPass {
     /// pair is coprime, 0 when both are zero. Top coefficients may be zero. Dynamic shared
     /// memory: `src_len` + `fac_len` elements.
     Gcd,
+    /// One block: a Lehmer round's steps on the top 2·`half` + 1 coefficients of the pair
+    /// `round` mod 2 of `work`, the cofactor matrix into `mat`, the next pair's lengths
+    /// into `state` ([`LehmerState`]); a pair that fits the window runs to its end, its last
+    /// remainder into `dst`. See [`lehmer`](self) and [`lehmer_rounds`]. Dynamic shared
+    /// memory: [`EuclidPass::shared_bytes`].
+    Window,
+    /// Any grid: the pair of round `round` + 1 = the window's matrix times the pair of
+    /// round `round`, unless the rounds ended or stalled.
+    Apply,
 }
+
+/// The arguments of [`EuclidPass::Window`], in order.
+pub const WINDOW_ARGS: [Arg; 8] = [
+    Arg::Work,
+    Arg::WorkCapacity,
+    Arg::Matrix,
+    Arg::Half,
+    Arg::Round,
+    Arg::State,
+    Arg::Destination,
+    Arg::DestinationStride,
+];
+
+/// The arguments of [`EuclidPass::Apply`], in order.
+pub const APPLY_ARGS: [Arg; 6] = [
+    Arg::Work,
+    Arg::WorkCapacity,
+    Arg::Matrix,
+    Arg::Half,
+    Arg::Round,
+    Arg::State,
+];
+
+/// Threads of a block of [`EuclidPass::Apply`]: the output coefficients of one tile.
+pub const APPLY_THREADS: u32 = 256;
 
 /// The arguments of [`EuclidPass::Gcd`], in order.
 pub const GCD_ARGS: [Arg; 12] = [
@@ -66,12 +104,14 @@ pub const GCD_MAX_THREADS: u32 = 1024;
 
 impl EuclidPass {
     /// Every kernel.
-    pub const ALL: [EuclidPass; 1] = [EuclidPass::Gcd];
+    pub const ALL: [EuclidPass; 3] = [EuclidPass::Gcd, EuclidPass::Window, EuclidPass::Apply];
 
     /// The kernel's name.
     pub fn name(self) -> &'static str {
         match self {
             EuclidPass::Gcd => "euclid_gcd",
+            EuclidPass::Window => "euclid_window",
+            EuclidPass::Apply => "euclid_apply",
         }
     }
 
@@ -79,19 +119,37 @@ impl EuclidPass {
     pub fn args(self) -> &'static [Arg] {
         match self {
             EuclidPass::Gcd => &GCD_ARGS,
+            EuclidPass::Window => &WINDOW_ARGS,
+            EuclidPass::Apply => &APPLY_ARGS,
         }
     }
 
-    /// Dynamic shared memory of one block, in bytes: both operands, `element_bytes` each.
-    pub fn shared_bytes(self, (len_a, len_b): (u64, u64), element_bytes: u64) -> u64 {
-        (len_a + len_b) * element_bytes
+    /// Dynamic shared memory of one block, in bytes, `element_bytes` per element: for
+    /// [`EuclidPass::Gcd`] both operands of lengths `lens`; for the Lehmer rounds, with
+    /// `lens` = (`half`, threads per block), the window's three remainders of 2·`half` + 1
+    /// (u, v and the next u) and six cofactors of `half` + 1 ([`EuclidPass::Window`]), or
+    /// the four cofactors and two tiles of threads + `half` ([`EuclidPass::Apply`]).
+    pub fn shared_bytes(self, lens: (u64, u64), element_bytes: u64) -> u64 {
+        let elements = match self {
+            EuclidPass::Gcd => lens.0 + lens.1,
+            EuclidPass::Window => 3 * (2 * lens.0 + 1) + 6 * (lens.0 + 1),
+            EuclidPass::Apply => 4 * (lens.0 + 1) + 2 * (lens.1 + lens.0),
+        };
+        elements * element_bytes
     }
 
-    /// Threads per block for operands of these lengths: a warp per 256 coefficients of the
-    /// longer (each thread takes eight per step), from one warp to [`GCD_MAX_THREADS`].
-    pub fn threads(self, (len_a, len_b): (u64, u64)) -> u32 {
-        let warps = len_a.max(len_b).div_ceil(256).clamp(1, 32);
-        (warps * 32) as u32
+    /// Threads per block. [`EuclidPass::Gcd`], for operands of lengths `lens`: a warp per
+    /// 256 coefficients of the longer (each thread takes eight per step), from one warp
+    /// to [`GCD_MAX_THREADS`]. [`EuclidPass::Window`], with `lens.0` = `half`: a thread
+    /// per coefficient of the window (one pass of a step is one coefficient per thread),
+    /// likewise bounded. [`EuclidPass::Apply`]: [`APPLY_THREADS`].
+    pub fn threads(self, lens: (u64, u64)) -> u32 {
+        let warps = match self {
+            EuclidPass::Gcd => lens.0.max(lens.1).div_ceil(256),
+            EuclidPass::Window => (2 * lens.0 + 1).div_ceil(32),
+            EuclidPass::Apply => return APPLY_THREADS,
+        };
+        (warps.clamp(1, 32) * 32) as u32
     }
 
     /// The kernel.
@@ -103,22 +161,31 @@ impl EuclidPass {
                 .doc("one block per pair, both polynomials in shared memory, u <- lc(v) u - lc(u) x^k v per step")
                 .launch_bounds(GCD_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
+            EuclidPass::Window => Kernel::new(self.name(), params, lehmer::window_body())
+                .doc("a Lehmer round: Euclid's steps on the top 2 half + 1 coefficients of the pair round % 2 of work,")
+                .doc("while deg v >= deg u - half; their cofactor matrix into mat; a pair that fits runs to its end into dst")
+                .launch_bounds(GCD_MAX_THREADS)
+                .dynamic_shared(Type::Fe, "smem"),
+            EuclidPass::Apply => Kernel::new(self.name(), params, lehmer::apply_body())
+                .doc("the pair (round + 1) % 2 of work = mat times the pair round % 2, a tile of outputs per block")
+                .launch_bounds(APPLY_THREADS)
+                .dynamic_shared(Type::Fe, "smem"),
         }
     }
 }
 
-fn var(name: &str) -> Expr {
+pub(super) fn var(name: &str) -> Expr {
     Expr::var(name)
 }
 
 /// The loops over coefficients: 32-bit indices (a pair's length is bounded by shared
 /// memory), half the integer instructions of 64-bit ones in the loops that bound the kernel.
-fn block_stride(end: Expr, body: Vec<Stmt>) -> Stmt {
+pub(super) fn block_stride(end: Expr, body: Vec<Stmt>) -> Stmt {
     Stmt::block_stride_loop("i", Type::U32, end, body)
 }
 
 /// A pointer into shared memory the kernel swaps (so not `__restrict__`).
-fn shared_ptr() -> Type {
+pub(super) fn shared_ptr() -> Type {
     Type::Ptr {
         to: Box::new(Type::Fe),
         is_const: false,
@@ -127,7 +194,7 @@ fn shared_ptr() -> Type {
 }
 
 /// `while (len > 0 && p[len − 1] == 0) len -= 1;`: every thread reads the same words.
-fn normalise(p: &str, len: &str) -> Stmt {
+pub(super) fn normalise(p: &str, len: &str) -> Stmt {
     Stmt::While {
         cond: var(len)
             .gt(Expr::u64(0))

@@ -1,0 +1,185 @@
+//! Lehmer's rounds on chip: Euclid's algorithm on pairs too long for one block's shared
+//! memory, the steps on a short window of the top coefficients and the long arithmetic
+//! spread over the whole device.
+//!
+//! The quotients of a remainder sequence depend only on the top coefficients: if f, f*
+//! coincide in their top 2h + 1 coefficients and g, g* in theirs down to the same
+//! position, the quotients q_1, q_2, … of (f, g) and (f*, g*) agree as long as
+//! deg q_1 + … + deg q_i ≤ h (von zur Gathen and Gerhard, *Modern Computer Algebra*,
+//! Lemma 11.3 and Theorem 11.4; the same fact drives the half-gcd). A round of
+//! [`EuclidPass::Window`](crate::euclid::EuclidPass::Window) therefore runs Euclid's steps on the
+//! top 2h + 1 coefficients of the pair (u, v), u the longer, in one block's shared memory,
+//! each step u ← lc(v)·u − lc(u)·x^k·v as in [`EuclidPass::Gcd`](crate::euclid::EuclidPass::Gcd),
+//! and carries the same combinations on the cofactors: after the steps it may take (those
+//! whose divisor keeps degree ≥ deg u − h), the pair is (r_i, r_(i+1)) = M·(u, v) up to
+//! constants, M a 2×2 matrix of polynomials of degree ≤ h. A round of
+//! [`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply) then multiplies M into the whole pair on
+//! every multiprocessor: deg u drops by about h per round, for O(h) work on one block and
+//! O(h·n) spread over the device, where the on-chip Euclid took O(n) per step on one block.
+//!
+//! A round whose pair fits the window (deg u ≤ 2h) runs the sequence to its end and writes
+//! the last nonzero remainder, as [`EuclidPass::Gcd`](crate::euclid::EuclidPass::Gcd) does. A pair
+//! whose first quotient has degree above h (deg u − deg v > h) cannot take a step from the
+//! window: the round stops with [`LehmerStatus::Stalled`] and the host divides once. The
+//! rounds keep their state on the device ([`LehmerState`]), so a host queues many of them
+//! without reading anything back; a round after the sequence ended or stalled returns at
+//! once.
+//!
+//! [`lehmer_rounds`] runs the same rounds in Rust: the host harness
+//! (`codegen/tests/lehmer_host.rs`) checks the kernels against it element for element.
+
+mod apply;
+mod mirror;
+mod window;
+
+pub(super) use apply::apply_body;
+pub use mirror::{lehmer_rounds, LehmerEnd};
+pub(super) use window::window_body;
+
+use super::var;
+use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
+
+/// The words of the state of the Lehmer rounds (`uint64_t state[WORDS]`), and where each
+/// lives.
+///
+/// ```
+/// use fermat_codegen::euclid::LehmerState;
+/// assert_eq!(LehmerState::len_u(1), LehmerState::len_u(0) + 2);
+/// assert!(LehmerState::cofactor(3) < LehmerState::WORDS);
+/// ```
+pub struct LehmerState;
+
+impl LehmerState {
+    /// [`LehmerStatus`] as a word.
+    pub const STATUS: usize = 0;
+    /// The round that set the status.
+    pub const ROUND: usize = 1;
+    /// The length of the last nonzero remainder, once [`LehmerStatus::Done`].
+    pub const RESULT_LEN: usize = 2;
+    /// Words of the state.
+    pub const WORDS: usize = 11;
+
+    /// The length of the first polynomial of pair `set` (0 or 1; round r reads pair r mod 2
+    /// and writes the other).
+    pub const fn len_u(set: usize) -> usize {
+        3 + 2 * set
+    }
+
+    /// A bound on the length of the second polynomial of pair `set`.
+    pub const fn len_v(set: usize) -> usize {
+        4 + 2 * set
+    }
+
+    /// The length of cofactor `row` of the matrix (0, 1: the first polynomial's cofactors
+    /// of the pair's two; 2, 3: the second's).
+    pub const fn cofactor(row: usize) -> usize {
+        7 + row
+    }
+}
+
+/// Where the Lehmer rounds stand (the word [`LehmerState::STATUS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+pub enum LehmerStatus {
+    /// Rounds go on.
+    Running = 0,
+    /// The sequence ended: the destination holds the last nonzero remainder (not monic),
+    /// [`LehmerState::RESULT_LEN`] its length.
+    Done = 1,
+    /// The pair's first quotient has degree above `half`: the host divides once and
+    /// starts the rounds again from the pair (v, u mod v).
+    Stalled = 2,
+}
+
+impl LehmerStatus {
+    /// The status a state word holds, `None` for no status.
+    pub fn of_word(word: u64) -> Option<LehmerStatus> {
+        match word {
+            0 => Some(LehmerStatus::Running),
+            1 => Some(LehmerStatus::Done),
+            2 => Some(LehmerStatus::Stalled),
+            _ => None,
+        }
+    }
+}
+
+pub(super) fn state(i: Expr) -> Expr {
+    var("state").at(i)
+}
+
+pub(super) fn max(a: Expr, b: Expr) -> Expr {
+    Expr::select(a.clone().gt(b.clone()), a, b)
+}
+
+pub(super) fn set_status(status: LehmerStatus, extra: Vec<Stmt>) -> Stmt {
+    let mut body = extra;
+    body.push(Stmt::assign(
+        state(Expr::u64(LehmerState::ROUND as u64)),
+        var("round"),
+    ));
+    body.push(Stmt::assign(
+        state(Expr::u64(LehmerState::STATUS as u64)),
+        Expr::u64(status as u64),
+    ));
+    Stmt::if_(Expr::thread_idx().equals(Expr::u32(0)), body)
+}
+
+pub(super) fn swap(ty: Type, a: &str, b: &str) -> Vec<Stmt> {
+    let w = format!("{a}_{b}");
+    vec![
+        Stmt::let_(ty, w.clone(), var(a)),
+        Stmt::assign(var(a), var(b)),
+        Stmt::assign(var(b), var(&w)),
+    ]
+}
+
+/// The pair a round reads (`U`, `V`: vectors 2s and 2s + 1 of the work buffer) and the
+/// one it writes (`U1`, `V1`), s = `round` mod 2.
+pub(super) fn pairs(writes: bool) -> Vec<Stmt> {
+    let vector =
+        |name: &str, index: Expr| Stmt::let_(work_ptr(), name, var("work") + index * var("cap"));
+    let mut stmts = vec![
+        Stmt::const_(Type::SizeT, "s", var("round") & Expr::u64(1)),
+        Stmt::const_(Type::SizeT, "s1", var("s") ^ Expr::u64(1)),
+        Stmt::const_(Type::SizeT, "vstride", Expr::u64(4) * var("cap")),
+        Stmt::const_(
+            Type::SizeT,
+            "mstride",
+            Expr::u64(4) * (var("half") + Expr::u64(1)),
+        ),
+        vector("U", Expr::u64(2) * var("s")),
+        vector("V", Expr::u64(2) * var("s") + Expr::u64(1)),
+    ];
+    if writes {
+        stmts.push(vector("U1", Expr::u64(2) * var("s1")));
+        stmts.push(vector("V1", Expr::u64(2) * var("s1") + Expr::u64(1)));
+    }
+    stmts
+}
+
+/// A vector of the work buffer: the window swaps them, so not `__restrict__`.
+pub(super) fn work_ptr() -> Type {
+    Type::Ptr {
+        to: Box::new(Type::Word),
+        is_const: false,
+        restrict: false,
+    }
+}
+
+pub(super) fn status_running() -> Stmt {
+    Stmt::if_(
+        state(Expr::u64(LehmerState::STATUS as u64)).not_equals(Expr::u64(0)),
+        vec![Stmt::Return],
+    )
+}
+
+/// `while (n > 0 && P[n − 1] == 0) n -= 1;` over a vector of the work buffer.
+pub(super) fn normalise_global(p: &str, n: &str) -> Stmt {
+    Stmt::While {
+        cond: var(n).gt(Expr::u64(0)).and_also(fe::eq(
+            fe::load(var(p), var(n) - Expr::u64(1), var("vstride")),
+            fe::zero(),
+        )),
+        body: vec![Stmt::assign_op(var(n), BinOp::Sub, Expr::u64(1))],
+    }
+}

@@ -1,0 +1,248 @@
+//! The gcd of long device polynomials by Lehmer's rounds ([`fermat_codegen::euclid`]'s
+//! `Window` and `Apply` kernels): each round takes Euclid's steps on a window of the top
+//! 2h + 1 coefficients in one block and multiplies their cofactor matrix into the whole
+//! pair on every multiprocessor, so the degree drops by h per round. The rounds keep
+//! their state on the device: the host queues as many as a normal sequence needs and reads
+//! the state back once, then queues more if degrees dropped by less. A quotient of degree
+//! above h stalls the rounds; the host divides once on the device and starts them again.
+
+use super::device::DevicePoly;
+use super::ring::PolyRing;
+use crate::error::Error;
+use crate::gpu::{GpuError, LehmerBuffers};
+use crate::host::HostField;
+use cudarc::driver::CudaSlice;
+use fermat_codegen::cost::FieldShape;
+use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS};
+
+fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> GpuError {
+    move |source| GpuError::Driver { call, source }
+}
+
+impl<F: HostField> PolyRing<F> {
+    /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
+    /// 128 for word primes, fewer for wider elements (16 for 512-bit ones, whose products
+    /// cost the window's one block most), within what the device's shared memory holds —
+    /// the fastest measured on an H200 (bench/RESULTS.md, "GCD round 5").
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
+    /// match ring.lehmer_half() {
+    ///     Ok(h) => assert_eq!(h, 128),
+    ///     Err(Error::NotOnGpu) => {}
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn lehmer_half(&self) -> Result<usize, Error> {
+        let bytes = FieldShape::of(&self.any).element_bytes as usize;
+        Ok((1024 / bytes).clamp(16, 128).min(self.lehmer_max_half()?))
+    }
+
+    /// The largest half whose window fits one block's shared memory on this device.
+    fn lehmer_max_half(&self) -> Result<usize, Error> {
+        let bytes = FieldShape::of(&self.any).element_bytes;
+        let limit = self.passes()?.lehmer_shared_bytes as u64;
+        let fits = |h: u64| {
+            let threads = u64::from(APPLY_THREADS);
+            EuclidPass::Window.shared_bytes((h, 0), bytes) <= limit
+                && EuclidPass::Apply.shared_bytes((h, threads), bytes) <= limit
+        };
+        let mut h = 1u64;
+        while fits(2 * h) {
+            h *= 2;
+        }
+        Ok(if fits(h) { h as usize } else { 0 })
+    }
+
+    /// The monic gcd of device polynomials of any length by Lehmer's rounds with windows
+    /// of 2·`half` + 1 coefficients (gcd(0, 0) = 0), on the device. A round costs one
+    /// block about 2·`half` steps and the device a product of the pair by polynomials of
+    /// degree `half`; larger halves take fewer rounds.
+    ///
+    /// Errors: [`Error::LehmerHalf`] for a half of 0 or one whose window outgrows shared
+    /// memory, [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let g = Poly::from_u64s(&f, &[5, 1]); // x + 5
+    /// let u: Vec<u64> = (1..=300).collect();
+    /// let v: Vec<u64> = (7..=290).rev().collect();
+    /// let a = ring.mul(&g, &Poly::from_u64s(&f, &u))?;
+    /// let b = ring.mul(&g, &Poly::from_u64s(&f, &v))?;
+    /// let (da, db) = match (ring.to_device(&a), ring.to_device(&b)) {
+    ///     (Ok(da), Ok(db)) => (da, db),
+    ///     (Err(Error::NotOnGpu), _) => return Ok(()), // on the CPU: `gcd` of host polynomials
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
+    /// };
+    /// let want = ring.gcd(&a, &b)?;
+    /// assert_eq!(ring.from_device(&ring.gcd_lehmer_device(&da, &db, 16)?)?, want);
+    /// assert!(matches!(ring.gcd_lehmer_device(&da, &db, 0), Err(Error::LehmerHalf { half: 0, .. })));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn gcd_lehmer_device(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+        half: usize,
+    ) -> Result<DevicePoly<F>, Error> {
+        let max = self.lehmer_max_half()?;
+        if half == 0 || half > max {
+            return Err(Error::LehmerHalf { half, max });
+        }
+        let device = self.device()?;
+        let k = self.field.words();
+        let cap = a.len.max(b.len).max(1);
+        let mut rounds = LehmerWork {
+            work: device.alloc_unset::<F::Word>(4 * cap * k)?,
+            cap,
+            mat: device.alloc_unset::<F::Word>(4 * (half + 1) * k)?,
+            state: device.alloc::<u64>(LehmerState::WORDS)?,
+            out: self.scratch(cap)?,
+            half,
+        };
+        self.place(&mut rounds, 0, a)?;
+        self.place(&mut rounds, 1, b)?;
+        let mut lens = (a.len, b.len);
+        loop {
+            let (status, words) = self.lehmer_rounds(&mut rounds, lens)?;
+            if status == LehmerStatus::Done {
+                let mut g = rounds.out;
+                g.set_len(words[LehmerState::RESULT_LEN] as usize);
+                return self.make_monic(g);
+            }
+            // A quotient of degree above half: (u, v) → (v, u mod v) by one division.
+            let set = (words[LehmerState::ROUND] % 2) as usize;
+            let (lu, lv) = (
+                words[LehmerState::len_u(set)] as usize,
+                words[LehmerState::len_v(set)] as usize,
+            );
+            let x = self.take(&rounds, 2 * set, lu)?;
+            let y = self.take(&rounds, 2 * set + 1, lv)?;
+            let (u, v) = if lu >= lv { (x, y) } else { (y, x) };
+            let (_, r) = self.divrem_device(&u, &v)?;
+            self.place(&mut rounds, 0, &v)?;
+            self.place(&mut rounds, 1, &r)?;
+            lens = (v.len, r.len);
+        }
+    }
+
+    /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`,
+    /// until they end or stall: the status and the state's words.
+    fn lehmer_rounds(
+        &self,
+        rounds: &mut LehmerWork<F>,
+        lens: (usize, usize),
+    ) -> Result<(LehmerStatus, [u64; LehmerState::WORDS]), Error> {
+        let passes = self.passes()?;
+        let stream = self.device()?.stream().clone();
+        let bytes = FieldShape::of(&self.any).element_bytes;
+        let half = rounds.half;
+        let mut words = [0u64; LehmerState::WORDS];
+        words[LehmerState::len_u(0)] = lens.0 as u64;
+        words[LehmerState::len_v(0)] = lens.1 as u64;
+        stream
+            .memcpy_htod(&words, &mut rounds.state)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        let mut longest = lens.0.max(lens.1);
+        let mut round = 0u64;
+        loop {
+            // A normal sequence loses `half` of its degree per round until the window
+            // holds the pair, which the last round runs to its end.
+            let batch = longest.saturating_sub(2 * half + 1).div_ceil(half) + 1;
+            let blocks = longest.div_ceil(APPLY_THREADS as usize).max(1) as u64;
+            {
+                let mut buffers = LehmerBuffers {
+                    work: rounds.work.slice_mut(..),
+                    cap: rounds.cap as u64,
+                    mat: rounds.mat.slice_mut(..),
+                    state: rounds.state.slice_mut(..),
+                    dst: rounds.out.data.slice_mut(..),
+                    dst_stride: rounds.out.cap as u64,
+                };
+                for _ in 0..batch {
+                    passes.run_lehmer_round(
+                        &stream,
+                        round,
+                        &mut buffers,
+                        (half as u64, bytes),
+                        blocks,
+                    )?;
+                    round += 1;
+                }
+            }
+            stream
+                .memcpy_dtoh(&rounds.state, &mut words)
+                .map_err(driver("cuMemcpyDtoH"))?;
+            let word = words[LehmerState::STATUS];
+            match LehmerStatus::of_word(word) {
+                Some(LehmerStatus::Running) => {
+                    longest = words[LehmerState::len_u((round % 2) as usize)] as usize;
+                }
+                Some(status) => return Ok((status, words)),
+                None => {
+                    return Err(GpuError::Status {
+                        kernel: EuclidPass::Window.name(),
+                        word,
+                    }
+                    .into())
+                }
+            }
+        }
+    }
+
+    /// Copies `p` into vector `j` of the work buffer.
+    fn place(&self, rounds: &mut LehmerWork<F>, j: usize, p: &DevicePoly<F>) -> Result<(), Error> {
+        let stream = self.device()?.stream().clone();
+        let cap = rounds.cap;
+        for c in 0..self.field.words() {
+            let at = c * 4 * cap + j * cap;
+            let src = p.data.slice(c * p.cap..c * p.cap + p.len);
+            let mut dst = rounds.work.slice_mut(at..at + p.len);
+            stream
+                .memcpy_dtod(&src, &mut dst)
+                .map_err(driver("cuMemcpyDtoD"))?;
+        }
+        Ok(())
+    }
+
+    /// The first `len` coefficients of vector `j` of the work buffer, as a polynomial.
+    fn take(&self, rounds: &LehmerWork<F>, j: usize, len: usize) -> Result<DevicePoly<F>, Error> {
+        let stream = self.device()?.stream().clone();
+        let cap = rounds.cap;
+        let mut p = self.scratch(len)?;
+        for c in 0..self.field.words() {
+            let at = c * 4 * cap + j * cap;
+            let src = rounds.work.slice(at..at + len);
+            let mut dst = p.data.slice_mut(c * p.cap..c * p.cap + len);
+            stream
+                .memcpy_dtod(&src, &mut dst)
+                .map_err(driver("cuMemcpyDtoD"))?;
+        }
+        p.set_len(len);
+        Ok(p)
+    }
+}
+
+/// The device buffers of one gcd's Lehmer rounds: two pairs of vectors of `cap`
+/// coefficients (digit-major, 4·`cap` words between digits), the cofactor matrix of a
+/// window of 2·`half` + 1, the state, and the destination of the last remainder.
+struct LehmerWork<F: HostField> {
+    work: CudaSlice<F::Word>,
+    cap: usize,
+    mat: CudaSlice<F::Word>,
+    state: CudaSlice<u64>,
+    out: DevicePoly<F>,
+    half: usize,
+}
