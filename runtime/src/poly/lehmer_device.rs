@@ -9,15 +9,11 @@
 use super::device::DevicePoly;
 use super::ring::PolyRing;
 use crate::error::Error;
-use crate::gpu::{GpuError, LehmerBuffers};
+use crate::gpu::{driver, GpuError, LehmerBuffers};
 use crate::host::HostField;
 use cudarc::driver::CudaSlice;
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS};
-
-fn driver(call: &'static str) -> impl Fn(cudarc::driver::DriverError) -> GpuError {
-    move |source| GpuError::Driver { call, source }
-}
 
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
