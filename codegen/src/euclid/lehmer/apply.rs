@@ -1,6 +1,6 @@
 //! The apply pass of a Lehmer round ([`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply)).
 
-use super::{max, pairs, state, status_running, LehmerState};
+use super::{max, pair_len, pairs, state, status_running, LehmerState};
 use crate::cuda::{fe, Expr, Stmt, Type};
 use crate::euclid::{shared_ptr, var};
 
@@ -113,33 +113,9 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
         vec![status_running()],
         pairs(true),
         vec![
-            Stmt::const_(
-                Type::SizeT,
-                "nu",
-                Expr::select(
-                    var("s").equals(Expr::u64(0)),
-                    st(LehmerState::len_u(0)),
-                    st(LehmerState::len_u(1)),
-                ),
-            ),
-            Stmt::const_(
-                Type::SizeT,
-                "nv",
-                Expr::select(
-                    var("s").equals(Expr::u64(0)),
-                    st(LehmerState::len_v(0)),
-                    st(LehmerState::len_v(1)),
-                ),
-            ),
-            Stmt::const_(
-                Type::SizeT,
-                "n1",
-                Expr::select(
-                    var("s").equals(Expr::u64(0)),
-                    st(LehmerState::len_u(1)),
-                    st(LehmerState::len_u(0)),
-                ),
-            ),
+            Stmt::const_(Type::SizeT, "nu", pair_len("s", false)),
+            Stmt::const_(Type::SizeT, "nv", pair_len("s", true)),
+            Stmt::const_(Type::SizeT, "n1", pair_len("s1", false)),
             Stmt::const_(Type::SizeT, "la", st(LehmerState::cofactor(0))),
             Stmt::const_(Type::SizeT, "lb", st(LehmerState::cofactor(1))),
             Stmt::const_(Type::SizeT, "lc", st(LehmerState::cofactor(2))),

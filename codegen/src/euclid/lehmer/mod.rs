@@ -107,6 +107,23 @@ pub(super) fn state(i: Expr) -> Expr {
     var("state").at(i)
 }
 
+/// The state word of the first (`second` false) or second polynomial's length of the pair
+/// the kernel variable `set` names: [`LehmerState::len_u`] or [`LehmerState::len_v`].
+pub(super) fn pair_len(set: &str, second: bool) -> Expr {
+    let (first, stride) = if second {
+        (
+            LehmerState::len_v(0),
+            LehmerState::len_v(1) - LehmerState::len_v(0),
+        )
+    } else {
+        (
+            LehmerState::len_u(0),
+            LehmerState::len_u(1) - LehmerState::len_u(0),
+        )
+    };
+    state(Expr::u64(first as u64) + Expr::u64(stride as u64) * var(set))
+}
+
 pub(super) fn max(a: Expr, b: Expr) -> Expr {
     Expr::select(a.clone().gt(b.clone()), a, b)
 }

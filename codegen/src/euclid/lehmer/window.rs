@@ -1,6 +1,8 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
-use super::{max, normalise_global, pairs, set_status, state, status_running, swap, work_ptr};
+use super::{
+    max, normalise_global, pair_len, pairs, set_status, state, status_running, swap, work_ptr,
+};
 use super::{LehmerState, LehmerStatus};
 use crate::cuda::{fe, Expr, Stmt, Type};
 use crate::euclid::{block_stride, normalise, shared_ptr, var};
@@ -195,15 +197,8 @@ pub(crate) fn window_body() -> Vec<Stmt> {
         vec![status_running()],
         pairs(false),
         vec![
-            Stmt::let_(Type::SizeT, "nu", st(LehmerState::len_u(0))),
-            Stmt::let_(Type::SizeT, "nv", st(LehmerState::len_v(0))),
-            Stmt::if_(
-                var("s").equals(Expr::u64(1)),
-                vec![
-                    Stmt::assign(var("nu"), st(LehmerState::len_u(1))),
-                    Stmt::assign(var("nv"), st(LehmerState::len_v(1))),
-                ],
-            ),
+            Stmt::let_(Type::SizeT, "nu", pair_len("s", false)),
+            Stmt::let_(Type::SizeT, "nv", pair_len("s", true)),
             Stmt::comment("every thread has read the state before thread 0 writes it"),
             Stmt::SyncThreads,
             normalise_global("U", "nu"),
@@ -211,8 +206,8 @@ pub(crate) fn window_body() -> Vec<Stmt> {
             Stmt::if_(
                 Expr::thread_idx().equals(Expr::u32(0)),
                 vec![
-                    Stmt::assign(state(Expr::u64(3) + Expr::u64(2) * var("s")), var("nu")),
-                    Stmt::assign(state(Expr::u64(4) + Expr::u64(2) * var("s")), var("nv")),
+                    Stmt::assign(pair_len("s", false), var("nu")),
+                    Stmt::assign(pair_len("s", true), var("nv")),
                 ],
             ),
             Stmt::const_(Type::Bool, "swapped", var("nu").lt(var("nv"))),
@@ -327,12 +322,9 @@ pub(crate) fn window_body() -> Vec<Stmt> {
             Stmt::if_(
                 Expr::thread_idx().equals(Expr::u32(0)),
                 vec![
+                    Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
                     Stmt::assign(
-                        state(Expr::u64(3) + Expr::u64(2) * var("s1")),
-                        var("m") + var("lu").cast(Type::SizeT),
-                    ),
-                    Stmt::assign(
-                        state(Expr::u64(4) + Expr::u64(2) * var("s1")),
+                        pair_len("s1", true),
                         var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
                     ),
                     Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
