@@ -7,7 +7,7 @@
 use super::bench_poly::{median_device_ms, print_row, random, PolyResult};
 use super::CliError;
 use fermat::dsl::with_field;
-use fermat::poly::{PolyRing, LEHMER_FROM};
+use fermat::poly::PolyRing;
 use fermat::{Backend, FieldSpec, HostField};
 
 /// How a row computes the gcd.
@@ -116,7 +116,7 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
         random(field, r.degree + 1, 2),
     );
     let (da, db) = (ring.to_device(&a)?, ring.to_device(&b)?);
-    let on_chip = r.degree < LEHMER_FROM && 2 * (r.degree + 1) <= ring.euclid_capacity()?;
+    let on_chip = !ring.gcd_by_rounds(r.degree + 1, r.degree + 1)?;
     // Quadratic work: fewer runs at the largest degrees.
     let runs = if r.degree > 20_000 { runs.min(3) } else { runs };
     let (ms, algorithm) = match r.method {

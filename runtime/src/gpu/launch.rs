@@ -269,8 +269,8 @@ impl GpuPasses {
                 sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )
             .map_err(driver("cuDeviceGetAttribute"))?;
-        // Static shared memory (the window's few control words) counts against the same
-        // limit: each kernel may take what is left of it.
+        // Static shared memory counts against the same limit: each kernel may take what is
+        // left of it.
         let mut dynamic = [0i32; 3];
         for (f, room) in std::iter::once(&euclid).chain(&lehmer).zip(&mut dynamic) {
             let fixed = f

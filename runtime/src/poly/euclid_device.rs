@@ -49,11 +49,36 @@ impl<F: HostField> PolyRing<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn gcd_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
-        let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
-        if a.len >= LEHMER_FROM || a.len + b.len > self.euclid_capacity()? {
+        if self.gcd_by_rounds(a.len, b.len)? {
             return self.gcd_lehmer_device(a, b, self.lehmer_half()?);
         }
         self.gcd_on_chip(a, b)
+    }
+
+    /// Whether [`Self::gcd_device`] takes Lehmer's rounds for operands of these lengths:
+    /// the longer has [`LEHMER_FROM`] coefficients or more, or the pair outgrows the
+    /// on-chip Euclid's block ([`Self::euclid_capacity`]).
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{PolyRing, LEHMER_FROM};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
+    /// match ring.gcd_by_rounds(LEHMER_FROM, 10) {
+    ///     Ok(rounds) => {
+    ///         assert!(rounds);
+    ///         assert!(!ring.gcd_by_rounds(1000, 1000)?);
+    ///     }
+    ///     Err(Error::NotOnGpu) => {}
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn gcd_by_rounds(&self, len_a: usize, len_b: usize) -> Result<bool, Error> {
+        Ok(len_a.max(len_b) >= LEHMER_FROM || len_a + len_b > self.euclid_capacity()?)
     }
 
     /// The monic gcd of device polynomials by the on-chip Euclid, one block: the pair must
