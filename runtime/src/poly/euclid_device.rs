@@ -78,7 +78,8 @@ impl<F: HostField> PolyRing<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn gcd_by_rounds(&self, len_a: usize, len_b: usize) -> Result<bool, Error> {
-        Ok(len_a.max(len_b) >= LEHMER_FROM || len_a + len_b > self.euclid_capacity()?)
+        let capacity = self.euclid_capacity()?;
+        Ok(len_a.max(len_b) >= LEHMER_FROM || len_a + len_b > capacity)
     }
 
     /// The monic gcd of device polynomials by the on-chip Euclid, one block: the pair must
