@@ -161,3 +161,50 @@ fn the_crt_comparison_times_both_routes_beside_the_paper() {
     assert_ne!(code, 0);
     assert!(err.contains("crt"), "{err}");
 }
+
+#[test]
+fn poly_rows_can_be_chosen_by_group() {
+    let json = dir().join("only.json");
+    let (code, out, err) = fermat(&[
+        "bench",
+        "--poly",
+        "--cpu",
+        "--quick",
+        "--runs",
+        "1",
+        "--only",
+        "mul,div",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["poly"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["operation"] == "mul"), "{rows:?}");
+    // No products asked for: none measured.
+    let (code, out, err) = fermat(&[
+        "bench",
+        "--poly",
+        "--cpu",
+        "--quick",
+        "--runs",
+        "1",
+        "--only",
+        "gcd",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["poly"].as_array().map_or(0, Vec::len), 0, "{report}");
+    // A group that does not exist, and groups without --poly, are refused.
+    let (code, _, err) = fermat(&["bench", "--poly", "--only", "fft"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("fft") && err.contains("mul"), "{err}");
+    let (code, _, err) = fermat(&["bench", "--only", "div"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--poly"), "{err}");
+}

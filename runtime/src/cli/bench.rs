@@ -60,6 +60,15 @@ pub struct Args {
     /// Time products of polynomials instead of transforms.
     #[arg(long)]
     poly: bool,
+    /// With --poly, only these groups of rows (comma-separated); all of them without it.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "GROUPS",
+        requires = "poly"
+    )]
+    only: Vec<PolyGroup>,
     /// Compare two routes to the same result instead: `crt` times the 2017 paper's
     /// benchmark (DFTs of K^e elements over P2..P6) by the SRGFN FFT and by the CRT route,
     /// beside the paper's figures.
@@ -70,6 +79,20 @@ pub struct Args {
     /// devices simulated on the CPU.
     #[arg(long, value_delimiter = ',', value_name = "ORDINALS", conflicts_with_all = ["poly", "compare"])]
     devices: Option<Vec<usize>>,
+}
+
+/// A group of `--poly` rows (`--only`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolyGroup {
+    /// Products, middle products and batches, and the transforms they are measured
+    /// against.
+    Mul,
+    /// Divisions with remainder and power-series inverses.
+    Div,
+    /// Greatest common divisors.
+    Gcd,
+    /// Products over Z and Z/mZ by the CRT route.
+    Ring,
 }
 
 /// What `--compare` compares.
@@ -274,7 +297,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         if !args.gpu && args.runs > CPU_POLY_RUNS {
             println!("note: CPU products take {CPU_POLY_RUNS} timed runs each (--runs {} is capped on the CPU)", args.runs);
         }
-        report.poly = super::bench_poly::run(gpu.is_some(), !args.gpu, args.quick, args.runs)?;
+        let groups = if args.only.is_empty() {
+            &[
+                PolyGroup::Mul,
+                PolyGroup::Div,
+                PolyGroup::Gcd,
+                PolyGroup::Ring,
+            ][..]
+        } else {
+            &args.only[..]
+        };
+        report.poly =
+            super::bench_poly::run(gpu.is_some(), !args.gpu, args.quick, args.runs, groups)?;
         return finish(&args, &report);
     }
     if gpu.is_some() {

@@ -2,7 +2,7 @@
 //! of CUDA events behind a hold kernel, data on the device), beside the figures they are
 //! measured against, quoted.
 
-use super::bench::{hold, median};
+use super::bench::{hold, median, PolyGroup};
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::{Crossover, Poly, PolyRing, ProductPlan};
@@ -191,12 +191,19 @@ const CPU: [Workload; 4] = [
 const REFERENCE_TRANSFORMS: [(&str, u64); 3] =
     [("P3", 1 << 17), ("P4", 1 << 17), ("babybear", 1 << 20)];
 
-/// Times the polynomial rows on the GPU (when `gpu`) and on the CPU (with `threads` as
-/// the thread counts), printing each row as it is measured.
-pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyResult>, CliError> {
+/// Times the polynomial rows of `groups` on the GPU (when `gpu`) and on the CPU (with
+/// one thread and all), printing each row as it is measured.
+pub fn run(
+    gpu: bool,
+    cpu: bool,
+    quick: bool,
+    runs: usize,
+    groups: &[PolyGroup],
+) -> Result<Vec<PolyResult>, CliError> {
     let mut out = Vec::new();
+    let wants = |group| groups.contains(&group);
     print_header();
-    if gpu {
+    if gpu && wants(PolyGroup::Mul) {
         let take = if quick { 1 } else { GPU.len() };
         for work in GPU.iter().take(take) {
             let any = FieldSpec::parse(work.field)?.build()?;
@@ -216,11 +223,17 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
         }
     }
     if gpu && !quick {
-        out.extend(super::bench_div::run_gpu(runs)?);
-        out.extend(super::bench_gcd::run_gpu(runs)?);
-        out.extend(super::bench_ring::run_gpu(runs)?);
+        if wants(PolyGroup::Div) {
+            out.extend(super::bench_div::run_gpu(runs)?);
+        }
+        if wants(PolyGroup::Gcd) {
+            out.extend(super::bench_gcd::run_gpu(runs)?);
+        }
+        if wants(PolyGroup::Ring) {
+            out.extend(super::bench_ring::run_gpu(runs)?);
+        }
     }
-    if cpu {
+    if cpu && wants(PolyGroup::Mul) {
         let take = if quick { 1 } else { CPU.len() };
         for work in CPU.iter().take(take) {
             for threads in [1, rayon::current_num_threads()] {
@@ -235,7 +248,7 @@ pub fn run(gpu: bool, cpu: bool, quick: bool, runs: usize) -> Result<Vec<PolyRes
             }
         }
     }
-    if cpu && !quick {
+    if cpu && !quick && wants(PolyGroup::Div) {
         out.extend(super::bench_div::run_cpu(runs)?);
     }
     Ok(out)
