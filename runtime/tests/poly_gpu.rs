@@ -306,7 +306,7 @@ fn check_division<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
 
 /// Shapes (len a, len b) of divisions: a shorter than b, b constant, short and long
 /// quotients, the Newton seed's length crossed, and the sizes of the speed targets.
-const DIVISION_SHAPES: [(usize, usize); 11] = [
+const DIVISION_SHAPES: [(usize, usize); 12] = [
     (3, 5),
     (5, 5),
     (40, 1),
@@ -318,6 +318,8 @@ const DIVISION_SHAPES: [(usize, usize); 11] = [
     (1200, 500),
     (10_001, 5001),
     (1 << 14, 1 << 13),
+    // An inverse mod x^70001: steps of transforms in three passes, the last one short.
+    (70_001, 3),
 ];
 
 #[test]

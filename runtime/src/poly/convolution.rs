@@ -269,10 +269,12 @@ impl<F: HostField> Convolution<F> {
             }
             None => (a, None, false),
         };
-        // A batch of products of factors of their own: one fused kernel, one block per
-        // product, where the transforms are one pass each.
+        // A batch of products of factors of their own, or a single product: one fused
+        // kernel, one block per product, where the transforms are one pass each. (A
+        // transform of one pass is one block per part anyway: fused, a single product
+        // saves two launches and its transforms' round trips through global memory.)
         if let (Some(fused), Some(b)) = (&gpu.product, &b) {
-            if batch > 1 && b.extent.dist > 0 {
+            if batch == 1 || b.extent.dist > 0 {
                 *second_holds = None;
                 if scratch.is_none() {
                     *scratch = Some(device.alloc::<F::Word>(1)?);

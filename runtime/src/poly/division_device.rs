@@ -8,9 +8,10 @@
 //! product away.
 
 use super::basecase::inv_series_coeffs;
+use super::convolution::Ticket;
 use super::device::DevicePoly;
 use super::division::{newton_precisions, series_base};
-use super::plain::{is_plain, Part};
+use super::plain::{is_plain, Part, WindowAt};
 use super::product::Algorithm;
 use super::ring::PolyRing;
 use crate::error::Error;
@@ -298,9 +299,11 @@ impl<F: HostField> PolyRing<F> {
     /// Newton's iteration for the inverse of f mod x^n from the first coefficients of the
     /// inverse, `seed` (none: from 1/f_0, which the series kernel computes where its tile
     /// [`inverts`](fermat_codegen::plain::Tile::inverts)): each step about doubles the
-    /// coefficients known, ℓ → ℓ′ ≤ 2ℓ ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′) (a middle product: the lower
-    /// coefficients of f·g are those of 1) and g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)).
-    /// Writes all n = `g.cap` coefficients of g.
+    /// coefficients known, ℓ → ℓ′ ≤ 2ℓ ([`newton_precisions`]), with e = [f·g]_[ℓ, ℓ′)
+    /// (a middle product: the lower coefficients of f·g are those of 1) and
+    /// g_[ℓ, ℓ′) = −(g·e mod x^(ℓ′ − ℓ)). A step is two products and nothing else: e′ = −e
+    /// comes from −f, negated once, and is read where its cyclic product left it; g·e′
+    /// goes straight into g. Writes all n = `g.cap` coefficients of g.
     fn newton_inverse(
         &self,
         f: &DevicePoly<F>,
@@ -341,42 +344,116 @@ impl<F: HostField> PolyRing<F> {
                 extents,
             )?;
         }
+        let precisions = newton_precisions(n, on_chip.max(start));
+        if precisions.len() < 2 {
+            g.set_len(n);
+            return Ok(());
+        }
+        // The steps multiply −f, so that g·e′ is −h, g's next coefficients, which a
+        // product can write straight into g: one negation instead of a difference a step.
+        let len_f = f.len.min(n);
+        let mut minus_f = self.scratch(len_f)?;
+        self.negate_into(f, len_f, &mut minus_f)?;
         let half = n.div_ceil(2).max(1);
-        let (mut e, mut h) = (self.scratch(half)?, self.scratch(half)?);
-        for precision in newton_precisions(n, on_chip.max(start)).windows(2) {
+        // e′ stays inside its cyclic product, in `whole`, where the product takes one.
+        let (mut e, mut whole) = (self.scratch(half)?, self.scratch(n.next_power_of_two())?);
+        let mut h = None;
+        for precision in precisions.windows(2) {
             let (have, step) = (precision[0], precision[1] - precision[0]);
-            let (out_e, out_h) = (e.extent(step), h.extent(step));
-            let view_g = g.data.slice(..);
-            let ticket = self.middle_into_with(
-                (&f.data.slice(..), f.extent(f.len.min(have + step))),
-                (&view_g, g.extent(have)),
+            let out_e = e.extent(step);
+            // e′ = [(−f)·g]_[have, have + step) = −e.
+            let (ticket, at) = self.middle_into_with(
+                (
+                    &minus_f.data.slice(..),
+                    minus_f.extent(len_f.min(have + step)),
+                ),
+                (&g.data.slice(..), g.extent(have)),
                 have,
                 (&mut e.data.slice_mut(..), out_e),
                 None,
+                Some(&mut whole),
             )?;
-            // g_[have, …) only reach h's coefficients from `have` ≥ `step` up, past its
-            // window, so g may be read to `have` as in e's product, whose transform of it
-            // then serves again: neither f nor g was written since.
-            self.middle_into_with(
-                (&view_g, g.extent(have)),
-                (&e.data.slice(..), e.extent(step)),
-                0,
-                (&mut h.data.slice_mut(..), out_h),
-                ticket,
-            )?;
-            let view_h = h.data.slice(..);
-            let out = Extent {
-                stride: g.cap as u64,
-                ..h.extent(step)
+            let (e_view, e_extent) = match at {
+                WindowAt::Whole => (whole.data.slice(have..), whole.extent(0)),
+                WindowAt::Destination => (e.data.slice(..), e.extent(0)),
             };
-            self.elementwise(
-                PlainPass::Difference,
-                (&view_h, h.extent(0)),
-                (&view_h, h.extent(step)),
-                (&mut g.data.slice_mut(have..), out),
-            )?;
+            let e_part = Extent {
+                len: step as u64,
+                limit: step as u64,
+                ..e_extent
+            };
+            self.newton_update(g, have, (&e_view, e_part), ticket, &mut h)?;
         }
         g.set_len(n);
+        Ok(())
+    }
+
+    /// g's coefficients have..have + len e′ = g·e′ mod x^(len e′), e′ = −e: the Newton
+    /// step's −h (with g's transform from e′'s product where `ticket` says it is kept).
+    /// Where a coefficient is one word the product reads g below `have` and writes it
+    /// from there; an SRGFN's digits interleave the two ranges, so its −h goes through
+    /// `h` (made on first use) and a copy.
+    fn newton_update(
+        &self,
+        g: &mut DevicePoly<F>,
+        have: usize,
+        e: Part<'_, '_, F::Word>,
+        ticket: Option<Ticket>,
+        h: &mut Option<DevicePoly<F>>,
+    ) -> Result<(), Error> {
+        let step = e.1.len as usize;
+        let (low, out) = (g.extent(have), g.extent(step));
+        if self.field.words() == 1 {
+            let (below, mut above) = g.data.split_at_mut(have);
+            self.middle_into_with(
+                (&below.as_view(), low),
+                e,
+                0,
+                (&mut above, out),
+                ticket,
+                None,
+            )?;
+            return Ok(());
+        }
+        let h = match h {
+            Some(h) => h,
+            None => h.insert(self.scratch(g.cap.div_ceil(2).max(1))?),
+        };
+        let out_h = h.extent(step);
+        self.middle_into_with(
+            (&g.data.slice(..), low),
+            e,
+            0,
+            (&mut h.data.slice_mut(..), out_h),
+            ticket,
+            None,
+        )?;
+        let view_h = h.data.slice(..);
+        self.elementwise(
+            PlainPass::Difference,
+            (&view_h, out_h),
+            (&view_h, h.extent(0)),
+            (&mut g.data.slice_mut(have..), out),
+        )
+    }
+
+    /// The first `len` coefficients of −p into `out` (zero past len p), `out.len` set to
+    /// `len`.
+    fn negate_into(
+        &self,
+        p: &DevicePoly<F>,
+        len: usize,
+        out: &mut DevicePoly<F>,
+    ) -> Result<(), Error> {
+        let extent = out.extent(len);
+        let view = p.data.slice(..);
+        self.elementwise(
+            PlainPass::Difference,
+            (&view, p.extent(0)),
+            (&view, p.extent(len.min(p.len))),
+            (&mut out.data.slice_mut(..), extent),
+        )?;
+        out.set_len(len);
         Ok(())
     }
 

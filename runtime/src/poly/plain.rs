@@ -56,6 +56,15 @@ fn rows_of(len: u64, rows: u64) -> Extent {
     }
 }
 
+/// Where a middle product left its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WindowAt {
+    /// In the destination, from its first coefficient.
+    Destination,
+    /// In the room given for the whole cyclic product, from coefficient lo.
+    Whole,
+}
+
 /// A device vector and where its polynomials lie in it.
 pub(super) type Part<'a, 'b, W> = (&'a CudaView<'b, W>, Extent);
 
@@ -275,12 +284,16 @@ impl<F: HostField> PolyRing<F> {
         lo: usize,
         c: (&mut CudaViewMut<'_, F::Word>, Extent),
     ) -> Result<(), Error> {
-        self.middle_into_with(a, b, lo, c, None).map(drop)
+        self.middle_into_with(a, b, lo, c, None, None).map(drop)
     }
 
     /// [`middle_into`](Self::middle_into), passing a [`Ticket`] from the middle product
     /// before (`reuse`) to the cyclic product and returning the one it gives (see
     /// `Convolution::cyclic_device`): a factor of both keeps its transform.
+    ///
+    /// With room for the whole cyclic product (`whole`, of capacity at least its points),
+    /// a window that does not start at 0 is left inside it, at coefficient lo, instead of
+    /// copied out into `c`; the answer says which.
     pub(super) fn middle_into_with(
         &self,
         a: Part<'_, '_, F::Word>,
@@ -288,55 +301,93 @@ impl<F: HostField> PolyRing<F> {
         lo: usize,
         (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
         reuse: Option<Ticket>,
-    ) -> Result<Option<Ticket>, Error> {
+        whole: Option<&mut DevicePoly<F>>,
+    ) -> Result<(Option<Ticket>, WindowAt), Error> {
         let plan = self.product_plan(a.1.len as usize, b.1.len as usize)?;
         match plan.algorithm {
-            Algorithm::Zero => Ok(None),
+            Algorithm::Zero => Ok((None, WindowAt::Destination)),
             _ if is_plain(&plan) || narrow_window(&plan, out.len as usize) => self
                 .plain_device(a, b, (lo as u64, out.len), (c, out), 1)
-                .map(|()| None),
+                .map(|()| (None, WindowAt::Destination)),
             _ => {
                 let (n, wrapped) =
                     middle_points(&plan, lo, out.len as usize, self.field.two_adicity())?;
-                let ticket = self.window_of_cyclic(n, a, b, lo, (c, out), reuse)?;
-                if wrapped.is_empty() {
-                    return Ok(ticket);
+                match whole {
+                    Some(whole) if lo > 0 && whole.cap as u64 >= n => {
+                        let stream = self.device()?.stream().clone();
+                        let ticket = self.convolution(n)?.cyclic_device(
+                            &stream,
+                            source(a),
+                            Some(source(b)),
+                            super::convolution::DeviceDestination {
+                                extent: whole.extent(n as usize),
+                                data: &mut whole.data.slice_mut(..),
+                            },
+                            1,
+                            reuse,
+                        )?;
+                        let window = Extent {
+                            len: out.len,
+                            limit: out.len,
+                            ..whole.extent(0)
+                        };
+                        let mut c = whole.data.slice_mut(lo..);
+                        self.subtract_wrapped(a, b, (lo, n), wrapped, (&mut c, window))?;
+                        Ok((ticket, WindowAt::Whole))
+                    }
+                    _ => {
+                        let ticket = self.window_of_cyclic(n, a, b, lo, (c, out), reuse)?;
+                        self.subtract_wrapped(a, b, (lo, n), wrapped, (c, out))?;
+                        Ok((ticket, WindowAt::Destination))
+                    }
                 }
-                // The coefficients that wrapped into the window, by a plain product, taken
-                // out again (through a copy: the difference kernel's operands are
-                // distinct).
-                let w = wrapped.len();
-                let (mut extra, mut fixed) = (self.scratch(w)?, self.scratch(w)?);
-                let (extra_out, fixed_out) = (extra.extent(w), fixed.extent(w));
-                self.plain_device(
-                    a,
-                    b,
-                    (wrapped.start as u64, w as u64),
-                    (&mut extra.data.slice_mut(..), extra_out),
-                    1,
-                )?;
-                let at = wrapped.start - n as usize - lo;
-                let part = Extent {
-                    len: w as u64,
-                    limit: w as u64,
-                    ..out
-                };
-                self.elementwise(
-                    PlainPass::Difference,
-                    (&c.slice(at..), part),
-                    (&extra.data.slice(..), extra_out),
-                    (&mut fixed.data.slice_mut(..), fixed_out),
-                )?;
-                let view = fixed.data.slice(..);
-                self.elementwise(
-                    PlainPass::Difference,
-                    (&view, fixed_out),
-                    (&view, fixed.extent(0)),
-                    (&mut c.slice_mut(at..), part),
-                )?;
-                Ok(ticket)
             }
         }
+    }
+
+    /// Takes out of the window lo.. in c of a cyclic product of n points of a and b the
+    /// coefficients that wrapped into it, `wrapped` of the whole product, by a plain
+    /// product (through a copy: the difference kernel's operands are distinct).
+    fn subtract_wrapped(
+        &self,
+        a: Part<'_, '_, F::Word>,
+        b: Part<'_, '_, F::Word>,
+        (lo, n): (usize, u64),
+        wrapped: std::ops::Range<usize>,
+        (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
+    ) -> Result<(), Error> {
+        if wrapped.is_empty() {
+            return Ok(());
+        }
+        let w = wrapped.len();
+        let (mut extra, mut fixed) = (self.scratch(w)?, self.scratch(w)?);
+        let (extra_out, fixed_out) = (extra.extent(w), fixed.extent(w));
+        self.plain_device(
+            a,
+            b,
+            (wrapped.start as u64, w as u64),
+            (&mut extra.data.slice_mut(..), extra_out),
+            1,
+        )?;
+        let at = wrapped.start - n as usize - lo;
+        let part = Extent {
+            len: w as u64,
+            limit: w as u64,
+            ..out
+        };
+        self.elementwise(
+            PlainPass::Difference,
+            (&c.slice(at..), part),
+            (&extra.data.slice(..), extra_out),
+            (&mut fixed.data.slice_mut(..), fixed_out),
+        )?;
+        let view = fixed.data.slice(..);
+        self.elementwise(
+            PlainPass::Difference,
+            (&view, fixed_out),
+            (&view, fixed.extent(0)),
+            (&mut c.slice_mut(at..), part),
+        )
     }
 
     /// Coefficients lo.. of the cyclic product of n points of a and b into c: straight
