@@ -150,8 +150,9 @@ static constexpr int FE_K = 2;
 typedef struct { uint64_t d[FE_K]; } fe_t;
 
 static constexpr bool FE_IS_SRGFN = true;
-// Memory words per element.
+// Memory words per element, and the bits of each.
 static constexpr int FE_WORDS = FE_K;
+static constexpr int FE_WORD_BITS = 64;
 // r = 2^W + 2^U.
 static constexpr uint64_t FE_R = 9232379236109516800ull;
 static constexpr int FE_W = 63;
@@ -193,6 +194,18 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     FE_UNROLL
     for (int c = 0; c < FE_K; ++c) base[(size_t)c * n + idx] = v.d[c];
+}
+
+// The value lane − 1 of this thread's warp passes, digit by digit, among the lanes still
+// running (a prefix of the warp in a block-stride loop); lane 0 gets its own. The host
+// runs one thread, which gets its own.
+FE_FN fe_t fe_lane_below(fe_t v) {
+#if defined(__CUDA_ARCH__)
+    const unsigned mask = __activemask();
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) v.d[c] = __shfl_up_sync(mask, v.d[c], 1);
+#endif
+    return v;
 }
 
 // Row `row` of a table of constants, stored element by element (row-major): a twiddle's k

@@ -146,8 +146,9 @@ typedef uint64_t fe_word_t;
 typedef uint64_t fe_t;
 
 static constexpr bool FE_IS_SRGFN = false;
-// Memory words per element.
+// Memory words per element, and the bits of each.
 static constexpr int FE_WORDS = 1;
+static constexpr int FE_WORD_BITS = 64;
 static constexpr fe_t FE_P = 18446744069414584321ull;
 // p^-1 mod R (REDC computes (T - m*p) / R with m = T*p^-1 mod R, so nothing overflows
 // even when p > R/2).
@@ -168,6 +169,17 @@ FE_FN fe_t fe_load(const fe_word_t* base, size_t idx, size_t n) {
 FE_FN void fe_store(fe_word_t* base, size_t idx, size_t n, fe_t v) {
     (void)n;
     base[idx] = v;
+}
+
+// The value lane − 1 of this thread's warp passes, among the lanes still running (a prefix
+// of the warp in a block-stride loop); lane 0 gets its own. The host runs one thread,
+// which gets its own.
+FE_FN fe_t fe_lane_below(fe_t v) {
+#if defined(__CUDA_ARCH__)
+    return __shfl_up_sync(__activemask(), v, 1);
+#else
+    return v;
+#endif
 }
 
 // Row `row` of a table of constants: one word each.

@@ -64,6 +64,12 @@ pub fn mul_rpow(a: Expr, i: u32) -> Expr {
     Expr::call_t("fe_mul_rpow", [Expr::int(i64::from(i))], [a])
 }
 
+/// `fe_lane_below(v)`: the v of the thread one lane below in its warp, among the lanes
+/// running (lane 0, and the host's one thread: its own); every running lane must call it.
+pub fn lane_below(v: Expr) -> Expr {
+    Expr::call("fe_lane_below", [v])
+}
+
 /// `fe_zero()`.
 pub fn zero() -> Expr {
     Expr::call("fe_zero", [])

@@ -126,13 +126,13 @@ impl EuclidPass {
 
     /// Dynamic shared memory of one block, in bytes, `element_bytes` per element: for
     /// [`EuclidPass::Gcd`] both operands of lengths `lens`; for the Lehmer rounds, with
-    /// `lens` = (`half`, threads per block), the window's three remainders of 2·`half` + 1
-    /// (u, v and the next u) and six cofactors of `half` + 1 ([`EuclidPass::Window`]), or
+    /// `lens` = (`half`, threads per block), the window's four remainders of 2·`half` + 1
+    /// (u, v and the next two) and eight cofactors of `half` + 1 ([`EuclidPass::Window`]), or
     /// the four cofactors and two tiles of threads + `half` ([`EuclidPass::Apply`]).
     pub fn shared_bytes(self, lens: (u64, u64), element_bytes: u64) -> u64 {
         let elements = match self {
             EuclidPass::Gcd => lens.0 + lens.1,
-            EuclidPass::Window => 3 * (2 * lens.0 + 1) + 6 * (lens.0 + 1),
+            EuclidPass::Window => 4 * (2 * lens.0 + 1) + 8 * (lens.0 + 1),
             EuclidPass::Apply => 4 * (lens.0 + 1) + 2 * (lens.1 + lens.0),
         };
         elements * element_bytes

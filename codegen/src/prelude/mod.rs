@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `fe_t` | an element in registers: `uint32_t` / `uint64_t` for word primes, `struct { uint64_t d[FE_K]; }` for SRGFNs |
 //! | `fe_word_t` | a memory word: `uint32_t` for primes below 2^32, else `uint64_t`; data pointers are `fe_word_t*` |
-//! | `FE_WORDS`, `FE_IS_SRGFN` | memory words per element (1 or k); whether `fe_mul_rpow` exists |
+//! | `FE_WORDS`, `FE_WORD_BITS`, `FE_IS_SRGFN` | memory words per element (1 or k) and their bits (32 or 64); whether `fe_mul_rpow` exists |
 //! | `fe_load(base, idx, n)`, `fe_store(base, idx, n, v)` | element idx of a vector of n: `base[idx]` for word primes, digit c at `base[c*n + idx]` for SRGFNs (digit-major) |
 //! | `fe_load_row(table, row)` | row `row` of a table of constants: `table[row]` for word primes, digit c at `table[row*k + c]` for SRGFNs (row-major) |
 //! | `fe_add`, `fe_sub`, `fe_neg` | exact, canonical in and out (SRGFN: Algorithm 2 of the 2017 paper, with the z_k = 2 case) |
@@ -17,6 +17,7 @@
 //! | `fe_to_mont(a)` | the table form of a |
 //! | `fe_mul_rpow<i>(a)` | SRGFN only: a·r^i, i in [0, 2k) at compile time (§3.4: a negacyclic shift and one subtraction) |
 //! | `fe_zero()`, `fe_one()`, `fe_eq(a, b)` | constants and equality |
+//! | `fe_lane_below(v)` | the v of lane − 1 of the warp (lane 0 and the host: its own), among the lanes running |
 //!
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
 //! C++17 (host `static inline` functions, `unsigned __int128` for the high product words), so

@@ -60,7 +60,7 @@ const CROSSOVER: &str = "FLINT nmod_poly_gcd (one core)";
 
 /// The targets' workloads, smaller degrees for the crossover with one CPU core, and the
 /// methods side by side: the on-chip Euclid against Lehmer's rounds, and their windows.
-const GPU: [Row; 19] = [
+const GPU: [Row; 25] = [
     row(
         "469762049",
         10_000,
@@ -86,14 +86,20 @@ const GPU: [Row; 19] = [
     ),
     row("469762049", 1 << 20, "FLINT (half-gcd)", "≥ 10× FLINT"),
     compare("469762049", 10_000, Method::OnChip),
-    compare("469762049", 10_000, Method::Lehmer(64)),
-    compare("469762049", 10_000, Method::Lehmer(256)),
-    compare("469762049", 1 << 16, Method::Lehmer(64)),
-    compare("469762049", 1 << 16, Method::Lehmer(256)),
+    compare("469762049", 10_000, Method::Lehmer(32)),
+    compare("469762049", 10_000, Method::Lehmer(128)),
+    compare("469762049", 1 << 16, Method::Lehmer(32)),
+    compare("469762049", 1 << 16, Method::Lehmer(128)),
+    compare("469762049", 1000, Method::OnChip),
+    compare("469762049", 1000, Method::Lehmer(64)),
+    compare("469762049", 1500, Method::OnChip),
+    compare("469762049", 1500, Method::Lehmer(64)),
     compare("469762049", 2000, Method::OnChip),
-    compare("469762049", 2000, Method::Lehmer(128)),
-    compare("469762049", 4000, Method::OnChip),
-    compare("469762049", 4000, Method::Lehmer(128)),
+    compare("469762049", 2000, Method::Lehmer(64)),
+    compare("goldilocks", 2000, Method::OnChip),
+    compare("goldilocks", 2000, Method::Lehmer(128)),
+    compare("goldilocks", 4000, Method::OnChip),
+    compare("goldilocks", 4000, Method::Lehmer(128)),
     compare("P3", 1 << 12, Method::Lehmer(32)),
 ];
 

@@ -16,15 +16,9 @@ use fermat_codegen::cost::FieldShape;
 /// copies (`PolyRing::gcd` of host polynomials keeps such pairs on the host).
 pub(super) const EUCLID_DEVICE_MIN_LEN: usize = 256;
 
-/// From this length of the longer operand on, Lehmer's rounds beat the on-chip Euclid,
-/// whose every step passes over the whole pair in one block: on an H200 the on-chip Euclid
-/// takes 1.63 ms to the rounds' 1.85 at degree 2000, 4.37 ms to 3.80 at 4000 and 19.9 ms
-/// to 9.6 at 10^4 (bench/RESULTS.md, "GCD round 5").
-pub const LEHMER_FROM: usize = 3072;
-
 impl<F: HostField> PolyRing<F> {
     /// The monic gcd of device polynomials, on the device (gcd(0, 0) = 0): one block of
-    /// the on-chip Euclid when the longer is shorter than [`LEHMER_FROM`] and both fit its
+    /// the on-chip Euclid when the longer is shorter than [`Self::lehmer_from`] and both fit its
     /// shared memory ([`Self::euclid_capacity`]), else Lehmer's rounds
     /// ([`Self::gcd_lehmer_device`] with [`Self::lehmer_half`]).
     ///
@@ -55,19 +49,44 @@ impl<F: HostField> PolyRing<F> {
         self.gcd_on_chip(a, b)
     }
 
+    /// From this length of the longer operand on, Lehmer's rounds beat the on-chip Euclid,
+    /// whose every step passes over the whole pair in one block: 1536 for primes below
+    /// 2^32, whose windows take two steps a pass (on an H200 the on-chip Euclid takes 0.72
+    /// ms to the rounds' 0.72 at degree 1000, 1.22 to 1.08 at 1500 and 1.63 to 1.45 at
+    /// 2000), 3072 for wider elements (goldilocks: 2.71 ms to 2.97 at 2000, 8.00 to 6.12
+    /// at 4000; bench/RESULTS.md, "GCD round 6").
+    ///
+    /// ```
+    /// use fermat::dsl::{Fp32, Fp64};
+    /// use fermat::poly::PolyRing;
+    /// use fermat::Backend;
+    ///
+    /// let small = PolyRing::new(&Fp32::new(469762049)?, Backend::Cpu)?;
+    /// let wide = PolyRing::new(&Fp64::new(0xFFFF_FFFF_0000_0001)?, Backend::Cpu)?; // goldilocks
+    /// assert_eq!((small.lehmer_from(), wide.lehmer_from()), (1536, 3072));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn lehmer_from(&self) -> usize {
+        if FieldShape::of(&self.any).element_bytes == 4 {
+            1536
+        } else {
+            3072
+        }
+    }
+
     /// Whether [`Self::gcd_device`] takes Lehmer's rounds for operands of these lengths:
-    /// the longer has [`LEHMER_FROM`] coefficients or more, or the pair outgrows the
+    /// the longer has [`Self::lehmer_from`] coefficients or more, or the pair outgrows the
     /// on-chip Euclid's block ([`Self::euclid_capacity`]).
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
     /// ```
     /// use fermat::dsl::Fp32;
-    /// use fermat::poly::{PolyRing, LEHMER_FROM};
+    /// use fermat::poly::PolyRing;
     /// use fermat::{Backend, Error};
     ///
     /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
-    /// match ring.gcd_by_rounds(LEHMER_FROM, 10) {
+    /// match ring.gcd_by_rounds(ring.lehmer_from(), 10) {
     ///     Ok(rounds) => {
     ///         assert!(rounds);
     ///         assert!(!ring.gcd_by_rounds(1000, 1000)?);
@@ -79,7 +98,7 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn gcd_by_rounds(&self, len_a: usize, len_b: usize) -> Result<bool, Error> {
         let capacity = self.euclid_capacity()?;
-        Ok(len_a.max(len_b) >= LEHMER_FROM || len_a + len_b > capacity)
+        Ok(len_a.max(len_b) >= self.lehmer_from() || len_a + len_b > capacity)
     }
 
     /// The monic gcd of device polynomials by the on-chip Euclid, one block: the pair must

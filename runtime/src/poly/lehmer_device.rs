@@ -17,9 +17,10 @@ use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREAD
 
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
-    /// 128 for word primes, fewer for wider elements (16 for 512-bit ones, whose products
-    /// cost the window's one block most), within what the device's shared memory holds —
-    /// the fastest measured on an H200 (bench/RESULTS.md, "GCD round 5").
+    /// 64 for primes below 2^32 (whose windows take two steps a pass), 128 for 64-bit word
+    /// primes, fewer for wider elements (16 for 512-bit ones, whose products cost the
+    /// window's one block most), within what the device's shared memory holds — the
+    /// fastest measured on an H200 (bench/RESULTS.md, "GCD round 5" and "GCD round 6").
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
@@ -30,7 +31,7 @@ impl<F: HostField> PolyRing<F> {
     ///
     /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
     /// match ring.lehmer_half() {
-    ///     Ok(h) => assert_eq!(h, 128),
+    ///     Ok(h) => assert_eq!(h, 64),
     ///     Err(Error::NotOnGpu) => {}
     ///     Err(e) => return Err(e),
     /// }
@@ -38,7 +39,12 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn lehmer_half(&self) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes as usize;
-        Ok((1024 / bytes).clamp(16, 128).min(self.lehmer_max_half()?))
+        let half = if bytes == 4 {
+            64
+        } else {
+            (1024 / bytes).clamp(16, 128)
+        };
+        Ok(half.min(self.lehmer_max_half()?))
     }
 
     /// The largest half whose window fits one block's shared memory on this device.

@@ -35,7 +35,6 @@ pub use device::DevicePoly;
 pub(crate) use device::{PolyView, PolyViewMut};
 pub use dynamic::Polynomial;
 pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
-pub use euclid_device::LEHMER_FROM;
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use layout::{BatchLayout, LayoutFault};

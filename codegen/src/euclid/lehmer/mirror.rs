@@ -337,7 +337,7 @@ mod tests {
         assert_eq!(EuclidPass::Window.threads((1, 0)), 32);
         assert_eq!(
             EuclidPass::Window.shared_bytes((2, 0), 4),
-            (3 * 5 + 6 * 3) * 4
+            (4 * 5 + 8 * 3) * 4
         );
         assert_eq!(
             EuclidPass::Apply.shared_bytes((2, 256), 8),

@@ -43,22 +43,13 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
 /// window is not the whole pair. The window's values are kept in the multiplication's
 /// table form (x·R for word primes), so that each product is one reduction and the step's
 /// scalars need no conversion; the new u goes to a spare array, so that one barrier a
-/// step keeps every read of the old one before any write.
+/// step keeps every read of the old one before any write. Where two normal steps follow
+/// one another, one pass takes both ([`double_step`]).
 fn window_step() -> Vec<Stmt> {
     let one = || Expr::u32(1);
     let at = |p: &str, i: Expr| var(p).at(i);
     let mm = |a: Expr, b: Expr| fe::mul_mont(a, b);
-    let grow = |l: &str, m: &str| max(var(l), var(m) + var("k"));
-    let order = [
-        swap(shared_ptr(), "u", "v"),
-        swap(Type::U32, "lu", "lv"),
-        swap(shared_ptr(), "ua", "va"),
-        swap(shared_ptr(), "ub", "vb"),
-        swap(Type::U32, "la", "lc"),
-        swap(Type::U32, "lb", "ld"),
-    ]
-    .concat();
-    vec![
+    [
         Stmt::const_(Type::U32, "k", var("lu") - var("lv")),
         Stmt::const_(Type::Fe, "alpha", at("v", var("lv") - one())),
         Stmt::const_(Type::Fe, "beta", at("u", var("lu") - one())),
@@ -90,6 +81,28 @@ fn window_step() -> Vec<Stmt> {
             Expr::select(var("two"), mm(var("alpha"), var("beta")), var("beta")),
         ),
         Stmt::const_(Type::Fe, "c2", var("beta1")),
+    ]
+    .into_iter()
+    .chain(double_step_scalars())
+    .chain([Stmt::if_else(var("fused"), double_step(), single_step())])
+    .collect()
+}
+
+/// The step of [`window_step`] alone: u ← c0·u − c1·x^k·v − c2·v, its new length found
+/// and the pair put in order.
+fn single_step() -> Vec<Stmt> {
+    let one = || Expr::u32(1);
+    let grow = |l: &str, m: &str| max(var(l), var(m) + var("k"));
+    let order = [
+        swap(shared_ptr(), "u", "v"),
+        swap(Type::U32, "lu", "lv"),
+        swap(shared_ptr(), "ua", "va"),
+        swap(shared_ptr(), "ub", "vb"),
+        swap(Type::U32, "la", "lc"),
+        swap(Type::U32, "lb", "ld"),
+    ]
+    .concat();
+    vec![
         Stmt::const_(
             Type::U32,
             "nlu",
@@ -142,6 +155,194 @@ fn window_step() -> Vec<Stmt> {
         Stmt::if_(var("lu").lt(var("lv")), order),
     ])
     .collect()
+}
+
+/// c0·p\[j\] − c1·q\[j − 1\] − c2·q\[j\], p of length `lp` and q of `lq` read as zero
+/// outside them: coefficient j of what a normal step (k = 1, two eliminations) makes of
+/// a remainder or a cofactor, with the scalars `c` (c0, c1, c2).
+fn normal(c: [&str; 3], (p, lp): (&str, Expr), (q, lq): (&str, Expr), j: Expr) -> Expr {
+    let term =
+        |cond: Expr, x: Expr, t: &str| Expr::select(cond, fe::mul_mont(x, var(t)), fe::zero());
+    let below = j.clone() - Expr::u32(1);
+    fe::sub(
+        fe::sub(
+            term(j.clone().lt(lp), var(p).at(j.clone()), c[0]),
+            term(
+                j.clone()
+                    .ge(Expr::u32(1))
+                    .and_also(below.clone().lt(lq.clone())),
+                var(q).at(below),
+                c[1],
+            ),
+        ),
+        term(j.clone().lt(lq), var(q).at(j), c[2]),
+    )
+}
+
+/// Whether two normal steps follow, and the second one's scalars: r1 = c0·u − c1·x·v −
+/// c2·v keeps degree deg v − 1 (its top, t0 = r1\[lv − 2\], is not zero) and the next step
+/// may be taken (lv − 1 > limit), and that step, of v by r1, is again two eliminations
+/// (d2 = β₁ = t0·v\[lv − 2\] − lc(v)·r1\[lv − 3\] ≠ 0), with d0 = t0², d1 = t0·lc(v). Every
+/// thread computes r1's two top coefficients itself from the tops of u and v. Only for
+/// elements of one 32-bit word: on an H200 the double pass made the 10^4 gcd over
+/// 469762049 19% faster, goldilocks' 13% and P3's 35% slower (bench/RESULTS.md, "GCD
+/// round 6").
+fn double_step_scalars() -> Vec<Stmt> {
+    let c = ["c0", "c1", "c2"];
+    let u = || ("u", var("lu"));
+    let v = || ("v", var("lv"));
+    let lv_minus = |d: u32| var("lv") - Expr::u32(d);
+    let when_chained = |x: Expr| Expr::select(var("chain"), x, fe::zero());
+    vec![
+        Stmt::comment("two steps a pass where a product is a few instructions (one 32-bit word): for wider elements the"),
+        Stmt::comment("arithmetic, not the chain of one step, bounds the window, and lane 0's r1[i - 1] again costs more than a barrier"),
+        Stmt::const_(
+            Type::Bool,
+            "chain",
+            var("FE_WORD_BITS")
+                .equals(Expr::int(32))
+                .and_also(var("two"))
+                .and_also(lv_minus(1).gt(var("limit"))),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "t0",
+            when_chained(normal(c, u(), v(), lv_minus(2))),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "t1",
+            when_chained(normal(c, u(), v(), lv_minus(3))),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "d2",
+            when_chained(fe::sub(
+                fe::mul_mont(var("t0"), var("v").at(lv_minus(2))),
+                fe::mul_mont(var("alpha"), var("t1")),
+            )),
+        ),
+        Stmt::const_(
+            Type::Bool,
+            "fused",
+            var("chain")
+                .and_also(fe::eq(var("t0"), fe::zero()).logical_not())
+                .and_also(fe::eq(var("d2"), fe::zero()).logical_not()),
+        ),
+    ]
+}
+
+/// Two normal steps in one pass, one barrier: r1 = c0·u − c1·x·v − c2·v and r2 =
+/// d0·v − d1·x·r1 − d2·r1, each thread computing the coefficients i and i − 1 of r1 that
+/// its coefficient i of r2 needs, and the cofactors alike; the pair becomes (r1, r2).
+/// The values are those of two steps of [`single_step`], so the round's results are the
+/// same, for half its barriers and chains of dependent instructions.
+fn double_step() -> Vec<Stmt> {
+    let c = ["c0", "c1", "c2"];
+    let i = || var("i");
+    let len = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
+    // The row (p, q) of lengths (lp, lq) becomes (r1, r2), written into (w, x) for
+    // i < n1 and i < n2.
+    let rows = |[p, lp, q, lq]: [&str; 4], [w, x, n1, n2]: [&str; 4]| {
+        let r1 = |j: Expr| normal(c, (p, var(lp)), (q, var(lq)), j);
+        let term = |x: Expr, t: &str| fe::mul_mont(x, var(t));
+        // Coefficient i − 1 of r1 is the lane below's (every lane computes its r, zero past
+        // the row); lane 0 computes it again.
+        let lane_zero = (Expr::thread_idx() & Expr::u32(31)).equals(Expr::u32(0));
+        Stmt::Block(vec![
+            Stmt::const_(Type::Fe, "r", r1(i())),
+            Stmt::const_(Type::Fe, "below", fe::lane_below(var("r"))),
+            Stmt::const_(
+                Type::Fe,
+                "r_",
+                Expr::select(
+                    i().equals(Expr::u32(0)),
+                    fe::zero(),
+                    Expr::select(lane_zero, r1(i() - Expr::u32(1)), var("below")),
+                ),
+            ),
+            Stmt::if_(
+                i().lt(max(var(n1), var(n2))),
+                vec![
+                    Stmt::if_(i().lt(var(n1)), vec![Stmt::store(var(w), i(), var("r"))]),
+                    Stmt::if_(
+                        i().lt(var(n2)),
+                        vec![Stmt::store(
+                            var(x),
+                            i(),
+                            fe::sub(
+                                fe::sub(
+                                    Expr::select(
+                                        i().lt(var(lq)),
+                                        term(var(q).at(i()), "d0"),
+                                        fe::zero(),
+                                    ),
+                                    term(var("r_"), "d1"),
+                                ),
+                                term(var("r"), "d2"),
+                            ),
+                        )],
+                    ),
+                ],
+            ),
+        ])
+    };
+    let rotate = |[p, q, w, x]: [&str; 4]| {
+        let t = format!("{p}_{w}");
+        vec![
+            Stmt::let_(shared_ptr(), t.clone(), var(p)),
+            Stmt::assign(var(p), var(w)),
+            Stmt::assign(var(w), var(&t)),
+            Stmt::assign(var(&t), var(q)),
+            Stmt::assign(var(q), var(x)),
+            Stmt::assign(var(x), var(&t)),
+        ]
+    };
+    [
+        vec![
+            Stmt::const_(Type::Fe, "d0", fe::mul_mont(var("t0"), var("t0"))),
+            Stmt::const_(Type::Fe, "d1", fe::mul_mont(var("t0"), var("alpha"))),
+            len("n1", var("lv") - Expr::u32(1)),
+            len("n2", var("lv") - Expr::u32(2)),
+            len("na1", max(var("la"), var("lc") + Expr::u32(1))),
+            len("nb1", max(var("lb"), var("ld") + Expr::u32(1))),
+            len("na2", max(var("lc"), var("na1") + Expr::u32(1))),
+            len("nb2", max(var("ld"), var("nb1") + Expr::u32(1))),
+            len(
+                "span2",
+                Expr::select(
+                    var("full"),
+                    var("n1"),
+                    max(var("n1"), max(var("na2"), var("nb2"))),
+                ),
+            ),
+            block_stride(
+                var("span2"),
+                vec![
+                    rows(["u", "lu", "v", "lv"], ["w", "x", "n1", "n2"]),
+                    Stmt::if_(
+                        var("full").logical_not(),
+                        vec![
+                            rows(["ua", "la", "va", "lc"], ["wa", "xa", "na1", "na2"]),
+                            rows(["ub", "lb", "vb", "ld"], ["wb", "xb", "nb1", "nb2"]),
+                        ],
+                    ),
+                ],
+            ),
+            Stmt::SyncThreads,
+            Stmt::assign(var("lu"), var("n1")),
+            Stmt::assign(var("lv"), var("n2")),
+            Stmt::assign(var("la"), var("na1")),
+            Stmt::assign(var("lb"), var("nb1")),
+            Stmt::assign(var("lc"), var("na2")),
+            Stmt::assign(var("ld"), var("nb2")),
+        ],
+        rotate(["u", "v", "w", "x"]),
+        rotate(["ua", "va", "wa", "xa"]),
+        rotate(["ub", "vb", "wb", "xb"]),
+        vec![normalise("v", "lv")],
+    ]
+    .concat()
 }
 
 /// The body of [`EuclidPass::Window`](crate::euclid::EuclidPass::Window).
@@ -249,12 +450,15 @@ pub(crate) fn window_body() -> Vec<Stmt> {
             shared("u", var("smem")),
             shared("v", var("u") + window.clone()),
             shared("w", var("v") + window.clone()),
-            shared("ua", var("w") + window),
+            shared("x", var("w") + window.clone()),
+            shared("ua", var("x") + window),
             shared("ub", var("ua") + cof.clone()),
             shared("va", var("ub") + cof.clone()),
             shared("vb", var("va") + cof.clone()),
             shared("wa", var("vb") + cof.clone()),
-            shared("wb", var("wa") + cof),
+            shared("wb", var("wa") + cof.clone()),
+            shared("xa", var("wb") + cof.clone()),
+            shared("xb", var("xa") + cof),
             Stmt::let_(Type::U32, "lu", (var("nu") - var("m")).cast(Type::U32)),
             Stmt::let_(Type::U32, "lv", (var("nv") - var("m")).cast(Type::U32)),
             block_stride(
