@@ -445,16 +445,8 @@ impl<F: HostField> PolyRing<F> {
         len: usize,
         out: &mut DevicePoly<F>,
     ) -> Result<(), Error> {
-        let extent = out.extent(len);
-        let view = p.data.slice(..);
-        self.elementwise(
-            PlainPass::Difference,
-            (&view, p.extent(0)),
-            (&view, p.extent(len.min(p.len))),
-            (&mut out.data.slice_mut(..), extent),
-        )?;
-        out.set_len(len);
-        Ok(())
+        // A difference with an empty first operand.
+        self.unary_into(PlainPass::Difference, p, (0, len.min(p.len)), len, out)
     }
 
     /// A new device polynomial of the first `len` coefficients of x^(about − 1)·p(1/x):
@@ -479,7 +471,7 @@ impl<F: HostField> PolyRing<F> {
         len: usize,
         out: &mut DevicePoly<F>,
     ) -> Result<(), Error> {
-        self.unary_into(PlainPass::Reverse, p, about, len, out)
+        self.unary_into(PlainPass::Reverse, p, (about, 0), len, out)
     }
 
     /// The first `len` coefficients of p copied into `out` (zero past len p), `out.len`
@@ -491,15 +483,17 @@ impl<F: HostField> PolyRing<F> {
         out: &mut DevicePoly<F>,
     ) -> Result<(), Error> {
         // A difference with an empty second operand.
-        self.unary_into(PlainPass::Difference, p, len.min(p.len), len, out)
+        self.unary_into(PlainPass::Difference, p, (len.min(p.len), 0), len, out)
     }
 
-    /// `pass` of the first `src_len` coefficients of p alone, `len` outputs into `out`.
+    /// `pass` of p against itself, its first `src_len` coefficients as the first operand
+    /// and its first `fac_len` as the second (one of them empty: p alone), `len` outputs
+    /// into `out`.
     fn unary_into(
         &self,
         pass: PlainPass,
         p: &DevicePoly<F>,
-        src_len: usize,
+        (src_len, fac_len): (usize, usize),
         len: usize,
         out: &mut DevicePoly<F>,
     ) -> Result<(), Error> {
@@ -508,7 +502,7 @@ impl<F: HostField> PolyRing<F> {
         self.elementwise(
             pass,
             (&view, p.extent(src_len)),
-            (&view, p.extent(0)),
+            (&view, p.extent(fac_len)),
             (&mut out.data.slice_mut(..), extent),
         )?;
         out.set_len(len);
