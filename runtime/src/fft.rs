@@ -841,6 +841,7 @@ impl<F: HostField> FftPlan<F> {
             gpu::HandOff {
                 counters: &mut flags,
                 epoch,
+                first_early: false,
             },
             batch,
         );

@@ -202,7 +202,9 @@ impl Handoffs {
     /// How a kernel waits for the pass before it.
     pub(super) fn wait(&self) -> Vec<Stmt> {
         let Some((h, base)) = &self.wait else {
-            // The first pass of a call is launched after the whole of the previous call.
+            // The first pass of a call reads nothing before the grid before it on the
+            // stream, whatever it is, has ended; it may be launched to start while that
+            // grid drains.
             return vec![
                 Stmt::Expr(Expr::call("fe_grid_wait", [])),
                 Stmt::Expr(Expr::call("fe_grid_release", [])),

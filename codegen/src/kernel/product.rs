@@ -188,7 +188,12 @@ fn fused_body(phases: Vec<Vec<Stmt>>) -> Vec<Stmt> {
         "the second factor's transform, multiplied into mid",
         "the inverse transform of mid into the product",
     ];
-    let mut body = Vec::new();
+    // Launched, like a plan's first pass, while the kernel before it may still drain: wait
+    // for that grid before reading, and let the next launch start.
+    let mut body = vec![
+        Stmt::Expr(Expr::call("fe_grid_wait", [])),
+        Stmt::Expr(Expr::call("fe_grid_release", [])),
+    ];
     for (i, ((set_up, phase), label)) in set_ups.into_iter().zip(phases).zip(labels).enumerate() {
         if i > 0 {
             // The tile is gathered again, and mid read, after every thread's scatter.

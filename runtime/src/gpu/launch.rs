@@ -29,6 +29,12 @@ pub(crate) struct HandOff<'a, 'b> {
     pub(crate) counters: &'a mut CudaViewMut<'b, u32>,
     /// The call's number since the counters were zeroed; 0 waits for whole passes.
     pub(crate) epoch: u32,
+    /// Whether the first pass, too, may start while the kernel before it on the stream
+    /// drains (it waits for that grid's end before reading). The products' transforms
+    /// gain 3–8% by it; a P3 transform after another lost 7% (bench/RESULTS.md,
+    /// "Division round 8"), so plain transforms launch their first pass after the whole
+    /// of what came before.
+    pub(crate) first_early: bool,
 }
 
 /// The compiled kernels of one plan on one device.
@@ -134,9 +140,10 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
     ///
     /// The buffers' device pointers are taken once for the whole plan, so that its launches
     /// follow one another on the stream with nothing in between; on sm_90 and later every
-    /// launch after the first may then start while the one before drains (programmatic
-    /// dependent launch), each of its blocks as soon as the blocks of the pass before that
-    /// it depends on are done (the hand-off counters).
+    /// launch after the first (and the first too where the hand-off says
+    /// [`first_early`](HandOff::first_early)) may then start while the one before drains
+    /// (programmatic dependent launch), each of its blocks as soon as the blocks of the pass
+    /// before that it depends on are done (the hand-off counters).
     ///
     /// [`POLY_TRANSFORM_ARGS`]: fermat_codegen::contract::POLY_TRANSFORM_ARGS
     pub(crate) fn run(
@@ -146,7 +153,11 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
         hand_off: HandOff<'_, '_>,
         batch: usize,
     ) -> Result<(), GpuError> {
-        let HandOff { counters, epoch } = hand_off;
+        let HandOff {
+            counters,
+            epoch,
+            first_early,
+        } = hand_off;
         let Vectors {
             input,
             output,
@@ -200,7 +211,9 @@ impl<W: DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy> GpuKernels<W> {
                 operand,
                 extents,
             };
-            let dependent = overlap && i > 0;
+            // Every kernel of a plan, and the fused product, waits for the grid before it
+            // (`fe_grid_wait`) before it reads anything.
+            let dependent = overlap && (i > 0 || first_early);
             launch(stream, f, l, &bound, (x, y), dependent)?;
         }
         Ok(())

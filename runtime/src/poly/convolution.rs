@@ -444,6 +444,7 @@ fn run<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
         HandOff {
             counters: &mut flags.slice_mut(..),
             epoch,
+            first_early: true,
         },
         batch,
     );
