@@ -402,6 +402,9 @@ impl<F: HostField> PolyRing<F> {
         h: &mut Option<DevicePoly<F>>,
     ) -> Result<(), Error> {
         let step = e.1.len as usize;
+        // g is read to `have`, as in e′'s product, so that its transform there serves
+        // again (neither −f nor g was written since): its coefficients from `step` ≤
+        // `have` up only reach the product past the window.
         let (low, out) = (g.extent(have), g.extent(step));
         if self.field.words() == 1 {
             let (below, mut above) = g.data.split_at_mut(have);
