@@ -18,8 +18,8 @@ pub(super) const EUCLID_DEVICE_MIN_LEN: usize = 256;
 
 impl<F: HostField> PolyRing<F> {
     /// The monic gcd of device polynomials, on the device (gcd(0, 0) = 0): one block of
-    /// the on-chip Euclid when the longer is shorter than [`Self::lehmer_from`] and both fit its
-    /// shared memory ([`Self::euclid_capacity`]), else Lehmer's rounds
+    /// the on-chip Euclid when the longer is shorter than [`Self::lehmer_from`] and both
+    /// fit its shared memory ([`Self::euclid_capacity`]), else Lehmer's rounds
     /// ([`Self::gcd_lehmer_device`] with [`Self::lehmer_half`]).
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend, and device errors.

@@ -194,8 +194,9 @@ fn double_step_scalars() -> Vec<Stmt> {
     let lv_minus = |d: u32| var("lv") - Expr::u32(d);
     let when_chained = |x: Expr| Expr::select(var("chain"), x, fe::zero());
     vec![
-        Stmt::comment("two steps a pass where a product is a few instructions (one 32-bit word): for wider elements the"),
-        Stmt::comment("arithmetic, not the chain of one step, bounds the window, and lane 0's r1[i - 1] again costs more than a barrier"),
+        Stmt::comment("two steps a pass where a product is a few instructions (one 32-bit word):"),
+        Stmt::comment("for wider elements the arithmetic, not the chain of one step, bounds the"),
+        Stmt::comment("window, and lane 0's r1[i - 1] again costs more than a barrier"),
         Stmt::const_(
             Type::Bool,
             "chain",
