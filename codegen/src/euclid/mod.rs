@@ -82,6 +82,20 @@ pub const APPLY_ARGS: [Arg; 6] = [
 /// Threads of a block of [`EuclidPass::Apply`]: the output coefficients of one tile.
 pub const APPLY_THREADS: u32 = 256;
 
+/// Whether the window of a Lehmer round ([`EuclidPass::Window`]) takes two normal steps in
+/// one pass for elements of `element_bytes`: where an element is one 32-bit word (the
+/// kernel's test of the prelude's `FE_WORD_BITS`), whose products are a few instructions;
+/// for wider elements the arithmetic, not the chain of one step, bounds the window
+/// (bench/RESULTS.md, "GCD round 6"). The rounds' defaults follow it.
+///
+/// ```
+/// use fermat_codegen::euclid::window_takes_double_steps;
+/// assert!(window_takes_double_steps(4) && !window_takes_double_steps(8));
+/// ```
+pub const fn window_takes_double_steps(element_bytes: u64) -> bool {
+    element_bytes == 4
+}
+
 /// The arguments of [`EuclidPass::Gcd`], in order.
 pub const GCD_ARGS: [Arg; 12] = [
     Arg::Source,

@@ -298,12 +298,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             println!("note: CPU products take {CPU_POLY_RUNS} timed runs each (--runs {} is capped on the CPU)", args.runs);
         }
         let groups = if args.only.is_empty() {
-            &[
-                PolyGroup::Mul,
-                PolyGroup::Div,
-                PolyGroup::Gcd,
-                PolyGroup::Ring,
-            ][..]
+            <PolyGroup as clap::ValueEnum>::value_variants()
         } else {
             &args.only[..]
         };

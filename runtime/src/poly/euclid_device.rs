@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::gpu::{Extents, GpuError};
 use crate::host::HostField;
 use fermat_codegen::cost::FieldShape;
+use fermat_codegen::euclid::window_takes_double_steps;
 
 /// Below this length of the shorter operand the host's Euclid beats a launch and its
 /// copies (`PolyRing::gcd` of host polynomials keeps such pairs on the host).
@@ -67,7 +68,7 @@ impl<F: HostField> PolyRing<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn lehmer_from(&self) -> usize {
-        if FieldShape::of(&self.any).element_bytes == 4 {
+        if window_takes_double_steps(FieldShape::of(&self.any).element_bytes) {
             1536
         } else {
             3072

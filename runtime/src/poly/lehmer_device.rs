@@ -13,7 +13,9 @@ use crate::gpu::{driver, GpuError, LehmerBuffers};
 use crate::host::HostField;
 use cudarc::driver::CudaSlice;
 use fermat_codegen::cost::FieldShape;
-use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS};
+use fermat_codegen::euclid::{
+    window_takes_double_steps, EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS,
+};
 
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
@@ -38,11 +40,11 @@ impl<F: HostField> PolyRing<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn lehmer_half(&self) -> Result<usize, Error> {
-        let bytes = FieldShape::of(&self.any).element_bytes as usize;
-        let half = if bytes == 4 {
+        let bytes = FieldShape::of(&self.any).element_bytes;
+        let half = if window_takes_double_steps(bytes) {
             64
         } else {
-            (1024 / bytes).clamp(16, 128)
+            (1024 / bytes as usize).clamp(16, 128)
         };
         Ok(half.min(self.lehmer_max_half()?))
     }

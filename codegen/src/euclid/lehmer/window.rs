@@ -184,9 +184,11 @@ fn normal(c: [&str; 3], (p, lp): (&str, Expr), (q, lq): (&str, Expr), j: Expr) -
 /// may be taken (lv − 1 > limit), and that step, of v by r1, is again two eliminations
 /// (d2 = β₁ = t0·v\[lv − 2\] − lc(v)·r1\[lv − 3\] ≠ 0), with d0 = t0², d1 = t0·lc(v). Every
 /// thread computes r1's two top coefficients itself from the tops of u and v. Only for
-/// elements of one 32-bit word: on an H200 the double pass made the 10^4 gcd over
-/// 469762049 19% faster, goldilocks' 13% and P3's 35% slower (bench/RESULTS.md, "GCD
-/// round 6").
+/// elements of one 32-bit word (see [`window_takes_double_steps`]): on an H200 the double
+/// pass made the 10^4 gcd over 469762049 19% faster, goldilocks' 13% and P3's 35% slower
+/// (bench/RESULTS.md, "GCD round 6").
+///
+/// [`window_takes_double_steps`]: crate::euclid::window_takes_double_steps
 fn double_step_scalars() -> Vec<Stmt> {
     let c = ["c0", "c1", "c2"];
     let u = || ("u", var("lu"));
