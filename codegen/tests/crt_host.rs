@@ -1,13 +1,15 @@
 //! The CRT route's kernels, compiled as plain C++ from the file the GPU runs
 //! (`fermat_codegen::crt::source`) and run on the CPU one thread at a time: projection
-//! gives each integer's residues, recombination gives the integers back, and with the
-//! bases modulo m and the reduction gives them modulo m, against num-bigint, for random
-//! and edge values, signed and unsigned, for prime sets of 32-bit and 64-bit residues.
+//! gives each integer's residues, recombination gives the integers back, and the explicit
+//! CRT with the reduction gives them modulo m, against num-bigint, for random and edge
+//! values, signed and unsigned, for prime sets of 32-bit and 64-bit residues.
 
 mod host;
 
 use fermat_codegen::crt::{
-    modular_tables, project_constants, recombine_tables, source, CrtPass, ResidueWord, PROJECT_HEAD,
+    modular_tables, narrow_tables, project_constants, project_constants_narrow, recombine_tables,
+    source, CrtPass, ResidueWord, DIGIT_BITS, EXPLICIT_HEAD, NARROW_DIGITS, NARROW_HEAD,
+    PROJECT_HEAD,
 };
 use fermat_dsl::field::primality::is_prime_u64;
 use host::{build_harness, compiler, parse_words, run_harness};
@@ -42,13 +44,21 @@ int main() {
     gridDim = {1, gy, 1};
     for (unsigned y = 0; y < gy; y++) {
         blockIdx = {0, y, 0};
-        if (!strcmp(name, "crt_project") || !strcmp(name, "crt_project_signed")) {
+        if (!strncmp(name, "crt_project", 11)) {
             writes_residues = true;
-            (!strcmp(name, "crt_project_signed") ? crt_project_signed : crt_project)(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], a[4], res_out.data(), a[5], a[6]);
+            auto project = !strcmp(name, "crt_project_signed") ? crt_project_signed
+                : !strcmp(name, "crt_project_narrow") ? crt_project_narrow
+                : !strcmp(name, "crt_project_narrow_signed") ? crt_project_narrow_signed
+                : crt_project;
+            project(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], a[4], res_out.data(), a[5], a[6]);
         } else if (!strcmp(name, "crt_recombine"))
             crt_recombine(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
         else if (!strcmp(name, "crt_recombine_signed"))
             crt_recombine_signed(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
+        else if (!strcmp(name, "crt_explicit"))
+            crt_explicit(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], ints_out.data(), a[6]);
+        else if (!strcmp(name, "crt_explicit_narrow"))
+            crt_explicit_narrow(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], ints_out.data(), a[6], a[5]);
         else if (!strcmp(name, "crt_reduce")) {
             ints_out = src;
             crt_reduce(ints_out.data(), a[5], a[6], a[2], consts.data(), a[3]);
@@ -186,6 +196,29 @@ fn projection_and_recombination_give_the_integers_back() {
                     );
                 }
             }
+            // The same residues by the projection in 32-bit products.
+            if word == ResidueWord::U32 {
+                let consts = project_constants_narrow(&ps, words);
+                let row = PROJECT_HEAD as usize + 2 * words;
+                let mut input = String::new();
+                list(&mut input, &word_major(&x, words));
+                list(&mut input, &consts);
+                list(&mut input, &[]);
+                list(&mut input, &signs);
+                let name = CrtPass::ProjectNarrow { signed }.name();
+                writeln!(
+                    input,
+                    "{name} 1 {n} {n} {words} {row} {count} {dst_len} {dst_len} {}",
+                    count * dst_len
+                )
+                .unwrap();
+                let narrow = parse_words(&run_harness(exe, &input, name));
+                assert_eq!(
+                    &narrow[..count * dst_len],
+                    residues,
+                    "{name} over {count} primes"
+                );
+            }
             // Back again, from residue rows dst_len apart.
             let t = recombine_tables(&ps);
             let mut input = String::new();
@@ -284,8 +317,8 @@ fn the_reduction_takes_integers_modulo_m() {
     for (_, ps) in prime_sets() {
         for m in moduli(&mut rng) {
             let t = modular_tables(&ps, &m).unwrap();
-            // The largest sum Garner's modular bases can give, and the edges around m.
-            let top = &m * *ps.iter().max().unwrap() * ps.len() - 1u32;
+            // The largest sum the explicit CRT can give, and the edges around m.
+            let top = &m * (*ps.iter().max().unwrap() + 1) * ps.len() - 1u32;
             let mut s = vec![
                 BigUint::zero(),
                 &m - 1u32,
@@ -304,7 +337,7 @@ fn the_reduction_takes_integers_modulo_m() {
 }
 
 #[test]
-fn recombination_with_modular_bases_and_the_reduction_give_residues_modulo_m() {
+fn the_explicit_crt_and_the_reduction_give_residues_modulo_m() {
     let Some(cxx) = compiler() else {
         return;
     };
@@ -313,8 +346,17 @@ fn recombination_with_modular_bases_and_the_reduction_give_residues_modulo_m() {
     for (word, ps) in prime_sets() {
         let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
         let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
-        let mut x = vec![BigUint::zero(), &product - 1u32];
-        x.extend((0..30).map(|_| rng.gen_biguint_below(&product)));
+        // The kernel's domain is [0, P/2): its edges, values whose y_i are all p_i − 1 or
+        // 0 but one, and random ones.
+        let half = &product >> 1u32;
+        let mut x = vec![
+            BigUint::zero(),
+            BigUint::one(),
+            &half - 1u32,
+            half.clone() - 2u32,
+        ];
+        x.extend(ps.iter().map(|&p| &product / p).filter(|v| v < &half));
+        x.extend((0..30).map(|_| rng.gen_biguint_below(&half)));
         let n = x.len();
         let residues: Vec<u64> = ps
             .iter()
@@ -323,30 +365,111 @@ fn recombination_with_modular_bases_and_the_reduction_give_residues_modulo_m() {
                     .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
             })
             .collect();
-        let garner = recombine_tables(&ps);
         for m in moduli(&mut rng) {
             let t = modular_tables(&ps, &m).unwrap();
             let mut input = String::new();
             list(&mut input, &residues);
-            list(&mut input, &garner.constants);
+            list(&mut input, &t.constants);
             list(&mut input, &t.bases);
             list(&mut input, &vec![0; n]);
-            let name = CrtPass::Recombine { signed: false }.name();
+            let name = CrtPass::Explicit.name();
             writeln!(
                 input,
-                "{name} 1 {n} {n} {} {} {} 0 {n} {}",
+                "{name} 1 {n} {n} {} {EXPLICIT_HEAD} {} 0 {n} {}",
                 t.words,
-                garner.row,
                 ps.len(),
                 t.words * n
             )
             .unwrap();
             let out = parse_words(&run_harness(exe, &input, name));
             let sums = from_word_major(&out, t.words, n);
+            let bound = &m * (*ps.iter().max().unwrap() + 1) * ps.len();
+            for (j, v) in x.iter().enumerate() {
+                assert!(
+                    sums[j] < bound,
+                    "S_{j} = {} over {} primes",
+                    sums[j],
+                    ps.len()
+                );
+                assert_eq!(
+                    &sums[j] % &m,
+                    v % &m,
+                    "x_{j} mod {m} over {} primes",
+                    ps.len()
+                );
+            }
             let got = reduce(&exes[1].1, &sums, t.words, &t.reduce, t.mwords);
             for (j, v) in x.iter().enumerate() {
                 assert_eq!(got[j], v % &m, "x_{j} mod {m} over {} primes", ps.len());
             }
         }
     }
+}
+
+#[test]
+fn the_narrow_explicit_crt_gives_residues_modulo_an_odd_m() {
+    let Some(cxx) = compiler() else {
+        return;
+    };
+    let exe = harness(&cxx, ResidueWord::U32, "narrow");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let mut checked = 0;
+    for (word, ps) in prime_sets() {
+        if word != ResidueWord::U32 {
+            continue;
+        }
+        let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
+        let half = &product >> 1u32;
+        let mut x = vec![
+            BigUint::zero(),
+            BigUint::one(),
+            &half - 1u32,
+            half.clone() - 2u32,
+        ];
+        x.extend(ps.iter().map(|&p| &product / p).filter(|v| v < &half));
+        x.extend((0..30).map(|_| rng.gen_biguint_below(&half)));
+        let n = x.len();
+        let residues: Vec<u64> = ps
+            .iter()
+            .flat_map(|&p| {
+                x.iter()
+                    .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
+            })
+            .collect();
+        let mut ms = moduli(&mut rng);
+        // Odd moduli at the edges of a digit and of a word.
+        ms.extend([(1u64 << 26) - 1, (1 << 26) + 1, (1 << 52) - 1, u64::MAX].map(BigUint::from));
+        for m in ms {
+            let Some(t) = narrow_tables(&ps, &m) else {
+                let wide = m.bits() > DIGIT_BITS * NARROW_DIGITS;
+                assert!(
+                    !m.bit(0) || m < BigUint::from(3u32) || wide,
+                    "no tables for {m}"
+                );
+                continue;
+            };
+            let mut input = String::new();
+            list(&mut input, &residues);
+            list(&mut input, &t.constants);
+            list(&mut input, &t.bases);
+            list(&mut input, &vec![0; n]);
+            let name = CrtPass::ExplicitNarrow.name();
+            writeln!(
+                input,
+                "{name} 1 {n} {n} {} {NARROW_HEAD} {} {} {n} {}",
+                t.digits,
+                ps.len(),
+                t.mwords,
+                t.mwords * n
+            )
+            .unwrap();
+            let out = parse_words(&run_harness(&exe, &input, name));
+            let got = from_word_major(&out, t.mwords, n);
+            for (j, v) in x.iter().enumerate() {
+                assert_eq!(got[j], v % &m, "x_{j} mod {m} over {} primes", ps.len());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "{checked} moduli");
 }

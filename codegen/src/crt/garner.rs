@@ -78,7 +78,7 @@ pub(super) fn redc2(acc: &str, out: &str) -> Vec<Stmt> {
 }
 
 /// Row i of the constants (`c`), and its prime p and −p^−1 mod 2^64.
-fn prime_row() -> Vec<Stmt> {
+pub(super) fn prime_row() -> Vec<Stmt> {
     vec![
         Stmt::let_(
             Type::const_ptr(Type::U64),
@@ -217,43 +217,42 @@ fn upper_half() -> Vec<Stmt> {
     ]
 }
 
-/// The words of x = Σ_k v_k·B_k (B_k = p_1⋯p_(k−1), row k of `bases`), one column at a
-/// time: column w sums lo(v_k·B_k[w]) and hi(v_k·B_k[w − 1]) over k, plus the carry.
-fn columns(signed: bool) -> Stmt {
+/// The words of x = Σ_k v_k·B_k over the first `terms` digits and rows of `bases` (for
+/// Garner's digits B_k = p_1⋯p_(k−1)), one column at a time: column w sums lo(v_k·B_k[w])
+/// and hi(v_k·B_k[w − 1]) over k, plus the carry.
+pub(super) fn columns(signed: bool, terms: Expr) -> Stmt {
     let add = BinOp::Add;
     let mut column = vec![
-        Stmt::For(
-            ForLoop::range("k", Type::SizeT, u64_(0), var("primes")).body(vec![
-                Stmt::const_(Type::U64, "vk", var("v").at(var("k"))),
-                Stmt::const_(
-                    Type::U64,
-                    "bw",
-                    var("bases").at(var("k") * var("words") + var("w")),
-                ),
-                Stmt::const_(Type::U64, "lo", var("vk") * var("bw")),
-                Stmt::assign_op(var("a0"), add, var("lo")),
-                Stmt::const_(Type::U64, "c0", carry(var("a0").lt(var("lo")))),
-                Stmt::assign_op(var("a1"), add, var("c0")),
-                Stmt::assign_op(var("a2"), add, carry(var("a1").lt(var("c0")))),
-                Stmt::if_(
-                    var("w").gt(u64_(0)),
-                    vec![
-                        Stmt::const_(
-                            Type::U64,
-                            "hi",
-                            mulhi(
-                                var("vk"),
-                                var("bases").at(var("k") * var("words") + var("w") - u64_(1)),
-                            ),
+        Stmt::For(ForLoop::range("k", Type::SizeT, u64_(0), terms).body(vec![
+            Stmt::const_(Type::U64, "vk", var("v").at(var("k"))),
+            Stmt::const_(
+                Type::U64,
+                "bw",
+                var("bases").at(var("k") * var("words") + var("w")),
+            ),
+            Stmt::const_(Type::U64, "lo", var("vk") * var("bw")),
+            Stmt::assign_op(var("a0"), add, var("lo")),
+            Stmt::const_(Type::U64, "c0", carry(var("a0").lt(var("lo")))),
+            Stmt::assign_op(var("a1"), add, var("c0")),
+            Stmt::assign_op(var("a2"), add, carry(var("a1").lt(var("c0")))),
+            Stmt::if_(
+                var("w").gt(u64_(0)),
+                vec![
+                    Stmt::const_(
+                        Type::U64,
+                        "hi",
+                        mulhi(
+                            var("vk"),
+                            var("bases").at(var("k") * var("words") + var("w") - u64_(1)),
                         ),
-                        Stmt::assign_op(var("a0"), add, var("hi")),
-                        Stmt::const_(Type::U64, "c1", carry(var("a0").lt(var("hi")))),
-                        Stmt::assign_op(var("a1"), add, var("c1")),
-                        Stmt::assign_op(var("a2"), add, carry(var("a1").lt(var("c1")))),
-                    ],
-                ),
-            ]),
-        ),
+                    ),
+                    Stmt::assign_op(var("a0"), add, var("hi")),
+                    Stmt::const_(Type::U64, "c1", carry(var("a0").lt(var("hi")))),
+                    Stmt::assign_op(var("a1"), add, var("c1")),
+                    Stmt::assign_op(var("a2"), add, carry(var("a1").lt(var("c1")))),
+                ],
+            ),
+        ])),
         Stmt::let_(Type::U64, "out", var("a0")),
     ];
     if signed {
@@ -303,6 +302,6 @@ pub(super) fn recombine_body(signed: bool) -> Vec<Stmt> {
             var("neg").cast(Type::U32),
         ));
     }
-    per_coefficient.push(columns(signed));
+    per_coefficient.push(columns(signed, var("primes")));
     vec![Stmt::grid_stride_loop("j", var("src_len"), per_coefficient)]
 }

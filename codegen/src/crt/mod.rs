@@ -19,9 +19,17 @@
 //!   p_1⋯p_(k−1)·R^2 mod p_i, one reduction, one product with (p_1⋯p_(i−1))^−1), then the
 //!   words of x = Σ v_k·B_k by product scanning, one output word at a time, with the bases'
 //!   words broadcast to every thread. The bases are B_k = p_1⋯p_(k−1), which gives x; or
-//!   B_k = p_1⋯p_(k−1) mod m ([`modular_tables`]), which gives a small multiple of m
-//!   plus x mod m. A signed recombination compares the digits with those of ⌊P/2⌋ and
-//!   writes P − x with a sign word for the upper half.
+//!   B_k = p_1⋯p_(k−1) mod m, which gives a small multiple of m plus x mod m. A signed
+//!   recombination compares the digits with those of ⌊P/2⌋ and writes P − x with a sign
+//!   word for the upper half.
+//! - [`CrtPass::Explicit`]: thread j computes a small multiple of m plus x mod m by the
+//!   explicit CRT ([`modular_tables`]): s products y_i = x_i·(P/p_i)^−1 mod p_i, a
+//!   fixed-point sum for the quotient k = ⌊Σ y_i/p_i⌋, and Σ y_i·(P/p_i mod m) + k·(−P
+//!   mod m) by product scanning — s + 1 products of a word by m's words where Garner's
+//!   digits take s²/2.
+//! - [`CrtPass::ExplicitNarrow`] and [`CrtPass::ProjectNarrow`]: the same for primes of
+//!   31 bits in 32-bit products, the first with Montgomery's reduction modulo an odd m on
+//!   the way ([`narrow_tables`]): residues in [0, m) in one kernel.
 //! - [`CrtPass::Reduce`]: integers below 2^72·m taken modulo m in place, by Barrett's
 //!   method with a 72-bit quotient.
 //!
@@ -31,13 +39,17 @@
 //! assert!(k.to_string().contains("fe_mulhi64"));
 //! ```
 
+mod explicit;
 mod garner;
+mod narrow;
 mod reduce;
 mod tables;
 
+pub use narrow::{DIGIT_BITS, NARROW_DIGITS};
 pub use tables::{
-    modular_tables, project_constants, recombine_tables, ModularTables, RecombineTables,
-    REDUCE_HEAD, REDUCE_QUOTIENT_BITS,
+    modular_tables, narrow_reduces, narrow_tables, project_constants, project_constants_narrow,
+    recombine_tables, ModularTables, NarrowTables, RecombineTables, REDUCE_HEAD,
+    REDUCE_QUOTIENT_BITS,
 };
 
 use crate::contract::Arg;
@@ -53,6 +65,12 @@ pub enum CrtPass {
         /// Whether the integers carry sign words.
         signed: bool,
     },
+    /// [`CrtPass::Project`] for primes below 2^31 in 32-bit products, with the constants
+    /// of [`project_constants_narrow`].
+    ProjectNarrow {
+        /// Whether the integers carry sign words.
+        signed: bool,
+    },
     /// Integers from their residues (`src[i·src_dist + j]` modulo p_i): words of
     /// x_j at `ints_out[w·dst_stride + j]`, x_j in [0, P) — or, `signed`, its magnitude
     /// in (−P/2, P/2] with `signs[j]` set for the negative ones.
@@ -63,6 +81,15 @@ pub enum CrtPass {
     /// `ints_out[w·dst_stride + j]` for w < `words`, an integer S_j below
     /// 2^(bits(m) − 1 + 72), replaced by S_j mod m in its first `mwords` words.
     Reduce,
+    /// From the residues of integers x_j in [0, P/2) (`src[i·src_dist + j]` modulo p_i),
+    /// words of S_j ≡ x_j (mod m), below s·(max p + 1)·m, at `ints_out[w·dst_stride +
+    /// j]`: the explicit CRT with the tables of [`modular_tables`].
+    Explicit,
+    /// From the residues modulo primes of 31 bits of integers x_j in [0, P/2), the words
+    /// of x_j mod m (m odd) at `ints_out[w·dst_stride + j]` for w < `mwords`: the explicit
+    /// CRT in 32-bit products and Montgomery's reduction, with the tables of
+    /// [`narrow_tables`].
+    ExplicitNarrow,
 }
 
 /// The arguments of [`CrtPass::Project`], in order.
@@ -95,6 +122,35 @@ pub const RECOMBINE_ARGS: [Arg; 11] = [
     Arg::DestinationStride,
 ];
 
+/// The arguments of [`CrtPass::Explicit`], in order.
+pub const EXPLICIT_ARGS: [Arg; 10] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceDistance,
+    Arg::Primes,
+    Arg::Constants,
+    Arg::Row,
+    Arg::Bases,
+    Arg::Words,
+    Arg::IntegerDestination,
+    Arg::DestinationStride,
+];
+
+/// The arguments of [`CrtPass::ExplicitNarrow`], in order.
+pub const NARROW_ARGS: [Arg; 11] = [
+    Arg::Source,
+    Arg::SourceLength,
+    Arg::SourceDistance,
+    Arg::Primes,
+    Arg::Constants,
+    Arg::Row,
+    Arg::Bases,
+    Arg::Words,
+    Arg::IntegerDestination,
+    Arg::DestinationStride,
+    Arg::ModulusWords,
+];
+
 /// The arguments of [`CrtPass::Reduce`], in order.
 pub const REDUCE_ARGS: [Arg; 6] = [
     Arg::IntegerDestination,
@@ -118,6 +174,14 @@ pub const PROJECT_HEAD: u64 = 2;
 /// Words of a row of the constants of [`CrtPass::Recombine`] before the Garner weights:
 /// p, −p^−1 mod 2^64, (p_1⋯p_(i−1))^−1·R mod p, and digit i of ⌊P/2⌋.
 pub const RECOMBINE_HEAD: u64 = 4;
+
+/// Words of a row of the constants of [`CrtPass::Explicit`]: p, −p^−1 mod 2^64,
+/// (P/p)^−1·R mod p, and the quotient's G = ⌊2^(96 − a)/p⌋ and shift a.
+pub const EXPLICIT_HEAD: u64 = 5;
+
+/// Words of a row of the constants of [`CrtPass::ExplicitNarrow`]: p, −p^−1 mod 2^32,
+/// (P/p)^−1·2^32 mod p and ⌊2^62/p⌋.
+pub const NARROW_HEAD: u64 = 4;
 
 /// The words the residues are held in (`fe_word_t` of the file's prelude).
 ///
@@ -155,12 +219,16 @@ impl ResidueWord {
 
 impl CrtPass {
     /// Every kernel.
-    pub const ALL: [CrtPass; 5] = [
+    pub const ALL: [CrtPass; 9] = [
         CrtPass::Project { signed: false },
         CrtPass::Project { signed: true },
+        CrtPass::ProjectNarrow { signed: false },
+        CrtPass::ProjectNarrow { signed: true },
         CrtPass::Recombine { signed: false },
         CrtPass::Recombine { signed: true },
         CrtPass::Reduce,
+        CrtPass::Explicit,
+        CrtPass::ExplicitNarrow,
     ];
 
     /// The kernel's name.
@@ -168,18 +236,24 @@ impl CrtPass {
         match self {
             CrtPass::Project { signed: false } => "crt_project",
             CrtPass::Project { signed: true } => "crt_project_signed",
+            CrtPass::ProjectNarrow { signed: false } => "crt_project_narrow",
+            CrtPass::ProjectNarrow { signed: true } => "crt_project_narrow_signed",
             CrtPass::Recombine { signed: false } => "crt_recombine",
             CrtPass::Recombine { signed: true } => "crt_recombine_signed",
             CrtPass::Reduce => "crt_reduce",
+            CrtPass::Explicit => "crt_explicit",
+            CrtPass::ExplicitNarrow => "crt_explicit_narrow",
         }
     }
 
     /// The kernel's arguments, in order.
     pub fn args(self) -> &'static [Arg] {
         match self {
-            CrtPass::Project { .. } => &PROJECT_ARGS,
+            CrtPass::Project { .. } | CrtPass::ProjectNarrow { .. } => &PROJECT_ARGS,
             CrtPass::Recombine { .. } => &RECOMBINE_ARGS,
             CrtPass::Reduce => &REDUCE_ARGS,
+            CrtPass::Explicit => &EXPLICIT_ARGS,
+            CrtPass::ExplicitNarrow => &NARROW_ARGS,
         }
     }
 
@@ -191,6 +265,10 @@ impl CrtPass {
                 garner::project_body(signed),
                 "dst[i][j] = x_j mod p_i: a dot product of x_j's words with 2^(64w) R^2 mod p_i, two Montgomery rounds",
             ),
+            CrtPass::ProjectNarrow { signed } => (
+                narrow::project_narrow_body(signed),
+                "dst[i][j] = x_j mod p_i for p_i < 2^31: the halves of x_j's words by 2^(32h) 2^32 mod p_i, 32-bit Montgomery products",
+            ),
             CrtPass::Recombine { signed } => (
                 garner::recombine_body(signed),
                 "x_j from its residues: Garner's mixed-radix digits, then x_j's words by product scanning",
@@ -198,6 +276,14 @@ impl CrtPass {
             CrtPass::Reduce => (
                 reduce::reduce_body(),
                 "S_j mod m in place: Barrett's method with a 72-bit quotient, then at most two subtractions",
+            ),
+            CrtPass::Explicit => (
+                explicit::explicit_body(),
+                "S_j = x_j mod m plus a small multiple of m by the explicit CRT: sum y_i (P/p_i mod m) + k (-P mod m)",
+            ),
+            CrtPass::ExplicitNarrow => (
+                narrow::explicit_narrow_body(),
+                "x_j mod m (m odd) from residues modulo 31-bit primes: the explicit CRT in 32-bit products, Montgomery's reduction by 2^52",
             ),
         };
         Kernel::new(self.name(), params, body)
@@ -222,8 +308,11 @@ pub fn source(word: ResidueWord) -> Result<String, crate::error::CodegenError> {
         words,
     )
     .note("crt_project, crt_project_signed: residues of integers modulo each prime, one thread per integer")
+    .note("crt_project_narrow, crt_project_narrow_signed: the same for primes below 2^31 in 32-bit products")
     .note("crt_recombine, crt_recombine_signed: Garner's mixed-radix recombination, one thread per integer")
-    .note("crt_reduce: integers modulo m in place, one thread per integer");
+    .note("crt_reduce: integers modulo m in place, one thread per integer")
+    .note("crt_explicit: residues modulo m by the explicit CRT, one thread per integer")
+    .note("crt_explicit_narrow: the same from 31-bit primes, reduced modulo an odd m, one thread per integer");
     let kernels: Vec<Kernel> = CrtPass::ALL.iter().map(|p| p.kernel()).collect();
     crate::unit::render(&header, &field, &[], &kernels)
 }
@@ -243,6 +332,7 @@ mod tests {
             let src = source(word).unwrap();
             assert!(src.starts_with("// Generated by"));
             assert!(src.contains("crt_recombine_signed") && src.contains("crt_reduce"));
+            assert!(src.contains("crt_explicit"));
         }
     }
 }

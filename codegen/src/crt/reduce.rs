@@ -140,13 +140,13 @@ fn remainder() -> Vec<Stmt> {
     out
 }
 
-/// One pass of r − m over the `mwords` words: with `write`, stores the difference;
-/// either way leaves the final borrow in `borrow`.
-fn subtract_pass(write: bool) -> Stmt {
+/// One pass of r − m over the `mwords` words, word w of m at `m_word(w)`: with `write`,
+/// stores the difference; either way leaves the final borrow in `borrow`.
+pub(super) fn subtract_pass(write: bool, m_word: &dyn Fn(Expr) -> Expr) -> Stmt {
     let mut body = vec![
         Stmt::const_(Type::SizeT, "i", var("w") * var("dst_stride") + var("j")),
         Stmt::const_(Type::U64, "r", var("ints_out").at(var("i"))),
-        Stmt::const_(Type::U64, "mw", modulus(u64_(REDUCE_HEAD) + var("w"))),
+        Stmt::const_(Type::U64, "mw", m_word(var("w"))),
         Stmt::const_(Type::U64, "d", var("r") - var("mw")),
         Stmt::const_(Type::Bool, "b1", var("r").lt(var("mw"))),
     ];
@@ -170,9 +170,13 @@ pub(super) fn reduce_body() -> Vec<Stmt> {
     let mut per_integer = quotient();
     per_integer.extend(remainder());
     // r < 3m: at most two subtractions, each when r ≥ m (no borrow out of r − m).
+    let m_word = |w: Expr| modulus(u64_(REDUCE_HEAD) + w);
     let conditional = vec![
-        subtract_pass(false),
-        Stmt::if_(var("borrow").equals(u64_(0)), vec![subtract_pass(true)]),
+        subtract_pass(false, &m_word),
+        Stmt::if_(
+            var("borrow").equals(u64_(0)),
+            vec![subtract_pass(true, &m_word)],
+        ),
     ];
     per_integer.push(Stmt::Block(conditional.clone()));
     per_integer.push(Stmt::Block(conditional));

@@ -1,7 +1,9 @@
 //! The constants the CRT kernels read: per-prime Montgomery constants and weights,
 //! Garner's tables, and the modulus of a reduction.
 
-use super::{PROJECT_HEAD, RECOMBINE_HEAD};
+use super::{
+    DIGIT_BITS, EXPLICIT_HEAD, MAX_PRIMES, NARROW_DIGITS, NARROW_HEAD, PROJECT_HEAD, RECOMBINE_HEAD,
+};
 use fermat_dsl::field::primality::{mul_mod, pow_mod};
 
 /// −p^−1 mod 2^64, for odd p.
@@ -30,6 +32,25 @@ pub fn project_constants(primes: &[u64], words: usize) -> Vec<u64> {
         let r = ((1u128 << 64) % u128::from(p)) as u64;
         out.extend([p, neg_inverse(p)]);
         out.extend((0..words as u64).map(|w| pow_mod(r, w + 2, p)));
+    }
+    out
+}
+
+/// The constants of [`CrtPass::ProjectNarrow`](super::CrtPass::ProjectNarrow) for
+/// integers of `words` 64-bit words and primes below 2^31: a row of [`PROJECT_HEAD`] +
+/// 2·`words` per prime (p, −p^−1 mod 2^32, then 2^(32h)·2^32 mod p, the weight of half h
+/// in Montgomery's form).
+///
+/// ```
+/// let p = 2013265921u64;
+/// let c = fermat_codegen::crt::project_constants_narrow(&[p], 1);
+/// assert_eq!(c, [p, 2013265919, (1 << 32) % p, ((1u128 << 64) % p as u128) as u64]);
+/// ```
+pub fn project_constants_narrow(primes: &[u64], words: usize) -> Vec<u64> {
+    let mut out = Vec::with_capacity(primes.len() * (PROJECT_HEAD as usize + 2 * words));
+    for &p in primes {
+        out.extend([p, u64::from(neg_inverse(p) as u32)]);
+        out.extend((0..2 * words as u64).map(|h| pow_mod((1 << 32) % p, h + 1, p)));
     }
     out
 }
@@ -102,17 +123,18 @@ pub fn recombine_tables(primes: &[u64]) -> RecombineTables {
     }
 }
 
-/// The tables that turn Garner's recombination into a product's residues modulo m:
-/// with the bases p_1⋯p_(k−1) mod m in place of p_1⋯p_(k−1), [`CrtPass::Recombine`]
-/// (unsigned) writes S = Σ_k v_k·(p_1⋯p_(k−1) mod m), congruent to the integer modulo m
-/// and below s·max p·m, and [`CrtPass::Reduce`] takes S to [0, m).
+/// The tables of a product's residues modulo m by the explicit CRT: with them
+/// [`CrtPass::Explicit`] writes S = Σ y_i·(P/p_i mod m) + k·(−P mod m), congruent to the
+/// integer modulo m and below s·(max p + 1)·m, and [`CrtPass::Reduce`] takes S to [0, m).
 ///
-/// [`CrtPass::Recombine`]: super::CrtPass::Recombine
+/// [`CrtPass::Explicit`]: super::CrtPass::Explicit
 /// [`CrtPass::Reduce`]: super::CrtPass::Reduce
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModularTables {
-    /// s + 1 rows of `words` words: p_1⋯p_(k−1) mod m for k = 1..s, then a row of zeros
-    /// (the place of P, which only a signed recombination reads).
+    /// A row of [`EXPLICIT_HEAD`] words per prime i: p_i, −p_i^−1 mod 2^64,
+    /// (P/p_i)^−1·R mod p_i, G_i = ⌊2^(96 − a_i)/p_i⌋ and a_i (32 below 2^32, else 0).
+    pub constants: Vec<u64>,
+    /// s + 1 rows of `words` words: P/p_i mod m for each prime, then −P mod m.
     pub bases: Vec<u64>,
     /// 64-bit words of the sums S.
     pub words: usize,
@@ -131,20 +153,23 @@ pub const REDUCE_HEAD: u64 = 5;
 pub const REDUCE_QUOTIENT_BITS: u32 = 72;
 
 /// The tables of a product's residues modulo `m` by the CRT route over `primes` (distinct,
-/// odd, below 2^62): `None` for m < 2, no primes, or more of them than the reduction's
-/// quotient estimate covers (S must stay below 2^(bits(m) − 1 + 72)).
+/// odd, below 2^62), for integers below P/2: `None` for m < 2, no primes, or more of them
+/// than the reduction's quotient estimate covers (S must stay below 2^(bits(m) − 1 + 72)).
 ///
 /// ```
 /// use fermat_codegen::crt::modular_tables;
 /// use num_bigint::BigUint;
 ///
-/// let t = modular_tables(&[2013265921, 469762049], &BigUint::from(1000u32)).unwrap();
-/// // Bases 1 and 2013265921 mod 1000, then the zero row; S < 2 · 2^31 · 1000.
-/// assert_eq!((t.bases.clone(), t.words, t.mwords), (vec![1, 921, 0], 1, 1));
+/// let (p, q) = (2013265921u64, 469762049u64);
+/// let t = modular_tables(&[p, q], &BigUint::from(1000u32)).unwrap();
+/// // P/p = q and P/q = p modulo 1000, then −P mod 1000; S < 2 · (2^31 + 1) · 1000.
+/// assert_eq!((t.bases.clone(), t.words, t.mwords), (vec![49, 921, 1000 - p * q % 1000], 1, 1));
+/// // p's row: p, −p^−1 mod 2^64, q^−1·2^64 mod p, ⌊2^64/p⌋ and its shift 32.
+/// assert_eq!((t.constants[0], t.constants[3], t.constants[4]), (p, u64::MAX / p, 32));
 /// // t = 9, μ = ⌊2^81/1000⌋ in two words, two zeros, then m.
 /// let mu = (BigUint::from(1u32) << 81u32) / 1000u32;
 /// assert_eq!(t.reduce, [&[9][..], &mu.to_u64_digits(), &[0, 0, 1000]].concat());
-/// assert!(modular_tables(&[2013265921], &BigUint::from(1u32)).is_none());
+/// assert!(modular_tables(&[p], &BigUint::from(1u32)).is_none());
 /// ```
 pub fn modular_tables(primes: &[u64], m: &num_bigint::BigUint) -> Option<ModularTables> {
     use num_bigint::BigUint;
@@ -153,36 +178,152 @@ pub fn modular_tables(primes: &[u64], m: &num_bigint::BigUint) -> Option<Modular
     if m < &BigUint::from(2u32) {
         return None;
     }
-    let bound = m * largest * s;
+    let bound = m * (largest + 1) * s;
     let t = m.bits() - 1;
     if bound.bits() > t + u64::from(REDUCE_QUOTIENT_BITS) {
         return None;
     }
     let words = (bound.bits().div_ceil(64) as usize).max(1);
-    let mut bases = vec![0u64; (s + 1) * words];
-    let mut base = BigUint::from(1u32);
-    for (k, &p) in primes.iter().enumerate() {
-        let row = &mut bases[k * words..(k + 1) * words];
-        for (slot, d) in row.iter_mut().zip((&base % m).iter_u64_digits()) {
-            *slot = d;
-        }
-        base *= p;
-    }
-    let mwords = (m.bits() + 2).div_ceil(64) as usize;
-    let mu = (BigUint::from(1u32) << (t + u64::from(REDUCE_QUOTIENT_BITS))) / m;
     let digits = |x: &BigUint, n: usize| {
         let mut out: Vec<u64> = x.iter_u64_digits().collect();
         out.resize(n, 0);
         out
     };
+    let product = primes.iter().fold(BigUint::from(1u32), |acc, &p| acc * p);
+    let mut constants = Vec::with_capacity(s * EXPLICIT_HEAD as usize);
+    let mut bases = Vec::with_capacity((s + 1) * words);
+    for &p in primes {
+        let cofactor = &product / p;
+        let r = ((1u128 << 64) % u128::from(p)) as u64;
+        let c = (&cofactor % p).iter_u64_digits().next().unwrap_or(0);
+        let shift = if p < 1 << 32 { 32 } else { 0 };
+        let g = ((1u128 << (96 - shift)) / u128::from(p)) as u64;
+        constants.extend([
+            p,
+            neg_inverse(p),
+            mul_mod(pow_mod(c, p - 2, p), r, p),
+            g,
+            shift,
+        ]);
+        bases.extend(digits(&(&cofactor % m), words));
+    }
+    bases.extend(digits(&((m - &product % m) % m), words));
+    let mwords = (m.bits() + 2).div_ceil(64) as usize;
+    let mu = (BigUint::from(1u32) << (t + u64::from(REDUCE_QUOTIENT_BITS))) / m;
     let mut reduce = vec![t];
     reduce.extend(digits(&mu, 2));
     reduce.extend([0, 0]);
     reduce.extend(digits(m, mwords));
     Some(ModularTables {
+        constants,
         bases,
         words,
         reduce,
+        mwords,
+    })
+}
+
+/// The tables of [`CrtPass::ExplicitNarrow`](super::CrtPass::ExplicitNarrow) for residues
+/// modulo an odd m over primes below 2^32, for integers below P/2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NarrowTables {
+    /// A row of [`NARROW_HEAD`] words per prime i: p_i, −p_i^−1 mod 2^32,
+    /// (P/p_i)^−1·2^32 mod p_i and ⌊2^62/p_i⌋.
+    pub constants: Vec<u64>,
+    /// −m^−1 mod 2^26; s + 1 rows of `digits` digits of 26 bits: P/p_i·2^52 mod m for each
+    /// prime, then −P·2^52 mod m; m in `digits` digits; m in `mwords` words.
+    pub bases: Vec<u64>,
+    /// Digits of 26 bits of m.
+    pub digits: usize,
+    /// 64-bit words of the results, enough for 2m.
+    pub mwords: usize,
+}
+
+/// Whether [`CrtPass::ExplicitNarrow`](super::CrtPass::ExplicitNarrow) reduces modulo
+/// `m`: m odd, at least 3, and of at most [`NARROW_DIGITS`] digits of 26 bits.
+///
+/// ```
+/// use fermat_codegen::crt::narrow_reduces;
+/// use num_bigint::BigUint;
+///
+/// assert!(narrow_reduces(&((BigUint::from(1u32) << 255u32) - 19u32)));
+/// assert!(!narrow_reduces(&BigUint::from(1000u32))); // even
+/// assert!(!narrow_reduces(&((BigUint::from(1u32) << 400u32) + 1u32))); // wide
+/// ```
+pub fn narrow_reduces(m: &num_bigint::BigUint) -> bool {
+    m.bit(0) && m.bits() >= 2 && m.bits() <= DIGIT_BITS * NARROW_DIGITS
+}
+
+/// The tables of residues modulo `m` by [`CrtPass::ExplicitNarrow`] over `primes`
+/// (distinct, odd): `None` for an even m or m < 3, m of more than [`NARROW_DIGITS`]
+/// digits of 26 bits, no primes, a prime not between 2^30 and 2^31, or more than 127 of
+/// them (a column of the sums would outgrow 64 bits).
+///
+/// [`CrtPass::ExplicitNarrow`]: super::CrtPass::ExplicitNarrow
+///
+/// ```
+/// use fermat_codegen::crt::narrow_tables;
+/// use num_bigint::BigUint;
+///
+/// let (p, q) = (2013265921u64, 2130706433u64); // 15·2^27 + 1 and 127·2^24 + 1
+/// let t = narrow_tables(&[p, q], &BigUint::from(1001u32)).unwrap();
+/// assert_eq!((t.digits, t.mwords), (1, 1));
+/// assert_eq!(t.bases[0] * 1001 % (1 << 26), (1 << 26) - 1); // −m^−1 mod 2^26
+/// assert_eq!(&t.bases[4..], &[1001, 1001]); // m as a digit, then as a word
+/// assert!(narrow_tables(&[p, q], &BigUint::from(1000u32)).is_none()); // even m
+/// assert!(narrow_tables(&[p, 469762049], &BigUint::from(1001u32)).is_none()); // below 2^30
+/// ```
+pub fn narrow_tables(primes: &[u64], m: &num_bigint::BigUint) -> Option<NarrowTables> {
+    use num_bigint::BigUint;
+    let s = primes.len();
+    if s == 0 || s as u64 >= MAX_PRIMES || !narrow_reduces(m) {
+        return None;
+    }
+    if primes.iter().any(|&p| !(1 << 30..1 << 31).contains(&p)) {
+        return None;
+    }
+    let digits = m.bits().div_ceil(DIGIT_BITS) as usize;
+    let mwords = (m.bits() + 2).div_ceil(64) as usize;
+    let in_digits = |x: &BigUint| -> Vec<u64> {
+        let mask = BigUint::from((1u64 << DIGIT_BITS) - 1);
+        (0..digits as u64)
+            .map(|d| {
+                ((x >> (d * DIGIT_BITS)) & &mask)
+                    .iter_u64_digits()
+                    .next()
+                    .unwrap_or(0)
+            })
+            .collect()
+    };
+    let radix = BigUint::from(1u32) << DIGIT_BITS;
+    // −m^−1 mod 2^26, m odd: the units modulo 2^26 have exponent 2^24, so m^−1 = m^(2^24 − 1).
+    let inverse = m.modpow(&((BigUint::from(1u32) << (DIGIT_BITS - 2)) - 1u32), &radix);
+    let m_prime = (&radix - inverse) % &radix;
+    let product = primes.iter().fold(BigUint::from(1u32), |acc, &p| acc * p);
+    let montgomery = BigUint::from(1u32) << (2 * DIGIT_BITS);
+    let mut constants = Vec::with_capacity(s * NARROW_HEAD as usize);
+    let mut bases = vec![m_prime.iter_u64_digits().next().unwrap_or(0)];
+    for &p in primes {
+        let cofactor = &product / p;
+        let c = (&cofactor % p).iter_u64_digits().next().unwrap_or(0);
+        let neg_inv = (neg_inverse(p) as u32) as u64;
+        constants.extend([
+            p,
+            neg_inv,
+            mul_mod(pow_mod(c, p - 2, p), (1 << 32) % p, p),
+            (1 << 62) / p,
+        ]);
+        bases.extend(in_digits(&(&cofactor * &montgomery % m)));
+    }
+    bases.extend(in_digits(&((m - &product * &montgomery % m) % m)));
+    bases.extend(in_digits(m));
+    let mut words: Vec<u64> = m.iter_u64_digits().collect();
+    words.resize(mwords, 0);
+    bases.extend(words);
+    Some(NarrowTables {
+        constants,
+        bases,
+        digits,
         mwords,
     })
 }

@@ -5,7 +5,7 @@
 use super::integer::CrtField;
 use super::primes::PrimeSet;
 use super::residues::Integers;
-use crate::gpu::{driver, Device, GpuError};
+use crate::gpu::{driver, Device, GpuError, BRANCHES};
 use crate::poly::PolyRing;
 use crate::poly::{PolyView, PolyViewMut};
 use crate::Error;
@@ -13,12 +13,21 @@ use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaView, CudaViewMut, DeviceRepr, LaunchConfig,
     PushKernelArg,
 };
-use fermat_codegen::crt::{self as kernels, CrtPass, ResidueWord, PROJECT_HEAD, THREADS};
+use fermat_codegen::crt::{
+    self as kernels, CrtPass, ResidueWord, EXPLICIT_HEAD, NARROW_HEAD, PROJECT_HEAD, THREADS,
+};
 use num_bigint::BigUint;
 use std::sync::Arc;
 
 /// Blocks of the kernels' grid-stride loops at most.
 const BLOCKS: u32 = 1 << 12;
+
+/// The size of a word-prime product's vectors from which the s products run one after
+/// another: on an H200, nine products of 2^21 points by 62-bit primes (16 MiB vectors,
+/// their transforms bound by 64-bit multiplications) ran 3–8 % slower side by side,
+/// where eighteen by 31-bit primes (8 MiB) and 34 of 2^17 points ran 35–40 % faster
+/// (bench/RESULTS.md, "Products modulo m, round 2").
+const SIDE_BY_SIDE_BYTES: usize = 16 << 20;
 
 /// The CRT kernels for residues in one word width, compiled for one device.
 pub(crate) struct CrtKernels {
@@ -125,12 +134,18 @@ impl CrtKernels {
     /// The tables of the kernels for `set` and operands of `limbs` words, on the device.
     pub(crate) fn tables(&self, set: &PrimeSet, limbs: usize) -> Result<DeviceTables, Error> {
         let t = kernels::recombine_tables(set.primes());
+        let narrow = set.primes().iter().all(|&p| p < 1 << 31);
         Ok(DeviceTables {
             primes: set.len(),
             limbs,
+            narrow,
             project: crate::poly::upload(
                 &self.device,
-                &kernels::project_constants(set.primes(), limbs),
+                &if narrow {
+                    kernels::project_constants_narrow(set.primes(), limbs)
+                } else {
+                    kernels::project_constants(set.primes(), limbs)
+                },
             )?,
             recombine: crate::poly::upload(&self.device, &t.constants)?,
             bases: crate::poly::upload(&self.device, &t.bases)?,
@@ -154,9 +169,18 @@ impl CrtKernels {
         // The callers make the tables for their operands' width.
         let limbs = tables.limbs;
         debug_assert!(x.limbs <= limbs, "tables of {limbs} words for {}", x.limbs);
-        let row = PROJECT_HEAD as usize + limbs;
+        let (row, pass) = if tables.narrow {
+            (
+                PROJECT_HEAD as usize + 2 * limbs,
+                CrtPass::ProjectNarrow { signed: x.signed },
+            )
+        } else {
+            (
+                PROJECT_HEAD as usize + limbs,
+                CrtPass::Project { signed: x.signed },
+            )
+        };
         let consts = tables.project.slice(first * row..);
-        let pass = CrtPass::Project { signed: x.signed };
         let (n64, dst_len64, words64, row64, rows64, dist64) = (
             x.len as u64,
             dst_len as u64,
@@ -180,8 +204,8 @@ impl CrtKernels {
             .arg(&dist64);
         // SAFETY: the arguments follow `PROJECT_ARGS` in order and type; `x.words` holds
         // `x.limbs` rows of n words and `x.signs` n words (the weights of the first
-        // `x.limbs` words of each constants row apply), `consts` holds `rows` rows of `row`
-        // words, and `dst` holds `rows` rows of `dst_len` words `dist` apart, each written
+        // `x.limbs` words, or their halves, of each constants row apply), `consts` holds
+        // `rows` rows of `row` words, and `dst` holds `rows` rows of `dst_len` words `dist` apart, each written
         // once.
         unsafe { launch.launch(self.config(dst_len)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
@@ -192,19 +216,18 @@ impl CrtKernels {
 
     /// The integers of the residue rows `residues` (row i modulo prime i of the tables'
     /// set, `dist` words apart), the first `out.len` of each row, into `out`:
-    /// Σ_k v_k·B_k for Garner's digits v_k and the `bases` B_k, `words` words each (the
-    /// tables' own for the integers, [`ModularTables`]' for a multiple of m plus their
-    /// residues modulo m).
+    /// Σ_k v_k·B_k for Garner's digits v_k and the `bases` B_k = p_1⋯p_(k−1), `words`
+    /// words each.
     pub(crate) fn recombine_into<W: DeviceRepr>(
         &self,
         tables: &DeviceTables,
         residues: &CudaView<'_, W>,
         dist: usize,
-        (bases, words): (&CudaSlice<u64>, usize),
         out: &mut DeviceIntegers,
     ) -> Result<(), Error> {
         self.check_word::<W>();
         let pass = CrtPass::Recombine { signed: out.signed };
+        let (bases, words) = (&tables.bases, tables.words);
         let len = out.len;
         let (len64, dist64, s64, row64, words64) = (
             len as u64,
@@ -232,6 +255,94 @@ impl CrtKernels {
         // holds s rows of `words` words, and `out` has room for `len` integers of `words`
         // words (its callers allocate it so).
         unsafe { launch.launch(self.config(len)) }.map_err(|source| GpuError::Launch {
+            kernel: pass.name().to_string(),
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// The sums S ≡ x (mod m) of the integers x in [0, P/2) whose residues are the rows
+    /// `residues` (row i modulo prime i of the tables' set, `dist` words apart), the first
+    /// `out.len` of each row, into `out` by the explicit CRT: one launch.
+    fn explicit_into<W: DeviceRepr>(
+        &self,
+        modular: &ModularTables,
+        (residues, primes): (&CudaView<'_, W>, usize),
+        dist: usize,
+        out: &mut DeviceIntegers,
+    ) -> Result<(), Error> {
+        self.check_word::<W>();
+        let pass = CrtPass::Explicit;
+        let (len64, dist64, s64, row64, words64) = (
+            out.len as u64,
+            dist as u64,
+            primes as u64,
+            EXPLICIT_HEAD,
+            modular.words as u64,
+        );
+        let mut launch = self.device.stream().launch_builder(self.function(pass));
+        launch
+            .arg(residues)
+            .arg(&len64)
+            .arg(&dist64)
+            .arg(&s64)
+            .arg(&modular.constants)
+            .arg(&row64)
+            .arg(&modular.bases)
+            .arg(&words64)
+            .arg(&mut out.words)
+            .arg(&len64);
+        // SAFETY: the arguments follow `EXPLICIT_ARGS` in order and type; `residues` holds
+        // `primes` rows of at least `out.len` words `dist` apart, the tables are
+        // `modular_tables`' for those primes (`primes` rows of constants, `primes` + 1 rows
+        // of `words` words of bases), and `out` has room for `out.len` integers of `words`
+        // words.
+        unsafe { launch.launch(self.config(out.len)) }.map_err(|source| GpuError::Launch {
+            kernel: pass.name().to_string(),
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// The residues modulo m (odd) of the integers x in [0, P/2) whose residues modulo
+    /// primes below 2^32 are the rows `residues` (`dist` words apart), the first `out.len`
+    /// of each row, into `out`'s `narrow.mwords` words by [`CrtPass::ExplicitNarrow`]: one
+    /// launch.
+    fn explicit_narrow_into<W: DeviceRepr>(
+        &self,
+        narrow: &NarrowTables,
+        (residues, primes): (&CudaView<'_, W>, usize),
+        dist: usize,
+        out: &mut DeviceIntegers,
+    ) -> Result<(), Error> {
+        self.check_word::<W>();
+        let pass = CrtPass::ExplicitNarrow;
+        let (len64, dist64, s64, row64, digits64, mwords64) = (
+            out.len as u64,
+            dist as u64,
+            primes as u64,
+            NARROW_HEAD,
+            narrow.digits as u64,
+            narrow.mwords as u64,
+        );
+        let mut launch = self.device.stream().launch_builder(self.function(pass));
+        launch
+            .arg(residues)
+            .arg(&len64)
+            .arg(&dist64)
+            .arg(&s64)
+            .arg(&narrow.constants)
+            .arg(&row64)
+            .arg(&narrow.bases)
+            .arg(&digits64)
+            .arg(&mut out.words)
+            .arg(&len64)
+            .arg(&mwords64);
+        // SAFETY: the arguments follow `NARROW_ARGS` in order and type; `residues` holds
+        // `primes` rows of 32-bit words, at least `out.len` each, `dist` apart; the tables
+        // are `narrow_tables`' for those primes; `out` has room for `out.len` integers of
+        // `mwords` words.
+        unsafe { launch.launch(self.config(out.len)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
             source,
         })?;
@@ -266,7 +377,22 @@ impl CrtKernels {
         let Some(t) = kernels::modular_tables(set.primes(), m) else {
             return Ok(None);
         };
+        let narrow = match self.word {
+            ResidueWord::U32 => kernels::narrow_tables(set.primes(), m),
+            ResidueWord::U64 => None,
+        };
+        let narrow = match narrow {
+            Some(n) => Some(NarrowTables {
+                constants: crate::poly::upload(&self.device, &n.constants)?,
+                bases: crate::poly::upload(&self.device, &n.bases)?,
+                digits: n.digits,
+                mwords: n.mwords,
+            }),
+            None => None,
+        };
         Ok(Some(ModularTables {
+            narrow,
+            constants: crate::poly::upload(&self.device, &t.constants)?,
             bases: crate::poly::upload(&self.device, &t.bases)?,
             words: t.words,
             reduce: crate::poly::upload(&self.device, &t.reduce)?,
@@ -319,8 +445,8 @@ impl CrtKernels {
     /// their words): the result stays there.
     ///
     /// Each operand is projected onto every prime in one launch, as rows of one buffer;
-    /// each prime's product reads its rows and writes its own row of a third; one
-    /// recombination reads them all.
+    /// each prime's product reads its rows and writes its own row of a third, on the
+    /// device's branch streams side by side; one recombination reads them all.
     pub(crate) fn mul_device<F: CrtField>(
         &self,
         tables: &DeviceTables,
@@ -339,47 +465,68 @@ impl CrtKernels {
         };
         let (ra, rb) = (project(a)?, project(b)?);
         let mut rc: CudaSlice<F::Word> = self.device.alloc_unset(s * len)?;
-        for (i, ring) in rings.iter().enumerate() {
+        // The products are independent: on branch streams they fill the device together,
+        // where one after another each left it idle in its launches' tails — except
+        // products of vectors of SIDE_BY_SIDE_BYTES or more, which fill it alone.
+        let main = self.device.stream().clone();
+        let points = len.next_power_of_two();
+        let side_by_side = points * std::mem::size_of::<F::Word>() < SIDE_BY_SIDE_BYTES;
+        let branches = if side_by_side {
+            &self.device.branch_streams()?[..s.clamp(1, BRANCHES)]
+        } else {
+            std::slice::from_ref(&main)
+        };
+        for branch in branches.iter().filter(|b| !Arc::ptr_eq(b, &main)) {
+            self.device.join(branch, &main)?;
+        }
+        fn row<W>(rows: &CudaSlice<W>, i: usize, n: usize) -> PolyView<'_, W> {
+            PolyView {
+                data: rows.slice(i * n..(i + 1) * n),
+                len: n,
+                cap: n,
+            }
+        }
+        let products = rings.iter().enumerate().try_for_each(|(i, ring)| {
             let plan = ring.product_plan(a.len, b.len)?;
             debug_assert_eq!(plan.len(), len);
-            fn row<W>(rows: &CudaSlice<W>, i: usize, n: usize) -> PolyView<'_, W> {
-                PolyView {
-                    data: rows.slice(i * n..(i + 1) * n),
-                    len: n,
-                    cap: n,
-                }
-            }
             let mut c = PolyViewMut {
                 data: rc.slice_mut(i * len..(i + 1) * len),
                 cap: len,
             };
-            ring.run_device(
+            ring.run_device_on(
+                &branches[i % branches.len()],
                 &plan,
                 &row(&ra, i, a.len),
                 Some(&row(&rb, i, b.len)),
                 &mut c,
-            )?;
+            )
+        });
+        // The main stream waits for the branches before anything it frees or reads.
+        for branch in branches.iter().filter(|b| !Arc::ptr_eq(b, &main)) {
+            self.device.join(&main, branch)?;
         }
+        products?;
         let residues = rc.slice(..);
         match output {
             Output::Integers { signed } => {
                 let mut out = self.alloc_integers(tables.words, len, signed)?;
-                self.recombine_into(
-                    tables,
-                    &residues,
-                    len,
-                    (&tables.bases, tables.words),
-                    &mut out,
-                )?;
+                self.recombine_into(tables, &residues, len, &mut out)?;
                 Ok(out)
             }
-            Output::Modulo(modular) => {
-                let mut out = self.alloc_integers(modular.words, len, false)?;
-                let bases = (&modular.bases, modular.words);
-                self.recombine_into(tables, &residues, len, bases, &mut out)?;
-                self.reduce(modular, &mut out)?;
-                Ok(out)
-            }
+            Output::Modulo(modular) => match &modular.narrow {
+                Some(narrow) => {
+                    let mut out = self.alloc_integers(narrow.mwords, len, false)?;
+                    self.explicit_narrow_into(narrow, (&residues, s), len, &mut out)?;
+                    out.limbs = modular.limbs;
+                    Ok(out)
+                }
+                None => {
+                    let mut out = self.alloc_integers(modular.words, len, false)?;
+                    self.explicit_into(modular, (&residues, s), len, &mut out)?;
+                    self.reduce(modular, &mut out)?;
+                    Ok(out)
+                }
+            },
         }
     }
 }
@@ -398,12 +545,24 @@ pub(crate) enum Output<'a> {
 /// The tables of products modulo m on the device (see
 /// [`fermat_codegen::crt::ModularTables`]).
 pub(crate) struct ModularTables {
+    /// Those of the one-kernel route of primes below 2^32 and an odd m.
+    narrow: Option<NarrowTables>,
+    constants: CudaSlice<u64>,
     bases: CudaSlice<u64>,
     words: usize,
     reduce: CudaSlice<u64>,
     mwords: usize,
     /// Words of m: the width of the results.
     limbs: usize,
+}
+
+/// The tables of [`CrtPass::ExplicitNarrow`] on the device (see
+/// [`fermat_codegen::crt::NarrowTables`]).
+struct NarrowTables {
+    constants: CudaSlice<u64>,
+    bases: CudaSlice<u64>,
+    digits: usize,
+    mwords: usize,
 }
 
 impl ModularTables {
@@ -478,17 +637,14 @@ impl DeviceTables {
     pub(crate) fn words(&self) -> usize {
         self.words
     }
-
-    /// The mixed-radix bases p_1⋯p_(k−1), then P, `words` words each.
-    pub(crate) fn bases(&self) -> &CudaSlice<u64> {
-        &self.bases
-    }
 }
 
 /// The constants of the kernels for one prime set and operand width, on the device.
 pub(crate) struct DeviceTables {
     primes: usize,
     limbs: usize,
+    /// Whether every prime is below 2^31, for [`CrtPass::ProjectNarrow`].
+    narrow: bool,
     project: CudaSlice<u64>,
     recombine: CudaSlice<u64>,
     bases: CudaSlice<u64>,

@@ -342,9 +342,8 @@ impl CrtDft {
                 want_limbs: gpu.tables.words(),
             });
         }
-        let bases = (gpu.tables.bases(), gpu.tables.words());
         gpu.kernels
-            .recombine_into(&gpu.tables, &spectra.slice(..), self.n as usize, bases, out)
+            .recombine_into(&gpu.tables, &spectra.slice(..), self.n as usize, out)
     }
 }
 

@@ -220,9 +220,10 @@ impl IntPolyRing {
         let on_gpu = device.is_some();
         let backend = if on_gpu { backend } else { Backend::Cpu };
         Ok(IntPolyRing {
-            // 62-bit primes on both backends: on the GPU they measured faster than twice
-            // as many 31-bit ones for 254-bit and 1000-bit coefficients (bench/RESULTS.md,
-            // "Products modulo m on the device"); `with_width` takes the other.
+            // 62-bit primes on both backends: on the GPU the products over Z of 1000-bit
+            // coefficients by 31-bit primes took 1.8× as long (bench/RESULTS.md, "Products
+            // modulo m, round 2"); `with_width` takes the other, as `ModPolyRing` does
+            // for the moduli its 32-bit explicit CRT reduces by.
             width: Width::Bits62,
             parallel: !on_gpu,
             device,

@@ -8,6 +8,7 @@ use super::primes::Width;
 use super::residues::{biguint_of_words, Integers};
 use crate::fft::Backend;
 use crate::Error;
+use fermat_codegen::crt::{narrow_reduces, MAX_PRIMES};
 use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -40,7 +41,9 @@ pub struct ModPolyRing {
 }
 
 impl ModPolyRing {
-    /// The ring (Z/mZ)\[x\] on `backend`.
+    /// The ring (Z/mZ)\[x\] on `backend`, with 62-bit primes, or on a GPU with 31-bit ones
+    /// for an odd m of at most 312 bits, whose explicit CRT runs in 32-bit products
+    /// ([`with_width`](Self::with_width) takes the other).
     ///
     /// Errors: [`Error::Modulus`] for m < 2; the backend's errors as for
     /// [`IntPolyRing::new`].
@@ -59,9 +62,16 @@ impl ModPolyRing {
         if m < &BigUint::from(2u32) {
             return Err(Error::Modulus { m: m.clone() });
         }
+        let mut integers = IntPolyRing::new(backend)?;
+        // On the GPU, 31-bit primes where their explicit CRT reduces modulo m in 32-bit
+        // products: for BN254's r at 2^20 they measured 1.75 ms against 2.5 by 62-bit
+        // primes on an H200 (bench/RESULTS.md, "Products modulo m, round 2").
+        if integers.on_gpu() && narrow_reduces(m) {
+            integers = integers.with_width(Width::Bits31);
+        }
         Ok(ModPolyRing {
             modulus: m.clone(),
-            integers: IntPolyRing::new(backend)?,
+            integers,
             tables: Mutex::new(HashMap::new()),
         })
     }
@@ -215,10 +225,10 @@ impl ModPolyRing {
 
     /// The product a·b mod m of device polynomials, queued on the device and left there:
     /// len a + len b − 1 residues in [0, m), trailing zeros included. The product over Z
-    /// runs by the CRT route with primes for coefficients of as many bits as the
-    /// operands' words hold; Garner's recombination takes its bases modulo m, and one
-    /// more kernel reduces its sums to [0, m) — the integers of the product over Z never
-    /// exist. An example is at [`upload`](Self::upload).
+    /// runs by the CRT route with the primes of [`device_plan`](Self::device_plan); the
+    /// explicit CRT takes their residues to sums congruent modulo m, and one more kernel
+    /// reduces the sums to [0, m) — the integers of the product over Z never exist. An
+    /// example is at [`upload`](Self::upload).
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU; [`Error::SignedResidues`] for operands
     /// that carry signs; those of [`IntPolyRing::mul_device`].
@@ -232,14 +242,18 @@ impl ModPolyRing {
                 return Err(Error::SignedResidues { operand });
             }
         }
-        let plan = self.integers.device_plan(a, b)?;
+        let plan = self.device_plan(a, b)?;
         let tables = self.device_tables(&plan)?;
         self.integers
             .mul_device_planned(&plan, (a, b), Output::Modulo(&tables))
     }
 
-    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b` (see
-    /// [`IntPolyRing::device_plan`]).
+    /// The plan of [`mul_device`](Self::mul_device) for `a` and `b`: primes of the ring's
+    /// width whose product exceeds twice the coefficients of the product over Z (below
+    /// min(len a, len b)·m²), since the explicit CRT finds its quotient from x/P < 1/2.
+    ///
+    /// Errors: [`Error::CrtPrimes`], and [`Error::CrtGpuPrimes`] for more primes than the
+    /// device's kernels take.
     ///
     /// ```
     /// use fermat::crt::{ModPolyRing, Width};
@@ -250,12 +264,25 @@ impl ModPolyRing {
     /// let ring = ModPolyRing::new(&m, fermat::Backend::Auto)?;
     /// if let Ok(x) = ring.upload(&vec![&m - 1u32; 1 << 10]) {
     ///     let plan = ring.device_plan(&x, &x)?;
-    ///     assert_eq!(plan.primes.width(), ring.integers().width());
+    ///     // On the GPU, 31-bit primes (an odd m of at most 312 bits).
+    ///     assert_eq!(plan.primes.width(), Width::Bits31);
+    ///     // 2 · 254 bits, 10 for the 2^10 terms and one to spare: eighteen primes.
+    ///     assert_eq!((plan.bits, plan.primes.len()), (519, 18));
+    ///     assert!(plan.primes.product().bits() > 519);
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn device_plan(&self, a: &DeviceIntegers, b: &DeviceIntegers) -> Result<CrtPlan, Error> {
-        self.integers.device_plan(a, b)
+        let bits = self.modulus.bits();
+        // The plan's bit for a sign is the explicit CRT's bit to spare.
+        let plan = self.integers.plan(a.len(), b.len(), bits, bits)?;
+        if plan.primes.len() as u64 > MAX_PRIMES {
+            return Err(Error::CrtGpuPrimes {
+                primes: plan.primes.len(),
+                max: MAX_PRIMES as usize,
+            });
+        }
+        Ok(plan)
     }
 
     fn device_tables(&self, plan: &CrtPlan) -> Result<Arc<ModularTables>, Error> {

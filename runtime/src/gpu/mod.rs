@@ -168,6 +168,11 @@ impl GridLimits {
     }
 }
 
+/// How many [`Device::branch_streams`] there are: enough independent transforms of a
+/// few hundred blocks each to fill the multiprocessors that one leaves idle in its tail
+/// and between its launches.
+pub(crate) const BRANCHES: usize = 4;
+
 /// One GPU: its context and the stream fermat launches on. [`device`] opens it.
 ///
 /// ```
@@ -192,6 +197,8 @@ pub struct Device {
     side: OnceLock<Arc<CudaStream>>,
     /// The stream of the greatest priority, made on first use.
     urgent: OnceLock<Arc<CudaStream>>,
+    /// Streams for independent pieces of one operation (made on first use).
+    branches: OnceLock<Vec<Arc<CudaStream>>>,
     ordinal: usize,
     name: String,
     arch: (i32, i32),
@@ -279,6 +286,7 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
         stream,
         side: OnceLock::new(),
         urgent: OnceLock::new(),
+        branches: OnceLock::new(),
         ordinal,
         name,
         arch,
@@ -322,6 +330,20 @@ impl Device {
         }
         let side = self.ctx.new_stream().map_err(driver("cuStreamCreate"))?;
         Ok(self.side.get_or_init(|| side))
+    }
+
+    /// [`BRANCHES`] streams for independent pieces of one operation (the word-prime
+    /// products of the CRT route), which the device runs side by side: each is ordered
+    /// with the main stream by [`CudaStream::join`] both ways, like
+    /// [`side_stream`](Self::side_stream).
+    pub(crate) fn branch_streams(&self) -> Result<&[Arc<CudaStream>], GpuError> {
+        if let Some(branches) = self.branches.get() {
+            return Ok(branches);
+        }
+        let branches = (0..BRANCHES)
+            .map(|_| self.ctx.new_stream().map_err(driver("cuStreamCreate")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.branches.get_or_init(|| branches))
     }
 
     /// A stream of the greatest priority, for work that must not queue behind the main

@@ -319,8 +319,10 @@ impl<F: HostField> Convolution<F> {
         };
         // Two fresh operands: b's transform runs on the side stream beside a's (each a
         // launch of a few blocks at the sizes of a Newton step, which leave most of the
-        // device idle), with a scratch buffer and counters of its own.
-        let beside = b.is_some() && !kept;
+        // device idle), with a scratch buffer and counters of its own. On a stream other
+        // than the device's, whose caller runs other work beside it, the two transforms
+        // run one after the other.
+        let beside = b.is_some() && !kept && Arc::ptr_eq(stream, device.stream());
         ensure(first, words * batch)?;
         ensure(scratch, words * batch)?;
         if b.is_some() {
@@ -375,6 +377,11 @@ impl<F: HostField> Convolution<F> {
                 let second = second.as_mut().expect("allocated above");
                 if kept {
                     forward(stream, forward_counters, scratch, &a, first, batch)?;
+                } else if !beside {
+                    *second_holds = None;
+                    forward(stream, forward_counters, scratch, b, second, b_parts)?;
+                    forward(stream, forward_counters, scratch, &a, first, batch)?;
+                    *second_holds = (batch == 1).then(|| (Ticket::new(), b.key(stream)));
                 } else {
                     *second_holds = None;
                     let side = device.side_stream()?.clone();

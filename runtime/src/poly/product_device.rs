@@ -8,8 +8,9 @@ use super::ring::PolyRing;
 use crate::error::Error;
 use crate::gpu::{Extent, Extents};
 use crate::host::HostField;
-use cudarc::driver::CudaView;
+use cudarc::driver::{CudaStream, CudaView};
 use fermat_codegen::poly::ProductPass;
+use std::sync::Arc;
 
 impl<F: HostField> PolyRing<F> {
     /// The product a·b of device polynomials, on the device: the work is queued on the
@@ -104,8 +105,31 @@ impl<F: HostField> PolyRing<F> {
         b: Option<&PolyView<'_, F::Word>>,
         c: &mut PolyViewMut<'_, F::Word>,
     ) -> Result<(), Error> {
+        let stream = self.device()?.stream().clone();
+        self.run_device_on(&stream, plan, a, b, c)
+    }
+
+    /// [`run_device`](Self::run_device) queued on `stream`, which the caller orders with
+    /// the device's stream. The plain and split products queue on the device's stream
+    /// (the split one forks from it itself): on another stream they join it both ways.
+    pub(crate) fn run_device_on(
+        &self,
+        stream: &Arc<CudaStream>,
+        plan: &ProductPlan,
+        a: &PolyView<'_, F::Word>,
+        b: Option<&PolyView<'_, F::Word>>,
+        c: &mut PolyViewMut<'_, F::Word>,
+    ) -> Result<(), Error> {
         let device = self.device()?.clone();
-        let stream = device.stream().clone();
+        let main = device.stream();
+        if !Arc::ptr_eq(stream, main)
+            && matches!(plan.algorithm, Algorithm::Plain | Algorithm::Split { .. })
+        {
+            device.join(main, stream)?;
+            self.run_device_on(main, plan, a, b, c)?;
+            return Ok(device.join(stream, main)?);
+        }
+        let stream = stream.clone();
         let len = plan.len();
         let other = b.unwrap_or(a);
         let part = |p: &PolyView<'_, F::Word>, len: u64, dist: u64| Extent {
