@@ -345,26 +345,8 @@ fn the_explicit_crt_and_the_reduction_give_residues_modulo_m() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
     for (word, ps) in prime_sets() {
         let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
-        let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
-        // The kernel's domain is [0, P/2): its edges, values whose y_i are all p_i − 1 or
-        // 0 but one, and random ones.
-        let half = &product >> 1u32;
-        let mut x = vec![
-            BigUint::zero(),
-            BigUint::one(),
-            &half - 1u32,
-            half.clone() - 2u32,
-        ];
-        x.extend(ps.iter().map(|&p| &product / p).filter(|v| v < &half));
-        x.extend((0..30).map(|_| rng.gen_biguint_below(&half)));
+        let (x, residues) = below_half(&ps, &mut rng);
         let n = x.len();
-        let residues: Vec<u64> = ps
-            .iter()
-            .flat_map(|&p| {
-                x.iter()
-                    .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
-            })
-            .collect();
         for m in moduli(&mut rng) {
             let t = modular_tables(&ps, &m).unwrap();
             let mut input = String::new();
@@ -418,24 +400,8 @@ fn the_narrow_explicit_crt_gives_residues_modulo_an_odd_m() {
         if word != ResidueWord::U32 {
             continue;
         }
-        let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
-        let half = &product >> 1u32;
-        let mut x = vec![
-            BigUint::zero(),
-            BigUint::one(),
-            &half - 1u32,
-            half.clone() - 2u32,
-        ];
-        x.extend(ps.iter().map(|&p| &product / p).filter(|v| v < &half));
-        x.extend((0..30).map(|_| rng.gen_biguint_below(&half)));
+        let (x, residues) = below_half(&ps, &mut rng);
         let n = x.len();
-        let residues: Vec<u64> = ps
-            .iter()
-            .flat_map(|&p| {
-                x.iter()
-                    .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
-            })
-            .collect();
         let mut ms = moduli(&mut rng);
         // Odd moduli at the edges of a digit and of a word.
         ms.extend([(1u64 << 26) - 1, (1 << 26) + 1, (1 << 52) - 1, u64::MAX].map(BigUint::from));
@@ -472,4 +438,27 @@ fn the_narrow_explicit_crt_gives_residues_modulo_an_odd_m() {
         }
     }
     assert!(checked >= 15, "{checked} moduli");
+}
+
+/// Integers in the explicit CRT's domain [0, P/2) for the primes `ps`: its edges, the
+/// values whose y_i are all zero but one, and random ones; and their residue rows.
+fn below_half(ps: &[u64], rng: &mut rand_chacha::ChaCha8Rng) -> (Vec<BigUint>, Vec<u64>) {
+    let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
+    let half = &product >> 1u32;
+    let mut x = vec![
+        BigUint::zero(),
+        BigUint::one(),
+        &half - 1u32,
+        half.clone() - 2u32,
+    ];
+    x.extend(ps.iter().map(|&p| &product / p).filter(|v| v < &half));
+    x.extend((0..30).map(|_| rng.gen_biguint_below(&half)));
+    let residues = ps
+        .iter()
+        .flat_map(|&p| {
+            x.iter()
+                .map(move |v| (v % p).iter_u64_digits().next().unwrap_or(0))
+        })
+        .collect();
+    (x, residues)
 }

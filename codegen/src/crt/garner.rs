@@ -103,15 +103,32 @@ pub(super) fn project_body(signed: bool) -> Vec<Stmt> {
         )]),
     ));
     residue.extend(redc2("a", "r"));
+    projection(signed, prime_row(), Type::U64, residue)
+}
+
+/// The loops of a projection around one residue: for each integer j (its sign read once
+/// when `signed`) and each prime i, `row` (row i's constants, p among them), r = 0 of
+/// `r_type`, `residue` (r = |x_j| mod p) where j < `src_len`, r negated for a negative
+/// x_j, and dst\[i\]\[j\] = r.
+pub(super) fn projection(
+    signed: bool,
+    row: Vec<Stmt>,
+    r_type: Type,
+    mut residue: Vec<Stmt>,
+) -> Vec<Stmt> {
+    let zero = match r_type {
+        Type::U32 => Expr::u32(0),
+        _ => u64_(0),
+    };
     if signed {
         residue.push(Stmt::if_(
-            var("negative").and_also(var("r").not_equals(u64_(0))),
+            var("negative").and_also(var("r").not_equals(zero.clone())),
             vec![Stmt::assign(var("r"), var("p") - var("r"))],
         ));
     }
-    let mut per_prime = prime_row();
+    let mut per_prime = row;
     per_prime.extend([
-        Stmt::let_(Type::U64, "r", u64_(0)),
+        Stmt::let_(r_type, "r", zero),
         Stmt::if_(var("j").lt(var("src_len")), residue),
         Stmt::assign(
             var("dst").at(var("i") * var("dst_dist") + var("j")),

@@ -18,7 +18,7 @@
 //! The projection: x mod p as the sum over the 32-bit halves h of x's words of one
 //! Montgomery product with 2^(32h)·2^32 mod p each.
 
-use super::garner::{u64_, var};
+use super::garner::{projection, u64_, var};
 use super::reduce::subtract_pass;
 use super::PROJECT_HEAD;
 use crate::cuda::{BinOp, Expr, ForLoop, Stmt, Type};
@@ -250,8 +250,7 @@ pub(super) fn explicit_narrow_body() -> Vec<Stmt> {
 }
 
 /// One thread per integer, its residues modulo every prime below 2^31 in turn, by 32-bit
-/// Montgomery products of its words' halves (see [`super::garner::project_body`] for the
-/// order of the loops).
+/// Montgomery products of its words' halves (the loops of [`projection`]).
 pub(super) fn project_narrow_body(signed: bool) -> Vec<Stmt> {
     let half = |w: Expr, shift: u64| {
         word32(var("ints").at(w * var("src_stride") + var("j")) >> u64_(shift))
@@ -269,39 +268,11 @@ pub(super) fn project_narrow_body(signed: bool) -> Vec<Stmt> {
         Stmt::Block(block)
     };
     let weight = |k: Expr| var("c").at(u64_(PROJECT_HEAD) + k);
-    let mut residue = vec![Stmt::For(
+    let residue = vec![Stmt::For(
         ForLoop::range("w", Type::SizeT, u64_(0), var("words")).body(vec![
             term(half(var("w"), 0), weight(u64_(2) * var("w"))),
             term(half(var("w"), 32), weight(u64_(2) * var("w") + u64_(1))),
         ]),
     )];
-    if signed {
-        residue.push(Stmt::if_(
-            var("negative").and_also(var("r").not_equals(Expr::u32(0))),
-            vec![Stmt::assign(var("r"), var("p") - var("r"))],
-        ));
-    }
-    let mut per_prime = prime_row32();
-    per_prime.extend([
-        Stmt::let_(Type::U32, "r", Expr::u32(0)),
-        Stmt::if_(var("j").lt(var("src_len")), residue),
-        Stmt::assign(
-            var("dst").at(var("i") * var("dst_dist") + var("j")),
-            var("r").cast(Type::Word),
-        ),
-    ]);
-    let mut per_integer = Vec::new();
-    if signed {
-        per_integer.push(Stmt::const_(
-            Type::Bool,
-            "negative",
-            var("j")
-                .lt(var("src_len"))
-                .and_also(var("signs").at(var("j")).not_equals(Expr::u32(0))),
-        ));
-    }
-    per_integer.push(Stmt::For(
-        ForLoop::range("i", Type::SizeT, u64_(0), var("primes")).body(per_prime),
-    ));
-    vec![Stmt::grid_stride_loop("j", var("dst_len"), per_integer)]
+    projection(signed, prime_row32(), Type::U32, residue)
 }

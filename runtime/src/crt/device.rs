@@ -261,9 +261,12 @@ impl CrtKernels {
         Ok(())
     }
 
-    /// The sums S ≡ x (mod m) of the integers x in [0, P/2) whose residues are the rows
+    /// The residues modulo m of the integers x in [0, P/2) whose residues are the rows
     /// `residues` (row i modulo prime i of the tables' set, `dist` words apart), the first
-    /// `out.len` of each row, into `out` by the explicit CRT: one launch.
+    /// `out.len` of each row, into `out` by the explicit CRT: one launch. With the narrow
+    /// tables ([`CrtPass::ExplicitNarrow`]) they are reduced, in `mwords` words; without
+    /// ([`CrtPass::Explicit`]), sums S ≡ x (mod m) in `words` words that
+    /// [`reduce`](Self::reduce) takes to [0, m).
     fn explicit_into<W: DeviceRepr>(
         &self,
         modular: &ModularTables,
@@ -272,76 +275,45 @@ impl CrtKernels {
         out: &mut DeviceIntegers,
     ) -> Result<(), Error> {
         self.check_word::<W>();
-        let pass = CrtPass::Explicit;
-        let (len64, dist64, s64, row64, words64) = (
-            out.len as u64,
-            dist as u64,
-            primes as u64,
-            EXPLICIT_HEAD,
-            modular.words as u64,
-        );
+        let (pass, row, constants, bases, words) = match &modular.narrow {
+            Some(n) => (
+                CrtPass::ExplicitNarrow,
+                NARROW_HEAD,
+                &n.constants,
+                &n.bases,
+                n.digits,
+            ),
+            None => (
+                CrtPass::Explicit,
+                EXPLICIT_HEAD,
+                &modular.constants,
+                &modular.bases,
+                modular.words,
+            ),
+        };
+        let mwords = modular.narrow.as_ref().map(|n| n.mwords as u64);
+        let (len64, dist64, s64, words64) =
+            (out.len as u64, dist as u64, primes as u64, words as u64);
         let mut launch = self.device.stream().launch_builder(self.function(pass));
         launch
             .arg(residues)
             .arg(&len64)
             .arg(&dist64)
             .arg(&s64)
-            .arg(&modular.constants)
-            .arg(&row64)
-            .arg(&modular.bases)
+            .arg(constants)
+            .arg(&row)
+            .arg(bases)
             .arg(&words64)
             .arg(&mut out.words)
             .arg(&len64);
-        // SAFETY: the arguments follow `EXPLICIT_ARGS` in order and type; `residues` holds
-        // `primes` rows of at least `out.len` words `dist` apart, the tables are
-        // `modular_tables`' for those primes (`primes` rows of constants, `primes` + 1 rows
-        // of `words` words of bases), and `out` has room for `out.len` integers of `words`
-        // words.
-        unsafe { launch.launch(self.config(out.len)) }.map_err(|source| GpuError::Launch {
-            kernel: pass.name().to_string(),
-            source,
-        })?;
-        Ok(())
-    }
-
-    /// The residues modulo m (odd) of the integers x in [0, P/2) whose residues modulo
-    /// primes below 2^32 are the rows `residues` (`dist` words apart), the first `out.len`
-    /// of each row, into `out`'s `narrow.mwords` words by [`CrtPass::ExplicitNarrow`]: one
-    /// launch.
-    fn explicit_narrow_into<W: DeviceRepr>(
-        &self,
-        narrow: &NarrowTables,
-        (residues, primes): (&CudaView<'_, W>, usize),
-        dist: usize,
-        out: &mut DeviceIntegers,
-    ) -> Result<(), Error> {
-        self.check_word::<W>();
-        let pass = CrtPass::ExplicitNarrow;
-        let (len64, dist64, s64, row64, digits64, mwords64) = (
-            out.len as u64,
-            dist as u64,
-            primes as u64,
-            NARROW_HEAD,
-            narrow.digits as u64,
-            narrow.mwords as u64,
-        );
-        let mut launch = self.device.stream().launch_builder(self.function(pass));
-        launch
-            .arg(residues)
-            .arg(&len64)
-            .arg(&dist64)
-            .arg(&s64)
-            .arg(&narrow.constants)
-            .arg(&row64)
-            .arg(&narrow.bases)
-            .arg(&digits64)
-            .arg(&mut out.words)
-            .arg(&len64)
-            .arg(&mwords64);
-        // SAFETY: the arguments follow `NARROW_ARGS` in order and type; `residues` holds
-        // `primes` rows of 32-bit words, at least `out.len` each, `dist` apart; the tables
-        // are `narrow_tables`' for those primes; `out` has room for `out.len` integers of
-        // `mwords` words.
+        if let Some(mwords) = &mwords {
+            launch.arg(mwords);
+        }
+        // SAFETY: the arguments follow `EXPLICIT_ARGS`, or `NARROW_ARGS` with `mwords`
+        // last, in order and type; `residues` holds `primes` rows of at least `out.len`
+        // words `dist` apart; the tables are `modular_tables`' or `narrow_tables`' for
+        // those primes; and `out` has room for `out.len` integers of `words` (or `mwords`)
+        // words: its caller allocates it so.
         unsafe { launch.launch(self.config(out.len)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
             source,
@@ -513,20 +485,16 @@ impl CrtKernels {
                 self.recombine_into(tables, &residues, len, &mut out)?;
                 Ok(out)
             }
-            Output::Modulo(modular) => match &modular.narrow {
-                Some(narrow) => {
-                    let mut out = self.alloc_integers(narrow.mwords, len, false)?;
-                    self.explicit_narrow_into(narrow, (&residues, s), len, &mut out)?;
-                    out.limbs = modular.limbs;
-                    Ok(out)
+            Output::Modulo(modular) => {
+                let words = modular.narrow.as_ref().map_or(modular.words, |n| n.mwords);
+                let mut out = self.alloc_integers(words, len, false)?;
+                self.explicit_into(modular, (&residues, s), len, &mut out)?;
+                match modular.narrow {
+                    Some(_) => out.limbs = modular.limbs,
+                    None => self.reduce(modular, &mut out)?,
                 }
-                None => {
-                    let mut out = self.alloc_integers(modular.words, len, false)?;
-                    self.explicit_into(modular, (&residues, s), len, &mut out)?;
-                    self.reduce(modular, &mut out)?;
-                    Ok(out)
-                }
-            },
+                Ok(out)
+            }
         }
     }
 }
