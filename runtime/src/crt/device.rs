@@ -23,9 +23,9 @@ use std::sync::Arc;
 const BLOCKS: u32 = 1 << 12;
 
 /// The size of a word-prime product's vectors from which the s products run one after
-/// another: on an H200, nine products of 2^21 points by 62-bit primes (16 MiB vectors,
-/// their transforms bound by 64-bit multiplications) ran 3–8 % slower side by side,
-/// where eighteen by 31-bit primes (8 MiB) and 34 of 2^17 points ran 35–40 % faster
+/// another: on an H200, products of 2^21 points by 62-bit primes (16 MiB vectors, their
+/// transforms bound by 64-bit multiplications) ran 3–8 % slower side by side, where
+/// eighteen by 31-bit primes (8 MiB) ran about 25 % faster and 34 of 2^17 points 38 %
 /// (bench/RESULTS.md, "Products modulo m, round 2").
 const SIDE_BY_SIDE_BYTES: usize = 16 << 20;
 
@@ -134,6 +134,7 @@ impl CrtKernels {
     /// The tables of the kernels for `set` and operands of `limbs` words, on the device.
     pub(crate) fn tables(&self, set: &PrimeSet, limbs: usize) -> Result<DeviceTables, Error> {
         let t = kernels::recombine_tables(set.primes());
+        // Primes below 2^31 project in 32-bit products.
         let narrow = set.primes().iter().all(|&p| p < 1 << 31);
         Ok(DeviceTables {
             primes: set.len(),
@@ -205,8 +206,8 @@ impl CrtKernels {
         // SAFETY: the arguments follow `PROJECT_ARGS` in order and type; `x.words` holds
         // `x.limbs` rows of n words and `x.signs` n words (the weights of the first
         // `x.limbs` words, or their halves, of each constants row apply), `consts` holds
-        // `rows` rows of `row` words, and `dst` holds `rows` rows of `dst_len` words `dist` apart, each written
-        // once.
+        // `rows` rows of `row` words, and `dst` holds `rows` rows of `dst_len` words
+        // `dist` apart, each written once.
         unsafe { launch.launch(self.config(dst_len)) }.map_err(|source| GpuError::Launch {
             kernel: pass.name().to_string(),
             source,
@@ -353,15 +354,16 @@ impl CrtKernels {
             ResidueWord::U32 => kernels::narrow_tables(set.primes(), m),
             ResidueWord::U64 => None,
         };
-        let narrow = match narrow {
-            Some(n) => Some(NarrowTables {
-                constants: crate::poly::upload(&self.device, &n.constants)?,
-                bases: crate::poly::upload(&self.device, &n.bases)?,
-                digits: n.digits,
-                mwords: n.mwords,
-            }),
-            None => None,
-        };
+        let narrow = narrow
+            .map(|n| -> Result<NarrowTables, Error> {
+                Ok(NarrowTables {
+                    constants: crate::poly::upload(&self.device, &n.constants)?,
+                    bases: crate::poly::upload(&self.device, &n.bases)?,
+                    digits: n.digits,
+                    mwords: n.mwords,
+                })
+            })
+            .transpose()?;
         Ok(Some(ModularTables {
             narrow,
             constants: crate::poly::upload(&self.device, &t.constants)?,
