@@ -286,7 +286,7 @@ impl IntPolyRing {
     }
 
     /// [`plan`](Self::plan) with primes of `width`.
-    fn plan_of_width(
+    pub(super) fn plan_of_width(
         &self,
         width: Width,
         (len_a, len_b): (usize, usize),

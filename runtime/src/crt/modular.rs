@@ -37,13 +37,16 @@ type ModularKey = (Width, u32, usize);
 pub struct ModPolyRing {
     modulus: BigUint,
     integers: IntPolyRing,
+    /// Whether the device's products take 31-bit primes first (on a GPU, for an m that
+    /// [`narrow_reduces`] covers, unless [`with_width`](ModPolyRing::with_width) chose).
+    narrow_first: bool,
     tables: Mutex<HashMap<ModularKey, Arc<ModularTables>>>,
 }
 
 impl ModPolyRing {
     /// The ring (Z/mZ)\[x\] on `backend`, with 62-bit primes, or on a GPU with 31-bit ones
-    /// for an odd m of at most 312 bits, whose explicit CRT runs in 32-bit products
-    /// ([`with_width`](Self::with_width) takes the other).
+    /// for an odd m of at most 312 bits, whose explicit CRT runs in 32-bit products, where
+    /// the length leaves enough of them ([`with_width`](Self::with_width) fixes a width).
     ///
     /// Errors: [`Error::Modulus`] for m < 2; the backend's errors as for
     /// [`IntPolyRing::new`].
@@ -62,16 +65,15 @@ impl ModPolyRing {
         if m < &BigUint::from(2u32) {
             return Err(Error::Modulus { m: m.clone() });
         }
-        let mut integers = IntPolyRing::new(backend)?;
+        let integers = IntPolyRing::new(backend)?;
         // On the GPU, 31-bit primes where their explicit CRT reduces modulo m in 32-bit
         // products: for BN254's r at 2^20 they measured 1.75 ms against 2.5 by 62-bit
         // primes on an H200 (bench/RESULTS.md, "Products modulo m, round 2").
-        if integers.on_gpu() && narrow_reduces(m) {
-            integers = integers.with_width(Width::Bits31);
-        }
+        let narrow_first = integers.on_gpu() && narrow_reduces(m);
         Ok(ModPolyRing {
             modulus: m.clone(),
             integers,
+            narrow_first,
             tables: Mutex::new(HashMap::new()),
         })
     }
@@ -91,6 +93,7 @@ impl ModPolyRing {
     /// ```
     pub fn with_width(mut self, width: Width) -> ModPolyRing {
         self.integers = self.integers.with_width(width);
+        self.narrow_first = false;
         self
     }
 
@@ -120,9 +123,27 @@ impl ModPolyRing {
     /// ```
     pub fn plan(&self, len_a: usize, len_b: usize) -> Result<CrtPlan, Error> {
         let bits = self.modulus.bits();
+        if self.narrow_first {
+            return self.narrow_or_wide_plan(len_a, len_b);
+        }
         let mut plan = self.integers.plan(len_a, len_b, bits, bits)?;
         plan.bits -= 1; // representatives are nonnegative: no sign bit
         Ok(plan)
+    }
+
+    /// The plan of the explicit CRT on the GPU: 31-bit primes, or the ring's own where
+    /// too few 31-bit primes have the length's 2-adicity, for coefficients below P/2
+    /// (the plan's bit for a sign is the bit to spare).
+    fn narrow_or_wide_plan(&self, len_a: usize, len_b: usize) -> Result<CrtPlan, Error> {
+        let bits = self.modulus.bits();
+        let lens = (len_a, len_b);
+        match self
+            .integers
+            .plan_of_width(Width::Bits31, lens, (bits, bits))
+        {
+            Err(Error::CrtPrimes { .. }) => self.integers.plan(len_a, len_b, bits, bits),
+            plan => plan,
+        }
     }
 
     /// The product a·b mod m, normalised: no trailing zeros (with a composite m, the
@@ -275,7 +296,11 @@ impl ModPolyRing {
     pub fn device_plan(&self, a: &DeviceIntegers, b: &DeviceIntegers) -> Result<CrtPlan, Error> {
         let bits = self.modulus.bits();
         // The plan's bit for a sign is the explicit CRT's bit to spare.
-        let plan = self.integers.plan(a.len(), b.len(), bits, bits)?;
+        let plan = if self.narrow_first {
+            self.narrow_or_wide_plan(a.len(), b.len())?
+        } else {
+            self.integers.plan(a.len(), b.len(), bits, bits)?
+        };
         if plan.primes.len() as u64 > MAX_PRIMES {
             return Err(Error::CrtGpuPrimes {
                 primes: plan.primes.len(),
