@@ -60,6 +60,19 @@ pub enum CodegenError {
         /// The repeated name.
         name: String,
     },
+    /// A kernel's compile-time shape is out of the range its registers allow, or the
+    /// kernel takes no shape.
+    #[error("kernel {kernel} has no compile-time shape with {what} = {value}; allowed: {allowed}")]
+    KernelShape {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The refused bound.
+        what: &'static str,
+        /// Its value.
+        value: u64,
+        /// What is allowed.
+        allowed: String,
+    },
     /// A constant table's values do not fit the field's memory word.
     #[error("table '{table}': value {value} at index {index} does not fit a {bits}-bit word")]
     TableValue {

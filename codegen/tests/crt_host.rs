@@ -7,9 +7,9 @@
 mod host;
 
 use fermat_codegen::crt::{
-    modular_tables, narrow_tables, project_constants, project_constants_narrow, recombine_tables,
-    source, CrtPass, ResidueWord, DIGIT_BITS, EXPLICIT_HEAD, NARROW_DIGITS, NARROW_HEAD,
-    PROJECT_HEAD,
+    modular_tables, narrow_tables, project_constants, project_constants_narrow, project_digits,
+    recombine_tables, source, CrtPass, NarrowShape, NarrowTables, ResidueWord, DIGIT_BITS,
+    EXPLICIT_HEAD, NARROW_DIGITS, NARROW_HEAD, NARROW_PROJECT_HEAD, PROJECT_HEAD,
 };
 use fermat_dsl::field::primality::is_prime_u64;
 use host::{build_harness, compiler, parse_words, run_harness};
@@ -20,6 +20,15 @@ use std::fmt::Write;
 
 const HARNESS: &str = r#"
 #include "kernels.cu"
+// The projections and the narrow explicit CRT by name, those in fixed shapes among them.
+static const struct { const char* name; decltype(&crt_project) f; } PROJECTIONS[] = {
+    {"crt_project", crt_project}, {"crt_project_signed", crt_project_signed},
+    {"crt_project_narrow", crt_project_narrow}, {"crt_project_narrow_signed", crt_project_narrow_signed},
+    SHAPED_PROJECTIONS
+};
+static const struct { const char* name; decltype(&crt_explicit_narrow) f; } NARROW[] = {
+    {"crt_explicit_narrow", crt_explicit_narrow}, SHAPED_EXPLICIT
+};
 static bool read(std::vector<uint64_t>& v) {
     size_t n; if (scanf("%zu", &n) != 1) return false;
     v.resize(n ? n : 1);
@@ -30,8 +39,8 @@ int main() {
     // src, consts, bases, signs (as words), then the sizes.
     std::vector<uint64_t> src, consts, bases, sign_words;
     if (!read(src) || !read(consts) || !read(bases) || !read(sign_words)) return 2;
-    char name[32]; unsigned gy; size_t a[8];
-    if (scanf("%31s %u", name, &gy) != 2) return 3;
+    char name[64]; unsigned gy; size_t a[8];
+    if (scanf("%63s %u", name, &gy) != 2) return 3;
     for (auto& v : a) if (scanf("%zu", &v) != 1) return 3;
     // src_len, src_stride/src_dist, words, row/mwords, primes, dst_len, dst_stride/dst_dist,
     // words written. Residues are in the prelude's words, integers in 64-bit ones.
@@ -44,21 +53,22 @@ int main() {
     gridDim = {1, gy, 1};
     for (unsigned y = 0; y < gy; y++) {
         blockIdx = {0, y, 0};
-        if (!strncmp(name, "crt_project", 11)) {
+        auto project = PROJECTIONS[0].f;
+        auto narrow = NARROW[0].f;
+        bool is_project = false, is_narrow = false;
+        for (auto& k : PROJECTIONS) if (!strcmp(name, k.name)) { project = k.f; is_project = true; }
+        for (auto& k : NARROW) if (!strcmp(name, k.name)) { narrow = k.f; is_narrow = true; }
+        if (is_project) {
             writes_residues = true;
-            auto project = !strcmp(name, "crt_project_signed") ? crt_project_signed
-                : !strcmp(name, "crt_project_narrow") ? crt_project_narrow
-                : !strcmp(name, "crt_project_narrow_signed") ? crt_project_narrow_signed
-                : crt_project;
             project(src.data(), a[0], a[1], a[2], signs.data(), consts.data(), a[3], a[4], res_out.data(), a[5], a[6]);
-        } else if (!strcmp(name, "crt_recombine"))
+        } else if (is_narrow)
+            narrow(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], ints_out.data(), a[6], a[5]);
+        else if (!strcmp(name, "crt_recombine"))
             crt_recombine(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
         else if (!strcmp(name, "crt_recombine_signed"))
             crt_recombine_signed(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], signs.data(), ints_out.data(), a[6]);
         else if (!strcmp(name, "crt_explicit"))
             crt_explicit(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], ints_out.data(), a[6]);
-        else if (!strcmp(name, "crt_explicit_narrow"))
-            crt_explicit_narrow(residues.data(), a[0], a[1], a[4], consts.data(), a[3], bases.data(), a[2], ints_out.data(), a[6], a[5]);
         else if (!strcmp(name, "crt_reduce")) {
             ints_out = src;
             crt_reduce(ints_out.data(), a[5], a[6], a[2], consts.data(), a[3]);
@@ -105,11 +115,35 @@ fn word_major(x: &[BigInt], words: usize) -> Vec<u64> {
 /// The harness over the kernels with residues in `word`s, built in a directory of the
 /// test's own (`test`), since the tests run at once.
 fn harness(cxx: &str, word: ResidueWord, test: &str) -> std::path::PathBuf {
+    shaped_harness(cxx, word, test, &[])
+}
+
+/// [`harness`] with the narrow kernels of `shaped` (pass, shape) too, by their names.
+fn shaped_harness(
+    cxx: &str,
+    word: ResidueWord,
+    test: &str,
+    shaped: &[(CrtPass, NarrowShape)],
+) -> std::path::PathBuf {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("crt_host_{test}_{word:?}"));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("kernels.cu"), source(word).unwrap()).unwrap();
-    build_harness(cxx, &dir, HARNESS, &[], "the CRT kernels")
+    let mut kernels = source(word).unwrap();
+    let (mut projections, mut explicit) = (String::new(), String::new());
+    for &(pass, shape) in shaped {
+        kernels.push_str(&pass.shaped_kernel(shape).unwrap().to_string());
+        let name = pass.shaped_name(shape);
+        let list = match pass {
+            CrtPass::ExplicitNarrow => &mut explicit,
+            _ => &mut projections,
+        };
+        write!(list, "{{\"{name}\", {name}}}, ").unwrap();
+    }
+    std::fs::write(dir.join("kernels.cu"), kernels).unwrap();
+    let harness = HARNESS
+        .replace("SHAPED_PROJECTIONS", &projections)
+        .replace("SHAPED_EXPLICIT", &explicit);
+    build_harness(cxx, &dir, &harness, &[], "the CRT kernels")
 }
 
 /// Prime sets of both widths: (residue words, primes).
@@ -131,7 +165,25 @@ fn projection_and_recombination_give_the_integers_back() {
     let Some(cxx) = compiler() else {
         return;
     };
-    let exes = [ResidueWord::U32, ResidueWord::U64].map(|w| (w, harness(&cxx, w, "garner")));
+    // The narrow projections in the shape of each set of 31-bit primes: the integers'
+    // words are those of P − 1 (unsigned) or of P/2 (signed).
+    let shaped: Vec<(CrtPass, NarrowShape)> = prime_sets()
+        .into_iter()
+        .filter(|(word, _)| *word == ResidueWord::U32)
+        .flat_map(|(_, ps)| {
+            let bits = ps.iter().fold(BigUint::one(), |a, &p| a * p).bits();
+            [false, true].map(|signed| {
+                let shape = NarrowShape {
+                    primes: ps.len() as u64,
+                    words: (bits - u64::from(signed)).div_ceil(64),
+                    mwords: 0,
+                };
+                (CrtPass::ProjectNarrow { signed }, shape)
+            })
+        })
+        .collect();
+    let exes = [ResidueWord::U32, ResidueWord::U64]
+        .map(|w| (w, shaped_harness(&cxx, w, "garner", &shaped)));
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     for (word, ps) in prime_sets() {
         let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
@@ -199,7 +251,7 @@ fn projection_and_recombination_give_the_integers_back() {
             // The same residues by the projection in 32-bit products.
             if word == ResidueWord::U32 {
                 let consts = project_constants_narrow(&ps, words);
-                let row = PROJECT_HEAD as usize + 2 * words;
+                let row = (NARROW_PROJECT_HEAD + project_digits(words as u64)) as usize;
                 let mut input = String::new();
                 list(&mut input, &word_major(&x, words));
                 list(&mut input, &consts);
@@ -218,6 +270,21 @@ fn projection_and_recombination_give_the_integers_back() {
                     residues,
                     "{name} over {count} primes"
                 );
+                // And by the kernel of the set's shape, the bounds' arguments ignored.
+                let shape = NarrowShape {
+                    primes: count as u64,
+                    words: words as u64,
+                    mwords: 0,
+                };
+                let pass = CrtPass::ProjectNarrow { signed };
+                assert!(shaped.contains(&(pass, shape)), "{shape:?}");
+                let shaped_input = input.replacen(
+                    &format!("{name} 1 {n} {n} {words} {row} {count}"),
+                    &format!("{} 1 {n} {n} 0 {row} 0", pass.shaped_name(shape)),
+                    1,
+                );
+                let out = parse_words(&run_harness(exe, &shaped_input, name));
+                assert_eq!(&out[..count * dst_len], residues, "{shape:?}");
             }
             // Back again, from residue rows dst_len apart.
             let t = recombine_tables(&ps);
@@ -393,51 +460,76 @@ fn the_narrow_explicit_crt_gives_residues_modulo_an_odd_m() {
     let Some(cxx) = compiler() else {
         return;
     };
-    let exe = harness(&cxx, ResidueWord::U32, "narrow");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
-    let mut checked = 0;
+    // (primes, integers, their residues, m, the tables) for every modulus with tables.
+    let mut cases = Vec::new();
     for (word, ps) in prime_sets() {
         if word != ResidueWord::U32 {
             continue;
         }
         let (x, residues) = below_half(&ps, &mut rng);
-        let n = x.len();
         let mut ms = moduli(&mut rng);
         // Odd moduli at the edges of a digit and of a word.
         ms.extend([(1u64 << 26) - 1, (1 << 26) + 1, (1 << 52) - 1, u64::MAX].map(BigUint::from));
         for m in ms {
-            let Some(t) = narrow_tables(&ps, &m) else {
-                let wide = m.bits() > DIGIT_BITS * NARROW_DIGITS;
-                assert!(
-                    !m.bit(0) || m < BigUint::from(3u32) || wide,
-                    "no tables for {m}"
-                );
-                continue;
-            };
-            let mut input = String::new();
-            list(&mut input, &residues);
-            list(&mut input, &t.constants);
-            list(&mut input, &t.bases);
-            list(&mut input, &vec![0; n]);
-            let name = CrtPass::ExplicitNarrow.name();
+            match narrow_tables(&ps, &m) {
+                Some(t) => cases.push((ps.clone(), x.clone(), residues.clone(), m, t)),
+                None => {
+                    let wide = m.bits() > DIGIT_BITS * NARROW_DIGITS;
+                    assert!(
+                        !m.bit(0) || m < BigUint::from(3u32) || wide,
+                        "no tables for {m}"
+                    );
+                }
+            }
+        }
+    }
+    let shape = |ps: &[u64], t: &NarrowTables| NarrowShape {
+        primes: ps.len() as u64,
+        words: t.digits as u64,
+        mwords: t.mwords as u64,
+    };
+    let mut shaped: Vec<(CrtPass, NarrowShape)> = cases
+        .iter()
+        .map(|(ps, _, _, _, t)| (CrtPass::ExplicitNarrow, shape(ps, t)))
+        .collect();
+    shaped.sort_by_key(|(_, s)| (s.primes, s.words, s.mwords));
+    shaped.dedup();
+    let exe = shaped_harness(&cxx, ResidueWord::U32, "narrow", &shaped);
+    for (ps, x, residues, m, t) in &cases {
+        let n = x.len();
+        let mut input = String::new();
+        list(&mut input, residues);
+        list(&mut input, &t.constants);
+        list(&mut input, &t.bases);
+        list(&mut input, &vec![0; n]);
+        // The run-time kernel, then the one of this shape with the bounds' arguments 0.
+        let pass = CrtPass::ExplicitNarrow;
+        let (run_time, fixed) = (
+            format!("{} 1 {n} {n} {}", pass.name(), t.digits),
+            format!("{} 1 {n} {n} 0", pass.shaped_name(shape(ps, t))),
+        );
+        for (name, (s, mwords)) in [(run_time, (ps.len(), t.mwords)), (fixed, (0, 0))] {
+            let mut input = input.clone();
             writeln!(
                 input,
-                "{name} 1 {n} {n} {} {NARROW_HEAD} {} {} {n} {}",
-                t.digits,
-                ps.len(),
-                t.mwords,
+                "{name} {NARROW_HEAD} {s} {mwords} {n} {}",
                 t.mwords * n
             )
             .unwrap();
-            let out = parse_words(&run_harness(&exe, &input, name));
+            let out = parse_words(&run_harness(&exe, &input, &name));
             let got = from_word_major(&out, t.mwords, n);
             for (j, v) in x.iter().enumerate() {
-                assert_eq!(got[j], v % &m, "x_{j} mod {m} over {} primes", ps.len());
+                assert_eq!(
+                    got[j],
+                    v % m,
+                    "{name}: x_{j} mod {m} over {} primes",
+                    ps.len()
+                );
             }
-            checked += 1;
         }
     }
-    assert!(checked >= 15, "{checked} moduli");
+    assert!(cases.len() >= 15, "{} moduli", cases.len());
 }
 
 /// Integers in the explicit CRT's domain [0, P/2) for the primes `ps`: its edges, the
@@ -461,4 +553,65 @@ fn below_half(ps: &[u64], rng: &mut rand_chacha::ChaCha8Rng) -> (Vec<BigUint>, V
         })
         .collect();
     (x, residues)
+}
+
+/// The narrow projection at its sums' bounds: integers of all-ones words (every digit
+/// 2^29 − 1) and random ones, of 1 to 16 words, over the largest 31-bit primes, by the
+/// run-time kernel and by the kernel of each shape.
+#[test]
+fn the_narrow_projection_sums_all_ones_digits_exactly() {
+    let Some(cxx) = compiler() else {
+        return;
+    };
+    let ps = primes(18, 1, 31);
+    let all_words = [1u64, 2, 4, 9, 16];
+    let shaped: Vec<(CrtPass, NarrowShape)> = all_words
+        .iter()
+        .map(|&words| {
+            let shape = NarrowShape {
+                primes: ps.len() as u64,
+                words,
+                mwords: 0,
+            };
+            (CrtPass::ProjectNarrow { signed: false }, shape)
+        })
+        .collect();
+    let exe = shaped_harness(&cxx, ResidueWord::U32, "all_ones", &shaped);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    for (pass, shape) in shaped {
+        let words = shape.words as usize;
+        let ones = (BigUint::one() << (64 * words)) - 1u32;
+        let x: Vec<BigInt> = [
+            ones.clone(),
+            ones >> 1u32,
+            rng.gen_biguint(64 * words as u64),
+        ]
+        .into_iter()
+        .map(BigInt::from)
+        .collect();
+        let n = x.len();
+        let row = (NARROW_PROJECT_HEAD + project_digits(shape.words)) as usize;
+        let mut input = String::new();
+        list(&mut input, &word_major(&x, words));
+        list(&mut input, &project_constants_narrow(&ps, words));
+        list(&mut input, &[]);
+        list(&mut input, &vec![0; n]);
+        let s = ps.len();
+        for name in [pass.name().to_string(), pass.shaped_name(shape)] {
+            let mut input = input.clone();
+            writeln!(
+                input,
+                "{name} 1 {n} {n} {words} {row} {s} {n} {n} {}",
+                s * n
+            )
+            .unwrap();
+            let out = parse_words(&run_harness(&exe, &input, &name));
+            for (i, &p) in ps.iter().enumerate() {
+                for (j, v) in x.iter().enumerate() {
+                    let want = v.magnitude() % p;
+                    assert_eq!(BigUint::from(out[i * n + j]), want, "{name}: x_{j} mod {p}");
+                }
+            }
+        }
+    }
 }

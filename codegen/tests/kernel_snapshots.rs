@@ -285,6 +285,29 @@ fn crt_kernels() {
     insta::assert_snapshot!("crt_kernels", kernels.join("\n"));
 }
 
+/// The narrow CRT kernels in the shape of BN254's products of length 2^20: eighteen
+/// 31-bit primes, operands of four words, m of ten digits and four words.
+#[test]
+fn crt_shaped_kernels() {
+    use fermat_codegen::crt::{CrtPass, NarrowShape};
+    let project = NarrowShape {
+        primes: 18,
+        words: 4,
+        mwords: 0,
+    };
+    let explicit = NarrowShape {
+        primes: 18,
+        words: 10,
+        mwords: 4,
+    };
+    let kernels = [
+        CrtPass::ProjectNarrow { signed: false }.shaped_kernel(project),
+        CrtPass::ExplicitNarrow.shaped_kernel(explicit),
+    ]
+    .map(|k| k.unwrap().to_string());
+    insta::assert_snapshot!("crt_shaped_kernels", kernels.join("\n"));
+}
+
 /// The on-chip Euclidean algorithm: a whole remainder sequence per block, in dynamic
 /// shared memory.
 #[test]

@@ -235,3 +235,50 @@ fn crt_kernels_compile_for_sm_90() {
         }
     }
 }
+
+/// The narrow kernels in fixed shapes, the smallest and the largest their registers allow
+/// among them: straight-line code without spills to local memory.
+#[test]
+fn shaped_crt_kernels_compile_for_sm_90() {
+    let Some(nvrtc) = nvrtc() else {
+        return;
+    };
+    use fermat_codegen::crt::{
+        shaped_source, CrtPass, NarrowShape, MAX_PRIMES, NARROW_DIGITS, SHAPED_WORDS,
+    };
+    let shape = |primes, words, mwords| NarrowShape {
+        primes,
+        words,
+        mwords,
+    };
+    let cases = [
+        (CrtPass::ProjectNarrow { signed: false }, shape(18, 4, 0)),
+        (CrtPass::ProjectNarrow { signed: true }, shape(5, 1, 0)),
+        (
+            CrtPass::ProjectNarrow { signed: true },
+            shape(69, SHAPED_WORDS, 0),
+        ),
+        (CrtPass::ExplicitNarrow, shape(18, 10, 4)),
+        (CrtPass::ExplicitNarrow, shape(1, 1, 1)),
+        (
+            CrtPass::ExplicitNarrow,
+            shape(MAX_PRIMES - 1, NARROW_DIGITS, 5),
+        ),
+    ];
+    for (pass, shape) in cases {
+        let source = shaped_source(pass, shape).unwrap();
+        let out = compile_or_show(nvrtc, "crt_shaped", &source, SM90_CUBIN);
+        let resources = out.resources();
+        eprintln!("{}: {resources:?}", pass.shaped_name(shape));
+        let r = resources
+            .iter()
+            .find(|r| r.kernel == pass.shaped_name(shape))
+            .expect("the shaped kernel is in its module");
+        assert_eq!(
+            (r.stack_frame, r.spill_stores),
+            (0, 0),
+            "{} spills: {r:?}",
+            r.kernel
+        );
+    }
+}

@@ -103,15 +103,23 @@ pub(super) fn project_body(signed: bool) -> Vec<Stmt> {
         )]),
     ));
     residue.extend(redc2("a", "r"));
-    projection(signed, prime_row(), Type::U64, residue)
+    let primes = ForLoop::range("i", Type::SizeT, u64_(0), var("primes"));
+    projection(
+        signed,
+        (Vec::new(), primes),
+        prime_row(),
+        Type::U64,
+        residue,
+    )
 }
 
-/// The loops of a projection around one residue: for each integer j (its sign read once
-/// when `signed`) and each prime i, `row` (row i's constants, p among them), r = 0 of
-/// `r_type`, `residue` (r = |x_j| mod p) where j < `src_len`, r negated for a negative
-/// x_j, and dst\[i\]\[j\] = r.
+/// The loops of a projection around one residue: for each integer j, `loads` (its sign
+/// read once when `signed`), then for each prime i of the loop `primes`, `row` (row i's
+/// constants, p among them), r = 0 of `r_type`, `residue` (r = |x_j| mod p) where j <
+/// `src_len`, r negated for a negative x_j, and dst\[i\]\[j\] = r.
 pub(super) fn projection(
     signed: bool,
+    (loads, primes): (Vec<Stmt>, ForLoop),
     row: Vec<Stmt>,
     r_type: Type,
     mut residue: Vec<Stmt>,
@@ -135,7 +143,7 @@ pub(super) fn projection(
             var("r").cast(Type::Word),
         ),
     ]);
-    let mut per_integer = Vec::new();
+    let mut per_integer = loads;
     if signed {
         per_integer.push(Stmt::const_(
             Type::Bool,
@@ -145,9 +153,7 @@ pub(super) fn projection(
                 .and_also(var("signs").at(var("j")).not_equals(Expr::u32(0))),
         ));
     }
-    per_integer.push(Stmt::For(
-        ForLoop::range("i", Type::SizeT, u64_(0), var("primes")).body(per_prime),
-    ));
+    per_integer.push(Stmt::For(primes.body(per_prime)));
     vec![Stmt::grid_stride_loop("j", var("dst_len"), per_integer)]
 }
 

@@ -29,7 +29,9 @@
 //!   digits take s²/2.
 //! - [`CrtPass::ExplicitNarrow`] and [`CrtPass::ProjectNarrow`]: the same for primes of
 //!   31 bits in 32-bit products, the first with Montgomery's reduction modulo an odd m on
-//!   the way ([`narrow_tables`]): residues in [0, m) in one kernel.
+//!   the way ([`narrow_tables`]): residues in [0, m) in one kernel; the second from
+//!   digits of 29 bits, one multiply-add each. Both also compile in a [`NarrowShape`]
+//!   ([`CrtPass::shaped_kernel`], [`shaped_source`]): their loops' bounds fixed, unrolled.
 //! - [`CrtPass::Reduce`]: integers below 2^72·m taken modulo m in place, by Barrett's
 //!   method with a 72-bit quotient.
 //!
@@ -45,7 +47,10 @@ mod narrow;
 mod reduce;
 mod tables;
 
-pub use narrow::{DIGIT_BITS, NARROW_DIGITS};
+pub use narrow::{
+    project_digits, NarrowShape, DIGIT_BITS, NARROW_DIGITS, NARROW_PROJECT_HEAD,
+    PROJECT_DIGIT_BITS, SHAPED_WORDS,
+};
 pub use tables::{
     modular_tables, narrow_reduces, narrow_tables, project_constants, project_constants_narrow,
     recombine_tables, ModularTables, NarrowTables, RecombineTables, REDUCE_HEAD,
@@ -54,6 +59,8 @@ pub use tables::{
 
 use crate::contract::Arg;
 use crate::cuda::Kernel;
+use crate::error::CodegenError;
+use narrow::Bounds;
 
 /// A kernel of the CRT route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -263,8 +270,8 @@ impl CrtPass {
                 "dst[i][j] = x_j mod p_i: a dot product of x_j's words with 2^(64w) R^2 mod p_i, two Montgomery rounds",
             ),
             CrtPass::ProjectNarrow { signed } => (
-                narrow::project_narrow_body(signed),
-                "dst[i][j] = x_j mod p_i for p_i < 2^31: the halves of x_j's words by 2^(32h) 2^32 mod p_i, 32-bit Montgomery products",
+                narrow::project_narrow_body(signed, &Bounds(None)),
+                "dst[i][j] = x_j mod p_i for p_i < 2^31: the halves of x_j's words by 2^(32h) 2^64 mod p_i in 32-bit Montgomery products, their sum reduced once more",
             ),
             CrtPass::Recombine { signed } => (
                 garner::recombine_body(signed),
@@ -279,13 +286,81 @@ impl CrtPass {
                 "S_j = x_j mod m plus a small multiple of m by the explicit CRT: sum y_i (P/p_i mod m) + k (-P mod m)",
             ),
             CrtPass::ExplicitNarrow => (
-                narrow::explicit_narrow_body(),
+                narrow::explicit_narrow_body(&Bounds(None)),
                 "x_j mod m (m odd) from residues modulo 31-bit primes: the explicit CRT in 32-bit products, Montgomery's reduction by 2^52",
             ),
         };
         Kernel::new(self.name(), params, body)
             .doc(doc)
             .launch_bounds(THREADS)
+    }
+
+    /// The name of the kernel of this pass in `shape`: the pass's name, then the primes
+    /// and words (and for the explicit CRT the words of the results), as in
+    /// `crt_project_narrow_18x4`.
+    pub fn shaped_name(self, shape: NarrowShape) -> String {
+        match self {
+            CrtPass::ExplicitNarrow => format!(
+                "{}_{}x{}x{}",
+                self.name(),
+                shape.primes,
+                shape.words,
+                shape.mwords
+            ),
+            _ => format!("{}_{}x{}", self.name(), shape.primes, shape.words),
+        }
+    }
+
+    /// The kernel of a narrow pass with its loop bounds fixed at `shape`, arguments as
+    /// [`CrtPass::kernel`]'s (the bounds' arguments then ignored): for
+    /// [`CrtPass::ProjectNarrow`] and [`CrtPass::ExplicitNarrow`] only, and a shape
+    /// within their registers.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::{CrtPass, NarrowShape};
+    ///
+    /// let shape = NarrowShape { primes: 18, words: 4, mwords: 0 };
+    /// let k = CrtPass::ProjectNarrow { signed: false }.shaped_kernel(shape)?;
+    /// assert!(k.to_string().contains("crt_project_narrow_18x4"));
+    /// assert!(CrtPass::Reduce.shaped_kernel(shape).is_err());
+    /// # Ok::<(), fermat_codegen::CodegenError>(())
+    /// ```
+    pub fn shaped_kernel(self, shape: NarrowShape) -> Result<Kernel, CodegenError> {
+        let refuse =
+            |(what, value, allowed): (&'static str, u64, String)| CodegenError::KernelShape {
+                kernel: self.name(),
+                what,
+                value,
+                allowed,
+            };
+        let explicit = match self {
+            CrtPass::ProjectNarrow { .. } => false,
+            CrtPass::ExplicitNarrow => true,
+            _ => {
+                return Err(refuse((
+                    "primes",
+                    shape.primes,
+                    "shapes only for crt_project_narrow, crt_project_narrow_signed and crt_explicit_narrow".into(),
+                )))
+            }
+        };
+        if let Some(refusal) = narrow::shape_refusal(explicit, &shape) {
+            return Err(refuse(refusal));
+        }
+        let bounds = Bounds(Some(shape));
+        let body = match self {
+            CrtPass::ProjectNarrow { signed } => narrow::project_narrow_body(signed, &bounds),
+            _ => narrow::explicit_narrow_body(&bounds),
+        };
+        let params = self.args().iter().map(|a| a.param()).collect();
+        Ok(Kernel::new(self.shaped_name(shape), params, body)
+            .doc(format!(
+                "{} with its bounds fixed: {} primes, {} words",
+                self.name(),
+                shape.primes,
+                shape.words
+            ))
+            .launch_bounds(THREADS))
     }
 }
 
@@ -312,6 +387,35 @@ pub fn source(word: ResidueWord) -> Result<String, crate::error::CodegenError> {
     .note("crt_explicit_narrow: the same from 31-bit primes, reduced modulo an odd m, one thread per integer");
     let kernels: Vec<Kernel> = CrtPass::ALL.iter().map(|p| p.kernel()).collect();
     crate::unit::render(&header, &field, &[], &kernels)
+}
+
+/// The CUDA file of one narrow kernel in `shape` ([`CrtPass::shaped_kernel`]), compiled
+/// for the shapes a run meets.
+///
+/// ```
+/// use fermat_codegen::crt::{shaped_source, CrtPass, NarrowShape};
+///
+/// let shape = NarrowShape { primes: 5, words: 1, mwords: 0 };
+/// let src = shaped_source(CrtPass::ProjectNarrow { signed: true }, shape)?;
+/// assert!(src.starts_with("// Generated by") && src.contains("crt_project_narrow_signed_5x1"));
+/// # Ok::<(), fermat_codegen::CodegenError>(())
+/// ```
+pub fn shaped_source(pass: CrtPass, shape: NarrowShape) -> Result<String, CodegenError> {
+    let kernel = pass.shaped_kernel(shape)?;
+    let field = fermat_dsl::field::FieldSpec::parse(ResidueWord::U32.prelude_field())
+        .and_then(|s| s.build())
+        .expect("the prelude's field is in the catalogue");
+    let header = crate::header::Header::new(
+        "fermat::crt (a narrow kernel of the CRT route in a fixed shape)",
+        "NTT primes of 31 bits with residues in 32-bit words (the prelude is babybear's, for its words)",
+    )
+    .note(format!(
+        "{}: {} primes, {} words, loops unrolled",
+        pass.shaped_name(shape),
+        shape.primes,
+        shape.words
+    ));
+    crate::unit::render(&header, &field, &[], &[kernel])
 }
 
 #[cfg(test)]

@@ -140,9 +140,9 @@ fn remainder() -> Vec<Stmt> {
     out
 }
 
-/// One pass of r − m over the `mwords` words, word w of m at `m_word(w)`: with `write`,
+/// One pass of r − m over `mwords` words, word w of m at `m_word(w)`: with `write`,
 /// stores the difference; either way leaves the final borrow in `borrow`.
-pub(super) fn subtract_pass(write: bool, m_word: &dyn Fn(Expr) -> Expr) -> Stmt {
+pub(super) fn subtract_pass(write: bool, m_word: &dyn Fn(Expr) -> Expr, mwords: Expr) -> Stmt {
     let mut body = vec![
         Stmt::const_(Type::SizeT, "i", var("w") * var("dst_stride") + var("j")),
         Stmt::const_(Type::U64, "r", var("ints_out").at(var("i"))),
@@ -162,7 +162,7 @@ pub(super) fn subtract_pass(write: bool, m_word: &dyn Fn(Expr) -> Expr) -> Stmt 
     ));
     Stmt::Block(vec![
         Stmt::assign(var("borrow"), u64_(0)),
-        Stmt::For(ForLoop::range("w", Type::SizeT, u64_(0), var("mwords")).body(body)),
+        Stmt::For(ForLoop::range("w", Type::SizeT, u64_(0), mwords).body(body)),
     ])
 }
 
@@ -172,10 +172,10 @@ pub(super) fn reduce_body() -> Vec<Stmt> {
     // r < 3m: at most two subtractions, each when r ≥ m (no borrow out of r − m).
     let m_word = |w: Expr| modulus(u64_(REDUCE_HEAD) + w);
     let conditional = vec![
-        subtract_pass(false, &m_word),
+        subtract_pass(false, &m_word, var("mwords")),
         Stmt::if_(
             var("borrow").equals(u64_(0)),
-            vec![subtract_pass(true, &m_word)],
+            vec![subtract_pass(true, &m_word, var("mwords"))],
         ),
     ];
     per_integer.push(Stmt::Block(conditional.clone()));

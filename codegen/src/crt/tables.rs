@@ -2,7 +2,8 @@
 //! Garner's tables, and the modulus of a reduction.
 
 use super::{
-    DIGIT_BITS, EXPLICIT_HEAD, MAX_PRIMES, NARROW_DIGITS, NARROW_HEAD, PROJECT_HEAD, RECOMBINE_HEAD,
+    project_digits, DIGIT_BITS, EXPLICIT_HEAD, MAX_PRIMES, NARROW_DIGITS, NARROW_HEAD,
+    NARROW_PROJECT_HEAD, PROJECT_DIGIT_BITS, PROJECT_HEAD, RECOMBINE_HEAD,
 };
 use fermat_dsl::field::primality::{mul_mod, pow_mod};
 
@@ -37,20 +38,26 @@ pub fn project_constants(primes: &[u64], words: usize) -> Vec<u64> {
 }
 
 /// The constants of [`CrtPass::ProjectNarrow`](super::CrtPass::ProjectNarrow) for
-/// integers of `words` 64-bit words and primes below 2^31: a row of [`PROJECT_HEAD`] +
-/// 2·`words` per prime (p, −p^−1 mod 2^32, then 2^(32h)·2^32 mod p, the weight of half h
-/// in Montgomery's form).
+/// integers of `words` 64-bit words and primes below 2^31: a row of
+/// [`NARROW_PROJECT_HEAD`] + [`project_digits`]`(words)` per prime (p, −p^−1 mod 2^32,
+/// 2^32 mod p, then 2^(29k)·2^32 mod p, the weight of digit k with the 2^32 that the
+/// kernel's Montgomery step removes).
 ///
 /// ```
 /// let p = 2013265921u64;
 /// let c = fermat_codegen::crt::project_constants_narrow(&[p], 1);
-/// assert_eq!(c, [p, 2013265919, (1 << 32) % p, ((1u128 << 64) % p as u128) as u64]);
+/// let r = (1u128 << 32) % p as u128;
+/// let w = |k: u32| ((1u128 << (29 * k)) % p as u128 * r % p as u128) as u64;
+/// assert_eq!(c, [p, 2013265919, r as u64, w(0), w(1), w(2)]);
 /// ```
 pub fn project_constants_narrow(primes: &[u64], words: usize) -> Vec<u64> {
-    let mut out = Vec::with_capacity(primes.len() * (PROJECT_HEAD as usize + 2 * words));
+    let digits = project_digits(words as u64);
+    let mut out = Vec::with_capacity(primes.len() * (NARROW_PROJECT_HEAD + digits) as usize);
     for &p in primes {
-        out.extend([p, u64::from(neg_inverse(p) as u32)]);
-        out.extend((0..2 * words as u64).map(|h| pow_mod((1 << 32) % p, h + 1, p)));
+        let r = (1 << 32) % p;
+        out.extend([p, u64::from(neg_inverse(p) as u32), r]);
+        let digit = pow_mod(2, PROJECT_DIGIT_BITS, p);
+        out.extend((0..digits).map(|k| mul_mod(pow_mod(digit, k, p), r, p)));
     }
     out
 }

@@ -422,10 +422,7 @@ impl IntPolyRing {
     }
 
     fn residue_word(&self) -> ResidueWord {
-        match self.width {
-            Width::Bits31 => ResidueWord::U32,
-            Width::Bits62 => ResidueWord::U64,
-        }
+        word_of(self.width)
     }
 
     /// Copies integers to the device, word-major, for [`mul_device`](Self::mul_device);
@@ -487,11 +484,7 @@ impl IntPolyRing {
     ) -> Result<DeviceIntegers, Error> {
         let set = &plan.primes;
         let limbs = a.limbs().max(b.limbs());
-        let word = match set.width() {
-            Width::Bits31 => ResidueWord::U32,
-            Width::Bits62 => ResidueWord::U64,
-        };
-        let kernels = self.gpu(word)?;
+        let kernels = self.gpu(word_of(set.width()))?;
         let tables = self.device_tables(&kernels, set, limbs)?;
         if a.is_empty() || b.is_empty() {
             let words = match output {
@@ -514,13 +507,15 @@ impl IntPolyRing {
         }
     }
 
-    /// The device tables of products modulo `m` over `set`.
+    /// The device tables of products modulo `m` over `set`, made by the kernels of the
+    /// set's width (a ring of 62-bit primes may plan 31-bit ones for the explicit CRT,
+    /// whose one-kernel tables only the 32-bit kernels have).
     pub(super) fn modular_tables(
         &self,
         set: &PrimeSet,
         m: &num_bigint::BigUint,
     ) -> Result<Option<ModularTables>, Error> {
-        self.any_gpu()?.modular_tables(set, m)
+        self.gpu(word_of(set.width()))?.modular_tables(set, m)
     }
 
     /// The plan of [`mul_device`](Self::mul_device) for `a` and `b`: primes of the ring's
@@ -581,6 +576,14 @@ impl std::fmt::Debug for IntPolyRing {
             .field("width", &self.width)
             .field("backend", &self.narrow.backend)
             .finish()
+    }
+}
+
+/// The words residues modulo primes of `width` are held in on the device.
+fn word_of(width: Width) -> ResidueWord {
+    match width {
+        Width::Bits31 => ResidueWord::U32,
+        Width::Bits62 => ResidueWord::U64,
     }
 }
 
