@@ -171,6 +171,10 @@ pub const MAX_PRIMES: u64 = 128;
 /// Threads per block of the kernels.
 pub const THREADS: u32 = 256;
 
+/// Blocks per multiprocessor a shaped [`CrtPass::ExplicitNarrow`] keeps its registers
+/// for.
+const EXPLICIT_BLOCKS: u32 = 4;
+
 /// Words of a row of the constants of [`CrtPass::Project`] before the weights: p and
 /// −p^−1 mod 2^64.
 pub const PROJECT_HEAD: u64 = 2;
@@ -353,14 +357,19 @@ impl CrtPass {
             _ => narrow::explicit_narrow_body(&bounds),
         };
         let params = self.args().iter().map(|a| a.param()).collect();
-        Ok(Kernel::new(self.shaped_name(shape), params, body)
-            .doc(format!(
-                "{} with its bounds fixed: {} primes, {} words",
-                self.name(),
-                shape.primes,
-                shape.words
-            ))
-            .launch_bounds(THREADS))
+        let k = Kernel::new(self.shaped_name(shape), params, body).doc(format!(
+            "{} with its bounds fixed: {} primes, {} words",
+            self.name(),
+            shape.primes,
+            shape.words
+        ));
+        // The explicit CRT waits on its loads: at four blocks a multiprocessor (64
+        // registers) it ran BN254's in 224 µs against 265 µs at three (73) on an H200.
+        Ok(if explicit {
+            k.launch_bounds_min(THREADS, EXPLICIT_BLOCKS)
+        } else {
+            k.launch_bounds(THREADS)
+        })
     }
 }
 

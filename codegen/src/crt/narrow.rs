@@ -83,8 +83,9 @@ pub struct NarrowShape {
 }
 
 /// How many primes a shaped explicit CRT's loop takes per turn: on an H200, BN254's
-/// eighteen primes ran in 265 µs two at a time (73 registers) against 296 µs one at a
-/// time, and unrolled fully the loop spills (it hoists every prime's loads).
+/// eighteen primes ran in 265 µs two at a time against 296 µs one at a time (both at 73
+/// registers, before the kernel kept to 64), and unrolled fully the loop spills (it
+/// hoists every prime's loads).
 const EXPLICIT_UNROLL: u32 = 2;
 
 /// The most products (primes × digits) a shaped projection unrolls fully: BN254's 18 × 9

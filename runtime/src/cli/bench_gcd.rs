@@ -1,8 +1,8 @@
 //! The gcd rows of `fermat bench --poly`: the monic gcd of random (coprime) pairs, on the
 //! GPU with the data on the device (CUDA events around `gcd_device`, which takes the
 //! on-chip Euclid for short pairs and Lehmer's rounds for long ones, and around each of
-//! the two with a given window where the rows compare them), beside the figures they are
-//! measured against.
+//! the two with a given window where the rows compare them), and of the extended gcd and
+//! the resultant of host polynomials, beside the figures they are measured against.
 
 use super::bench_poly::{median_device_ms, print_row, random, PolyResult};
 use super::CliError;
@@ -19,6 +19,10 @@ enum Method {
     OnChip,
     /// Lehmer's rounds with windows of 2·half + 1.
     Lehmer(usize),
+    /// `xgcd` of host polynomials: the half-gcd on the host, its products on the GPU.
+    Xgcd,
+    /// `resultant` of host polynomials, as `xgcd`.
+    Resultant,
 }
 
 /// A row: the field, the operands' degree, the method, the anchor and the target.
@@ -60,7 +64,7 @@ const CROSSOVER: &str = "FLINT nmod_poly_gcd (one core)";
 
 /// The targets' workloads, smaller degrees for the crossover with one CPU core, and the
 /// methods side by side: the on-chip Euclid against Lehmer's rounds, and their windows.
-const GPU: [Row; 25] = [
+const GPU: [Row; 28] = [
     row(
         "469762049",
         10_000,
@@ -101,6 +105,28 @@ const GPU: [Row; 25] = [
     compare("goldilocks", 4000, Method::OnChip),
     compare("goldilocks", 4000, Method::Lehmer(128)),
     compare("P3", 1 << 12, Method::Lehmer(32)),
+    Row {
+        method: Method::Xgcd,
+        ..row(
+            "469762049",
+            10_000,
+            "FLINT nmod_poly_xgcd 18.3 ms (one core)",
+            "—",
+        )
+    },
+    Row {
+        method: Method::Xgcd,
+        ..row(
+            "469762049",
+            1 << 16,
+            "FLINT nmod_poly_xgcd 140 ms (one core)",
+            "≥ 5× FLINT (≤ 28 ms)",
+        )
+    },
+    Row {
+        method: Method::Resultant,
+        ..row("469762049", 1 << 16, "—", "—")
+    },
 ];
 
 /// Times the GPU rows, printing each.
@@ -142,10 +168,23 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             median_device_ms(runs, || ring.gcd_lehmer_device(&da, &db, half).map(drop))?,
             format!("Lehmer's rounds, half {half}"),
         ),
+        Method::Xgcd => (
+            median_device_ms(runs, || ring.xgcd(&a, &b).map(drop))?,
+            "half-gcd on the host, products on the GPU".to_string(),
+        ),
+        Method::Resultant => (
+            median_device_ms(runs, || ring.resultant(&a, &b).map(drop))?,
+            "half-gcd on the host, products on the GPU".to_string(),
+        ),
+    };
+    let operation = match r.method {
+        Method::Xgcd => "xgcd",
+        Method::Resultant => "resultant",
+        _ => "gcd",
     };
     Ok(PolyResult {
         field: field.name(),
-        operation: "gcd".into(),
+        operation: operation.into(),
         len_a: r.degree + 1,
         len_b: r.degree + 1,
         algorithm,

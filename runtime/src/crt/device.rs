@@ -82,7 +82,7 @@ impl CrtKernels {
 
     /// The narrow kernel of `pass` with its loops fixed at `shape`, compiled (or taken from
     /// the disk cache) the first time the shape is met: on an H200 the BN254 row's
-    /// projection ran in 80 µs so against 180, its explicit CRT in 265 µs against 414
+    /// projection ran in 80 µs so against 180, its explicit CRT in 224 µs against 414
     /// (bench/RESULTS.md, "Products modulo m, round 3"). A shape beyond the kernels'
     /// registers takes the run-time kernel.
     fn narrow_function(&self, pass: CrtPass, shape: NarrowShape) -> Result<CudaFunction, Error> {
