@@ -301,9 +301,9 @@ impl CrtKernels {
 
     /// The residues modulo m of the integers x in [0, P/2) whose residues are the rows
     /// `residues` (row i modulo prime i of the tables' set, `dist` words apart), the first
-    /// `out.len` of each row, into `out` by the explicit CRT: one launch. With the narrow
-    /// tables ([`CrtPass::ExplicitNarrow`]) they are reduced, in `mwords` words; without
-    /// ([`CrtPass::Explicit`]), sums S ≡ x (mod m) in `words` words that
+    /// `out.len` of each row, into `out` by the explicit CRT: one launch. By the narrow
+    /// tables ([`CrtPass::ExplicitNarrow`]) they are reduced, in `mwords` words; by the
+    /// wide ones ([`CrtPass::Explicit`]), sums S ≡ x (mod m) in `words` words that
     /// [`reduce`](Self::reduce) takes to [0, m).
     fn explicit_into<W: DeviceRepr>(
         &self,
@@ -313,8 +313,8 @@ impl CrtKernels {
         out: &mut DeviceIntegers,
     ) -> Result<(), Error> {
         self.check_word::<W>();
-        let (pass, function, row, constants, bases, words) = match &modular.narrow {
-            Some(n) => {
+        let (pass, function, row, constants, bases, words, mwords) = match &modular.route {
+            ModularRoute::Narrow(n) => {
                 let shape = NarrowShape {
                     primes: primes as u64,
                     words: n.digits as u64,
@@ -322,22 +322,31 @@ impl CrtKernels {
                 };
                 let pass = CrtPass::ExplicitNarrow;
                 let f = self.narrow_function(pass, shape)?;
-                (pass, f, NARROW_HEAD, &n.constants, &n.bases, n.digits)
+                let mwords = Some(n.mwords as u64);
+                (
+                    pass,
+                    f,
+                    NARROW_HEAD,
+                    &n.constants,
+                    &n.bases,
+                    n.digits,
+                    mwords,
+                )
             }
-            None => {
+            ModularRoute::Wide(w) => {
                 let pass = CrtPass::Explicit;
                 let f = self.function(pass).clone();
                 (
                     pass,
                     f,
                     EXPLICIT_HEAD,
-                    &modular.constants,
-                    &modular.bases,
-                    modular.words,
+                    &w.constants,
+                    &w.bases,
+                    w.words,
+                    None,
                 )
             }
         };
-        let mwords = modular.narrow.as_ref().map(|n| n.mwords as u64);
         let (len64, dist64, s64, words64) =
             (out.len as u64, dist as u64, primes as u64, words as u64);
         let mut launch = self.device.stream().launch_builder(&function);
@@ -383,8 +392,10 @@ impl CrtKernels {
         })
     }
 
-    /// The tables of products modulo `m` over `set`, on the device; `None` when the set
-    /// is larger than the reduction covers (more than [`MAX_PRIMES`] primes).
+    /// The tables of products modulo `m` over `set`, on the device: the narrow route's
+    /// where the kernels' residues are 32-bit words, m is odd and the primes are of 31
+    /// bits, else the wide route's; `None` when the set is larger than the reduction
+    /// covers (more than [`MAX_PRIMES`] primes).
     ///
     /// [`MAX_PRIMES`]: fermat_codegen::crt::MAX_PRIMES
     pub(crate) fn modular_tables(
@@ -392,46 +403,53 @@ impl CrtKernels {
         set: &PrimeSet,
         m: &BigUint,
     ) -> Result<Option<ModularTables>, Error> {
-        let Some(t) = kernels::modular_tables(set.primes(), m) else {
-            return Ok(None);
-        };
+        let up = |words: &[u64]| crate::poly::upload(&self.device, words);
         let narrow = match self.word {
             ResidueWord::U32 => kernels::narrow_tables(set.primes(), m),
             ResidueWord::U64 => None,
         };
-        let narrow = narrow
-            .map(|n| -> Result<NarrowTables, Error> {
-                Ok(NarrowTables {
-                    constants: crate::poly::upload(&self.device, &n.constants)?,
-                    bases: crate::poly::upload(&self.device, &n.bases)?,
-                    digits: n.digits,
-                    mwords: n.mwords,
+        let route = match narrow {
+            Some(n) => ModularRoute::Narrow(NarrowTables {
+                constants: up(&n.constants)?,
+                bases: up(&n.bases)?,
+                digits: n.digits,
+                mwords: n.mwords,
+            }),
+            None => {
+                let Some(t) = kernels::modular_tables(set.primes(), m) else {
+                    return Ok(None);
+                };
+                ModularRoute::Wide(WideTables {
+                    constants: up(&t.constants)?,
+                    bases: up(&t.bases)?,
+                    words: t.words,
+                    reduce: up(&t.reduce)?,
+                    mwords: t.mwords,
                 })
-            })
-            .transpose()?;
+            }
+        };
         Ok(Some(ModularTables {
-            narrow,
-            constants: crate::poly::upload(&self.device, &t.constants)?,
-            bases: crate::poly::upload(&self.device, &t.bases)?,
-            words: t.words,
-            reduce: crate::poly::upload(&self.device, &t.reduce)?,
-            mwords: t.mwords,
+            route,
             limbs: (m.bits().div_ceil(64) as usize).max(1),
         }))
     }
 
-    /// `x`, integers below 2^(bits(m) − 1 + 72) of `modular.words` words, taken modulo m
-    /// in place: one launch; `x` then holds m's words.
-    fn reduce(&self, modular: &ModularTables, x: &mut DeviceIntegers) -> Result<(), Error> {
+    /// `x`, integers below 2^(bits(m) − 1 + 72) of `wide.words` words, taken modulo m in
+    /// place: one launch; `x` then holds m's `limbs` words.
+    fn reduce(
+        &self,
+        (wide, limbs): (&WideTables, usize),
+        x: &mut DeviceIntegers,
+    ) -> Result<(), Error> {
         let pass = CrtPass::Reduce;
-        let (len64, words64, mwords64) = (x.len as u64, x.limbs as u64, modular.mwords as u64);
+        let (len64, words64, mwords64) = (x.len as u64, x.limbs as u64, wide.mwords as u64);
         let mut launch = self.device.stream().launch_builder(self.function(pass));
         launch
             .arg(&mut x.words)
             .arg(&len64)
             .arg(&len64)
             .arg(&words64)
-            .arg(&modular.reduce)
+            .arg(&wide.reduce)
             .arg(&mwords64);
         // SAFETY: the arguments follow `REDUCE_ARGS` in order and type; `x.words` holds
         // `x.limbs` ≥ `mwords` rows of `x.len` words, and `reduce` is `modular_tables`'
@@ -440,7 +458,7 @@ impl CrtKernels {
             kernel: pass.name().to_string(),
             source,
         })?;
-        x.limbs = modular.limbs;
+        x.limbs = limbs;
         Ok(())
     }
 
@@ -533,12 +551,15 @@ impl CrtKernels {
                 Ok(out)
             }
             Output::Modulo(modular) => {
-                let words = modular.narrow.as_ref().map_or(modular.words, |n| n.mwords);
+                let words = match &modular.route {
+                    ModularRoute::Narrow(n) => n.mwords,
+                    ModularRoute::Wide(w) => w.words,
+                };
                 let mut out = self.alloc_integers(words, len, false)?;
                 self.explicit_into(modular, (&residues, s), len, &mut out)?;
-                match modular.narrow {
-                    Some(_) => out.limbs = modular.limbs,
-                    None => self.reduce(modular, &mut out)?,
+                match &modular.route {
+                    ModularRoute::Narrow(_) => out.limbs = modular.limbs,
+                    ModularRoute::Wide(w) => self.reduce((w, modular.limbs), &mut out)?,
                 }
                 Ok(out)
             }
@@ -557,18 +578,29 @@ pub(crate) enum Output<'a> {
     Modulo(&'a ModularTables),
 }
 
-/// The tables of products modulo m on the device (see
-/// [`fermat_codegen::crt::ModularTables`]).
+/// The tables of products modulo m on the device, of one route.
 pub(crate) struct ModularTables {
-    /// Those of the one-kernel route of primes below 2^32 and an odd m.
-    narrow: Option<NarrowTables>,
+    route: ModularRoute,
+    /// Words of m: the width of the results.
+    limbs: usize,
+}
+
+/// How the residues of a product become its coefficients modulo m.
+enum ModularRoute {
+    /// One kernel, [`CrtPass::ExplicitNarrow`]: primes of 31 bits and an odd m.
+    Narrow(NarrowTables),
+    /// [`CrtPass::Explicit`]'s sums, then [`CrtPass::Reduce`].
+    Wide(WideTables),
+}
+
+/// The tables of [`CrtPass::Explicit`] and [`CrtPass::Reduce`] on the device (see
+/// [`fermat_codegen::crt::ModularTables`]).
+struct WideTables {
     constants: CudaSlice<u64>,
     bases: CudaSlice<u64>,
     words: usize,
     reduce: CudaSlice<u64>,
     mwords: usize,
-    /// Words of m: the width of the results.
-    limbs: usize,
 }
 
 /// The tables of [`CrtPass::ExplicitNarrow`] on the device (see
