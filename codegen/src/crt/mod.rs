@@ -275,7 +275,7 @@ impl CrtPass {
             ),
             CrtPass::ProjectNarrow { signed } => (
                 narrow::project_narrow_body(signed, &Bounds(None)),
-                "dst[i][j] = x_j mod p_i for p_i < 2^31: the halves of x_j's words by 2^(32h) 2^64 mod p_i in 32-bit Montgomery products, their sum reduced once more",
+                "dst[i][j] = x_j mod p_i for p_i < 2^31: x_j's 29-bit digits by 2^(29k) 2^32 mod p_i summed in 64 bits, folded, one Montgomery step",
             ),
             CrtPass::Recombine { signed } => (
                 garner::recombine_body(signed),
@@ -430,6 +430,57 @@ pub fn shaped_source(pass: CrtPass, shape: NarrowShape) -> Result<String, Codege
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_beyond_the_registers_are_typed_errors() {
+        let shape = |primes, words, mwords| NarrowShape {
+            primes,
+            words,
+            mwords,
+        };
+        let project = CrtPass::ProjectNarrow { signed: false };
+        let cases = [
+            (project, shape(0, 4, 0), "primes", 0),
+            (project, shape(MAX_PRIMES, 4, 0), "primes", MAX_PRIMES),
+            (
+                project,
+                shape(18, SHAPED_WORDS + 1, 0),
+                "words",
+                SHAPED_WORDS + 1,
+            ),
+            (
+                CrtPass::ExplicitNarrow,
+                shape(18, NARROW_DIGITS + 1, 4),
+                "words",
+                13,
+            ),
+            (CrtPass::ExplicitNarrow, shape(18, 10, 0), "mwords", 0),
+            (CrtPass::ExplicitNarrow, shape(18, 10, 6), "mwords", 6),
+            (
+                CrtPass::Recombine { signed: false },
+                shape(18, 4, 0),
+                "primes",
+                18,
+            ),
+        ];
+        for (pass, s, what, value) in cases {
+            match pass.shaped_kernel(s) {
+                Err(CodegenError::KernelShape {
+                    kernel,
+                    what: w,
+                    value: v,
+                    allowed,
+                }) => {
+                    assert_eq!((kernel, w, v), (pass.name(), what, value), "{s:?}");
+                    assert!(!allowed.is_empty());
+                }
+                other => panic!("{pass:?} in {s:?}: {other:?}"),
+            }
+        }
+        assert!(CrtPass::ExplicitNarrow
+            .shaped_kernel(shape(127, 12, 5))
+            .is_ok());
+    }
 
     #[test]
     fn every_kernel_renders_and_passes_the_name_check() {

@@ -15,9 +15,9 @@
 //! columns above give r = (S + q·m)/2^52 ≡ x (mod m), below S/2^52 + m < 2m; one
 //! conditional subtraction of m finishes it.
 //!
-//! The projection: x mod p from the 32-bit halves h of x's words, each by one Montgomery
-//! product with its weight 2^(32h)·2^64 mod p left unreduced (below 2p), their sum
-//! reduced once more at the end.
+//! The projection: x mod p from x's digits d_k of 29 bits, as Σ d_k·(2^(29k)·2^32 mod p)
+//! summed in 64 bits — one multiply-add a digit, folded below p·2^32 — and one Montgomery
+//! step that removes the weights' 2^32.
 //!
 //! Both kernels also come in a [`NarrowShape`]: the number of primes and of words fixed
 //! at compile time, so that the loops over them unroll into straight-line code, the
