@@ -241,7 +241,7 @@ impl CrtKernels {
             .arg(&dist64);
         // SAFETY: the arguments follow `PROJECT_ARGS` in order and type; `x.words` holds
         // `x.limbs` rows of n words and `x.signs` n words (the weights of the first
-        // `x.limbs` words, or their halves, of each constants row apply), `consts` holds
+        // `x.limbs` words, or their digits, of each constants row apply), `consts` holds
         // `rows` rows of `row` words, and `dst` holds `rows` rows of `dst_len` words
         // `dist` apart, each written once; a shaped kernel takes the same arguments, its
         // shape those of `rows` and `x.limbs`.
