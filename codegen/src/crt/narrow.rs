@@ -418,16 +418,15 @@ fn fold_twice() -> Vec<Stmt> {
 /// for all the primes.
 pub(super) fn project_narrow_body(signed: bool, bounds: &Bounds) -> Vec<Stmt> {
     let word = |w: Expr| var("ints").at(w * var("src_stride") + var("j"));
-    let mask = u64_((1 << PROJECT_DIGIT_BITS) - 1);
+    let digit_mask = u64_((1 << PROJECT_DIGIT_BITS) - 1);
     let term = |d: Expr, k: Expr| {
         let t = low32(var("c"), u64_(NARROW_PROJECT_HEAD) + k);
         Stmt::assign_op(var("acc"), BinOp::Add, wide(d) * wide(t))
     };
     let (loads, terms) = match bounds.0 {
         Some(shape) => {
-            // The integer's 32-bit halves in h<i> (zero past src_len), digit k in d[k]: cut
-            // by 32-bit shifts, which ptxas multiplies as 32-bit values (cut from 64-bit
-            // words, each product is followed by an addition of a zero high word).
+            // The integer's 32-bit halves in h<i> (zero past src_len), digit k in d[k], cut
+            // from at most two halves by 32-bit shifts.
             let digits = project_digits(shape.words);
             let h = |i: u64| var(&format!("h{i}"));
             let mut loads = Vec::new();
@@ -490,7 +489,7 @@ pub(super) fn project_narrow_body(signed: bool, bounds: &Bounds) -> Vec<Stmt> {
                         .and_also((k() % u64_(FOLD_TERMS)).equals(u64_(0))),
                     fold_twice(),
                 ),
-                term(word32(var("bits") & mask), k()),
+                term(word32(var("bits") & digit_mask), k()),
             ];
             let digits =
                 (var("words") * u64_(64) + u64_(PROJECT_DIGIT_BITS - 1)) / u64_(PROJECT_DIGIT_BITS);
