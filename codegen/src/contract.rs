@@ -334,6 +334,10 @@ pub enum Arg {
     /// The state of the Lehmer rounds (`uint64_t* state`; see
     /// [`crate::euclid::LehmerState`]).
     State,
+    /// The two pairs of a's cofactors the Lehmer rounds carry (`fe_word_t* cofs`), laid
+    /// out as [`Arg::Work`]; read only by the blocks of y = 1, which a grid has only where
+    /// the rounds carry them (see [`crate::euclid::EuclidPass::Apply`]).
+    Cofactors,
 }
 
 impl Arg {
@@ -380,6 +384,7 @@ impl Arg {
             Arg::Half => "half",
             Arg::Round => "round",
             Arg::State => "state",
+            Arg::Cofactors => "cofs",
         }
     }
 
@@ -387,7 +392,7 @@ impl Arg {
     pub fn ty(self) -> Type {
         match self {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
-            Arg::Destination | Arg::Work | Arg::Matrix => Type::ptr(Type::Word),
+            Arg::Destination | Arg::Work | Arg::Matrix | Arg::Cofactors => Type::ptr(Type::Word),
             Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
             Arg::Constants | Arg::Bases | Arg::Integers => Type::const_ptr(Type::U64),
             Arg::Lengths | Arg::IntegerDestination | Arg::State => Type::ptr(Type::U64),

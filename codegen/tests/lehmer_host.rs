@@ -4,12 +4,14 @@
 //! `euclid::lehmer_rounds` says, element for element — for a word prime of each width
 //! and an SRGFN.
 //!
-//! The work buffer holds junk past each polynomial and in the pair not yet written, the
-//! matrix and the destination start poisoned.
+//! The apply pass carries a's cofactors (its grid's second row of blocks), which end as
+//! `euclid::lehmer_rounds_carrying` says. The work and cofactor buffers hold junk past
+//! each polynomial and in the pair not yet written, the matrix and the destination start
+//! poisoned.
 
 mod host;
 
-use fermat_codegen::euclid::{lehmer_rounds, LehmerEnd, LehmerState, LehmerStatus};
+use fermat_codegen::euclid::{lehmer_rounds_carrying, LehmerEnd, LehmerState, LehmerStatus};
 use fermat_codegen::poly;
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
@@ -24,23 +26,29 @@ int main() {
     if (scanf("%zu %zu %zu %zu %zu %zu", &cap, &half, &k, &rounds, &lu, &lv) != 6) return 2;
     std::vector<fe_word_t> work(4 * cap * k), mat(4 * (half + 1) * k, (fe_word_t)0x5a5a5a5a5a5a5a5aull),
         dst(cap * k, (fe_word_t)0x5a5a5a5a5a5a5a5aull);
+    std::vector<fe_word_t> cofs(4 * cap * k);
     for (auto& w : work) { unsigned long long x; if (scanf("%llu", &x) != 1) return 2; w = (fe_word_t)x; }
-    std::vector<uint64_t> state(11, 0);
+    for (auto& w : cofs) { unsigned long long x; if (scanf("%llu", &x) != 1) return 2; w = (fe_word_t)x; }
+    std::vector<uint64_t> state(STATE_WORDS, 0);
     state[3] = lu;
     state[4] = lv;
+    state[STATE_SU] = 1;
     for (size_t r = 0; r < rounds && state[0] == 0; r++) {
         gridDim = {1, 1, 1};
         blockIdx = {0, 0, 0};
         euclid_window(work.data(), cap, mat.data(), half, r, state.data(), dst.data(), cap);
-        gridDim = {3, 1, 1};
-        for (unsigned b = 0; b < 3; b++) {
-            blockIdx = {b, 0, 0};
-            euclid_apply(work.data(), cap, mat.data(), half, r, state.data());
+        gridDim = {3, 2, 1};
+        for (unsigned y = 0; y < 2; y++) {
+            for (unsigned b = 0; b < 3; b++) {
+                blockIdx = {b, y, 0};
+                euclid_apply(work.data(), cap, mat.data(), half, r, state.data(), cofs.data());
+            }
         }
     }
     for (auto s : state) printf("%llu\n", (unsigned long long)s);
     for (auto w : work) printf("%llu\n", (unsigned long long)w);
     for (auto w : dst) printf("%llu\n", (unsigned long long)w);
+    for (auto w : cofs) printf("%llu\n", (unsigned long long)w);
     return 0;
 }
 "#;
@@ -85,17 +93,51 @@ fn check_pair<F: Field>(
         all.extend_from_slice(p);
         all.extend((p.len()..cap).map(|_| field.from_u64(rng.gen())));
     }
+    // a's cofactors: 1 and 0, junk past them.
+    let mut cofs: Vec<F::Elem> = Vec::with_capacity(4 * cap);
+    for p in [&[field.one()][..], &[], &[], &[]] {
+        cofs.extend_from_slice(p);
+        cofs.extend((p.len()..cap).map(|_| field.from_u64(rng.gen())));
+    }
     let rounds = 4 * cap / half + 8;
     let mut text = format!("{cap} {half} {k} {rounds} {} {}\n", a.len(), b.len());
-    for w in words(field, &all, 4 * cap, k) {
+    for w in words(field, &all, 4 * cap, k)
+        .into_iter()
+        .chain(words(field, &cofs, 4 * cap, k))
+    {
         text.push_str(&format!("{w} "));
     }
     let out = parse_words(&run_harness(exe, &text, "the Lehmer rounds"));
     let (state, rest) = out.split_at(LehmerState::WORDS);
-    let (work, dst) = rest.split_at(4 * cap * k);
+    let (work, rest) = rest.split_at(4 * cap * k);
+    let (dst, cofs) = rest.split_at(cap * k);
     let status = LehmerStatus::of_word(state[LehmerState::STATUS]);
     let what = format!("{}: ({}, {}), half {half}", any.name(), a.len(), b.len());
-    match lehmer_rounds(field, a, b, half) {
+    let (end, carried) = lehmer_rounds_carrying(field, a, b, half);
+    // Vector j of a buffer of four: digit c of coefficient i at c·4·cap + j·cap + i.
+    let vector = |buffer: &[u64], j: usize, len: usize| {
+        let digits: Vec<u64> = (0..k)
+            .flat_map(|c| buffer[c * 4 * cap + j * cap..][..cap].iter().copied())
+            .collect();
+        elements(field, &digits, len, cap, k)
+    };
+    let set = state[LehmerState::ROUND] as usize % 2;
+    assert_eq!(state[LehmerState::ROUND], carried.round as u64, "{what}");
+    for (j, want) in carried.cofactors.iter().enumerate() {
+        let word = [LehmerState::len_su(set), LehmerState::len_sv(set)][j];
+        let len = state[word] as usize;
+        assert!(
+            want.len() <= len && len <= cap,
+            "{what}: cofactor {j} of length {len}"
+        );
+        let got = vector(cofs, 2 * set + j, len);
+        assert_eq!(&got[..want.len()], &want[..], "{what}: cofactor {j}");
+        assert!(
+            got[want.len()..].iter().all(|y| *y == field.zero()),
+            "{what}: cofactor {j}'s top"
+        );
+    }
+    match end {
         LehmerEnd::Done(g) => {
             assert_eq!(status, Some(LehmerStatus::Done), "{what}");
             assert_eq!(state[LehmerState::RESULT_LEN], g.len() as u64, "{what}");
@@ -114,20 +156,7 @@ fn check_pair<F: Field>(
             ];
             assert_eq!(lens, [pair[0].len() as u64, pair[1].len() as u64], "{what}");
             for (j, p) in pair.iter().enumerate() {
-                // Vector 2·set + j of the work buffer: digit c of coefficient i at
-                // c·4·cap + (2·set + j)·cap + i.
-                let digits: Vec<u64> = (0..k)
-                    .flat_map(|c| {
-                        work[c * 4 * cap + (2 * set + j) * cap..][..cap]
-                            .iter()
-                            .copied()
-                    })
-                    .collect();
-                assert_eq!(
-                    &elements(field, &digits, p.len(), cap, k),
-                    p,
-                    "{what}: vector {j}"
-                );
+                assert_eq!(&vector(work, 2 * set + j, p.len()), p, "{what}: vector {j}");
             }
         }
     }
@@ -142,7 +171,10 @@ fn check<F: Field>(any: &AnyField, field: &F) {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("lehmer_host_{}", any.name()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("kernels.cu"), poly::source(any).unwrap()).unwrap();
-    let exe = build_harness(&cxx, &dir, HARNESS, &[], "the Lehmer rounds");
+    let harness = HARNESS
+        .replace("STATE_WORDS", &LehmerState::WORDS.to_string())
+        .replace("STATE_SU", &LehmerState::len_su(0).to_string());
+    let exe = build_harness(&cxx, &dir, &harness, &[], "the Lehmer rounds");
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
     // Common factors of random pairs, windows from 3 to 33 coefficients: many rounds,
     // the last one whole; the longer operand first and second.

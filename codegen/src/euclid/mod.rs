@@ -31,7 +31,9 @@
 
 mod lehmer;
 
-pub use lehmer::{lehmer_rounds, LehmerEnd, LehmerState, LehmerStatus};
+pub use lehmer::{
+    lehmer_rounds, lehmer_rounds_carrying, LehmerCarried, LehmerEnd, LehmerState, LehmerStatus,
+};
 
 use crate::contract::Arg;
 use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, Stmt, Type};
@@ -53,7 +55,9 @@ pub enum EuclidPass {
     /// memory: [`EuclidPass::shared_bytes`].
     Window,
     /// Any grid: the pair of round `round` + 1 = the window's matrix times the pair of
-    /// round `round`, unless the rounds ended or stalled.
+    /// round `round`, unless the rounds ended or stalled; a grid of two rows of blocks
+    /// does the same to the pair of a's cofactors in `cofs` (y = 1), so that the pair of
+    /// every round is (s·a + t·b, s′·a + t′·b) with s, s′ in `cofs`.
     Apply,
 }
 
@@ -70,13 +74,14 @@ pub const WINDOW_ARGS: [Arg; 8] = [
 ];
 
 /// The arguments of [`EuclidPass::Apply`], in order.
-pub const APPLY_ARGS: [Arg; 6] = [
+pub const APPLY_ARGS: [Arg; 7] = [
     Arg::Work,
     Arg::WorkCapacity,
     Arg::Matrix,
     Arg::Half,
     Arg::Round,
     Arg::State,
+    Arg::Cofactors,
 ];
 
 /// Threads of a block of [`EuclidPass::Apply`]: the output coefficients of one tile.
@@ -181,7 +186,8 @@ impl EuclidPass {
                 .launch_bounds(GCD_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::Apply => Kernel::new(self.name(), params, lehmer::apply_body())
-                .doc("the pair (round + 1) % 2 of work = mat times the pair round % 2, a tile of outputs per block")
+                .doc("the pair (round + 1) % 2 of work = mat times the pair round % 2, a tile of outputs per block;")
+                .doc("blocks of y = 1 alike on a's cofactors in cofs")
                 .launch_bounds(APPLY_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
         }

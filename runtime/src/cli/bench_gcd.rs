@@ -19,9 +19,9 @@ enum Method {
     OnChip,
     /// Lehmer's rounds with windows of 2·half + 1.
     Lehmer(usize),
-    /// `xgcd` of host polynomials: the half-gcd on the host, its products on the GPU.
+    /// `xgcd` of host polynomials: Lehmer's rounds carrying a's cofactors on the GPU.
     Xgcd,
-    /// `resultant` of host polynomials, as `xgcd`.
+    /// `resultant` of host polynomials: the half-gcd on the host, its products on the GPU.
     Resultant,
 }
 
@@ -170,7 +170,10 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
         ),
         Method::Xgcd => (
             median_device_ms(runs, || ring.xgcd(&a, &b).map(drop))?,
-            "half-gcd on the host, products on the GPU".to_string(),
+            format!(
+                "Lehmer's rounds carrying cofactors, half {}",
+                ring.lehmer_half()?
+            ),
         ),
         Method::Resultant => (
             median_device_ms(runs, || ring.resultant(&a, &b).map(drop))?,

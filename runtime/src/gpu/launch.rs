@@ -758,7 +758,8 @@ impl Bound {
             | Arg::Matrix
             | Arg::Half
             | Arg::Round
-            | Arg::State => return None,
+            | Arg::State
+            | Arg::Cofactors => return None,
         })
     }
 }

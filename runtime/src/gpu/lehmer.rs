@@ -1,6 +1,7 @@
 //! Launches of the Lehmer rounds ([`EuclidPass::Window`] then [`EuclidPass::Apply`]):
 //! Euclid's steps on a window of the top coefficients in one block, their cofactor matrix
-//! multiplied into the whole pair on every multiprocessor.
+//! multiplied into the whole pair on every multiprocessor, and into a's cofactors where
+//! the rounds carry them.
 
 use super::launch::GpuPasses;
 use super::GpuError;
@@ -9,8 +10,9 @@ use fermat_codegen::euclid::EuclidPass;
 
 /// The device buffers of the Lehmer rounds of one pair: `work` (two pairs of vectors of
 /// `cap` coefficients), `mat` (four cofactors of `half` + 1), the `state` words
-/// ([`fermat_codegen::euclid::LehmerState`]) and the destination of the last remainder
-/// (`dst`, digits `dst_stride` words apart).
+/// ([`fermat_codegen::euclid::LehmerState`]), the destination of the last remainder
+/// (`dst`, digits `dst_stride` words apart), and a's cofactors where the rounds carry them
+/// (`cofs`, laid out as `work`).
 pub(crate) struct LehmerBuffers<'a, W> {
     pub(crate) work: CudaViewMut<'a, W>,
     pub(crate) cap: u64,
@@ -18,12 +20,14 @@ pub(crate) struct LehmerBuffers<'a, W> {
     pub(crate) state: CudaViewMut<'a, u64>,
     pub(crate) dst: CudaViewMut<'a, W>,
     pub(crate) dst_stride: u64,
+    pub(crate) cofs: Option<CudaViewMut<'a, W>>,
 }
 
 impl GpuPasses {
     /// Queues round `round` on `stream`: the window with `half` (one block), then the
     /// apply pass on `apply_blocks` blocks (any number covers the pair; a block per tile
-    /// of the longest pair fills the device). `element_bytes` is the size of one element
+    /// of the longest pair fills the device), twice as many where it carries a's
+    /// cofactors (a second row). `element_bytes` is the size of one element
     /// in shared memory; the caller keeps both passes' within `lehmer_shared_bytes`.
     pub(crate) fn run_lehmer_round<W: DeviceRepr>(
         &self,
@@ -39,12 +43,11 @@ impl GpuPasses {
         {
             let threads = pass.threads((half, 0));
             let shared = pass.shared_bytes((half, u64::from(threads)), element_bytes);
-            let blocks = if pass == EuclidPass::Window {
-                1
-            } else {
-                apply_blocks
+            let (blocks, rows) = match pass {
+                EuclidPass::Window => (1, 1),
+                _ => (apply_blocks, 1 + usize::from(buffers.cofs.is_some())),
             };
-            let grid = self.device.limits.grid(pass.name(), blocks, 1)?;
+            let grid = self.device.limits.grid(pass.name(), blocks, rows)?;
             let config = LaunchConfig {
                 grid_dim: (grid.0, grid.1, 1),
                 block_dim: (threads, 1, 1),
@@ -58,13 +61,18 @@ impl GpuPasses {
                 .arg(&half)
                 .arg(&round)
                 .arg(&mut buffers.state);
-            if pass == EuclidPass::Window {
-                launch.arg(&mut buffers.dst).arg(&buffers.dst_stride);
-            }
+            // A grid of one row never reads `cofs`: a null pointer stands for it.
+            let no_cofactors = 0u64;
+            match (pass, &mut buffers.cofs) {
+                (EuclidPass::Window, _) => launch.arg(&mut buffers.dst).arg(&buffers.dst_stride),
+                (_, Some(cofs)) => launch.arg(cofs),
+                (_, None) => launch.arg(&no_cofactors),
+            };
             // SAFETY: the arguments follow `WINDOW_ARGS` and `APPLY_ARGS` in order and
-            // type; the caller sizes `work` to 4·`cap` coefficients, `mat` to 4·(`half` +
-            // 1), `state` to `LehmerState::WORDS` words and `dst` to `cap` coefficients,
-            // and keeps `shared` within `lehmer_shared_bytes`, the attribute set at load.
+            // type; the caller sizes `work` and `cofs` to 4·`cap` coefficients, `mat` to
+            // 4·(`half` + 1), `state` to `LehmerState::WORDS` words and `dst` to `cap`
+            // coefficients, and keeps `shared` within `lehmer_shared_bytes`, the attribute
+            // set at load.
             unsafe { launch.launch(config) }.map_err(|source| GpuError::Launch {
                 kernel: pass.name().to_string(),
                 source,

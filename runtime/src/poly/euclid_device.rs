@@ -201,6 +201,15 @@ impl<F: HostField> PolyRing<F> {
         self.device.is_some() && la.min(lb) >= EUCLID_DEVICE_MIN_LEN
     }
 
+    /// Whether [`Self::xgcd`] takes Lehmer's rounds on the device for operands of these
+    /// lengths: those of [`Self::gcd_device`]'s rounds that [`Self::euclid_on_device`]
+    /// sends to the device (the on-chip Euclid carries no cofactors).
+    pub(super) fn xgcd_on_device(&self, la: usize, lb: usize) -> bool {
+        self.euclid_on_device(la, lb)
+            && la.max(lb) >= self.lehmer_from()
+            && self.lehmer_half().is_ok_and(|h| h > 0)
+    }
+
     /// g scaled by the inverse of its leading coefficient, on the device.
     pub(super) fn make_monic(&self, g: DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         match g.len {

@@ -224,8 +224,10 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The extended gcd (g, s, t), s·a + t·b = g, with FLINT's conventions and cofactor
-    /// bounds: those of [`xgcd_euclid`], which it equals. Long operands take the
-    /// half-gcd, its matrices multiplied into the cofactors of the remainders Euclid's
+    /// bounds: those of [`xgcd_euclid`], which it equals. On a GPU, pairs whose shorter
+    /// operand has 256 coefficients or more and whose longer has
+    /// [`Self::lehmer_from`] or more run Lehmer's rounds on the device, carrying a's
+    /// cofactors. Otherwise long operands take the half-gcd, its matrices multiplied into the cofactors of the remainders Euclid's
     /// algorithm finishes with: every matrix is a product of the sequence's own steps, so
     /// the cofactors are the sequence's, O(M(n) log n) instead of quadratic.
     ///
@@ -247,6 +249,9 @@ impl<F: HostField> PolyRing<F> {
     pub fn xgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
+        if self.xgcd_on_device(a.len(), b.len()) {
+            return self.xgcd_lehmer(a, b, self.lehmer_half()?);
+        }
         let swapped = a.len() < b.len();
         let (mut x, mut y) = if swapped {
             (b.clone(), a.clone())

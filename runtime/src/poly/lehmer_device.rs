@@ -5,8 +5,12 @@
 //! their state on the device: the host queues as many as a normal sequence needs and reads
 //! the state back once, then queues more if degrees dropped by less. A quotient of degree
 //! above h stalls the rounds; the host divides once on the device and starts them again.
+//! The extended gcd runs the same rounds with a second row of apply blocks that multiply
+//! each matrix into a's cofactors of the pair.
 
 use super::device::DevicePoly;
+use super::euclid::{xgcd_euclid, Bezout};
+use super::host::Poly;
 use super::ring::PolyRing;
 use crate::error::Error;
 use crate::gpu::{driver, GpuError, LehmerBuffers};
@@ -105,22 +109,13 @@ impl<F: HostField> PolyRing<F> {
         if half == 0 || half > max {
             return Err(Error::LehmerHalf { half, max });
         }
-        let device = self.device()?;
-        let k = self.field.words();
         let cap = a.len.max(b.len).max(1);
-        let mut rounds = LehmerWork {
-            work: device.alloc_unset::<F::Word>(4 * cap * k)?,
-            cap,
-            mat: device.alloc_unset::<F::Word>(4 * (half + 1) * k)?,
-            state: device.alloc::<u64>(LehmerState::WORDS)?,
-            out: self.scratch(cap)?,
-            half,
-        };
+        let mut rounds = self.lehmer_work(cap, half, false)?;
         self.place(&mut rounds, 0, a)?;
         self.place(&mut rounds, 1, b)?;
         let mut lens = (a.len, b.len);
         loop {
-            let (status, words) = self.lehmer_rounds(&mut rounds, lens)?;
+            let (status, words) = self.lehmer_rounds(&mut rounds, lens, (0, 0))?;
             if status == LehmerStatus::Done {
                 let mut g = rounds.out;
                 g.set_len(words[LehmerState::RESULT_LEN] as usize);
@@ -142,12 +137,145 @@ impl<F: HostField> PolyRing<F> {
         }
     }
 
-    /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`,
-    /// until they end or stall: the status and the state's words.
+    /// The buffers of the rounds on pairs of up to `cap` coefficients, with room for a's
+    /// cofactors where they are `carried`.
+    fn lehmer_work(&self, cap: usize, half: usize, carried: bool) -> Result<LehmerWork<F>, Error> {
+        let device = self.device()?;
+        let k = self.field.words();
+        Ok(LehmerWork {
+            work: device.alloc_unset::<F::Word>(4 * cap * k)?,
+            cap,
+            mat: device.alloc_unset::<F::Word>(4 * (half + 1) * k)?,
+            state: device.alloc::<u64>(LehmerState::WORDS)?,
+            out: self.scratch(cap)?,
+            half,
+            cofs: if carried {
+                Some(device.alloc_unset::<F::Word>(4 * cap * k)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The extended gcd (g, s, t) of a and b, s·a + t·b = g, by Lehmer's rounds with
+    /// windows of 2·`half` + 1 coefficients carrying a's cofactors on the device: each
+    /// round's matrix multiplied into the pair and into a's cofactors of the pair alike,
+    /// so that the pair of every round is (s·a + t·b, s′·a + t′·b) with (s, s′) on the
+    /// device. The last round's pair is short (a window's) or ends the sequence (a
+    /// constant or zero beside it): its own extended gcd (g, x, y) on the host gives
+    /// s = x·s + y·s′, then t = (g − s·a)/b, exact. A stalled round (a quotient of degree
+    /// above `half`) takes its division on the ring. The result is [`xgcd_euclid`]'s, with
+    /// FLINT's conventions and bounds: the rounds follow its sequence of remainders,
+    /// and the cofactors of a remainder of the sequence are its minimal Bézout
+    /// coefficients, which are unique (von zur Gathen–Gerhard, Lemma 3.10 and Theorem 3.11).
+    /// [`Self::xgcd`] takes this route for long operands on a GPU, with
+    /// [`Self::lehmer_half`].
+    ///
+    /// Errors: [`Error::LehmerHalf`] for a half of 0 or one whose window outgrows shared
+    /// memory, [`Error::FieldMismatch`] when an operand is over another field,
+    /// [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{xgcd_euclid, Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let g = Poly::from_u64s(&f, &[5, 1]); // x + 5
+    /// let u: Vec<u64> = (1..=300).collect();
+    /// let v: Vec<u64> = (7..=290).rev().collect();
+    /// let a = ring.mul(&g, &Poly::from_u64s(&f, &u))?;
+    /// let b = ring.mul(&g, &Poly::from_u64s(&f, &v))?;
+    /// match ring.xgcd_lehmer(&a, &b, 16) {
+    ///     Ok(bezout) => assert_eq!(bezout, xgcd_euclid(&a, &b)?),
+    ///     Err(Error::NotOnGpu) => {} // on the CPU: `xgcd`
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn xgcd_lehmer(&self, a: &Poly<F>, b: &Poly<F>, half: usize) -> Result<Bezout<F>, Error> {
+        self.check_field(a)?;
+        self.check_field(b)?;
+        let max = self.lehmer_max_half()?;
+        if half == 0 || half > max {
+            return Err(Error::LehmerHalf { half, max });
+        }
+        if a.is_zero() || b.is_zero() {
+            // FLINT's conventions, in O(n) on the host.
+            return xgcd_euclid(a, b);
+        }
+        self.xgcd_by_rounds(a, b, half)
+    }
+
+    /// [`Self::xgcd_lehmer`] of nonzero a and b, `half` checked.
+    fn xgcd_by_rounds(&self, a: &Poly<F>, b: &Poly<F>, half: usize) -> Result<Bezout<F>, Error> {
+        let f = &self.field;
+        let cap = a.len().max(b.len());
+        let mut rounds = self.lehmer_work(cap, half, true)?;
+        let mut pair = [a.clone(), b.clone()];
+        let mut cofactors = [Poly::one(f), Poly::zero(f)];
+        loop {
+            for j in 0..2 {
+                if !pair[j].is_zero() {
+                    self.place(&mut rounds, j, &self.to_device(&pair[j])?)?;
+                }
+                if !cofactors[j].is_zero() {
+                    let cofs = rounds.cofs.as_mut().expect("the rounds carry cofactors");
+                    self.place_in(cofs, cap, j, &self.to_device(&cofactors[j])?)?;
+                }
+            }
+            let lens = (pair[0].len(), pair[1].len());
+            let carried = (cofactors[0].len(), cofactors[1].len());
+            let (status, words) = self.lehmer_rounds(&mut rounds, lens, carried)?;
+            let set = (words[LehmerState::ROUND] % 2) as usize;
+            let cofs = rounds.cofs.as_ref().expect("the rounds carry cofactors");
+            for j in 0..2 {
+                let [len, len_s] = [
+                    [LehmerState::len_u(set), LehmerState::len_su(set)],
+                    [LehmerState::len_v(set), LehmerState::len_sv(set)],
+                ][j]
+                    .map(|w| words[w] as usize);
+                pair[j] = match len {
+                    0 => Poly::zero(f),
+                    _ => self.from_device(&self.take(&rounds, 2 * set + j, len)?)?,
+                };
+                cofactors[j] = match len_s {
+                    0 => Poly::zero(f),
+                    _ => self.from_device(&self.take_from(cofs, cap, 2 * set + j, len_s)?)?,
+                };
+            }
+            if status == LehmerStatus::Done {
+                break;
+            }
+            // A quotient of degree above half: (u, v) → (v, u − q·v), cofactors alike.
+            let [x, y] = pair;
+            let [sx, sy] = cofactors;
+            let ((u, su), (v, sv)) = if x.len() >= y.len() {
+                ((x, sx), (y, sy))
+            } else {
+                ((y, sy), (x, sx))
+            };
+            let (q, r) = self.divrem(&u, &v)?;
+            let sr = su.sub(&self.mul(&q, &sv)?)?;
+            (pair, cofactors) = ([v, r], [sv, sr]);
+        }
+        let (g, x, y) = xgcd_euclid(&pair[0], &pair[1])?;
+        let s = self
+            .mul(&x, &cofactors[0])?
+            .add(&self.mul(&y, &cofactors[1])?)?;
+        let (t, _) = self.divrem(&g.sub(&self.mul(&s, a)?)?, b)?;
+        Ok((g, s, t))
+    }
+
+    /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`
+    /// (and a's cofactors of lengths `carried`, where the rounds carry them), until they
+    /// end or stall: the status and the state's words.
     fn lehmer_rounds(
         &self,
         rounds: &mut LehmerWork<F>,
         lens: (usize, usize),
+        carried: (usize, usize),
     ) -> Result<(LehmerStatus, [u64; LehmerState::WORDS]), Error> {
         let passes = self.passes()?;
         let stream = self.device()?.stream().clone();
@@ -156,6 +284,8 @@ impl<F: HostField> PolyRing<F> {
         let mut words = [0u64; LehmerState::WORDS];
         words[LehmerState::len_u(0)] = lens.0 as u64;
         words[LehmerState::len_v(0)] = lens.1 as u64;
+        words[LehmerState::len_su(0)] = carried.0 as u64;
+        words[LehmerState::len_sv(0)] = carried.1 as u64;
         stream
             .memcpy_htod(&words, &mut rounds.state)
             .map_err(driver("cuMemcpyHtoD"))?;
@@ -165,7 +295,13 @@ impl<F: HostField> PolyRing<F> {
             // A normal sequence loses `half` of its degree per round until the window
             // holds the pair, which the last round runs to its end.
             let batch = longest.saturating_sub(2 * half + 1).div_ceil(half) + 1;
-            let blocks = longest.div_ceil(APPLY_THREADS as usize).max(1) as u64;
+            // a's cofactors grow as the pair shrinks, up to `cap`.
+            let widest = if rounds.cofs.is_some() {
+                rounds.cap
+            } else {
+                longest
+            };
+            let blocks = widest.div_ceil(APPLY_THREADS as usize).max(1) as u64;
             {
                 let mut buffers = LehmerBuffers {
                     work: rounds.work.slice_mut(..),
@@ -174,6 +310,7 @@ impl<F: HostField> PolyRing<F> {
                     state: rounds.state.slice_mut(..),
                     dst: rounds.out.data.slice_mut(..),
                     dst_stride: rounds.out.cap as u64,
+                    cofs: rounds.cofs.as_mut().map(|c| c.slice_mut(..)),
                 };
                 for _ in 0..batch {
                     passes.run_lehmer_round(
@@ -208,12 +345,22 @@ impl<F: HostField> PolyRing<F> {
 
     /// Copies `p` into vector `j` of the work buffer.
     fn place(&self, rounds: &mut LehmerWork<F>, j: usize, p: &DevicePoly<F>) -> Result<(), Error> {
+        self.place_in(&mut rounds.work, rounds.cap, j, p)
+    }
+
+    /// Copies `p` into vector `j` of a buffer of four vectors of `cap` coefficients.
+    fn place_in(
+        &self,
+        buffer: &mut CudaSlice<F::Word>,
+        cap: usize,
+        j: usize,
+        p: &DevicePoly<F>,
+    ) -> Result<(), Error> {
         let stream = self.device()?.stream().clone();
-        let cap = rounds.cap;
         for c in 0..self.field.words() {
             let at = c * 4 * cap + j * cap;
             let src = p.data.slice(c * p.cap..c * p.cap + p.len);
-            let mut dst = rounds.work.slice_mut(at..at + p.len);
+            let mut dst = buffer.slice_mut(at..at + p.len);
             stream
                 .memcpy_dtod(&src, &mut dst)
                 .map_err(driver("cuMemcpyDtoD"))?;
@@ -223,12 +370,23 @@ impl<F: HostField> PolyRing<F> {
 
     /// The first `len` coefficients of vector `j` of the work buffer, as a polynomial.
     fn take(&self, rounds: &LehmerWork<F>, j: usize, len: usize) -> Result<DevicePoly<F>, Error> {
+        self.take_from(&rounds.work, rounds.cap, j, len)
+    }
+
+    /// The first `len` coefficients of vector `j` of a buffer of four vectors of `cap`
+    /// coefficients, as a polynomial.
+    fn take_from(
+        &self,
+        buffer: &CudaSlice<F::Word>,
+        cap: usize,
+        j: usize,
+        len: usize,
+    ) -> Result<DevicePoly<F>, Error> {
         let stream = self.device()?.stream().clone();
-        let cap = rounds.cap;
         let mut p = self.scratch(len)?;
         for c in 0..self.field.words() {
             let at = c * 4 * cap + j * cap;
-            let src = rounds.work.slice(at..at + len);
+            let src = buffer.slice(at..at + len);
             let mut dst = p.data.slice_mut(c * p.cap..c * p.cap + len);
             stream
                 .memcpy_dtod(&src, &mut dst)
@@ -241,7 +399,8 @@ impl<F: HostField> PolyRing<F> {
 
 /// The device buffers of one gcd's Lehmer rounds: two pairs of vectors of `cap`
 /// coefficients (digit-major, 4·`cap` words between digits), the cofactor matrix of a
-/// window of 2·`half` + 1, the state, and the destination of the last remainder.
+/// window of 2·`half` + 1, the state, the destination of the last remainder, and two
+/// pairs of a's cofactors, laid out as the work buffer, where the rounds carry them.
 struct LehmerWork<F: HostField> {
     work: CudaSlice<F::Word>,
     cap: usize,
@@ -249,4 +408,5 @@ struct LehmerWork<F: HostField> {
     state: CudaSlice<u64>,
     out: DevicePoly<F>,
     half: usize,
+    cofs: Option<CudaSlice<F::Word>>,
 }

@@ -1,13 +1,14 @@
 //! The apply pass of a Lehmer round ([`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply)).
 
-use super::{max, pair_len, pairs, state, status_running, LehmerState};
-use crate::cuda::{fe, Expr, Stmt, Type};
+use super::{max, pair_len, pairs, set_word, state, status_running, work_ptr, LehmerState};
+use crate::cuda::{fe, Builtin, Dim, Expr, Stmt, Type};
 use crate::euclid::{shared_ptr, var};
 
 /// The body of [`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply): tiles of `blockDim.x`
 /// output coefficients, each thread one coefficient of both new polynomials,
 /// Σ_j M\[r\]\[j\]·U\[t − j\] + M\[r + 1\]\[j\]·V\[t − j\] over the tile's window of U and V in
-/// shared memory.
+/// shared memory; the blocks of y = 1, where the grid has them, alike over the pair of a's
+/// cofactors in `cofs`.
 pub(crate) fn apply_body() -> Vec<Stmt> {
     let st = |i: usize| state(Expr::u64(i as u64));
     let cof = || var("half") + Expr::u64(1);
@@ -100,26 +101,85 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
                             ],
                         ),
                     ),
-                    fe::store(var("U1"), var("t"), var("vstride"), var("x")),
                     Stmt::if_(
-                        (var("t") + Expr::u64(1)).lt(var("n1")),
+                        var("t").lt(var("n1u")),
+                        vec![fe::store(var("U1"), var("t"), var("vstride"), var("x"))],
+                    ),
+                    Stmt::if_(
+                        var("t").lt(var("n1v")),
                         vec![fe::store(var("V1"), var("t"), var("vstride"), var("y"))],
                     ),
                 ],
             ),
         ],
     };
+    // Where the rounds carry a's cofactors, the blocks of y = 1 multiply M into them:
+    // lengths from the state, the products' bounds cut at `cap`, which a's cofactors never
+    // outgrow (deg s_i < max(len a, len b), von zur Gathen–Gerhard Lemma 3.10).
+    let carried = |word: fn(usize) -> usize, remainders: Expr| {
+        Expr::select(var("carried"), set_word("s", word), remainders)
+    };
+    let product_len = |l: &str, n: &str| {
+        Expr::select(
+            var(n).equals(Expr::u64(0)),
+            Expr::u64(0),
+            var(l) + var(n) - Expr::u64(1),
+        )
+    };
+    let cut = |l: Expr| Expr::select(l.clone().lt(var("cap")), l, var("cap"));
+    let next_len = |name: &str, x: &str, y: &str, remainders: fn(usize) -> usize| {
+        Stmt::const_(
+            Type::SizeT,
+            name,
+            Expr::select(
+                var("carried"),
+                cut(max(product_len(x, "nu"), product_len(y, "nv"))),
+                set_word("s1", remainders),
+            ),
+        )
+    };
     [
-        vec![status_running()],
-        pairs(true),
         vec![
-            Stmt::const_(Type::SizeT, "nu", pair_len("s", false)),
-            Stmt::const_(Type::SizeT, "nv", pair_len("s", true)),
-            Stmt::const_(Type::SizeT, "n1", pair_len("s1", false)),
+            status_running(),
+            Stmt::const_(
+                Type::Bool,
+                "carried",
+                Expr::Builtin(Builtin::BlockIdx, Dim::Y).equals(Expr::u32(1)),
+            ),
+            Stmt::let_(
+                work_ptr(),
+                "base",
+                Expr::select(var("carried"), var("cofs"), var("work")),
+            ),
+        ],
+        pairs("base", true),
+        vec![
             Stmt::const_(Type::SizeT, "la", st(LehmerState::cofactor(0))),
             Stmt::const_(Type::SizeT, "lb", st(LehmerState::cofactor(1))),
             Stmt::const_(Type::SizeT, "lc", st(LehmerState::cofactor(2))),
             Stmt::const_(Type::SizeT, "ld", st(LehmerState::cofactor(3))),
+            Stmt::const_(
+                Type::SizeT,
+                "nu",
+                carried(LehmerState::len_su, pair_len("s", false)),
+            ),
+            Stmt::const_(
+                Type::SizeT,
+                "nv",
+                carried(LehmerState::len_sv, pair_len("s", true)),
+            ),
+            next_len("n1u", "la", "lb", LehmerState::len_u),
+            next_len("n1v", "lc", "ld", LehmerState::len_v),
+            Stmt::const_(Type::SizeT, "n1", max(var("n1u"), var("n1v"))),
+            Stmt::if_(
+                var("carried")
+                    .and_also(Expr::block_idx().equals(Expr::u32(0)))
+                    .and_also(Expr::thread_idx().equals(Expr::u32(0))),
+                vec![
+                    Stmt::assign(set_word("s1", LehmerState::len_su), var("n1u")),
+                    Stmt::assign(set_word("s1", LehmerState::len_sv), var("n1v")),
+                ],
+            ),
             Stmt::const_(
                 Type::SizeT,
                 "K",

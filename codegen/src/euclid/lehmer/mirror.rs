@@ -40,6 +40,53 @@ pub fn lehmer_rounds<F: Field>(
     b: &[F::Elem],
     half: usize,
 ) -> LehmerEnd<F::Elem> {
+    rounds(field, a, b, half).0
+}
+
+/// Where Lehmer's rounds carrying a's cofactors ended or stalled
+/// ([`lehmer_rounds_carrying`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LehmerCarried<E> {
+    /// The round that set the status.
+    pub round: usize,
+    /// The pair that round read, normalised, as stored (`pair[0]` the vector 2s, `pair[1]`
+    /// the vector 2s + 1, s = round mod 2).
+    pub pair: [Vec<E>; 2],
+    /// a's cofactors of the pair, normalised: `pair[j]` = `cofactors[j]`·a + t_j·b.
+    pub cofactors: [Vec<E>; 2],
+}
+
+/// [`lehmer_rounds`] carrying a's cofactors, as [`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply)
+/// does on a grid of two rows: the end, and the pair of the round that ended or stalled
+/// with its cofactors, from which the host finishes an extended gcd.
+///
+/// ```
+/// use fermat_codegen::euclid::{lehmer_rounds_carrying, LehmerEnd};
+/// use fermat_dsl::field::{Field, Fp32};
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// let (a, b) = (e(&[1, 2, 3, 4, 5, 6, 7]), e(&[3, 1, 4, 1, 5, 9]));
+/// let (end, carried) = lehmer_rounds_carrying(&f, &a, &b, 1);
+/// assert!(matches!(end, LehmerEnd::Done(_)));
+/// assert!(carried.round > 0 && carried.cofactors.iter().all(|s| s.len() < a.len()));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
+pub fn lehmer_rounds_carrying<F: Field>(
+    field: &F,
+    a: &[F::Elem],
+    b: &[F::Elem],
+    half: usize,
+) -> (LehmerEnd<F::Elem>, LehmerCarried<F::Elem>) {
+    rounds(field, a, b, half)
+}
+
+/// The rounds, carrying a's cofactors (1 and 0 at the start).
+fn rounds<F: Field>(
+    field: &F,
+    a: &[F::Elem],
+    b: &[F::Elem],
+    half: usize,
+) -> (LehmerEnd<F::Elem>, LehmerCarried<F::Elem>) {
     let normal = |p: &[F::Elem]| {
         let mut len = p.len();
         while len > 0 && p[len - 1] == field.zero() {
@@ -48,9 +95,18 @@ pub fn lehmer_rounds<F: Field>(
         p[..len].to_vec()
     };
     let mut pair = [a.to_vec(), b.to_vec()];
+    let mut carried = [vec![field.one()], Vec::new()];
     let mut round = 0;
     loop {
         let stored = [normal(&pair[0]), normal(&pair[1])];
+        let at = |end: LehmerEnd<F::Elem>, stored: &[Vec<F::Elem>; 2]| {
+            let carried = LehmerCarried {
+                round,
+                pair: stored.clone(),
+                cofactors: [normal(&carried[0]), normal(&carried[1])],
+            };
+            (end, carried)
+        };
         let swapped = stored[0].len() < stored[1].len();
         let (big, small) = if swapped {
             (&stored[1], &stored[0])
@@ -58,20 +114,15 @@ pub fn lehmer_rounds<F: Field>(
             (&stored[0], &stored[1])
         };
         if small.len() <= 1 {
-            return LehmerEnd::Done(if small.len() == 1 {
-                small.clone()
-            } else {
-                big.clone()
-            });
+            let g = if small.len() == 1 { small } else { big };
+            return at(LehmerEnd::Done(g.clone()), &stored);
         }
         let top = big.len() - 1;
         let full = top <= 2 * half;
         let m = if full { 0 } else { top - 2 * half };
         if !full && small.len() - 1 + half < top {
-            return LehmerEnd::Stalled {
-                round,
-                pair: stored,
-            };
+            let pair = stored.clone();
+            return at(LehmerEnd::Stalled { round, pair }, &stored);
         }
         let (z, o) = (field.zero(), field.one());
         let mut u = Window {
@@ -118,7 +169,8 @@ pub fn lehmer_rounds<F: Field>(
             }
         }
         if full {
-            return LehmerEnd::Done(if v.rem.len() == 1 { v.rem } else { u.rem });
+            let g = if v.rem.len() == 1 { v.rem } else { u.rem };
+            return at(LehmerEnd::Done(g), &stored);
         }
         let n1 = m + u.rem.len();
         // The kernel computes coefficients below `len` only: Lemma 11.3 makes the rest 0.
@@ -139,8 +191,30 @@ pub fn lehmer_rounds<F: Field>(
             out
         };
         pair = [combine(&u.cof, n1), combine(&v.cof, n1 - 1)];
+        // The same matrix on a's cofactors: every pair stays (s·a + t·b, s′·a + t′·b).
+        let carry = |cof: &[Vec<F::Elem>; 2]| {
+            let mut out = vec![field.zero(); cap_of_cofactors(&cof[..], &carried)];
+            for (c, p) in cof.iter().zip(&carried) {
+                for (j, x) in c.iter().enumerate() {
+                    for (t, y) in p.iter().enumerate() {
+                        out[t + j] = field.add(&out[t + j], &field.mul(x, y));
+                    }
+                }
+            }
+            normal(&out)
+        };
+        carried = [carry(&u.cof), carry(&v.cof)];
         round += 1;
     }
+}
+
+/// The length of Σ_j c_j·p_j.
+fn cap_of_cofactors<E>(c: &[Vec<E>], p: &[Vec<E>; 2]) -> usize {
+    c.iter()
+        .zip(p)
+        .map(|(x, y)| (x.len() + y.len()).saturating_sub(1))
+        .max()
+        .unwrap_or(0)
 }
 
 /// A remainder of a round's window and its cofactors: rem = cof\[0\]·U + cof\[1\]·V on
@@ -288,6 +362,34 @@ mod tests {
             let (a, b) = sequence(&f, &mut seed, &g, &degrees);
             let got = lehmer_gcd(&f, &a, &b, half);
             prop_assert!(proportional(&f, &got, &g), "{:?}", degrees);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The carried cofactors: each polynomial of the last pair is its cofactor times a
+        /// plus a multiple of b, and the cofactors stay shorter than the longer operand.
+        #[test]
+        fn carried_cofactors_combine_the_pair_from_a(
+            degrees in proptest::collection::vec(prop_oneof![3 => 1usize..3, 1 => 0usize..12], 1..25),
+            lg in 1usize..6,
+            half in 1usize..12,
+            swap in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let f = field();
+            let mut seed = seed;
+            let g = random(&f, &mut seed, lg);
+            let (a, b) = sequence(&f, &mut seed, &g, &degrees);
+            let (a, b) = if swap { (b, a) } else { (a, b) };
+            let (_, carried) = lehmer_rounds_carrying(&f, &a, &b, half);
+            for (p, s) in carried.pair.iter().zip(&carried.cofactors) {
+                prop_assert!(s.len() <= a.len().max(b.len()));
+                let minus_sa: Vec<E> = mul(&f, s, &a).iter().map(|y| f.neg(y)).collect();
+                let rest = add(&f, p, &minus_sa);
+                prop_assert!(remainder(&f, &rest, &b).iter().all(|y| *y == f.zero()));
+            }
         }
     }
 

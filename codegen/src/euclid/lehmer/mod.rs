@@ -33,7 +33,7 @@ mod mirror;
 mod window;
 
 pub(super) use apply::apply_body;
-pub use mirror::{lehmer_rounds, LehmerEnd};
+pub use mirror::{lehmer_rounds, lehmer_rounds_carrying, LehmerCarried, LehmerEnd};
 pub(super) use window::window_body;
 
 use super::var;
@@ -57,7 +57,7 @@ impl LehmerState {
     /// The length of the last nonzero remainder, once [`LehmerStatus::Done`].
     pub const RESULT_LEN: usize = 2;
     /// Words of the state.
-    pub const WORDS: usize = 11;
+    pub const WORDS: usize = 15;
 
     /// The length of the first polynomial of pair `set` (0 or 1; round r reads pair r mod 2
     /// and writes the other).
@@ -74,6 +74,19 @@ impl LehmerState {
     /// of the pair's two; 2, 3: the second's).
     pub const fn cofactor(row: usize) -> usize {
         7 + row
+    }
+
+    /// Where the rounds carry a's cofactors ([`Arg::Cofactors`](crate::contract::Arg::Cofactors)):
+    /// the length of the first polynomial's, in pair `set`. A bound: its top coefficients
+    /// may be zero.
+    pub const fn len_su(set: usize) -> usize {
+        11 + 2 * set
+    }
+
+    /// Where the rounds carry a's cofactors: the length of the second polynomial's, in
+    /// pair `set`, a bound likewise.
+    pub const fn len_sv(set: usize) -> usize {
+        12 + 2 * set
     }
 }
 
@@ -110,17 +123,16 @@ pub(super) fn state(i: Expr) -> Expr {
 /// The state word of the first (`second` false) or second polynomial's length of the pair
 /// the kernel variable `set` names: [`LehmerState::len_u`] or [`LehmerState::len_v`].
 pub(super) fn pair_len(set: &str, second: bool) -> Expr {
-    let (first, stride) = if second {
-        (
-            LehmerState::len_v(0),
-            LehmerState::len_v(1) - LehmerState::len_v(0),
-        )
+    if second {
+        set_word(set, LehmerState::len_v)
     } else {
-        (
-            LehmerState::len_u(0),
-            LehmerState::len_u(1) - LehmerState::len_u(0),
-        )
-    };
+        set_word(set, LehmerState::len_u)
+    }
+}
+
+/// The state word `word(s)` of the pair the kernel variable `set` names, s = 0 or 1.
+pub(super) fn set_word(set: &str, word: fn(usize) -> usize) -> Expr {
+    let (first, stride) = (word(0), word(1) - word(0));
     state(Expr::u64(first as u64) + Expr::u64(stride as u64) * var(set))
 }
 
@@ -150,11 +162,12 @@ pub(super) fn swap(ty: Type, a: &str, b: &str) -> Vec<Stmt> {
     ]
 }
 
-/// The pair a round reads (`U`, `V`: vectors 2s and 2s + 1 of the work buffer) and the
-/// one it writes (`U1`, `V1`), s = `round` mod 2.
-pub(super) fn pairs(writes: bool) -> Vec<Stmt> {
+/// The pair a round reads (`U`, `V`: vectors 2s and 2s + 1 of the buffer the kernel
+/// variable `buffer` points to, `work` or `cofs`) and the one it writes (`U1`, `V1`),
+/// s = `round` mod 2.
+pub(super) fn pairs(buffer: &str, writes: bool) -> Vec<Stmt> {
     let vector =
-        |name: &str, index: Expr| Stmt::let_(work_ptr(), name, var("work") + index * var("cap"));
+        |name: &str, index: Expr| Stmt::let_(work_ptr(), name, var(buffer) + index * var("cap"));
     let mut stmts = vec![
         Stmt::const_(Type::SizeT, "s", var("round") & Expr::u64(1)),
         Stmt::const_(Type::SizeT, "s1", var("s") ^ Expr::u64(1)),

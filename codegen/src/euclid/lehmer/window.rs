@@ -400,7 +400,7 @@ pub(crate) fn window_body() -> Vec<Stmt> {
     let shared = |name: &str, at: Expr| Stmt::let_(shared_ptr(), name, at);
     [
         vec![status_running()],
-        pairs(false),
+        pairs("work", false),
         vec![
             Stmt::let_(Type::SizeT, "nu", pair_len("s", false)),
             Stmt::let_(Type::SizeT, "nv", pair_len("s", true)),
