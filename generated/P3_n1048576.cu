@@ -1320,7 +1320,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 31ull) | (((size_t)bid & 63ull) << 5ull);
@@ -1486,7 +1486,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 10ull) & 1ull) << 4ull) | ((((size_t)bid >> 4ull) & 63ull) << 5ull);
@@ -1655,7 +1655,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4344];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 31ull) | (((size_t)bid & 1ull) << 5ull) | ((((size_t)bid >> 9ull) & 1ull) << 6ull) | ((((size_t)bid >> 1ull) & 7ull) << 7ull) | ((((size_t)bid >> 10ull) & 1ull) << 10ull);
@@ -1823,7 +1823,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^2 elements (128 per block), 1 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4368];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 5ull) & 31ull) << 4ull) | ((((size_t)bid >> 4ull) & 1ull) << 9ull) | ((((size_t)bid >> 10ull) & 1ull) << 10ull);
@@ -1903,7 +1903,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 31ull) | (((size_t)bid & 63ull) << 5ull);
@@ -2069,7 +2069,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 10ull) & 1ull) << 4ull) | ((((size_t)bid >> 4ull) & 63ull) << 5ull);
@@ -2238,7 +2238,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
 }
 
 // 16384 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4344];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 4ull) & 31ull) | (((size_t)bid & 1ull) << 5ull) | ((((size_t)bid >> 9ull) & 1ull) << 6ull) | ((((size_t)bid >> 1ull) & 7ull) << 7ull) | ((((size_t)bid >> 10ull) & 1ull) << 10ull);
@@ -2406,7 +2406,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^2 elements (128 per block), 2 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4368];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 15ull) | ((((size_t)bid >> 5ull) & 31ull) << 4ull) | ((((size_t)bid >> 4ull) & 1ull) << 9ull) | ((((size_t)bid >> 10ull) & 1ull) << 10ull);

@@ -1320,7 +1320,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 511ull) | (((size_t)bid & 63ull) << 9ull);
@@ -1486,7 +1486,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 5ull) & 7ull) | (((size_t)bid & 31ull) << 3ull) | ((((size_t)bid >> 14ull) & 1ull) << 8ull) | ((((size_t)bid >> 8ull) & 63ull) << 9ull);
@@ -1659,7 +1659,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 7ull) | ((((size_t)bid >> 8ull) & 63ull) << 3ull) | ((((size_t)bid >> 3ull) & 31ull) << 9ull) | ((((size_t)bid >> 14ull) & 1ull) << 14ull);
@@ -1827,7 +1827,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 63ull) | ((((size_t)bid >> 9ull) & 63ull) << 6ull) | ((((size_t)bid >> 6ull) & 7ull) << 12ull);
@@ -1990,7 +1990,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 511ull) | (((size_t)bid & 63ull) << 9ull);
@@ -2156,7 +2156,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 5ull) & 7ull) | (((size_t)bid & 31ull) << 3ull) | ((((size_t)bid >> 14ull) & 1ull) << 8ull) | ((((size_t)bid >> 8ull) & 63ull) << 9ull);
@@ -2329,7 +2329,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 7ull) | ((((size_t)bid >> 8ull) & 63ull) << 3ull) | ((((size_t)bid >> 3ull) & 31ull) << 9ull) | ((((size_t)bid >> 14ull) & 1ull) << 14ull);
@@ -2497,7 +2497,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
 }
 
 // 262144 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 63ull) | ((((size_t)bid >> 9ull) & 63ull) << 6ull) | ((((size_t)bid >> 6ull) & 7ull) << 12ull);

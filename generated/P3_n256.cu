@@ -1322,7 +1322,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1 pieces of 2^8 elements (1 per block), 7 steps
-extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(64, 8) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;
@@ -1518,7 +1518,7 @@ extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restr
 }
 
 // 1 pieces of 2^8 elements (1 per block), 8 steps
-extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(64, 8) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[2048];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 256ull * (size_t)FE_WORDS;

@@ -1320,7 +1320,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 8191ull) | (((size_t)bid & 63ull) << 13ull);
@@ -1486,7 +1486,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 5ull) & 127ull) | (((size_t)bid & 31ull) << 7ull) | ((((size_t)bid >> 18ull) & 1ull) << 12ull) | ((((size_t)bid >> 12ull) & 63ull) << 13ull);
@@ -1663,7 +1663,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 63ull) << 1ull) | ((((size_t)bid >> 7ull) & 4095ull) << 7ull);
@@ -1831,7 +1831,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 1ull) | ((((size_t)bid >> 5ull) & 4095ull) << 1ull) | ((((size_t)bid >> 1ull) & 1ull) << 13ull) | ((((size_t)bid >> 17ull) & 1ull) << 14ull) | ((((size_t)bid >> 2ull) & 7ull) << 15ull) | ((((size_t)bid >> 18ull) & 1ull) << 18ull);
@@ -2000,7 +2000,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k3(const fe_word_t* __rest
 }
 
 // 16777216 pieces of 2^4 elements (32 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 31ull) | ((((size_t)bid >> 6ull) & 4095ull) << 5ull) | ((((size_t)bid >> 5ull) & 1ull) << 17ull) | ((((size_t)bid >> 18ull) & 1ull) << 18ull);
@@ -2121,7 +2121,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k4(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 8191ull) | (((size_t)bid & 63ull) << 13ull);
@@ -2287,7 +2287,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 5ull) & 127ull) | (((size_t)bid & 31ull) << 7ull) | ((((size_t)bid >> 18ull) & 1ull) << 12ull) | ((((size_t)bid >> 12ull) & 63ull) << 13ull);
@@ -2464,7 +2464,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 63ull) << 1ull) | ((((size_t)bid >> 7ull) & 4095ull) << 7ull);
@@ -2632,7 +2632,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __rest
 }
 
 // 4194304 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k3(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 1ull) | ((((size_t)bid >> 5ull) & 4095ull) << 1ull) | ((((size_t)bid >> 1ull) & 1ull) << 13ull) | ((((size_t)bid >> 17ull) & 1ull) << 14ull) | ((((size_t)bid >> 2ull) & 7ull) << 15ull) | ((((size_t)bid >> 18ull) & 1ull) << 18ull);
@@ -2801,7 +2801,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k3(const fe_word_t* __rest
 }
 
 // 16777216 pieces of 2^4 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k4(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : ((size_t)bid & 31ull) | ((((size_t)bid >> 6ull) & 4095ull) << 5ull) | ((((size_t)bid >> 5ull) & 1ull) << 17ull) | ((((size_t)bid >> 18ull) & 1ull) << 18ull);

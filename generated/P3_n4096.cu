@@ -1322,7 +1322,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
@@ -1483,7 +1483,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
 }
 
 // 64 pieces of 2^6 elements (8 per block), 5 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
@@ -1644,7 +1644,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
 }
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;
@@ -1805,7 +1805,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
 }
 
 // 64 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 4096ull * (size_t)FE_WORDS;

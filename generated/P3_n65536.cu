@@ -1322,7 +1322,7 @@ FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 // ---- kernels ---------------------------------------------------------------------------
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 63ull) << 1ull);
@@ -1484,7 +1484,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __rest
 }
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 1ull) << 1ull) | ((((size_t)bid >> 5ull) & 1ull) << 2ull) | ((((size_t)bid >> 1ull) & 15ull) << 3ull);
@@ -1653,7 +1653,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k1(const fe_word_t* __rest
 }
 
 // 4096 pieces of 2^4 elements (32 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) fwd_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
@@ -1773,7 +1773,7 @@ extern "C" __global__ void __launch_bounds__(128) fwd_k2(const fe_word_t* __rest
 }
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 63ull) << 1ull);
@@ -1935,7 +1935,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __rest
 }
 
 // 1024 pieces of 2^6 elements (8 per block), 6 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t bid = (size_t)blockIdx.x;
     const size_t blk = epoch == 0u ? bid : (((size_t)bid >> 6ull) & 1ull) | (((size_t)bid & 1ull) << 1ull) | ((((size_t)bid >> 5ull) & 1ull) << 2ull) | ((((size_t)bid >> 1ull) & 15ull) << 3ull);
@@ -2104,7 +2104,7 @@ extern "C" __global__ void __launch_bounds__(128) inv_k1(const fe_word_t* __rest
 }
 
 // 4096 pieces of 2^4 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(128) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+extern "C" __global__ void __launch_bounds__(128, 4) inv_k2(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
     __shared__ fe_word_t tile[4096];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;

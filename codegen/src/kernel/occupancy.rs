@@ -23,8 +23,13 @@ pub(super) const SMALL_SRGFN_REGISTERS: u32 = 64;
 pub(super) const SMALL_K: u64 = 4;
 
 /// Registers per thread that the kernels of an SRGFN of k digits are held to, if any:
-/// [`SMALL_SRGFN_REGISTERS`] up to [`SMALL_K`] digits, 168 from 9 to 16 (P4: 3 blocks of
-/// 128 threads). Registers are allocated eight per thread at a time, so a P4 kernel that
+/// [`SMALL_SRGFN_REGISTERS`] up to [`SMALL_K`] digits, 128 from 5 to 8 (P3), 168 from 9 to
+/// 16 (P4: 3 blocks of 128 threads). ptxas leaves P3's kernels at 118–138 registers, and
+/// those just above 128 lose a block: the second forward pass of the batch's 2^13-point
+/// products, 256 threads at 132 registers, fit one block per multiprocessor (12 % of its
+/// warps) and took 2.27 ms of the batch's 10 under ncu, where the inverse's second pass,
+/// at 122, took 1.32; held to 128 they spill at most 24 bytes (bench/RESULTS.md,
+/// "Batch round 2"). Registers are allocated eight per thread at a time, so a P4 kernel that
 /// ptxas leaves at 170 registers fits only 2 blocks: held to 168 without spilling, P4 2^20
 /// ran in 1.07 ms against 1.12 (bench/RESULTS.md, tuning round 8). A P4 kernel that also
 /// scales by 1/n is left alone: ptxas gives it 155 registers by itself, but under the bound
@@ -32,6 +37,7 @@ pub(super) const SMALL_K: u64 = 4;
 pub(super) fn srgfn_register_cap(k: u64, scaled: bool) -> Option<u32> {
     match k {
         0..=SMALL_K => Some(SMALL_SRGFN_REGISTERS),
+        5..=8 => Some(128),
         9..=16 if !scaled => Some(168),
         _ => None,
     }
@@ -79,7 +85,7 @@ mod tests {
             ("P1", 1u64 << 12, Some(SMALL_SRGFN_REGISTERS)),
             ("P2", 1 << 15, Some(SMALL_SRGFN_REGISTERS)),
             ("P2", 1 << 9, Some(SMALL_SRGFN_REGISTERS)),
-            ("P3", 1 << 12, None),
+            ("P3", 1 << 12, Some(128)),
             ("P5", 1 << 12, None),
             ("babybear", 1 << 16, None),
         ];
