@@ -225,10 +225,10 @@ impl<F: HostField> PolyRing<F> {
 
     /// The extended gcd (g, s, t), s·a + t·b = g, with FLINT's conventions and cofactor
     /// bounds: those of [`xgcd_euclid`], which it equals. On a GPU, pairs whose shorter
-    /// operand has 256 coefficients or more and whose longer has
-    /// [`Self::lehmer_from`] or more run Lehmer's rounds on the device, carrying a's
-    /// cofactors. Otherwise long operands take the half-gcd, its matrices multiplied into the cofactors of the remainders Euclid's
-    /// algorithm finishes with: every matrix is a product of the sequence's own steps, so
+    /// operand has 256 coefficients or more and whose longer has [`Self::lehmer_from`] or
+    /// more run Lehmer's rounds on the device, carrying a's cofactors
+    /// ([`Self::xgcd_lehmer`]). Otherwise long operands take the half-gcd, its matrices
+    /// multiplied into the cofactors of the remainders Euclid's algorithm finishes with: every matrix is a product of the sequence's own steps, so
     /// the cofactors are the sequence's, O(M(n) log n) instead of quadratic.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the

@@ -165,9 +165,10 @@ impl<F: HostField> PolyRing<F> {
     /// constant or zero beside it): its own extended gcd (g, x, y) on the host gives
     /// s = x·s + y·s′, then t = (g − s·a)/b, exact. A stalled round (a quotient of degree
     /// above `half`) takes its division on the ring. The result is [`xgcd_euclid`]'s, with
-    /// FLINT's conventions and bounds: the rounds follow its sequence of remainders,
-    /// and the cofactors of a remainder of the sequence are its minimal Bézout
-    /// coefficients, which are unique (von zur Gathen–Gerhard, Lemma 3.10 and Theorem 3.11).
+    /// FLINT's conventions and bounds: the rounds follow its sequence of remainders, whose
+    /// cofactors keep deg s < deg b − deg g and deg t < deg a − deg g (von zur Gathen and
+    /// Gerhard, Lemma 3.10), and only one pair does: if s·a + t·b = s′·a + t′·b, then b/g
+    /// divides s − s′, of lower degree, so s = s′.
     /// [`Self::xgcd`] takes this route for long operands on a GPU, with
     /// [`Self::lehmer_half`].
     ///
