@@ -28,8 +28,9 @@ pub(super) const SMALL_K: u64 = 4;
 /// those just above 128 lose a block: the second forward pass of the batch's 2^13-point
 /// products, 256 threads at 132 registers, fit one block per multiprocessor (12 % of its
 /// warps) and took 2.27 ms of the batch's 10 under ncu, where the inverse's second pass,
-/// at 122, took 1.32; held to 128 they spill at most 24 bytes (bench/RESULTS.md,
-/// "Batch round 2"). Registers are allocated eight per thread at a time, so a P4 kernel that
+/// at 122, took 1.32; held to 128 they spill at most 24 bytes, and the batch ran 16 %
+/// faster, P3's division of 2^14 by 2^13 (products of a few blocks each) 4 % slower
+/// (bench/RESULTS.md, "Batch round 2"). Registers are allocated eight per thread at a time, so a P4 kernel that
 /// ptxas leaves at 170 registers fits only 2 blocks: held to 168 without spilling, P4 2^20
 /// ran in 1.07 ms against 1.12 (bench/RESULTS.md, tuning round 8). A P4 kernel that also
 /// scales by 1/n is left alone: ptxas gives it 155 registers by itself, but under the bound
