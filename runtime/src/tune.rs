@@ -310,6 +310,7 @@ mod tests {
                 max_short: [1, 2, 3, 4, 5, 6, 7, 8],
                 crt_from: Some(1 << 12),
                 host_below: Some(1 << 10),
+                hgcd_base: Some(96),
             },
         );
         let path = table.store_in(&dir).unwrap();
@@ -329,6 +330,21 @@ mod tests {
         let read: Crossover = serde_json::from_value(json).unwrap();
         assert_eq!(read.host_below, None);
         assert_eq!(read.max_short, Crossover::gpu().max_short);
+    }
+
+    /// A table stored before `hgcd_base` existed reads with the built-in base case.
+    #[test]
+    fn older_tables_keep_the_built_in_half_gcd_base() {
+        let tuned = Crossover {
+            hgcd_base: Some(256),
+            ..Crossover::cpu()
+        };
+        let mut json = serde_json::to_value(tuned).unwrap();
+        assert_eq!(json["hgcd_base"], 256);
+        json.as_object_mut().unwrap().remove("hgcd_base");
+        let read: Crossover = serde_json::from_value(json).unwrap();
+        assert_eq!(read.hgcd_base, None);
+        assert_eq!(read.half_gcd_base(), crate::poly::HGCD_BASE);
     }
 
     #[test]

@@ -251,6 +251,46 @@ fn the_half_gcd_agrees_with_euclid() {
     }
 }
 
+/// The half-gcd at every base case a tuning table may give, from the smallest the
+/// crossover allows (a table's 0 and 1 read as it) to one above the operands (Euclid
+/// alone): gcd, extended gcd and resultant equal Euclid's, on pairs with common factors,
+/// sequences with gaps and the shorter operand first.
+#[test]
+fn the_half_gcd_agrees_with_euclid_at_every_base_case() {
+    use fermat::poly::{Crossover, PolyRing, HGCD_MIN_BASE};
+    use fermat::Backend;
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    for name in ["babybear", "goldilocks", "P1", "P3"] {
+        let any = fermat::FieldSpec::parse(name).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            let mut pairs = Vec::new();
+            for (lg, lu, lv) in [(3, 90, 60), (1, 120, 119), (20, 40, 70)] {
+                let g = random_poly(f, lg, false, &mut rng);
+                let u = random_poly(f, lu, false, &mut rng);
+                let v = random_poly(f, lv, false, &mut rng);
+                pairs.push((schoolbook_mul(&g, &u).unwrap(), schoolbook_mul(&g, &v).unwrap()));
+            }
+            let mut sparse = vec![0u64; 100];
+            (sparse[0], sparse[37], sparse[99]) = (5, 2, 1);
+            pairs.push((Poly::from_u64s(f, &sparse), Poly::monomial(f, f.from_u64(7), 45)));
+            for base in [0, 1, HGCD_MIN_BASE, 5, 16, 33, 1000] {
+                let ring = PolyRing::new(f, Backend::Cpu).unwrap().with_crossover(Crossover {
+                    hgcd_base: Some(base),
+                    ..Crossover::cpu()
+                });
+                assert_eq!(ring.crossover().half_gcd_base(), base.max(HGCD_MIN_BASE));
+                for (a, b) in &pairs {
+                    let what = format!("{name}: ({}, {}), base {base}", a.len(), b.len());
+                    assert_eq!(ring.gcd(a, b).unwrap(), gcd_euclid(a, b).unwrap(), "{what}");
+                    assert!(ring.xgcd(a, b).unwrap() == xgcd_euclid(a, b).unwrap(), "{what}: xgcd");
+                    let want = resultant_euclid(b, a).unwrap();
+                    assert_eq!(ring.resultant(b, a).unwrap(), want, "{what}: resultant");
+                }
+            }
+        });
+    }
+}
+
 /// Sparse operands, whose remainder sequences drop many degrees at once (not normal), and
 /// operands whose half-gcd recursion meets a zero remainder: the half-gcd's gcd, extended
 /// gcd and resultant equal Euclid's.

@@ -1,7 +1,8 @@
-//! A stored `fermat tune` table drives the products: a ring built with a table in
-//! `FERMAT_TUNE_DIR` takes its field's crossover from it (plain at every size for one
-//! field, FFT-based at every size for another), a field the table does not name keeps the
-//! default, and a corrupt table is ignored for the default. One test in its own process:
+//! A stored `fermat tune` table drives the products and the half-gcd: a ring built with a
+//! table in `FERMAT_TUNE_DIR` takes its field's crossover from it (plain at every size and
+//! a half-gcd base case of 16 for one field, FFT-based at every size for another), a field
+//! the table does not name keeps the default, and a corrupt table is ignored for the
+//! default. One test in its own process:
 //! it sets the environment.
 
 use fermat::dsl::{with_field, FieldSpec};
@@ -20,7 +21,7 @@ fn ring_of(spec: &str) -> (Crossover, Algorithm) {
     })
 }
 
-/// Whatever the table says, products stay right.
+/// Whatever the table says, products and gcds stay right.
 fn check_products<F: HostField>(ring: &PolyRing<F>) {
     let f = ring.field();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
@@ -28,9 +29,15 @@ fn check_products<F: HostField>(ring: &PolyRing<F>) {
         Poly::random(f, 300, &mut rng),
         Poly::random(f, 300, &mut rng),
     );
+    let c = Poly::random(f, 20, &mut rng);
     assert_eq!(
         ring.mul(&a, &b).unwrap(),
         fermat::poly::schoolbook_mul(&a, &b).unwrap()
+    );
+    let (ac, bc) = (ring.mul(&a, &c).unwrap(), ring.mul(&b, &c).unwrap());
+    assert_eq!(
+        ring.gcd(&ac, &bc).unwrap(),
+        fermat::poly::gcd_euclid(&ac, &bc).unwrap()
     );
 }
 
@@ -41,12 +48,17 @@ fn a_stored_table_drives_the_crossover() {
     std::env::set_var("FERMAT_TUNE_DIR", &dir);
     let model = Model::of(None);
     let mut table = TuneTable::new(&model);
-    table.fields.insert("babybear".into(), Crossover::always());
+    let babybear = Crossover {
+        hgcd_base: Some(16),
+        ..Crossover::always()
+    };
+    table.fields.insert("babybear".into(), babybear);
     table.fields.insert("goldilocks".into(), Crossover::never());
     table.store_in(&dir).unwrap();
 
     let (crossover, algorithm) = ring_of("babybear");
-    assert_eq!(crossover, Crossover::always());
+    assert_eq!(crossover, babybear);
+    assert_eq!(crossover.half_gcd_base(), 16);
     assert_eq!(
         algorithm,
         Algorithm::Schoolbook,

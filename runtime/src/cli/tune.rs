@@ -1,6 +1,7 @@
 //! `fermat tune`: measures where plain products give way to FFT-based ones, per field and
-//! length ratio, on the GPU or the CPU, and stores the table for this device model
-//! (`fermat::tune`), where every later product finds it.
+//! length ratio, on the GPU or the CPU, where the half-gcd's base case pays, and stores
+//! the table for this device model (`fermat::tune`), where every later product and gcd
+//! finds it.
 
 use super::bench::median;
 use super::CliError;
@@ -74,7 +75,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let host = crossover.host_below.map_or_else(String::new, |len| {
             format!("; host polynomials on the host below {len} coefficients")
         });
-        println!("{:<22} {:?}{crt}{host}", any.name(), crossover.max_short);
+        let hgcd = crossover.hgcd_base.map_or_else(String::new, |degree| {
+            format!("; half-gcd base case below degree {degree}")
+        });
+        println!(
+            "{:<22} {:?}{crt}{host}{hgcd}",
+            any.name(),
+            crossover.max_short
+        );
         table.fields.insert(any.name(), crossover);
     }
     let path = table.store_in(&dir)?;
@@ -130,11 +138,58 @@ fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Cro
         Backend::Cpu => None,
         _ => host_below(field, backend, quick)?,
     };
-    Ok(Crossover {
+    let tuned = Crossover {
         max_short,
         crt_from,
         host_below,
+        hgcd_base: None,
+    };
+    Ok(Crossover {
+        hgcd_base: Some(half_gcd_base(field, backend, tuned, quick)?),
+        ..tuned
     })
+}
+
+/// The half-gcd's base case that ran a resultant fastest (the half-gcd's user on every
+/// backend), of random operands of `len` coefficients, among the candidates, with the
+/// products of the crossover just measured: a degree below which Euclid's steps one by one
+/// beat the recursion's products.
+fn half_gcd_base<F: HostField>(
+    field: &F,
+    backend: Backend,
+    crossover: Crossover,
+    quick: bool,
+) -> Result<usize, CliError> {
+    let (candidates, len): (&[usize], usize) = match (quick, field.words()) {
+        (true, 1) => (&[64, 128, 256], 2048),
+        (true, _) => (&[64, 128, 256], 512),
+        (false, 1) => (&[32, 64, 128, 256, 512], 8192),
+        (false, k) if k < 32 => (&[32, 64, 128, 256, 512], 2048),
+        (false, _) => (&[32, 64, 128, 256], 512),
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(len as u64);
+    let a = Poly::random(field, len, &mut rng);
+    let b = Poly::random(field, len - 1, &mut rng);
+    let mut best = (f64::INFINITY, candidates[0]);
+    for &base in candidates {
+        let ring = PolyRing::new(field, backend)?.with_crossover(Crossover {
+            hgcd_base: Some(base),
+            ..crossover
+        });
+        ring.resultant(&a, &b)?;
+        let times = (0..3)
+            .map(|_| {
+                let started = Instant::now();
+                ring.resultant(&a, &b)
+                    .map(|_| started.elapsed().as_secs_f64())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let time = median(times);
+        if time < best.0 {
+            best = (time, base);
+        }
+    }
+    Ok(best.1)
 }
 
 /// The shortest product of host polynomials from which on the GPU's round trip is faster

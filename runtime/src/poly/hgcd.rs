@@ -20,10 +20,6 @@ use super::schoolbook::schoolbook_mul;
 use crate::error::Error;
 use crate::host::HostField;
 
-/// Below this degree the half-gcd takes Euclid's steps one by one: each costs a division
-/// of a quotient of one or two coefficients, cheaper than the products of a recursion.
-pub(super) const HGCD_BASE: usize = 128;
-
 /// Quotients of at most this many coefficients multiply by the schoolbook product.
 const SHORT_QUOTIENT: usize = 8;
 
@@ -205,14 +201,17 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The gcd by the half-gcd on the host (its products on the ring's backend), Euclid's
-    /// algorithm below [`HGCD_BASE`].
+    /// algorithm below [`Crossover::half_gcd_base`](crate::poly::Crossover::half_gcd_base).
     pub(super) fn gcd_half(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
         let (mut a, mut b) = if a.len() >= b.len() {
             (a.clone(), b.clone())
         } else {
             (b.clone(), a.clone())
         };
-        while b.degree().is_some_and(|d| d >= HGCD_BASE) {
+        while b
+            .degree()
+            .is_some_and(|d| d >= self.crossover().half_gcd_base())
+        {
             let m = self.hgcd(&a, &b, 0, &mut Trail::new(&self.field))?;
             (a, b) = m.apply(self, &a, &b)?;
             if !b.is_zero() {
@@ -260,7 +259,10 @@ impl<F: HostField> PolyRing<F> {
         };
         // (x, y) = total·(a, b) (or ·(b, a) when swapped), as in `gcd`'s loop.
         let mut total: Option<Matrix<F>> = None;
-        while y.degree().is_some_and(|d| d >= HGCD_BASE) {
+        while y
+            .degree()
+            .is_some_and(|d| d >= self.crossover().half_gcd_base())
+        {
             let m = self.hgcd(&x, &y, 0, &mut Trail::new(&self.field))?;
             (x, y) = m.apply(self, &x, &y)?;
             let mut step = match &total {
@@ -321,7 +323,10 @@ impl<F: HostField> PolyRing<F> {
             (b.clone(), a.clone(), odd)
         };
         let mut trail = Trail::new(f);
-        while b.degree().is_some_and(|d| d >= HGCD_BASE) {
+        while b
+            .degree()
+            .is_some_and(|d| d >= self.crossover().half_gcd_base())
+        {
             let m = self.hgcd(&a, &b, 0, &mut trail)?;
             (a, b) = m.apply(self, &a, &b)?;
             trail.settle_pending(f, b.degree());
@@ -359,7 +364,7 @@ impl<F: HostField> PolyRing<F> {
         if b.degree().is_none_or(|d| d < m) {
             return Ok(Matrix::identity(&self.field));
         }
-        if n < HGCD_BASE {
+        if n < self.crossover().half_gcd_base() {
             return self.half_euclid(a, b, m, offset, trail);
         }
         // The top halves' matrix is the whole's for the first half of the sequence.

@@ -38,7 +38,10 @@ pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use layout::{BatchLayout, LayoutFault};
-pub use product::{Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, GPU_HOST_BELOW, RATIOS};
+pub use product::{
+    Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, GPU_HOST_BELOW, HGCD_BASE, HGCD_MIN_BASE,
+    RATIOS,
+};
 pub(crate) use ring::upload;
 pub use ring::PolyRing;
 pub use route::Route;

@@ -117,6 +117,12 @@ pub struct Crossover {
     /// existed. Unused on the CPU.
     #[serde(default)]
     pub host_below: Option<usize>,
+    /// The degree below which the half-gcd (of `gcd` on the CPU, of `xgcd` and
+    /// `resultant` for shorter operands on a GPU) takes Euclid's steps one by one, as
+    /// `fermat tune` measured it; `None`: [`HGCD_BASE`], as in tables stored before it
+    /// existed. Read through [`Crossover::half_gcd_base`].
+    #[serde(default)]
+    pub hgcd_base: Option<usize>,
 }
 
 /// The GPU's default [`Crossover::host_below`] for word primes. On an H200 and its host's
@@ -130,6 +136,16 @@ pub const GPU_HOST_BELOW: usize = 1 << 14;
 /// coefficients took 443 ms by the CRT route and 478 ms by P3's transforms, those of 2^16
 /// 105 and 95 ms (bench/RESULTS.md, "The CRT route").
 pub const CPU_CRT_FROM: usize = 1 << 18;
+
+/// The half-gcd's default base case: below this degree Euclid's steps one by one, each a
+/// division with a quotient of one or two coefficients, cost less than the products of a
+/// recursion (one core of an EPYC; `fermat tune` measures it per field and device).
+pub const HGCD_BASE: usize = 128;
+
+/// The smallest base case [`Crossover::half_gcd_base`] gives, whatever a table says: a
+/// base of 0 would recurse forever on a constant, and below a few coefficients a
+/// recursion's products never beat Euclid's steps.
+pub const HGCD_MIN_BASE: usize = 4;
 
 /// The length ratios a [`Crossover`] tells apart: 1, 2, 4, …, 128 and more.
 pub const RATIOS: usize = 8;
@@ -151,6 +167,7 @@ impl Crossover {
             max_short: [32, 22, 16, 11, 8, 8, 8, 8],
             crt_from: Some(CPU_CRT_FROM),
             host_below: None,
+            hgcd_base: None,
         }
     }
 
@@ -162,6 +179,7 @@ impl Crossover {
             max_short: [1024, 512, 256, 256, 128, 64, 32, 16],
             crt_from: None,
             host_below: Some(GPU_HOST_BELOW),
+            hgcd_base: None,
         }
     }
 
@@ -171,6 +189,7 @@ impl Crossover {
             max_short: [usize::MAX; RATIOS],
             crt_from: None,
             host_below: None,
+            hgcd_base: None,
         }
     }
 
@@ -180,6 +199,7 @@ impl Crossover {
             max_short: [0; RATIOS],
             crt_from: None,
             host_below: None,
+            hgcd_base: None,
         }
     }
 
@@ -209,6 +229,22 @@ impl Crossover {
     pub const fn with_crt_from(mut self, len: Option<usize>) -> Crossover {
         self.crt_from = len;
         self
+    }
+
+    /// The degree below which the half-gcd takes Euclid's steps one by one:
+    /// [`Crossover::hgcd_base`], else [`HGCD_BASE`], and never below [`HGCD_MIN_BASE`].
+    ///
+    /// ```
+    /// use fermat::poly::{Crossover, HGCD_BASE, HGCD_MIN_BASE};
+    ///
+    /// assert_eq!(Crossover::cpu().half_gcd_base(), HGCD_BASE);
+    /// let tuned = Crossover { hgcd_base: Some(256), ..Crossover::cpu() };
+    /// assert_eq!(tuned.half_gcd_base(), 256);
+    /// let corrupt = Crossover { hgcd_base: Some(0), ..Crossover::cpu() };
+    /// assert_eq!(corrupt.half_gcd_base(), HGCD_MIN_BASE);
+    /// ```
+    pub fn half_gcd_base(&self) -> usize {
+        self.hgcd_base.unwrap_or(HGCD_BASE).max(HGCD_MIN_BASE)
     }
 
     /// Whether the product of operands of `len_a` and `len_b` coefficients is plain.
