@@ -311,6 +311,7 @@ mod tests {
                 crt_from: Some(1 << 12),
                 host_below: Some(1 << 10),
                 hgcd_base: Some(96),
+                long_division: Some(48),
             },
         );
         let path = table.store_in(&dir).unwrap();

@@ -149,6 +149,32 @@ fn every_shape_in_every_catalogue_field() {
     }
 }
 
+/// Every long-division limit a tuning table may give, from none (Newton's division down
+/// to quotients and divisors of two coefficients; a table's 0 reads as 1) to one above
+/// every shape (long division alone): the same quotients and remainders.
+#[test]
+fn every_long_division_limit_divides_alike() {
+    use fermat::poly::Crossover;
+    let mut rng = ChaCha8Rng::seed_from_u64(28);
+    for name in ["babybear", "goldilocks", "P2"] {
+        let any = fermat::FieldSpec::parse(name).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            for limit in [0, 1, 2, 7, 100, usize::MAX] {
+                let ring = PolyRing::new(f, Backend::Cpu).unwrap().with_crossover(Crossover {
+                    long_division: Some(limit),
+                    ..Crossover::cpu()
+                });
+                assert_eq!(ring.crossover().long_division_limit(), limit.max(1));
+                for shape in [(2, 2), (3, 2), (4, 3), (40, 2), (40, 39), (130, 65), (300, 17), (17, 17)] {
+                    for (monic, vanish) in [(false, false), (true, true)] {
+                        check_shape(&ring, shape, monic, vanish, &mut rng);
+                    }
+                }
+            }
+        });
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 

@@ -1,7 +1,7 @@
 //! `fermat tune`: measures where plain products give way to FFT-based ones, per field and
-//! length ratio, on the GPU or the CPU, where the half-gcd's base case pays, and stores
-//! the table for this device model (`fermat::tune`), where every later product and gcd
-//! finds it.
+//! length ratio, on the GPU or the CPU, where the half-gcd's base case pays and (on the
+//! CPU) where long division gives way to Newton's, and stores the table for this device
+//! model (`fermat::tune`), where every later product, division and gcd finds it.
 
 use super::bench::median;
 use super::CliError;
@@ -78,8 +78,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let hgcd = crossover.hgcd_base.map_or_else(String::new, |degree| {
             format!("; half-gcd base case below degree {degree}")
         });
+        let long = crossover.long_division.map_or_else(String::new, |len| {
+            format!("; long division up to quotients and divisors of {len}")
+        });
         println!(
-            "{:<22} {:?}{crt}{host}{hgcd}",
+            "{:<22} {:?}{crt}{host}{hgcd}{long}",
             any.name(),
             crossover.max_short
         );
@@ -143,11 +146,59 @@ fn measure<F: HostField>(field: &F, backend: Backend, quick: bool) -> Result<Cro
         crt_from,
         host_below,
         hgcd_base: None,
+        long_division: None,
+    };
+    // A GPU ring divides on the device; its host operations take the CPU's table.
+    let long_division = match backend {
+        Backend::Cpu => Some(long_division(field, tuned, quick)?),
+        _ => None,
+    };
+    let tuned = Crossover {
+        long_division,
+        ..tuned
     };
     Ok(Crossover {
         hgcd_base: Some(half_gcd_base(field, backend, tuned, quick)?),
         ..tuned
     })
+}
+
+/// The longest quotient and divisor of j coefficients (a dividend of 2j − 1) for which the
+/// long division was at least as fast as Newton's, scanning j up by doubling until it
+/// first loses, with the products of the crossover just measured.
+fn long_division<F: HostField>(
+    field: &F,
+    crossover: Crossover,
+    quick: bool,
+) -> Result<usize, CliError> {
+    let mut limited = crossover;
+    limited.long_division = Some(usize::MAX);
+    let long = PolyRing::new(field, Backend::Cpu)?.with_crossover(limited);
+    limited.long_division = Some(1);
+    let newton = PolyRing::new(field, Backend::Cpu)?.with_crossover(limited);
+    let top = if quick { 7 } else { 10 };
+    let mut best = 1;
+    for j in 3..=top {
+        let len = 1usize << j;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(len as u64);
+        let a = Poly::random(field, 2 * len - 1, &mut rng);
+        let b = Poly::random(field, len, &mut rng);
+        let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
+            ring.divrem(&a, &b)?;
+            let times = (0..5)
+                .map(|_| {
+                    let started = Instant::now();
+                    ring.divrem(&a, &b).map(|_| started.elapsed().as_secs_f64())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(median(times))
+        };
+        if time(&long)? > time(&newton)? {
+            break;
+        }
+        best = len;
+    }
+    Ok(best)
 }
 
 /// The half-gcd's base case that ran a resultant fastest (the half-gcd's user on every

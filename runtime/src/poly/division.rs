@@ -20,10 +20,6 @@ use super::ring::PolyRing;
 use crate::error::Error;
 use crate::host::HostField;
 
-/// Quotients or divisors of at most this many coefficients are long divisions on the
-/// host: (k·m products then cost less than the three products of a Newton division).
-pub(super) const LONG_DIVISION: usize = 32;
-
 /// The coefficients of a power-series inverse the recurrence gives before Newton steps
 /// take over: n²/2 products, cheaper than the first doublings' products and launches.
 pub(super) fn series_base<F: HostField>(field: &F) -> usize {
@@ -99,7 +95,7 @@ impl<F: HostField> PolyRing<F> {
             return Ok((self.from_device(&q)?, self.from_device(&r)?));
         }
         let k = n - m + 1;
-        if k.min(m) <= LONG_DIVISION {
+        if k.min(m) <= self.crossover().long_division_limit() {
             return divrem_basecase(a, b);
         }
         let g = self.inv_series(&reversal(b, m, k.min(m)), k)?;

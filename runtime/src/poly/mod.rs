@@ -40,7 +40,7 @@ pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use layout::{BatchLayout, LayoutFault};
 pub use product::{
     Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, GPU_HOST_BELOW, HGCD_BASE, HGCD_MIN_BASE,
-    RATIOS,
+    LONG_DIVISION, RATIOS,
 };
 pub(crate) use ring::upload;
 pub use ring::PolyRing;

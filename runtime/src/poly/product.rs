@@ -123,6 +123,12 @@ pub struct Crossover {
     /// existed. Read through [`Crossover::half_gcd_base`].
     #[serde(default)]
     pub hgcd_base: Option<usize>,
+    /// Divisions on the CPU whose quotient or divisor has at most this many coefficients
+    /// are long divisions (k·m products), longer ones Newton's (three products), as
+    /// `fermat tune --cpu` measured it; `None`: [`LONG_DIVISION`]. Read through
+    /// [`Crossover::long_division_limit`].
+    #[serde(default)]
+    pub long_division: Option<usize>,
 }
 
 /// The GPU's default [`Crossover::host_below`] for word primes. On an H200 and its host's
@@ -141,6 +147,11 @@ pub const CPU_CRT_FROM: usize = 1 << 18;
 /// division with a quotient of one or two coefficients, cost less than the products of a
 /// recursion (one core of an EPYC; `fermat tune` measures it per field and device).
 pub const HGCD_BASE: usize = 128;
+
+/// The CPU's default [`Crossover::long_division`]: quotients or divisors of at most this
+/// many coefficients are long divisions, whose k·m products then cost less than the three
+/// products of a Newton division.
+pub const LONG_DIVISION: usize = 32;
 
 /// The smallest base case [`Crossover::half_gcd_base`] gives, whatever a table says: a
 /// base of 0 would recurse forever on a constant, and below a few coefficients a
@@ -168,6 +179,7 @@ impl Crossover {
             crt_from: Some(CPU_CRT_FROM),
             host_below: None,
             hgcd_base: None,
+            long_division: None,
         }
     }
 
@@ -180,6 +192,7 @@ impl Crossover {
             crt_from: None,
             host_below: Some(GPU_HOST_BELOW),
             hgcd_base: None,
+            long_division: None,
         }
     }
 
@@ -190,6 +203,7 @@ impl Crossover {
             crt_from: None,
             host_below: None,
             hgcd_base: None,
+            long_division: None,
         }
     }
 
@@ -200,6 +214,7 @@ impl Crossover {
             crt_from: None,
             host_below: None,
             hgcd_base: None,
+            long_division: None,
         }
     }
 
@@ -245,6 +260,21 @@ impl Crossover {
     /// ```
     pub fn half_gcd_base(&self) -> usize {
         self.hgcd_base.unwrap_or(HGCD_BASE).max(HGCD_MIN_BASE)
+    }
+
+    /// The longest quotient or divisor of a long division on the CPU:
+    /// [`Crossover::long_division`], else [`LONG_DIVISION`], and at least 1 (a constant
+    /// divisor or a quotient of one coefficient is always a long division).
+    ///
+    /// ```
+    /// use fermat::poly::{Crossover, LONG_DIVISION};
+    ///
+    /// assert_eq!(Crossover::cpu().long_division_limit(), LONG_DIVISION);
+    /// let tuned = Crossover { long_division: Some(64), ..Crossover::cpu() };
+    /// assert_eq!(tuned.long_division_limit(), 64);
+    /// ```
+    pub fn long_division_limit(&self) -> usize {
+        self.long_division.unwrap_or(LONG_DIVISION).max(1)
     }
 
     /// Whether the product of operands of `len_a` and `len_b` coefficients is plain.
