@@ -4,6 +4,7 @@
 //! model (`fermat::tune`), where every later product, division and gcd finds it.
 
 use super::bench::median;
+use super::bench_poly::median_wall_ms;
 use super::CliError;
 use fermat::dsl::with_field;
 use fermat::poly::{Crossover, Poly, PolyRing, RATIOS};
@@ -227,15 +228,7 @@ fn half_gcd_base<F: HostField>(
             hgcd_base: Some(base),
             ..crossover
         });
-        ring.resultant(&a, &b)?;
-        let times = (0..3)
-            .map(|_| {
-                let started = Instant::now();
-                ring.resultant(&a, &b)
-                    .map(|_| started.elapsed().as_secs_f64())
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let time = median(times);
+        let time = median_wall_ms(3, || ring.resultant(&a, &b).map(drop))?;
         if time < best.0 {
             best = (time, base);
         }
