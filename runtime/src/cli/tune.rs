@@ -184,16 +184,7 @@ fn long_division<F: HostField>(
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(len as u64);
         let a = Poly::random(field, 2 * len - 1, &mut rng);
         let b = Poly::random(field, len, &mut rng);
-        let time = |ring: &PolyRing<F>| -> Result<f64, CliError> {
-            ring.divrem(&a, &b)?;
-            let times = (0..5)
-                .map(|_| {
-                    let started = Instant::now();
-                    ring.divrem(&a, &b).map(|_| started.elapsed().as_secs_f64())
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(median(times))
-        };
+        let time = |ring: &PolyRing<F>| median_wall_ms(5, || ring.divrem(&a, &b).map(drop));
         if time(&long)? > time(&newton)? {
             break;
         }
