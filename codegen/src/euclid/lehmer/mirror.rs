@@ -175,46 +175,39 @@ fn rounds<F: Field>(
         let n1 = m + u.rem.len();
         // The kernel computes coefficients below `len` only: Lemma 11.3 makes the rest 0.
         let combine = |cof: &[Vec<F::Elem>; 2], len: usize| {
-            let mut out = vec![field.zero(); big.len() + half + 1];
-            for (c, p) in cof.iter().zip(&stored) {
-                for (j, x) in c.iter().enumerate() {
-                    for (t, y) in p.iter().enumerate() {
-                        out[t + j] = field.add(&out[t + j], &field.mul(x, y));
-                    }
-                }
-            }
+            let mut out = combination(field, cof, &stored);
             debug_assert!(
-                out[len..].iter().all(|y| *y == field.zero()),
+                out.iter().skip(len).all(|y| *y == field.zero()),
                 "a quotient outside the window"
             );
-            out.truncate(len);
+            out.resize(len, field.zero());
             out
         };
         pair = [combine(&u.cof, n1), combine(&v.cof, n1 - 1)];
         // The same matrix on a's cofactors: every pair stays (s·a + t·b, s′·a + t′·b).
-        let carry = |cof: &[Vec<F::Elem>; 2]| {
-            let mut out = vec![field.zero(); cap_of_cofactors(&cof[..], &carried)];
-            for (c, p) in cof.iter().zip(&carried) {
-                for (j, x) in c.iter().enumerate() {
-                    for (t, y) in p.iter().enumerate() {
-                        out[t + j] = field.add(&out[t + j], &field.mul(x, y));
-                    }
-                }
-            }
-            normal(&out)
-        };
+        let carry = |cof: &[Vec<F::Elem>; 2]| normal(&combination(field, cof, &carried));
         carried = [carry(&u.cof), carry(&v.cof)];
         round += 1;
     }
 }
 
-/// The length of Σ_j c_j·p_j.
-fn cap_of_cofactors<E>(c: &[Vec<E>], p: &[Vec<E>; 2]) -> usize {
-    c.iter()
+/// Σ_j c_j·p_j, of the length of its longest product.
+fn combination<F: Field>(field: &F, c: &[Vec<F::Elem>; 2], p: &[Vec<F::Elem>; 2]) -> Vec<F::Elem> {
+    let len = c
+        .iter()
         .zip(p)
         .map(|(x, y)| (x.len() + y.len()).saturating_sub(1))
         .max()
-        .unwrap_or(0)
+        .unwrap_or(0);
+    let mut out = vec![field.zero(); len];
+    for (c, p) in c.iter().zip(p) {
+        for (j, x) in c.iter().enumerate() {
+            for (t, y) in p.iter().enumerate() {
+                out[t + j] = field.add(&out[t + j], &field.mul(x, y));
+            }
+        }
+    }
+    out
 }
 
 /// A remainder of a round's window and its cofactors: rem = cof\[0\]·U + cof\[1\]·V on
