@@ -338,6 +338,14 @@ pub enum Arg {
     /// out as [`Arg::Work`]; read only by the blocks of y = 1, which a grid has only where
     /// the rounds carry them (see [`crate::euclid::EuclidPass::Apply`]).
     Cofactors,
+    /// The leading coefficients of the divisors of a remainder sequence, one per division
+    /// in the order the Lehmer rounds take them (`fe_word_t* leads`, digit-major with
+    /// stride `cap`, in normal form; see [`crate::euclid::EuclidPass::TrailWindow`]).
+    Leads,
+    /// The degree of each division's divisor and the eliminations it took, one word per
+    /// division beside [`Arg::Leads`] (`uint64_t* steps`; see
+    /// [`crate::euclid::LehmerStep::word`]).
+    Steps,
 }
 
 impl Arg {
@@ -385,6 +393,8 @@ impl Arg {
             Arg::Round => "round",
             Arg::State => "state",
             Arg::Cofactors => "cofs",
+            Arg::Leads => "leads",
+            Arg::Steps => "steps",
         }
     }
 
@@ -392,10 +402,14 @@ impl Arg {
     pub fn ty(self) -> Type {
         match self {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
-            Arg::Destination | Arg::Work | Arg::Matrix | Arg::Cofactors => Type::ptr(Type::Word),
+            Arg::Destination | Arg::Work | Arg::Matrix | Arg::Cofactors | Arg::Leads => {
+                Type::ptr(Type::Word)
+            }
             Arg::Counters | Arg::Signs => Type::ptr(Type::U32),
             Arg::Constants | Arg::Bases | Arg::Integers => Type::const_ptr(Type::U64),
-            Arg::Lengths | Arg::IntegerDestination | Arg::State => Type::ptr(Type::U64),
+            Arg::Lengths | Arg::IntegerDestination | Arg::State | Arg::Steps => {
+                Type::ptr(Type::U64)
+            }
             Arg::Epoch => Type::U32,
             Arg::OperandDistance
             | Arg::SourceLength

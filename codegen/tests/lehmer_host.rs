@@ -5,13 +5,16 @@
 //! and an SRGFN.
 //!
 //! The apply pass carries a's cofactors (its grid's second row of blocks), which end as
-//! `euclid::lehmer_rounds_carrying` says. The work and cofactor buffers hold junk past
+//! `euclid::lehmer_rounds_carrying` says, and the window keeps a trail of its divisions,
+//! which is `euclid::lehmer_rounds_logging`'s. The work and cofactor buffers hold junk past
 //! each polynomial and in the pair not yet written, the matrix and the destination start
 //! poisoned.
 
 mod host;
 
-use fermat_codegen::euclid::{lehmer_rounds_carrying, LehmerEnd, LehmerState, LehmerStatus};
+use fermat_codegen::euclid::{
+    lehmer_rounds_carrying, lehmer_rounds_logging, LehmerEnd, LehmerState, LehmerStatus, LehmerStep,
+};
 use fermat_codegen::poly;
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
@@ -22,11 +25,12 @@ use std::path::{Path, PathBuf};
 const HARNESS: &str = r#"
 #include "kernels.cu"
 int main() {
-    size_t cap, half, k, rounds, lu, lv;
-    if (scanf("%zu %zu %zu %zu %zu %zu", &cap, &half, &k, &rounds, &lu, &lv) != 6) return 2;
+    size_t cap, half, k, rounds, lu, lv, trail;
+    if (scanf("%zu %zu %zu %zu %zu %zu %zu", &cap, &half, &k, &rounds, &lu, &lv, &trail) != 7) return 2;
     std::vector<fe_word_t> work(4 * cap * k), mat(4 * (half + 1) * k, (fe_word_t)0x5a5a5a5a5a5a5a5aull),
         dst(cap * k, (fe_word_t)0x5a5a5a5a5a5a5a5aull);
-    std::vector<fe_word_t> cofs(4 * cap * k);
+    std::vector<fe_word_t> cofs(4 * cap * k), leads(cap * k, (fe_word_t)0x5a5a5a5a5a5a5a5aull);
+    std::vector<uint64_t> steps(cap, 0x5a5a5a5a5a5a5a5aull);
     for (auto& w : work) { unsigned long long x; if (scanf("%llu", &x) != 1) return 2; w = (fe_word_t)x; }
     for (auto& w : cofs) { unsigned long long x; if (scanf("%llu", &x) != 1) return 2; w = (fe_word_t)x; }
     std::vector<uint64_t> state(STATE_WORDS, 0);
@@ -36,7 +40,12 @@ int main() {
     for (size_t r = 0; r < rounds && state[0] == 0; r++) {
         gridDim = {1, 1, 1};
         blockIdx = {0, 0, 0};
-        euclid_window(work.data(), cap, mat.data(), half, r, state.data(), dst.data(), cap);
+        if (trail) {
+            euclid_window_trail(work.data(), cap, mat.data(), half, r, state.data(), dst.data(), cap,
+                                leads.data(), steps.data());
+        } else {
+            euclid_window(work.data(), cap, mat.data(), half, r, state.data(), dst.data(), cap);
+        }
         gridDim = {3, 2, 1};
         for (unsigned y = 0; y < 2; y++) {
             for (unsigned b = 0; b < 3; b++) {
@@ -49,6 +58,8 @@ int main() {
     for (auto w : work) printf("%llu\n", (unsigned long long)w);
     for (auto w : dst) printf("%llu\n", (unsigned long long)w);
     for (auto w : cofs) printf("%llu\n", (unsigned long long)w);
+    for (auto w : leads) printf("%llu\n", (unsigned long long)w);
+    for (auto w : steps) printf("%llu\n", (unsigned long long)w);
     return 0;
 }
 "#;
@@ -77,13 +88,14 @@ fn mul<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem]) -> Vec<F::Elem> {
 }
 
 /// Runs the rounds on (a, b) with windows of 2·`half` + 1 and checks the end against the
-/// mirror's.
+/// mirror's, with the window that keeps a trail or the gcd's, which keeps none.
 fn check_pair<F: Field>(
     any: &AnyField,
     field: &F,
     exe: &Path,
     (a, b): (&[F::Elem], &[F::Elem]),
     half: usize,
+    trail: bool,
     rng: &mut rand::rngs::StdRng,
 ) -> (LehmerStatus, usize) {
     let k = any.srgfn_params().map_or(1, |p| p.k as usize);
@@ -100,7 +112,12 @@ fn check_pair<F: Field>(
         cofs.extend((p.len()..cap).map(|_| field.from_u64(rng.gen())));
     }
     let rounds = 4 * cap / half + 8;
-    let mut text = format!("{cap} {half} {k} {rounds} {} {}\n", a.len(), b.len());
+    let mut text = format!(
+        "{cap} {half} {k} {rounds} {} {} {}\n",
+        a.len(),
+        b.len(),
+        u8::from(trail)
+    );
     for w in words(field, &all, 4 * cap, k)
         .into_iter()
         .chain(words(field, &cofs, 4 * cap, k))
@@ -110,10 +127,33 @@ fn check_pair<F: Field>(
     let out = parse_words(&run_harness(exe, &text, "the Lehmer rounds"));
     let (state, rest) = out.split_at(LehmerState::WORDS);
     let (work, rest) = rest.split_at(4 * cap * k);
-    let (dst, cofs) = rest.split_at(cap * k);
+    let (dst, rest) = rest.split_at(cap * k);
+    let (cofs, rest) = rest.split_at(4 * cap * k);
+    let (leads, steps) = rest.split_at(cap * k);
     let status = LehmerStatus::of_word(state[LehmerState::STATUS]);
-    let what = format!("{}: ({}, {}), half {half}", any.name(), a.len(), b.len());
+    let what = format!(
+        "{}: ({}, {}), half {half}, trail {trail}",
+        any.name(),
+        a.len(),
+        b.len()
+    );
     let (end, carried) = lehmer_rounds_carrying(field, a, b, half);
+    // The trail: one entry per division, as the mirror logs them, and nothing past; none
+    // from the gcd's window.
+    let (_, mut want) = lehmer_rounds_logging(field, a, b, half);
+    if !trail {
+        want.clear();
+    }
+    let logged = state[LehmerState::STEPS] as usize;
+    let lead = elements(field, leads, logged, cap, k);
+    let got: Vec<_> = (0..logged)
+        .map(|j| LehmerStep::of_word(lead[j], steps[j]))
+        .collect();
+    assert_eq!(got, want, "{what}: the trail");
+    assert!(
+        steps[logged..].iter().all(|&w| w == 0x5a5a5a5a5a5a5a5a),
+        "{what}: logged past the trail"
+    );
     // Vector j of a buffer of four: digit c of coefficient i at c·4·cap + j·cap + i.
     let vector = |buffer: &[u64], j: usize, len: usize| {
         let digits: Vec<u64> = (0..k)
@@ -188,7 +228,11 @@ fn check<F: Field>(any: &AnyField, field: &F) {
         let g = random(field, &mut rng, lg);
         let a = mul(field, &g, &random(field, &mut rng, lu));
         let b = mul(field, &g, &random(field, &mut rng, lv));
-        let (end, round) = check_pair(any, field, &exe, (&a, &b), half, &mut rng);
+        let (end, round) = check_pair(any, field, &exe, (&a, &b), half, true, &mut rng);
+        assert_eq!(
+            check_pair(any, field, &exe, (&a, &b), half, false, &mut rng),
+            (end, round)
+        );
         let what = format!("{}: ({lg}, {lu}, {lv}), half {half}", any.name());
         assert_eq!(end, LehmerStatus::Done, "{what}");
         // A normal sequence loses half its degree per round until the window holds it.
@@ -236,10 +280,12 @@ fn check<F: Field>(any: &AnyField, field: &F) {
         // the quotient of degree 25 taken by the whole window's eliminations.
         (late, late_b, 40, LehmerStatus::Done),
     ] {
-        assert_eq!(
-            check_pair(any, field, &exe, (&a, &b), half, &mut rng).0,
-            end
-        );
+        for trail in [true, false] {
+            assert_eq!(
+                check_pair(any, field, &exe, (&a, &b), half, trail, &mut rng).0,
+                end
+            );
+        }
     }
 }
 

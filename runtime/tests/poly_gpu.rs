@@ -569,3 +569,65 @@ fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
         });
     }
 }
+
+/// The resultant by Lehmer's rounds keeping a trail against the CPU's, in every catalogue
+/// field: coprime pairs (a nonzero resultant, its sign and every factor of the trail at
+/// stake), pairs with common factors (zero), equal lengths, the shorter operand first (the
+/// sign of the swap), one operand dividing the other, coprime remainder sequences whose
+/// quotients of degree 300 stall the rounds, constant and zero operands (FLINT's
+/// conventions), windows from 3 coefficients to the default; `resultant` on the GPU
+/// backend takes the rounds for long operands; a window that is empty or too large is a
+/// typed error.
+#[test]
+fn resultants_by_lehmer_rounds_are_the_cpus_in_every_field() {
+    for spec in CATALOGUE {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            let Some(gpu) = gpu_ring(f) else {
+                return;
+            };
+            let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+            let default = gpu.lehmer_half().unwrap();
+            let n = if f.words() > 2 { 700 } else { 2000 };
+            let mut pairs = Vec::new();
+            for (lg, lu, lv) in [(1, n, n - 3), (1, n, n), (1, n / 2, n), (3, n, n - 1), (1, n, 2), (1, 1, n)] {
+                let g = Poly::random(f, lg, &mut rng);
+                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
+                pairs.push((cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap()));
+            }
+            let b = Poly::random(f, n / 2, &mut rng);
+            let a = cpu.mul(&b, &Poly::random(f, n / 2, &mut rng)).unwrap();
+            pairs.push((a.clone(), b.clone()));
+            pairs.push((b.clone(), b.clone()));
+            let degrees: Vec<usize> = (0..n / 3).map(|i| match i % 97 { 13 => 300, 50 => 0, 70 => 2, _ => 1 }).collect();
+            let (x, y) = sequence(&cpu, &Poly::random(f, 1, &mut rng), &degrees, &mut rng);
+            pairs.push((x.clone(), y.clone()));
+            pairs.push((y, x));
+            pairs.push((a.clone(), Poly::new(f, vec![])));
+            pairs.push((Poly::new(f, vec![]), Poly::new(f, vec![])));
+            for (a, b) in &pairs {
+                let want = cpu.resultant(a, b).unwrap();
+                let what = format!("{spec}: ({}, {})", a.len(), b.len());
+                for half in [1, 16, default] {
+                    if half == 1 && a.len().max(b.len()) > 1000 {
+                        continue;
+                    }
+                    assert!(gpu.resultant_lehmer(a, b, half).unwrap() == want, "{what}, half {half}");
+                }
+            }
+            // Coprime pairs have nonzero resultants: the tests above are not all zeros.
+            assert!(cpu.resultant(&pairs[0].0, &pairs[0].1).unwrap() != fermat::Field::zero(f), "{spec}");
+            let g = Poly::random(f, 1, &mut rng);
+            let len = gpu.lehmer_from() + 500;
+            let a = cpu.mul(&g, &Poly::random(f, len, &mut rng)).unwrap();
+            let b = cpu.mul(&g, &Poly::random(f, len - 700, &mut rng)).unwrap();
+            assert!(gpu.resultant(&a, &b).unwrap() == cpu.resultant(&a, &b).unwrap(), "{spec}: resultant");
+            let (a, b) = &pairs[0];
+            for half in [0, 1 << 30] {
+                let e = gpu.resultant_lehmer(a, b, half).unwrap_err();
+                assert!(matches!(e, Error::LehmerHalf { half: h, .. } if h == half), "{spec}: {e}");
+            }
+        });
+    }
+}

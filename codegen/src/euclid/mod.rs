@@ -32,7 +32,8 @@
 mod lehmer;
 
 pub use lehmer::{
-    lehmer_rounds, lehmer_rounds_carrying, LehmerCarried, LehmerEnd, LehmerState, LehmerStatus,
+    lehmer_rounds, lehmer_rounds_carrying, lehmer_rounds_logging, LehmerCarried, LehmerEnd,
+    LehmerState, LehmerStatus, LehmerStep,
 };
 
 use crate::contract::Arg;
@@ -54,6 +55,11 @@ pub enum EuclidPass {
     /// remainder into `dst`. See [`lehmer`](self) and [`lehmer_rounds`]. Dynamic shared
     /// memory: [`EuclidPass::shared_bytes`].
     Window,
+    /// [`EuclidPass::Window`] keeping a trail for the resultant: each division the window
+    /// takes logged into `leads` and `steps` ([`LehmerStep`]; [`lehmer_rounds_logging`]),
+    /// their count into `state` ([`LehmerState::STEPS`]). A kernel of its own, so that the
+    /// gcd's window keeps its registers.
+    TrailWindow,
     /// Any grid: the pair of round `round` + 1 = the window's matrix times the pair of
     /// round `round`, unless the rounds ended or stalled; a grid of two rows of blocks
     /// does the same to the pair of a's cofactors in `cofs` (y = 1), so that the pair of
@@ -71,6 +77,20 @@ pub const WINDOW_ARGS: [Arg; 8] = [
     Arg::State,
     Arg::Destination,
     Arg::DestinationStride,
+];
+
+/// The arguments of [`EuclidPass::TrailWindow`], in order: [`WINDOW_ARGS`] and the trail.
+pub const TRAIL_WINDOW_ARGS: [Arg; 10] = [
+    Arg::Work,
+    Arg::WorkCapacity,
+    Arg::Matrix,
+    Arg::Half,
+    Arg::Round,
+    Arg::State,
+    Arg::Destination,
+    Arg::DestinationStride,
+    Arg::Leads,
+    Arg::Steps,
 ];
 
 /// The arguments of [`EuclidPass::Apply`], in order.
@@ -123,13 +143,19 @@ pub const GCD_MAX_THREADS: u32 = 1024;
 
 impl EuclidPass {
     /// Every kernel.
-    pub const ALL: [EuclidPass; 3] = [EuclidPass::Gcd, EuclidPass::Window, EuclidPass::Apply];
+    pub const ALL: [EuclidPass; 4] = [
+        EuclidPass::Gcd,
+        EuclidPass::Window,
+        EuclidPass::Apply,
+        EuclidPass::TrailWindow,
+    ];
 
     /// The kernel's name.
     pub fn name(self) -> &'static str {
         match self {
             EuclidPass::Gcd => "euclid_gcd",
             EuclidPass::Window => "euclid_window",
+            EuclidPass::TrailWindow => "euclid_window_trail",
             EuclidPass::Apply => "euclid_apply",
         }
     }
@@ -139,6 +165,7 @@ impl EuclidPass {
         match self {
             EuclidPass::Gcd => &GCD_ARGS,
             EuclidPass::Window => &WINDOW_ARGS,
+            EuclidPass::TrailWindow => &TRAIL_WINDOW_ARGS,
             EuclidPass::Apply => &APPLY_ARGS,
         }
     }
@@ -151,7 +178,7 @@ impl EuclidPass {
     pub fn shared_bytes(self, lens: (u64, u64), element_bytes: u64) -> u64 {
         let elements = match self {
             EuclidPass::Gcd => lens.0 + lens.1,
-            EuclidPass::Window => 4 * (2 * lens.0 + 1) + 8 * (lens.0 + 1),
+            EuclidPass::Window | EuclidPass::TrailWindow => 4 * (2 * lens.0 + 1) + 8 * (lens.0 + 1),
             EuclidPass::Apply => 4 * (lens.0 + 1) + 2 * (lens.1 + lens.0),
         };
         elements * element_bytes
@@ -165,7 +192,7 @@ impl EuclidPass {
     pub fn threads(self, lens: (u64, u64)) -> u32 {
         let warps = match self {
             EuclidPass::Gcd => lens.0.max(lens.1).div_ceil(256),
-            EuclidPass::Window => (2 * lens.0 + 1).div_ceil(32),
+            EuclidPass::Window | EuclidPass::TrailWindow => (2 * lens.0 + 1).div_ceil(32),
             EuclidPass::Apply => return APPLY_THREADS,
         };
         (warps.clamp(1, 32) * 32) as u32
@@ -180,9 +207,14 @@ impl EuclidPass {
                 .doc("one block per pair, both polynomials in shared memory, u <- lc(v) u - lc(u) x^k v per step")
                 .launch_bounds(GCD_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
-            EuclidPass::Window => Kernel::new(self.name(), params, lehmer::window_body())
+            EuclidPass::Window => Kernel::new(self.name(), params, lehmer::window_body(false))
                 .doc("a Lehmer round: Euclid's steps on the top 2 half + 1 coefficients of the pair round % 2 of work,")
                 .doc("while deg v >= deg u - half; their cofactor matrix into mat; a pair that fits runs to its end into dst")
+                .launch_bounds(GCD_MAX_THREADS)
+                .dynamic_shared(Type::Fe, "smem"),
+            EuclidPass::TrailWindow => Kernel::new(self.name(), params, lehmer::window_body(true))
+                .doc("euclid_window keeping a trail: each division's divisor (lc, degree, eliminations) into leads and steps,")
+                .doc("their count into state")
                 .launch_bounds(GCD_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::Apply => Kernel::new(self.name(), params, lehmer::apply_body())

@@ -21,7 +21,7 @@ enum Method {
     Lehmer(usize),
     /// `xgcd` of host polynomials: Lehmer's rounds carrying a's cofactors on the GPU.
     Xgcd,
-    /// `resultant` of host polynomials: the half-gcd on the host, its products on the GPU.
+    /// `resultant` of host polynomials: Lehmer's rounds keeping a trail on the GPU.
     Resultant,
 }
 
@@ -64,7 +64,7 @@ const CROSSOVER: &str = "FLINT nmod_poly_gcd (one core)";
 
 /// The targets' workloads, smaller degrees for the crossover with one CPU core, and the
 /// methods side by side: the on-chip Euclid against Lehmer's rounds, and their windows.
-const GPU: [Row; 28] = [
+const GPU: [Row; 29] = [
     row(
         "469762049",
         10_000,
@@ -125,6 +125,10 @@ const GPU: [Row; 28] = [
     },
     Row {
         method: Method::Resultant,
+        ..row("469762049", 10_000, "—", "—")
+    },
+    Row {
+        method: Method::Resultant,
         ..row("469762049", 1 << 16, "—", "—")
     },
 ];
@@ -177,7 +181,10 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
         ),
         Method::Resultant => (
             median_device_ms(runs, || ring.resultant(&a, &b).map(drop))?,
-            "half-gcd on the host, products on the GPU".to_string(),
+            format!(
+                "Lehmer's rounds keeping a trail, half {}",
+                ring.lehmer_half()?
+            ),
         ),
     };
     let operation = match r.method {

@@ -232,9 +232,9 @@ pub(crate) struct GpuPasses {
     functions: Vec<(ProductPass, CudaFunction)>,
     plain: Vec<(PlainPass, CudaFunction)>,
     euclid: CudaFunction,
-    /// [`EuclidPass::Window`] and [`EuclidPass::Apply`]: the Lehmer rounds
-    /// (`gpu::lehmer`).
-    pub(super) lehmer: [CudaFunction; 2],
+    /// [`EuclidPass::Window`], [`EuclidPass::Apply`] and [`EuclidPass::TrailWindow`]: the
+    /// Lehmer rounds (`gpu::lehmer`).
+    pub(super) lehmer: [CudaFunction; 3],
     split: Vec<(SplitPass, CudaFunction)>,
     /// The dynamic shared memory a block of the on-chip Euclid may take, in bytes.
     pub(crate) euclid_shared_bytes: usize,
@@ -275,6 +275,7 @@ impl GpuPasses {
         let lehmer = [
             load(EuclidPass::Window.name())?,
             load(EuclidPass::Apply.name())?,
+            load(EuclidPass::TrailWindow.name())?,
         ];
         let optin = device
             .context()
@@ -284,7 +285,7 @@ impl GpuPasses {
             .map_err(driver("cuDeviceGetAttribute"))?;
         // Static shared memory counts against the same limit: each kernel may take what is
         // left of it.
-        let mut dynamic = [0i32; 3];
+        let mut dynamic = [0i32; 4];
         for (f, room) in std::iter::once(&euclid).chain(&lehmer).zip(&mut dynamic) {
             let fixed = f
                 .shared_size_bytes()
@@ -304,7 +305,8 @@ impl GpuPasses {
             lehmer,
             split,
             euclid_shared_bytes: usize::try_from(dynamic[0]).unwrap_or(0),
-            lehmer_shared_bytes: usize::try_from(dynamic[1].min(dynamic[2])).unwrap_or(0),
+            lehmer_shared_bytes: usize::try_from(dynamic[1..].iter().copied().min().unwrap_or(0))
+                .unwrap_or(0),
             tile,
         })
     }
@@ -759,7 +761,9 @@ impl Bound {
             | Arg::Half
             | Arg::Round
             | Arg::State
-            | Arg::Cofactors => return None,
+            | Arg::Cofactors
+            | Arg::Leads
+            | Arg::Steps => return None,
         })
     }
 }

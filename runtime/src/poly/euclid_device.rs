@@ -201,10 +201,11 @@ impl<F: HostField> PolyRing<F> {
         self.device.is_some() && la.min(lb) >= EUCLID_DEVICE_MIN_LEN
     }
 
-    /// Whether [`Self::xgcd`] takes Lehmer's rounds on the device for operands of these
-    /// lengths: those of [`Self::gcd_device`]'s rounds that [`Self::euclid_on_device`]
-    /// sends to the device (the on-chip Euclid carries no cofactors).
-    pub(super) fn xgcd_on_device(&self, la: usize, lb: usize) -> bool {
+    /// Whether [`Self::xgcd`] and [`Self::resultant`] take Lehmer's rounds on the device
+    /// for operands of these lengths: those of [`Self::gcd_device`]'s rounds that
+    /// [`Self::euclid_on_device`] sends to the device (the on-chip Euclid carries no
+    /// cofactors and keeps no trail).
+    pub(super) fn rounds_on_device(&self, la: usize, lb: usize) -> bool {
         self.euclid_on_device(la, lb)
             && la.max(lb) >= self.lehmer_from()
             && self.lehmer_half().is_ok_and(|h| h > 0)
@@ -217,10 +218,14 @@ impl<F: HostField> PolyRing<F> {
             1 => return self.to_device(&super::Poly::one(&self.field)),
             _ => {}
         }
-        // The leading coefficient, as the division reads its divisor's: the first
-        // coefficient of the reversal, one element copied back.
-        let lead = self.download_elems(&self.reversed(&g, g.len, 1)?)?[0];
+        let lead = self.leading_device(&g)?;
         let inverse = super::Poly::new(&self.field, vec![self.field.inv(&lead)?]);
         self.mul_device(&g, &self.to_device(&inverse)?)
+    }
+
+    /// The leading coefficient of a nonzero device polynomial, as the division reads its
+    /// divisor's: the first coefficient of the reversal, one element copied back.
+    pub(super) fn leading_device(&self, g: &DevicePoly<F>) -> Result<F::Elem, Error> {
+        Ok(self.download_elems(&self.reversed(g, g.len, 1)?)?[0])
     }
 }

@@ -248,7 +248,7 @@ impl<F: HostField> PolyRing<F> {
     pub fn xgcd(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
-        if self.xgcd_on_device(a.len(), b.len()) {
+        if self.rounds_on_device(a.len(), b.len()) {
             return self.xgcd_lehmer(a, b, self.lehmer_half()?);
         }
         let swapped = a.len() < b.len();
@@ -290,8 +290,11 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The resultant of a and b, with FLINT's conventions (`nmod_poly_resultant`): zero when
-    /// either is zero, lc(b)^deg a when b is a constant. Long operands take the half-gcd,
-    /// whose steps carry the resultant's factors along; the rest is
+    /// either is zero, lc(b)^deg a when b is a constant. On a GPU, the pairs
+    /// [`Self::xgcd`] sends to the device run Lehmer's rounds there
+    /// ([`Self::resultant_lehmer`]), keeping a trail of their divisions whose factors the
+    /// host multiplies. Otherwise long operands take the
+    /// half-gcd, whose steps carry the resultant's factors along; the rest is
     /// [`resultant_euclid`]'s Euclidean algorithm, which it equals.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
@@ -312,6 +315,9 @@ impl<F: HostField> PolyRing<F> {
         self.check_field(a)?;
         self.check_field(b)?;
         let f = &self.field;
+        if self.rounds_on_device(a.len(), b.len()) {
+            return self.resultant_lehmer(a, b, self.lehmer_half()?);
+        }
         if a.is_zero() || b.is_zero() {
             return Ok(f.zero());
         }

@@ -54,7 +54,7 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The largest half whose window fits one block's shared memory on this device.
-    fn lehmer_max_half(&self) -> Result<usize, Error> {
+    pub(super) fn lehmer_max_half(&self) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes;
         let limit = self.passes()?.lehmer_shared_bytes as u64;
         let fits = |h: u64| {
@@ -110,7 +110,7 @@ impl<F: HostField> PolyRing<F> {
             return Err(Error::LehmerHalf { half, max });
         }
         let cap = a.len.max(b.len).max(1);
-        let mut rounds = self.lehmer_work(cap, half, false)?;
+        let mut rounds = self.lehmer_work(cap, half, Keeps::Pair)?;
         self.place(&mut rounds, 0, a)?;
         self.place(&mut rounds, 1, b)?;
         let mut lens = (a.len, b.len);
@@ -137,9 +137,14 @@ impl<F: HostField> PolyRing<F> {
         }
     }
 
-    /// The buffers of the rounds on pairs of up to `cap` coefficients, with room for a's
-    /// cofactors where they are `carried`.
-    fn lehmer_work(&self, cap: usize, half: usize, carried: bool) -> Result<LehmerWork<F>, Error> {
+    /// The buffers of the rounds on pairs of up to `cap` coefficients, with room for what
+    /// they keep beside the pair.
+    pub(super) fn lehmer_work(
+        &self,
+        cap: usize,
+        half: usize,
+        keeps: Keeps,
+    ) -> Result<LehmerWork<F>, Error> {
         let device = self.device()?;
         let k = self.field.words();
         Ok(LehmerWork {
@@ -149,10 +154,13 @@ impl<F: HostField> PolyRing<F> {
             state: device.alloc::<u64>(LehmerState::WORDS)?,
             out: self.scratch(cap)?,
             half,
-            cofs: if carried {
-                Some(device.alloc_unset::<F::Word>(4 * cap * k)?)
-            } else {
-                None
+            cofs: match keeps {
+                Keeps::Cofactors => Some(device.alloc_unset::<F::Word>(4 * cap * k)?),
+                _ => None,
+            },
+            trail: match keeps {
+                Keeps::Trail => Some((self.scratch(cap)?, device.alloc_unset::<u64>(cap)?)),
+                _ => None,
             },
         })
     }
@@ -213,7 +221,7 @@ impl<F: HostField> PolyRing<F> {
     fn xgcd_by_rounds(&self, a: &Poly<F>, b: &Poly<F>, half: usize) -> Result<Bezout<F>, Error> {
         let f = &self.field;
         let cap = a.len().max(b.len());
-        let mut rounds = self.lehmer_work(cap, half, true)?;
+        let mut rounds = self.lehmer_work(cap, half, Keeps::Cofactors)?;
         let mut pair = [a.clone(), b.clone()];
         let mut cofactors = [Poly::one(f), Poly::zero(f)];
         loop {
@@ -272,7 +280,7 @@ impl<F: HostField> PolyRing<F> {
     /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`
     /// (and a's cofactors of lengths `carried`, where the rounds carry them), until they
     /// end or stall: the status and the state's words.
-    fn lehmer_rounds(
+    pub(super) fn lehmer_rounds(
         &self,
         rounds: &mut LehmerWork<F>,
         lens: (usize, usize),
@@ -312,6 +320,10 @@ impl<F: HostField> PolyRing<F> {
                     dst: rounds.out.data.slice_mut(..),
                     dst_stride: rounds.out.cap as u64,
                     cofs: rounds.cofs.as_mut().map(|c| c.slice_mut(..)),
+                    trail: rounds
+                        .trail
+                        .as_mut()
+                        .map(|(leads, steps)| (leads.data.slice_mut(..), steps.slice_mut(..))),
                 };
                 for _ in 0..batch {
                     passes.run_lehmer_round(
@@ -345,7 +357,12 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// Copies `p` into vector `j` of the work buffer.
-    fn place(&self, rounds: &mut LehmerWork<F>, j: usize, p: &DevicePoly<F>) -> Result<(), Error> {
+    pub(super) fn place(
+        &self,
+        rounds: &mut LehmerWork<F>,
+        j: usize,
+        p: &DevicePoly<F>,
+    ) -> Result<(), Error> {
         self.place_in(&mut rounds.work, rounds.cap, j, p)
     }
 
@@ -370,7 +387,12 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The first `len` coefficients of vector `j` of the work buffer, as a polynomial.
-    fn take(&self, rounds: &LehmerWork<F>, j: usize, len: usize) -> Result<DevicePoly<F>, Error> {
+    pub(super) fn take(
+        &self,
+        rounds: &LehmerWork<F>,
+        j: usize,
+        len: usize,
+    ) -> Result<DevicePoly<F>, Error> {
         self.take_from(&rounds.work, rounds.cap, j, len)
     }
 
@@ -401,13 +423,27 @@ impl<F: HostField> PolyRing<F> {
 /// The device buffers of one gcd's Lehmer rounds: two pairs of vectors of `cap`
 /// coefficients (digit-major, 4·`cap` words between digits), the cofactor matrix of a
 /// window of 2·`half` + 1, the state, the destination of the last remainder, and two
-/// pairs of a's cofactors, laid out as the work buffer, where the rounds carry them.
-struct LehmerWork<F: HostField> {
+/// pairs of a's cofactors, laid out as the work buffer, where the rounds carry them, and
+/// the trail of their divisions (`cap` leading coefficients and step words) where they
+/// keep one.
+pub(super) struct LehmerWork<F: HostField> {
     work: CudaSlice<F::Word>,
     cap: usize,
     mat: CudaSlice<F::Word>,
     state: CudaSlice<u64>,
-    out: DevicePoly<F>,
+    pub(super) out: DevicePoly<F>,
     half: usize,
     cofs: Option<CudaSlice<F::Word>>,
+    pub(super) trail: Option<(DevicePoly<F>, CudaSlice<u64>)>,
+}
+
+/// What the rounds keep beside the pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Keeps {
+    /// Nothing: the gcd.
+    Pair,
+    /// a's cofactors: the extended gcd.
+    Cofactors,
+    /// The trail of the divisions: the resultant.
+    Trail,
 }

@@ -25,6 +25,7 @@ mod lehmer_device;
 mod plain;
 mod product;
 mod product_device;
+mod resultant_device;
 mod ring;
 mod route;
 mod schoolbook;

@@ -1,5 +1,6 @@
 //! The rounds in Rust ([`lehmer_rounds`]), and the tests of the rounds' algebra.
 
+use super::LehmerStep;
 use fermat_dsl::field::Field;
 
 /// How [`lehmer_rounds`] ended.
@@ -40,7 +41,7 @@ pub fn lehmer_rounds<F: Field>(
     b: &[F::Elem],
     half: usize,
 ) -> LehmerEnd<F::Elem> {
-    rounds(field, a, b, half).0
+    rounds(field, a, b, half).end
 }
 
 /// Where Lehmer's rounds carrying a's cofactors ended or stalled
@@ -77,16 +78,43 @@ pub fn lehmer_rounds_carrying<F: Field>(
     b: &[F::Elem],
     half: usize,
 ) -> (LehmerEnd<F::Elem>, LehmerCarried<F::Elem>) {
-    rounds(field, a, b, half)
+    let Rounds { end, carried, .. } = rounds(field, a, b, half);
+    (end, carried)
 }
 
-/// The rounds, carrying a's cofactors (1 and 0 at the start).
-fn rounds<F: Field>(
+/// [`lehmer_rounds`] keeping a trail, as the window does where `leads` and `steps` are not
+/// null: the end, and every division the rounds took, in order.
+///
+/// ```
+/// use fermat_codegen::euclid::{lehmer_rounds_logging, LehmerEnd};
+/// use fermat_dsl::field::{Field, Fp32};
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// // x^2 + 1 by x: one division, its one elimination x^2 + 1 − x·x (the x term is 0), to 1.
+/// let (end, trail) = lehmer_rounds_logging(&f, &e(&[1, 0, 1]), &e(&[0, 1]), 1);
+/// assert_eq!(end, LehmerEnd::Done(e(&[1])));
+/// assert_eq!((trail.len(), trail[0].degree, trail[0].eliminations), (1, 1, 1));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
+pub fn lehmer_rounds_logging<F: Field>(
     field: &F,
     a: &[F::Elem],
     b: &[F::Elem],
     half: usize,
-) -> (LehmerEnd<F::Elem>, LehmerCarried<F::Elem>) {
+) -> (LehmerEnd<F::Elem>, Vec<LehmerStep<F::Elem>>) {
+    let Rounds { end, trail, .. } = rounds(field, a, b, half);
+    (end, trail)
+}
+
+/// What the rounds leave: the end, the pair at the end with a's cofactors, the trail.
+struct Rounds<E> {
+    end: LehmerEnd<E>,
+    carried: LehmerCarried<E>,
+    trail: Vec<LehmerStep<E>>,
+}
+
+/// The rounds, carrying a's cofactors (1 and 0 at the start) and keeping a trail.
+fn rounds<F: Field>(field: &F, a: &[F::Elem], b: &[F::Elem], half: usize) -> Rounds<F::Elem> {
     let normal = |p: &[F::Elem]| {
         let mut len = p.len();
         while len > 0 && p[len - 1] == field.zero() {
@@ -96,16 +124,21 @@ fn rounds<F: Field>(
     };
     let mut pair = [a.to_vec(), b.to_vec()];
     let mut carried = [vec![field.one()], Vec::new()];
+    let mut trail = Vec::new();
     let mut round = 0;
     loop {
         let stored = [normal(&pair[0]), normal(&pair[1])];
-        let at = |end: LehmerEnd<F::Elem>, stored: &[Vec<F::Elem>; 2]| {
+        let at = |end: LehmerEnd<F::Elem>, stored: &[Vec<F::Elem>; 2], trail| {
             let carried = LehmerCarried {
                 round,
                 pair: stored.clone(),
                 cofactors: [normal(&carried[0]), normal(&carried[1])],
             };
-            (end, carried)
+            Rounds {
+                end,
+                carried,
+                trail,
+            }
         };
         let swapped = stored[0].len() < stored[1].len();
         let (big, small) = if swapped {
@@ -115,14 +148,14 @@ fn rounds<F: Field>(
         };
         if small.len() <= 1 {
             let g = if small.len() == 1 { small } else { big };
-            return at(LehmerEnd::Done(g.clone()), &stored);
+            return at(LehmerEnd::Done(g.clone()), &stored, trail);
         }
         let top = big.len() - 1;
         let full = top <= 2 * half;
         let m = if full { 0 } else { top - 2 * half };
         if !full && small.len() - 1 + half < top {
             let pair = stored.clone();
-            return at(LehmerEnd::Stalled { round, pair }, &stored);
+            return at(LehmerEnd::Stalled { round, pair }, &stored, trail);
         }
         let (z, o) = (field.zero(), field.one());
         let mut u = Window {
@@ -142,7 +175,9 @@ fn rounds<F: Field>(
             },
         };
         let limit = if full { 1 } else { half };
+        let mut eliminations = 0;
         while v.rem.len() > limit {
+            eliminations += 1;
             let k = u.rem.len() - v.rem.len();
             let (alpha, beta) = (v.rem[v.rem.len() - 1], u.rem[u.rem.len() - 1]);
             u.rem.pop();
@@ -165,12 +200,18 @@ fn rounds<F: Field>(
             }
             u.rem = normal(&u.rem);
             if u.rem.len() < v.rem.len() {
+                trail.push(LehmerStep {
+                    lead: alpha,
+                    degree: (m + v.rem.len() - 1) as u64,
+                    eliminations,
+                });
+                eliminations = 0;
                 std::mem::swap(&mut u, &mut v);
             }
         }
         if full {
             let g = if v.rem.len() == 1 { v.rem } else { u.rem };
-            return at(LehmerEnd::Done(g), &stored);
+            return at(LehmerEnd::Done(g), &stored, trail);
         }
         let n1 = m + u.rem.len();
         // The kernel computes coefficients below `len` only: Lemma 11.3 makes the rest 0.
@@ -220,7 +261,7 @@ struct Window<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::euclid::{euclid_gcd, EuclidPass, APPLY_ARGS, WINDOW_ARGS};
+    use crate::euclid::{euclid_gcd, EuclidPass, APPLY_ARGS, TRAIL_WINDOW_ARGS, WINDOW_ARGS};
     use fermat_dsl::field::Fp32;
     use proptest::prelude::*;
 
@@ -420,6 +461,7 @@ mod tests {
         for (pass, args) in [
             (EuclidPass::Window, &WINDOW_ARGS[..]),
             (EuclidPass::Apply, &APPLY_ARGS[..]),
+            (EuclidPass::TrailWindow, &TRAIL_WINDOW_ARGS[..]),
         ] {
             let k = pass.kernel();
             k.check().unwrap();

@@ -33,7 +33,9 @@ mod mirror;
 mod window;
 
 pub(super) use apply::apply_body;
-pub use mirror::{lehmer_rounds, lehmer_rounds_carrying, LehmerCarried, LehmerEnd};
+pub use mirror::{
+    lehmer_rounds, lehmer_rounds_carrying, lehmer_rounds_logging, LehmerCarried, LehmerEnd,
+};
 pub(super) use window::window_body;
 
 use super::var;
@@ -56,8 +58,11 @@ impl LehmerState {
     pub const ROUND: usize = 1;
     /// The length of the last nonzero remainder, once [`LehmerStatus::Done`].
     pub const RESULT_LEN: usize = 2;
+    /// Where the rounds keep a trail ([`Arg::Leads`](crate::contract::Arg::Leads)): the
+    /// divisions logged so far, the next one's entry.
+    pub const STEPS: usize = 15;
     /// Words of the state.
-    pub const WORDS: usize = 15;
+    pub const WORDS: usize = 16;
 
     /// The length of the first polynomial of pair `set` (0 or 1; round r reads pair r mod 2
     /// and writes the other).
@@ -87,6 +92,46 @@ impl LehmerState {
     /// pair `set`, a bound likewise.
     pub const fn len_sv(set: usize) -> usize {
         12 + 2 * set
+    }
+}
+
+/// One division of a remainder sequence as the Lehmer rounds log it where they keep a
+/// trail ([`Arg::Leads`](crate::contract::Arg::Leads) and
+/// [`Arg::Steps`](crate::contract::Arg::Steps)): the division of r_(j−1) by r_j took
+/// `eliminations` steps u ← lc(r_j)·u − c·x^k·r_j, so that
+/// r_(j+1) = lc(r_j)^e·r_(j−1) − q·r_j, e = `eliminations`. With the degrees of the
+/// sequence these give the resultant: res(r_(j−1), r_j) =
+/// (−1)^(n_(j−1)·n_j)·lc(r_j)^(n_(j−1) − n_(j+1) − e·n_j)·res(r_j, r_(j+1)), n_i = deg r_i,
+/// from res(g, f) = lc(g)^(deg f)·∏_(g(ρ) = 0) f(ρ).
+///
+/// ```
+/// use fermat_codegen::euclid::LehmerStep;
+/// let step = LehmerStep { lead: 7u32, degree: 1 << 20, eliminations: 2 };
+/// assert_eq!(LehmerStep::of_word(7u32, step.word()), step);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LehmerStep<E> {
+    /// lc(r_j), the divisor's leading coefficient.
+    pub lead: E,
+    /// n_j = deg r_j, the divisor's degree.
+    pub degree: u64,
+    /// The eliminations the division took; 0 for a division by the monic quotient.
+    pub eliminations: u32,
+}
+
+impl<E> LehmerStep<E> {
+    /// The word the window logs (`steps[j]`): the degree above the eliminations.
+    pub fn word(&self) -> u64 {
+        self.degree << 32 | u64::from(self.eliminations)
+    }
+
+    /// The step of a logged word and its divisor's leading coefficient.
+    pub fn of_word(lead: E, word: u64) -> Self {
+        LehmerStep {
+            lead,
+            degree: word >> 32,
+            eliminations: word as u32,
+        }
     }
 }
 

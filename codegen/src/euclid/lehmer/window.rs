@@ -4,7 +4,7 @@ use super::{
     max, normalise_global, pair_len, pairs, set_status, state, status_running, swap, work_ptr,
 };
 use super::{LehmerState, LehmerStatus};
-use crate::cuda::{fe, Expr, Stmt, Type};
+use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
 use crate::euclid::{block_stride, normalise, shared_ptr, var};
 
 /// `y = c0·p[i] − c1·q[i − k] − c2·q[i]` for a remainder or a cofactor p of length `lp`
@@ -36,6 +36,46 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
     ])
 }
 
+/// Where the window keeps a trail ([`EuclidPass::TrailWindow`]): thread 0 logs the
+/// division just ended as entry `logged` ([`LehmerStep`](crate::euclid::LehmerStep)), its
+/// divisor's leading coefficient `lead` (table form), of length `len` in the window, and
+/// `elims` eliminations; every thread counts the entries alike. Nothing otherwise.
+///
+/// [`EuclidPass::TrailWindow`]: crate::euclid::EuclidPass::TrailWindow
+fn log_division(trail: bool, lead: Expr, len: Expr, elims: Expr) -> Vec<Stmt> {
+    if !trail {
+        return Vec::new();
+    }
+    let degree = var("m") + len.cast(Type::SizeT) - Expr::u64(1);
+    vec![
+        Stmt::if_(
+            Expr::thread_idx().equals(Expr::u32(0)),
+            vec![
+                fe::store(
+                    var("leads"),
+                    var("logged"),
+                    var("cap"),
+                    fe::mul_mont(lead, fe::one()),
+                ),
+                Stmt::assign(
+                    var("steps").at(var("logged")),
+                    (degree << Expr::u64(32)) | elims.cast(Type::U64),
+                ),
+            ],
+        ),
+        Stmt::assign_op(var("logged"), BinOp::Add, Expr::u64(1)),
+    ]
+}
+
+/// `stmts` where the window keeps a trail, else nothing.
+fn on_trail(trail: bool, stmts: Vec<Stmt>) -> Vec<Stmt> {
+    if trail {
+        stmts
+    } else {
+        Vec::new()
+    }
+}
+
 /// One step of the window: u ← c0·u − c1·x^k·v − c2·v, one elimination (c0 = α = lc v,
 /// c1 = β = lc u, c2 = 0) or, where the sequence is normal, two in one pass (k = 1,
 /// c0 = α², c1 = αβ, c2 = β₁, the top of u after the first; see
@@ -45,7 +85,7 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
 /// scalars need no conversion; the new u goes to a spare array, so that one barrier a
 /// step keeps every read of the old one before any write. Where two normal steps follow
 /// one another, one pass takes both ([`double_step`]).
-fn window_step() -> Vec<Stmt> {
+fn window_step(trail: bool) -> Vec<Stmt> {
     let one = || Expr::u32(1);
     let at = |p: &str, i: Expr| var(p).at(i);
     let mm = |a: Expr, b: Expr| fe::mul_mont(a, b);
@@ -84,13 +124,17 @@ fn window_step() -> Vec<Stmt> {
     ]
     .into_iter()
     .chain(double_step_scalars())
-    .chain([Stmt::if_else(var("fused"), double_step(), single_step())])
+    .chain([Stmt::if_else(
+        var("fused"),
+        double_step(trail),
+        single_step(trail),
+    )])
     .collect()
 }
 
 /// The step of [`window_step`] alone: u ← c0·u − c1·x^k·v − c2·v, its new length found
 /// and the pair put in order.
-fn single_step() -> Vec<Stmt> {
+fn single_step(trail: bool) -> Vec<Stmt> {
     let one = || Expr::u32(1);
     let grow = |l: &str, m: &str| max(var(l), var(m) + var("k"));
     let order = [
@@ -147,12 +191,28 @@ fn single_step() -> Vec<Stmt> {
         Stmt::assign(var("lb"), var("nlb")),
     ]
     .into_iter()
+    .chain(on_trail(
+        trail,
+        vec![Stmt::assign_op(
+            var("elims"),
+            BinOp::Add,
+            Expr::select(var("two"), Expr::u32(2), one()),
+        )],
+    ))
     .chain(swap(shared_ptr(), "u", "w"))
     .chain(swap(shared_ptr(), "ua", "wa"))
     .chain(swap(shared_ptr(), "ub", "wb"))
     .chain([
         normalise("u", "lu"),
-        Stmt::if_(var("lu").lt(var("lv")), order),
+        Stmt::if_(
+            var("lu").lt(var("lv")),
+            [
+                log_division(trail, var("alpha"), var("lv"), var("elims")),
+                on_trail(trail, vec![Stmt::assign(var("elims"), Expr::u32(0))]),
+                order,
+            ]
+            .concat(),
+        ),
     ])
     .collect()
 }
@@ -241,7 +301,7 @@ fn double_step_scalars() -> Vec<Stmt> {
 /// too), and the cofactors alike; the pair becomes (r1, r2).
 /// The values are those of two steps of [`single_step`], so the round's results are the
 /// same, for half its barriers and chains of dependent instructions.
-fn double_step() -> Vec<Stmt> {
+fn double_step(trail: bool) -> Vec<Stmt> {
     let c = ["c0", "c1", "c2"];
     let i = || var("i");
     let len = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
@@ -303,6 +363,11 @@ fn double_step() -> Vec<Stmt> {
         ]
     };
     [
+        // Both divisions end in the pass: v's after its eliminations so far and two, then
+        // r1's (of lc t0) after two.
+        log_division(trail, var("alpha"), var("lv"), var("elims") + Expr::u32(2)),
+        log_division(trail, var("t0"), var("lv") - Expr::u32(1), Expr::u32(2)),
+        on_trail(trail, vec![Stmt::assign(var("elims"), Expr::u32(0))]),
         vec![
             Stmt::const_(Type::Fe, "d0", fe::mul_mont(var("t0"), var("t0"))),
             Stmt::const_(Type::Fe, "d1", fe::mul_mont(var("t0"), var("alpha"))),
@@ -349,8 +414,10 @@ fn double_step() -> Vec<Stmt> {
     .concat()
 }
 
-/// The body of [`EuclidPass::Window`](crate::euclid::EuclidPass::Window).
-pub(crate) fn window_body() -> Vec<Stmt> {
+/// The body of [`EuclidPass::Window`](crate::euclid::EuclidPass::Window), or of
+/// [`EuclidPass::TrailWindow`](crate::euclid::EuclidPass::TrailWindow) where it keeps a
+/// `trail`.
+pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
     let st = |i: usize| state(Expr::u64(i as u64));
     // The window's values are in table form: a product by 1 takes them back.
     let store_result = |src: &str, len: Expr| {
@@ -404,6 +471,12 @@ pub(crate) fn window_body() -> Vec<Stmt> {
         vec![
             Stmt::let_(Type::SizeT, "nu", pair_len("s", false)),
             Stmt::let_(Type::SizeT, "nv", pair_len("s", true)),
+        ],
+        on_trail(
+            trail,
+            vec![Stmt::let_(Type::SizeT, "logged", st(LehmerState::STEPS))],
+        ),
+        vec![
             Stmt::comment("every thread has read the state before thread 0 writes it"),
             Stmt::SyncThreads,
             normalise_global("U", "nu"),
@@ -492,6 +565,15 @@ pub(crate) fn window_body() -> Vec<Stmt> {
                     first("vb", fe::zero(), var("one")),
                 ],
             ),
+        ],
+        on_trail(
+            trail,
+            vec![
+                Stmt::comment("the current division's eliminations: a division never spans two rounds"),
+                Stmt::let_(Type::U32, "elims", Expr::u32(0)),
+            ],
+        ),
+        vec![
             Stmt::let_(Type::U32, "la", Expr::u32(1)),
             Stmt::let_(Type::U32, "lb", Expr::u32(1)),
             Stmt::let_(Type::U32, "lc", Expr::u32(1)),
@@ -505,7 +587,7 @@ pub(crate) fn window_body() -> Vec<Stmt> {
             Stmt::SyncThreads,
             Stmt::While {
                 cond: var("lv").gt(var("limit")),
-                body: window_step(),
+                body: window_step(trail),
             },
             Stmt::if_(
                 var("full"),
@@ -517,7 +599,11 @@ pub(crate) fn window_body() -> Vec<Stmt> {
                     store_result("u", var("lu")),
                     set_status(
                         LehmerStatus::Done,
-                        vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("lu").cast(Type::U64))],
+                        [
+                            vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("lu").cast(Type::U64))],
+                            on_trail(trail, vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))]),
+                        ]
+                        .concat(),
                     ),
                     Stmt::Return,
                 ],
@@ -529,8 +615,8 @@ pub(crate) fn window_body() -> Vec<Stmt> {
             mat_row(3, "vb", "ld"),
             Stmt::if_(
                 Expr::thread_idx().equals(Expr::u32(0)),
-                vec![
-                    Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
+                [
+                    vec![Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
                     Stmt::assign(
                         pair_len("s1", true),
                         var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
@@ -538,8 +624,10 @@ pub(crate) fn window_body() -> Vec<Stmt> {
                     Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
                     Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
                     Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64)),
-                ],
+                    Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64))],
+                    on_trail(trail, vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))]),
+                ]
+                .concat(),
             ),
         ],
     ]
