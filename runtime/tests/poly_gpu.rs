@@ -615,6 +615,12 @@ fn resultants_by_lehmer_rounds_are_the_cpus_in_every_field() {
                     }
                     assert!(gpu.resultant_lehmer(a, b, half).unwrap() == want, "{what}, half {half}");
                 }
+                // A window wider than the trail window's threads: more coefficients each.
+                match gpu.resultant_lehmer(a, b, 512) {
+                    Ok(res) => assert!(res == want, "{what}, half 512"),
+                    Err(Error::LehmerHalf { .. }) => {} // wider than shared memory holds
+                    Err(e) => panic!("{what}, half 512: {e}"),
+                }
             }
             // Coprime pairs have nonzero resultants: the tests above are not all zeros.
             assert!(cpu.resultant(&pairs[0].0, &pairs[0].1).unwrap() != fermat::Field::zero(f), "{spec}");
