@@ -488,6 +488,12 @@ fn lehmer_rounds_find_the_cpus_gcd_in_every_field() {
                     let swapped = gpu.from_device(&gpu.gcd_lehmer_device(&db, &da, half).unwrap()).unwrap();
                     assert!(swapped == want, "{what}, half {half}, swapped");
                 }
+                // A window wider than the window's threads: more coefficients each.
+                match gpu.gcd_lehmer_device(&da, &db, 512) {
+                    Ok(g) => assert!(gpu.from_device(&g).unwrap() == want, "{what}, half 512"),
+                    Err(Error::LehmerHalf { .. }) => {} // wider than shared memory holds
+                    Err(e) => panic!("{what}, half 512: {e}"),
+                }
                 let got = gpu.from_device(&gpu.gcd_device(&da, &db).unwrap()).unwrap();
                 assert!(got == want, "{what}: gcd_device");
             }

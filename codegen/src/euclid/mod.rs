@@ -141,12 +141,14 @@ pub const GCD_ARGS: [Arg; 12] = [
 /// number up to it gives the same result.
 pub const GCD_MAX_THREADS: u32 = 1024;
 
-/// The launch bound of [`EuclidPass::TrailWindow`]: half the window's, so that the trail's
-/// counts fit in registers beside the window's own (79 for primes below 2^32, where under
-/// the window's bound of 1024 threads the 64 registers left spilled, and the resultant's
-/// rounds ran 35 % slower than the gcd's; bench/RESULTS.md, "GCD round 8"). The halves the
-/// rounds use take at most 288 threads; wider windows take more coefficients per thread.
-pub const TRAIL_WINDOW_MAX_THREADS: u32 = 512;
+/// The launch bound of the Lehmer rounds' windows ([`EuclidPass::Window`],
+/// [`EuclidPass::TrailWindow`]): the halves the rounds use take at most 288 threads, and
+/// wider windows take more coefficients per thread, so the bound is 512, not 1024, and the
+/// windows get up to 128 registers instead of 64. Under 64, the trail window spilled
+/// for primes below 2^32 (79 registers without) and the resultant's rounds ran 35 %
+/// slower than the gcd's; the SRGFNs' windows spilled too (P3: 128 without;
+/// bench/RESULTS.md, "GCD round 8").
+pub const WINDOW_MAX_THREADS: u32 = 512;
 
 impl EuclidPass {
     /// Every kernel.
@@ -195,20 +197,21 @@ impl EuclidPass {
     /// 256 coefficients of the longer (each thread takes eight per step), from one warp
     /// to [`GCD_MAX_THREADS`]. [`EuclidPass::Window`], with `lens.0` = `half`: a thread
     /// per coefficient of the window (one pass of a step is one coefficient per thread),
-    /// likewise bounded; [`EuclidPass::TrailWindow`] alike up to
-    /// [`TRAIL_WINDOW_MAX_THREADS`]. [`EuclidPass::Apply`]: [`APPLY_THREADS`].
+    /// up to [`WINDOW_MAX_THREADS`], and [`EuclidPass::TrailWindow`] alike.
+    /// [`EuclidPass::Apply`]: [`APPLY_THREADS`].
     ///
     /// ```
     /// use fermat_codegen::euclid::EuclidPass;
     /// assert_eq!(EuclidPass::Window.threads((64, 0)), 160);
     /// assert_eq!(EuclidPass::TrailWindow.threads((64, 0)), 160);
-    /// assert_eq!(EuclidPass::TrailWindow.threads((1024, 0)), 512);
+    /// assert_eq!(EuclidPass::Window.threads((1024, 0)), 512);
     /// ```
     pub fn threads(self, lens: (u64, u64)) -> u32 {
         let (warps, most) = match self {
             EuclidPass::Gcd => (lens.0.max(lens.1).div_ceil(256), GCD_MAX_THREADS),
-            EuclidPass::Window => ((2 * lens.0 + 1).div_ceil(32), GCD_MAX_THREADS),
-            EuclidPass::TrailWindow => ((2 * lens.0 + 1).div_ceil(32), TRAIL_WINDOW_MAX_THREADS),
+            EuclidPass::Window | EuclidPass::TrailWindow => {
+                ((2 * lens.0 + 1).div_ceil(32), WINDOW_MAX_THREADS)
+            }
             EuclidPass::Apply => return APPLY_THREADS,
         };
         (warps.clamp(1, u64::from(most / 32)) * 32) as u32
@@ -226,12 +229,12 @@ impl EuclidPass {
             EuclidPass::Window => Kernel::new(self.name(), params, lehmer::window_body(false))
                 .doc("a Lehmer round: Euclid's steps on the top 2 half + 1 coefficients of the pair round % 2 of work,")
                 .doc("while deg v >= deg u - half; their cofactor matrix into mat; a pair that fits runs to its end into dst")
-                .launch_bounds(GCD_MAX_THREADS)
+                .launch_bounds(WINDOW_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::TrailWindow => Kernel::new(self.name(), params, lehmer::window_body(true))
                 .doc("euclid_window keeping a trail: each division's divisor (lc, degree, eliminations) into leads and steps,")
                 .doc("their count into state")
-                .launch_bounds(TRAIL_WINDOW_MAX_THREADS)
+                .launch_bounds(WINDOW_MAX_THREADS)
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::Apply => Kernel::new(self.name(), params, lehmer::apply_body())
                 .doc("the pair (round + 1) % 2 of work = mat times the pair round % 2, a tile of outputs per block;")

@@ -470,7 +470,8 @@ mod tests {
                 assert!(text.contains(arg.name()), "{}", arg.name());
             }
         }
-        assert_eq!(EuclidPass::Window.threads((256, 0)), 544);
+        assert_eq!(EuclidPass::Window.threads((255, 0)), 512);
+        assert_eq!(EuclidPass::Window.threads((256, 0)), 512);
         assert_eq!(EuclidPass::Window.threads((1, 0)), 32);
         assert_eq!(
             EuclidPass::Window.shared_bytes((2, 0), 4),
