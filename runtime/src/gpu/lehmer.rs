@@ -83,10 +83,11 @@ impl GpuPasses {
                 }
             }
             // SAFETY: the arguments follow `WINDOW_ARGS` (`TRAIL_WINDOW_ARGS` where the
-            // trail is given) and `APPLY_ARGS` in order and type; the caller sizes `work` and `cofs` to 4·`cap` coefficients, `mat` to
-            // 4·(`half` + 1), `state` to `LehmerState::WORDS` words, `dst` and `leads` to
-            // `cap` coefficients and `steps` to `cap` words, and keeps `shared` within
-            // `lehmer_shared_bytes`, the attribute set at load.
+            // trail is given) and `APPLY_ARGS` in order and type; the caller sizes `work`
+            // and `cofs` to 4·`cap` coefficients, `mat` to 4·(`half` + 1), `state` to
+            // `LehmerState::WORDS` words, `dst` and `leads` to `cap` coefficients and
+            // `steps` to `cap` words, and keeps `shared` within `lehmer_shared_bytes`, the
+            // attribute set at load.
             unsafe { launch.launch(config) }.map_err(|source| GpuError::Launch {
                 kernel: pass.name().to_string(),
                 source,

@@ -616,15 +616,17 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             Stmt::if_(
                 Expr::thread_idx().equals(Expr::u32(0)),
                 [
-                    vec![Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
-                    Stmt::assign(
-                        pair_len("s1", true),
-                        var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
-                    ),
-                    Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64))],
+                    vec![
+                        Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
+                        Stmt::assign(
+                            pair_len("s1", true),
+                            var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
+                        ),
+                        Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
+                        Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
+                        Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
+                        Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64)),
+                    ],
                     on_trail(trail, vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))]),
                 ]
                 .concat(),
