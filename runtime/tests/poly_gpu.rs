@@ -423,6 +423,24 @@ fn gcds_on_chip_in_every_field() {
     }
 }
 
+/// For each shape (lg, lu, lv), the pair (g·u, g·v) of random g, u and v of those
+/// lengths: a common factor of degree lg − 1 (none for lg = 1).
+fn multiples<F: HostField>(
+    ring: &PolyRing<F>,
+    shapes: &[(usize, usize, usize)],
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> Vec<(Poly<F>, Poly<F>)> {
+    let f = ring.field();
+    shapes
+        .iter()
+        .map(|&(lg, lu, lv)| {
+            let g = Poly::random(f, lg, rng);
+            let (u, v) = (Poly::random(f, lu, rng), Poly::random(f, lv, rng));
+            (ring.mul(&g, &u).unwrap(), ring.mul(&g, &v).unwrap())
+        })
+        .collect()
+}
+
 /// A pair whose remainder sequence has the given quotient degrees and ends at g: built
 /// backwards, r_(i−1) = q_i·r_i + r_(i+1).
 fn sequence<F: HostField>(
@@ -458,12 +476,8 @@ fn lehmer_rounds_find_the_cpus_gcd_in_every_field() {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
             let default = gpu.lehmer_half().unwrap();
             let wide = f.words() > 2;
-            let mut pairs = Vec::new();
-            for (lg, lu, lv) in [(5, 3000, 2999), (1, 2500, 2500), (30, 1500, 1400), (2, 700, 2)] {
-                let g = Poly::random(f, lg, &mut rng);
-                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
-                pairs.push((cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap()));
-            }
+            let shapes = [(5, 3000, 2999), (1, 2500, 2500), (30, 1500, 1400), (2, 700, 2)];
+            let mut pairs = multiples(&cpu, &shapes, &mut rng);
             // Quotients of degree 1 with a few far above any half, and gaps of 0 and 2.
             let degrees: Vec<usize> = (0..600).map(|i| match i % 97 { 13 => 300, 50 => 0, 70 => 2, _ => 1 }).collect();
             let g = Poly::random(f, 4, &mut rng);
@@ -534,12 +548,8 @@ fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(32);
             let default = gpu.lehmer_half().unwrap();
             let n = if f.words() > 2 { 700 } else { 2000 };
-            let mut pairs = Vec::new();
-            for (lg, lu, lv) in [(5, n, n - 3), (1, n, n), (30, n / 2, n), (1, n, 1), (1, 1, n)] {
-                let g = Poly::random(f, lg, &mut rng);
-                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
-                pairs.push((cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap()));
-            }
+            let shapes = [(5, n, n - 3), (1, n, n), (30, n / 2, n), (1, n, 1), (1, 1, n)];
+            let mut pairs = multiples(&cpu, &shapes, &mut rng);
             let b = Poly::random(f, n / 2, &mut rng);
             let a = cpu.mul(&b, &Poly::random(f, n / 2, &mut rng)).unwrap();
             pairs.push((a.clone(), b.clone()));
@@ -596,12 +606,8 @@ fn resultants_by_lehmer_rounds_are_the_cpus_in_every_field() {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
             let default = gpu.lehmer_half().unwrap();
             let n = if f.words() > 2 { 700 } else { 2000 };
-            let mut pairs = Vec::new();
-            for (lg, lu, lv) in [(1, n, n - 3), (1, n, n), (1, n / 2, n), (3, n, n - 1), (1, n, 2), (1, 1, n)] {
-                let g = Poly::random(f, lg, &mut rng);
-                let (u, v) = (Poly::random(f, lu, &mut rng), Poly::random(f, lv, &mut rng));
-                pairs.push((cpu.mul(&g, &u).unwrap(), cpu.mul(&g, &v).unwrap()));
-            }
+            let shapes = [(1, n, n - 3), (1, n, n), (1, n / 2, n), (3, n, n - 1), (1, n, 2), (1, 1, n)];
+            let mut pairs = multiples(&cpu, &shapes, &mut rng);
             let b = Poly::random(f, n / 2, &mut rng);
             let a = cpu.mul(&b, &Poly::random(f, n / 2, &mut rng)).unwrap();
             pairs.push((a.clone(), b.clone()));

@@ -79,19 +79,18 @@ pub const WINDOW_ARGS: [Arg; 8] = [
     Arg::DestinationStride,
 ];
 
-/// The arguments of [`EuclidPass::TrailWindow`], in order: [`WINDOW_ARGS`] and the trail.
-pub const TRAIL_WINDOW_ARGS: [Arg; 10] = [
-    Arg::Work,
-    Arg::WorkCapacity,
-    Arg::Matrix,
-    Arg::Half,
-    Arg::Round,
-    Arg::State,
-    Arg::Destination,
-    Arg::DestinationStride,
-    Arg::Leads,
-    Arg::Steps,
-];
+/// The arguments of [`EuclidPass::TrailWindow`], in order: [`WINDOW_ARGS`], then the
+/// trail's [`Arg::Leads`] and [`Arg::Steps`].
+pub const TRAIL_WINDOW_ARGS: [Arg; 10] = {
+    let mut args = [Arg::Leads; 10];
+    let mut i = 0;
+    while i < WINDOW_ARGS.len() {
+        args[i] = WINDOW_ARGS[i];
+        i += 1;
+    }
+    args[9] = Arg::Steps;
+    args
+};
 
 /// The arguments of [`EuclidPass::Apply`], in order.
 pub const APPLY_ARGS: [Arg; 7] = [
