@@ -293,9 +293,9 @@ impl<F: HostField> PolyRing<F> {
     /// either is zero, lc(b)^deg a when b is a constant. On a GPU, the pairs
     /// [`Self::xgcd`] sends to the device run Lehmer's rounds there
     /// ([`Self::resultant_lehmer`]), keeping a trail of their divisions whose factors the
-    /// host multiplies. Otherwise long operands take the
-    /// half-gcd, whose steps carry the resultant's factors along; the rest is
-    /// [`resultant_euclid`]'s Euclidean algorithm, which it equals.
+    /// host multiplies. Otherwise long operands take the half-gcd, whose steps carry the
+    /// resultant's factors along; the rest is [`resultant_euclid`]'s Euclidean algorithm,
+    /// which it equals.
     ///
     /// Errors: [`Error::FieldMismatch`] when an operand is over another field, and the
     /// errors of the products.

@@ -6,7 +6,8 @@
 //! the state back once, then queues more if degrees dropped by less. A quotient of degree
 //! above h stalls the rounds; the host divides once on the device and starts them again.
 //! The extended gcd runs the same rounds with a second row of apply blocks that multiply
-//! each matrix into a's cofactors of the pair.
+//! each matrix into a's cofactors of the pair; the resultant runs them with a window that
+//! logs each division it takes (`resultant_device`).
 
 use super::device::DevicePoly;
 use super::euclid::{xgcd_euclid, Bezout};
