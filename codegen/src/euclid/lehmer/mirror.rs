@@ -82,8 +82,9 @@ pub fn lehmer_rounds_carrying<F: Field>(
     (end, carried)
 }
 
-/// [`lehmer_rounds`] keeping a trail, as the window does where `leads` and `steps` are not
-/// null: the end, and every division the rounds took, in order.
+/// [`lehmer_rounds`] keeping a trail, as
+/// [`EuclidPass::TrailWindow`](crate::euclid::EuclidPass::TrailWindow) does: the end, and
+/// every division the rounds took, in order.
 ///
 /// ```
 /// use fermat_codegen::euclid::{lehmer_rounds_logging, LehmerEnd};

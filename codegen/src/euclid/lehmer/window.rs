@@ -39,7 +39,8 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
 /// Where the window keeps a trail ([`EuclidPass::TrailWindow`]): thread 0 logs the
 /// division just ended as entry `logged` ([`LehmerStep`](crate::euclid::LehmerStep)), its
 /// divisor's leading coefficient `lead` (table form), of length `len` in the window, and
-/// `elims` eliminations; every thread counts the entries alike. Nothing otherwise.
+/// `elims` eliminations; every thread counts the entries alike and starts the next
+/// division's count at zero. Nothing otherwise.
 ///
 /// [`EuclidPass::TrailWindow`]: crate::euclid::EuclidPass::TrailWindow
 fn log_division(trail: bool, lead: Expr, len: Expr, elims: Expr) -> Vec<Stmt> {
@@ -64,6 +65,7 @@ fn log_division(trail: bool, lead: Expr, len: Expr, elims: Expr) -> Vec<Stmt> {
             ],
         ),
         Stmt::assign_op(var("logged"), BinOp::Add, Expr::u64(1)),
+        Stmt::assign(var("elims"), Expr::u32(0)),
     ]
 }
 
@@ -208,7 +210,6 @@ fn single_step(trail: bool) -> Vec<Stmt> {
             var("lu").lt(var("lv")),
             [
                 log_division(trail, var("alpha"), var("lv"), var("elims")),
-                on_trail(trail, vec![Stmt::assign(var("elims"), Expr::u32(0))]),
                 order,
             ]
             .concat(),
@@ -367,7 +368,6 @@ fn double_step(trail: bool) -> Vec<Stmt> {
         // r1's (of lc t0) after two.
         log_division(trail, var("alpha"), var("lv"), var("elims") + Expr::u32(2)),
         log_division(trail, var("t0"), var("lv") - Expr::u32(1), Expr::u32(2)),
-        on_trail(trail, vec![Stmt::assign(var("elims"), Expr::u32(0))]),
         vec![
             Stmt::const_(Type::Fe, "d0", fe::mul_mont(var("t0"), var("t0"))),
             Stmt::const_(Type::Fe, "d1", fe::mul_mont(var("t0"), var("alpha"))),
