@@ -141,9 +141,10 @@ pub const GCD_ARGS: [Arg; 12] = [
 pub const GCD_MAX_THREADS: u32 = 1024;
 
 /// The launch bound of the Lehmer rounds' windows ([`EuclidPass::Window`],
-/// [`EuclidPass::TrailWindow`]): the halves the rounds use take at most 288 threads, and
-/// wider windows take more coefficients per thread, so the bound is 512, not 1024, and the
-/// windows get up to 128 registers instead of 64. Under 64, the trail window spilled
+/// [`EuclidPass::TrailWindow`]): the default halves take at most 352 threads (half 64;
+/// 128, goldilocks', shares 16 warps), and wider windows take more coefficients per
+/// thread, so the bound is 512, not 1024, and the windows get up to 128 registers
+/// instead of 64. Under 64, the trail window spilled
 /// for primes below 2^32 (79 registers without) and the resultant's rounds ran 35 %
 /// slower than the gcd's; the SRGFNs' windows spilled too (P3: 128 without;
 /// bench/RESULTS.md, "GCD round 8").
@@ -194,23 +195,26 @@ impl EuclidPass {
 
     /// Threads per block. [`EuclidPass::Gcd`], for operands of lengths `lens`: a warp per
     /// 256 coefficients of the longer (each thread takes eight per step), from one warp
-    /// to [`GCD_MAX_THREADS`]. [`EuclidPass::Window`], with `lens.0` = `half`: a thread
-    /// per coefficient of the window (one pass of a step is one coefficient per thread),
-    /// up to [`WINDOW_MAX_THREADS`], and [`EuclidPass::TrailWindow`] alike.
-    /// [`EuclidPass::Apply`]: [`APPLY_THREADS`].
+    /// to [`GCD_MAX_THREADS`]. [`EuclidPass::Window`], with `lens.0` = `half`: warps of
+    /// their own for each of the window's rows, a thread per coefficient — the remainders'
+    /// 2·`half` + 1 and the two cofactors' `half` + 1 each (one pass of a step is one
+    /// coefficient of one row per thread) —, up to [`WINDOW_MAX_THREADS`], and
+    /// [`EuclidPass::TrailWindow`] alike. [`EuclidPass::Apply`]: [`APPLY_THREADS`].
     ///
     /// ```
     /// use fermat_codegen::euclid::EuclidPass;
-    /// assert_eq!(EuclidPass::Window.threads((64, 0)), 160);
-    /// assert_eq!(EuclidPass::TrailWindow.threads((64, 0)), 160);
+    /// assert_eq!(EuclidPass::Window.threads((64, 0)), 352); // 5 + 3 + 3 warps
+    /// assert_eq!(EuclidPass::TrailWindow.threads((16, 0)), 128); // 2 + 1 + 1
+    /// assert_eq!(EuclidPass::Window.threads((1, 0)), 96);
     /// assert_eq!(EuclidPass::Window.threads((1024, 0)), 512);
     /// ```
     pub fn threads(self, lens: (u64, u64)) -> u32 {
         let (warps, most) = match self {
             EuclidPass::Gcd => (lens.0.max(lens.1).div_ceil(256), GCD_MAX_THREADS),
-            EuclidPass::Window | EuclidPass::TrailWindow => {
-                ((2 * lens.0 + 1).div_ceil(32), WINDOW_MAX_THREADS)
-            }
+            EuclidPass::Window | EuclidPass::TrailWindow => (
+                (2 * lens.0 + 1).div_ceil(32) + 2 * (lens.0 + 1).div_ceil(32),
+                WINDOW_MAX_THREADS,
+            ),
             EuclidPass::Apply => return APPLY_THREADS,
         };
         (warps.clamp(1, u64::from(most / 32)) * 32) as u32

@@ -185,6 +185,10 @@ pub(super) fn max(a: Expr, b: Expr) -> Expr {
     Expr::select(a.clone().gt(b.clone()), a, b)
 }
 
+pub(super) fn min(a: Expr, b: Expr) -> Expr {
+    Expr::select(a.clone().lt(b.clone()), a, b)
+}
+
 pub(super) fn set_status(status: LehmerStatus, extra: Vec<Stmt>) -> Stmt {
     let mut body = extra;
     body.push(Stmt::assign(

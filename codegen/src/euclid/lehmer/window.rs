@@ -1,10 +1,10 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
 use super::{
-    max, normalise_global, pair_len, pairs, set_status, state, status_running, swap, work_ptr,
+    max, min, normalise_global, pair_len, pairs, set_status, state, status_running, swap, work_ptr,
 };
 use super::{LehmerState, LehmerStatus};
-use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
+use crate::cuda::{fe, BinOp, Expr, ForLoop, Stmt, Type};
 use crate::euclid::{block_stride, normalise, shared_ptr, var};
 
 /// `y = c0·p[i] − c1·q[i − k] − c2·q[i]` for a remainder or a cofactor p of length `lp`
@@ -34,6 +34,114 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
         ),
         Stmt::store(var(out), i(), var("y")),
     ])
+}
+
+/// The window's three rows: the remainders u and v, and the cofactors of U and of V in
+/// them (`ua`, `va`; `ub`, `vb`).
+#[derive(Clone, Copy)]
+enum Row {
+    Remainders,
+    CofactorsA,
+    CofactorsB,
+}
+
+/// Which warps take which row ([`row_loop`]). A step's three rows are independent, and a
+/// thread taking all three ran their products one after another: on an H200 a window of
+/// 469762049 at half 64 (five warps, 1.25 a scheduler) issued one instruction a warp
+/// every 5.6 cycles, bound by the latency of that chain (bench/RESULTS.md, "GCD round
+/// 9"). Where the block has three warps or more, the rows take warps of their own in
+/// proportion to their lengths (2·half + 1 and half + 1 twice), so that a warp's chain is
+/// one row and the schedulers hold more warps; with fewer (the host runs one thread)
+/// every thread takes every row.
+fn row_warps() -> Vec<Stmt> {
+    let u32_ = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
+    let half = || var("half").cast(Type::U32);
+    vec![
+        u32_("warps", Expr::block_dim() / Expr::u32(32)),
+        Stmt::const_(Type::Bool, "split", var("warps").ge(Expr::u32(3))),
+        u32_(
+            "rem_need",
+            (Expr::u32(2) * half() + Expr::u32(32)) / Expr::u32(32),
+        ),
+        u32_("cof_need", (half() + Expr::u32(32)) / Expr::u32(32)),
+        u32_(
+            "cof_share",
+            var("warps") * var("cof_need") / (var("rem_need") + Expr::u32(2) * var("cof_need")),
+        ),
+        u32_(
+            "cof_warps",
+            max(Expr::u32(1), min(var("cof_need"), var("cof_share"))),
+        ),
+        u32_("rem_warps", var("warps") - Expr::u32(2) * var("cof_warps")),
+        u32_("warp", Expr::thread_idx() / Expr::u32(32)),
+        u32_(
+            "row",
+            Expr::select(
+                var("warp").lt(var("rem_warps")),
+                Expr::u32(Row::Remainders as u32),
+                Expr::select(
+                    var("warp").lt(var("rem_warps") + var("cof_warps")),
+                    Expr::u32(Row::CofactorsA as u32),
+                    Expr::u32(Row::CofactorsB as u32),
+                ),
+            ),
+        ),
+        u32_(
+            "row_first",
+            Expr::select(
+                var("row").equals(Expr::u32(Row::Remainders as u32)),
+                Expr::u32(0),
+                var("rem_warps") + (var("row") - Expr::u32(1)) * var("cof_warps"),
+            ),
+        ),
+        u32_(
+            "row_at",
+            Expr::select(
+                var("split"),
+                Expr::thread_idx() - Expr::u32(32) * var("row_first"),
+                Expr::thread_idx(),
+            ),
+        ),
+        u32_(
+            "row_by",
+            Expr::select(
+                var("split"),
+                Expr::u32(32)
+                    * Expr::select(
+                        var("row").equals(Expr::u32(Row::Remainders as u32)),
+                        var("rem_warps"),
+                        var("cof_warps"),
+                    ),
+                Expr::block_dim(),
+            ),
+        ),
+    ]
+}
+
+/// `for (i = row_at; i < end; i += row_by) body` on the threads that take `row`
+/// ([`row_warps`]), none when the window is the whole pair and `row` is a cofactor's.
+/// A row's first warp starts at coefficient 0, so that coefficient i − 1 is the lane
+/// below's, as [`double_step`] needs.
+fn row_loop(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
+    let takes = var("split")
+        .logical_not()
+        .or_else(var("row").equals(Expr::u32(row as u32)));
+    let takes = match row {
+        Row::Remainders => takes,
+        Row::CofactorsA | Row::CofactorsB => takes.and_also(var("full").logical_not()),
+    };
+    Stmt::if_(
+        takes,
+        vec![Stmt::For(ForLoop {
+            ty: Type::U32,
+            var: "i".into(),
+            start: var("row_at"),
+            cond: var("i").lt(end),
+            step: var("row_by"),
+            unroll: None,
+            body,
+        })],
+    )
 }
 
 /// Where the window keeps a trail ([`EuclidPass::TrailWindow`]): thread 0 logs the
@@ -156,36 +264,20 @@ fn single_step(trail: bool) -> Vec<Stmt> {
         ),
         Stmt::const_(Type::U32, "nla", grow("la", "lc")),
         Stmt::const_(Type::U32, "nlb", grow("lb", "ld")),
-        Stmt::const_(
-            Type::U32,
-            "span",
-            Expr::select(
-                var("full"),
-                var("nlu"),
-                max(var("nlu"), max(var("nla"), var("nlb"))),
-            ),
+        row_loop(
+            Row::Remainders,
+            var("nlu"),
+            vec![combination("w", "u", "lu", "v", "lv")],
         ),
-        block_stride(
-            var("span"),
-            vec![
-                Stmt::if_(
-                    var("i").lt(var("nlu")),
-                    vec![combination("w", "u", "lu", "v", "lv")],
-                ),
-                Stmt::if_(
-                    var("full").logical_not(),
-                    vec![
-                        Stmt::if_(
-                            var("i").lt(var("nla")),
-                            vec![combination("wa", "ua", "la", "va", "lc")],
-                        ),
-                        Stmt::if_(
-                            var("i").lt(var("nlb")),
-                            vec![combination("wb", "ub", "lb", "vb", "ld")],
-                        ),
-                    ],
-                ),
-            ],
+        row_loop(
+            Row::CofactorsA,
+            var("nla"),
+            vec![combination("wa", "ua", "la", "va", "lc")],
+        ),
+        row_loop(
+            Row::CofactorsB,
+            var("nlb"),
+            vec![combination("wb", "ub", "lb", "vb", "ld")],
         ),
         Stmt::SyncThreads,
         Stmt::assign(var("lu"), var("nlu")),
@@ -308,13 +400,13 @@ fn double_step(trail: bool) -> Vec<Stmt> {
     let len = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
     // The row (p, q) of lengths (lp, lq) becomes (r1, r2), written into (w, x) for
     // i < n1 and i < n2.
-    let rows = |[p, lp, q, lq]: [&str; 4], [w, x, n1, n2]: [&str; 4]| {
+    let rows = |row: Row, [p, lp, q, lq]: [&str; 4], [w, x, n1, n2]: [&str; 4]| {
         let r1 = |j: Expr| normal(c, (p, var(lp)), (q, var(lq)), j);
         let term = |x: Expr, t: &str| fe::mul_mont(x, var(t));
         // Coefficient i − 1 of r1 is the lane below's (every lane computes its r, zero past
         // the row); lane 0 computes it again.
         let lane_zero = (Expr::thread_idx() & Expr::u32(31)).equals(Expr::u32(0));
-        Stmt::Block(vec![
+        let body = vec![
             Stmt::const_(Type::Fe, "r", r1(i())),
             Stmt::const_(Type::Fe, "below", fe::lane_below(var("r"))),
             Stmt::const_(
@@ -326,31 +418,23 @@ fn double_step(trail: bool) -> Vec<Stmt> {
                     Expr::select(lane_zero, r1(i() - Expr::u32(1)), var("below")),
                 ),
             ),
+            Stmt::if_(i().lt(var(n1)), vec![Stmt::store(var(w), i(), var("r"))]),
             Stmt::if_(
-                i().lt(max(var(n1), var(n2))),
-                vec![
-                    Stmt::if_(i().lt(var(n1)), vec![Stmt::store(var(w), i(), var("r"))]),
-                    Stmt::if_(
-                        i().lt(var(n2)),
-                        vec![Stmt::store(
-                            var(x),
-                            i(),
-                            fe::sub(
-                                fe::sub(
-                                    Expr::select(
-                                        i().lt(var(lq)),
-                                        term(var(q).at(i()), "d0"),
-                                        fe::zero(),
-                                    ),
-                                    term(var("r_"), "d1"),
-                                ),
-                                term(var("r"), "d2"),
-                            ),
-                        )],
+                i().lt(var(n2)),
+                vec![Stmt::store(
+                    var(x),
+                    i(),
+                    fe::sub(
+                        fe::sub(
+                            Expr::select(i().lt(var(lq)), term(var(q).at(i()), "d0"), fe::zero()),
+                            term(var("r_"), "d1"),
+                        ),
+                        term(var("r"), "d2"),
                     ),
-                ],
+                )],
             ),
-        ])
+        ];
+        row_loop(row, max(var(n1), var(n2)), body)
     };
     let rotate = |[p, q, w, x]: [&str; 4]| {
         let t = format!("{p}_{w}");
@@ -377,26 +461,20 @@ fn double_step(trail: bool) -> Vec<Stmt> {
             len("nb1", max(var("lb"), var("ld") + Expr::u32(1))),
             len("na2", max(var("lc"), var("na1") + Expr::u32(1))),
             len("nb2", max(var("ld"), var("nb1") + Expr::u32(1))),
-            len(
-                "span2",
-                Expr::select(
-                    var("full"),
-                    var("n1"),
-                    max(var("n1"), max(var("na2"), var("nb2"))),
-                ),
+            rows(
+                Row::Remainders,
+                ["u", "lu", "v", "lv"],
+                ["w", "x", "n1", "n2"],
             ),
-            block_stride(
-                var("span2"),
-                vec![
-                    rows(["u", "lu", "v", "lv"], ["w", "x", "n1", "n2"]),
-                    Stmt::if_(
-                        var("full").logical_not(),
-                        vec![
-                            rows(["ua", "la", "va", "lc"], ["wa", "xa", "na1", "na2"]),
-                            rows(["ub", "lb", "vb", "ld"], ["wb", "xb", "nb1", "nb2"]),
-                        ],
-                    ),
-                ],
+            rows(
+                Row::CofactorsA,
+                ["ua", "la", "va", "lc"],
+                ["wa", "xa", "na1", "na2"],
+            ),
+            rows(
+                Row::CofactorsB,
+                ["ub", "lb", "vb", "ld"],
+                ["wb", "xb", "nb1", "nb2"],
             ),
             Stmt::SyncThreads,
             Stmt::assign(var("lu"), var("n1")),
@@ -578,6 +656,9 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             Stmt::let_(Type::U32, "lb", Expr::u32(1)),
             Stmt::let_(Type::U32, "lc", Expr::u32(1)),
             Stmt::let_(Type::U32, "ld", Expr::u32(1)),
+        ],
+        row_warps(),
+        vec![
             Stmt::comment("a step divides by v only while deg v >= deg u - half (Lemma 11.3)"),
             Stmt::const_(
                 Type::U32,
