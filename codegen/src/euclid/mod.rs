@@ -197,8 +197,9 @@ impl EuclidPass {
     /// 256 coefficients of the longer (each thread takes eight per step), from one warp
     /// to [`GCD_MAX_THREADS`]. [`EuclidPass::Window`], with `lens.0` = `half`: warps of
     /// their own for each of the window's rows, a thread per coefficient — the remainders'
-    /// 2·`half` + 1 and the two cofactors' `half` + 1 each (one pass of a step is one
-    /// coefficient of one row per thread) —, up to [`WINDOW_MAX_THREADS`], and
+    /// 2·`half` + 1 and the two cofactors' `half` + 1 each, 31 a warp (one pass of a step
+    /// is one coefficient of one row per thread, and each warp's lane 0 passes the one
+    /// below its 31 to lane 1) —, up to [`WINDOW_MAX_THREADS`], and
     /// [`EuclidPass::TrailWindow`] alike. [`EuclidPass::Apply`]: [`APPLY_THREADS`].
     ///
     /// ```
@@ -212,7 +213,7 @@ impl EuclidPass {
         let (warps, most) = match self {
             EuclidPass::Gcd => (lens.0.max(lens.1).div_ceil(256), GCD_MAX_THREADS),
             EuclidPass::Window | EuclidPass::TrailWindow => (
-                (2 * lens.0 + 1).div_ceil(32) + 2 * (lens.0 + 1).div_ceil(32),
+                (2 * lens.0 + 1).div_ceil(31) + 2 * (lens.0 + 1).div_ceil(31),
                 WINDOW_MAX_THREADS,
             ),
             EuclidPass::Apply => return APPLY_THREADS,

@@ -656,6 +656,49 @@ pub(crate) fn launch(
         })?;
     }
     let mut params = values.each_mut().map(Value::as_param);
+    let config = KernelConfig {
+        grid: (x, y),
+        threads: l.threads,
+        shared_bytes: 0,
+        dependent,
+    };
+    // SAFETY: `params` holds one pointer per kernel argument, in the order and of the
+    // types `l.args` gives (the kernel was generated from the same list); the buffers
+    // bound hold what the extents bound say (callers size them), and the grid covers the
+    // work the launch describes; `values` and `params` outlive the call.
+    unsafe { launch_raw(stream, function, &l.kernel, config, &mut params) }
+}
+
+/// The shape of a raw launch ([`launch_raw`]).
+pub(crate) struct KernelConfig {
+    /// Blocks in x and y.
+    pub(crate) grid: (u32, u32),
+    /// Threads per block.
+    pub(crate) threads: u32,
+    /// Dynamic shared memory per block.
+    pub(crate) shared_bytes: u32,
+    /// Whether the launch may start while the one before it on the stream drains
+    /// (programmatic dependent launch, sm_90 and later): the kernel then begins with
+    /// `fe_grid_wait`.
+    pub(crate) dependent: bool,
+}
+
+/// Launches `function` (named `kernel` in errors) on `stream` with the arguments
+/// `params`.
+///
+/// # Safety
+///
+/// `params` holds one pointer to each of the kernel's arguments, in order and of their
+/// types, and the buffers they name are as large as the kernel reads and writes for the
+/// grid of `config`; a dependent launch's kernel waits (`fe_grid_wait`) before it reads
+/// what the work before it writes.
+pub(crate) unsafe fn launch_raw(
+    stream: &CudaStream,
+    function: &CudaFunction,
+    kernel: &str,
+    config: KernelConfig,
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<(), GpuError> {
     let mut attribute = sys::CUlaunchAttribute {
         id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
         pad: [0; 4],
@@ -663,30 +706,27 @@ pub(crate) fn launch(
             programmaticStreamSerializationAllowed: 1,
         },
     };
-    let config = sys::CUlaunchConfig {
-        gridDimX: x,
-        gridDimY: y,
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid.0,
+        gridDimY: config.grid.1,
         gridDimZ: 1,
-        blockDimX: l.threads,
+        blockDimX: config.threads,
         blockDimY: 1,
         blockDimZ: 1,
-        sharedMemBytes: 0,
+        sharedMemBytes: config.shared_bytes,
         hStream: stream.cu_stream(),
-        attrs: if dependent {
+        attrs: if config.dependent {
             &mut attribute
         } else {
             std::ptr::null_mut()
         },
-        numAttrs: dependent as u32,
+        numAttrs: config.dependent as u32,
     };
-    // SAFETY: `params` holds one pointer per kernel argument, in the order and of the
-    // types `l.args` gives (the kernel was generated from the same list); the buffers
-    // bound hold what the extents bound say (callers size them), and the grid covers the
-    // work the launch describes; `values`, `params` and `attribute` outlive the call,
-    // which copies them.
+    // SAFETY: the caller's contract covers the arguments and the buffers; `attribute`
+    // outlives the call, which copies it.
     unsafe {
         sys::cuLaunchKernelEx(
-            &config,
+            &launch,
             function.cu_function(),
             params.as_mut_ptr(),
             std::ptr::null_mut(),
@@ -694,7 +734,7 @@ pub(crate) fn launch(
     }
     .result()
     .map_err(|source| GpuError::Launch {
-        kernel: l.kernel.to_string(),
+        kernel: kernel.to_string(),
         source,
     })
 }

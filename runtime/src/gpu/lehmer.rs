@@ -4,9 +4,9 @@
 //! the rounds carry them; [`EuclidPass::TrailWindow`] for the window where they keep a
 //! trail.
 
-use super::launch::GpuPasses;
+use super::launch::{launch_raw, GpuPasses, KernelConfig};
 use super::GpuError;
-use cudarc::driver::{CudaStream, CudaViewMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaStream, CudaViewMut, DevicePtrMut, DeviceRepr};
 use fermat_codegen::euclid::EuclidPass;
 
 /// The device buffers of the Lehmer rounds of one pair: `work` (two pairs of vectors of
@@ -56,42 +56,47 @@ impl GpuPasses {
                 _ => (1, 1),
             };
             let grid = self.device.limits.grid(pass.name(), blocks, rows)?;
-            let config = LaunchConfig {
-                grid_dim: (grid.0, grid.1, 1),
-                block_dim: (threads, 1, 1),
-                shared_mem_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
-            };
-            let mut launch = stream.launch_builder(function);
-            launch
-                .arg(&mut buffers.work)
-                .arg(&buffers.cap)
-                .arg(&mut buffers.mat)
-                .arg(&half)
-                .arg(&round)
-                .arg(&mut buffers.state);
-            // A grid of one row never reads `cofs`: a null pointer stands for it.
-            let no_cofactors = 0u64;
+            // Every argument is a device pointer or a 64-bit word.
+            let mut values = Vec::with_capacity(pass.args().len());
+            let (work, _w) = buffers.work.device_ptr_mut(stream);
+            let (mat, _m) = buffers.mat.device_ptr_mut(stream);
+            let (state, _s) = buffers.state.device_ptr_mut(stream);
+            values.extend([work, buffers.cap, mat, half, round, state]);
             if pass == EuclidPass::Apply {
-                match &mut buffers.cofs {
-                    Some(cofs) => launch.arg(cofs),
-                    None => launch.arg(&no_cofactors),
-                };
+                // A grid of one row never reads `cofs`: a null pointer stands for it.
+                values.push(match &mut buffers.cofs {
+                    Some(cofs) => cofs.device_ptr_mut(stream).0,
+                    None => 0,
+                });
             } else {
-                launch.arg(&mut buffers.dst).arg(&buffers.dst_stride);
+                values.extend([buffers.dst.device_ptr_mut(stream).0, buffers.dst_stride]);
                 if let Some((leads, steps)) = &mut buffers.trail {
-                    launch.arg(leads).arg(steps);
+                    values.extend([
+                        leads.device_ptr_mut(stream).0,
+                        steps.device_ptr_mut(stream).0,
+                    ]);
                 }
             }
+            debug_assert_eq!(values.len(), pass.args().len());
+            let mut params: Vec<_> = values
+                .iter_mut()
+                .map(|v| (v as *mut u64).cast::<std::ffi::c_void>())
+                .collect();
+            let config = KernelConfig {
+                grid,
+                threads,
+                shared_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
+                // Each pass begins with `fe_grid_wait`: the window may start while the apply
+                // pass before it drains, and the apply pass while the window does.
+                dependent: self.device.arch.0 >= 9,
+            };
             // SAFETY: the arguments follow `WINDOW_ARGS` (`TRAIL_WINDOW_ARGS` where the
             // trail is given) and `APPLY_ARGS` in order and type; the caller sizes `work`
             // and `cofs` to 4·`cap` coefficients, `mat` to 4·(`half` + 1), `state` to
             // `LehmerState::WORDS` words, `dst` and `leads` to `cap` coefficients and
             // `steps` to `cap` words, and keeps `shared` within `lehmer_shared_bytes`, the
-            // attribute set at load.
-            unsafe { launch.launch(config) }.map_err(|source| GpuError::Launch {
-                kernel: pass.name().to_string(),
-                source,
-            })?;
+            // attribute set at load; both kernels wait for the grid before them first.
+            unsafe { launch_raw(stream, function, pass.name(), config, &mut params) }?;
         }
         Ok(())
     }

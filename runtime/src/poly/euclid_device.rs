@@ -51,11 +51,11 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// From this length of the longer operand on, Lehmer's rounds beat the on-chip Euclid,
-    /// whose every step passes over the whole pair in one block: 1536 for primes below
+    /// whose every step passes over the whole pair in one block: 1024 for primes below
     /// 2^32, whose windows take two steps a pass (on an H200 the on-chip Euclid takes 0.72
-    /// ms to the rounds' 0.72 at degree 1000, 1.22 to 1.08 at 1500 and 1.63 to 1.45 at
-    /// 2000), 3072 for wider elements (goldilocks: 2.71 ms to 2.97 at 2000, 8.00 to 6.12
-    /// at 4000; bench/RESULTS.md, "GCD round 6").
+    /// ms to the rounds' 0.59 at degree 1000 and 1.22 to 0.88 at 1500), 2048 for wider
+    /// elements (goldilocks: 2.71 ms to 2.41 at 2000, 8.00 to 4.90 at 4000;
+    /// bench/RESULTS.md, "GCD round 9").
     ///
     /// ```
     /// use fermat::dsl::{Fp32, Fp64};
@@ -64,14 +64,14 @@ impl<F: HostField> PolyRing<F> {
     ///
     /// let small = PolyRing::new(&Fp32::new(469762049)?, Backend::Cpu)?;
     /// let wide = PolyRing::new(&Fp64::new(0xFFFF_FFFF_0000_0001)?, Backend::Cpu)?; // goldilocks
-    /// assert_eq!((small.lehmer_from(), wide.lehmer_from()), (1536, 3072));
+    /// assert_eq!((small.lehmer_from(), wide.lehmer_from()), (1024, 2048));
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn lehmer_from(&self) -> usize {
         if window_takes_double_steps(FieldShape::of(&self.any).element_bytes) {
-            1536
+            1024
         } else {
-            3072
+            2048
         }
     }
 

@@ -1,6 +1,6 @@
 //! The apply pass of a Lehmer round ([`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply)).
 
-use super::{max, pair_len, pairs, set_word, state, status_running, work_ptr, LehmerState};
+use super::{begin_round, max, pair_len, pairs, set_word, state, work_ptr, LehmerState};
 use crate::cuda::{fe, Builtin, Dim, Expr, Stmt, Type};
 use crate::euclid::{shared_ptr, var};
 
@@ -139,8 +139,8 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
         )
     };
     [
+        begin_round(),
         vec![
-            status_running(),
             Stmt::const_(
                 Type::Bool,
                 "carried",

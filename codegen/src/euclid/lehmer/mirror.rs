@@ -475,7 +475,8 @@ mod tests {
         assert_eq!(EuclidPass::Window.threads((256, 0)), 512);
         // A warp for each of the window's three rows at least.
         assert_eq!(EuclidPass::Window.threads((1, 0)), 96);
-        assert_eq!(EuclidPass::Window.threads((31, 0)), 64 + 32 + 32);
+        assert_eq!(EuclidPass::Window.threads((30, 0)), 64 + 32 + 32);
+        assert_eq!(EuclidPass::Window.threads((31, 0)), 96 + 64 + 64);
         assert_eq!(EuclidPass::Window.threads((32, 0)), 96 + 64 + 64);
         assert_eq!(
             EuclidPass::Window.shared_bytes((2, 0), 4),

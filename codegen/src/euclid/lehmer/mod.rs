@@ -245,11 +245,18 @@ pub(super) fn work_ptr() -> Type {
     }
 }
 
-pub(super) fn status_running() -> Stmt {
-    Stmt::if_(
-        state(Expr::u64(LehmerState::STATUS as u64)).not_equals(Expr::u64(0)),
-        vec![Stmt::Return],
-    )
+/// The start of both passes of a round: each waits for the grid before it on the stream
+/// (launched as dependent launches, a pass may start while that grid drains), lets the
+/// next pass launch, and does nothing once the rounds have ended or stalled.
+pub(super) fn begin_round() -> Vec<Stmt> {
+    vec![
+        Stmt::Expr(Expr::call("fe_grid_wait", [])),
+        Stmt::Expr(Expr::call("fe_grid_release", [])),
+        Stmt::if_(
+            state(Expr::u64(LehmerState::STATUS as u64)).not_equals(Expr::u64(0)),
+            vec![Stmt::Return],
+        ),
+    ]
 }
 
 /// `while (n > 0 && P[n − 1] == 0) n -= 1;` over a vector of the work buffer.

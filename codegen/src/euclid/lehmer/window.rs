@@ -1,7 +1,7 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
 use super::{
-    max, min, normalise_global, pair_len, pairs, set_status, state, status_running, swap, work_ptr,
+    begin_round, max, min, normalise_global, pair_len, pairs, set_status, state, swap, work_ptr,
 };
 use super::{LehmerState, LehmerStatus};
 use crate::cuda::{fe, BinOp, Expr, ForLoop, Stmt, Type};
@@ -50,9 +50,9 @@ enum Row {
 /// 469762049 at half 64 (five warps, 1.25 a scheduler) issued one instruction a warp
 /// every 5.6 cycles, bound by the latency of that chain (bench/RESULTS.md, "GCD round
 /// 9"). Where the block has three warps or more, the rows take warps of their own in
-/// proportion to their lengths (2·half + 1 and half + 1 twice), so that a warp's chain is
-/// one row and the schedulers hold more warps; with fewer (the host runs one thread)
-/// every thread takes every row.
+/// proportion to their lengths (2·half + 1 and half + 1 twice, 31 coefficients a warp:
+/// see [`row_loop_lanes`]), so that a warp's chain is one row and the schedulers hold
+/// more warps; with fewer (the host runs one thread) every thread takes every row.
 fn row_warps() -> Vec<Stmt> {
     let u32_ = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
     let half = || var("half").cast(Type::U32);
@@ -123,15 +123,8 @@ fn row_warps() -> Vec<Stmt> {
 /// A row's first warp starts at coefficient 0, so that coefficient i − 1 is the lane
 /// below's, as [`double_step`] needs.
 fn row_loop(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
-    let takes = var("split")
-        .logical_not()
-        .or_else(var("row").equals(Expr::u32(row as u32)));
-    let takes = match row {
-        Row::Remainders => takes,
-        Row::CofactorsA | Row::CofactorsB => takes.and_also(var("full").logical_not()),
-    };
     Stmt::if_(
-        takes,
+        takes(row),
         vec![Stmt::For(ForLoop {
             ty: Type::U32,
             var: "i".into(),
@@ -140,6 +133,48 @@ fn row_loop(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
             step: var("row_by"),
             unroll: None,
             body,
+        })],
+    )
+}
+
+/// Whether this thread takes `row` ([`row_warps`]): the cofactors only where the window
+/// is not the whole pair.
+fn takes(row: Row) -> Expr {
+    let takes = var("split")
+        .logical_not()
+        .or_else(var("row").equals(Expr::u32(row as u32)));
+    match row {
+        Row::Remainders => takes,
+        Row::CofactorsA | Row::CofactorsB => takes.and_also(var("full").logical_not()),
+    }
+}
+
+/// [`row_loop`] for the passes that take a coefficient from the lane below: slot t of
+/// the row's threads takes coefficient i = 31·⌊t/32⌋ + t mod 32 − 1 (`lane0`, t mod 32 =
+/// 0, takes the coefficient below its warp's 31 for lane 1 and stores nothing), and a
+/// warp's lanes run the loop alike, all of them, as the shuffle needs. Lane 0 recomputing
+/// its r1\[i − 1\] instead held the warp while the other 31 lanes waited.
+fn row_loop_lanes(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
+    let t = || var("t");
+    let chunk = || t() / Expr::u32(32);
+    let slot = vec![
+        Stmt::const_(Type::U32, "i", t() - chunk() - Expr::u32(1)),
+        Stmt::const_(
+            Type::Bool,
+            "lane0",
+            (t() & Expr::u32(31)).equals(Expr::u32(0)),
+        ),
+    ];
+    Stmt::if_(
+        takes(row),
+        vec![Stmt::For(ForLoop {
+            ty: Type::U32,
+            var: "t".into(),
+            start: var("row_at"),
+            cond: (chunk() * Expr::u32(31)).lt(end),
+            step: var("row_by"),
+            unroll: None,
+            body: [slot, body].concat(),
         })],
     )
 }
@@ -404,23 +439,19 @@ fn double_step(trail: bool) -> Vec<Stmt> {
         let r1 = |j: Expr| normal(c, (p, var(lp)), (q, var(lq)), j);
         let term = |x: Expr, t: &str| fe::mul_mont(x, var(t));
         // Coefficient i − 1 of r1 is the lane below's (every lane computes its r, zero past
-        // the row); lane 0 computes it again.
-        let lane_zero = (Expr::thread_idx() & Expr::u32(31)).equals(Expr::u32(0));
+        // the row and below it); a thread without a warp of its own computes it again.
+        let stores = |n: &str| var("lane0").logical_not().and_also(i().lt(var(n)));
         let body = vec![
             Stmt::const_(Type::Fe, "r", r1(i())),
             Stmt::const_(Type::Fe, "below", fe::lane_below(var("r"))),
             Stmt::const_(
                 Type::Fe,
                 "r_",
-                Expr::select(
-                    i().equals(Expr::u32(0)),
-                    fe::zero(),
-                    Expr::select(lane_zero, r1(i() - Expr::u32(1)), var("below")),
-                ),
+                Expr::select(var("split"), var("below"), r1(i() - Expr::u32(1))),
             ),
-            Stmt::if_(i().lt(var(n1)), vec![Stmt::store(var(w), i(), var("r"))]),
+            Stmt::if_(stores(n1), vec![Stmt::store(var(w), i(), var("r"))]),
             Stmt::if_(
-                i().lt(var(n2)),
+                stores(n2),
                 vec![Stmt::store(
                     var(x),
                     i(),
@@ -434,7 +465,7 @@ fn double_step(trail: bool) -> Vec<Stmt> {
                 )],
             ),
         ];
-        row_loop(row, max(var(n1), var(n2)), body)
+        row_loop_lanes(row, max(var(n1), var(n2)), body)
     };
     let rotate = |[p, q, w, x]: [&str; 4]| {
         let t = format!("{p}_{w}");
@@ -544,7 +575,7 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
     let cof = var("half") + Expr::u64(1);
     let shared = |name: &str, at: Expr| Stmt::let_(shared_ptr(), name, at);
     [
-        vec![status_running()],
+        begin_round(),
         pairs("work", false),
         vec![
             Stmt::let_(Type::SizeT, "nu", pair_len("s", false)),
