@@ -64,7 +64,7 @@ const CROSSOVER: &str = "FLINT nmod_poly_gcd (one core)";
 
 /// The targets' workloads, smaller degrees for the crossover with one CPU core, and the
 /// methods side by side: the on-chip Euclid against Lehmer's rounds, and their windows.
-const GPU: [Row; 29] = [
+const GPU: [Row; 31] = [
     row(
         "469762049",
         10_000,
@@ -104,6 +104,8 @@ const GPU: [Row; 29] = [
     compare("goldilocks", 2000, Method::Lehmer(128)),
     compare("goldilocks", 4000, Method::OnChip),
     compare("goldilocks", 4000, Method::Lehmer(128)),
+    compare("goldilocks", 10_000, Method::Lehmer(128)),
+    compare("P3", 1 << 12, Method::Lehmer(8)),
     compare("P3", 1 << 12, Method::Lehmer(32)),
     Row {
         method: Method::Xgcd,

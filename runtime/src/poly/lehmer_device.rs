@@ -18,16 +18,16 @@ use crate::gpu::{driver, GpuError, LehmerBuffers};
 use crate::host::HostField;
 use cudarc::driver::CudaSlice;
 use fermat_codegen::cost::FieldShape;
-use fermat_codegen::euclid::{
-    window_takes_double_steps, EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS,
-};
+use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS};
 
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
-    /// 64 for primes below 2^32 (whose windows take two steps a pass), 128 for 64-bit word
-    /// primes, fewer for wider elements (16 for 512-bit ones, whose products cost the
-    /// window's one block most), within what the device's shared memory holds — the
-    /// fastest measured on an H200 (bench/RESULTS.md, "GCD round 5" and "GCD round 6").
+    /// 64 for word primes (11 warps a window), fewer for wider elements (32 for 256-bit
+    /// ones, 16 for 512-bit ones, whose products cost the window's one block most), within
+    /// what the device's shared memory holds — the fastest measured on an H200 (since the
+    /// window's rows took warps of their own, goldilocks' 10^4 gcd takes 11.1 ms at 64
+    /// against 12.4 at 128; bench/RESULTS.md, "GCD round 5", "GCD round 6" and "GCD round
+    /// 9").
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
@@ -46,11 +46,7 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn lehmer_half(&self) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes;
-        let half = if window_takes_double_steps(bytes) {
-            64
-        } else {
-            (1024 / bytes as usize).clamp(16, 128)
-        };
+        let half = (1024 / bytes as usize).clamp(16, 64);
         Ok(half.min(self.lehmer_max_half()?))
     }
 
