@@ -4,7 +4,8 @@
 //! the rounds carry them; [`EuclidPass::TrailWindow`] for the window where they keep a
 //! trail.
 
-use super::launch::{launch_raw, GpuPasses, KernelConfig};
+use super::args::{launch_raw, KernelConfig};
+use super::launch::GpuPasses;
 use super::GpuError;
 use cudarc::driver::{CudaStream, CudaViewMut, DevicePtrMut, DeviceRepr};
 use fermat_codegen::euclid::EuclidPass;

@@ -503,14 +503,14 @@ impl Device {
     }
 }
 
+mod args;
 mod handoff;
 mod launch;
 mod lehmer;
 
+pub(crate) use args::{DeviceInput, Extent, Extents, Operand, Vectors};
 pub(crate) use handoff::Counters;
-pub(crate) use launch::{
-    DeviceInput, Extent, Extents, GpuKernels, GpuPasses, HandOff, Operand, SplitVectors, Vectors,
-};
+pub(crate) use launch::{GpuKernels, GpuPasses, HandOff, SplitVectors};
 pub(crate) use lehmer::LehmerBuffers;
 
 #[cfg(test)]
