@@ -231,21 +231,59 @@ fn on_trail(trail: bool, stmts: Vec<Stmt>) -> Vec<Stmt> {
 /// step keeps every read of the old one before any write. Where two normal steps follow
 /// one another, one pass takes both ([`double_step`]).
 fn window_step(trail: bool) -> Vec<Stmt> {
-    let one = || Expr::u32(1);
-    let at = |p: &str, i: Expr| var(p).at(i);
-    let mm = |a: Expr, b: Expr| fe::mul_mont(a, b);
-    [
+    [step_scalars(), double_step_scalars()]
+        .concat()
+        .into_iter()
+        .chain([Stmt::if_else(
+            var("fused"),
+            double_step(trail),
+            single_step(trail),
+        )])
+        .collect()
+}
+
+/// The step's scalars from the tops of u and v, without a branch where an element is a
+/// word: every top a step may read is loaded first, at an index inside the window (in the
+/// loop lv ≥ 2 and lu ≥ lv; an index below zero is taken at zero, its value unused), and
+/// each product is computed whatever the case and selected after ([`eager`]), so that the
+/// compiler interleaves the products' chains. Where the loads and products sat under the conditions that use them, the
+/// scalars were six basic blocks whose products ran one after another: on an H200 62 % of
+/// a window's instructions and half its stall samples (bench/RESULTS.md, "GCD round 9").
+fn step_scalars() -> Vec<Stmt> {
+    let mm = |a: &str, b: &str| fe::mul_mont(var(a), var(b));
+    let fe_const = |name: &str, value: Expr| Stmt::const_(Type::Fe, name, value);
+    let lv_minus = |d: u32| {
+        Expr::select(
+            var("lv").ge(Expr::u32(d)),
+            var("lv") - Expr::u32(d),
+            Expr::u32(0),
+        )
+    };
+    let top = |name: &str, p: &str, at: Expr| fe_const(name, var(p).at(at));
+    vec![
         Stmt::const_(Type::U32, "k", var("lu") - var("lv")),
-        Stmt::const_(Type::Fe, "alpha", at("v", var("lv") - one())),
-        Stmt::const_(Type::Fe, "beta", at("u", var("lu") - one())),
-        Stmt::const_(
-            Type::Fe,
+        top("alpha", "v", var("lv") - Expr::u32(1)),
+        top("beta", "u", var("lu") - Expr::u32(1)),
+        top("u_1", "u", var("lu") - Expr::u32(2)),
+        top("u_2", "u", var("lv") - Expr::u32(2)),
+        top("u_3", "u", lv_minus(3)),
+        top("v_2", "v", var("lv") - Expr::u32(2)),
+        top("v_3", "v", lv_minus(3)),
+        top("v_4", "v", lv_minus(4)),
+        eager("beta1", fe::sub(mm("alpha", "u_1"), mm("beta", "v_2"))),
+        eager("alpha2", mm("alpha", "alpha")),
+        eager("alpha_beta", mm("alpha", "beta")),
+        fe_const(
             "beta1",
             Expr::select(
-                var("k").equals(one()),
-                fe::sub(
-                    mm(var("alpha"), at("u", var("lu") - Expr::u32(2))),
-                    mm(var("beta"), at("v", var("lv") - Expr::u32(2))),
+                var("k").equals(Expr::u32(1)),
+                // for SRGFNs the tops are read here, where they are used, as well
+                when_used(
+                    "beta1",
+                    fe::sub(
+                        fe::mul_mont(var("alpha"), var("u").at(var("lu") - Expr::u32(2))),
+                        fe::mul_mont(var("beta"), var("v").at(var("lv") - Expr::u32(2))),
+                    ),
                 ),
                 fe::zero(),
             ),
@@ -255,26 +293,40 @@ fn window_step(trail: bool) -> Vec<Stmt> {
             "two",
             fe::eq(var("beta1"), fe::zero()).logical_not(),
         ),
-        Stmt::const_(
-            Type::Fe,
+        fe_const(
             "c0",
-            Expr::select(var("two"), mm(var("alpha"), var("alpha")), var("alpha")),
+            Expr::select(
+                var("two"),
+                when_used("alpha2", mm("alpha", "alpha")),
+                var("alpha"),
+            ),
         ),
-        Stmt::const_(
-            Type::Fe,
+        fe_const(
             "c1",
-            Expr::select(var("two"), mm(var("alpha"), var("beta")), var("beta")),
+            Expr::select(
+                var("two"),
+                when_used("alpha_beta", mm("alpha", "beta")),
+                var("beta"),
+            ),
         ),
-        Stmt::const_(Type::Fe, "c2", var("beta1")),
+        fe_const("c2", var("beta1")),
     ]
-    .into_iter()
-    .chain(double_step_scalars())
-    .chain([Stmt::if_else(
-        var("fused"),
-        double_step(trail),
-        single_step(trail),
-    )])
-    .collect()
+}
+
+/// `const fe_t name_any = value;`, computed whatever the case where an element is a word;
+/// for SRGFNs, whose products are hundreds of instructions, a zero, and each product is
+/// computed only where it is used ([`when_used`]), as the single steps always did.
+fn eager(name: &str, value: Expr) -> Stmt {
+    Stmt::const_(
+        Type::Fe,
+        format!("{name}_any"),
+        Expr::select(var("FE_IS_SRGFN"), fe::zero(), value),
+    )
+}
+
+/// What [`eager`] computed as `name`; for SRGFNs `value`, computed here.
+fn when_used(name: &str, value: Expr) -> Expr {
+    Expr::select(var("FE_IS_SRGFN"), value, var(&format!("{name}_any")))
 }
 
 /// The step of [`window_step`] alone: u ← c0·u − c1·x^k·v − c2·v, its new length found
@@ -378,41 +430,56 @@ fn normal(c: [&str; 3], (p, lp): (&str, Expr), (q, lq): (&str, Expr), j: Expr) -
 ///
 /// [`window_takes_double_steps`]: crate::euclid::window_takes_double_steps
 fn double_step_scalars() -> Vec<Stmt> {
-    let c = ["c0", "c1", "c2"];
-    let u = || ("u", var("lu"));
-    let v = || ("v", var("lv"));
-    let lv_minus = |d: u32| var("lv") - Expr::u32(d);
-    let when_chained = |x: Expr| Expr::select(var("chain"), x, fe::zero());
+    let mm = |a: &str, b: &str| fe::mul_mont(var(a), var(b));
+    let fe_const = |name: &str, value: Expr| Stmt::const_(Type::Fe, name, value);
+    let when_chained = |x: &str| Expr::select(var("chain"), var(x), fe::zero());
+    // Computed whatever the case for one-word elements only: elsewhere `chain` is false, and
+    // a product an SRGFN's inline assembly makes is not dropped for being unused (P3's
+    // window took twice its time; bench/RESULTS.md, "GCD round 9").
+    let word_only = |name: &str, value: Expr| {
+        let one_word = var("FE_WORD_BITS").equals(Expr::int(32));
+        fe_const(name, Expr::select(one_word, value, fe::zero()))
+    };
+    // normal(lv − j) from the tops: c0·u[j] − c1·v[j − 1] − c2·v[j], v[j − 1] read as zero
+    // below the vector.
+    let normal_top = |u_j: &str, (v_j1, has_j1): (&str, u32), v_j: &str| {
+        fe::sub(
+            fe::sub(
+                fe::mul_mont(var(u_j), var("c0")),
+                fe::mul_mont(
+                    Expr::select(var("lv").ge(Expr::u32(has_j1)), var(v_j1), fe::zero()),
+                    var("c1"),
+                ),
+            ),
+            fe::mul_mont(var(v_j), var("c2")),
+        )
+    };
     vec![
         Stmt::comment("two steps a pass where a product is a few instructions (one 32-bit word):"),
         Stmt::comment("for wider elements the arithmetic, not the chain of one step, bounds the"),
-        Stmt::comment("window, and lane 0's r1[i - 1] again costs more than a barrier"),
+        Stmt::comment("window, and lane 0's r1[i - 1] again costs more than a barrier (chain is"),
+        Stmt::comment("then false at compile time, and the products only it selects are dropped)"),
         Stmt::const_(
             Type::Bool,
             "chain",
             var("FE_WORD_BITS")
                 .equals(Expr::int(32))
                 .and_also(var("two"))
-                .and_also(lv_minus(1).gt(var("limit"))),
+                .and_also((var("lv") - Expr::u32(1)).gt(var("limit"))),
         ),
-        Stmt::const_(
-            Type::Fe,
-            "t0",
-            when_chained(normal(c, u(), v(), lv_minus(2))),
+        word_only("t0_any", normal_top("u_2", ("v_3", 3), "v_2")),
+        word_only("t1_any", normal_top("u_3", ("v_4", 4), "v_3")),
+        fe_const("t0", when_chained("t0_any")),
+        fe_const("t1", when_chained("t1_any")),
+        word_only(
+            "d2_any",
+            fe::sub(mm("t0_any", "v_2"), mm("alpha", "t1_any")),
         ),
-        Stmt::const_(
-            Type::Fe,
-            "t1",
-            when_chained(normal(c, u(), v(), lv_minus(3))),
-        ),
-        Stmt::const_(
-            Type::Fe,
-            "d2",
-            when_chained(fe::sub(
-                fe::mul_mont(var("t0"), var("v").at(lv_minus(2))),
-                fe::mul_mont(var("alpha"), var("t1")),
-            )),
-        ),
+        word_only("d0_any", mm("t0_any", "t0_any")),
+        word_only("d1_any", mm("t0_any", "alpha")),
+        fe_const("d2", when_chained("d2_any")),
+        fe_const("d0", when_chained("d0_any")),
+        fe_const("d1", when_chained("d1_any")),
         Stmt::const_(
             Type::Bool,
             "fused",
@@ -484,8 +551,6 @@ fn double_step(trail: bool) -> Vec<Stmt> {
         log_division(trail, var("alpha"), var("lv"), var("elims") + Expr::u32(2)),
         log_division(trail, var("t0"), var("lv") - Expr::u32(1), Expr::u32(2)),
         vec![
-            Stmt::const_(Type::Fe, "d0", fe::mul_mont(var("t0"), var("t0"))),
-            Stmt::const_(Type::Fe, "d1", fe::mul_mont(var("t0"), var("alpha"))),
             len("n1", var("lv") - Expr::u32(1)),
             len("n2", var("lv") - Expr::u32(2)),
             len("na1", max(var("la"), var("lc") + Expr::u32(1))),
