@@ -30,6 +30,7 @@
 
 mod apply;
 mod mirror;
+mod rows;
 mod window;
 
 pub(super) use apply::apply_body;

@@ -1,10 +1,11 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
+use super::rows::{row_loop, row_loop_lanes, row_warps, Row};
 use super::{
-    begin_round, max, min, normalise_global, pair_len, pairs, set_status, state, swap, work_ptr,
+    begin_round, max, normalise_global, pair_len, pairs, set_status, state, swap, work_ptr,
 };
 use super::{LehmerState, LehmerStatus};
-use crate::cuda::{fe, BinOp, Expr, ForLoop, Stmt, Type};
+use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
 use crate::euclid::{block_stride, normalise, shared_ptr, var};
 
 /// `y = c0·p[i] − c1·q[i − k] − c2·q[i]` for a remainder or a cofactor p of length `lp`
@@ -34,149 +35,6 @@ fn combination(out: &str, p: &str, lp: &str, q: &str, lq: &str) -> Stmt {
         ),
         Stmt::store(var(out), i(), var("y")),
     ])
-}
-
-/// The window's three rows: the remainders u and v, and the cofactors of U and of V in
-/// them (`ua`, `va`; `ub`, `vb`).
-#[derive(Clone, Copy)]
-enum Row {
-    Remainders,
-    CofactorsA,
-    CofactorsB,
-}
-
-/// Which warps take which row ([`row_loop`]). A step's three rows are independent, and a
-/// thread taking all three ran their products one after another: on an H200 a window of
-/// 469762049 at half 64 (five warps, 1.25 a scheduler) issued one instruction a warp
-/// every 5.6 cycles, bound by the latency of that chain (bench/RESULTS.md, "GCD round
-/// 9"). Where the block has three warps or more, the rows take warps of their own in
-/// proportion to their lengths (2·half + 1 and half + 1 twice, 31 coefficients a warp:
-/// see [`row_loop_lanes`]), so that a warp's chain is one row and the schedulers hold
-/// more warps; with fewer (the host runs one thread) every thread takes every row.
-fn row_warps() -> Vec<Stmt> {
-    let u32_ = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
-    let half = || var("half").cast(Type::U32);
-    vec![
-        u32_("warps", Expr::block_dim() / Expr::u32(32)),
-        Stmt::const_(Type::Bool, "split", var("warps").ge(Expr::u32(3))),
-        u32_(
-            "rem_need",
-            (Expr::u32(2) * half() + Expr::u32(32)) / Expr::u32(32),
-        ),
-        u32_("cof_need", (half() + Expr::u32(32)) / Expr::u32(32)),
-        u32_(
-            "cof_share",
-            var("warps") * var("cof_need") / (var("rem_need") + Expr::u32(2) * var("cof_need")),
-        ),
-        u32_(
-            "cof_warps",
-            max(Expr::u32(1), min(var("cof_need"), var("cof_share"))),
-        ),
-        u32_("rem_warps", var("warps") - Expr::u32(2) * var("cof_warps")),
-        u32_("warp", Expr::thread_idx() / Expr::u32(32)),
-        u32_(
-            "row",
-            Expr::select(
-                var("warp").lt(var("rem_warps")),
-                Expr::u32(Row::Remainders as u32),
-                Expr::select(
-                    var("warp").lt(var("rem_warps") + var("cof_warps")),
-                    Expr::u32(Row::CofactorsA as u32),
-                    Expr::u32(Row::CofactorsB as u32),
-                ),
-            ),
-        ),
-        u32_(
-            "row_first",
-            Expr::select(
-                var("row").equals(Expr::u32(Row::Remainders as u32)),
-                Expr::u32(0),
-                var("rem_warps") + (var("row") - Expr::u32(1)) * var("cof_warps"),
-            ),
-        ),
-        u32_(
-            "row_at",
-            Expr::select(
-                var("split"),
-                Expr::thread_idx() - Expr::u32(32) * var("row_first"),
-                Expr::thread_idx(),
-            ),
-        ),
-        u32_(
-            "row_by",
-            Expr::select(
-                var("split"),
-                Expr::u32(32)
-                    * Expr::select(
-                        var("row").equals(Expr::u32(Row::Remainders as u32)),
-                        var("rem_warps"),
-                        var("cof_warps"),
-                    ),
-                Expr::block_dim(),
-            ),
-        ),
-    ]
-}
-
-/// `for (i = row_at; i < end; i += row_by) body` on the threads that take `row`
-/// ([`row_warps`]), none when the window is the whole pair and `row` is a cofactor's.
-/// A row's first warp starts at coefficient 0, so that coefficient i − 1 is the lane
-/// below's, as [`double_step`] needs.
-fn row_loop(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
-    Stmt::if_(
-        takes(row),
-        vec![Stmt::For(ForLoop {
-            ty: Type::U32,
-            var: "i".into(),
-            start: var("row_at"),
-            cond: var("i").lt(end),
-            step: var("row_by"),
-            unroll: None,
-            body,
-        })],
-    )
-}
-
-/// Whether this thread takes `row` ([`row_warps`]): the cofactors only where the window
-/// is not the whole pair.
-fn takes(row: Row) -> Expr {
-    let takes = var("split")
-        .logical_not()
-        .or_else(var("row").equals(Expr::u32(row as u32)));
-    match row {
-        Row::Remainders => takes,
-        Row::CofactorsA | Row::CofactorsB => takes.and_also(var("full").logical_not()),
-    }
-}
-
-/// [`row_loop`] for the passes that take a coefficient from the lane below: slot t of
-/// the row's threads takes coefficient i = 31·⌊t/32⌋ + t mod 32 − 1 (`lane0`, t mod 32 =
-/// 0, takes the coefficient below its warp's 31 for lane 1 and stores nothing), and a
-/// warp's lanes run the loop alike, all of them, as the shuffle needs. Lane 0 recomputing
-/// its r1\[i − 1\] instead held the warp while the other 31 lanes waited.
-fn row_loop_lanes(row: Row, end: Expr, body: Vec<Stmt>) -> Stmt {
-    let t = || var("t");
-    let chunk = || t() / Expr::u32(32);
-    let slot = vec![
-        Stmt::const_(Type::U32, "i", t() - chunk() - Expr::u32(1)),
-        Stmt::const_(
-            Type::Bool,
-            "lane0",
-            (t() & Expr::u32(31)).equals(Expr::u32(0)),
-        ),
-    ];
-    Stmt::if_(
-        takes(row),
-        vec![Stmt::For(ForLoop {
-            ty: Type::U32,
-            var: "t".into(),
-            start: var("row_at"),
-            cond: (chunk() * Expr::u32(31)).lt(end),
-            step: var("row_by"),
-            unroll: None,
-            body: [slot, body].concat(),
-        })],
-    )
 }
 
 /// Where the window keeps a trail ([`EuclidPass::TrailWindow`]): thread 0 logs the
@@ -246,9 +104,9 @@ fn window_step(trail: bool) -> Vec<Stmt> {
 /// word: every top a step may read is loaded first, at an index inside the window (in the
 /// loop lv ≥ 2 and lu ≥ lv; an index below zero is taken at zero, its value unused), and
 /// each product is computed whatever the case and selected after ([`eager`]), so that the
-/// compiler interleaves the products' chains. Where the loads and products sat under the conditions that use them, the
-/// scalars were six basic blocks whose products ran one after another: on an H200 62 % of
-/// a window's instructions and half its stall samples (bench/RESULTS.md, "GCD round 9").
+/// compiler interleaves the products' chains. Under the conditions that used them they
+/// were six basic blocks, each product after the one before; without, the window took
+/// 6 % less on an H200 (bench/RESULTS.md, "GCD round 9").
 fn step_scalars() -> Vec<Stmt> {
     let mm = |a: &str, b: &str| fe::mul_mont(var(a), var(b));
     let fe_const = |name: &str, value: Expr| Stmt::const_(Type::Fe, name, value);
