@@ -187,13 +187,7 @@ impl<F: HostField> FftPlan<F> {
             .expect("allocated above")
             .slice_mut(0..need);
         let counters = &mut counters[(direction == Direction::Inverse) as usize];
-        let (flags, epoch) = counters.next(
-            kernels.device(),
-            stream,
-            kernels.counters(),
-            batch,
-            kernels.hands_off(batch),
-        )?;
+        let (flags, epoch) = counters.next(kernels, stream, batch)?;
         let mut flags = flags.slice_mut(..);
         // Views of the workspace's lifetime: a call's vectors all share one.
         let input = input.slice(..);

@@ -1,8 +1,8 @@
 //! The hand-off counters between the passes of a plan and the epochs of the calls that
 //! count them up.
 
-use super::{Device, GpuError};
-use cudarc::driver::{CudaSlice, CudaStream};
+use super::{GpuError, GpuKernels};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use std::sync::Arc;
 
 /// Hand-off counters between the passes of one direction's kernels, and the epochs of the
@@ -62,17 +62,21 @@ impl Counters {
         self.epochs.invalidate();
     }
 
-    /// The counters and the epoch for a call of `batch` transforms with `per_transform`
-    /// counters each, zeroed on `stream` first where [`Epochs::advance`] says so. A call
-    /// that does not `hand_off` gets epoch 0 and leaves the counters as they are.
-    pub(crate) fn next(
+    /// The counters and the epoch for a call of `kernels` on `batch` transforms, each with
+    /// [`GpuKernels::counters`] counters, zeroed on `stream` first where
+    /// [`Epochs::advance`] says so. A call that does not hand off
+    /// ([`GpuKernels::hands_off`]) gets epoch 0 and leaves the counters as they are.
+    pub(crate) fn next<W>(
         &mut self,
-        device: &Device,
+        kernels: &GpuKernels<W>,
         stream: &Arc<CudaStream>,
-        per_transform: usize,
         batch: usize,
-        hand_off: bool,
-    ) -> Result<(&mut CudaSlice<u32>, u32), GpuError> {
+    ) -> Result<(&mut CudaSlice<u32>, u32), GpuError>
+    where
+        W: DeviceRepr + ValidAsZeroBits + Copy,
+    {
+        let (device, per_transform) = (kernels.device(), kernels.counters());
+        let hand_off = kernels.hands_off(batch);
         let need = if hand_off { per_transform * batch } else { 0 }.max(1);
         if self.data.as_ref().is_none_or(|d| d.len() < need) {
             // Zeroed on the device's stream: another stream waits for that.

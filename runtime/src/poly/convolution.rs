@@ -438,13 +438,7 @@ fn run<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
     vectors: Vectors<'_, '_, W>,
     batch: usize,
 ) -> Result<(), Error> {
-    let (flags, epoch) = counters.next(
-        kernels.device(),
-        stream,
-        kernels.counters(),
-        batch,
-        kernels.hands_off(batch),
-    )?;
+    let (flags, epoch) = counters.next(kernels, stream, batch)?;
     let ran = kernels.run(
         stream,
         vectors,
