@@ -350,8 +350,9 @@ fn double_step_scalars() -> Vec<Stmt> {
 
 /// Two normal steps in one pass, one barrier: r1 = c0·u − c1·x·v − c2·v and r2 =
 /// d0·v − d1·x·r1 − d2·r1, each thread computing coefficient i of r1 and taking i − 1,
-/// which its coefficient i of r2 also needs, from the lane below (lane 0 computes it
-/// too), and the cofactors alike; the pair becomes (r1, r2).
+/// which its coefficient i of r2 also needs, from the lane below (each warp's lane 0
+/// computes the coefficient below the warp's 31: [`row_loop_lanes`]), and the cofactors
+/// alike; the pair becomes (r1, r2).
 /// The values are those of two steps of [`single_step`], so the round's results are the
 /// same, for half its barriers and chains of dependent instructions.
 fn double_step(trail: bool) -> Vec<Stmt> {
