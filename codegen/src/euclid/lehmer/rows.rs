@@ -28,11 +28,12 @@ pub(super) fn row_warps() -> Vec<Stmt> {
     vec![
         u32_("warps", Expr::block_dim() / Expr::u32(32)),
         Stmt::const_(Type::Bool, "split", var("warps").ge(Expr::u32(3))),
+        // a row's need of warps at 31 coefficients each, as `EuclidPass::threads` counts
         u32_(
             "rem_need",
-            (Expr::u32(2) * half() + Expr::u32(32)) / Expr::u32(32),
+            (Expr::u32(2) * half() + Expr::u32(31)) / Expr::u32(31),
         ),
-        u32_("cof_need", (half() + Expr::u32(32)) / Expr::u32(32)),
+        u32_("cof_need", (half() + Expr::u32(31)) / Expr::u32(31)),
         u32_(
             "cof_share",
             var("warps") * var("cof_need") / (var("rem_need") + Expr::u32(2) * var("cof_need")),
