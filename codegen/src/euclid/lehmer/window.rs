@@ -118,73 +118,58 @@ fn step_scalars() -> Vec<Stmt> {
         )
     };
     let top = |name: &str, p: &str, at: Expr| fe_const(name, var(p).at(at));
+    let (beta1_any, beta1) = eager(
+        "beta1",
+        fe::sub(
+            fe::mul_mont(var("alpha"), var("u").at(var("lu") - Expr::u32(2))),
+            fe::mul_mont(var("beta"), var("v").at(var("lv") - Expr::u32(2))),
+        ),
+    );
+    let (alpha2_any, alpha2) = eager("alpha2", mm("alpha", "alpha"));
+    let (alpha_beta_any, alpha_beta) = eager("alpha_beta", mm("alpha", "beta"));
     vec![
         Stmt::const_(Type::U32, "k", var("lu") - var("lv")),
         top("alpha", "v", var("lv") - Expr::u32(1)),
         top("beta", "u", var("lu") - Expr::u32(1)),
-        top("u_1", "u", var("lu") - Expr::u32(2)),
         top("u_2", "u", var("lv") - Expr::u32(2)),
         top("u_3", "u", lv_minus(3)),
         top("v_2", "v", var("lv") - Expr::u32(2)),
         top("v_3", "v", lv_minus(3)),
         top("v_4", "v", lv_minus(4)),
-        eager("beta1", fe::sub(mm("alpha", "u_1"), mm("beta", "v_2"))),
-        eager("alpha2", mm("alpha", "alpha")),
-        eager("alpha_beta", mm("alpha", "beta")),
+        beta1_any,
+        alpha2_any,
+        alpha_beta_any,
         fe_const(
             "beta1",
-            Expr::select(
-                var("k").equals(Expr::u32(1)),
-                // for SRGFNs the tops are read here, where they are used, as well
-                when_used(
-                    "beta1",
-                    fe::sub(
-                        fe::mul_mont(var("alpha"), var("u").at(var("lu") - Expr::u32(2))),
-                        fe::mul_mont(var("beta"), var("v").at(var("lv") - Expr::u32(2))),
-                    ),
-                ),
-                fe::zero(),
-            ),
+            Expr::select(var("k").equals(Expr::u32(1)), beta1, fe::zero()),
         ),
         Stmt::const_(
             Type::Bool,
             "two",
             fe::eq(var("beta1"), fe::zero()).logical_not(),
         ),
-        fe_const(
-            "c0",
-            Expr::select(
-                var("two"),
-                when_used("alpha2", mm("alpha", "alpha")),
-                var("alpha"),
-            ),
-        ),
-        fe_const(
-            "c1",
-            Expr::select(
-                var("two"),
-                when_used("alpha_beta", mm("alpha", "beta")),
-                var("beta"),
-            ),
-        ),
+        fe_const("c0", Expr::select(var("two"), alpha2, var("alpha"))),
+        fe_const("c1", Expr::select(var("two"), alpha_beta, var("beta"))),
         fe_const("c2", var("beta1")),
     ]
 }
 
-/// `const fe_t name_any = value;`, computed whatever the case where an element is a word;
-/// for SRGFNs, whose products are hundreds of instructions, a zero, and each product is
-/// computed only where it is used ([`when_used`]), as the single steps always did.
-fn eager(name: &str, value: Expr) -> Stmt {
-    Stmt::const_(
-        Type::Fe,
-        format!("{name}_any"),
-        Expr::select(var("FE_IS_SRGFN"), fe::zero(), value),
+/// The scalar `name` = `value`, as a statement and the expression that reads it: where an
+/// element is a word, `const fe_t name_any = value;` computed whatever the case, and read
+/// where it is used; for SRGFNs, whose products are hundreds of instructions, the
+/// statement is a zero the compiler drops and `value` is computed where it is used, as
+/// the single steps always did.
+fn eager(name: &str, value: Expr) -> (Stmt, Expr) {
+    let any = format!("{name}_any");
+    let srgfn = || var("FE_IS_SRGFN");
+    (
+        Stmt::const_(
+            Type::Fe,
+            any.clone(),
+            Expr::select(srgfn(), fe::zero(), value.clone()),
+        ),
+        Expr::select(srgfn(), value, var(&any)),
     )
-}
-
-/// What [`eager`] computed as `name`; for SRGFNs `value`, computed here.
-fn when_used(name: &str, value: Expr) -> Expr {
-    Expr::select(var("FE_IS_SRGFN"), value, var(&format!("{name}_any")))
 }
 
 /// The step of [`window_step`] alone: u ← c0·u − c1·x^k·v − c2·v, its new length found
