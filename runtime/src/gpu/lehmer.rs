@@ -57,24 +57,34 @@ impl GpuPasses {
                 _ => (1, 1),
             };
             let grid = self.device.limits.grid(pass.name(), blocks, rows)?;
-            // Every argument is a device pointer or a 64-bit word.
+            // Every argument is a device pointer or a 64-bit word. The guards order these
+            // buffers' uses on other streams after the launch.
+            let mut guards = Vec::with_capacity(6);
             let mut values = Vec::with_capacity(pass.args().len());
-            let (work, _w) = buffers.work.device_ptr_mut(stream);
-            let (mat, _m) = buffers.mat.device_ptr_mut(stream);
-            let (state, _s) = buffers.state.device_ptr_mut(stream);
-            values.extend([work, buffers.cap, mat, half, round, state]);
+            let mut ptr = |(p, guard)| {
+                guards.push(guard);
+                p
+            };
+            values.extend([
+                ptr(buffers.work.device_ptr_mut(stream)),
+                buffers.cap,
+                ptr(buffers.mat.device_ptr_mut(stream)),
+                half,
+                round,
+                ptr(buffers.state.device_ptr_mut(stream)),
+            ]);
             if pass == EuclidPass::Apply {
                 // A grid of one row never reads `cofs`: a null pointer stands for it.
                 values.push(match &mut buffers.cofs {
-                    Some(cofs) => cofs.device_ptr_mut(stream).0,
+                    Some(cofs) => ptr(cofs.device_ptr_mut(stream)),
                     None => 0,
                 });
             } else {
-                values.extend([buffers.dst.device_ptr_mut(stream).0, buffers.dst_stride]);
+                values.extend([ptr(buffers.dst.device_ptr_mut(stream)), buffers.dst_stride]);
                 if let Some((leads, steps)) = &mut buffers.trail {
                     values.extend([
-                        leads.device_ptr_mut(stream).0,
-                        steps.device_ptr_mut(stream).0,
+                        ptr(leads.device_ptr_mut(stream)),
+                        ptr(steps.device_ptr_mut(stream)),
                     ]);
                 }
             }
