@@ -349,6 +349,29 @@ pub enum Arg {
 }
 
 impl Arg {
+    /// The argument list `head` then `tail`, in a `const`: a kernel whose arguments are
+    /// another's and a few more (`N` is their count).
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Arg;
+    /// const BOTH: [Arg; 3] = Arg::list(&[Arg::Source, Arg::Destination], &[Arg::Epoch]);
+    /// assert_eq!(BOTH, [Arg::Source, Arg::Destination, Arg::Epoch]);
+    /// ```
+    pub const fn list<const N: usize>(head: &[Arg], tail: &[Arg]) -> [Arg; N] {
+        assert!(head.len() + tail.len() == N, "N is the arguments' count");
+        let mut args = [Arg::Source; N];
+        let mut i = 0;
+        while i < N {
+            args[i] = if i < head.len() {
+                head[i]
+            } else {
+                tail[i - head.len()]
+            };
+            i += 1;
+        }
+        args
+    }
+
     /// The parameter's name in the kernel.
     pub fn name(self) -> &'static str {
         match self {

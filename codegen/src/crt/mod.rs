@@ -145,15 +145,7 @@ pub const EXPLICIT_ARGS: [Arg; 10] = [
 
 /// The arguments of [`CrtPass::ExplicitNarrow`], in order: those of
 /// [`CrtPass::Explicit`], then the words of the results.
-pub const NARROW_ARGS: [Arg; 11] = {
-    let mut args = [Arg::ModulusWords; 11];
-    let mut i = 0;
-    while i < EXPLICIT_ARGS.len() {
-        args[i] = EXPLICIT_ARGS[i];
-        i += 1;
-    }
-    args
-};
+pub const NARROW_ARGS: [Arg; 11] = Arg::list(&EXPLICIT_ARGS, &[Arg::ModulusWords]);
 
 /// The arguments of [`CrtPass::Reduce`], in order.
 pub const REDUCE_ARGS: [Arg; 6] = [

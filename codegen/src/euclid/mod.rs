@@ -81,16 +81,7 @@ pub const WINDOW_ARGS: [Arg; 8] = [
 
 /// The arguments of [`EuclidPass::TrailWindow`], in order: [`WINDOW_ARGS`], then the
 /// trail's [`Arg::Leads`] and [`Arg::Steps`].
-pub const TRAIL_WINDOW_ARGS: [Arg; 10] = {
-    let mut args = [Arg::Leads; 10];
-    let mut i = 0;
-    while i < WINDOW_ARGS.len() {
-        args[i] = WINDOW_ARGS[i];
-        i += 1;
-    }
-    args[9] = Arg::Steps;
-    args
-};
+pub const TRAIL_WINDOW_ARGS: [Arg; 10] = Arg::list(&WINDOW_ARGS, &[Arg::Leads, Arg::Steps]);
 
 /// The arguments of [`EuclidPass::Apply`], in order.
 pub const APPLY_ARGS: [Arg; 7] = [
