@@ -47,9 +47,9 @@ const fn row(
 
 const CUMODP: &str = "CUMODP 2.58 ms (H200); FLINT 0.39 ms (1 core)";
 
-/// The GPU rows: the targets' workloads, and smaller degrees for the crossover with one
-/// CPU core.
-const GPU: [Row; 9] = [
+/// The GPU rows: the targets' workloads, the inverse's Newton chain at four lengths, and
+/// smaller degrees for the crossover with one CPU core.
+const GPU: [Row; 13] = [
     row("469762049", Op::Divrem, (10_001, 5001), CUMODP, "≤ 0.2 ms"),
     row(
         "469762049",
@@ -71,6 +71,35 @@ const GPU: [Row; 9] = [
         (1 << 20, 1 << 20),
         "—",
         "the inverse's reference",
+    ),
+    // The Newton chain's shape: each row is the one before it and two more steps.
+    row(
+        "469762049",
+        Op::Inverse,
+        (1 << 12, 1 << 12),
+        "—",
+        "the chain",
+    ),
+    row(
+        "469762049",
+        Op::Inverse,
+        (1 << 14, 1 << 14),
+        "—",
+        "the chain",
+    ),
+    row(
+        "469762049",
+        Op::Inverse,
+        (1 << 16, 1 << 16),
+        "—",
+        "the chain",
+    ),
+    row(
+        "469762049",
+        Op::Inverse,
+        (1 << 18, 1 << 18),
+        "—",
+        "the chain",
     ),
     row(
         "P3",
