@@ -1052,6 +1052,15 @@ FE_CALL_FN fe_t fe_mul(fe_t x, fe_t y) {
 FE_FN fe_t fe_mul_mont(fe_t a, fe_t t) { return fe_mul(a, t); }
 FE_FN fe_t fe_to_mont(fe_t a) { return a; }
 
+// Sums of products (dot products of plain arithmetic): a modular sum a term.
+typedef fe_t fe_dot_t;
+
+FE_FN fe_dot_t fe_dot_zero() { return fe_zero(); }
+
+FE_FN fe_dot_t fe_dot_add(fe_dot_t s, fe_t a, fe_t t) { return fe_add(s, fe_mul_mont(a, t)); }
+
+FE_FN fe_t fe_dot_value(fe_dot_t s) { return s; }
+
 
 // ---- kernels ---------------------------------------------------------------------------
 

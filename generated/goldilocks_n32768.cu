@@ -327,6 +327,16 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 // a * b mod p for canonical a and b: REDC(REDC(a*b) * R^2).
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
+// Sums of products a*t/R, t in table form (dot products of plain arithmetic), in
+// fe_dot_t: fe_dot_add(s, a, t) is s + fe_mul_mont(a, t), fe_dot_value(s) the element.
+typedef fe_t fe_dot_t;
+
+FE_FN fe_dot_t fe_dot_zero() { return 0; }
+
+FE_FN fe_dot_t fe_dot_add(fe_dot_t s, fe_t a, fe_t t) { return fe_add(s, fe_mul_mont(a, t)); }
+
+FE_FN fe_t fe_dot_value(fe_dot_t s) { return s; }
+
 // a^(p - 2) = a^-1 mod p for a != 0 (Fermat), 0 for 0: square and multiply, high bit first.
 FE_FN fe_t fe_inv(fe_t a) {
     const fe_t e = FE_P - 2;

@@ -244,6 +244,43 @@ FE_FN fe_t fe_to_mont(fe_t a) { return fe_mul_mont(a, FE_R2); }
 // a * b mod p for canonical a and b: REDC(REDC(a*b) * R^2).
 FE_FN fe_t fe_mul(fe_t a, fe_t b) { return fe_mul_mont(fe_mul_mont(a, b), FE_R2); }
 
+// Sums of products a*t/R, t in table form (dot products of plain arithmetic), in
+// fe_dot_t: fe_dot_add(s, a, t) is s + fe_mul_mont(a, t), fe_dot_value(s) the element.
+// For 32-bit primes the products a*t (below p*R) are added exactly, in 96 bits, and
+// reduced once: a term is a widening product and a carry chain of two additions instead
+// of a REDC and a modular sum.
+struct fe_dot_t {
+    uint64_t lo;
+    uint32_t hi;
+};
+
+FE_FN fe_dot_t fe_dot_zero() { return fe_dot_t{0, 0}; }
+
+FE_FN fe_dot_t fe_dot_add(fe_dot_t s, fe_t a, fe_t t) {
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u64 p;\n\t"
+        "mul.wide.u32 p, %2, %3;\n\t"
+        "add.cc.u64 %0, %0, p;\n\t"
+        "addc.u32 %1, %1, 0;\n\t}"
+        : "+l"(s.lo), "+r"(s.hi)
+        : "r"(a), "r"(t));
+#else
+    const uint64_t prod = (uint64_t)a * t;
+    s.lo += prod;
+    s.hi += (uint32_t)(s.lo < prod);
+#endif
+    return s;
+}
+
+// S/R mod p for S = hi*2^64 + l1*2^32 + l0: hi*R + l1 + l0/R, each term a REDC of
+// operands below p*R (R mod p and R^2 mod p are table forms of 1 and of R).
+FE_FN fe_t fe_dot_value(fe_dot_t s) {
+    const fe_t l0 = (fe_t)s.lo, l1 = (fe_t)(s.lo >> 32);
+    const fe_t low = fe_aux_redc(l0, 0);
+    const fe_t mid = fe_mul_mont(l1, fe_to_mont(1));
+    return fe_add(fe_add(low, mid), fe_mul_mont(s.hi, FE_R2));
+}
+
 // a^(p - 2) = a^-1 mod p for a != 0 (Fermat), 0 for 0: square and multiply, high bit first.
 FE_FN fe_t fe_inv(fe_t a) {
     const fe_t e = FE_P - 2;

@@ -5,9 +5,10 @@
 //!
 //! The product's terms a_i·b_j form a parallelogram in the (t = i + j, i) plane. A block
 //! takes a tile of `tile` consecutive outputs t and a chunk of at most `chunk` consecutive
-//! i, stages a_i (in the field's table form, so that each term is one `fe_mul_mont`) and
-//! the b_(t−i) the tile needs in shared memory, and each thread sums the chunk's terms of
-//! its output: the a_i are read by every thread at once (a broadcast), the b by
+//! i, stages a_i (in the field's table form, so that each term is one `fe_dot_add`: for
+//! 32-bit primes an exact product added into 96 bits, reduced once per output) and the
+//! b_(t−i) the tile needs in shared memory, and each thread sums the chunk's terms of its
+//! output: the a_i are read by every thread at once (a broadcast), the b by
 //! consecutive threads at consecutive addresses. Blocks whose tile and chunk meet no term
 //! write zeros. With more than one chunk the blocks write partial sums, one row per
 //! chunk, and [`PlainPass::Reduce`] adds the rows.
@@ -32,7 +33,7 @@
 //! let tile = Tile::for_element_bytes(4);
 //! assert_eq!((tile.outputs, tile.chunk), (256, 256));
 //! let k = PlainPass::Product.kernel(tile);
-//! assert!(k.to_string().contains("fe_mul_mont"));
+//! assert!(k.to_string().contains("fe_dot_add"));
 //! ```
 
 use crate::contract::Arg;
@@ -131,6 +132,10 @@ pub const SERIES_ARGS: [Arg; 7] = [
 /// Threads per block of [`PlainPass::Reduce`] (and of the other elementwise kernels).
 pub const REDUCE_THREADS: u32 = 256;
 
+/// Threads that share each dot product of [`PlainPass::Series`], each summing every
+/// `SERIES_PARTS`-th term; their sums meet in shared memory.
+pub const SERIES_PARTS: u32 = 4;
+
 /// The shape of a block of [`PlainPass::Product`]: its outputs (also its threads) and the
 /// most terms per output it sums (the chunk; a launch may use fewer, `block`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,8 +145,8 @@ pub struct Tile {
     /// The most a_i per block.
     pub chunk: u32,
     /// The most coefficients of a power-series inverse [`PlainPass::Series`] computes: a
-    /// power of two, 512 for 32-bit primes and fewer for wider elements, its f, g and half
-    /// of it e within `SHARED_BYTES`.
+    /// power of two, 512 for 32-bit primes and fewer for wider elements, its f, g, half of
+    /// it e and the [`SERIES_PARTS`] parts of e within `SHARED_BYTES`.
     pub series: u32,
     /// Whether [`PlainPass::Series`] may start from no coefficient at all, computing 1/f_0
     /// itself (a power by p − 2 in one thread): word primes, whose division then needs
@@ -168,7 +173,7 @@ impl Tile {
         // round 6"); products of 32-bit words cost about (bytes/4)² of theirs.
         let words = (bytes / 4).max(1);
         let mut series = (512 / words.next_power_of_two()).max(16);
-        while series > 16 && 5 * series / 2 * bytes > SHARED_BYTES {
+        while series > 16 && series_elements(series) * bytes > SHARED_BYTES {
             series /= 2;
         }
         Tile {
@@ -183,6 +188,12 @@ impl Tile {
     pub fn window(self) -> u64 {
         u64::from(self.outputs) + u64::from(self.chunk) - 1
     }
+}
+
+/// The elements [`PlainPass::Series`] keeps in shared memory for a `series` of that many
+/// coefficients: f and g, e of half as many, and e's parts.
+const fn series_elements(series: u64) -> u64 {
+    (5 + SERIES_PARTS as u64) * series / 2
 }
 
 fn var(name: &str) -> Expr {
@@ -234,8 +245,8 @@ impl PlainPass {
         match self {
             PlainPass::Product => tile.outputs,
             PlainPass::Reduce | PlainPass::Reverse | PlainPass::Difference => REDUCE_THREADS,
-            // One thread per coefficient of the last step's e.
-            PlainPass::Series => (tile.series / 2).clamp(32, 512),
+            // SERIES_PARTS threads per coefficient of the last step's e.
+            PlainPass::Series => (tile.series / 2 * SERIES_PARTS).clamp(32, 1024),
         }
     }
 
@@ -265,6 +276,11 @@ impl PlainPass {
                     .shared(SharedArray::new(Type::Fe, "sf", len))
                     .shared(SharedArray::new(Type::Fe, "sg", len))
                     .shared(SharedArray::new(Type::Fe, "se", len / 2))
+                    .shared(SharedArray::new(
+                        Type::Fe,
+                        "sp",
+                        len / 2 * u64::from(SERIES_PARTS),
+                    ))
             }
         }
     }
@@ -313,12 +329,10 @@ fn product_body(tile: Tile) -> Vec<Stmt> {
         .unroll_by(8)
         .body(vec![Stmt::assign(
             var("acc"),
-            fe::add(
+            fe::dot_add(
                 var("acc"),
-                fe::mul_mont(
-                    var("sb").at(var("s") + var("block") - Expr::u64(1) - var("u")),
-                    var("sa").at(var("u")),
-                ),
+                var("sb").at(var("s") + var("block") - Expr::u64(1) - var("u")),
+                var("sa").at(var("u")),
             ),
         )]);
     let sum = block_stride(
@@ -327,13 +341,13 @@ fn product_body(tile: Tile) -> Vec<Stmt> {
         vec![Stmt::if_(
             (t0.clone() + var("s")).lt(var("dst_len")),
             vec![
-                Stmt::let_(Type::Fe, "acc", fe::zero()),
+                Stmt::let_(Type::FeDot, "acc", fe::dot_zero()),
                 Stmt::For(terms),
                 fe::store(
                     var("out"),
                     t0.clone() + var("s"),
                     var("dst_stride"),
-                    var("acc"),
+                    fe::dot_value(var("acc")),
                 ),
             ],
         )],
@@ -465,17 +479,55 @@ fn difference_body() -> Vec<Stmt> {
 
 /// Σ_(i < end) `g[i]`·`t[at(i)]`, the t in table form: one output of a plain product in
 /// shared memory.
+/// `acc` = Σ g_i·`t`\[at(i)\] over i < `end` with i ≡ `part` mod [`SERIES_PARTS`]: one
+/// part of a dot product of the series kernel.
 fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
-    let terms = ForLoop::range("i", Type::U32, Expr::u32(0), end)
-        .unroll_by(8)
-        .body(vec![Stmt::assign(
+    let terms = ForLoop {
+        ty: Type::U32,
+        var: "i".into(),
+        start: var("part"),
+        cond: var("i").lt(end),
+        step: Expr::u32(SERIES_PARTS),
+        unroll: None,
+        body: vec![Stmt::assign(
             var("acc"),
+            fe::dot_add(var("acc"), var("sg").at(var("i")), var(t).at(at(var("i")))),
+        )],
+    }
+    .unroll_by(4);
+    vec![
+        Stmt::let_(Type::FeDot, "acc", fe::dot_zero()),
+        Stmt::For(terms),
+    ]
+}
+
+/// The parts of a dot product of the series kernel, [`SERIES_PARTS`] threads each, into
+/// `sp`: thread slot u takes part u mod [`SERIES_PARTS`] of output t = u / [`SERIES_PARTS`].
+fn dot_parts(end: impl Fn() -> Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Stmt {
+    let parts = || Expr::u32(SERIES_PARTS);
+    let mut body = vec![
+        Stmt::const_(Type::U32, "t", var("u") / parts()),
+        Stmt::const_(Type::U32, "part", var("u") % parts()),
+    ];
+    body.extend(dot(end(), t, at));
+    body.push(Stmt::assign(
+        var("sp").at(var("u")),
+        fe::dot_value(var("acc")),
+    ));
+    block_stride32("u", var("step") * parts(), body)
+}
+
+/// The sum of output t's parts in `sp`.
+fn parts_sum() -> Expr {
+    (1..SERIES_PARTS).fold(
+        var("sp").at(var("t") * Expr::u32(SERIES_PARTS)),
+        |acc, p| {
             fe::add(
-                var("acc"),
-                fe::mul_mont(var("sg").at(var("i")), var(t).at(at(var("i")))),
-            ),
-        )]);
-    vec![Stmt::let_(Type::Fe, "acc", fe::zero()), Stmt::For(terms)]
+                acc,
+                var("sp").at(var("t") * Expr::u32(SERIES_PARTS) + Expr::u32(p)),
+            )
+        },
+    )
 }
 
 /// A loop of the block's threads over u < `end`, in 32-bit arithmetic (on-chip lengths).
@@ -486,23 +538,34 @@ fn block_stride32(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
 fn series_body(inverts: bool) -> Vec<Stmt> {
     let rest = var("len") - var("have");
     let step = Expr::select(var("have").lt(rest.clone()), var("have"), rest);
-    // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
-    let mut e = dot(var("have"), "sf", |i| var("have") + var("t") - i);
-    e.push(Stmt::assign(
-        var("se").at(var("t")),
-        fe::to_mont(var("acc")),
-    ));
-    // −(g·e mod x^step)_t = −Σ_(i ≤ t) g_i·e_(t − i).
-    let mut h = dot(var("t") + Expr::u32(1), "se", |i| var("t") - i);
-    h.push(Stmt::assign(
-        var("sg").at(var("have") + var("t")),
-        fe::neg(var("acc")),
-    ));
+    // Each output is a dot product of up to ℓ terms; split over SERIES_PARTS threads, a
+    // thread's chain of dependent sums is that much shorter and the multiprocessor holds
+    // that many more warps to hide it (bench/RESULTS.md, "Division round 9").
     let newton_step = vec![
         Stmt::const_(Type::U32, "step", step),
-        block_stride32("t", var("step"), e),
+        // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
+        dot_parts(|| var("have"), "sf", |i| var("have") + var("t") - i),
         Stmt::sync(),
-        block_stride32("t", var("step"), h),
+        block_stride32(
+            "t",
+            var("step"),
+            vec![Stmt::assign(
+                var("se").at(var("t")),
+                fe::to_mont(parts_sum()),
+            )],
+        ),
+        Stmt::sync(),
+        // −(g·e mod x^step)_t = −Σ_(i ≤ t) g_i·e_(t − i).
+        dot_parts(|| var("t") + Expr::u32(1), "se", |i| var("t") - i),
+        Stmt::sync(),
+        block_stride32(
+            "t",
+            var("step"),
+            vec![Stmt::assign(
+                var("sg").at(var("have") + var("t")),
+                fe::neg(parts_sum()),
+            )],
+        ),
         Stmt::sync(),
         Stmt::assign_op(var("have"), BinOp::Add, var("step")),
     ];
@@ -729,7 +792,7 @@ mod tests {
         for bytes in [4, 8, 32, 64, 128, 256, 512] {
             let t = Tile::for_element_bytes(bytes);
             assert!(
-                5 * u64::from(t.series) / 2 * bytes <= SHARED_BYTES,
+                series_elements(u64::from(t.series)) * bytes <= SHARED_BYTES,
                 "{bytes}"
             );
             assert!(t.series >= 16 && t.series.is_power_of_two(), "{bytes}");

@@ -52,6 +52,23 @@ pub fn mul_mont(a: Expr, t: Expr) -> Expr {
     Expr::call("fe_mul_mont", [a, t])
 }
 
+/// `fe_dot_zero()`: an empty sum of products ([`Type::FeDot`](super::Type::FeDot)).
+pub fn dot_zero() -> Expr {
+    Expr::call("fe_dot_zero", [])
+}
+
+/// `fe_dot_add(s, a, t)`: the sum s plus a · w for `t` in table form, as [`mul_mont`]
+/// computes it; for 32-bit primes the products are added exactly and reduced once, by
+/// [`dot_value`].
+pub fn dot_add(s: Expr, a: Expr, t: Expr) -> Expr {
+    Expr::call("fe_dot_add", [s, a, t])
+}
+
+/// `fe_dot_value(s)`: the canonical element a sum of products stands for.
+pub fn dot_value(s: Expr) -> Expr {
+    Expr::call("fe_dot_value", [s])
+}
+
 /// `fe_to_mont(a)`: the table form of a canonical element (a·R mod p for word primes, a
 /// itself for SRGFNs), the second argument [`mul_mont`] takes.
 pub fn to_mont(a: Expr) -> Expr {

@@ -214,6 +214,7 @@ impl fmt::Display for Type {
             Type::I64 => f.write_str("int64_t"),
             Type::SizeT => f.write_str("size_t"),
             Type::Fe => f.write_str("fe_t"),
+            Type::FeDot => f.write_str("fe_dot_t"),
             Type::Word => f.write_str("fe_word_t"),
             Type::Ptr {
                 to,

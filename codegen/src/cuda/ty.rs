@@ -19,6 +19,9 @@ pub enum Type {
     SizeT,
     /// `fe_t`: one field element in registers (the prelude defines it).
     Fe,
+    /// `fe_dot_t`: a sum of products being accumulated, unreduced where the prelude can
+    /// ([`fe::dot_add`](crate::cuda::fe::dot_add)).
+    FeDot,
     /// `fe_word_t`: one memory word of a field vector (`uint32_t` for 32-bit primes,
     /// `uint64_t` otherwise; the prelude defines it).
     Word,

@@ -17,6 +17,7 @@
 //! | `fe_to_mont(a)` | the table form of a |
 //! | `fe_mul_rpow<i>(a)` | SRGFN only: a·r^i, i in [0, 2k) at compile time (§3.4: a negacyclic shift and one subtraction) |
 //! | `fe_zero()`, `fe_one()`, `fe_eq(a, b)` | constants and equality |
+//! | `fe_dot_t`, `fe_dot_zero()`, `fe_dot_add(s, a, t)`, `fe_dot_value(s)` | a sum of products a·w (t = w in table form): exact 96-bit sums reduced once for 32-bit primes, a modular sum a term otherwise |
 //! | `fe_lane_below(v)` | the v of lane − 1 of the warp (lane 0 and the host: its own), among the lanes running |
 //!
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
