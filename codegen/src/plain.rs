@@ -477,8 +477,6 @@ fn difference_body() -> Vec<Stmt> {
     )]
 }
 
-/// Σ_(i < end) `g[i]`·`t[at(i)]`, the t in table form: one output of a plain product in
-/// shared memory.
 /// `acc` = Σ g_i·`t`\[at(i)\] over i < `end` with i ≡ `part` mod [`SERIES_PARTS`]: one
 /// part of a dot product of the series kernel.
 fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
