@@ -58,8 +58,9 @@ pub fn dot_zero() -> Expr {
 }
 
 /// `fe_dot_add(s, a, t)`: the sum s plus a · w for `t` in table form, as [`mul_mont`]
-/// computes it; for 32-bit primes the products are added exactly and reduced once, by
-/// [`dot_value`].
+/// computes it; for 32-bit primes the products (each below p·2^32 < 2^63) are added
+/// exactly into 96 bits — exact for any sum of fewer than 2^33 terms — and reduced once,
+/// by [`dot_value`].
 pub fn dot_add(s: Expr, a: Expr, t: Expr) -> Expr {
     Expr::call("fe_dot_add", [s, a, t])
 }
