@@ -501,13 +501,13 @@ fn dot(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Vec<Stmt> {
 
 /// The parts of a dot product of the series kernel, [`SERIES_PARTS`] threads each, into
 /// `sp`: thread slot u takes part u mod [`SERIES_PARTS`] of output t = u / [`SERIES_PARTS`].
-fn dot_parts(end: impl Fn() -> Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Stmt {
+fn dot_parts(end: Expr, t: &str, at: impl Fn(Expr) -> Expr) -> Stmt {
     let parts = || Expr::u32(SERIES_PARTS);
     let mut body = vec![
         Stmt::const_(Type::U32, "t", var("u") / parts()),
         Stmt::const_(Type::U32, "part", var("u") % parts()),
     ];
-    body.extend(dot(end(), t, at));
+    body.extend(dot(end, t, at));
     body.push(Stmt::assign(
         var("sp").at(var("u")),
         fe::dot_value(var("acc")),
@@ -536,13 +536,14 @@ fn block_stride32(v: &str, end: Expr, body: Vec<Stmt>) -> Stmt {
 fn series_body(inverts: bool) -> Vec<Stmt> {
     let rest = var("len") - var("have");
     let step = Expr::select(var("have").lt(rest.clone()), var("have"), rest);
-    // Each output is a dot product of up to ℓ terms; split over SERIES_PARTS threads, a
-    // thread's chain of dependent sums is that much shorter and the multiprocessor holds
-    // that many more warps to hide it (bench/RESULTS.md, "Division round 9").
+    // Each output is a dot product of up to ℓ terms, split over SERIES_PARTS threads: the
+    // one block holds that many times the warps, which issue its instructions (about 14 a
+    // term before the exact sums of `fe_dot_add`) nearer the multiprocessor's rate
+    // (bench/RESULTS.md, "Division round 9").
     let newton_step = vec![
         Stmt::const_(Type::U32, "step", step),
         // e_t = Σ_(i < ℓ) g_i·f_(ℓ + t − i): the lower coefficients of f·g are those of 1.
-        dot_parts(|| var("have"), "sf", |i| var("have") + var("t") - i),
+        dot_parts(var("have"), "sf", |i| var("have") + var("t") - i),
         Stmt::sync(),
         block_stride32(
             "t",
@@ -554,7 +555,7 @@ fn series_body(inverts: bool) -> Vec<Stmt> {
         ),
         Stmt::sync(),
         // −(g·e mod x^step)_t = −Σ_(i ≤ t) g_i·e_(t − i).
-        dot_parts(|| var("t") + Expr::u32(1), "se", |i| var("t") - i),
+        dot_parts(var("t") + Expr::u32(1), "se", |i| var("t") - i),
         Stmt::sync(),
         block_stride32(
             "t",

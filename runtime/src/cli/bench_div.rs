@@ -45,6 +45,12 @@ const fn row(
     }
 }
 
+/// The inverse mod x^(2^log) of a series of as many coefficients.
+const fn chain(log: u32) -> Row {
+    let n = 1 << log;
+    row("469762049", Op::Inverse, (n, n), "—", "the chain")
+}
+
 const CUMODP: &str = "CUMODP 2.58 ms (H200); FLINT 0.39 ms (1 core)";
 
 /// The GPU rows: the targets' workloads, the inverse's Newton chain at four lengths, and
@@ -73,34 +79,10 @@ const GPU: [Row; 13] = [
         "the inverse's reference",
     ),
     // The Newton chain's shape: each row is the one before it and two more steps.
-    row(
-        "469762049",
-        Op::Inverse,
-        (1 << 12, 1 << 12),
-        "—",
-        "the chain",
-    ),
-    row(
-        "469762049",
-        Op::Inverse,
-        (1 << 14, 1 << 14),
-        "—",
-        "the chain",
-    ),
-    row(
-        "469762049",
-        Op::Inverse,
-        (1 << 16, 1 << 16),
-        "—",
-        "the chain",
-    ),
-    row(
-        "469762049",
-        Op::Inverse,
-        (1 << 18, 1 << 18),
-        "—",
-        "the chain",
-    ),
+    chain(12),
+    chain(14),
+    chain(16),
+    chain(18),
     row(
         "P3",
         Op::Divrem,

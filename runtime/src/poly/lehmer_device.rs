@@ -22,12 +22,12 @@ use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREAD
 
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
-    /// 1024 over the bytes of an element, between 16 and 64 — 64 for word primes (11 warps
-    /// a window), 32 for 256-bit elements, 16 for 512-bit ones, whose products cost the
-    /// window's one block most —, within what the device's shared memory holds — the fastest measured on an H200 (since the
-    /// window's rows took warps of their own, goldilocks' 10^4 gcd takes 11.1 ms at 64
-    /// against 12.4 at 128; bench/RESULTS.md, "GCD round 5", "GCD round 6" and "GCD round
-    /// 9").
+    /// 1024 over the bytes of an element, between 16 and 64 (64 for word primes, 11 warps a
+    /// window; 32 for 256-bit elements and 16 for 512-bit ones, whose products cost the
+    /// window's one block most), within what the device's shared memory holds. These were
+    /// the fastest measured on an H200: since the window's rows took warps of their own,
+    /// goldilocks' 10^4 gcd takes 11.1 ms at 64 against 12.4 at 128 (bench/RESULTS.md,
+    /// "GCD round 5", "GCD round 6" and "GCD round 9").
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
