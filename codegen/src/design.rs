@@ -202,19 +202,29 @@ pub fn default_local_bits(field: &AnyField, n: u64) -> u32 {
 
 /// log2 of the largest piece of consecutive elements a kernel may keep on chip
 /// ([`PlanOptions::max_contiguous_bits`]): for an SRGFN, the most elements a tile holds in
-/// the shared memory kernels take by default ([`EmitOptions::shared_limit`], 48 KiB); word
-/// primes keep to `max_local_bits`. Where the last DFT stages
-/// touch only low index bits on both sides, they then join the kernel before them instead
-/// of taking a pass of their own: P3 2^20 with bit-reversed output in three passes (6 + 6 +
-/// 8 bits) instead of four (6 + 6 + 6 + 2), with the same tiles of 512 elements.
+/// the shared memory kernels take by default ([`EmitOptions::shared_limit`], 48 KiB); for a
+/// word prime, the elements of [`WORD_CONTIGUOUS_BYTES`]. Where DFT stages touch only low
+/// index bits on both sides, they then join one kernel where that saves a pass: P3 2^20
+/// with bit-reversed output in three passes (6 + 6 + 8 bits) instead of four
+/// (6 + 6 + 6 + 2), with the same tiles of 512 elements; a product's transforms of 2^20
+/// words in two (8 + 12 bits forward, 12 + 8 inverse) instead of three (8 + 8 + 4).
 pub fn default_contiguous_bits(field: &AnyField, max_local_bits: u32) -> u32 {
-    match field.srgfn_params() {
-        Some(_) => (EmitOptions::default().shared_limit / FieldShape::of(field).element_bytes)
-            .ilog2()
-            .max(max_local_bits),
-        None => max_local_bits,
-    }
+    let bytes = match field.srgfn_params() {
+        Some(_) => EmitOptions::default().shared_limit,
+        None => WORD_CONTIGUOUS_BYTES,
+    };
+    (bytes / FieldShape::of(field).element_bytes)
+        .ilog2()
+        .max(max_local_bits)
 }
+
+/// The largest piece of consecutive elements of a word prime's transform, in bytes. On
+/// an H200, pieces of 2^12 babybear elements took three transforms of 2^20 from 0.051
+/// to 0.046 ms and the power-series inverse mod x^(2^20) from 0.49 to 0.44 ms; pieces
+/// of 2^13 (32 KiB), which make a 2^21-point product's transforms two passes each,
+/// took that product from 0.085 to 0.090 ms (bench/RESULTS.md, "Transforms of 2^19 to
+/// 2^22 points").
+pub const WORD_CONTIGUOUS_BYTES: u64 = 16 * 1024;
 
 /// The largest piece of an SRGFN transform of several passes, in bytes. On an H200,
 /// pieces of 4 KiB against the 16–32 KiB before took P2 2^24 from 4.56 to 3.84 ms, P3 2^20
@@ -643,6 +653,26 @@ mod tests {
         // Small transforms stay one pass.
         assert_eq!(default_local_bits(&bb, 1 << 12), 12);
         assert_eq!(default_local_bits(&field("goldilocks"), 1 << 12), 12);
+        // Runs of consecutive elements: 16 KiB for word primes, 48 KiB for SRGFNs.
+        assert_eq!(default_contiguous_bits(&bb, 10), 12);
+        assert_eq!(default_contiguous_bits(&field("goldilocks"), 10), 11);
+        assert_eq!(default_contiguous_bits(&p3, 6), 9);
+    }
+
+    #[test]
+    fn word_products_take_two_passes_a_transform_up_to_2_pow_20() {
+        let passes = |spec: &str, log_n: u32| {
+            let d = design(&field(spec), 1 << log_n, &DesignOptions::default()).unwrap();
+            let (forward, inverse) = d.convolution_plans().unwrap();
+            let bits = |p: &Plan| p.kernels.iter().map(|k| k.local_bits()).collect::<Vec<_>>();
+            (bits(&forward), bits(&inverse))
+        };
+        assert_eq!(passes("babybear", 20), (vec![8, 12], vec![12, 8]));
+        assert_eq!(passes("babybear", 19), (vec![8, 11], vec![12, 7]));
+        // A larger piece that saves no pass is not taken.
+        assert_eq!(passes("babybear", 16), (vec![8, 8], vec![8, 8]));
+        assert_eq!(passes("babybear", 23), (vec![8, 8, 7], vec![8, 8, 7]));
+        assert_eq!(passes("goldilocks", 19), (vec![8, 11], vec![8, 8, 3]));
     }
 
     #[test]

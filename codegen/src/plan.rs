@@ -513,7 +513,27 @@ impl Lowering {
         }
     }
 
+    /// The plan of `stages`, with pieces beyond `max_local_bits` only where they save a
+    /// pass: a larger piece with as many passes holds fewer blocks a multiprocessor and
+    /// measured no faster (bench/RESULTS.md, "Transforms of 2^19 to 2^22 points").
     fn run(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
+        let wide = self.run_grouped(stages)?;
+        if self.options.max_contiguous_bits <= self.options.max_local_bits {
+            return Ok(wide);
+        }
+        let strict = PlanOptions {
+            max_contiguous_bits: 0,
+            ..self.options
+        };
+        let strict = Lowering::new(self.t, strict).run_grouped(stages)?;
+        Ok(if wide.kernels.len() < strict.kernels.len() {
+            wide
+        } else {
+            strict
+        })
+    }
+
+    fn run_grouped(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
         let max = self.options.max_local_bits.min(self.t);
         let contiguous = self.options.max_contiguous_bits.min(self.t);
         let mut layout = self.initial_layout(self.options.input_order);
@@ -582,7 +602,7 @@ impl Lowering {
                     max_contiguous_bits: 0,
                     ..self.options
                 };
-                return Lowering::new(self.t, strict).run(stages);
+                return Lowering::new(self.t, strict).run_grouped(stages);
             }
             let hop = Hop::of_pass(i, count, self.options.io.short_output);
             kernels.push(self.kernel(i, g, dest, hop, last));
@@ -759,6 +779,38 @@ mod tests {
         let plan = Plan::lower(&f, natural).unwrap();
         assert_eq!(plan.kernels.len(), 3);
         assert!(plan.kernels.iter().all(|k| k.local_bits() <= 4));
+    }
+
+    #[test]
+    fn pieces_grow_beyond_the_limit_only_where_that_saves_a_pass() {
+        use fermat_dsl::derive::{derive, Options, Strategy};
+        // DFT(2^8) by radix-4: four stages of two bits; with bit-reversed input the first
+        // ones touch the low bits.
+        let f = derive(
+            &Formula::dft(1 << 8).unwrap(),
+            Strategy::Ct,
+            &Options::radix(4),
+        )
+        .unwrap()
+        .final_formula();
+        let bits = |max_local_bits, max_contiguous_bits| {
+            let opts = PlanOptions {
+                max_local_bits,
+                max_contiguous_bits,
+                input_order: Order::BitReversed,
+                output_order: Order::Natural,
+                ..PlanOptions::default()
+            };
+            let plan = Plan::lower(&f, opts).unwrap();
+            plan.kernels
+                .iter()
+                .map(|k| k.local_bits())
+                .collect::<Vec<_>>()
+        };
+        // 6 low bits would join, but 6 + 2 takes as many passes as 4 + 4.
+        assert_eq!(bits(4, 6), vec![4, 4]);
+        // With pieces of 2 bits, 6 + 2 saves two passes of 2 + 2 + 2 + 2.
+        assert_eq!(bits(2, 6), vec![6, 2]);
     }
 
     #[test]
