@@ -288,6 +288,9 @@ fn order() -> Stmt {
     )
 }
 
+/// The body of [`EuclidPass::Gcd`]: block x stages pair x in shared memory, takes Euclid's
+/// steps ([`gcd_step`]) until v is a constant or zero, and writes the last nonzero
+/// remainder and its length.
 fn gcd_body() -> Vec<Stmt> {
     let pair = Expr::Builtin(Builtin::BlockIdx, Dim::X).cast(Type::SizeT);
     let stage = |to: &str, from: &str, len: &str, stride: &str| {
@@ -300,6 +303,68 @@ fn gcd_body() -> Vec<Stmt> {
             )],
         )
     };
+    vec![
+        Stmt::const_(Type::SizeT, "x", pair),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "a",
+            var("src") + var("x") * var("src_dist"),
+        ),
+        Stmt::let_(
+            Type::const_ptr(Type::Word),
+            "b",
+            var("fac") + var("x") * var("fac_dist"),
+        ),
+        Stmt::let_(
+            Type::ptr(Type::Word),
+            "out",
+            var("dst") + var("x") * var("dst_dist"),
+        ),
+        Stmt::let_(shared_ptr(), "u", var("smem")),
+        Stmt::let_(shared_ptr(), "v", var("smem") + var("src_len")),
+        stage("u", "a", "src_len", "src_stride"),
+        stage("v", "b", "fac_len", "fac_stride"),
+        Stmt::SyncThreads,
+        Stmt::let_(Type::U32, "lu", var("src_len").cast(Type::U32)),
+        Stmt::let_(Type::U32, "lv", var("fac_len").cast(Type::U32)),
+        normalise("u", "lu"),
+        normalise("v", "lv"),
+        order(),
+        Stmt::While {
+            cond: var("lv").gt(Expr::u32(1)),
+            body: gcd_step(),
+        },
+        Stmt::comment("lu >= lv and lv <= 1: a nonzero constant divides both, or u is the gcd"),
+        Stmt::if_(
+            var("lv").equals(Expr::u32(1)),
+            vec![
+                Stmt::assign(var("u"), var("v")),
+                Stmt::assign(var("lu"), Expr::u32(1)),
+            ],
+        ),
+        block_stride(
+            var("lu"),
+            vec![fe::store(
+                var("out"),
+                var("i"),
+                var("dst_stride"),
+                var("u").at(var("i")),
+            )],
+        ),
+        Stmt::if_(
+            Expr::thread_idx().equals(Expr::u32(0)),
+            vec![Stmt::store(
+                var("lens"),
+                var("x"),
+                var("lu").cast(Type::U64),
+            )],
+        ),
+    ]
+}
+
+/// One pass of [`gcd_body`]'s loop: one elimination, or two where the sequence is
+/// normal, then u normalised and the pair put in order.
+fn gcd_step() -> Vec<Stmt> {
     let one = || Expr::u32(1);
     let at = |p: &str, i: Expr| var(p).at(i);
     // One step: u ← α·u − β·x^k·v below the top, which cancels (α = lc v, β = lc u).
@@ -356,7 +421,7 @@ fn gcd_body() -> Vec<Stmt> {
         Stmt::SyncThreads,
         Stmt::assign_op(var("lu"), crate::cuda::BinOp::Sub, Expr::u32(2)),
     ];
-    let step = vec![
+    vec![
         Stmt::const_(Type::U32, "k", var("lu") - var("lv")),
         Stmt::const_(Type::Fe, "alpha", at("v", var("lv") - one())),
         Stmt::const_(Type::Fe, "beta", at("u", var("lu") - one())),
@@ -404,63 +469,6 @@ fn gcd_body() -> Vec<Stmt> {
         ),
         normalise("u", "lu"),
         order(),
-    ];
-    vec![
-        Stmt::const_(Type::SizeT, "x", pair),
-        Stmt::let_(
-            Type::const_ptr(Type::Word),
-            "a",
-            var("src") + var("x") * var("src_dist"),
-        ),
-        Stmt::let_(
-            Type::const_ptr(Type::Word),
-            "b",
-            var("fac") + var("x") * var("fac_dist"),
-        ),
-        Stmt::let_(
-            Type::ptr(Type::Word),
-            "out",
-            var("dst") + var("x") * var("dst_dist"),
-        ),
-        Stmt::let_(shared_ptr(), "u", var("smem")),
-        Stmt::let_(shared_ptr(), "v", var("smem") + var("src_len")),
-        stage("u", "a", "src_len", "src_stride"),
-        stage("v", "b", "fac_len", "fac_stride"),
-        Stmt::SyncThreads,
-        Stmt::let_(Type::U32, "lu", var("src_len").cast(Type::U32)),
-        Stmt::let_(Type::U32, "lv", var("fac_len").cast(Type::U32)),
-        normalise("u", "lu"),
-        normalise("v", "lv"),
-        order(),
-        Stmt::While {
-            cond: var("lv").gt(Expr::u32(1)),
-            body: step,
-        },
-        Stmt::comment("lu >= lv and lv <= 1: a nonzero constant divides both, or u is the gcd"),
-        Stmt::if_(
-            var("lv").equals(Expr::u32(1)),
-            vec![
-                Stmt::assign(var("u"), var("v")),
-                Stmt::assign(var("lu"), Expr::u32(1)),
-            ],
-        ),
-        block_stride(
-            var("lu"),
-            vec![fe::store(
-                var("out"),
-                var("i"),
-                var("dst_stride"),
-                var("u").at(var("i")),
-            )],
-        ),
-        Stmt::if_(
-            Expr::thread_idx().equals(Expr::u32(0)),
-            vec![Stmt::store(
-                var("lens"),
-                var("x"),
-                var("lu").cast(Type::U64),
-            )],
-        ),
     ]
 }
 

@@ -10,7 +10,6 @@ use crate::euclid::{shared_ptr, var};
 /// shared memory; the blocks of y = 1, where the grid has them, alike over the pair of a's
 /// cofactors in `cofs`.
 pub(crate) fn apply_body() -> Vec<Stmt> {
-    let st = |i: usize| state(Expr::u64(i as u64));
     let cof = || var("half") + Expr::u64(1);
     let shared = |name: &str, at: Expr| Stmt::let_(shared_ptr(), name, at);
     let row = |name: &str, r: u64, len: &str| {
@@ -24,6 +23,117 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
             ),
         )
     };
+    [
+        begin_round(),
+        vec![
+            Stmt::const_(
+                Type::Bool,
+                "carried",
+                Expr::Builtin(Builtin::BlockIdx, Dim::Y).equals(Expr::u32(1)),
+            ),
+            Stmt::let_(
+                work_ptr(),
+                "base",
+                Expr::select(var("carried"), var("cofs"), var("work")),
+            ),
+        ],
+        pairs("base", true),
+        lengths(),
+        vec![
+            shared("ma", var("smem")),
+            shared("mb", var("ma") + cof()),
+            shared("mc", var("mb") + cof()),
+            shared("md", var("mc") + cof()),
+            shared("su", var("md") + cof()),
+            shared(
+                "sv",
+                var("su") + Expr::block_dim().cast(Type::SizeT) + var("half"),
+            ),
+            Stmt::block_stride_loop(
+                "j",
+                Type::SizeT,
+                var("K"),
+                vec![
+                    row("ma", 0, "la"),
+                    row("mb", 1, "lb"),
+                    row("mc", 2, "lc"),
+                    row("md", 3, "ld"),
+                ],
+            ),
+            tiles(),
+        ],
+    ]
+    .concat()
+}
+
+/// The lengths a round reads and writes: the matrix's entries (`la` … `ld`, the longest
+/// `K`), the pair's (`nu`, `nv`) and the new pair's (`n1u`, `n1v`, the longer `n1`).
+fn lengths() -> Vec<Stmt> {
+    let st = |i: usize| state(Expr::u64(i as u64));
+    // Where the rounds carry a's cofactors, the blocks of y = 1 multiply M into them:
+    // lengths from the state, the products' bounds cut at `cap`, which a's cofactors never
+    // outgrow (deg s_i < max(len a, len b), von zur Gathen–Gerhard Lemma 3.10).
+    let carried = |word: fn(usize) -> usize, remainders: Expr| {
+        Expr::select(var("carried"), set_word("s", word), remainders)
+    };
+    let product_len = |l: &str, n: &str| {
+        Expr::select(
+            var(n).equals(Expr::u64(0)),
+            Expr::u64(0),
+            var(l) + var(n) - Expr::u64(1),
+        )
+    };
+    let cut = |l: Expr| Expr::select(l.clone().lt(var("cap")), l, var("cap"));
+    let next_len = |name: &str, x: &str, y: &str, remainders: fn(usize) -> usize| {
+        Stmt::const_(
+            Type::SizeT,
+            name,
+            Expr::select(
+                var("carried"),
+                cut(max(product_len(x, "nu"), product_len(y, "nv"))),
+                set_word("s1", remainders),
+            ),
+        )
+    };
+    vec![
+        Stmt::const_(Type::SizeT, "la", st(LehmerState::cofactor(0))),
+        Stmt::const_(Type::SizeT, "lb", st(LehmerState::cofactor(1))),
+        Stmt::const_(Type::SizeT, "lc", st(LehmerState::cofactor(2))),
+        Stmt::const_(Type::SizeT, "ld", st(LehmerState::cofactor(3))),
+        Stmt::const_(
+            Type::SizeT,
+            "nu",
+            carried(LehmerState::len_su, pair_len("s", false)),
+        ),
+        Stmt::const_(
+            Type::SizeT,
+            "nv",
+            carried(LehmerState::len_sv, pair_len("s", true)),
+        ),
+        next_len("n1u", "la", "lb", LehmerState::len_u),
+        next_len("n1v", "lc", "ld", LehmerState::len_v),
+        Stmt::const_(Type::SizeT, "n1", max(var("n1u"), var("n1v"))),
+        Stmt::if_(
+            var("carried")
+                .and_also(Expr::block_idx().equals(Expr::u32(0)))
+                .and_also(Expr::thread_idx().equals(Expr::u32(0))),
+            vec![
+                Stmt::assign(set_word("s1", LehmerState::len_su), var("n1u")),
+                Stmt::assign(set_word("s1", LehmerState::len_sv), var("n1v")),
+            ],
+        ),
+        Stmt::const_(
+            Type::SizeT,
+            "K",
+            max(max(var("la"), var("lb")), max(var("lc"), var("ld"))),
+        ),
+    ]
+}
+
+/// The loop over tiles of `blockDim.x` outputs: each tile stages its window of U and V
+/// (`blockDim.x + K − 1` coefficients of each) in shared memory, and each thread sums the
+/// K terms of its coefficient of both new polynomials.
+fn tiles() -> Stmt {
     let stage = |to: &str, from: &str, len: &str| {
         Stmt::store(
             var(to),
@@ -53,7 +163,7 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
             ),
         )
     };
-    let tile = crate::cuda::ForLoop {
+    Stmt::For(crate::cuda::ForLoop {
         ty: Type::SizeT,
         var: "t0".into(),
         start: Expr::block_idx().cast(Type::SizeT) * Expr::block_dim().cast(Type::SizeT),
@@ -112,101 +222,5 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
                 ],
             ),
         ],
-    };
-    // Where the rounds carry a's cofactors, the blocks of y = 1 multiply M into them:
-    // lengths from the state, the products' bounds cut at `cap`, which a's cofactors never
-    // outgrow (deg s_i < max(len a, len b), von zur Gathen–Gerhard Lemma 3.10).
-    let carried = |word: fn(usize) -> usize, remainders: Expr| {
-        Expr::select(var("carried"), set_word("s", word), remainders)
-    };
-    let product_len = |l: &str, n: &str| {
-        Expr::select(
-            var(n).equals(Expr::u64(0)),
-            Expr::u64(0),
-            var(l) + var(n) - Expr::u64(1),
-        )
-    };
-    let cut = |l: Expr| Expr::select(l.clone().lt(var("cap")), l, var("cap"));
-    let next_len = |name: &str, x: &str, y: &str, remainders: fn(usize) -> usize| {
-        Stmt::const_(
-            Type::SizeT,
-            name,
-            Expr::select(
-                var("carried"),
-                cut(max(product_len(x, "nu"), product_len(y, "nv"))),
-                set_word("s1", remainders),
-            ),
-        )
-    };
-    [
-        begin_round(),
-        vec![
-            Stmt::const_(
-                Type::Bool,
-                "carried",
-                Expr::Builtin(Builtin::BlockIdx, Dim::Y).equals(Expr::u32(1)),
-            ),
-            Stmt::let_(
-                work_ptr(),
-                "base",
-                Expr::select(var("carried"), var("cofs"), var("work")),
-            ),
-        ],
-        pairs("base", true),
-        vec![
-            Stmt::const_(Type::SizeT, "la", st(LehmerState::cofactor(0))),
-            Stmt::const_(Type::SizeT, "lb", st(LehmerState::cofactor(1))),
-            Stmt::const_(Type::SizeT, "lc", st(LehmerState::cofactor(2))),
-            Stmt::const_(Type::SizeT, "ld", st(LehmerState::cofactor(3))),
-            Stmt::const_(
-                Type::SizeT,
-                "nu",
-                carried(LehmerState::len_su, pair_len("s", false)),
-            ),
-            Stmt::const_(
-                Type::SizeT,
-                "nv",
-                carried(LehmerState::len_sv, pair_len("s", true)),
-            ),
-            next_len("n1u", "la", "lb", LehmerState::len_u),
-            next_len("n1v", "lc", "ld", LehmerState::len_v),
-            Stmt::const_(Type::SizeT, "n1", max(var("n1u"), var("n1v"))),
-            Stmt::if_(
-                var("carried")
-                    .and_also(Expr::block_idx().equals(Expr::u32(0)))
-                    .and_also(Expr::thread_idx().equals(Expr::u32(0))),
-                vec![
-                    Stmt::assign(set_word("s1", LehmerState::len_su), var("n1u")),
-                    Stmt::assign(set_word("s1", LehmerState::len_sv), var("n1v")),
-                ],
-            ),
-            Stmt::const_(
-                Type::SizeT,
-                "K",
-                max(max(var("la"), var("lb")), max(var("lc"), var("ld"))),
-            ),
-            shared("ma", var("smem")),
-            shared("mb", var("ma") + cof()),
-            shared("mc", var("mb") + cof()),
-            shared("md", var("mc") + cof()),
-            shared("su", var("md") + cof()),
-            shared(
-                "sv",
-                var("su") + Expr::block_dim().cast(Type::SizeT) + var("half"),
-            ),
-            Stmt::block_stride_loop(
-                "j",
-                Type::SizeT,
-                var("K"),
-                vec![
-                    row("ma", 0, "la"),
-                    row("mb", 1, "lb"),
-                    row("mc", 2, "lc"),
-                    row("md", 3, "ld"),
-                ],
-            ),
-            Stmt::For(tile),
-        ],
-    ]
-    .concat()
+    })
 }

@@ -437,52 +437,6 @@ fn double_step(trail: bool) -> Vec<Stmt> {
 /// `trail`.
 pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
     let st = |i: usize| state(Expr::u64(i as u64));
-    // The window's values are in table form: a product by 1 takes them back.
-    let store_result = |src: &str, len: Expr| {
-        block_stride(
-            len,
-            vec![fe::store(
-                var("dst"),
-                var("i"),
-                var("dst_stride"),
-                fe::mul_mont(var(src).at(var("i")), fe::one()),
-            )],
-        )
-    };
-    let copy_result = |src: &str, len: &str| {
-        Stmt::block_stride_loop(
-            "i",
-            Type::SizeT,
-            var(len),
-            vec![fe::store(
-                var("dst"),
-                var("i"),
-                var("dst_stride"),
-                fe::load(var(src), var("i"), var("vstride")),
-            )],
-        )
-    };
-    let mat_row = |row: u64, src: &str, len: &str| {
-        block_stride(
-            var(len),
-            vec![fe::store(
-                var("mat") + Expr::u64(row) * (var("half") + Expr::u64(1)),
-                var("i"),
-                var("mstride"),
-                var(src).at(var("i")),
-            )],
-        )
-    };
-    let first = |name: &str, when_swapped: Expr, otherwise: Expr| {
-        Stmt::store(
-            var(name),
-            Expr::u32(0),
-            Expr::select(var("swapped"), when_swapped, otherwise),
-        )
-    };
-    let window = Expr::u64(2) * var("half") + Expr::u64(1);
-    let cof = var("half") + Expr::u64(1);
-    let shared = |name: &str, at: Expr| Stmt::let_(shared_ptr(), name, at);
     [
         begin_round(),
         pairs("work", false),
@@ -494,100 +448,13 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             trail,
             vec![Stmt::let_(Type::SizeT, "logged", st(LehmerState::STEPS))],
         ),
-        vec![
-            Stmt::comment("every thread has read the state before thread 0 writes it"),
-            Stmt::SyncThreads,
-            normalise_global("U", "nu"),
-            normalise_global("V", "nv"),
-            Stmt::if_(
-                Expr::thread_idx().equals(Expr::u32(0)),
-                vec![
-                    Stmt::assign(pair_len("s", false), var("nu")),
-                    Stmt::assign(pair_len("s", true), var("nv")),
-                ],
-            ),
-            Stmt::const_(Type::Bool, "swapped", var("nu").lt(var("nv"))),
-            Stmt::if_(
-                var("swapped"),
-                [swap(work_ptr(), "U", "V"), swap(Type::SizeT, "nu", "nv")].concat(),
-            ),
-            Stmt::if_(
-                var("nv").le(Expr::u64(1)),
-                vec![
-                    Stmt::comment("the sequence has ended: u is the last remainder, or a constant divides both"),
-                    Stmt::if_(
-                        var("nv").equals(Expr::u64(1)),
-                        vec![Stmt::assign(var("U"), var("V")), Stmt::assign(var("nu"), Expr::u64(1))],
-                    ),
-                    copy_result("U", "nu"),
-                    set_status(
-                        LehmerStatus::Done,
-                        vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("nu"))],
-                    ),
-                    Stmt::Return,
-                ],
-            ),
-            Stmt::const_(Type::SizeT, "top", var("nu") - Expr::u64(1)),
-            Stmt::const_(Type::Bool, "full", var("top").le(Expr::u64(2) * var("half"))),
-            Stmt::const_(
-                Type::SizeT,
-                "m",
-                Expr::select(var("full"), Expr::u64(0), var("top") - Expr::u64(2) * var("half")),
-            ),
-            Stmt::if_(
-                var("full").logical_not().and_also((var("nv") - Expr::u64(1) + var("half")).lt(var("top"))),
-                vec![
-                    Stmt::comment("the first quotient has degree above half: the window cannot take it"),
-                    set_status(LehmerStatus::Stalled, vec![]),
-                    Stmt::Return,
-                ],
-            ),
-            shared("u", var("smem")),
-            shared("v", var("u") + window.clone()),
-            shared("w", var("v") + window.clone()),
-            shared("x", var("w") + window.clone()),
-            shared("ua", var("x") + window),
-            shared("ub", var("ua") + cof.clone()),
-            shared("va", var("ub") + cof.clone()),
-            shared("vb", var("va") + cof.clone()),
-            shared("wa", var("vb") + cof.clone()),
-            shared("wb", var("wa") + cof.clone()),
-            shared("xa", var("wb") + cof.clone()),
-            shared("xb", var("xa") + cof),
-            Stmt::let_(Type::U32, "lu", (var("nu") - var("m")).cast(Type::U32)),
-            Stmt::let_(Type::U32, "lv", (var("nv") - var("m")).cast(Type::U32)),
-            block_stride(
-                var("lu"),
-                vec![Stmt::store(
-                    var("u"),
-                    var("i"),
-                    fe::to_mont(fe::load(var("U"), var("m") + var("i").cast(Type::SizeT), var("vstride"))),
-                )],
-            ),
-            block_stride(
-                var("lv"),
-                vec![Stmt::store(
-                    var("v"),
-                    var("i"),
-                    fe::to_mont(fe::load(var("V"), var("m") + var("i").cast(Type::SizeT), var("vstride"))),
-                )],
-            ),
-            Stmt::comment("u = ua·U + ub·V and v = va·U + vb·V, U and V the pair as stored"),
-            Stmt::if_(
-                Expr::thread_idx().equals(Expr::u32(0)),
-                vec![
-                    Stmt::const_(Type::Fe, "one", fe::to_mont(fe::one())),
-                    first("ua", fe::zero(), var("one")),
-                    first("ub", var("one"), fe::zero()),
-                    first("va", var("one"), fe::zero()),
-                    first("vb", fe::zero(), var("one")),
-                ],
-            ),
-        ],
+        take_window(),
         on_trail(
             trail,
             vec![
-                Stmt::comment("the current division's eliminations: a division never spans two rounds"),
+                Stmt::comment(
+                    "the current division's eliminations: a division never spans two rounds",
+                ),
                 Stmt::let_(Type::U32, "elims", Expr::u32(0)),
             ],
         ),
@@ -610,49 +477,256 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
                 cond: var("lv").gt(var("limit")),
                 body: window_step(trail),
             },
+        ],
+        end_round(trail),
+    ]
+    .concat()
+}
+
+/// The window of the round: the pair's lengths normalised and put in order (u the
+/// longer), the round ended where the sequence has (v constant or zero) or where the first
+/// quotient is beyond the window (deg u − deg v > half), and otherwise the top 2·half + 1
+/// coefficients of u and v from position `m` loaded ([`load_window`]).
+fn take_window() -> Vec<Stmt> {
+    let st = |i: usize| state(Expr::u64(i as u64));
+    let copy_result = |src: &str, len: &str| {
+        Stmt::block_stride_loop(
+            "i",
+            Type::SizeT,
+            var(len),
+            vec![fe::store(
+                var("dst"),
+                var("i"),
+                var("dst_stride"),
+                fe::load(var(src), var("i"), var("vstride")),
+            )],
+        )
+    };
+    [
+        vec![
+            Stmt::comment("every thread has read the state before thread 0 writes it"),
+            Stmt::SyncThreads,
+            normalise_global("U", "nu"),
+            normalise_global("V", "nv"),
             Stmt::if_(
-                var("full"),
+                Expr::thread_idx().equals(Expr::u32(0)),
                 vec![
-                    Stmt::if_(
-                        var("lv").equals(Expr::u32(1)),
-                        vec![Stmt::assign(var("u"), var("v")), Stmt::assign(var("lu"), Expr::u32(1))],
+                    Stmt::assign(pair_len("s", false), var("nu")),
+                    Stmt::assign(pair_len("s", true), var("nv")),
+                ],
+            ),
+            Stmt::const_(Type::Bool, "swapped", var("nu").lt(var("nv"))),
+            Stmt::if_(
+                var("swapped"),
+                [swap(work_ptr(), "U", "V"), swap(Type::SizeT, "nu", "nv")].concat(),
+            ),
+            Stmt::if_(
+                var("nv").le(Expr::u64(1)),
+                vec![
+                Stmt::comment(
+                    "the sequence has ended: u is the last remainder, or a constant divides both",
+                ),
+                Stmt::if_(
+                    var("nv").equals(Expr::u64(1)),
+                    vec![
+                        Stmt::assign(var("U"), var("V")),
+                        Stmt::assign(var("nu"), Expr::u64(1)),
+                    ],
+                ),
+                copy_result("U", "nu"),
+                set_status(
+                    LehmerStatus::Done,
+                    vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("nu"))],
+                ),
+                Stmt::Return,
+            ],
+            ),
+            Stmt::const_(Type::SizeT, "top", var("nu") - Expr::u64(1)),
+            Stmt::const_(
+                Type::Bool,
+                "full",
+                var("top").le(Expr::u64(2) * var("half")),
+            ),
+            Stmt::const_(
+                Type::SizeT,
+                "m",
+                Expr::select(
+                    var("full"),
+                    Expr::u64(0),
+                    var("top") - Expr::u64(2) * var("half"),
+                ),
+            ),
+            Stmt::if_(
+                var("full")
+                    .logical_not()
+                    .and_also((var("nv") - Expr::u64(1) + var("half")).lt(var("top"))),
+                vec![
+                    Stmt::comment(
+                        "the first quotient has degree above half: the window cannot take it",
                     ),
-                    store_result("u", var("lu")),
-                    set_status(
-                        LehmerStatus::Done,
-                        [
-                            vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("lu").cast(Type::U64))],
-                            on_trail(trail, vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))]),
-                        ]
-                        .concat(),
-                    ),
+                    set_status(LehmerStatus::Stalled, vec![]),
                     Stmt::Return,
                 ],
             ),
-            Stmt::comment("(r_i, r_(i+1)) = M·(U, V): the next pair's lengths and M for the apply pass"),
-            mat_row(0, "ua", "la"),
-            mat_row(1, "ub", "lb"),
-            mat_row(2, "va", "lc"),
-            mat_row(3, "vb", "ld"),
-            Stmt::if_(
-                Expr::thread_idx().equals(Expr::u32(0)),
-                [
-                    vec![
-                        Stmt::assign(pair_len("s1", false), var("m") + var("lu").cast(Type::SizeT)),
-                        Stmt::assign(
-                            pair_len("s1", true),
-                            var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
-                        ),
-                        Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
-                        Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
-                        Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
-                        Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64)),
-                    ],
-                    on_trail(trail, vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))]),
-                ]
-                .concat(),
-            ),
         ],
+        load_window(),
     ]
     .concat()
+}
+
+/// The window's rows in shared memory: the top coefficients of u and v from position `m`,
+/// in table form, and their cofactors of the pair as stored.
+fn load_window() -> Vec<Stmt> {
+    let first = |name: &str, when_swapped: Expr, otherwise: Expr| {
+        Stmt::store(
+            var(name),
+            Expr::u32(0),
+            Expr::select(var("swapped"), when_swapped, otherwise),
+        )
+    };
+    let window = Expr::u64(2) * var("half") + Expr::u64(1);
+    let cof = var("half") + Expr::u64(1);
+    let shared = |name: &str, at: Expr| Stmt::let_(shared_ptr(), name, at);
+    vec![
+        shared("u", var("smem")),
+        shared("v", var("u") + window.clone()),
+        shared("w", var("v") + window.clone()),
+        shared("x", var("w") + window.clone()),
+        shared("ua", var("x") + window),
+        shared("ub", var("ua") + cof.clone()),
+        shared("va", var("ub") + cof.clone()),
+        shared("vb", var("va") + cof.clone()),
+        shared("wa", var("vb") + cof.clone()),
+        shared("wb", var("wa") + cof.clone()),
+        shared("xa", var("wb") + cof.clone()),
+        shared("xb", var("xa") + cof),
+        Stmt::let_(Type::U32, "lu", (var("nu") - var("m")).cast(Type::U32)),
+        Stmt::let_(Type::U32, "lv", (var("nv") - var("m")).cast(Type::U32)),
+        block_stride(
+            var("lu"),
+            vec![Stmt::store(
+                var("u"),
+                var("i"),
+                fe::to_mont(fe::load(
+                    var("U"),
+                    var("m") + var("i").cast(Type::SizeT),
+                    var("vstride"),
+                )),
+            )],
+        ),
+        block_stride(
+            var("lv"),
+            vec![Stmt::store(
+                var("v"),
+                var("i"),
+                fe::to_mont(fe::load(
+                    var("V"),
+                    var("m") + var("i").cast(Type::SizeT),
+                    var("vstride"),
+                )),
+            )],
+        ),
+        Stmt::comment("u = ua·U + ub·V and v = va·U + vb·V, U and V the pair as stored"),
+        Stmt::if_(
+            Expr::thread_idx().equals(Expr::u32(0)),
+            vec![
+                Stmt::const_(Type::Fe, "one", fe::to_mont(fe::one())),
+                first("ua", fe::zero(), var("one")),
+                first("ub", var("one"), fe::zero()),
+                first("va", var("one"), fe::zero()),
+                first("vb", fe::zero(), var("one")),
+            ],
+        ),
+    ]
+}
+
+/// The round's end after its steps: where the window was the whole pair, the last nonzero
+/// remainder as the result; otherwise M, the cofactors, for the apply pass and the next
+/// pair's lengths.
+fn end_round(trail: bool) -> Vec<Stmt> {
+    let st = |i: usize| state(Expr::u64(i as u64));
+    // The window's values are in table form: a product by 1 takes them back.
+    let store_result = |src: &str, len: Expr| {
+        block_stride(
+            len,
+            vec![fe::store(
+                var("dst"),
+                var("i"),
+                var("dst_stride"),
+                fe::mul_mont(var(src).at(var("i")), fe::one()),
+            )],
+        )
+    };
+    let mat_row = |row: u64, src: &str, len: &str| {
+        block_stride(
+            var(len),
+            vec![fe::store(
+                var("mat") + Expr::u64(row) * (var("half") + Expr::u64(1)),
+                var("i"),
+                var("mstride"),
+                var(src).at(var("i")),
+            )],
+        )
+    };
+    vec![
+        Stmt::if_(
+            var("full"),
+            vec![
+                Stmt::if_(
+                    var("lv").equals(Expr::u32(1)),
+                    vec![
+                        Stmt::assign(var("u"), var("v")),
+                        Stmt::assign(var("lu"), Expr::u32(1)),
+                    ],
+                ),
+                store_result("u", var("lu")),
+                set_status(
+                    LehmerStatus::Done,
+                    [
+                        vec![Stmt::assign(
+                            st(LehmerState::RESULT_LEN),
+                            var("lu").cast(Type::U64),
+                        )],
+                        on_trail(
+                            trail,
+                            vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))],
+                        ),
+                    ]
+                    .concat(),
+                ),
+                Stmt::Return,
+            ],
+        ),
+        Stmt::comment(
+            "(r_i, r_(i+1)) = M·(U, V): the next pair's lengths and M for the apply pass",
+        ),
+        mat_row(0, "ua", "la"),
+        mat_row(1, "ub", "lb"),
+        mat_row(2, "va", "lc"),
+        mat_row(3, "vb", "ld"),
+        Stmt::if_(
+            Expr::thread_idx().equals(Expr::u32(0)),
+            [
+                vec![
+                    Stmt::assign(
+                        pair_len("s1", false),
+                        var("m") + var("lu").cast(Type::SizeT),
+                    ),
+                    Stmt::assign(
+                        pair_len("s1", true),
+                        var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
+                    ),
+                    Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
+                    Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
+                    Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
+                    Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64)),
+                ],
+                on_trail(
+                    trail,
+                    vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))],
+                ),
+            ]
+            .concat(),
+        ),
+    ]
 }
