@@ -39,7 +39,8 @@ pub struct DesignOptions {
     pub radix: Option<u64>,
     /// log2 of the largest piece a kernel exchanges on chip (default
     /// [`default_local_bits`]); pieces of the lowest index bits may be larger
-    /// ([`default_contiguous_bits`]).
+    /// ([`default_contiguous_bits`]) for an SRGFN, and for a word prime where this is left
+    /// to the default.
     pub max_local_bits: Option<u32>,
 }
 
@@ -302,7 +303,11 @@ pub fn derive_design(
             radix,
             formula,
             max_local_bits,
-            max_contiguous_bits: default_contiguous_bits(field, max_local_bits),
+            max_contiguous_bits: match (field.srgfn_params(), options.max_local_bits) {
+                // The pieces a caller chose for a word prime bound its runs too.
+                (None, Some(bits)) => bits,
+                _ => default_contiguous_bits(field, max_local_bits),
+            },
         },
         derivation,
     ))

@@ -152,7 +152,7 @@ fn p2_uniform_shifts() {
 fn product_kernels(spec: &str, n: u64, max_local_bits: u32) -> (Vec<String>, Vec<String>, String) {
     use fermat_codegen::design::{design, DesignOptions};
     let any = FieldSpec::parse(spec).unwrap().build().unwrap();
-    let mut d = design(
+    let d = design(
         &any,
         n,
         &DesignOptions {
@@ -161,11 +161,6 @@ fn product_kernels(spec: &str, n: u64, max_local_bits: u32) -> (Vec<String>, Vec
         },
     )
     .unwrap();
-    // A word prime's pieces of max_local_bits throughout, so that a small n still takes
-    // several passes (an SRGFN's keep their tiles of consecutive elements).
-    if any.srgfn_params().is_none() {
-        d.max_contiguous_bits = max_local_bits;
-    }
     let (forward, inverse) = d.convolution_plans().unwrap();
     let shape = FieldShape::of(&any);
     let (fwd, inv) = with_field!(&any, f => {
