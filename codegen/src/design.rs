@@ -94,6 +94,13 @@ pub struct Design {
     pub max_local_bits: u32,
     /// log2 of the largest piece made of the lowest index bits ([`default_contiguous_bits`]).
     pub max_contiguous_bits: u32,
+    /// The same DFT derived with the radix's leftover factor split off first, where n is
+    /// not a power of the radix (word primes, `ct`): the forward transform of a product,
+    /// which reads natural order and writes bit-reversed, then ends in the low bits of
+    /// whole radix stages, one run for one pass (2^21 points: 9 + 12 bits instead of
+    /// 8 + 8 + 5). The inverse keeps [`formula`](Self::formula), whose leftover, last,
+    /// joins its first run instead (12 + 9).
+    pub leftover_first: Option<Formula>,
 }
 
 impl Design {
@@ -117,8 +124,18 @@ impl Design {
         output_order: Order,
         io: Io,
     ) -> Result<Plan, PlanError> {
+        self.lower_formula(&self.formula, direction, (input_order, output_order), io)
+    }
+
+    fn lower_formula(
+        &self,
+        formula: &Formula,
+        direction: Direction,
+        (input_order, output_order): (Order, Order),
+        io: Io,
+    ) -> Result<Plan, PlanError> {
         Plan::lower(
-            &self.formula,
+            formula,
             PlanOptions {
                 max_local_bits: self.max_local_bits,
                 max_contiguous_bits: self.max_contiguous_bits,
@@ -144,13 +161,16 @@ impl Design {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn convolution_plans(&self) -> Result<(Plan, Plan), PlanError> {
+        let orders = (Order::Natural, Order::BitReversed);
+        let mut forward = self.lower_io(Direction::Forward, orders.0, orders.1, Io::FACTOR)?;
+        if let Some(formula) = &self.leftover_first {
+            let other = self.lower_formula(formula, Direction::Forward, orders, Io::FACTOR)?;
+            if other.kernels.len() < forward.kernels.len() {
+                forward = other;
+            }
+        }
         Ok((
-            self.lower_io(
-                Direction::Forward,
-                Order::Natural,
-                Order::BitReversed,
-                Io::FACTOR,
-            )?,
+            forward,
             self.lower_io(
                 Direction::Inverse,
                 Order::BitReversed,
@@ -226,6 +246,22 @@ pub fn default_contiguous_bits(field: &AnyField, max_local_bits: u32) -> u32 {
 /// took that product from 0.085 to 0.090 ms (bench/RESULTS.md, "Transforms of 2^19 to
 /// 2^22 points").
 pub const WORD_CONTIGUOUS_BYTES: u64 = 16 * 1024;
+
+/// DFT(n) by Cooley–Tukey with the leftover factor DFT(2^(log n mod log K)) split off
+/// first, the rest by radix K ([`Design::leftover_first`]); `None` where n is a power of K.
+fn leftover_first(n: u64, radix: u64) -> Result<Option<Formula>, DesignError> {
+    let leftover = n.ilog2() % radix.ilog2();
+    if leftover == 0 || n <= radix {
+        return Ok(None);
+    }
+    let cooley_tukey = rules::find("cooley_tukey").expect("the registry has cooley_tukey");
+    let mut r = Rewriter::new(Formula::dft(n).expect("n ≥ 1"));
+    // The right factor of a split is taken first: DFT(2^leftover) of the top index bits.
+    r.apply_first(cooley_tukey, &Params::radix(1 << leftover));
+    r.apply_everywhere(cooley_tukey, &Params::radix(radix))?;
+    r.normalise();
+    Ok(Some(r.finish().final_formula()))
+}
 
 /// The largest piece of an SRGFN transform of several passes, in bytes. On an H200,
 /// pieces of 4 KiB against the 16–32 KiB before took P2 2^24 from 4.56 to 3.84 ms, P3 2^20
@@ -307,6 +343,10 @@ pub fn derive_design(
                 // The pieces a caller chose for a word prime bound its runs too.
                 (None, Some(bits)) => bits,
                 _ => default_contiguous_bits(field, max_local_bits),
+            },
+            leftover_first: match (strategy, leaf_radix(field)) {
+                (Strategy::Ct, None) => leftover_first(n, radix)?,
+                _ => None,
             },
         },
         derivation,
@@ -665,7 +705,7 @@ mod tests {
     }
 
     #[test]
-    fn word_products_take_two_passes_a_transform_up_to_2_pow_20() {
+    fn word_products_take_two_passes_a_transform_up_to_2_pow_22() {
         let passes = |spec: &str, log_n: u32| {
             let d = design(&field(spec), 1 << log_n, &DesignOptions::default()).unwrap();
             let (forward, inverse) = d.convolution_plans().unwrap();
@@ -674,6 +714,9 @@ mod tests {
         };
         assert_eq!(passes("babybear", 20), (vec![8, 12], vec![12, 8]));
         assert_eq!(passes("babybear", 19), (vec![8, 11], vec![12, 7]));
+        // The forward from the formula with the leftover DFT(2) or DFT(4) first.
+        assert_eq!(passes("babybear", 21), (vec![9, 12], vec![12, 9]));
+        assert_eq!(passes("babybear", 22), (vec![10, 12], vec![12, 10]));
         // A larger piece that saves no pass is not taken.
         assert_eq!(passes("babybear", 16), (vec![8, 8], vec![8, 8]));
         assert_eq!(passes("babybear", 23), (vec![8, 8, 7], vec![8, 8, 7]));

@@ -491,6 +491,9 @@ fn word_prime_products_in_one_and_several_passes() {
     check("babybear", 512, 257, 200, Some(3));
     check("goldilocks", 1024, 600, 425, Some(4));
     check("4179340454199820289", 128, 64, 65, Some(3));
+    // 2^21 points: the forward from the formula with its leftover first (9 + 12 bits), the
+    // inverse from the one with it last (12 + 9).
+    check("babybear", 1 << 21, (1 << 20) + 1, 5, None);
 }
 
 #[test]

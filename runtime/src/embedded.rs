@@ -158,6 +158,7 @@ impl Embedded {
             formula,
             max_local_bits: self.max_local_bits,
             max_contiguous_bits: default_contiguous_bits(&self.any_field()?, self.max_local_bits),
+            leftover_first: None,
         })
     }
 }

@@ -111,7 +111,8 @@ impl<F: HostField> Convolution<F> {
         let design = design::design(&any, n, &Default::default())?;
         let (forward, inverse) = design.convolution_plans()?;
         let (forward, inverse) = (CheckedPlan::new(forward)?, CheckedPlan::new(inverse)?);
-        let log_table = forward.max_log_order();
+        // The two plans may come from different formulas (`Design::leftover_first`).
+        let log_table = forward.max_log_order().max(inverse.max_log_order());
         let roots = Roots::canonical(field, log_table, n)?;
         let engine = match device {
             Some(device) => {
