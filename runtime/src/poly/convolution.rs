@@ -70,6 +70,14 @@ struct Work<W> {
     second_holds: Option<(Ticket, (u64, Extent))>,
 }
 
+/// The operands of a product by transforms: `b` `None` for a square, `kept` where `b`'s
+/// transform is still held from the product before.
+struct Factors<'a, 'b, W> {
+    a: DeviceSource<'a, 'b, W>,
+    b: Option<DeviceSource<'a, 'b, W>>,
+    kept: bool,
+}
+
 /// Names the transform of a product's second operand, for the product after it (see
 /// [`Convolution::cyclic_device`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,19 +255,11 @@ impl<F: HostField> Convolution<F> {
         let Engine::Gpu(gpu) = &self.engine else {
             return Err(Error::NotOnGpu);
         };
-        let device = gpu.forward.device().clone();
-        let words = self.n as usize * self.words;
         let mut work = gpu.work.lock().unwrap_or_else(|e| e.into_inner());
-        let Work {
-            first,
-            second,
-            scratch,
-            side_scratch,
-            counters,
-            second_holds,
-        } = &mut *work;
+        let work = &mut *work;
         // The operand whose transform `second` still holds goes second.
-        let held = second_holds
+        let held = work
+            .second_holds
             .filter(|(ticket, _)| batch == 1 && Some(*ticket) == reuse)
             .map(|(_, key)| key);
         let (a, b, kept) = match b {
@@ -276,35 +276,68 @@ impl<F: HostField> Convolution<F> {
         // saves two launches and its transforms' round trips through global memory.)
         if let (Some(fused), Some(b)) = (&gpu.product, &b) {
             if batch == 1 || b.extent.dist > 0 {
-                *second_holds = None;
-                if scratch.is_none() {
-                    *scratch = Some(device.alloc::<F::Word>(1)?);
-                    if !Arc::ptr_eq(stream, device.stream()) {
-                        device.join(stream, device.stream())?;
-                    }
-                }
-                let scratch = scratch.as_mut().expect("allocated above");
-                run(
-                    fused,
-                    stream,
-                    &mut counters[2],
-                    Vectors {
-                        input: DeviceInput::Shared(a.data),
-                        output: &mut c.data.slice_mut(..),
-                        scratch: &mut scratch.slice_mut(..),
-                        operand: Operand::Separate(b.data),
-                        extents: Extents {
-                            source: a.extent,
-                            destination: c.extent,
-                            factor: b.extent,
-                            ..Extents::whole(self.n)
-                        },
-                    },
-                    batch,
-                )?;
+                work.second_holds = None;
+                self.fused_device(fused, work, stream, (&a, b), c, batch)?;
                 return Ok(None);
             }
         }
+        self.transforms_device(gpu, work, stream, Factors { a, b, kept }, c, batch)
+    }
+
+    /// [`cyclic_device`](Self::cyclic_device) by the fused product kernel.
+    fn fused_device(
+        &self,
+        fused: &GpuKernels<F::Word>,
+        work: &mut Work<F::Word>,
+        stream: &Arc<CudaStream>,
+        (a, b): (
+            &DeviceSource<'_, '_, F::Word>,
+            &DeviceSource<'_, '_, F::Word>,
+        ),
+        c: DeviceDestination<'_, '_, F::Word>,
+        batch: usize,
+    ) -> Result<(), Error> {
+        let device = fused.device();
+        if work.scratch.is_none() {
+            work.scratch = Some(device.alloc::<F::Word>(1)?);
+            if !Arc::ptr_eq(stream, device.stream()) {
+                device.join(stream, device.stream())?;
+            }
+        }
+        let scratch = work.scratch.as_mut().expect("allocated above");
+        run(
+            fused,
+            stream,
+            &mut work.counters[2],
+            Vectors {
+                input: DeviceInput::Shared(a.data),
+                output: &mut c.data.slice_mut(..),
+                scratch: &mut scratch.slice_mut(..),
+                operand: Operand::Separate(b.data),
+                extents: Extents {
+                    source: a.extent,
+                    destination: c.extent,
+                    factor: b.extent,
+                    ..Extents::whole(self.n)
+                },
+            },
+            batch,
+        )
+    }
+
+    /// Grows the buffers of a product of `batch` parts by transforms: the first operand's
+    /// transforms and a scratch buffer; where there is a second operand, its `b_parts`
+    /// transforms and, where they run `beside` the first's, a scratch buffer of their own.
+    fn ensure_buffers(
+        &self,
+        gpu: &GpuConvolution<F::Word>,
+        work: &mut Work<F::Word>,
+        stream: &Arc<CudaStream>,
+        (batch, b_parts): (usize, Option<usize>),
+        beside: bool,
+    ) -> Result<(), Error> {
+        let device = gpu.forward.device();
+        let words = self.n as usize * self.words;
         let mut allocated = false;
         let mut ensure = |slot: &mut Option<CudaSlice<F::Word>>, len: usize| -> Result<(), Error> {
             if slot.as_ref().is_none_or(|s| s.len() < len) {
@@ -313,6 +346,35 @@ impl<F: HostField> Convolution<F> {
             }
             Ok(())
         };
+        ensure(&mut work.first, words * batch)?;
+        ensure(&mut work.scratch, words * batch)?;
+        if let Some(parts) = b_parts {
+            ensure(&mut work.second, words * parts)?;
+            if beside && gpu.forward.needs_scratch() {
+                ensure(&mut work.side_scratch, words * parts)?;
+            }
+        }
+        // Buffers are allocated on the device's stream: another stream waits for them.
+        if allocated && !Arc::ptr_eq(stream, device.stream()) {
+            device.join(stream, device.stream())?;
+        }
+        Ok(())
+    }
+
+    /// [`cyclic_device`](Self::cyclic_device) by two forward transforms (one where the
+    /// second operand's is `kept` from the product before, or a square's) and the inverse
+    /// with the pointwise products.
+    fn transforms_device(
+        &self,
+        gpu: &GpuConvolution<F::Word>,
+        work: &mut Work<F::Word>,
+        stream: &Arc<CudaStream>,
+        Factors { a, b, kept }: Factors<'_, '_, F::Word>,
+        c: DeviceDestination<'_, '_, F::Word>,
+        batch: usize,
+    ) -> Result<Option<Ticket>, Error> {
+        let device = gpu.forward.device().clone();
+        let words = self.n as usize * self.words;
         // Parts of b: one for the whole batch, or one per product.
         let b_parts = match &b {
             Some(b) if b.extent.dist > 0 => batch,
@@ -324,18 +386,16 @@ impl<F: HostField> Convolution<F> {
         // than the device's, whose caller runs other work beside it, the two transforms
         // run one after the other.
         let beside = b.is_some() && !kept && Arc::ptr_eq(stream, device.stream());
-        ensure(first, words * batch)?;
-        ensure(scratch, words * batch)?;
-        if b.is_some() {
-            ensure(second, words * b_parts)?;
-        }
-        if beside && gpu.forward.needs_scratch() {
-            ensure(side_scratch, words * b_parts)?;
-        }
-        // Buffers are allocated on the device's stream: another stream waits for them.
-        if allocated && !Arc::ptr_eq(stream, device.stream()) {
-            device.join(stream, device.stream())?;
-        }
+        let parts = (batch, b.is_some().then_some(b_parts));
+        self.ensure_buffers(gpu, work, stream, parts, beside)?;
+        let Work {
+            first,
+            second,
+            scratch,
+            side_scratch,
+            counters,
+            second_holds,
+        } = work;
         let first = first.as_mut().expect("allocated above");
         let scratch = scratch.as_mut().expect("allocated above");
         let whole = Extents::whole(self.n);
