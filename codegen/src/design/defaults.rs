@@ -67,8 +67,8 @@ pub fn default_contiguous_bits(field: &AnyField, max_local_bits: u32) -> u32 {
 }
 
 /// The largest piece of consecutive elements of a word prime's transform, in bytes. On
-/// an H200, pieces of 2^12 babybear elements took three transforms of 2^20 from 0.051
-/// to 0.046 ms and the power-series inverse mod x^(2^20) from 0.49 to 0.44 ms; pieces
+/// an H200, runs of 2^12 babybear elements took three transforms of 2^20 from 0.051
+/// to 0.045 ms and the power-series inverse mod x^(2^20) from 0.49 to 0.45 ms; runs
 /// of 2^13 (32 KiB), which make a 2^21-point product's transforms two passes each,
 /// took that product from 0.085 to 0.090 ms (bench/RESULTS.md, "Transforms of 2^19 to
 /// 2^22 points").
