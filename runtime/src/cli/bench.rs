@@ -306,11 +306,27 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             super::bench_poly::run(gpu.is_some(), !args.gpu, args.quick, args.runs, groups)?;
         return finish(&args, &report);
     }
-    if gpu.is_some() {
+    let gpu_rows = if gpu.is_some() {
+        gpu_workloads(args.quick)
+    } else {
+        Vec::new()
+    };
+    time_rows(&args, &gpu_rows, cpu_workloads(args.quick), &mut report)?;
+    finish(&args, &report)
+}
+
+/// Times the transform rows: the GPU's (their kernels compiled in parallel first) in both
+/// output orders, then the CPU's on one thread and on all.
+fn time_rows(
+    args: &Args,
+    gpu_rows: &[Workload],
+    cpu_rows: Vec<Workload>,
+    report: &mut Report,
+) -> Result<(), CliError> {
+    if !gpu_rows.is_empty() {
         // Kernels for every workload compile in parallel into the disk cache first.
         use rayon::prelude::*;
-        let workloads = gpu_workloads(args.quick);
-        workloads.par_iter().for_each(|w| {
+        gpu_rows.par_iter().for_each(|w| {
             for order in [Order::BitReversed, Order::Natural] {
                 if let Ok(any) = FieldSpec::parse(w.field).and_then(|s| s.build()) {
                     let _ = with_field!(&any, f => FftPlan::new(f, w.n, args.gpu_options(order))
@@ -319,23 +335,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         });
     }
-    let cpu_rows = cpu_workloads(args.quick);
     if !cpu_rows.is_empty() {
-        cpu_bandwidth(&mut report, args.runs)?;
+        cpu_bandwidth(report, args.runs)?;
     }
     print_header();
     let bar = super::progress::spinner("bench");
-    if gpu.is_some() {
-        for w in gpu_workloads(args.quick) {
-            for order in [Order::BitReversed, Order::Natural] {
-                bar.set_message(format!("{} n = {}", w.field, w.n));
-                let any = FieldSpec::parse(w.field)?.build()?;
-                let options = args.gpu_options(order);
-                let r =
-                    with_field!(&any, f => time_gpu(f, &w, options.clone(), args.runs, copy_gbps))?;
-                bar.suspend(|| print_row(&r));
-                report.results.push(r);
-            }
+    for w in gpu_rows {
+        for order in [Order::BitReversed, Order::Natural] {
+            bar.set_message(format!("{} n = {}", w.field, w.n));
+            let any = FieldSpec::parse(w.field)?.build()?;
+            let options = args.gpu_options(order);
+            let copy_gbps = report.copy_gbps;
+            let r = with_field!(&any, f => time_gpu(f, w, options.clone(), args.runs, copy_gbps))?;
+            bar.suspend(|| print_row(&r));
+            report.results.push(r);
         }
     }
     for w in cpu_rows {
@@ -354,7 +367,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     }
     bar.finish_and_clear();
-    finish(&args, &report)
+    Ok(())
 }
 
 /// `--compare crt`: on the GPU where there is one (and not `--cpu`), else on the CPU.
