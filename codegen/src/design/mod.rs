@@ -147,6 +147,8 @@ impl Design {
     /// The two plans of a cyclic product: the forward transform reads a short polynomial
     /// (natural order in, bit-reversed out), the inverse multiplies by the other factor's
     /// transform as it reads and writes a short product (bit-reversed in, natural out).
+    /// The forward is lowered from [`leftover_first`](Self::leftover_first) where that
+    /// takes fewer passes.
     ///
     /// ```
     /// use fermat_codegen::design::{design, DesignOptions};
