@@ -247,8 +247,11 @@ pub fn derive_design(
 /// DFT(n) by Cooley–Tukey with the leftover factor DFT(2^(log n mod log K)) split off
 /// first, the rest by radix K ([`Design::leftover_first`]); `None` where n is a power of K.
 fn leftover_first(n: u64, radix: u64) -> Result<Option<Formula>, DesignError> {
+    if radix < 2 || n <= radix {
+        return Ok(None);
+    }
     let leftover = n.ilog2() % radix.ilog2();
-    if leftover == 0 || n <= radix {
+    if leftover == 0 {
         return Ok(None);
     }
     let cooley_tukey = rules::find("cooley_tukey").expect("the registry has cooley_tukey");
@@ -282,6 +285,12 @@ mod tests {
         // The forward from the formula with the leftover DFT(2) or DFT(4) first.
         assert_eq!(passes("babybear", 21), (vec![9, 12], vec![12, 9]));
         assert_eq!(passes("babybear", 22), (vec![10, 12], vec![12, 10]));
+        // Degenerate pieces are refused by the lowering, not by a panic of the design.
+        let tiny = DesignOptions {
+            max_local_bits: Some(0),
+            ..Default::default()
+        };
+        assert!(design(&field("babybear"), 1, &tiny).is_ok_and(|d| d.leftover_first.is_none()));
         // A larger piece that saves no pass is not taken.
         assert_eq!(passes("babybear", 16), (vec![8, 8], vec![8, 8]));
         assert_eq!(passes("babybear", 23), (vec![8, 8, 7], vec![8, 8, 7]));
