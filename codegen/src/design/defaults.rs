@@ -103,11 +103,7 @@ pub fn check_radix(field: &AnyField, radix: u64) -> Result<(), DesignError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fermat_dsl::field::FieldSpec;
-
-    fn field(spec: &str) -> AnyField {
-        FieldSpec::parse(spec).unwrap().build().unwrap()
-    }
+    use crate::design::field;
 
     #[test]
     fn defaults_follow_the_field() {

@@ -263,14 +263,18 @@ fn leftover_first(n: u64, radix: u64) -> Result<Option<Formula>, DesignError> {
     Ok(Some(r.finish().final_formula()))
 }
 
+/// The field of `spec`, for the tests of this module and its submodules.
+#[cfg(test)]
+fn field(spec: &str) -> AnyField {
+    fermat_dsl::field::FieldSpec::parse(spec)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fermat_dsl::field::FieldSpec;
-
-    fn field(spec: &str) -> AnyField {
-        FieldSpec::parse(spec).unwrap().build().unwrap()
-    }
 
     #[test]
     fn word_products_take_two_passes_a_transform_up_to_2_pow_22() {

@@ -333,11 +333,8 @@ pub fn fingerprint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fermat_dsl::field::{FieldError, FieldSpec};
-
-    fn field(spec: &str) -> AnyField {
-        FieldSpec::parse(spec).unwrap().build().unwrap()
-    }
+    use crate::design::field;
+    use fermat_dsl::field::FieldError;
 
     #[test]
     fn small_p3_transforms_call_their_rare_carries() {

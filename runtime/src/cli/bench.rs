@@ -340,12 +340,12 @@ fn time_rows(
     }
     print_header();
     let bar = super::progress::spinner("bench");
+    let copy_gbps = report.copy_gbps;
     for w in gpu_rows {
         for order in [Order::BitReversed, Order::Natural] {
             bar.set_message(format!("{} n = {}", w.field, w.n));
             let any = FieldSpec::parse(w.field)?.build()?;
             let options = args.gpu_options(order);
-            let copy_gbps = report.copy_gbps;
             let r = with_field!(&any, f => time_gpu(f, w, options.clone(), args.runs, copy_gbps))?;
             bar.suspend(|| print_row(&r));
             report.results.push(r);

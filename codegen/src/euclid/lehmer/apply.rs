@@ -1,6 +1,6 @@
 //! The apply pass of a Lehmer round ([`EuclidPass::Apply`](crate::euclid::EuclidPass::Apply)).
 
-use super::{begin_round, max, pair_len, pairs, set_word, state, work_ptr, LehmerState};
+use super::{begin_round, max, pair_len, pairs, set_word, state_word, work_ptr, LehmerState};
 use crate::cuda::{fe, Builtin, Dim, Expr, Stmt, Type};
 use crate::euclid::{shared_ptr, var};
 
@@ -69,7 +69,6 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
 /// The lengths a round reads and writes: the matrix's entries (`la` … `ld`, the longest
 /// `K`), the pair's (`nu`, `nv`) and the new pair's (`n1u`, `n1v`, the longer `n1`).
 fn lengths() -> Vec<Stmt> {
-    let st = |i: usize| state(Expr::u64(i as u64));
     // Where the rounds carry a's cofactors, the blocks of y = 1 multiply M into them:
     // lengths from the state, the products' bounds cut at `cap`, which a's cofactors never
     // outgrow (deg s_i < max(len a, len b), von zur Gathen–Gerhard Lemma 3.10).
@@ -96,10 +95,10 @@ fn lengths() -> Vec<Stmt> {
         )
     };
     vec![
-        Stmt::const_(Type::SizeT, "la", st(LehmerState::cofactor(0))),
-        Stmt::const_(Type::SizeT, "lb", st(LehmerState::cofactor(1))),
-        Stmt::const_(Type::SizeT, "lc", st(LehmerState::cofactor(2))),
-        Stmt::const_(Type::SizeT, "ld", st(LehmerState::cofactor(3))),
+        Stmt::const_(Type::SizeT, "la", state_word(LehmerState::cofactor(0))),
+        Stmt::const_(Type::SizeT, "lb", state_word(LehmerState::cofactor(1))),
+        Stmt::const_(Type::SizeT, "lc", state_word(LehmerState::cofactor(2))),
+        Stmt::const_(Type::SizeT, "ld", state_word(LehmerState::cofactor(3))),
         Stmt::const_(
             Type::SizeT,
             "nu",

@@ -166,6 +166,11 @@ pub(super) fn state(i: Expr) -> Expr {
     var("state").at(i)
 }
 
+/// Word `i` of the state (a [`LehmerState`] constant).
+pub(super) fn state_word(i: usize) -> Expr {
+    state(Expr::u64(i as u64))
+}
+
 /// The state word of the first (`second` false) or second polynomial's length of the pair
 /// the kernel variable `set` names: [`LehmerState::len_u`] or [`LehmerState::len_v`].
 pub(super) fn pair_len(set: &str, second: bool) -> Expr {
@@ -192,12 +197,9 @@ pub(super) fn min(a: Expr, b: Expr) -> Expr {
 
 pub(super) fn set_status(status: LehmerStatus, extra: Vec<Stmt>) -> Stmt {
     let mut body = extra;
+    body.push(Stmt::assign(state_word(LehmerState::ROUND), var("round")));
     body.push(Stmt::assign(
-        state(Expr::u64(LehmerState::ROUND as u64)),
-        var("round"),
-    ));
-    body.push(Stmt::assign(
-        state(Expr::u64(LehmerState::STATUS as u64)),
+        state_word(LehmerState::STATUS),
         Expr::u64(status as u64),
     ));
     Stmt::if_(Expr::thread_idx().equals(Expr::u32(0)), body)
@@ -254,7 +256,7 @@ pub(super) fn begin_round() -> Vec<Stmt> {
         Stmt::Expr(Expr::call("fe_grid_wait", [])),
         Stmt::Expr(Expr::call("fe_grid_release", [])),
         Stmt::if_(
-            state(Expr::u64(LehmerState::STATUS as u64)).not_equals(Expr::u64(0)),
+            state_word(LehmerState::STATUS).not_equals(Expr::u64(0)),
             vec![Stmt::Return],
         ),
     ]

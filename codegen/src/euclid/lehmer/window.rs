@@ -2,7 +2,7 @@
 
 use super::rows::{row_loop, row_loop_lanes, row_warps, Row};
 use super::{
-    begin_round, max, normalise_global, pair_len, pairs, set_status, state, swap, work_ptr,
+    begin_round, max, normalise_global, pair_len, pairs, set_status, state_word, swap, work_ptr,
 };
 use super::{LehmerState, LehmerStatus};
 use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
@@ -436,7 +436,6 @@ fn double_step(trail: bool) -> Vec<Stmt> {
 /// [`EuclidPass::TrailWindow`](crate::euclid::EuclidPass::TrailWindow) where it keeps a
 /// `trail`.
 pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
-    let st = |i: usize| state(Expr::u64(i as u64));
     [
         begin_round(),
         pairs("work", false),
@@ -446,7 +445,11 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
         ],
         on_trail(
             trail,
-            vec![Stmt::let_(Type::SizeT, "logged", st(LehmerState::STEPS))],
+            vec![Stmt::let_(
+                Type::SizeT,
+                "logged",
+                state_word(LehmerState::STEPS),
+            )],
         ),
         take_window(),
         on_trail(
@@ -488,7 +491,6 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
 /// quotient is beyond the window (deg u − deg v > half), and otherwise the top 2·half + 1
 /// coefficients of u and v from position `m` loaded ([`load_window`]).
 fn take_window() -> Vec<Stmt> {
-    let st = |i: usize| state(Expr::u64(i as u64));
     let copy_result = |src: &str, len: &str| {
         Stmt::block_stride_loop(
             "i",
@@ -536,7 +538,7 @@ fn take_window() -> Vec<Stmt> {
                 copy_result("U", "nu"),
                 set_status(
                     LehmerStatus::Done,
-                    vec![Stmt::assign(st(LehmerState::RESULT_LEN), var("nu"))],
+                    vec![Stmt::assign(state_word(LehmerState::RESULT_LEN), var("nu"))],
                 ),
                 Stmt::Return,
             ],
@@ -644,7 +646,6 @@ fn load_window() -> Vec<Stmt> {
 /// remainder as the result; otherwise M, the cofactors, for the apply pass and the next
 /// pair's lengths.
 fn end_round(trail: bool) -> Vec<Stmt> {
-    let st = |i: usize| state(Expr::u64(i as u64));
     // The window's values are in table form: a product by 1 takes them back.
     let store_result = |src: &str, len: Expr| {
         block_stride(
@@ -684,12 +685,12 @@ fn end_round(trail: bool) -> Vec<Stmt> {
                     LehmerStatus::Done,
                     [
                         vec![Stmt::assign(
-                            st(LehmerState::RESULT_LEN),
+                            state_word(LehmerState::RESULT_LEN),
                             var("lu").cast(Type::U64),
                         )],
                         on_trail(
                             trail,
-                            vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))],
+                            vec![Stmt::assign(state_word(LehmerState::STEPS), var("logged"))],
                         ),
                     ]
                     .concat(),
@@ -716,14 +717,26 @@ fn end_round(trail: bool) -> Vec<Stmt> {
                         pair_len("s1", true),
                         var("m") + var("lu").cast(Type::SizeT) - Expr::u64(1),
                     ),
-                    Stmt::assign(st(LehmerState::cofactor(0)), var("la").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(1)), var("lb").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(2)), var("lc").cast(Type::U64)),
-                    Stmt::assign(st(LehmerState::cofactor(3)), var("ld").cast(Type::U64)),
+                    Stmt::assign(
+                        state_word(LehmerState::cofactor(0)),
+                        var("la").cast(Type::U64),
+                    ),
+                    Stmt::assign(
+                        state_word(LehmerState::cofactor(1)),
+                        var("lb").cast(Type::U64),
+                    ),
+                    Stmt::assign(
+                        state_word(LehmerState::cofactor(2)),
+                        var("lc").cast(Type::U64),
+                    ),
+                    Stmt::assign(
+                        state_word(LehmerState::cofactor(3)),
+                        var("ld").cast(Type::U64),
+                    ),
                 ],
                 on_trail(
                     trail,
-                    vec![Stmt::assign(st(LehmerState::STEPS), var("logged"))],
+                    vec![Stmt::assign(state_word(LehmerState::STEPS), var("logged"))],
                 ),
             ]
             .concat(),
