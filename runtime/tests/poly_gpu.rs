@@ -474,7 +474,7 @@ fn lehmer_rounds_find_the_cpus_gcd_in_every_field() {
             };
             let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
-            let default = gpu.lehmer_half().unwrap();
+            let default = gpu.lehmer_half(3000).unwrap();
             let wide = f.words() > 2;
             let shapes = [(5, 3000, 2999), (1, 2500, 2500), (30, 1500, 1400), (2, 700, 2)];
             let mut pairs = multiples(&cpu, &shapes, &mut rng);
@@ -546,7 +546,7 @@ fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
             };
             let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(32);
-            let default = gpu.lehmer_half().unwrap();
+            let default = gpu.lehmer_half(3000).unwrap();
             let n = if f.words() > 2 { 700 } else { 2000 };
             let shapes = [(5, n, n - 3), (1, n, n), (30, n / 2, n), (1, n, 1), (1, 1, n)];
             let mut pairs = multiples(&cpu, &shapes, &mut rng);
@@ -604,7 +604,7 @@ fn resultants_by_lehmer_rounds_are_the_cpus_in_every_field() {
             };
             let cpu = PolyRing::new(f, Backend::Cpu).unwrap();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
-            let default = gpu.lehmer_half().unwrap();
+            let default = gpu.lehmer_half(3000).unwrap();
             let n = if f.words() > 2 { 700 } else { 2000 };
             let shapes = [(1, n, n - 3), (1, n, n), (1, n / 2, n), (3, n, n - 1), (1, n, 2), (1, 1, n)];
             let mut pairs = multiples(&cpu, &shapes, &mut rng);

@@ -94,8 +94,12 @@ pub const APPLY_ARGS: [Arg; 7] = [
     Arg::Cofactors,
 ];
 
-/// Threads of a block of [`EuclidPass::Apply`]: the output coefficients of one tile.
-pub const APPLY_THREADS: u32 = 256;
+/// Threads of a block of [`EuclidPass::Apply`]: the output coefficients of one tile. With
+/// its sums reduced once, the pass is short enough that spreading a pair of 10^4 over
+/// twice the multiprocessors pays: on an H200, 128 took 469762049's 10^4 gcd from 5.15 to
+/// 5.05 ms and 2^16 from 34.5 to 34.3 against 256, and 64 was no faster (bench/RESULTS.md,
+/// "GCD round 10").
+pub const APPLY_THREADS: u32 = 128;
 
 /// Whether the window of a Lehmer round ([`EuclidPass::Window`]) takes two normal steps in
 /// one pass for elements of `element_bytes`: where an element is one 32-bit word (the

@@ -90,21 +90,21 @@ const GPU: [Row; 31] = [
     ),
     row("469762049", 1 << 20, "FLINT (half-gcd)", "≥ 10× FLINT"),
     compare("469762049", 10_000, Method::OnChip),
-    compare("469762049", 10_000, Method::Lehmer(32)),
-    compare("469762049", 10_000, Method::Lehmer(128)),
-    compare("469762049", 1 << 16, Method::Lehmer(32)),
-    compare("469762049", 1 << 16, Method::Lehmer(128)),
+    compare("469762049", 10_000, Method::Lehmer(16)),
+    compare("469762049", 10_000, Method::Lehmer(64)),
+    compare("469762049", 1 << 16, Method::Lehmer(16)),
+    compare("469762049", 1 << 16, Method::Lehmer(64)),
     compare("469762049", 1000, Method::OnChip),
-    compare("469762049", 1000, Method::Lehmer(64)),
+    compare("469762049", 1000, Method::Lehmer(32)),
     compare("469762049", 1500, Method::OnChip),
-    compare("469762049", 1500, Method::Lehmer(64)),
+    compare("469762049", 1500, Method::Lehmer(32)),
     compare("469762049", 2000, Method::OnChip),
-    compare("469762049", 2000, Method::Lehmer(64)),
+    compare("469762049", 2000, Method::Lehmer(32)),
     compare("goldilocks", 2000, Method::OnChip),
-    compare("goldilocks", 2000, Method::Lehmer(128)),
+    compare("goldilocks", 2000, Method::Lehmer(32)),
     compare("goldilocks", 4000, Method::OnChip),
-    compare("goldilocks", 4000, Method::Lehmer(128)),
-    compare("goldilocks", 10_000, Method::Lehmer(128)),
+    compare("goldilocks", 4000, Method::Lehmer(32)),
+    compare("goldilocks", 10_000, Method::Lehmer(64)),
     compare("P3", 1 << 12, Method::Lehmer(8)),
     compare("P3", 1 << 12, Method::Lehmer(32)),
     Row {
@@ -163,7 +163,7 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             if on_chip {
                 "on-chip Euclid, one block".to_string()
             } else {
-                format!("Lehmer's rounds, half {}", ring.lehmer_half()?)
+                format!("Lehmer's rounds, half {}", ring.lehmer_half(r.degree + 1)?)
             },
         ),
         Method::OnChip => (
@@ -178,14 +178,14 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             median_device_ms(runs, || ring.xgcd(&a, &b).map(drop))?,
             format!(
                 "Lehmer's rounds carrying cofactors, half {}",
-                ring.lehmer_half()?
+                ring.lehmer_half(r.degree + 1)?
             ),
         ),
         Method::Resultant => (
             median_device_ms(runs, || ring.resultant(&a, &b).map(drop))?,
             format!(
                 "Lehmer's rounds keeping a trail, half {}",
-                ring.lehmer_half()?
+                ring.lehmer_half(r.degree + 1)?
             ),
         ),
     };

@@ -45,7 +45,7 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn gcd_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
         if self.gcd_by_rounds(a.len, b.len)? {
-            return self.gcd_lehmer_device(a, b, self.lehmer_half()?);
+            return self.gcd_lehmer_device(a, b, self.lehmer_half(a.len.max(b.len))?);
         }
         self.gcd_on_chip(a, b)
     }
@@ -208,7 +208,7 @@ impl<F: HostField> PolyRing<F> {
     pub(super) fn rounds_on_device(&self, la: usize, lb: usize) -> bool {
         self.euclid_on_device(la, lb)
             && la.max(lb) >= self.lehmer_from()
-            && self.lehmer_half().is_ok_and(|h| h > 0)
+            && self.lehmer_half(la.max(lb)).is_ok_and(|h| h > 0)
     }
 
     /// g scaled by the inverse of its leading coefficient, on the device.

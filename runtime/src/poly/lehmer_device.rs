@@ -20,14 +20,22 @@ use cudarc::driver::CudaSlice;
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREADS};
 
+/// Operands longer than this many coefficients take [`PolyRing::lehmer_half`]'s larger
+/// windows.
+const LEHMER_LONG: usize = 1 << 17;
+
 impl<F: HostField> PolyRing<F> {
-    /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] uses:
-    /// 1024 over the bytes of an element, between 16 and 64 (64 for word primes, 11 warps a
-    /// window; 32 for 256-bit elements and 16 for 512-bit ones, whose products cost the
-    /// window's one block most), within what the device's shared memory holds. These were
-    /// the fastest measured on an H200: since the window's rows took warps of their own,
-    /// goldilocks' 10^4 gcd takes 11.1 ms at 64 against 12.4 at 128 (bench/RESULTS.md,
-    /// "GCD round 5", "GCD round 6" and "GCD round 9").
+    /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] (and
+    /// the extended gcd and the resultant on the device) uses for operands whose longer has
+    /// `len` coefficients: 1024 over the bytes of an element, between 16 and 32 (32 for
+    /// word primes, 16 for 512-bit elements), doubled for operands longer than 2^17
+    /// coefficients, within what the device's shared memory holds. A round's window costs
+    /// about its half whatever the length, and its apply pass about the length times
+    /// (a + b·half), the a for staging its tiles: long operands take larger windows and
+    /// fewer rounds. These were the fastest measured on an H200 once the apply pass reduced
+    /// its sums once: 469762049's 10^4 gcd takes 4.94 ms at 32 against 5.02 at 64, its
+    /// 2^20 gcd 1092 ms at 64 against 1234 at 32; goldilocks' 10^4 9.47 at 32 against 9.79
+    /// at 64; P3's 4097 66.5 at 16 against 69.3 at 8 (bench/RESULTS.md, "GCD round 10").
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
@@ -37,16 +45,17 @@ impl<F: HostField> PolyRing<F> {
     /// use fermat::{Backend, Error};
     ///
     /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
-    /// match ring.lehmer_half() {
-    ///     Ok(h) => assert_eq!(h, 64),
-    ///     Err(Error::NotOnGpu) => {}
-    ///     Err(e) => return Err(e),
+    /// match (ring.lehmer_half(10_000), ring.lehmer_half(1 << 20)) {
+    ///     (Ok(short), Ok(long)) => assert_eq!((short, long), (32, 64)),
+    ///     (Err(Error::NotOnGpu), _) => {}
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
     /// }
     /// # Ok::<(), fermat::Error>(())
     /// ```
-    pub fn lehmer_half(&self) -> Result<usize, Error> {
+    pub fn lehmer_half(&self, len: usize) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes;
-        let half = (1024 / bytes as usize).clamp(16, 64);
+        let half = (1024 / bytes as usize).clamp(16, 32);
+        let half = if len > LEHMER_LONG { 2 * half } else { half };
         Ok(half.min(self.lehmer_max_half()?))
     }
 
