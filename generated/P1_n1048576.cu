@@ -1061,6 +1061,9 @@ FE_FN fe_dot_t fe_dot_add(fe_dot_t s, fe_t a, fe_t t) { return fe_add(s, fe_mul_
 
 FE_FN fe_t fe_dot_value(fe_dot_t s) { return s; }
 
+// a*t - b*s: the difference of two products.
+FE_FN fe_t fe_mul_sub_mont(fe_t a, fe_t t, fe_t b, fe_t s) { return fe_sub(fe_mul_mont(a, t), fe_mul_mont(b, s)); }
+
 
 // ---- kernels ---------------------------------------------------------------------------
 

@@ -52,6 +52,13 @@ pub fn mul_mont(a: Expr, t: Expr) -> Expr {
     Expr::call("fe_mul_mont", [a, t])
 }
 
+/// `fe_mul_sub_mont(a, t, b, s)`: a·w − b·v for `t`, `s` the table forms of w and v, as
+/// [`mul_mont`] computes each, canonical `a` and `b`; for primes below 2^31 the two
+/// products are summed unreduced and reduced once.
+pub fn mul_sub_mont(a: Expr, t: Expr, b: Expr, s: Expr) -> Expr {
+    Expr::call("fe_mul_sub_mont", [a, t, b, s])
+}
+
 /// `fe_dot_zero()`: an empty sum of products ([`Type::FeDot`](super::Type::FeDot)).
 pub fn dot_zero() -> Expr {
     Expr::call("fe_dot_zero", [])

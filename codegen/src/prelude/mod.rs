@@ -14,6 +14,7 @@
 //! | `fe_add`, `fe_sub`, `fe_neg` | exact, canonical in and out (SRGFN: Algorithm 2 of the 2017 paper, with the z_k = 2 case) |
 //! | `fe_mul(a, b)` | a·b, canonical operands (word: two REDCs; SRGFN: Algorithm 3) |
 //! | `fe_mul_mont(a, t)` | a·w for a constant in table form t (word: t = w·R mod p, one REDC; SRGFN: t = w) |
+//! | `fe_mul_sub_mont(a, t, b, s)` | a·w − b·v for t, s the table forms of w, v (word primes below 2^31: one REDC of the unreduced sum) |
 //! | `fe_to_mont(a)` | the table form of a |
 //! | `fe_mul_rpow<i>(a)` | SRGFN only: a·r^i, i in [0, 2k) at compile time (§3.4: a negacyclic shift and one subtraction) |
 //! | `fe_zero()`, `fe_one()`, `fe_eq(a, b)` | constants and equality |

@@ -120,9 +120,11 @@ fn step_scalars() -> Vec<Stmt> {
     let top = |name: &str, p: &str, at: Expr| fe_const(name, var(p).at(at));
     let (beta1_any, beta1) = eager(
         "beta1",
-        fe::sub(
-            fe::mul_mont(var("alpha"), var("u").at(var("lu") - Expr::u32(2))),
-            fe::mul_mont(var("beta"), var("v").at(var("lv") - Expr::u32(2))),
+        fe::mul_sub_mont(
+            var("alpha"),
+            var("u").at(var("lu") - Expr::u32(2)),
+            var("beta"),
+            var("v").at(var("lv") - Expr::u32(2)),
         ),
     );
     let (alpha2_any, alpha2) = eager("alpha2", mm("alpha", "alpha"));
@@ -244,21 +246,21 @@ fn single_step(trail: bool) -> Vec<Stmt> {
 /// outside them: coefficient j of what a normal step (k = 1, two eliminations) makes of
 /// a remainder or a cofactor, with the scalars `c` (c0, c1, c2).
 fn normal(c: [&str; 3], (p, lp): (&str, Expr), (q, lq): (&str, Expr), j: Expr) -> Expr {
-    let term =
-        |cond: Expr, x: Expr, t: &str| Expr::select(cond, fe::mul_mont(x, var(t)), fe::zero());
+    let read = |cond: Expr, x: Expr| Expr::select(cond, x, fe::zero());
     let below = j.clone() - Expr::u32(1);
     fe::sub(
-        fe::sub(
-            term(j.clone().lt(lp), var(p).at(j.clone()), c[0]),
-            term(
+        fe::mul_sub_mont(
+            read(j.clone().lt(lp), var(p).at(j.clone())),
+            var(c[0]),
+            read(
                 j.clone()
                     .ge(Expr::u32(1))
                     .and_also(below.clone().lt(lq.clone())),
                 var(q).at(below),
-                c[1],
             ),
+            var(c[1]),
         ),
-        term(j.clone().lt(lq), var(q).at(j), c[2]),
+        fe::mul_mont(read(j.clone().lt(lq), var(q).at(j)), var(c[2])),
     )
 }
 
@@ -287,12 +289,11 @@ fn double_step_scalars() -> Vec<Stmt> {
     // below the vector.
     let normal_top = |u_j: &str, (v_j1, has_j1): (&str, u32), v_j: &str| {
         fe::sub(
-            fe::sub(
-                fe::mul_mont(var(u_j), var("c0")),
-                fe::mul_mont(
-                    Expr::select(var("lv").ge(Expr::u32(has_j1)), var(v_j1), fe::zero()),
-                    var("c1"),
-                ),
+            fe::mul_sub_mont(
+                var(u_j),
+                var("c0"),
+                Expr::select(var("lv").ge(Expr::u32(has_j1)), var(v_j1), fe::zero()),
+                var("c1"),
             ),
             fe::mul_mont(var(v_j), var("c2")),
         )
@@ -316,7 +317,7 @@ fn double_step_scalars() -> Vec<Stmt> {
         fe_const("t1", when_chained("t1_any")),
         word_only(
             "d2_any",
-            fe::sub(mm("t0_any", "v_2"), mm("alpha", "t1_any")),
+            fe::mul_sub_mont(var("t0_any"), var("v_2"), var("alpha"), var("t1_any")),
         ),
         word_only("d0_any", mm("t0_any", "t0_any")),
         word_only("d1_any", mm("t0_any", "alpha")),
@@ -367,9 +368,11 @@ fn double_step(trail: bool) -> Vec<Stmt> {
                     var(x),
                     i(),
                     fe::sub(
-                        fe::sub(
-                            Expr::select(i().lt(var(lq)), term(var(q).at(i()), "d0"), fe::zero()),
-                            term(var("r_"), "d1"),
+                        fe::mul_sub_mont(
+                            Expr::select(i().lt(var(lq)), var(q).at(i()), fe::zero()),
+                            var("d0"),
+                            var("r_"),
+                            var("d1"),
                         ),
                         term(var("r"), "d2"),
                     ),
