@@ -2981,6 +2981,11 @@ FE_FN fe_t fe_dot_value(fe_dot_t s) { return s; }
 // a*t - b*s: the difference of two products.
 FE_FN fe_t fe_mul_sub_mont(fe_t a, fe_t t, fe_t b, fe_t s) { return fe_sub(fe_mul_mont(a, t), fe_mul_mont(b, s)); }
 
+// a*t - b*s - c*u.
+FE_FN fe_t fe_mul_sub2_mont(fe_t a, fe_t t, fe_t b, fe_t s, fe_t c, fe_t u) {
+    return fe_sub(fe_mul_sub_mont(a, t, b, s), fe_mul_mont(c, u));
+}
+
 
 // ---- kernels ---------------------------------------------------------------------------
 

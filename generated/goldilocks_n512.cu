@@ -345,6 +345,13 @@ FE_FN fe_t fe_mul_sub_mont(fe_t a, fe_t t, fe_t b, fe_t s) {
     return fe_sub(fe_mul_mont(a, t), fe_mul_mont(b, s));
 }
 
+// a*t/R - b*s/R - c*u/R mod p, as fe_mul_sub_mont. Below 2^31 the three widening products
+// sum below 3p^2 < 2^64; one subtraction of p*R from the high word (below 3p/2) leaves it
+// below p for the one REDC.
+FE_FN fe_t fe_mul_sub2_mont(fe_t a, fe_t t, fe_t b, fe_t s, fe_t c, fe_t u) {
+    return fe_sub(fe_mul_sub_mont(a, t, b, s), fe_mul_mont(c, u));
+}
+
 // a^(p - 2) = a^-1 mod p for a != 0 (Fermat), 0 for 0: square and multiply, high bit first.
 FE_FN fe_t fe_inv(fe_t a) {
     const fe_t e = FE_P - 2;

@@ -3,7 +3,7 @@
 //!
 //! Each field's prelude is pasted into a small driver that reads digit-major operand
 //! vectors (through `fe_load`, so the memory layout is checked too), applies `fe_add`,
-//! `fe_sub`, `fe_mul`, `fe_neg`, `fe_mul_mont`, `fe_mul_sub_mont`, `fe_to_mont`, `fe_mul_rpow<i>` and `fe_mul_rpow_rt` (SRGFNs) and
+//! `fe_sub`, `fe_mul`, `fe_neg`, `fe_mul_mont`, `fe_mul_sub_mont`, `fe_mul_sub2_mont`, `fe_to_mont`, `fe_mul_rpow<i>` and `fe_mul_rpow_rt` (SRGFNs) and
 //! `fe_eq`, and writes the results back through `fe_store`. Operands: every pair of edge
 //! cases (0, 1, 2, p−1, p−2, (p−1)/2, r, r−1, r^(k−1), r^k − r, all digits r−1, …) and
 //! seeded random pairs. Every result must equal the Rust field's and, for SRGFNs, be the
@@ -205,9 +205,9 @@ fn driver(prelude: &str, l: &Layout) -> String {
 #endif
 
 struct Outs {{
-    fe_word_t *add, *sub, *mul, *neg, *mont, *mul_sub, *to_mont, *rpow, *eq, *eq_self, *consts;
+    fe_word_t *add, *sub, *mul, *neg, *mont, *mul_sub, *mul_sub2, *to_mont, *rpow, *eq, *eq_self, *consts;
 }};
-static const char* const TAGS[] = {{"add", "sub", "mul", "neg", "mont", "mul_sub", "to_mont", "rpow", "eq", "eq_self", "consts"}};
+static const char* const TAGS[] = {{"add", "sub", "mul", "neg", "mont", "mul_sub", "mul_sub2", "to_mont", "rpow", "eq", "eq_self", "consts"}};
 
 // Every operation on element i of n; 0, or a code naming what failed.
 DRV int compute(size_t i, size_t n, const fe_word_t* a, const fe_word_t* b, const fe_word_t* bm,
@@ -222,6 +222,7 @@ DRV int compute(size_t i, size_t n, const fe_word_t* a, const fe_word_t* b, cons
     fe_store(o.neg, i, n, fe_neg(x));
     fe_store(o.mont, i, n, fe_mul_mont(x, ym));
     fe_store(o.mul_sub, i, n, fe_mul_sub_mont(x, ym, y, fe_to_mont(y)));
+    fe_store(o.mul_sub2, i, n, fe_mul_sub2_mont(x, ym, y, fe_to_mont(y), x, fe_to_mont(x)));
     fe_store(o.to_mont, i, n, fe_to_mont(x));
     o.eq[i] = fe_eq(x, y) ? 1 : 0;
     o.eq_self[i] = fe_eq(x, x) ? 1 : 0;
@@ -273,13 +274,14 @@ int main() {{
     std::vector<int> sh(n);
     if (!read_words(a) || !read_words(b) || !read_words(bm)) return 1;
     for (auto& s : sh) if (std::scanf("%d", &s) != 1) return 1;
-    const size_t sizes[11] = {{len, len, len, len, len, len, len, len, n, n, (size_t)FE_WORDS * 2}};
+    const size_t sizes[12] = {{len, len, len, len, len, len, len, len, len, n, n, (size_t)FE_WORDS * 2}};
     std::vector<std::vector<fe_word_t>> outs;
     for (size_t s : sizes) outs.emplace_back(s);
 #if defined(__CUDACC__)
-    fe_word_t* dev[11];
-    for (int t = 0; t < 11; ++t) dev[t] = to_device(outs[t]);
-    Outs o = {{dev[0], dev[1], dev[2], dev[3], dev[4], dev[5], dev[6], dev[7], dev[8], dev[9], dev[10]}};
+    fe_word_t* dev[12];
+    for (int t = 0; t < 12; ++t) dev[t] = to_device(outs[t]);
+    Outs o = {{dev[0], dev[1], dev[2], dev[3], dev[4], dev[5], dev[6], dev[7], dev[8], dev[9], dev[10],
+              dev[11]}};
     int* status = to_device(std::vector<int>(1, 0));
     compute_all<<<(unsigned)((n + 127) / 128), 128>>>(n, to_device(a), to_device(b), to_device(bm),
                                                       to_device(sh), o, status);
@@ -289,18 +291,18 @@ int main() {{
         return 1;
     }}
     if (code != 0) return code;
-    for (int t = 0; t < 11; ++t)
+    for (int t = 0; t < 12; ++t)
         cudaMemcpy(outs[t].data(), dev[t], outs[t].size() * sizeof(fe_word_t), cudaMemcpyDeviceToHost);
 #else
     Outs o = {{outs[0].data(), outs[1].data(), outs[2].data(), outs[3].data(), outs[4].data(),
               outs[5].data(), outs[6].data(), outs[7].data(), outs[8].data(), outs[9].data(),
-              outs[10].data()}};
+              outs[10].data(), outs[11].data()}};
     for (size_t i = 0; i < n; ++i) {{
         const int code = compute(i, n, a.data(), b.data(), bm.data(), sh.data(), o);
         if (code != 0) return code;
     }}
 #endif
-    for (int t = 0; t < 11; ++t) print_words(TAGS[t], outs[t]);
+    for (int t = 0; t < 12; ++t) print_words(TAGS[t], outs[t]);
     return 0;
 }}
 "#
@@ -460,6 +462,11 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
             value("mul_sub", i),
             (prod + &p - (y * y) % &p) % &p,
             "{ctx}: fe_mul_sub_mont(a, b·R, b, b·R) = a·b − b²"
+        );
+        assert_eq!(
+            value("mul_sub2", i),
+            (prod + &p * 2u32 - (y * y) % &p - (x * x) % &p) % &p,
+            "{ctx}: fe_mul_sub2_mont(a, b·R, b, b·R, a, a·R) = a·b − b² − a²"
         );
         let to_mont = value("to_mont", i);
         assert_eq!(to_mont, (x * &l.mont_r) % &p, "{ctx}: fe_to_mont");

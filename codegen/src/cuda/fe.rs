@@ -59,6 +59,13 @@ pub fn mul_sub_mont(a: Expr, t: Expr, b: Expr, s: Expr) -> Expr {
     Expr::call("fe_mul_sub_mont", [a, t, b, s])
 }
 
+/// `fe_mul_sub2_mont(a, t, b, s, c, u)`: a·w − b·v − c·x for `t`, `s`, `u` the table forms
+/// of w, v, x, as [`mul_sub_mont`]: for primes below 2^31 one reduction of the three
+/// products' unreduced sum.
+pub fn mul_sub2_mont(a: Expr, t: Expr, b: Expr, s: Expr, c: Expr, u: Expr) -> Expr {
+    Expr::call("fe_mul_sub2_mont", [a, t, b, s, c, u])
+}
+
 /// `fe_dot_zero()`: an empty sum of products ([`Type::FeDot`](super::Type::FeDot)).
 pub fn dot_zero() -> Expr {
     Expr::call("fe_dot_zero", [])

@@ -15,6 +15,7 @@
 //! | `fe_mul(a, b)` | a·b, canonical operands (word: two REDCs; SRGFN: Algorithm 3) |
 //! | `fe_mul_mont(a, t)` | a·w for a constant in table form t (word: t = w·R mod p, one REDC; SRGFN: t = w) |
 //! | `fe_mul_sub_mont(a, t, b, s)` | a·w − b·v for t, s the table forms of w, v (word primes below 2^31: one REDC of the unreduced sum) |
+//! | `fe_mul_sub2_mont(a, t, b, s, c, u)` | a·w − b·v − c·x likewise, three products and one REDC below 2^31 |
 //! | `fe_to_mont(a)` | the table form of a |
 //! | `fe_mul_rpow<i>(a)` | SRGFN only: a·r^i, i in [0, 2k) at compile time (§3.4: a negacyclic shift and one subtraction) |
 //! | `fe_zero()`, `fe_one()`, `fe_eq(a, b)` | constants and equality |

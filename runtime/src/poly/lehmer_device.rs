@@ -27,15 +27,15 @@ const LEHMER_LONG: usize = 1 << 17;
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] (and
     /// the extended gcd and the resultant on the device) uses for operands whose longer has
-    /// `len` coefficients: 1024 over the bytes of an element, between 16 and 32 (32 for
-    /// word primes, 16 for 512-bit elements), doubled for operands longer than 2^17
-    /// coefficients, within what the device's shared memory holds. A round's window costs
-    /// about its half whatever the length, and its apply pass about the length times
-    /// (a + b·half), the a for staging its tiles: long operands take larger windows and
-    /// fewer rounds. These were the fastest measured on an H200 once the apply pass reduced
-    /// its sums once: 469762049's 10^4 gcd takes 4.94 ms at 32 against 5.02 at 64, its
-    /// 2^20 gcd 1092 ms at 64 against 1234 at 32; goldilocks' 10^4 9.47 at 32 against 9.79
-    /// at 64; P3's 4097 66.5 at 16 against 69.3 at 8 (bench/RESULTS.md, "GCD round 10").
+    /// `len` coefficients: by the bytes of an element, 64 for primes below 2^32, 32 for
+    /// 64-bit primes and 256-bit elements, 16 for wider ones (whose products cost the
+    /// window's one block most), doubled up to 64 for operands longer than 2^17
+    /// coefficients, within what the device's shared memory holds. A round's window costs about its half whatever the length, and its
+    /// apply pass about the length times (a + b·half), the a for staging its tiles: long
+    /// operands take larger windows and fewer rounds. These were the fastest measured on an
+    /// H200 (bench/RESULTS.md, "GCD round 10"): 469762049's 10^4 gcd takes 4.36 ms at 64
+    /// against 4.40 at 32 and its 2^16 gcd 29.7 against 30.2; goldilocks' 10^4 9.47 at 32
+    /// against 9.81 at 64; P3's 4097 66.8 at 16 against 69.7 at 8.
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
@@ -46,7 +46,7 @@ impl<F: HostField> PolyRing<F> {
     ///
     /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
     /// match (ring.lehmer_half(10_000), ring.lehmer_half(1 << 20)) {
-    ///     (Ok(short), Ok(long)) => assert_eq!((short, long), (32, 64)),
+    ///     (Ok(short), Ok(long)) => assert_eq!((short, long), (64, 64)),
     ///     (Err(Error::NotOnGpu), _) => {}
     ///     (Err(e), _) | (_, Err(e)) => return Err(e),
     /// }
@@ -54,8 +54,16 @@ impl<F: HostField> PolyRing<F> {
     /// ```
     pub fn lehmer_half(&self, len: usize) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes;
-        let half = (1024 / bytes as usize).clamp(16, 32);
-        let half = if len > LEHMER_LONG { 2 * half } else { half };
+        let half = match bytes {
+            ..=4 => 64,
+            5..=32 => 32,
+            _ => 16,
+        };
+        let half = if len > LEHMER_LONG {
+            (2 * half).min(64)
+        } else {
+            half
+        };
         Ok(half.min(self.lehmer_max_half()?))
     }
 

@@ -248,19 +248,18 @@ fn single_step(trail: bool) -> Vec<Stmt> {
 fn normal(c: [&str; 3], (p, lp): (&str, Expr), (q, lq): (&str, Expr), j: Expr) -> Expr {
     let read = |cond: Expr, x: Expr| Expr::select(cond, x, fe::zero());
     let below = j.clone() - Expr::u32(1);
-    fe::sub(
-        fe::mul_sub_mont(
-            read(j.clone().lt(lp), var(p).at(j.clone())),
-            var(c[0]),
-            read(
-                j.clone()
-                    .ge(Expr::u32(1))
-                    .and_also(below.clone().lt(lq.clone())),
-                var(q).at(below),
-            ),
-            var(c[1]),
+    fe::mul_sub2_mont(
+        read(j.clone().lt(lp), var(p).at(j.clone())),
+        var(c[0]),
+        read(
+            j.clone()
+                .ge(Expr::u32(1))
+                .and_also(below.clone().lt(lq.clone())),
+            var(q).at(below),
         ),
-        fe::mul_mont(read(j.clone().lt(lq), var(q).at(j)), var(c[2])),
+        var(c[1]),
+        read(j.clone().lt(lq), var(q).at(j)),
+        var(c[2]),
     )
 }
 
@@ -288,14 +287,13 @@ fn double_step_scalars() -> Vec<Stmt> {
     // normal(lv − j) from the tops: c0·u[j] − c1·v[j − 1] − c2·v[j], v[j − 1] read as zero
     // below the vector.
     let normal_top = |u_j: &str, (v_j1, has_j1): (&str, u32), v_j: &str| {
-        fe::sub(
-            fe::mul_sub_mont(
-                var(u_j),
-                var("c0"),
-                Expr::select(var("lv").ge(Expr::u32(has_j1)), var(v_j1), fe::zero()),
-                var("c1"),
-            ),
-            fe::mul_mont(var(v_j), var("c2")),
+        fe::mul_sub2_mont(
+            var(u_j),
+            var("c0"),
+            Expr::select(var("lv").ge(Expr::u32(has_j1)), var(v_j1), fe::zero()),
+            var("c1"),
+            var(v_j),
+            var("c2"),
         )
     };
     vec![
@@ -349,7 +347,6 @@ fn double_step(trail: bool) -> Vec<Stmt> {
     // i < n1 and i < n2.
     let rows = |row: Row, [p, lp, q, lq]: [&str; 4], [w, x, n1, n2]: [&str; 4]| {
         let r1 = |j: Expr| normal(c, (p, var(lp)), (q, var(lq)), j);
-        let term = |x: Expr, t: &str| fe::mul_mont(x, var(t));
         // Coefficient i − 1 of r1 is the lane below's (every lane computes its r, zero past
         // the row and below it); a thread without a warp of its own computes it again.
         let stores = |n: &str| var("lane0").logical_not().and_also(i().lt(var(n)));
@@ -367,14 +364,13 @@ fn double_step(trail: bool) -> Vec<Stmt> {
                 vec![Stmt::store(
                     var(x),
                     i(),
-                    fe::sub(
-                        fe::mul_sub_mont(
-                            Expr::select(i().lt(var(lq)), var(q).at(i()), fe::zero()),
-                            var("d0"),
-                            var("r_"),
-                            var("d1"),
-                        ),
-                        term(var("r"), "d2"),
+                    fe::mul_sub2_mont(
+                        Expr::select(i().lt(var(lq)), var(q).at(i()), fe::zero()),
+                        var("d0"),
+                        var("r_"),
+                        var("d1"),
+                        var("r"),
+                        var("d2"),
                     ),
                 )],
             ),
