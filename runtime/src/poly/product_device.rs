@@ -8,7 +8,7 @@ use super::ring::PolyRing;
 use crate::error::Error;
 use crate::gpu::{Extent, Extents};
 use crate::host::HostField;
-use cudarc::driver::{CudaStream, CudaView};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView};
 use fermat_codegen::poly::ProductPass;
 use std::sync::Arc;
 
@@ -180,60 +180,86 @@ impl<F: HostField> PolyRing<F> {
             }
             Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
             Algorithm::Blocks { n, block, count } => {
-                let (long, short) = if a.len >= other.len {
-                    (a, other)
-                } else {
-                    (other, a)
-                };
-                let r_len = (count * n) as usize;
-                let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
-                let [r, ..] = &mut *work;
-                let r = self.work_buffer(r, r_len)?;
-                let (vl, vs) = (long.data.slice(..), short.data.slice(..));
-                self.convolution(n)?.cyclic_device(
-                    &stream,
-                    DeviceSource {
-                        data: &vl,
-                        extent: part(long, block, block),
-                    },
-                    Some(DeviceSource {
-                        data: &vs,
-                        extent: whole(short),
-                    }),
-                    DeviceDestination {
-                        extent: Extent {
-                            len: n,
-                            limit: r_len as u64,
-                            dist: n,
-                            stride: r_len as u64,
-                        },
-                        data: &mut r.slice_mut(..),
-                    },
-                    count as usize,
-                    None,
-                )?;
-                let extents = Extents {
-                    source: Extent {
-                        stride: r_len as u64,
-                        ..whole(long)
-                    },
-                    destination: product(c, len as u64),
-                    op_dist: 0,
-                    size: n,
-                    terms: count,
-                    block,
-                    ..Extents::whole(n)
-                };
-                self.passes()?.run(
-                    &stream,
-                    ProductPass::OverlapAdd,
-                    len as u64,
-                    // The pass reads no table: any valid pointer serves.
-                    (&r.slice(..), &mut c.data.slice_mut(..), &r.slice(..)),
-                    extents,
-                )?;
+                self.blocks_device(&stream, (n, block, count), (a, other), c, len)?
             }
         }
+        Ok(())
+    }
+
+    /// The product of a long operand by a short one in `count` blocks of `block`
+    /// coefficients of the longer: a batch of cyclic products of n points into a work
+    /// buffer, then the overlap-add of their tails into c's `len` coefficients.
+    fn blocks_device(
+        &self,
+        stream: &Arc<CudaStream>,
+        (n, block, count): (u64, u64, u64),
+        (a, b): (&PolyView<'_, F::Word>, &PolyView<'_, F::Word>),
+        c: &mut PolyViewMut<'_, F::Word>,
+        len: usize,
+    ) -> Result<(), Error> {
+        let (long, short) = if a.len >= b.len { (a, b) } else { (b, a) };
+        let whole = |p: &PolyView<'_, F::Word>| Extent {
+            len: p.len as u64,
+            limit: p.len as u64,
+            dist: 0,
+            stride: p.cap as u64,
+        };
+        let r_len = (count * n) as usize;
+        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        let [r, ..] = &mut *work;
+        let r = self.work_buffer(r, r_len)?;
+        let (vl, vs) = (long.data.slice(..), short.data.slice(..));
+        self.convolution(n)?.cyclic_device(
+            stream,
+            DeviceSource {
+                data: &vl,
+                extent: Extent {
+                    len: block,
+                    dist: block,
+                    ..whole(long)
+                },
+            },
+            Some(DeviceSource {
+                data: &vs,
+                extent: whole(short),
+            }),
+            DeviceDestination {
+                extent: Extent {
+                    len: n,
+                    limit: r_len as u64,
+                    dist: n,
+                    stride: r_len as u64,
+                },
+                data: &mut r.slice_mut(..),
+            },
+            count as usize,
+            None,
+        )?;
+        let extents = Extents {
+            source: Extent {
+                stride: r_len as u64,
+                ..whole(long)
+            },
+            destination: Extent {
+                len: len as u64,
+                limit: len as u64,
+                dist: 0,
+                stride: c.cap as u64,
+            },
+            op_dist: 0,
+            size: n,
+            terms: count,
+            block,
+            ..Extents::whole(n)
+        };
+        self.passes()?.run(
+            stream,
+            ProductPass::OverlapAdd,
+            len as u64,
+            // The pass reads no table: any valid pointer serves.
+            (&r.slice(..), &mut c.data.slice_mut(..), &r.slice(..)),
+            extents,
+        )?;
         Ok(())
     }
 
@@ -303,7 +329,6 @@ impl<F: HostField> PolyRing<F> {
             1,
             None,
         )?;
-        let terms = n / m;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let [first, second, r] = &mut *work;
         let mut folded = Vec::new();
@@ -348,6 +373,19 @@ impl<F: HostField> PolyRing<F> {
             None,
         )?;
         device.join(&stream, &side)?;
+        self.recombine_device(&stream, (n, m), r, c, len)
+    }
+
+    /// The split product's last pass, on `stream`: c's `len` coefficients from the cyclic
+    /// product of n points in c and the folded operands' product `r` of m points.
+    fn recombine_device(
+        &self,
+        stream: &Arc<CudaStream>,
+        (n, m): (u64, u64),
+        r: &CudaSlice<F::Word>,
+        c: &mut PolyViewMut<'_, F::Word>,
+        len: usize,
+    ) -> Result<(), Error> {
         let recombine_table = self.table(ProductPass::Recombine, n, m)?;
         let extents = Extents {
             destination: Extent {
@@ -357,11 +395,11 @@ impl<F: HostField> PolyRing<F> {
                 stride: c.cap as u64,
             },
             size: m,
-            terms,
+            terms: n / m,
             ..Extents::whole(m)
         };
-        passes.run(
-            &stream,
+        self.passes()?.run(
+            stream,
             ProductPass::Recombine,
             m,
             (
