@@ -30,12 +30,13 @@ impl<F: HostField> PolyRing<F> {
     /// `len` coefficients: by the bytes of an element, 64 for primes below 2^32, 32 for
     /// 64-bit primes and 256-bit elements, 16 for wider ones (whose products cost the
     /// window's one block most), doubled up to 64 for operands longer than 2^17
-    /// coefficients, within what the device's shared memory holds. A round's window costs about its half whatever the length, and its
-    /// apply pass about the length times (a + b·half), the a for staging its tiles: long
-    /// operands take larger windows and fewer rounds. These were the fastest measured on an
-    /// H200 (bench/RESULTS.md, "GCD round 10"): 469762049's 10^4 gcd takes 4.36 ms at 64
-    /// against 4.40 at 32 and its 2^16 gcd 29.7 against 30.2; goldilocks' 10^4 9.47 at 32
-    /// against 9.81 at 64; P3's 4097 66.8 at 16 against 69.7 at 8.
+    /// coefficients, within what the device's shared memory holds. A round's window costs
+    /// about its half whatever the length, and its apply pass about the length times
+    /// (a + b·half), the a for staging its tiles: long operands take larger windows and
+    /// fewer rounds. These were the fastest measured on an H200 (bench/RESULTS.md, "GCD
+    /// round 10"): 469762049's 10^4 gcd takes 4.36 ms at 64 against 4.40 at 32 and its 2^16
+    /// gcd 29.7 against 30.2; goldilocks' 10^4 9.47 at 32 against 9.81 at 64; P3's 4097
+    /// 66.8 at 16 against 69.7 at 8.
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///

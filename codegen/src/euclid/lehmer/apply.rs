@@ -151,8 +151,8 @@ fn tiles() -> Stmt {
         )
     };
     // M's entries are in table form, so each term is one `fe_dot_add`: for 32-bit primes
-    // a widening product and two additions, the sum reduced once at the end, where a REDC
-    // and a modular sum a product took four times the instructions of a term.
+    // a widening product and two additions, the sum reduced once at the end — a quarter of
+    // the instructions of the REDC and the modular sum each term took before.
     let term = |acc: &str, x: &str, y: &str| {
         Stmt::assign(
             var(acc),
