@@ -400,34 +400,8 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
     } else {
         name.to_string()
     };
-    let cpp = dir.join(format!("{stem}.cpp"));
-    let exe = dir.join(&stem);
-    std::fs::write(&cpp, &src).unwrap();
-    let out = Command::new(cxx)
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(&cpp)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{name}: the prelude does not compile as C++ ({}):\n{}",
-        cpp.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let mut input = format!("{n}\n");
-    for buf in [&a, &b, &bm] {
-        let words: Vec<String> = digit_major(buf, &p, &l)
-            .iter()
-            .map(u64::to_string)
-            .collect();
-        input.push_str(&words.join(" "));
-        input.push('\n');
-    }
-    let shifts: Vec<String> = pairs.iter().map(|t| t.2.to_string()).collect();
-    input.push_str(&shifts.join(" "));
-    input.push('\n');
+    let exe = compile_driver(name, &src, cxx, &dir.join(&stem));
+    let input = driver_input([&a, &b, &bm], &pairs, &p, &l);
     // Kept beside the driver, so that a failure can be replayed by hand.
     std::fs::write(dir.join(format!("{name}.in")), &input).unwrap();
     let text = host::run_harness(&exe, &input, &format!("{name}: the driver"));
@@ -505,6 +479,44 @@ fn check_field(name: &str, options: PreludeOptions, cxx: &str, dir: &Path) {
         std::fs::write(out_dir.join(format!("{stem}.in")), &input).unwrap();
         std::fs::write(out_dir.join(format!("{stem}.out")), &text).unwrap();
     }
+}
+
+/// The driver `src` built as C++ into the executable `exe` (its source beside it).
+fn compile_driver(name: &str, src: &str, cxx: &str, exe: &Path) -> PathBuf {
+    let cpp = exe.with_extension("cpp");
+    std::fs::write(&cpp, src).unwrap();
+    let out = Command::new(cxx)
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(exe)
+        .arg(&cpp)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: the prelude does not compile as C++ ({}):\n{}",
+        cpp.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe.to_path_buf()
+}
+
+/// The driver's input: the count, the operand vectors digit-major, the shifts.
+fn driver_input(
+    operands: [&[BigUint]; 3],
+    pairs: &[(BigUint, BigUint, u32)],
+    p: &BigUint,
+    l: &Layout,
+) -> String {
+    let mut input = format!("{}\n", pairs.len());
+    for buf in operands {
+        let words: Vec<String> = digit_major(buf, p, l).iter().map(u64::to_string).collect();
+        input.push_str(&words.join(" "));
+        input.push('\n');
+    }
+    let shifts: Vec<String> = pairs.iter().map(|t| t.2.to_string()).collect();
+    input.push_str(&shifts.join(" "));
+    input.push('\n');
+    input
 }
 
 fn scratch_dir() -> PathBuf {
