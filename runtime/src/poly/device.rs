@@ -121,6 +121,30 @@ pub(crate) struct PolyViewMut<'a, W> {
     pub(crate) cap: usize,
 }
 
+impl<W> PolyView<'_, W> {
+    /// Where the kernels find the polynomial's `len` coefficients.
+    pub(crate) fn whole(&self) -> Extent {
+        Extent {
+            len: self.len as u64,
+            limit: self.len as u64,
+            dist: 0,
+            stride: self.cap as u64,
+        }
+    }
+}
+
+impl<W> PolyViewMut<'_, W> {
+    /// Where the kernels write the first `len` coefficients of a result.
+    pub(crate) fn extent(&self, len: usize) -> Extent {
+        Extent {
+            len: len as u64,
+            limit: len as u64,
+            dist: 0,
+            stride: self.cap as u64,
+        }
+    }
+}
+
 impl<F: HostField> std::fmt::Debug for DevicePoly<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DevicePoly")

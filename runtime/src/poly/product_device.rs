@@ -132,27 +132,14 @@ impl<F: HostField> PolyRing<F> {
         let stream = stream.clone();
         let len = plan.len();
         let other = b.unwrap_or(a);
-        let part = |p: &PolyView<'_, F::Word>, len: u64, dist: u64| Extent {
-            len,
-            limit: p.len as u64,
-            dist,
-            stride: p.cap as u64,
-        };
-        let whole = |p: &PolyView<'_, F::Word>| part(p, p.len as u64, 0);
-        let product = |c: &PolyViewMut<'_, F::Word>, len: u64| Extent {
-            len,
-            limit: len,
-            dist: 0,
-            stride: c.cap as u64,
-        };
         match plan.algorithm {
             Algorithm::Zero | Algorithm::Schoolbook => {}
             Algorithm::Plain => {
                 let (va, vb) = (a.data.slice(..), other.data.slice(..));
-                let out = product(c, len as u64);
+                let out = c.extent(len);
                 self.plain_device(
-                    (&va, whole(a)),
-                    (&vb, whole(other)),
+                    (&va, a.whole()),
+                    (&vb, other.whole()),
                     (0, len as u64),
                     (&mut c.data.slice_mut(..), out),
                     1,
@@ -164,14 +151,14 @@ impl<F: HostField> PolyRing<F> {
                     &stream,
                     DeviceSource {
                         data: &va,
-                        extent: whole(a),
+                        extent: a.whole(),
                     },
                     b.map(|_| DeviceSource {
                         data: &vb,
-                        extent: whole(other),
+                        extent: other.whole(),
                     }),
                     DeviceDestination {
-                        extent: product(c, len as u64),
+                        extent: c.extent(len),
                         data: &mut c.data.slice_mut(..),
                     },
                     1,
@@ -198,12 +185,6 @@ impl<F: HostField> PolyRing<F> {
         len: usize,
     ) -> Result<(), Error> {
         let (long, short) = if a.len >= b.len { (a, b) } else { (b, a) };
-        let whole = |p: &PolyView<'_, F::Word>| Extent {
-            len: p.len as u64,
-            limit: p.len as u64,
-            dist: 0,
-            stride: p.cap as u64,
-        };
         let r_len = (count * n) as usize;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let [r, ..] = &mut *work;
@@ -216,12 +197,12 @@ impl<F: HostField> PolyRing<F> {
                 extent: Extent {
                     len: block,
                     dist: block,
-                    ..whole(long)
+                    ..long.whole()
                 },
             },
             Some(DeviceSource {
                 data: &vs,
-                extent: whole(short),
+                extent: short.whole(),
             }),
             DeviceDestination {
                 extent: Extent {
@@ -238,14 +219,9 @@ impl<F: HostField> PolyRing<F> {
         let extents = Extents {
             source: Extent {
                 stride: r_len as u64,
-                ..whole(long)
+                ..long.whole()
             },
-            destination: Extent {
-                len: len as u64,
-                limit: len as u64,
-                dist: 0,
-                stride: c.cap as u64,
-            },
+            destination: c.extent(len),
             op_dist: 0,
             size: n,
             terms: count,
@@ -281,12 +257,6 @@ impl<F: HostField> PolyRing<F> {
         // recombination reads both products.
         let side = device.side_stream()?.clone();
         let other = b.unwrap_or(a);
-        let poly = |p: &PolyView<'_, F::Word>| Extent {
-            len: p.len as u64,
-            limit: p.len as u64,
-            dist: 0,
-            stride: p.cap as u64,
-        };
         let short = |len: u64| Extent {
             len,
             limit: len,
@@ -311,18 +281,16 @@ impl<F: HostField> PolyRing<F> {
             &stream,
             DeviceSource {
                 data: &va,
-                extent: poly(a),
+                extent: a.whole(),
             },
             b.map(|_| DeviceSource {
                 data: &vb,
-                extent: poly(other),
+                extent: other.whole(),
             }),
             DeviceDestination {
                 extent: Extent {
                     len: n,
-                    limit: len as u64,
-                    dist: 0,
-                    stride: c.cap as u64,
+                    ..c.extent(len)
                 },
                 data: &mut c.data.slice_mut(..),
             },
@@ -335,7 +303,7 @@ impl<F: HostField> PolyRing<F> {
         for (p, u) in std::iter::once(a).chain(b).zip([first, second]) {
             let u = self.work_buffer(u, m as usize)?;
             let extents = Extents {
-                source: poly(p),
+                source: p.whole(),
                 size: m,
                 terms: (p.len as u64).div_ceil(m),
                 ..Extents::whole(m)
@@ -388,12 +356,7 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<(), Error> {
         let recombine_table = self.table(ProductPass::Recombine, n, m)?;
         let extents = Extents {
-            destination: Extent {
-                len: len as u64,
-                limit: len as u64,
-                dist: 0,
-                stride: c.cap as u64,
-            },
+            destination: c.extent(len),
             size: m,
             terms: n / m,
             ..Extents::whole(m)
