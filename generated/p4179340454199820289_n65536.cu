@@ -537,9 +537,9 @@ __device__ const fe_word_t inv_k1_t0[240] = {
 
 // ---- kernels ---------------------------------------------------------------------------
 
-// 256 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 256 pieces of 2^8 elements (4 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(64) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[1102];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -547,40 +547,40 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 3u) | (((uint32_t)blk & 63u) << 2u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        fe_t x4 = fe_load(tile, sbase + 69u, 1102ull);
+        fe_t x5 = fe_load(tile, sbase + 86u, 1102ull);
+        fe_t x6 = fe_load(tile, sbase + 103u, 1102ull);
+        fe_t x7 = fe_load(tile, sbase + 120u, 1102ull);
+        fe_t x8 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x9 = fe_load(tile, sbase + 155u, 1102ull);
+        fe_t x10 = fe_load(tile, sbase + 172u, 1102ull);
+        fe_t x11 = fe_load(tile, sbase + 189u, 1102ull);
+        fe_t x12 = fe_load(tile, sbase + 207u, 1102ull);
+        fe_t x13 = fe_load(tile, sbase + 224u, 1102ull);
+        fe_t x14 = fe_load(tile, sbase + 241u, 1102ull);
+        fe_t x15 = fe_load(tile, sbase + 258u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -758,48 +758,48 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x8);
+        fe_store(tile, sbase + 34u, 1102ull, x4);
+        fe_store(tile, sbase + 51u, 1102ull, x12);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 86u, 1102ull, x10);
+        fe_store(tile, sbase + 103u, 1102ull, x6);
+        fe_store(tile, sbase + 120u, 1102ull, x14);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 155u, 1102ull, x9);
+        fe_store(tile, sbase + 172u, 1102ull, x5);
+        fe_store(tile, sbase + 189u, 1102ull, x13);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase + 224u, 1102ull, x11);
+        fe_store(tile, sbase + 241u, 1102ull, x7);
+        fe_store(tile, sbase + 258u, 1102ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k0_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k0_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k0_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k0_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k0_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k0_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k0_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), fwd_k0_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), fwd_k0_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), fwd_k0_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), fwd_k0_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), fwd_k0_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), fwd_k0_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), fwd_k0_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), fwd_k0_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 1102ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 1102ull), fwd_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fwd_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 1102ull), fwd_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 1102ull), fwd_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 1102ull), fwd_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fwd_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 1102ull), fwd_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 1102ull), fwd_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 1102ull), fwd_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -977,9 +977,9 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        const uint32_t w1e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 15u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 65535u;
+        const uint32_t w1e = (((((uint32_t)base >> 8u) & 3u) | (((uint32_t)blk & 63u) << 2u)) * (((uint32_t)base >> 4u) & 15u)) & 65535u;
         const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 255u)), fe_load_row(tw, (size_t)((w1e >> 8u) + 256u)));
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 15u) << 4u)) * 16u) & 65535u;
+        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 3u) | (((uint32_t)blk & 63u) << 2u)) * 16u) & 65535u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 255u)), fe_load_row(tw, (size_t)((g1_0e >> 8u) + 256u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
@@ -999,40 +999,40 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 1102ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 1102ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 1102ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 1102ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 1102ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 1102ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 1102ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 1102ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 1102ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 1102ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 1102ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 1102ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 1102ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 1102ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | (((uint32_t)blk & 63u) << 2u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 6u)), 1102ull));
         }
     }
 }
 
-// 256 pieces of 2^8 elements (16 per block), 3 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 256 pieces of 2^8 elements (4 per block), 3 steps
+extern "C" __global__ void __launch_bounds__(64) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[1102];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1040,40 +1040,40 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 15u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 4u) + ((((uint32_t)ul & 15u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 3u) << 12u)), 65536ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        fe_t x4 = fe_load(tile, sbase + 69u, 1102ull);
+        fe_t x5 = fe_load(tile, sbase + 86u, 1102ull);
+        fe_t x6 = fe_load(tile, sbase + 103u, 1102ull);
+        fe_t x7 = fe_load(tile, sbase + 120u, 1102ull);
+        fe_t x8 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x9 = fe_load(tile, sbase + 155u, 1102ull);
+        fe_t x10 = fe_load(tile, sbase + 172u, 1102ull);
+        fe_t x11 = fe_load(tile, sbase + 189u, 1102ull);
+        fe_t x12 = fe_load(tile, sbase + 207u, 1102ull);
+        fe_t x13 = fe_load(tile, sbase + 224u, 1102ull);
+        fe_t x14 = fe_load(tile, sbase + 241u, 1102ull);
+        fe_t x15 = fe_load(tile, sbase + 258u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1251,48 +1251,48 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x8);
+        fe_store(tile, sbase + 34u, 1102ull, x4);
+        fe_store(tile, sbase + 51u, 1102ull, x12);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 86u, 1102ull, x10);
+        fe_store(tile, sbase + 103u, 1102ull, x6);
+        fe_store(tile, sbase + 120u, 1102ull, x14);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 155u, 1102ull, x9);
+        fe_store(tile, sbase + 172u, 1102ull, x5);
+        fe_store(tile, sbase + 189u, 1102ull, x13);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase + 224u, 1102ull, x11);
+        fe_store(tile, sbase + 241u, 1102ull, x7);
+        fe_store(tile, sbase + 258u, 1102ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k1_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k1_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k1_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k1_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k1_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k1_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k1_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), fwd_k1_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), fwd_k1_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), fwd_k1_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), fwd_k1_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), fwd_k1_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), fwd_k1_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), fwd_k1_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), fwd_k1_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), fwd_k1_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), fwd_k1_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), fwd_k1_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), fwd_k1_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 1102ull), fwd_k1_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), fwd_k1_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 1102ull), fwd_k1_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), fwd_k1_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 1102ull), fwd_k1_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 1102ull), fwd_k1_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 1102ull), fwd_k1_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), fwd_k1_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 1102ull), fwd_k1_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 1102ull), fwd_k1_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 1102ull), fwd_k1_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1470,40 +1470,40 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 1u, 4366ull, x8);
-        fe_store(tile, sbase + 2u, 4366ull, x4);
-        fe_store(tile, sbase + 3u, 4366ull, x12);
-        fe_store(tile, sbase + 4u, 4366ull, x2);
-        fe_store(tile, sbase + 5u, 4366ull, x10);
-        fe_store(tile, sbase + 6u, 4366ull, x6);
-        fe_store(tile, sbase + 7u, 4366ull, x14);
-        fe_store(tile, sbase + 8u, 4366ull, x1);
-        fe_store(tile, sbase + 9u, 4366ull, x9);
-        fe_store(tile, sbase + 10u, 4366ull, x5);
-        fe_store(tile, sbase + 11u, 4366ull, x13);
-        fe_store(tile, sbase + 12u, 4366ull, x3);
-        fe_store(tile, sbase + 13u, 4366ull, x11);
-        fe_store(tile, sbase + 14u, 4366ull, x7);
-        fe_store(tile, sbase + 15u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 1u, 1102ull, x8);
+        fe_store(tile, sbase + 2u, 1102ull, x4);
+        fe_store(tile, sbase + 3u, 1102ull, x12);
+        fe_store(tile, sbase + 4u, 1102ull, x2);
+        fe_store(tile, sbase + 5u, 1102ull, x10);
+        fe_store(tile, sbase + 6u, 1102ull, x6);
+        fe_store(tile, sbase + 7u, 1102ull, x14);
+        fe_store(tile, sbase + 8u, 1102ull, x1);
+        fe_store(tile, sbase + 9u, 1102ull, x9);
+        fe_store(tile, sbase + 10u, 1102ull, x5);
+        fe_store(tile, sbase + 11u, 1102ull, x13);
+        fe_store(tile, sbase + 12u, 1102ull, x3);
+        fe_store(tile, sbase + 13u, 1102ull, x11);
+        fe_store(tile, sbase + 14u, 1102ull, x7);
+        fe_store(tile, sbase + 15u, 1102ull, x15);
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 2u) & 15u) << 4u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 6u)), 1102ull));
         }
     }
 }
 
-// 256 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 256 pieces of 2^8 elements (4 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(64) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[1102];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1511,40 +1511,40 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 3u) | (((uint32_t)blk & 63u) << 2u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 6u)), 1102ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        fe_t x4 = fe_load(tile, sbase + 69u, 1102ull);
+        fe_t x5 = fe_load(tile, sbase + 86u, 1102ull);
+        fe_t x6 = fe_load(tile, sbase + 103u, 1102ull);
+        fe_t x7 = fe_load(tile, sbase + 120u, 1102ull);
+        fe_t x8 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x9 = fe_load(tile, sbase + 155u, 1102ull);
+        fe_t x10 = fe_load(tile, sbase + 172u, 1102ull);
+        fe_t x11 = fe_load(tile, sbase + 189u, 1102ull);
+        fe_t x12 = fe_load(tile, sbase + 207u, 1102ull);
+        fe_t x13 = fe_load(tile, sbase + 224u, 1102ull);
+        fe_t x14 = fe_load(tile, sbase + 241u, 1102ull);
+        fe_t x15 = fe_load(tile, sbase + 258u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1722,48 +1722,48 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x8);
+        fe_store(tile, sbase + 34u, 1102ull, x4);
+        fe_store(tile, sbase + 51u, 1102ull, x12);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 86u, 1102ull, x10);
+        fe_store(tile, sbase + 103u, 1102ull, x6);
+        fe_store(tile, sbase + 120u, 1102ull, x14);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 155u, 1102ull, x9);
+        fe_store(tile, sbase + 172u, 1102ull, x5);
+        fe_store(tile, sbase + 189u, 1102ull, x13);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase + 224u, 1102ull, x11);
+        fe_store(tile, sbase + 241u, 1102ull, x7);
+        fe_store(tile, sbase + 258u, 1102ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k0_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k0_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k0_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k0_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k0_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k0_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k0_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), inv_k0_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), inv_k0_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), inv_k0_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), inv_k0_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), inv_k0_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), inv_k0_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), inv_k0_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), inv_k0_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 1102ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 1102ull), inv_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), inv_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 1102ull), inv_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 1102ull), inv_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 1102ull), inv_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), inv_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 1102ull), inv_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 1102ull), inv_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 1102ull), inv_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1941,9 +1941,9 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 15u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 65535u;
+        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)blk & 63u) << 2u)) * (((uint32_t)base >> 4u) & 15u)) & 65535u;
         const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 255u)), fe_load_row(tw, (size_t)((w1e >> 8u) + 256u)));
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 15u) << 4u)) * 16u) & 65535u;
+        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 3u) | (((uint32_t)blk & 63u) << 2u)) * 16u) & 65535u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 255u)), fe_load_row(tw, (size_t)((g1_0e >> 8u) + 256u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
@@ -1963,40 +1963,40 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 1102ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 1102ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 1102ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 1102ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 1102ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 1102ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 1102ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 1102ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 1102ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 1102ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 1102ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 1102ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 1102ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 1102ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 2u) & 15u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | (((uint32_t)blk & 63u) << 2u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 6u)), 1102ull));
         }
     }
 }
 
-// 256 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 256 pieces of 2^8 elements (4 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(64) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[1102];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 65536ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2004,40 +2004,40 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = (uint32_t)tq & 63u;
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 63u) | (((uint32_t)blk & 15u) << 8u) | ((((uint32_t)blk >> 4u) & 3u) << 14u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull));
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 6u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 6u) + ((((uint32_t)ul & 15u) << 6u) >> 4u) + ((((uint32_t)ul & 15u) << 6u) >> 6u)), 1102ull, fe_load(in_t, (size_t)((((uint32_t)ul & 3u) << 6u) | ((((uint32_t)ul >> 2u) & 3u) << 12u)), 65536ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 3u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 1102ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 1102ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 1102ull);
+        fe_t x4 = fe_load(tile, sbase + 69u, 1102ull);
+        fe_t x5 = fe_load(tile, sbase + 86u, 1102ull);
+        fe_t x6 = fe_load(tile, sbase + 103u, 1102ull);
+        fe_t x7 = fe_load(tile, sbase + 120u, 1102ull);
+        fe_t x8 = fe_load(tile, sbase + 138u, 1102ull);
+        fe_t x9 = fe_load(tile, sbase + 155u, 1102ull);
+        fe_t x10 = fe_load(tile, sbase + 172u, 1102ull);
+        fe_t x11 = fe_load(tile, sbase + 189u, 1102ull);
+        fe_t x12 = fe_load(tile, sbase + 207u, 1102ull);
+        fe_t x13 = fe_load(tile, sbase + 224u, 1102ull);
+        fe_t x14 = fe_load(tile, sbase + 241u, 1102ull);
+        fe_t x15 = fe_load(tile, sbase + 258u, 1102ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2215,48 +2215,48 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 1102ull, x0);
+        fe_store(tile, sbase + 17u, 1102ull, x8);
+        fe_store(tile, sbase + 34u, 1102ull, x4);
+        fe_store(tile, sbase + 51u, 1102ull, x12);
+        fe_store(tile, sbase + 69u, 1102ull, x2);
+        fe_store(tile, sbase + 86u, 1102ull, x10);
+        fe_store(tile, sbase + 103u, 1102ull, x6);
+        fe_store(tile, sbase + 120u, 1102ull, x14);
+        fe_store(tile, sbase + 138u, 1102ull, x1);
+        fe_store(tile, sbase + 155u, 1102ull, x9);
+        fe_store(tile, sbase + 172u, 1102ull, x5);
+        fe_store(tile, sbase + 189u, 1102ull, x13);
+        fe_store(tile, sbase + 207u, 1102ull, x3);
+        fe_store(tile, sbase + 224u, 1102ull, x11);
+        fe_store(tile, sbase + 241u, 1102ull, x7);
+        fe_store(tile, sbase + 258u, 1102ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 63u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 6u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 6u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k1_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k1_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k1_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k1_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k1_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k1_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k1_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), inv_k1_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), inv_k1_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), inv_k1_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), inv_k1_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), inv_k1_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), inv_k1_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), inv_k1_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), inv_k1_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 1102ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 1102ull), inv_k1_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 1102ull), inv_k1_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 1102ull), inv_k1_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 1102ull), inv_k1_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 1102ull), inv_k1_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 1102ull), inv_k1_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 1102ull), inv_k1_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 1102ull), inv_k1_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 1102ull), inv_k1_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 1102ull), inv_k1_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 1102ull), inv_k1_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 1102ull), inv_k1_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 1102ull), inv_k1_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 1102ull), inv_k1_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 1102ull), inv_k1_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2434,33 +2434,33 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
             x14 = fe_add_lazy(t, x15);
             x15 = fe_sub_lazy(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, fe_load_row(tw, 512ull)));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 0u, 1102ull, fe_mul_mont(x0, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 1u, 1102ull, fe_mul_mont(x8, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 2u, 1102ull, fe_mul_mont(x4, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 3u, 1102ull, fe_mul_mont(x12, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 4u, 1102ull, fe_mul_mont(x2, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 5u, 1102ull, fe_mul_mont(x10, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 6u, 1102ull, fe_mul_mont(x6, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 7u, 1102ull, fe_mul_mont(x14, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 8u, 1102ull, fe_mul_mont(x1, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 9u, 1102ull, fe_mul_mont(x9, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 10u, 1102ull, fe_mul_mont(x5, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 11u, 1102ull, fe_mul_mont(x13, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 12u, 1102ull, fe_mul_mont(x3, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 13u, 1102ull, fe_mul_mont(x11, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 14u, 1102ull, fe_mul_mont(x7, fe_load_row(tw, 512ull)));
+        fe_store(tile, sbase + 15u, 1102ull, fe_mul_mont(x15, fe_load_row(tw, 512ull)));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 4u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
+        const uint32_t it = ((((uint32_t)tq >> 2u) & 15u) << 4u) | (((uint32_t)tq & 3u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 6u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 2u) & 15u) << 8u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + ((uint32_t)ul & 15u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 12u), 65536ull, fe_load(tile, st + (((uint32_t)ul & 15u) + (((uint32_t)ul & 15u) >> 4u) + (((uint32_t)ul & 15u) >> 6u)), 1102ull));
         }
     }
 }

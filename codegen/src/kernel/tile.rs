@@ -13,6 +13,34 @@ use fermat_dsl::field::Field;
 /// a radix-16 codelet each.
 pub(super) const MIN_TILE_BITS: u32 = 12;
 
+/// Word-prime transforms of at most 2^SMALL_TRANSFORM_BITS points take smaller tiles
+/// ([`SMALL_TILE_BITS`], pieces spanning one 32-byte sector): their tiles of 2^12–2^13
+/// elements left 8–16 blocks a pass, a few multiprocessors of an H200 each waiting on its
+/// own chain of loads and barriers. With tiles of 2^10 the power-series inverse mod
+/// x^(2^20), whose Newton steps run transforms of 2^13 to 2^16 points, took 0.450 →
+/// 0.411 ms; at 2^17 and 2^18 points (64–256 blocks already) smaller tiles lost
+/// (bench/RESULTS.md, "Small transforms in small tiles").
+pub(super) const SMALL_TRANSFORM_BITS: u32 = 16;
+
+/// log2 of the tile a small word-prime transform grows to: 64 threads with a radix-16
+/// codelet each.
+pub(super) const SMALL_TILE_BITS: u32 = 10;
+
+/// The index bits a tile covers below which its pieces coalesce, and the size it grows
+/// to: the options' for SRGFNs and for large transforms; for a word prime's transform of
+/// at most 2^[`SMALL_TRANSFORM_BITS`] points, one 32-byte sector (the grain of both L2
+/// and DRAM) and 2^[`SMALL_TILE_BITS`] elements, so that its passes spread over more
+/// multiprocessors.
+fn tile_goal(k: &KernelPlan, shape: &FieldShape, options: &EmitOptions) -> (u32, u32) {
+    let word_prime = shape.shift_order.is_none();
+    if word_prime && k.log_n <= SMALL_TRANSFORM_BITS {
+        let sector_bits = (32 / shape.element_bytes).max(1).ilog2();
+        (sector_bits.min(options.coalesce_bits), SMALL_TILE_BITS)
+    } else {
+        (options.coalesce_bits, MIN_TILE_BITS)
+    }
+}
+
 /// The tile of a kernel: which physical bits a block owns.
 pub(super) struct Tile {
     /// log2 of the piece size.
@@ -57,9 +85,10 @@ impl Tile {
         let low = |c: usize| piece_phys[c].min(k.dest[piece_phys[c] as usize]);
         let mut wanted: Vec<usize> = (0..piece_phys.len()).collect();
         wanted.sort_by_key(|&c| low(c));
+        let (coalesce_bits, min_tile_bits) = tile_goal(k, shape, options);
         let mut pb = 0;
         while (pb as usize) < wanted.len()
-            && (low(wanted[pb as usize]) < options.coalesce_bits || s + pb < MIN_TILE_BITS)
+            && (low(wanted[pb as usize]) < coalesce_bits || s + pb < min_tile_bits)
             && bytes(pb + 1) <= options.shared_limit
             && s + pb < 20
         {
