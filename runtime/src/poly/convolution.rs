@@ -361,6 +361,40 @@ impl<F: HostField> Convolution<F> {
         Ok(())
     }
 
+    /// The forward transforms of `parts` parts of `source` into `output`, on `stream`.
+    fn forward_device(
+        &self,
+        gpu: &GpuConvolution<F::Word>,
+        stream: &Arc<CudaStream>,
+        counters: &mut Counters,
+        scratch: &mut CudaSlice<F::Word>,
+        (source, output): (&DeviceSource<'_, '_, F::Word>, &mut CudaSlice<F::Word>),
+        parts: usize,
+    ) -> Result<(), Error> {
+        let words = self.n as usize * self.words;
+        let need = if gpu.forward.needs_scratch() {
+            words * parts
+        } else {
+            1
+        };
+        run(
+            &gpu.forward,
+            stream,
+            counters,
+            Vectors {
+                input: DeviceInput::Shared(source.data),
+                output: &mut output.slice_mut(0..words * parts),
+                scratch: &mut scratch.slice_mut(0..need),
+                operand: Operand::None,
+                extents: Extents {
+                    source: source.extent,
+                    ..Extents::whole(self.n)
+                },
+            },
+            parts,
+        )
+    }
+
     /// [`cyclic_device`](Self::cyclic_device) by two forward transforms (one where the
     /// second operand's is `kept` from the product before, or a square's) and the inverse
     /// with the pointwise products.
@@ -400,51 +434,13 @@ impl<F: HostField> Convolution<F> {
         let scratch = scratch.as_mut().expect("allocated above");
         let whole = Extents::whole(self.n);
         let [forward_counters, inverse_counters, _, side_counters] = counters;
-        // The forward transforms of `parts` parts of an operand into `output`.
-        let forward = |stream: &Arc<CudaStream>,
-                       counters: &mut Counters,
-                       scratch: &mut CudaSlice<F::Word>,
-                       source: &DeviceSource<'_, '_, F::Word>,
-                       output: &mut CudaSlice<F::Word>,
-                       parts: usize|
-         -> Result<(), Error> {
-            let need = if gpu.forward.needs_scratch() {
-                words * parts
-            } else {
-                1
-            };
-            run(
-                &gpu.forward,
-                stream,
-                counters,
-                Vectors {
-                    input: DeviceInput::Shared(source.data),
-                    output: &mut output.slice_mut(0..words * parts),
-                    scratch: &mut scratch.slice_mut(0..need),
-                    operand: Operand::None,
-                    extents: Extents {
-                        source: source.extent,
-                        ..whole
-                    },
-                },
-                parts,
-            )
-        };
-        // The transform of b, beside a's or after it, and the inverse of the pointwise
-        // products.
-        let second_view;
-        let operand = match &b {
-            Some(b) => {
+        // b's transform (unless kept from the product before): beside a's on the side
+        // stream, or before it on this one; then a's.
+        let side = match &b {
+            Some(b) if !kept => {
+                *second_holds = None;
                 let second = second.as_mut().expect("allocated above");
-                if kept {
-                    forward(stream, forward_counters, scratch, &a, first, batch)?;
-                } else if !beside {
-                    *second_holds = None;
-                    forward(stream, forward_counters, scratch, b, second, b_parts)?;
-                    forward(stream, forward_counters, scratch, &a, first, batch)?;
-                    *second_holds = (batch == 1).then(|| (Ticket::new(), b.key(stream)));
-                } else {
-                    *second_holds = None;
+                if beside {
                     let side = device.side_stream()?.clone();
                     // The side stream waits for what the operands and buffers wait for.
                     device.join(&side, stream)?;
@@ -452,20 +448,42 @@ impl<F: HostField> Convolution<F> {
                         Some(s) => s,
                         None => &mut *scratch,
                     };
-                    forward(&side, side_counters, side_scratch, b, second, b_parts)?;
-                    forward(stream, forward_counters, scratch, &a, first, batch)?;
-                    device.join(stream, &side)?;
-                    if batch == 1 {
-                        *second_holds = Some((Ticket::new(), b.key(stream)));
-                    }
+                    let b_output = (b, second);
+                    self.forward_device(
+                        gpu,
+                        &side,
+                        side_counters,
+                        side_scratch,
+                        b_output,
+                        b_parts,
+                    )?;
+                    Some(side)
+                } else {
+                    let b_output = (b, second);
+                    self.forward_device(gpu, stream, forward_counters, scratch, b_output, b_parts)?;
+                    None
                 }
-                second_view = second.slice(0..words * b_parts);
+            }
+            _ => None,
+        };
+        self.forward_device(gpu, stream, forward_counters, scratch, (&a, first), batch)?;
+        if let Some(side) = side {
+            device.join(stream, &side)?;
+        }
+        if let (Some(b), false, 1) = (&b, kept, batch) {
+            *second_holds = Some((Ticket::new(), b.key(stream)));
+        }
+        // The inverse of the pointwise products.
+        let second_view;
+        let operand = match &b {
+            Some(_) => {
+                second_view = second
+                    .as_ref()
+                    .expect("allocated above")
+                    .slice(0..words * b_parts);
                 Operand::Separate(&second_view)
             }
-            None => {
-                forward(stream, forward_counters, scratch, &a, first, batch)?;
-                Operand::Input
-            }
+            None => Operand::Input,
         };
         run(
             &gpu.inverse,
