@@ -508,9 +508,9 @@ __device__ const fe_word_t inv_k1_t1[16] = {
 
 // ---- kernels ---------------------------------------------------------------------------
 
-// 512 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 512 pieces of 2^8 elements (8 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(128, 8) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[2190];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -518,40 +518,40 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 2190ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 2190ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 2190ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 2190ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 2190ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 2190ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 2190ull);
+        fe_t x8 = fe_load(tile, sbase + 137u, 2190ull);
+        fe_t x9 = fe_load(tile, sbase + 154u, 2190ull);
+        fe_t x10 = fe_load(tile, sbase + 171u, 2190ull);
+        fe_t x11 = fe_load(tile, sbase + 188u, 2190ull);
+        fe_t x12 = fe_load(tile, sbase + 205u, 2190ull);
+        fe_t x13 = fe_load(tile, sbase + 222u, 2190ull);
+        fe_t x14 = fe_load(tile, sbase + 239u, 2190ull);
+        fe_t x15 = fe_load(tile, sbase + 256u, 2190ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -729,48 +729,48 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2190ull, x0);
+        fe_store(tile, sbase + 17u, 2190ull, x8);
+        fe_store(tile, sbase + 34u, 2190ull, x4);
+        fe_store(tile, sbase + 51u, 2190ull, x12);
+        fe_store(tile, sbase + 68u, 2190ull, x2);
+        fe_store(tile, sbase + 85u, 2190ull, x10);
+        fe_store(tile, sbase + 102u, 2190ull, x6);
+        fe_store(tile, sbase + 119u, 2190ull, x14);
+        fe_store(tile, sbase + 137u, 2190ull, x1);
+        fe_store(tile, sbase + 154u, 2190ull, x9);
+        fe_store(tile, sbase + 171u, 2190ull, x5);
+        fe_store(tile, sbase + 188u, 2190ull, x13);
+        fe_store(tile, sbase + 205u, 2190ull, x3);
+        fe_store(tile, sbase + 222u, 2190ull, x11);
+        fe_store(tile, sbase + 239u, 2190ull, x7);
+        fe_store(tile, sbase + 256u, 2190ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k0_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), fwd_k0_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), fwd_k0_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), fwd_k0_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), fwd_k0_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), fwd_k0_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), fwd_k0_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), fwd_k0_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), fwd_k0_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), fwd_k0_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), fwd_k0_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), fwd_k0_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), fwd_k0_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), fwd_k0_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), fwd_k0_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2190ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2190ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2190ull), fwd_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), fwd_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 2190ull), fwd_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 2190ull), fwd_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 2190ull), fwd_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), fwd_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 2190ull), fwd_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 2190ull), fwd_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 2190ull), fwd_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -948,9 +948,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        const uint32_t w1e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
+        const uint32_t w1e = (((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
         const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
-        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 16u) & 131071u;
+        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * 16u) & 131071u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
@@ -970,40 +970,40 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 2190ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 2190ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 2190ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 2190ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 2190ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 2190ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 2190ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 2190ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 2190ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 2190ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 2190ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 2190ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 7u)), 2190ull));
         }
     }
 }
 
-// 256 pieces of 2^9 elements (8 per block), 5 steps
+// 256 pieces of 2^9 elements (4 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+    __shared__ fe_word_t tile[2178];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1013,38 +1013,38 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 16u));
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 3u) << 15u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 7u) << 13u)), 131072ull));
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 9u)), 2178ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 3u) << 13u)), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 3u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 273u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 307u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 341u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 375u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 409u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 443u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 477u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 511u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2178ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 2178ull);
+        fe_t x2 = fe_load(tile, sbase + 68u, 2178ull);
+        fe_t x3 = fe_load(tile, sbase + 102u, 2178ull);
+        fe_t x4 = fe_load(tile, sbase + 136u, 2178ull);
+        fe_t x5 = fe_load(tile, sbase + 170u, 2178ull);
+        fe_t x6 = fe_load(tile, sbase + 204u, 2178ull);
+        fe_t x7 = fe_load(tile, sbase + 238u, 2178ull);
+        fe_t x8 = fe_load(tile, sbase + 272u, 2178ull);
+        fe_t x9 = fe_load(tile, sbase + 306u, 2178ull);
+        fe_t x10 = fe_load(tile, sbase + 340u, 2178ull);
+        fe_t x11 = fe_load(tile, sbase + 374u, 2178ull);
+        fe_t x12 = fe_load(tile, sbase + 408u, 2178ull);
+        fe_t x13 = fe_load(tile, sbase + 442u, 2178ull);
+        fe_t x14 = fe_load(tile, sbase + 476u, 2178ull);
+        fe_t x15 = fe_load(tile, sbase + 510u, 2178ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1222,31 +1222,31 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 34u, 4366ull, x8);
-        fe_store(tile, sbase + 68u, 4366ull, x4);
-        fe_store(tile, sbase + 102u, 4366ull, x12);
-        fe_store(tile, sbase + 136u, 4366ull, x2);
-        fe_store(tile, sbase + 170u, 4366ull, x10);
-        fe_store(tile, sbase + 204u, 4366ull, x6);
-        fe_store(tile, sbase + 238u, 4366ull, x14);
-        fe_store(tile, sbase + 273u, 4366ull, x1);
-        fe_store(tile, sbase + 307u, 4366ull, x9);
-        fe_store(tile, sbase + 341u, 4366ull, x5);
-        fe_store(tile, sbase + 375u, 4366ull, x13);
-        fe_store(tile, sbase + 409u, 4366ull, x3);
-        fe_store(tile, sbase + 443u, 4366ull, x11);
-        fe_store(tile, sbase + 477u, 4366ull, x7);
-        fe_store(tile, sbase + 511u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2178ull, x0);
+        fe_store(tile, sbase + 34u, 2178ull, x8);
+        fe_store(tile, sbase + 68u, 2178ull, x4);
+        fe_store(tile, sbase + 102u, 2178ull, x12);
+        fe_store(tile, sbase + 136u, 2178ull, x2);
+        fe_store(tile, sbase + 170u, 2178ull, x10);
+        fe_store(tile, sbase + 204u, 2178ull, x6);
+        fe_store(tile, sbase + 238u, 2178ull, x14);
+        fe_store(tile, sbase + 272u, 2178ull, x1);
+        fe_store(tile, sbase + 306u, 2178ull, x9);
+        fe_store(tile, sbase + 340u, 2178ull, x5);
+        fe_store(tile, sbase + 374u, 2178ull, x13);
+        fe_store(tile, sbase + 408u, 2178ull, x3);
+        fe_store(tile, sbase + 442u, 2178ull, x11);
+        fe_store(tile, sbase + 476u, 2178ull, x7);
+        fe_store(tile, sbase + 510u, 2178ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
         const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
@@ -1269,22 +1269,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 4366ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2178ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 2178ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 2178ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 2178ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 2178ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 2178ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 2178ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 2178ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 2178ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 2178ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 2178ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 2178ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 2178ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 2178ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 2178ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 2178ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1462,60 +1462,60 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k1(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 2u, 4366ull, x8);
-        fe_store(tile, sbase + 4u, 4366ull, x4);
-        fe_store(tile, sbase + 6u, 4366ull, x12);
-        fe_store(tile, sbase + 8u, 4366ull, x2);
-        fe_store(tile, sbase + 10u, 4366ull, x10);
-        fe_store(tile, sbase + 12u, 4366ull, x6);
-        fe_store(tile, sbase + 14u, 4366ull, x14);
-        fe_store(tile, sbase + 17u, 4366ull, x1);
-        fe_store(tile, sbase + 19u, 4366ull, x9);
-        fe_store(tile, sbase + 21u, 4366ull, x5);
-        fe_store(tile, sbase + 23u, 4366ull, x13);
-        fe_store(tile, sbase + 25u, 4366ull, x3);
-        fe_store(tile, sbase + 27u, 4366ull, x11);
-        fe_store(tile, sbase + 29u, 4366ull, x7);
-        fe_store(tile, sbase + 31u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2178ull, x0);
+        fe_store(tile, sbase + 2u, 2178ull, x8);
+        fe_store(tile, sbase + 4u, 2178ull, x4);
+        fe_store(tile, sbase + 6u, 2178ull, x12);
+        fe_store(tile, sbase + 8u, 2178ull, x2);
+        fe_store(tile, sbase + 10u, 2178ull, x10);
+        fe_store(tile, sbase + 12u, 2178ull, x6);
+        fe_store(tile, sbase + 14u, 2178ull, x14);
+        fe_store(tile, sbase + 17u, 2178ull, x1);
+        fe_store(tile, sbase + 19u, 2178ull, x9);
+        fe_store(tile, sbase + 21u, 2178ull, x5);
+        fe_store(tile, sbase + 23u, 2178ull, x13);
+        fe_store(tile, sbase + 25u, 2178ull, x3);
+        fe_store(tile, sbase + 27u, 2178ull, x11);
+        fe_store(tile, sbase + 29u, 2178ull, x7);
+        fe_store(tile, sbase + 31u, 2178ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
-        for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 9u) + ((((uint32_t)gj & 3u) << 9u) >> 4u) + ((((uint32_t)gj & 3u) << 9u) >> 9u));
             const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), fwd_k1_t1[0u + t1s]);
+            fe_t x0 = fe_load(tile, sbase + 0u, 2178ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2178ull), fwd_k1_t1[0u + t1s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 4366ull, x0);
-            fe_store(tile, sbase + 1u, 4366ull, x1);
+            fe_store(tile, sbase + 0u, 2178ull, x0);
+            fe_store(tile, sbase + 1u, 2178ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 15u) << 5u) | (((uint32_t)tq & 7u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 3u) & 31u) << 8u));
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 2u) & 15u) << 5u) | (((uint32_t)tq & 3u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 2u) & 63u) << 8u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 4u) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 8u)), 4366ull));
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 14u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) >> 4u) + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) >> 9u)), 2178ull));
         }
     }
 }
 
-// 512 pieces of 2^8 elements (16 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+// 512 pieces of 2^8 elements (8 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(128, 8) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[2190];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1523,40 +1523,40 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 7u)), 2190ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 8u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+        fe_t x1 = fe_load(tile, sbase + 17u, 2190ull);
+        fe_t x2 = fe_load(tile, sbase + 34u, 2190ull);
+        fe_t x3 = fe_load(tile, sbase + 51u, 2190ull);
+        fe_t x4 = fe_load(tile, sbase + 68u, 2190ull);
+        fe_t x5 = fe_load(tile, sbase + 85u, 2190ull);
+        fe_t x6 = fe_load(tile, sbase + 102u, 2190ull);
+        fe_t x7 = fe_load(tile, sbase + 119u, 2190ull);
+        fe_t x8 = fe_load(tile, sbase + 137u, 2190ull);
+        fe_t x9 = fe_load(tile, sbase + 154u, 2190ull);
+        fe_t x10 = fe_load(tile, sbase + 171u, 2190ull);
+        fe_t x11 = fe_load(tile, sbase + 188u, 2190ull);
+        fe_t x12 = fe_load(tile, sbase + 205u, 2190ull);
+        fe_t x13 = fe_load(tile, sbase + 222u, 2190ull);
+        fe_t x14 = fe_load(tile, sbase + 239u, 2190ull);
+        fe_t x15 = fe_load(tile, sbase + 256u, 2190ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1734,48 +1734,48 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 17u, 4366ull, x8);
-        fe_store(tile, sbase + 34u, 4366ull, x4);
-        fe_store(tile, sbase + 51u, 4366ull, x12);
-        fe_store(tile, sbase + 68u, 4366ull, x2);
-        fe_store(tile, sbase + 85u, 4366ull, x10);
-        fe_store(tile, sbase + 102u, 4366ull, x6);
-        fe_store(tile, sbase + 119u, 4366ull, x14);
-        fe_store(tile, sbase + 136u, 4366ull, x1);
-        fe_store(tile, sbase + 153u, 4366ull, x9);
-        fe_store(tile, sbase + 170u, 4366ull, x5);
-        fe_store(tile, sbase + 187u, 4366ull, x13);
-        fe_store(tile, sbase + 204u, 4366ull, x3);
-        fe_store(tile, sbase + 221u, 4366ull, x11);
-        fe_store(tile, sbase + 238u, 4366ull, x7);
-        fe_store(tile, sbase + 255u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2190ull, x0);
+        fe_store(tile, sbase + 17u, 2190ull, x8);
+        fe_store(tile, sbase + 34u, 2190ull, x4);
+        fe_store(tile, sbase + 51u, 2190ull, x12);
+        fe_store(tile, sbase + 68u, 2190ull, x2);
+        fe_store(tile, sbase + 85u, 2190ull, x10);
+        fe_store(tile, sbase + 102u, 2190ull, x6);
+        fe_store(tile, sbase + 119u, 2190ull, x14);
+        fe_store(tile, sbase + 137u, 2190ull, x1);
+        fe_store(tile, sbase + 154u, 2190ull, x9);
+        fe_store(tile, sbase + 171u, 2190ull, x5);
+        fe_store(tile, sbase + 188u, 2190ull, x13);
+        fe_store(tile, sbase + 205u, 2190ull, x3);
+        fe_store(tile, sbase + 222u, 2190ull, x11);
+        fe_store(tile, sbase + 239u, 2190ull, x7);
+        fe_store(tile, sbase + 256u, 2190ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 4u;
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 7u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 7u));
         const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k0_t0[0u + t0s]);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), inv_k0_t0[16u + t0s]);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 4366ull), inv_k0_t0[32u + t0s]);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), inv_k0_t0[48u + t0s]);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 4366ull), inv_k0_t0[64u + t0s]);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), inv_k0_t0[80u + t0s]);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 4366ull), inv_k0_t0[96u + t0s]);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), inv_k0_t0[112u + t0s]);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 4366ull), inv_k0_t0[128u + t0s]);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), inv_k0_t0[144u + t0s]);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 4366ull), inv_k0_t0[160u + t0s]);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), inv_k0_t0[176u + t0s]);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 4366ull), inv_k0_t0[192u + t0s]);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), inv_k0_t0[208u + t0s]);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 4366ull), inv_k0_t0[224u + t0s]);
+        fe_t x0 = fe_load(tile, sbase + 0u, 2190ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2190ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2190ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2190ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2190ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2190ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2190ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2190ull), inv_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 2190ull), inv_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 2190ull), inv_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 2190ull), inv_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 2190ull), inv_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 2190ull), inv_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 2190ull), inv_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 2190ull), inv_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 2190ull), inv_k0_t0[224u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1953,9 +1953,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
+        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
         const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
-        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 15u) | (((uint32_t)blk & 31u) << 4u)) * 16u) & 131071u;
+        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * 16u) & 131071u;
         const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
         const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
         const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
@@ -1975,40 +1975,40 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
         const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
         const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-        fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, w1));
-        fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x8, w1_1));
-        fe_store(tile, sbase + 2u, 4366ull, fe_mul_mont(x4, w1_2));
-        fe_store(tile, sbase + 3u, 4366ull, fe_mul_mont(x12, w1_3));
-        fe_store(tile, sbase + 4u, 4366ull, fe_mul_mont(x2, w1_4));
-        fe_store(tile, sbase + 5u, 4366ull, fe_mul_mont(x10, w1_5));
-        fe_store(tile, sbase + 6u, 4366ull, fe_mul_mont(x6, w1_6));
-        fe_store(tile, sbase + 7u, 4366ull, fe_mul_mont(x14, w1_7));
-        fe_store(tile, sbase + 8u, 4366ull, fe_mul_mont(x1, w1_8));
-        fe_store(tile, sbase + 9u, 4366ull, fe_mul_mont(x9, w1_9));
-        fe_store(tile, sbase + 10u, 4366ull, fe_mul_mont(x5, w1_10));
-        fe_store(tile, sbase + 11u, 4366ull, fe_mul_mont(x13, w1_11));
-        fe_store(tile, sbase + 12u, 4366ull, fe_mul_mont(x3, w1_12));
-        fe_store(tile, sbase + 13u, 4366ull, fe_mul_mont(x11, w1_13));
-        fe_store(tile, sbase + 14u, 4366ull, fe_mul_mont(x7, w1_14));
-        fe_store(tile, sbase + 15u, 4366ull, fe_mul_mont(x15, w1_15));
+        fe_store(tile, sbase + 0u, 2190ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 2190ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 2190ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 2190ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 2190ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 2190ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 2190ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 2190ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 2190ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 2190ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 2190ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 2190ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 2190ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 2190ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 2190ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 2190ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 4u) & 15u) | (((uint32_t)tq & 15u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 31u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 4u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
         for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
             const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 8u)), 4366ull));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u) + ((((uint32_t)ul & 15u) << 4u) >> 7u)), 2190ull));
         }
     }
 }
 
-// 256 pieces of 2^9 elements (8 per block), 6 steps
+// 256 pieces of 2^9 elements (4 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[4366];
+    __shared__ fe_word_t tile[2178];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -2018,38 +2018,38 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 16u));
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 3u) << 15u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 7u) << 13u)), 131072ull));
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 4u) + ((((uint32_t)ul & 7u) << 8u) >> 9u)), 2178ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 3u) << 13u)), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 3u) << 9u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 34u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 68u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 102u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 136u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 170u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 204u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 238u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 273u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 307u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 341u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 375u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 409u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 443u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 477u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 511u, 4366ull);
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2178ull);
+        fe_t x1 = fe_load(tile, sbase + 34u, 2178ull);
+        fe_t x2 = fe_load(tile, sbase + 68u, 2178ull);
+        fe_t x3 = fe_load(tile, sbase + 102u, 2178ull);
+        fe_t x4 = fe_load(tile, sbase + 136u, 2178ull);
+        fe_t x5 = fe_load(tile, sbase + 170u, 2178ull);
+        fe_t x6 = fe_load(tile, sbase + 204u, 2178ull);
+        fe_t x7 = fe_load(tile, sbase + 238u, 2178ull);
+        fe_t x8 = fe_load(tile, sbase + 272u, 2178ull);
+        fe_t x9 = fe_load(tile, sbase + 306u, 2178ull);
+        fe_t x10 = fe_load(tile, sbase + 340u, 2178ull);
+        fe_t x11 = fe_load(tile, sbase + 374u, 2178ull);
+        fe_t x12 = fe_load(tile, sbase + 408u, 2178ull);
+        fe_t x13 = fe_load(tile, sbase + 442u, 2178ull);
+        fe_t x14 = fe_load(tile, sbase + 476u, 2178ull);
+        fe_t x15 = fe_load(tile, sbase + 510u, 2178ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2227,31 +2227,31 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 34u, 4366ull, x8);
-        fe_store(tile, sbase + 68u, 4366ull, x4);
-        fe_store(tile, sbase + 102u, 4366ull, x12);
-        fe_store(tile, sbase + 136u, 4366ull, x2);
-        fe_store(tile, sbase + 170u, 4366ull, x10);
-        fe_store(tile, sbase + 204u, 4366ull, x6);
-        fe_store(tile, sbase + 238u, 4366ull, x14);
-        fe_store(tile, sbase + 273u, 4366ull, x1);
-        fe_store(tile, sbase + 307u, 4366ull, x9);
-        fe_store(tile, sbase + 341u, 4366ull, x5);
-        fe_store(tile, sbase + 375u, 4366ull, x13);
-        fe_store(tile, sbase + 409u, 4366ull, x3);
-        fe_store(tile, sbase + 443u, 4366ull, x11);
-        fe_store(tile, sbase + 477u, 4366ull, x7);
-        fe_store(tile, sbase + 511u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2178ull, x0);
+        fe_store(tile, sbase + 34u, 2178ull, x8);
+        fe_store(tile, sbase + 68u, 2178ull, x4);
+        fe_store(tile, sbase + 102u, 2178ull, x12);
+        fe_store(tile, sbase + 136u, 2178ull, x2);
+        fe_store(tile, sbase + 170u, 2178ull, x10);
+        fe_store(tile, sbase + 204u, 2178ull, x6);
+        fe_store(tile, sbase + 238u, 2178ull, x14);
+        fe_store(tile, sbase + 272u, 2178ull, x1);
+        fe_store(tile, sbase + 306u, 2178ull, x9);
+        fe_store(tile, sbase + 340u, 2178ull, x5);
+        fe_store(tile, sbase + 374u, 2178ull, x13);
+        fe_store(tile, sbase + 408u, 2178ull, x3);
+        fe_store(tile, sbase + 442u, 2178ull, x11);
+        fe_store(tile, sbase + 476u, 2178ull, x7);
+        fe_store(tile, sbase + 510u, 2178ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 63u) << 5u);
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
-        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
+        const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 9u));
         const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
         const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
         const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
@@ -2274,22 +2274,22 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
         const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
         const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
         const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4366ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 4366ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 4366ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 4366ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 4366ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 4366ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 4366ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 4366ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 4366ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 4366ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 4366ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 4366ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 4366ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 4366ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 4366ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 4366ull), w0_15);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 2178ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 2178ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 2178ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 2178ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 2178ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 2178ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 2178ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 2178ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 17u, 2178ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 19u, 2178ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 21u, 2178ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 23u, 2178ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 25u, 2178ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 27u, 2178ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 29u, 2178ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 31u, 2178ull), w0_15);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2467,53 +2467,53 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k1(const fe_word_t* __r
             x14 = fe_add(t, x15);
             x15 = fe_sub(t, x15);
         }
-        fe_store(tile, sbase + 0u, 4366ull, x0);
-        fe_store(tile, sbase + 2u, 4366ull, x8);
-        fe_store(tile, sbase + 4u, 4366ull, x4);
-        fe_store(tile, sbase + 6u, 4366ull, x12);
-        fe_store(tile, sbase + 8u, 4366ull, x2);
-        fe_store(tile, sbase + 10u, 4366ull, x10);
-        fe_store(tile, sbase + 12u, 4366ull, x6);
-        fe_store(tile, sbase + 14u, 4366ull, x14);
-        fe_store(tile, sbase + 17u, 4366ull, x1);
-        fe_store(tile, sbase + 19u, 4366ull, x9);
-        fe_store(tile, sbase + 21u, 4366ull, x5);
-        fe_store(tile, sbase + 23u, 4366ull, x13);
-        fe_store(tile, sbase + 25u, 4366ull, x3);
-        fe_store(tile, sbase + 27u, 4366ull, x11);
-        fe_store(tile, sbase + 29u, 4366ull, x7);
-        fe_store(tile, sbase + 31u, 4366ull, x15);
+        fe_store(tile, sbase + 0u, 2178ull, x0);
+        fe_store(tile, sbase + 2u, 2178ull, x8);
+        fe_store(tile, sbase + 4u, 2178ull, x4);
+        fe_store(tile, sbase + 6u, 2178ull, x12);
+        fe_store(tile, sbase + 8u, 2178ull, x2);
+        fe_store(tile, sbase + 10u, 2178ull, x10);
+        fe_store(tile, sbase + 12u, 2178ull, x6);
+        fe_store(tile, sbase + 14u, 2178ull, x14);
+        fe_store(tile, sbase + 17u, 2178ull, x1);
+        fe_store(tile, sbase + 19u, 2178ull, x9);
+        fe_store(tile, sbase + 21u, 2178ull, x5);
+        fe_store(tile, sbase + 23u, 2178ull, x13);
+        fe_store(tile, sbase + 25u, 2178ull, x3);
+        fe_store(tile, sbase + 27u, 2178ull, x11);
+        fe_store(tile, sbase + 29u, 2178ull, x7);
+        fe_store(tile, sbase + 31u, 2178ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 8u);
-        for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 4u) + ((((uint32_t)gj & 7u) << 9u) >> 8u));
+        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
+        for (uint32_t gj = 0u; gj < 4u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 3u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 3u) << 9u) + ((((uint32_t)gj & 3u) << 9u) >> 4u) + ((((uint32_t)gj & 3u) << 9u) >> 9u));
             const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4366ull), inv_k1_t1[0u + t1s]);
+            fe_t x0 = fe_load(tile, sbase + 0u, 2178ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2178ull), inv_k1_t1[0u + t1s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 4366ull, fe_mul_mont(x0, fe_load_row(tw, 768ull)));
-            fe_store(tile, sbase + 1u, 4366ull, fe_mul_mont(x1, fe_load_row(tw, 768ull)));
+            fe_store(tile, sbase + 0u, 2178ull, fe_mul_mont(x0, fe_load_row(tw, 768ull)));
+            fe_store(tile, sbase + 1u, 2178ull, fe_mul_mont(x1, fe_load_row(tw, 768ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 15u) << 5u) | (((uint32_t)tq & 7u) << 9u);
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 3u) & 31u) << 8u));
+        const uint32_t it = ((((uint32_t)tq >> 6u) & 3u) << 1u) | ((((uint32_t)tq >> 2u) & 15u) << 5u) | (((uint32_t)tq & 3u) << 9u);
+        const uint32_t st = it + (it >> 4u) + (it >> 9u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 3u) | ((((uint32_t)blk >> 4u) & 3u) << 2u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 2u) & 63u) << 8u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 4u) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 8u)), 4366ull));
+        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 7u) << 14u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) >> 4u) + (((((uint32_t)ul >> 2u) & 1u) | (((uint32_t)ul & 3u) << 3u)) >> 9u)), 2178ull));
         }
     }
 }

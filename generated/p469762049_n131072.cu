@@ -462,9 +462,9 @@ __device__ const fe_word_t inv_k1_t1[16] = {
 
 // ---- kernels ---------------------------------------------------------------------------
 
-// 512 pieces of 2^8 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[8718];
+// 512 pieces of 2^8 elements (8 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(128) fwd_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[2111];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -472,496 +472,492 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 9u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 15u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 2111ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 8718ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 8718ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 8718ull);
-            fe_t x4 = fe_load(tile, sbase + 68u, 8718ull);
-            fe_t x5 = fe_load(tile, sbase + 85u, 8718ull);
-            fe_t x6 = fe_load(tile, sbase + 102u, 8718ull);
-            fe_t x7 = fe_load(tile, sbase + 119u, 8718ull);
-            fe_t x8 = fe_load(tile, sbase + 136u, 8718ull);
-            fe_t x9 = fe_load(tile, sbase + 153u, 8718ull);
-            fe_t x10 = fe_load(tile, sbase + 170u, 8718ull);
-            fe_t x11 = fe_load(tile, sbase + 187u, 8718ull);
-            fe_t x12 = fe_load(tile, sbase + 204u, 8718ull);
-            fe_t x13 = fe_load(tile, sbase + 221u, 8718ull);
-            fe_t x14 = fe_load(tile, sbase + 238u, 8718ull);
-            fe_t x15 = fe_load(tile, sbase + 255u, 8718ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
-            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
-            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
-            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
-            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
-            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
-            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
-            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
-            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
-            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
-            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 17u, 8718ull, x8);
-            fe_store(tile, sbase + 34u, 8718ull, x4);
-            fe_store(tile, sbase + 51u, 8718ull, x12);
-            fe_store(tile, sbase + 68u, 8718ull, x2);
-            fe_store(tile, sbase + 85u, 8718ull, x10);
-            fe_store(tile, sbase + 102u, 8718ull, x6);
-            fe_store(tile, sbase + 119u, 8718ull, x14);
-            fe_store(tile, sbase + 136u, 8718ull, x1);
-            fe_store(tile, sbase + 153u, 8718ull, x9);
-            fe_store(tile, sbase + 170u, 8718ull, x5);
-            fe_store(tile, sbase + 187u, 8718ull, x13);
-            fe_store(tile, sbase + 204u, 8718ull, x3);
-            fe_store(tile, sbase + 221u, 8718ull, x11);
-            fe_store(tile, sbase + 238u, 8718ull, x7);
-            fe_store(tile, sbase + 255u, 8718ull, x15);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2111ull);
+        fe_t x1 = fe_load(tile, sbase + 16u, 2111ull);
+        fe_t x2 = fe_load(tile, sbase + 33u, 2111ull);
+        fe_t x3 = fe_load(tile, sbase + 49u, 2111ull);
+        fe_t x4 = fe_load(tile, sbase + 66u, 2111ull);
+        fe_t x5 = fe_load(tile, sbase + 82u, 2111ull);
+        fe_t x6 = fe_load(tile, sbase + 99u, 2111ull);
+        fe_t x7 = fe_load(tile, sbase + 115u, 2111ull);
+        fe_t x8 = fe_load(tile, sbase + 132u, 2111ull);
+        fe_t x9 = fe_load(tile, sbase + 148u, 2111ull);
+        fe_t x10 = fe_load(tile, sbase + 165u, 2111ull);
+        fe_t x11 = fe_load(tile, sbase + 181u, 2111ull);
+        fe_t x12 = fe_load(tile, sbase + 198u, 2111ull);
+        fe_t x13 = fe_load(tile, sbase + 214u, 2111ull);
+        fe_t x14 = fe_load(tile, sbase + 231u, 2111ull);
+        fe_t x15 = fe_load(tile, sbase + 247u, 2111ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+        x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+        x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+        x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+        x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+        x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+        x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+        x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+        x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+        x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+        x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 2111ull, x0);
+        fe_store(tile, sbase + 16u, 2111ull, x8);
+        fe_store(tile, sbase + 33u, 2111ull, x4);
+        fe_store(tile, sbase + 49u, 2111ull, x12);
+        fe_store(tile, sbase + 66u, 2111ull, x2);
+        fe_store(tile, sbase + 82u, 2111ull, x10);
+        fe_store(tile, sbase + 99u, 2111ull, x6);
+        fe_store(tile, sbase + 115u, 2111ull, x14);
+        fe_store(tile, sbase + 132u, 2111ull, x1);
+        fe_store(tile, sbase + 148u, 2111ull, x9);
+        fe_store(tile, sbase + 165u, 2111ull, x5);
+        fe_store(tile, sbase + 181u, 2111ull, x13);
+        fe_store(tile, sbase + 198u, 2111ull, x3);
+        fe_store(tile, sbase + 214u, 2111ull, x11);
+        fe_store(tile, sbase + 231u, 2111ull, x7);
+        fe_store(tile, sbase + 247u, 2111ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), fwd_k0_t0[0u + t0s]);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), fwd_k0_t0[16u + t0s]);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), fwd_k0_t0[32u + t0s]);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), fwd_k0_t0[48u + t0s]);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), fwd_k0_t0[64u + t0s]);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), fwd_k0_t0[80u + t0s]);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), fwd_k0_t0[96u + t0s]);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), fwd_k0_t0[112u + t0s]);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), fwd_k0_t0[128u + t0s]);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), fwd_k0_t0[144u + t0s]);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), fwd_k0_t0[160u + t0s]);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), fwd_k0_t0[176u + t0s]);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), fwd_k0_t0[192u + t0s]);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), fwd_k0_t0[208u + t0s]);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), fwd_k0_t0[224u + t0s]);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
-            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
-            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
-            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
-            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
-            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
-            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
-            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
-            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
-            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
-            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add_lazy(t, x1);
-                x1 = fe_sub_lazy(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add_lazy(t, x9);
-                x9 = fe_sub_lazy(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add_lazy(t, x5);
-                x5 = fe_sub_lazy(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add_lazy(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add_lazy(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            const uint32_t w1e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 15u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
-            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
-            const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 15u) << 5u)) * 16u) & 131071u;
-            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
-            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
-            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
-            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
-            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
-            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
-            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
-            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
-            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
-            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
-            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
-            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
-            fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
-            fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
-            fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
-            fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
-            fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
-            fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
-            fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
-            fe_store(tile, sbase + 12u, 8718ull, fe_mul_mont(x3, w1_12));
-            fe_store(tile, sbase + 13u, 8718ull, fe_mul_mont(x11, w1_13));
-            fe_store(tile, sbase + 14u, 8718ull, fe_mul_mont(x7, w1_14));
-            fe_store(tile, sbase + 15u, 8718ull, fe_mul_mont(x15, w1_15));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 2111ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2111ull), fwd_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2111ull), fwd_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2111ull), fwd_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2111ull), fwd_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2111ull), fwd_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2111ull), fwd_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2111ull), fwd_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 2111ull), fwd_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 2111ull), fwd_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 2111ull), fwd_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 2111ull), fwd_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 2111ull), fwd_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 2111ull), fwd_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 2111ull), fwd_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 2111ull), fwd_k0_t0[224u + t0s]);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+        x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+        x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+        x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+        x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+        x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+        x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+        x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+        x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+        x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+        x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add_lazy(t, x1);
+            x1 = fe_sub_lazy(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        const uint32_t w1e = (((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
+        const uint32_t g1_0e = (((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * 16u) & 131071u;
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
+        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
+        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+        fe_store(tile, sbase + 0u, 2111ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 2111ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 2111ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 2111ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 2111ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 2111ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 2111ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 2111ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 2111ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 2111ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 2111ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 2111ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 2111ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 2111ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 2111ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 2111ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 9u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 15u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 2111ull));
         }
     }
 }
 
-// 256 pieces of 2^9 elements (16 per block), 5 steps
+// 256 pieces of 2^9 elements (8 per block), 5 steps
 extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[8478];
+    __shared__ fe_word_t tile[4254];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -971,514 +967,510 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k1(const fe_word_t* __rest
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u));
+        const uint32_t st = it + (it >> 5u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 16u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 8u) + ((((uint32_t)ul & 31u) << 8u) >> 5u) + ((((uint32_t)ul & 31u) << 8u) >> 8u)), 8478ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 15u) << 13u)), 131072ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 7u)), 4254ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 7u) << 13u)), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8478ull);
-            fe_t x1 = fe_load(tile, sbase + 33u, 8478ull);
-            fe_t x2 = fe_load(tile, sbase + 66u, 8478ull);
-            fe_t x3 = fe_load(tile, sbase + 99u, 8478ull);
-            fe_t x4 = fe_load(tile, sbase + 132u, 8478ull);
-            fe_t x5 = fe_load(tile, sbase + 165u, 8478ull);
-            fe_t x6 = fe_load(tile, sbase + 198u, 8478ull);
-            fe_t x7 = fe_load(tile, sbase + 231u, 8478ull);
-            fe_t x8 = fe_load(tile, sbase + 265u, 8478ull);
-            fe_t x9 = fe_load(tile, sbase + 298u, 8478ull);
-            fe_t x10 = fe_load(tile, sbase + 331u, 8478ull);
-            fe_t x11 = fe_load(tile, sbase + 364u, 8478ull);
-            fe_t x12 = fe_load(tile, sbase + 397u, 8478ull);
-            fe_t x13 = fe_load(tile, sbase + 430u, 8478ull);
-            fe_t x14 = fe_load(tile, sbase + 463u, 8478ull);
-            fe_t x15 = fe_load(tile, sbase + 496u, 8478ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
-            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
-            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
-            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
-            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
-            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
-            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
-            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
-            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
-            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
-            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8478ull, x0);
-            fe_store(tile, sbase + 33u, 8478ull, x8);
-            fe_store(tile, sbase + 66u, 8478ull, x4);
-            fe_store(tile, sbase + 99u, 8478ull, x12);
-            fe_store(tile, sbase + 132u, 8478ull, x2);
-            fe_store(tile, sbase + 165u, 8478ull, x10);
-            fe_store(tile, sbase + 198u, 8478ull, x6);
-            fe_store(tile, sbase + 231u, 8478ull, x14);
-            fe_store(tile, sbase + 265u, 8478ull, x1);
-            fe_store(tile, sbase + 298u, 8478ull, x9);
-            fe_store(tile, sbase + 331u, 8478ull, x5);
-            fe_store(tile, sbase + 364u, 8478ull, x13);
-            fe_store(tile, sbase + 397u, 8478ull, x3);
-            fe_store(tile, sbase + 430u, 8478ull, x11);
-            fe_store(tile, sbase + 463u, 8478ull, x7);
-            fe_store(tile, sbase + 496u, 8478ull, x15);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4254ull);
+        fe_t x1 = fe_load(tile, sbase + 33u, 4254ull);
+        fe_t x2 = fe_load(tile, sbase + 66u, 4254ull);
+        fe_t x3 = fe_load(tile, sbase + 99u, 4254ull);
+        fe_t x4 = fe_load(tile, sbase + 133u, 4254ull);
+        fe_t x5 = fe_load(tile, sbase + 166u, 4254ull);
+        fe_t x6 = fe_load(tile, sbase + 199u, 4254ull);
+        fe_t x7 = fe_load(tile, sbase + 232u, 4254ull);
+        fe_t x8 = fe_load(tile, sbase + 266u, 4254ull);
+        fe_t x9 = fe_load(tile, sbase + 299u, 4254ull);
+        fe_t x10 = fe_load(tile, sbase + 332u, 4254ull);
+        fe_t x11 = fe_load(tile, sbase + 365u, 4254ull);
+        fe_t x12 = fe_load(tile, sbase + 399u, 4254ull);
+        fe_t x13 = fe_load(tile, sbase + 432u, 4254ull);
+        fe_t x14 = fe_load(tile, sbase + 465u, 4254ull);
+        fe_t x15 = fe_load(tile, sbase + 498u, 4254ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+        x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+        x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+        x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+        x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+        x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+        x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+        x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+        x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+        x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+        x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 4254ull, x0);
+        fe_store(tile, sbase + 33u, 4254ull, x8);
+        fe_store(tile, sbase + 66u, 4254ull, x4);
+        fe_store(tile, sbase + 99u, 4254ull, x12);
+        fe_store(tile, sbase + 133u, 4254ull, x2);
+        fe_store(tile, sbase + 166u, 4254ull, x10);
+        fe_store(tile, sbase + 199u, 4254ull, x6);
+        fe_store(tile, sbase + 232u, 4254ull, x14);
+        fe_store(tile, sbase + 266u, 4254ull, x1);
+        fe_store(tile, sbase + 299u, 4254ull, x9);
+        fe_store(tile, sbase + 332u, 4254ull, x5);
+        fe_store(tile, sbase + 365u, 4254ull, x13);
+        fe_store(tile, sbase + 399u, 4254ull, x3);
+        fe_store(tile, sbase + 432u, 4254ull, x11);
+        fe_store(tile, sbase + 465u, 4254ull, x7);
+        fe_store(tile, sbase + 498u, 4254ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
-            const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
-            const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8478ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 8478ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 8478ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 8478ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 8478ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 8478ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 8478ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 8478ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 8478ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 8478ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 8478ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 8478ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 8478ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 8478ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 8478ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 8478ull), w0_15);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
-            x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
-            x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
-            x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
-            x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
-            x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
-            x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
-            x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
-            x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
-            x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
-            x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8478ull, x0);
-            fe_store(tile, sbase + 2u, 8478ull, x8);
-            fe_store(tile, sbase + 4u, 8478ull, x4);
-            fe_store(tile, sbase + 6u, 8478ull, x12);
-            fe_store(tile, sbase + 8u, 8478ull, x2);
-            fe_store(tile, sbase + 10u, 8478ull, x10);
-            fe_store(tile, sbase + 12u, 8478ull, x6);
-            fe_store(tile, sbase + 14u, 8478ull, x14);
-            fe_store(tile, sbase + 16u, 8478ull, x1);
-            fe_store(tile, sbase + 18u, 8478ull, x9);
-            fe_store(tile, sbase + 20u, 8478ull, x5);
-            fe_store(tile, sbase + 22u, 8478ull, x13);
-            fe_store(tile, sbase + 24u, 8478ull, x3);
-            fe_store(tile, sbase + 26u, 8478ull, x11);
-            fe_store(tile, sbase + 28u, 8478ull, x7);
-            fe_store(tile, sbase + 30u, 8478ull, x15);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 7u));
+        const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
+        const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4254ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 4254ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 4254ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 4254ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 4254ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 4254ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 4254ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 4254ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 4254ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 4254ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 4254ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 4254ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 4254ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 4254ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 4254ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 4254ull), w0_15);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 450151958u, 4115675035u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 450151958u, 4115675035u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 129701348u, 1185840893u);
+        x6 = fe_mul_shoup(x6, 450151958u, 4115675035u);
+        x14 = fe_mul_shoup(x14, 443138433u, 4051551378u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 450151958u, 4115675035u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 450151958u, 4115675035u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 129701348u, 1185840893u);
+        x7 = fe_mul_shoup(x7, 450151958u, 4115675035u);
+        x15 = fe_mul_shoup(x15, 443138433u, 4051551378u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 426037461u, 3895199635u);
+        x5 = fe_mul_shoup(x5, 129701348u, 1185840893u);
+        x13 = fe_mul_shoup(x13, 444569212u, 4064632786u);
+        x3 = fe_mul_shoup(x3, 450151958u, 4115675035u);
+        x11 = fe_mul_shoup(x11, 104677229u, 957048948u);
+        x7 = fe_mul_shoup(x7, 443138433u, 4051551378u);
+        x15 = fe_mul_shoup(x15, 111570435u, 1020072546u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 4254ull, x0);
+        fe_store(tile, sbase + 2u, 4254ull, x8);
+        fe_store(tile, sbase + 4u, 4254ull, x4);
+        fe_store(tile, sbase + 6u, 4254ull, x12);
+        fe_store(tile, sbase + 8u, 4254ull, x2);
+        fe_store(tile, sbase + 10u, 4254ull, x10);
+        fe_store(tile, sbase + 12u, 4254ull, x6);
+        fe_store(tile, sbase + 14u, 4254ull, x14);
+        fe_store(tile, sbase + 16u, 4254ull, x1);
+        fe_store(tile, sbase + 18u, 4254ull, x9);
+        fe_store(tile, sbase + 20u, 4254ull, x5);
+        fe_store(tile, sbase + 22u, 4254ull, x13);
+        fe_store(tile, sbase + 24u, 4254ull, x3);
+        fe_store(tile, sbase + 26u, 4254ull, x11);
+        fe_store(tile, sbase + 28u, 4254ull, x7);
+        fe_store(tile, sbase + 30u, 4254ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
         #pragma unroll
-        for (uint32_t gj = 0u; gj < 16u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 15u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 15u) << 9u) + ((((uint32_t)gj & 15u) << 9u) >> 5u) + ((((uint32_t)gj & 15u) << 9u) >> 8u));
+        for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 5u) + ((((uint32_t)gj & 7u) << 9u) >> 7u));
             const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 8478ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8478ull), fwd_k1_t1[0u + t1s]);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4254ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4254ull), fwd_k1_t1[0u + t1s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add(t, x1);
                 x1 = fe_sub(t, x1);
             }
-            fe_store(tile, sbase + 0u, 8478ull, x0);
-            fe_store(tile, sbase + 1u, 8478ull, x1);
+            fe_store(tile, sbase + 0u, 4254ull, x0);
+            fe_store(tile, sbase + 1u, 4254ull, x1);
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 5u) | (((uint32_t)tq & 15u) << 9u);
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 15u) << 5u) | (((uint32_t)tq & 7u) << 9u);
+        const uint32_t st = it + (it >> 5u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 3u) & 31u) << 8u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) >> 5u) + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) >> 8u)), 8478ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 5u) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 7u)), 4254ull));
         }
     }
 }
 
-// 512 pieces of 2^8 elements (32 per block), 4 steps
-extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[8718];
+// 512 pieces of 2^8 elements (8 per block), 4 steps
+extern "C" __global__ void __launch_bounds__(128) inv_k0(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
+    __shared__ fe_word_t tile[2111];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1486,496 +1478,492 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_grid_wait();
     fe_grid_release();
     // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 9u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 15u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull, fe_load(in_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 2111ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 15u) << 8u);
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
-            fe_t x1 = fe_load(tile, sbase + 17u, 8718ull);
-            fe_t x2 = fe_load(tile, sbase + 34u, 8718ull);
-            fe_t x3 = fe_load(tile, sbase + 51u, 8718ull);
-            fe_t x4 = fe_load(tile, sbase + 68u, 8718ull);
-            fe_t x5 = fe_load(tile, sbase + 85u, 8718ull);
-            fe_t x6 = fe_load(tile, sbase + 102u, 8718ull);
-            fe_t x7 = fe_load(tile, sbase + 119u, 8718ull);
-            fe_t x8 = fe_load(tile, sbase + 136u, 8718ull);
-            fe_t x9 = fe_load(tile, sbase + 153u, 8718ull);
-            fe_t x10 = fe_load(tile, sbase + 170u, 8718ull);
-            fe_t x11 = fe_load(tile, sbase + 187u, 8718ull);
-            fe_t x12 = fe_load(tile, sbase + 204u, 8718ull);
-            fe_t x13 = fe_load(tile, sbase + 221u, 8718ull);
-            fe_t x14 = fe_load(tile, sbase + 238u, 8718ull);
-            fe_t x15 = fe_load(tile, sbase + 255u, 8718ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
-            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
-            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
-            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
-            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
-            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
-            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
-            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
-            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
-            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
-            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8718ull, x0);
-            fe_store(tile, sbase + 17u, 8718ull, x8);
-            fe_store(tile, sbase + 34u, 8718ull, x4);
-            fe_store(tile, sbase + 51u, 8718ull, x12);
-            fe_store(tile, sbase + 68u, 8718ull, x2);
-            fe_store(tile, sbase + 85u, 8718ull, x10);
-            fe_store(tile, sbase + 102u, 8718ull, x6);
-            fe_store(tile, sbase + 119u, 8718ull, x14);
-            fe_store(tile, sbase + 136u, 8718ull, x1);
-            fe_store(tile, sbase + 153u, 8718ull, x9);
-            fe_store(tile, sbase + 170u, 8718ull, x5);
-            fe_store(tile, sbase + 187u, 8718ull, x13);
-            fe_store(tile, sbase + 204u, 8718ull, x3);
-            fe_store(tile, sbase + 221u, 8718ull, x11);
-            fe_store(tile, sbase + 238u, 8718ull, x7);
-            fe_store(tile, sbase + 255u, 8718ull, x15);
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 15u) | ((((uint32_t)tq >> 4u) & 7u) << 8u);
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 2111ull);
+        fe_t x1 = fe_load(tile, sbase + 16u, 2111ull);
+        fe_t x2 = fe_load(tile, sbase + 33u, 2111ull);
+        fe_t x3 = fe_load(tile, sbase + 49u, 2111ull);
+        fe_t x4 = fe_load(tile, sbase + 66u, 2111ull);
+        fe_t x5 = fe_load(tile, sbase + 82u, 2111ull);
+        fe_t x6 = fe_load(tile, sbase + 99u, 2111ull);
+        fe_t x7 = fe_load(tile, sbase + 115u, 2111ull);
+        fe_t x8 = fe_load(tile, sbase + 132u, 2111ull);
+        fe_t x9 = fe_load(tile, sbase + 148u, 2111ull);
+        fe_t x10 = fe_load(tile, sbase + 165u, 2111ull);
+        fe_t x11 = fe_load(tile, sbase + 181u, 2111ull);
+        fe_t x12 = fe_load(tile, sbase + 198u, 2111ull);
+        fe_t x13 = fe_load(tile, sbase + 214u, 2111ull);
+        fe_t x14 = fe_load(tile, sbase + 231u, 2111ull);
+        fe_t x15 = fe_load(tile, sbase + 247u, 2111ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+        x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+        x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+        x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+        x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+        x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+        x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+        x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+        x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+        x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+        x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 2111ull, x0);
+        fe_store(tile, sbase + 16u, 2111ull, x8);
+        fe_store(tile, sbase + 33u, 2111ull, x4);
+        fe_store(tile, sbase + 49u, 2111ull, x12);
+        fe_store(tile, sbase + 66u, 2111ull, x2);
+        fe_store(tile, sbase + 82u, 2111ull, x10);
+        fe_store(tile, sbase + 99u, 2111ull, x6);
+        fe_store(tile, sbase + 115u, 2111ull, x14);
+        fe_store(tile, sbase + 132u, 2111ull, x1);
+        fe_store(tile, sbase + 148u, 2111ull, x9);
+        fe_store(tile, sbase + 165u, 2111ull, x5);
+        fe_store(tile, sbase + 181u, 2111ull, x13);
+        fe_store(tile, sbase + 198u, 2111ull, x3);
+        fe_store(tile, sbase + 214u, 2111ull, x11);
+        fe_store(tile, sbase + 231u, 2111ull, x7);
+        fe_store(tile, sbase + 247u, 2111ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [0, 1, 2, 3]
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t bt = ((uint32_t)tq & 255u) << 4u;
-        const uint32_t sbt = bt + (bt >> 4u) + (bt >> 9u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 4u) + ((((uint32_t)gj & 1u) << 12u) >> 9u));
-            const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 8718ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8718ull), inv_k0_t0[0u + t0s]);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 8718ull), inv_k0_t0[16u + t0s]);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 8718ull), inv_k0_t0[32u + t0s]);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 8718ull), inv_k0_t0[48u + t0s]);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 8718ull), inv_k0_t0[64u + t0s]);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 8718ull), inv_k0_t0[80u + t0s]);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 8718ull), inv_k0_t0[96u + t0s]);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 8718ull), inv_k0_t0[112u + t0s]);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 8718ull), inv_k0_t0[128u + t0s]);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 8718ull), inv_k0_t0[144u + t0s]);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 8718ull), inv_k0_t0[160u + t0s]);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 8718ull), inv_k0_t0[176u + t0s]);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 8718ull), inv_k0_t0[192u + t0s]);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 8718ull), inv_k0_t0[208u + t0s]);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 8718ull), inv_k0_t0[224u + t0s]);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
-            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
-            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
-            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
-            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
-            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
-            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
-            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
-            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
-            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
-            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add_lazy(t, x1);
-                x1 = fe_sub_lazy(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add_lazy(t, x9);
-                x9 = fe_sub_lazy(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add_lazy(t, x5);
-                x5 = fe_sub_lazy(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add_lazy(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add_lazy(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 15u) << 5u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
-            const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
-            const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 31u) | (((uint32_t)blk & 15u) << 5u)) * 16u) & 131071u;
-            const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
-            const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
-            const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
-            const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
-            const fe_t w1_1 = fe_mul_mont(w1, g1_0);
-            const fe_t w1_2 = fe_mul_mont(w1, g1_1);
-            const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
-            const fe_t w1_4 = fe_mul_mont(w1, g1_2);
-            const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
-            const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
-            const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
-            const fe_t w1_8 = fe_mul_mont(w1, g1_3);
-            const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
-            const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
-            const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
-            const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
-            const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
-            const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
-            const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
-            fe_store(tile, sbase + 0u, 8718ull, fe_mul_mont(x0, w1));
-            fe_store(tile, sbase + 1u, 8718ull, fe_mul_mont(x8, w1_1));
-            fe_store(tile, sbase + 2u, 8718ull, fe_mul_mont(x4, w1_2));
-            fe_store(tile, sbase + 3u, 8718ull, fe_mul_mont(x12, w1_3));
-            fe_store(tile, sbase + 4u, 8718ull, fe_mul_mont(x2, w1_4));
-            fe_store(tile, sbase + 5u, 8718ull, fe_mul_mont(x10, w1_5));
-            fe_store(tile, sbase + 6u, 8718ull, fe_mul_mont(x6, w1_6));
-            fe_store(tile, sbase + 7u, 8718ull, fe_mul_mont(x14, w1_7));
-            fe_store(tile, sbase + 8u, 8718ull, fe_mul_mont(x1, w1_8));
-            fe_store(tile, sbase + 9u, 8718ull, fe_mul_mont(x9, w1_9));
-            fe_store(tile, sbase + 10u, 8718ull, fe_mul_mont(x5, w1_10));
-            fe_store(tile, sbase + 11u, 8718ull, fe_mul_mont(x13, w1_11));
-            fe_store(tile, sbase + 12u, 8718ull, fe_mul_mont(x3, w1_12));
-            fe_store(tile, sbase + 13u, 8718ull, fe_mul_mont(x11, w1_13));
-            fe_store(tile, sbase + 14u, 8718ull, fe_mul_mont(x7, w1_14));
-            fe_store(tile, sbase + 15u, 8718ull, fe_mul_mont(x15, w1_15));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t bt = ((uint32_t)tq & 127u) << 4u;
+        const uint32_t sbt = bt + (bt >> 5u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u));
+        const uint32_t t0s = ((uint32_t)base >> 4u) & 15u;
+        fe_t x0 = fe_load(tile, sbase + 0u, 2111ull);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 2111ull), inv_k0_t0[0u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 2u, 2111ull), inv_k0_t0[16u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 3u, 2111ull), inv_k0_t0[32u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 4u, 2111ull), inv_k0_t0[48u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 5u, 2111ull), inv_k0_t0[64u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 6u, 2111ull), inv_k0_t0[80u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 7u, 2111ull), inv_k0_t0[96u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 8u, 2111ull), inv_k0_t0[112u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 9u, 2111ull), inv_k0_t0[128u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 10u, 2111ull), inv_k0_t0[144u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 11u, 2111ull), inv_k0_t0[160u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 12u, 2111ull), inv_k0_t0[176u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 13u, 2111ull), inv_k0_t0[192u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 14u, 2111ull), inv_k0_t0[208u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 15u, 2111ull), inv_k0_t0[224u + t0s]);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+        x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+        x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+        x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+        x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+        x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+        x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+        x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+        x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+        x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+        x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add_lazy(t, x1);
+            x1 = fe_sub_lazy(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add_lazy(t, x9);
+            x9 = fe_sub_lazy(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add_lazy(t, x5);
+            x5 = fe_sub_lazy(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add_lazy(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add_lazy(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        const uint32_t w1e = (0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * (((uint32_t)base >> 4u) & 15u)) & 131071u;
+        const fe_t w1 = fe_mul_mont(fe_load_row(tw, (size_t)(w1e & 511u)), fe_load_row(tw, (size_t)((w1e >> 9u) + 512u)));
+        const uint32_t g1_0e = (0u - ((((uint32_t)base >> 8u) & 7u) | (((uint32_t)blk & 63u) << 3u)) * 16u) & 131071u;
+        const fe_t g1_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g1_0e & 511u)), fe_load_row(tw, (size_t)((g1_0e >> 9u) + 512u)));
+        const fe_t g1_1 = fe_mul_mont(g1_0, g1_0);
+        const fe_t g1_2 = fe_mul_mont(g1_1, g1_1);
+        const fe_t g1_3 = fe_mul_mont(g1_2, g1_2);
+        const fe_t w1_1 = fe_mul_mont(w1, g1_0);
+        const fe_t w1_2 = fe_mul_mont(w1, g1_1);
+        const fe_t w1_3 = fe_mul_mont(w1_1, g1_1);
+        const fe_t w1_4 = fe_mul_mont(w1, g1_2);
+        const fe_t w1_5 = fe_mul_mont(w1_1, g1_2);
+        const fe_t w1_6 = fe_mul_mont(w1_2, g1_2);
+        const fe_t w1_7 = fe_mul_mont(w1_3, g1_2);
+        const fe_t w1_8 = fe_mul_mont(w1, g1_3);
+        const fe_t w1_9 = fe_mul_mont(w1_1, g1_3);
+        const fe_t w1_10 = fe_mul_mont(w1_2, g1_3);
+        const fe_t w1_11 = fe_mul_mont(w1_3, g1_3);
+        const fe_t w1_12 = fe_mul_mont(w1_4, g1_3);
+        const fe_t w1_13 = fe_mul_mont(w1_5, g1_3);
+        const fe_t w1_14 = fe_mul_mont(w1_6, g1_3);
+        const fe_t w1_15 = fe_mul_mont(w1_7, g1_3);
+        fe_store(tile, sbase + 0u, 2111ull, fe_mul_mont(x0, w1));
+        fe_store(tile, sbase + 1u, 2111ull, fe_mul_mont(x8, w1_1));
+        fe_store(tile, sbase + 2u, 2111ull, fe_mul_mont(x4, w1_2));
+        fe_store(tile, sbase + 3u, 2111ull, fe_mul_mont(x12, w1_3));
+        fe_store(tile, sbase + 4u, 2111ull, fe_mul_mont(x2, w1_4));
+        fe_store(tile, sbase + 5u, 2111ull, fe_mul_mont(x10, w1_5));
+        fe_store(tile, sbase + 6u, 2111ull, fe_mul_mont(x6, w1_6));
+        fe_store(tile, sbase + 7u, 2111ull, fe_mul_mont(x14, w1_7));
+        fe_store(tile, sbase + 8u, 2111ull, fe_mul_mont(x1, w1_8));
+        fe_store(tile, sbase + 9u, 2111ull, fe_mul_mont(x9, w1_9));
+        fe_store(tile, sbase + 10u, 2111ull, fe_mul_mont(x5, w1_10));
+        fe_store(tile, sbase + 11u, 2111ull, fe_mul_mont(x13, w1_11));
+        fe_store(tile, sbase + 12u, 2111ull, fe_mul_mont(x3, w1_12));
+        fe_store(tile, sbase + 13u, 2111ull, fe_mul_mont(x11, w1_13));
+        fe_store(tile, sbase + 14u, 2111ull, fe_mul_mont(x7, w1_14));
+        fe_store(tile, sbase + 15u, 2111ull, fe_mul_mont(x15, w1_15));
     }
     __syncthreads();
     // scatter the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (((uint32_t)tq >> 5u) & 7u) | (((uint32_t)tq & 31u) << 8u);
-        const uint32_t st = it + (it >> 4u) + (it >> 9u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 31u) | (((uint32_t)blk & 15u) << 5u) | ((((uint32_t)tq >> 5u) & 7u) << 9u));
+    for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
+        const uint32_t it = (((uint32_t)tq >> 3u) & 15u) | (((uint32_t)tq & 7u) << 8u);
+        const uint32_t st = it + (it >> 5u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | (((uint32_t)blk & 63u) << 3u) | ((((uint32_t)tq >> 3u) & 15u) << 9u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 3u);
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 31u) << 3u) + ((((uint32_t)ul & 31u) << 3u) >> 4u) + ((((uint32_t)ul & 31u) << 3u) >> 9u)), 8718ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 5u)), 2111ull));
         }
     }
 }
 
-// 256 pieces of 2^9 elements (16 per block), 6 steps
+// 256 pieces of 2^9 elements (8 per block), 6 steps
 extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __restrict__ src, fe_word_t* __restrict__ dst, const fe_word_t* __restrict__ tw, uint32_t* __restrict__ flags, uint32_t epoch) {
-    __shared__ fe_word_t tile[8478];
+    __shared__ fe_word_t tile[4254];
     const size_t blk = (size_t)blockIdx.x;
     const size_t batch = (size_t)blockIdx.y * 131072ull * (size_t)FE_WORDS;
     const fe_word_t* __restrict__ in = src + batch;
@@ -1985,507 +1973,503 @@ extern "C" __global__ void __launch_bounds__(256) inv_k1(const fe_word_t* __rest
     // gather the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u));
+        const uint32_t st = it + (it >> 5u) + (it >> 7u);
+        const fe_word_t* __restrict__ in_t = in + (size_t)(((uint32_t)tq & 255u) | (((uint32_t)blk & 15u) << 9u) | ((((uint32_t)blk >> 4u) & 1u) << 16u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 31u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 31u) << 8u) + ((((uint32_t)ul & 31u) << 8u) >> 5u) + ((((uint32_t)ul & 31u) << 8u) >> 8u)), 8478ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 15u) << 13u)), 131072ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
+            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 7u)), 4254ull, fe_load(in_t, (size_t)((((uint32_t)ul & 1u) << 8u) | ((((uint32_t)ul >> 1u) & 7u) << 13u)), 131072ull));
         }
     }
     __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 31u) | ((((uint32_t)tq >> 5u) & 7u) << 9u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
-            fe_t x0 = fe_load(tile, sbase + 0u, 8478ull);
-            fe_t x1 = fe_load(tile, sbase + 33u, 8478ull);
-            fe_t x2 = fe_load(tile, sbase + 66u, 8478ull);
-            fe_t x3 = fe_load(tile, sbase + 99u, 8478ull);
-            fe_t x4 = fe_load(tile, sbase + 132u, 8478ull);
-            fe_t x5 = fe_load(tile, sbase + 165u, 8478ull);
-            fe_t x6 = fe_load(tile, sbase + 198u, 8478ull);
-            fe_t x7 = fe_load(tile, sbase + 231u, 8478ull);
-            fe_t x8 = fe_load(tile, sbase + 265u, 8478ull);
-            fe_t x9 = fe_load(tile, sbase + 298u, 8478ull);
-            fe_t x10 = fe_load(tile, sbase + 331u, 8478ull);
-            fe_t x11 = fe_load(tile, sbase + 364u, 8478ull);
-            fe_t x12 = fe_load(tile, sbase + 397u, 8478ull);
-            fe_t x13 = fe_load(tile, sbase + 430u, 8478ull);
-            fe_t x14 = fe_load(tile, sbase + 463u, 8478ull);
-            fe_t x15 = fe_load(tile, sbase + 496u, 8478ull);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
-            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
-            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
-            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
-            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
-            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
-            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
-            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
-            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
-            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
-            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8478ull, x0);
-            fe_store(tile, sbase + 33u, 8478ull, x8);
-            fe_store(tile, sbase + 66u, 8478ull, x4);
-            fe_store(tile, sbase + 99u, 8478ull, x12);
-            fe_store(tile, sbase + 132u, 8478ull, x2);
-            fe_store(tile, sbase + 165u, 8478ull, x10);
-            fe_store(tile, sbase + 198u, 8478ull, x6);
-            fe_store(tile, sbase + 231u, 8478ull, x14);
-            fe_store(tile, sbase + 265u, 8478ull, x1);
-            fe_store(tile, sbase + 298u, 8478ull, x9);
-            fe_store(tile, sbase + 331u, 8478ull, x5);
-            fe_store(tile, sbase + 364u, 8478ull, x13);
-            fe_store(tile, sbase + 397u, 8478ull, x3);
-            fe_store(tile, sbase + 430u, 8478ull, x11);
-            fe_store(tile, sbase + 463u, 8478ull, x7);
-            fe_store(tile, sbase + 496u, 8478ull, x15);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 7u));
+        fe_t x0 = fe_load(tile, sbase + 0u, 4254ull);
+        fe_t x1 = fe_load(tile, sbase + 33u, 4254ull);
+        fe_t x2 = fe_load(tile, sbase + 66u, 4254ull);
+        fe_t x3 = fe_load(tile, sbase + 99u, 4254ull);
+        fe_t x4 = fe_load(tile, sbase + 133u, 4254ull);
+        fe_t x5 = fe_load(tile, sbase + 166u, 4254ull);
+        fe_t x6 = fe_load(tile, sbase + 199u, 4254ull);
+        fe_t x7 = fe_load(tile, sbase + 232u, 4254ull);
+        fe_t x8 = fe_load(tile, sbase + 266u, 4254ull);
+        fe_t x9 = fe_load(tile, sbase + 299u, 4254ull);
+        fe_t x10 = fe_load(tile, sbase + 332u, 4254ull);
+        fe_t x11 = fe_load(tile, sbase + 365u, 4254ull);
+        fe_t x12 = fe_load(tile, sbase + 399u, 4254ull);
+        fe_t x13 = fe_load(tile, sbase + 432u, 4254ull);
+        fe_t x14 = fe_load(tile, sbase + 465u, 4254ull);
+        fe_t x15 = fe_load(tile, sbase + 498u, 4254ull);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+        x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+        x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+        x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+        x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+        x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+        x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+        x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+        x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+        x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+        x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 4254ull, x0);
+        fe_store(tile, sbase + 33u, 4254ull, x8);
+        fe_store(tile, sbase + 66u, 4254ull, x4);
+        fe_store(tile, sbase + 99u, 4254ull, x12);
+        fe_store(tile, sbase + 133u, 4254ull, x2);
+        fe_store(tile, sbase + 166u, 4254ull, x10);
+        fe_store(tile, sbase + 199u, 4254ull, x6);
+        fe_store(tile, sbase + 232u, 4254ull, x14);
+        fe_store(tile, sbase + 266u, 4254ull, x1);
+        fe_store(tile, sbase + 299u, 4254ull, x9);
+        fe_store(tile, sbase + 332u, 4254ull, x5);
+        fe_store(tile, sbase + 365u, 4254ull, x13);
+        fe_store(tile, sbase + 399u, 4254ull, x3);
+        fe_store(tile, sbase + 432u, 4254ull, x11);
+        fe_store(tile, sbase + 465u, 4254ull, x7);
+        fe_store(tile, sbase + 498u, 4254ull, x15);
     }
     __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 1u) | ((((uint32_t)tq >> 1u) & 127u) << 5u);
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
-        #pragma unroll
-        for (uint32_t gj = 0u; gj < 2u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 1u) << 12u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 1u) << 12u) + ((((uint32_t)gj & 1u) << 12u) >> 5u) + ((((uint32_t)gj & 1u) << 12u) >> 8u));
-            const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
-            const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
-            const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
-            const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
-            const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-            const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-            const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-            const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-            const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-            const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-            const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-            const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-            const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-            const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-            const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-            const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-            const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-            const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-            const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-            const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-            const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-            const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-            fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 8478ull), w0);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 8478ull), w0_1);
-            fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 8478ull), w0_2);
-            fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 8478ull), w0_3);
-            fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 8478ull), w0_4);
-            fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 8478ull), w0_5);
-            fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 8478ull), w0_6);
-            fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 8478ull), w0_7);
-            fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 8478ull), w0_8);
-            fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 8478ull), w0_9);
-            fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 8478ull), w0_10);
-            fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 8478ull), w0_11);
-            fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 8478ull), w0_12);
-            fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 8478ull), w0_13);
-            fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 8478ull), w0_14);
-            fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 8478ull), w0_15);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x8);
-                x8 = fe_sub(t, x8);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x12);
-                x12 = fe_sub_lazy(t, x12);
-            }
-            x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x4);
-                x4 = fe_sub(t, x4);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x12);
-                x12 = fe_sub(t, x12);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x6);
-                x6 = fe_sub_lazy(t, x6);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add_lazy(t, x14);
-                x14 = fe_sub_lazy(t, x14);
-            }
-            x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
-            x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
-            x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x2);
-                x2 = fe_sub(t, x2);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x10);
-                x10 = fe_sub(t, x10);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x6);
-                x6 = fe_sub(t, x6);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x14);
-                x14 = fe_sub(t, x14);
-            }
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add(t, x13);
-                x13 = fe_sub_lazy(t, x13);
-            }
-            x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x7;
-                x7 = fe_add(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
-            {
-                const fe_t t = x3;
-                x3 = fe_add(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x11;
-                x11 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
-            x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
-            x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
-            {
-                const fe_t t = x1;
-                x1 = fe_add(t, x3);
-                x3 = fe_sub_lazy(t, x3);
-            }
-            {
-                const fe_t t = x9;
-                x9 = fe_add_lazy(t, x11);
-                x11 = fe_sub_lazy(t, x11);
-            }
-            {
-                const fe_t t = x5;
-                x5 = fe_add_lazy(t, x7);
-                x7 = fe_sub_lazy(t, x7);
-            }
-            {
-                const fe_t t = x13;
-                x13 = fe_add_lazy(t, x15);
-                x15 = fe_sub_lazy(t, x15);
-            }
-            x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
-            x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
-            x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
-            x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
-            x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
-            x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
-            x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
-            {
-                const fe_t t = x0;
-                x0 = fe_add(t, x1);
-                x1 = fe_sub(t, x1);
-            }
-            {
-                const fe_t t = x8;
-                x8 = fe_add(t, x9);
-                x9 = fe_sub(t, x9);
-            }
-            {
-                const fe_t t = x4;
-                x4 = fe_add(t, x5);
-                x5 = fe_sub(t, x5);
-            }
-            {
-                const fe_t t = x12;
-                x12 = fe_add(t, x13);
-                x13 = fe_sub(t, x13);
-            }
-            {
-                const fe_t t = x2;
-                x2 = fe_add(t, x3);
-                x3 = fe_sub(t, x3);
-            }
-            {
-                const fe_t t = x10;
-                x10 = fe_add(t, x11);
-                x11 = fe_sub(t, x11);
-            }
-            {
-                const fe_t t = x6;
-                x6 = fe_add(t, x7);
-                x7 = fe_sub(t, x7);
-            }
-            {
-                const fe_t t = x14;
-                x14 = fe_add(t, x15);
-                x15 = fe_sub(t, x15);
-            }
-            fe_store(tile, sbase + 0u, 8478ull, x0);
-            fe_store(tile, sbase + 2u, 8478ull, x8);
-            fe_store(tile, sbase + 4u, 8478ull, x4);
-            fe_store(tile, sbase + 6u, 8478ull, x12);
-            fe_store(tile, sbase + 8u, 8478ull, x2);
-            fe_store(tile, sbase + 10u, 8478ull, x10);
-            fe_store(tile, sbase + 12u, 8478ull, x6);
-            fe_store(tile, sbase + 14u, 8478ull, x14);
-            fe_store(tile, sbase + 16u, 8478ull, x1);
-            fe_store(tile, sbase + 18u, 8478ull, x9);
-            fe_store(tile, sbase + 20u, 8478ull, x5);
-            fe_store(tile, sbase + 22u, 8478ull, x13);
-            fe_store(tile, sbase + 24u, 8478ull, x3);
-            fe_store(tile, sbase + 26u, 8478ull, x11);
-            fe_store(tile, sbase + 28u, 8478ull, x7);
-            fe_store(tile, sbase + 30u, 8478ull, x15);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
+        const uint32_t gj = 0u;
+        const uint32_t base = bt + 0u;
+        const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 7u));
+        const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u) * 256u) & 131071u;
+        const fe_t w0 = fe_mul_mont(fe_load_row(tw, (size_t)(w0e & 511u)), fe_load_row(tw, (size_t)((w0e >> 9u) + 512u)));
+        const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 512u) & 131071u;
+        const fe_t g0_0 = fe_mul_mont(fe_load_row(tw, (size_t)(g0_0e & 511u)), fe_load_row(tw, (size_t)((g0_0e >> 9u) + 512u)));
+        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
+        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
+        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
+        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
+        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
+        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
+        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
+        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
+        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
+        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
+        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
+        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
+        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
+        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
+        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
+        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
+        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
+        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 4254ull), w0);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 4254ull), w0_1);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 4254ull), w0_2);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 4254ull), w0_3);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 4254ull), w0_4);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 4254ull), w0_5);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 4254ull), w0_6);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 4254ull), w0_7);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 4254ull), w0_8);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 4254ull), w0_9);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 4254ull), w0_10);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 4254ull), w0_11);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 4254ull), w0_12);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 4254ull), w0_13);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 4254ull), w0_14);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 4254ull), w0_15);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x8);
+            x8 = fe_sub(t, x8);
         }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x12);
+            x12 = fe_sub_lazy(t, x12);
+        }
+        x12 = fe_mul_shoup(x12, 19610091u, 179292260u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x4);
+            x4 = fe_sub(t, x4);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x12);
+            x12 = fe_sub(t, x12);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x14 = fe_mul_shoup(x14, 19610091u, 179292260u);
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x6);
+            x6 = fe_sub_lazy(t, x6);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add_lazy(t, x14);
+            x14 = fe_sub_lazy(t, x14);
+        }
+        x10 = fe_mul_shoup(x10, 26623616u, 243415917u);
+        x6 = fe_mul_shoup(x6, 19610091u, 179292260u);
+        x14 = fe_mul_shoup(x14, 340060701u, 3109126402u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x2);
+            x2 = fe_sub(t, x2);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x10);
+            x10 = fe_sub(t, x10);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x6);
+            x6 = fe_sub(t, x6);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x14);
+            x14 = fe_sub(t, x14);
+        }
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add(t, x13);
+            x13 = fe_sub_lazy(t, x13);
+        }
+        x13 = fe_mul_shoup(x13, 19610091u, 179292260u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x7;
+            x7 = fe_add(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x15 = fe_mul_shoup(x15, 19610091u, 179292260u);
+        {
+            const fe_t t = x3;
+            x3 = fe_add(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x11;
+            x11 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x11 = fe_mul_shoup(x11, 26623616u, 243415917u);
+        x7 = fe_mul_shoup(x7, 19610091u, 179292260u);
+        x15 = fe_mul_shoup(x15, 340060701u, 3109126402u);
+        {
+            const fe_t t = x1;
+            x1 = fe_add(t, x3);
+            x3 = fe_sub_lazy(t, x3);
+        }
+        {
+            const fe_t t = x9;
+            x9 = fe_add_lazy(t, x11);
+            x11 = fe_sub_lazy(t, x11);
+        }
+        {
+            const fe_t t = x5;
+            x5 = fe_add_lazy(t, x7);
+            x7 = fe_sub_lazy(t, x7);
+        }
+        {
+            const fe_t t = x13;
+            x13 = fe_add_lazy(t, x15);
+            x15 = fe_sub_lazy(t, x15);
+        }
+        x9 = fe_mul_shoup(x9, 358191614u, 3274894749u);
+        x5 = fe_mul_shoup(x5, 26623616u, 243415917u);
+        x13 = fe_mul_shoup(x13, 365084820u, 3337918347u);
+        x3 = fe_mul_shoup(x3, 19610091u, 179292260u);
+        x11 = fe_mul_shoup(x11, 25192837u, 230334509u);
+        x7 = fe_mul_shoup(x7, 340060701u, 3109126402u);
+        x15 = fe_mul_shoup(x15, 43724588u, 399767660u);
+        {
+            const fe_t t = x0;
+            x0 = fe_add(t, x1);
+            x1 = fe_sub(t, x1);
+        }
+        {
+            const fe_t t = x8;
+            x8 = fe_add(t, x9);
+            x9 = fe_sub(t, x9);
+        }
+        {
+            const fe_t t = x4;
+            x4 = fe_add(t, x5);
+            x5 = fe_sub(t, x5);
+        }
+        {
+            const fe_t t = x12;
+            x12 = fe_add(t, x13);
+            x13 = fe_sub(t, x13);
+        }
+        {
+            const fe_t t = x2;
+            x2 = fe_add(t, x3);
+            x3 = fe_sub(t, x3);
+        }
+        {
+            const fe_t t = x10;
+            x10 = fe_add(t, x11);
+            x11 = fe_sub(t, x11);
+        }
+        {
+            const fe_t t = x6;
+            x6 = fe_add(t, x7);
+            x7 = fe_sub(t, x7);
+        }
+        {
+            const fe_t t = x14;
+            x14 = fe_add(t, x15);
+            x15 = fe_sub(t, x15);
+        }
+        fe_store(tile, sbase + 0u, 4254ull, x0);
+        fe_store(tile, sbase + 2u, 4254ull, x8);
+        fe_store(tile, sbase + 4u, 4254ull, x4);
+        fe_store(tile, sbase + 6u, 4254ull, x12);
+        fe_store(tile, sbase + 8u, 4254ull, x2);
+        fe_store(tile, sbase + 10u, 4254ull, x10);
+        fe_store(tile, sbase + 12u, 4254ull, x6);
+        fe_store(tile, sbase + 14u, 4254ull, x14);
+        fe_store(tile, sbase + 16u, 4254ull, x1);
+        fe_store(tile, sbase + 18u, 4254ull, x9);
+        fe_store(tile, sbase + 20u, 4254ull, x5);
+        fe_store(tile, sbase + 22u, 4254ull, x13);
+        fe_store(tile, sbase + 24u, 4254ull, x3);
+        fe_store(tile, sbase + 26u, 4254ull, x11);
+        fe_store(tile, sbase + 28u, 4254ull, x7);
+        fe_store(tile, sbase + 30u, 4254ull, x15);
     }
     __syncthreads();
     // DFT(2) along tile bits [0]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = ((uint32_t)tq & 255u) << 1u;
-        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 8u);
+        const uint32_t sbt = bt + (bt >> 5u) + (bt >> 7u);
         #pragma unroll
-        for (uint32_t gj = 0u; gj < 16u; gj += 1u) {
-            const uint32_t base = bt + (((uint32_t)gj & 15u) << 9u);
-            const uint32_t sbase = sbt + ((((uint32_t)gj & 15u) << 9u) + ((((uint32_t)gj & 15u) << 9u) >> 5u) + ((((uint32_t)gj & 15u) << 9u) >> 8u));
+        for (uint32_t gj = 0u; gj < 8u; gj += 1u) {
+            const uint32_t base = bt + (((uint32_t)gj & 7u) << 9u);
+            const uint32_t sbase = sbt + ((((uint32_t)gj & 7u) << 9u) + ((((uint32_t)gj & 7u) << 9u) >> 5u) + ((((uint32_t)gj & 7u) << 9u) >> 7u));
             const uint32_t t1s = ((uint32_t)base >> 1u) & 15u;
-            fe_t x0 = fe_load(tile, sbase + 0u, 8478ull);
-            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 8478ull), inv_k1_t1[0u + t1s]);
+            fe_t x0 = fe_load(tile, sbase + 0u, 4254ull);
+            fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 1u, 4254ull), inv_k1_t1[0u + t1s]);
             {
                 const fe_t t = x0;
                 x0 = fe_add_lazy(t, x1);
                 x1 = fe_sub_lazy(t, x1);
             }
-            fe_store(tile, sbase + 0u, 8478ull, fe_mul_mont(x0, fe_load_row(tw, 768ull)));
-            fe_store(tile, sbase + 1u, 8478ull, fe_mul_mont(x1, fe_load_row(tw, 768ull)));
+            fe_store(tile, sbase + 0u, 4254ull, fe_mul_mont(x0, fe_load_row(tw, 768ull)));
+            fe_store(tile, sbase + 1u, 4254ull, fe_mul_mont(x1, fe_load_row(tw, 768ull)));
         }
     }
     __syncthreads();
     // scatter the tile
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = ((((uint32_t)tq >> 4u) & 15u) << 5u) | (((uint32_t)tq & 15u) << 9u);
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 15u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 4u) & 15u) << 8u));
+        const uint32_t it = ((((uint32_t)tq >> 7u) & 1u) << 1u) | ((((uint32_t)tq >> 3u) & 15u) << 5u) | (((uint32_t)tq & 7u) << 9u);
+        const uint32_t st = it + (it >> 5u) + (it >> 7u);
+        fe_word_t* __restrict__ out_t = out + (size_t)(((uint32_t)tq & 7u) | ((((uint32_t)blk >> 4u) & 1u) << 3u) | (((uint32_t)blk & 15u) << 4u) | ((((uint32_t)tq >> 3u) & 31u) << 8u));
         #pragma unroll
-        for (uint32_t ul = 0u; ul < 32u; ul += 1u) {
-            const uint32_t i = it + ((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u));
-            fe_store(out_t, (size_t)(((uint32_t)ul & 31u) << 12u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) >> 5u) + (((((uint32_t)ul >> 4u) & 1u) | (((uint32_t)ul & 15u) << 1u)) >> 8u)), 8478ull));
+        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
+            const uint32_t i = it + ((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u));
+            fe_store(out_t, (size_t)(((uint32_t)ul & 15u) << 13u), 131072ull, fe_load(tile, st + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 5u) + (((((uint32_t)ul >> 3u) & 1u) | (((uint32_t)ul & 7u) << 2u)) >> 7u)), 4254ull));
         }
     }
 }

@@ -14,28 +14,37 @@ use fermat_dsl::field::Field;
 pub(super) const MIN_TILE_BITS: u32 = 12;
 
 /// Word-prime transforms of at most 2^SMALL_TRANSFORM_BITS points take smaller tiles
-/// ([`SMALL_TILE_BITS`], pieces spanning one 32-byte sector): their tiles of 2^12–2^13
-/// elements left 8–16 blocks a pass, a few multiprocessors of an H200 each waiting on its
-/// own chain of loads and barriers. With tiles of 2^10 the power-series inverse mod
-/// x^(2^20), whose Newton steps run transforms of 2^13 to 2^16 points, took 0.450 →
-/// 0.411 ms; at 2^17 and 2^18 points (64–256 blocks already) smaller tiles lost
+/// (pieces spanning one 32-byte sector, [`SMALL_TRANSFORM_TILES`] tiles a pass): their
+/// tiles of 2^12–2^13 elements left 8–32 blocks a pass, a few multiprocessors of an H200
+/// each waiting on its own chain of loads and barriers. With them the power-series
+/// inverse mod x^(2^20), whose Newton steps run transforms of 2^13 to 2^17 points, took
+/// 0.450 → 0.405 ms; at 2^18 points (256 blocks already) smaller tiles lost
 /// (bench/RESULTS.md, "Small transforms in small tiles").
-pub(super) const SMALL_TRANSFORM_BITS: u32 = 16;
+pub(super) const SMALL_TRANSFORM_BITS: u32 = 17;
 
-/// log2 of the tile a small word-prime transform grows to: 64 threads with a radix-16
-/// codelet each.
+/// log2 of the tiles a pass of a small word-prime transform is cut into (at least
+/// 2^[`SMALL_TILE_BITS`] elements each): tiles of 2^10 elements for 2^16 points, 2^11
+/// for 2^17.
+pub(super) const SMALL_TRANSFORM_TILES: u32 = 6;
+
+/// log2 of the smallest tile a small word-prime transform takes: 64 threads with a
+/// radix-16 codelet each (tiles of 2^9 and 2^8 measured slower).
 pub(super) const SMALL_TILE_BITS: u32 = 10;
 
 /// The index bits a tile covers below which its pieces coalesce, and the size it grows
 /// to: the options' for SRGFNs and for large transforms; for a word prime's transform of
 /// at most 2^[`SMALL_TRANSFORM_BITS`] points, one 32-byte sector (the grain of both L2
-/// and DRAM) and 2^[`SMALL_TILE_BITS`] elements, so that its passes spread over more
-/// multiprocessors.
+/// and DRAM) and 2^[`SMALL_TRANSFORM_TILES`] tiles of at least 2^[`SMALL_TILE_BITS`]
+/// elements, so that its passes spread over more multiprocessors.
 fn tile_goal(k: &KernelPlan, shape: &FieldShape, options: &EmitOptions) -> (u32, u32) {
     let word_prime = shape.shift_order.is_none();
     if word_prime && k.log_n <= SMALL_TRANSFORM_BITS {
         let sector_bits = (32 / shape.element_bytes).max(1).ilog2();
-        (sector_bits.min(options.coalesce_bits), SMALL_TILE_BITS)
+        let tile_bits = k.log_n.saturating_sub(SMALL_TRANSFORM_TILES);
+        (
+            sector_bits.min(options.coalesce_bits),
+            tile_bits.clamp(SMALL_TILE_BITS, MIN_TILE_BITS),
+        )
     } else {
         (options.coalesce_bits, MIN_TILE_BITS)
     }
