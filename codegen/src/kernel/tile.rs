@@ -15,10 +15,10 @@ pub(super) const MIN_TILE_BITS: u32 = 12;
 
 /// Word-prime transforms of at most 2^SMALL_TRANSFORM_BITS points take smaller tiles
 /// (pieces spanning one 32-byte sector, [`SMALL_TRANSFORM_TILES`] tiles a pass): their
-/// tiles of 2^12–2^13 elements left 8–32 blocks a pass, a few multiprocessors of an H200
+/// tiles of 2^12–2^13 elements left 1–32 blocks a pass, a few multiprocessors of an H200
 /// each waiting on its own chain of loads and barriers. With them the power-series
 /// inverse mod x^(2^20), whose Newton steps run transforms of 2^13 to 2^17 points, took
-/// 0.450 → 0.405 ms; at 2^18 points (256 blocks already) smaller tiles lost
+/// 0.46 → 0.41 ms; at 2^18 points (256 blocks already) smaller tiles lost
 /// (bench/RESULTS.md, "Small transforms in small tiles").
 pub(super) const SMALL_TRANSFORM_BITS: u32 = 17;
 

@@ -439,7 +439,7 @@ impl<F: HostField> Convolution<F> {
         let side = match &b {
             Some(b) if !kept => {
                 *second_holds = None;
-                let second = second.as_mut().expect("allocated above");
+                let output = (b, second.as_mut().expect("allocated above"));
                 if beside {
                     let side = device.side_stream()?.clone();
                     // The side stream waits for what the operands and buffers wait for.
@@ -448,19 +448,10 @@ impl<F: HostField> Convolution<F> {
                         Some(s) => s,
                         None => &mut *scratch,
                     };
-                    let b_output = (b, second);
-                    self.forward_device(
-                        gpu,
-                        &side,
-                        side_counters,
-                        side_scratch,
-                        b_output,
-                        b_parts,
-                    )?;
+                    self.forward_device(gpu, &side, side_counters, side_scratch, output, b_parts)?;
                     Some(side)
                 } else {
-                    let b_output = (b, second);
-                    self.forward_device(gpu, stream, forward_counters, scratch, b_output, b_parts)?;
+                    self.forward_device(gpu, stream, forward_counters, scratch, output, b_parts)?;
                     None
                 }
             }
