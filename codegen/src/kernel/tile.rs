@@ -13,29 +13,31 @@ use fermat_dsl::field::Field;
 /// a radix-16 codelet each.
 pub(super) const MIN_TILE_BITS: u32 = 12;
 
-/// Word-prime transforms of at most 2^SMALL_TRANSFORM_BITS points take smaller tiles
-/// (pieces spanning one 32-byte sector, [`SMALL_TRANSFORM_TILES`] tiles a pass): their
-/// tiles of 2^12–2^13 elements left 1–32 blocks a pass, a few multiprocessors of an H200
-/// each waiting on its own chain of loads and barriers. With them the power-series
-/// inverse mod x^(2^20), whose Newton steps run transforms of 2^13 to 2^17 points, took
-/// 0.46 → 0.41 ms; at 2^18 points (256 blocks already) smaller tiles lost
-/// (bench/RESULTS.md, "Small transforms in small tiles").
+/// Word-prime transforms of at most 2^SMALL_TRANSFORM_BITS points grow their tiles less:
+/// from a pass's pieces only until they span one 32-byte sector and hold
+/// 2^(log n − [`SMALL_TRANSFORM_TILES`]) elements, at least 2^[`SMALL_TILE_BITS`] (where
+/// other transforms grow to 128-byte lines and 2^12 elements). Their tiles of 2^12–2^13
+/// elements left 1–32 blocks a pass, a few multiprocessors of an H200 each waiting on
+/// its own chain of loads and barriers. With smaller ones the power-series inverse mod
+/// x^(2^20), whose Newton steps run transforms of 2^13 to 2^17 points, took 0.46 → 0.41
+/// ms; at 2^18 points (256 blocks already) smaller tiles lost (bench/RESULTS.md, "Small
+/// transforms in small tiles").
 pub(super) const SMALL_TRANSFORM_BITS: u32 = 17;
 
-/// log2 of the tiles a pass of a small word-prime transform is cut into (at least
-/// 2^[`SMALL_TILE_BITS`] elements each): tiles of 2^10 elements for 2^16 points, 2^11
-/// for 2^17.
+/// A small word-prime transform's tiles grow to 2^(log n − SMALL_TRANSFORM_TILES)
+/// elements, at least 2^[`SMALL_TILE_BITS`]: 2^10 up to 2^16 points, 2^11 at 2^17.
 pub(super) const SMALL_TRANSFORM_TILES: u32 = 6;
 
-/// log2 of the smallest tile a small word-prime transform takes: 64 threads with a
-/// radix-16 codelet each (tiles of 2^9 and 2^8 measured slower).
+/// log2 of the size a small word-prime transform's tiles grow to at least: 64 threads
+/// with a radix-16 codelet each (2^9 and 2^8 measured slower).
 pub(super) const SMALL_TILE_BITS: u32 = 10;
 
 /// The index bits a tile covers below which its pieces coalesce, and the size it grows
-/// to: the options' for SRGFNs and for large transforms; for a word prime's transform of
-/// at most 2^[`SMALL_TRANSFORM_BITS`] points, one 32-byte sector (the grain of both L2
-/// and DRAM) and 2^[`SMALL_TRANSFORM_TILES`] tiles of at least 2^[`SMALL_TILE_BITS`]
-/// elements, so that its passes spread over more multiprocessors.
+/// to: the options' bits and 2^[`MIN_TILE_BITS`] for SRGFNs and for large transforms;
+/// for a word prime's transform of at most 2^[`SMALL_TRANSFORM_BITS`] points, one 32-byte
+/// sector (the grain of both L2 and DRAM) and 2^(log n − [`SMALL_TRANSFORM_TILES`])
+/// elements, at least 2^[`SMALL_TILE_BITS`], so that its passes spread over more
+/// multiprocessors.
 fn tile_goal(k: &KernelPlan, shape: &FieldShape, options: &EmitOptions) -> (u32, u32) {
     let word_prime = shape.shift_order.is_none();
     if word_prime && k.log_n <= SMALL_TRANSFORM_BITS {
@@ -425,5 +427,71 @@ impl<F: Field> Emitter<'_, F> {
             slot,
             global,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::design::{transform, TransformOptions};
+    use fermat_dsl::field::{AnyField, FieldSpec};
+
+    /// Each pass's (tile, piece) elements of `field`'s 2^log_n-point transform, both
+    /// directions.
+    fn tiles(field: &str, log_n: u32) -> Vec<(u64, u64)> {
+        let field: AnyField = field.parse::<FieldSpec>().unwrap().build().unwrap();
+        let n = 1u64 << log_n;
+        let t = transform(&field, n, &TransformOptions::default()).unwrap();
+        let launches = t
+            .forward_launches
+            .iter()
+            .chain(t.inverse_launches.iter().flatten());
+        launches
+            .map(|l| (n / l.blocks, n / l.blocks / l.pieces_per_block))
+            .collect()
+    }
+
+    #[test]
+    fn small_word_prime_transforms_grow_their_tiles_to_a_sector_and_a_sixty_fourth() {
+        for (field, sector) in [("babybear", 8), ("goldilocks", 4)] {
+            for log_n in 13..=SMALL_TRANSFORM_BITS {
+                let goal = 1u64 << (log_n - SMALL_TRANSFORM_TILES).max(SMALL_TILE_BITS);
+                for (tile, piece) in tiles(field, log_n) {
+                    // Grown no further than the goal or one sector of pieces, whichever
+                    // is more: the old tiles of 2^12 and 128-byte lines were larger.
+                    assert!(
+                        tile <= goal.max(piece * sector),
+                        "{field} 2^{log_n}: a tile of {tile} from pieces of {piece}"
+                    );
+                    assert!(tile >= goal.min(1 << log_n), "{field} 2^{log_n}: {tile}");
+                }
+            }
+            // From 2^18 points the tiles hold 2^12 elements or more again.
+            for (tile, _) in tiles(field, SMALL_TRANSFORM_BITS + 1) {
+                assert!(tile >= 1 << MIN_TILE_BITS, "{field} 2^18: {tile}");
+            }
+        }
+    }
+
+    #[test]
+    fn srgfn_and_large_transforms_keep_lines_and_tiles_of_2_to_the_12() {
+        let options = EmitOptions::default();
+        let large = (options.coalesce_bits, MIN_TILE_BITS);
+        for (name, log_n) in [("P3", 12), ("P3", 16), ("P2", 16), ("babybear", 18)] {
+            let field: AnyField = name.parse::<FieldSpec>().unwrap().build().unwrap();
+            let t = transform(&field, 1 << log_n, &TransformOptions::default()).unwrap();
+            for k in &t.forward.kernels {
+                let goal = tile_goal(k, &FieldShape::of(&field), &options);
+                assert_eq!(goal, large, "{name} 2^{log_n}");
+            }
+        }
+        let babybear: AnyField = "babybear".parse::<FieldSpec>().unwrap().build().unwrap();
+        let t = transform(&babybear, 1 << 16, &TransformOptions::default()).unwrap();
+        let goal = tile_goal(&t.forward.kernels[0], &FieldShape::of(&babybear), &options);
+        assert_eq!(
+            goal,
+            (3, SMALL_TILE_BITS),
+            "babybear 2^16: a sector of 8 words"
+        );
     }
 }
