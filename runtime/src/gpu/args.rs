@@ -72,6 +72,19 @@ pub(crate) struct Extent {
     pub(crate) stride: u64,
 }
 
+impl Extent {
+    /// The first `len` elements of one vector (no batch), whose digits lie `stride` words
+    /// apart.
+    pub(crate) fn first(len: u64, stride: u64) -> Extent {
+        Extent {
+            len,
+            limit: len,
+            dist: 0,
+            stride,
+        }
+    }
+}
+
 impl Extents {
     /// Whole vectors of n elements, one transform after another.
     pub(crate) fn whole(n: u64) -> Extents {

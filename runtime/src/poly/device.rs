@@ -97,12 +97,7 @@ impl<F: HostField> DevicePoly<F> {
 
     /// Where the kernels find the first `len` coefficients.
     pub(crate) fn extent(&self, len: usize) -> Extent {
-        Extent {
-            len: len as u64,
-            limit: len as u64,
-            dist: 0,
-            stride: self.cap as u64,
-        }
+        Extent::first(len as u64, self.cap as u64)
     }
 }
 
@@ -124,24 +119,14 @@ pub(crate) struct PolyViewMut<'a, W> {
 impl<W> PolyView<'_, W> {
     /// Where the kernels find the polynomial's `len` coefficients.
     pub(crate) fn whole(&self) -> Extent {
-        Extent {
-            len: self.len as u64,
-            limit: self.len as u64,
-            dist: 0,
-            stride: self.cap as u64,
-        }
+        Extent::first(self.len as u64, self.cap as u64)
     }
 }
 
 impl<W> PolyViewMut<'_, W> {
     /// Where the kernels write the first `len` coefficients of a result.
     pub(crate) fn extent(&self, len: usize) -> Extent {
-        Extent {
-            len: len as u64,
-            limit: len as u64,
-            dist: 0,
-            stride: self.cap as u64,
-        }
+        Extent::first(len as u64, self.cap as u64)
     }
 }
 

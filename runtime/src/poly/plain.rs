@@ -420,12 +420,7 @@ impl<F: HostField> PolyRing<F> {
         let passes = self.passes()?;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let r = self.work_buffer(&mut work[0], n as usize)?;
-        let full = Extent {
-            len: n,
-            limit: n,
-            dist: 0,
-            stride: n,
-        };
+        let full = Extent::first(n, n);
         let ticket = self.convolution(n)?.cyclic_device(
             &stream,
             source(a),

@@ -257,12 +257,6 @@ impl<F: HostField> PolyRing<F> {
         // recombination reads both products.
         let side = device.side_stream()?.clone();
         let other = b.unwrap_or(a);
-        let short = |len: u64| Extent {
-            len,
-            limit: len,
-            dist: 0,
-            stride: len,
-        };
         // What the side stream uses is made on the device's stream before it starts.
         let passes = self.passes()?;
         let fold_table = self.table(ProductPass::Fold, n, m)?;
@@ -327,14 +321,14 @@ impl<F: HostField> PolyRing<F> {
             &side,
             DeviceSource {
                 data: &fa,
-                extent: short(m),
+                extent: Extent::first(m, m),
             },
             fb.as_ref().map(|fb: &CudaView<'_, F::Word>| DeviceSource {
                 data: fb,
-                extent: short(m),
+                extent: Extent::first(m, m),
             }),
             DeviceDestination {
-                extent: short(m),
+                extent: Extent::first(m, m),
                 data: &mut r.slice_mut(..),
             },
             1,
