@@ -208,6 +208,29 @@ FE_FN fe_t fe_lane_below(fe_t v) {
     return v;
 }
 
+// The value of lane `lane` of the whole warp (every lane calls it), and the value of lane
+// − k (a lane below k gets its own), digit by digit. The host, one thread, calls neither
+// (fe_warp_*).
+FE_FN fe_t fe_lane_at(fe_t v, uint32_t lane) {
+#if defined(__CUDA_ARCH__)
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) v.d[c] = __shfl_sync(0xffffffffu, v.d[c], lane);
+#else
+    (void)lane;
+#endif
+    return v;
+}
+
+FE_FN fe_t fe_lane_up(fe_t v, uint32_t k) {
+#if defined(__CUDA_ARCH__)
+    FE_UNROLL
+    for (int c = 0; c < FE_K; ++c) v.d[c] = __shfl_up_sync(0xffffffffu, v.d[c], k);
+#else
+    (void)k;
+#endif
+    return v;
+}
+
 // Row `row` of a table of constants, stored element by element (row-major): a twiddle's k
 // digits are 8k consecutive bytes (one 32-byte sector for k = 4), where digit-major rows
 // would spread each twiddle of a table read at scattered rows over k sectors. On the
@@ -1067,6 +1090,103 @@ FE_FN fe_t fe_mul_sub_mont(fe_t a, fe_t t, fe_t b, fe_t s) { return fe_sub(fe_mu
 // a*t - b*s - c*u.
 FE_FN fe_t fe_mul_sub2_mont(fe_t a, fe_t t, fe_t b, fe_t s, fe_t c, fe_t u) {
     return fe_sub(fe_mul_sub_mont(a, t, b, s), fe_mul_mont(c, u));
+}
+
+// ---- 32 elements across a warp ----------------------------------------------------------
+// fe_warp_t is a vector of 32 elements, slot s of it in lane s of a warp on the device (one
+// register a lane) and all 32 in the one thread the host runs, so that the host suite runs
+// the same code. A whole warp calls these functions together. Slots are the coefficients
+// of a polynomial of degree below 32: fe_warp_up multiplies by x^k, fe_warp_len is one more
+// than the degree, and fe_warp_at reads one coefficient in every lane.
+#if defined(__CUDA_ARCH__)
+#define FE_WARP_SLOTS 1
+#define FE_WARP_LANE (threadIdx.x & 31u)
+#else
+#define FE_WARP_SLOTS 32
+#define FE_WARP_LANE 0u
+#endif
+
+typedef struct {
+    fe_t s[FE_WARP_SLOTS];
+} fe_warp_t;
+
+// Slot i of this thread's part of the vector: the coefficient of x^(lane * slots + i).
+FE_FN uint32_t fe_warp_slot(int i) { return FE_WARP_LANE * FE_WARP_SLOTS + (uint32_t)i; }
+
+// Coefficient `at` (below 32) of x, in every lane.
+FE_FN fe_t fe_warp_at(fe_warp_t x, uint32_t at) {
+#if defined(__CUDA_ARCH__)
+    return fe_lane_at(x.s[0], at);
+#else
+    return x.s[at];
+#endif
+}
+
+// x * x^k, cut to 32 coefficients.
+FE_FN fe_warp_t fe_warp_up(fe_warp_t x, uint32_t k) {
+    fe_warp_t r;
+#if defined(__CUDA_ARCH__)
+    const fe_t below = fe_lane_up(x.s[0], k);
+    r.s[0] = FE_WARP_LANE >= k ? below : fe_zero();
+#else
+    for (uint32_t i = 0; i < 32; ++i) r.s[i] = i >= k ? x.s[i - k] : fe_zero();
+#endif
+    return r;
+}
+
+// One more than the degree of x: 0 for the zero vector.
+FE_FN uint32_t fe_warp_len(fe_warp_t x) {
+#if defined(__CUDA_ARCH__)
+    const unsigned nonzero = __ballot_sync(0xffffffffu, !fe_eq(x.s[0], fe_zero()));
+    return 32u - (uint32_t)__clz(nonzero);
+#else
+    uint32_t n = 32;
+    while (n > 0 && fe_eq(x.s[n - 1], fe_zero())) --n;
+    return n;
+#endif
+}
+
+// a*w - b*v coefficient by coefficient, t and s the table forms of w and v
+// (fe_mul_sub_mont).
+FE_FN fe_warp_t fe_warp_mul_sub(fe_warp_t a, fe_t t, fe_warp_t b, fe_t s) {
+    FE_UNROLL
+    for (int i = 0; i < FE_WARP_SLOTS; ++i) a.s[i] = fe_mul_sub_mont(a.s[i], t, b.s[i], s);
+    return a;
+}
+
+// a*w - b*v - c*x coefficient by coefficient, t, s and u the table forms of w, v and x
+// (fe_mul_sub2_mont).
+FE_FN fe_warp_t fe_warp_mul_sub2(fe_warp_t a, fe_t t, fe_warp_t b, fe_t s, fe_warp_t c, fe_t u) {
+    FE_UNROLL
+    for (int i = 0; i < FE_WARP_SLOTS; ++i) a.s[i] = fe_mul_sub2_mont(a.s[i], t, b.s[i], s, c.s[i], u);
+    return a;
+}
+
+// The constant c.
+FE_FN fe_warp_t fe_warp_constant(fe_t c) {
+    fe_warp_t r;
+    FE_UNROLL
+    for (int i = 0; i < FE_WARP_SLOTS; ++i) r.s[i] = fe_warp_slot(i) == 0 ? c : fe_zero();
+    return r;
+}
+
+// Coefficient i = row[from + i] where from + i < len, zero above.
+FE_FN fe_warp_t fe_warp_load(const fe_t* row, uint32_t from, uint32_t len) {
+    fe_warp_t r;
+    FE_UNROLL
+    for (int i = 0; i < FE_WARP_SLOTS; ++i) {
+        const uint32_t at = from + fe_warp_slot(i);
+        r.s[i] = at < len ? row[at] : fe_zero();
+    }
+    return r;
+}
+
+// row[i] = coefficient i of x for i < len (at most 32).
+FE_FN void fe_warp_store(fe_t* row, fe_warp_t x, uint32_t len) {
+    FE_UNROLL
+    for (int i = 0; i < FE_WARP_SLOTS; ++i) {
+        if (fe_warp_slot(i) < len) row[fe_warp_slot(i)] = x.s[i];
+    }
 }
 
 

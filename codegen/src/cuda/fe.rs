@@ -102,6 +102,47 @@ pub fn lane_below(v: Expr) -> Expr {
     Expr::call("fe_lane_below", [v])
 }
 
+/// `fe_warp_constant(c)`: the constant c as a [`Type::FeWarp`](crate::cuda::Type::FeWarp).
+pub fn warp_constant(c: Expr) -> Expr {
+    Expr::call("fe_warp_constant", [c])
+}
+
+/// `fe_warp_load(row, from, len)`: coefficient i = `row[from + i]` where `from + i < len`,
+/// zero above.
+pub fn warp_load(row: Expr, from: Expr, len: Expr) -> Expr {
+    Expr::call("fe_warp_load", [row, from, len])
+}
+
+/// `fe_warp_store(row, x, len)`: `row[i]` = coefficient i of x for i < `len` (at most 32).
+pub fn warp_store(row: Expr, x: Expr, len: Expr) -> Stmt {
+    Stmt::Expr(Expr::call("fe_warp_store", [row, x, len]))
+}
+
+/// `fe_warp_at(x, i)`: coefficient i of x, in every lane of the warp.
+pub fn warp_at(x: Expr, i: Expr) -> Expr {
+    Expr::call("fe_warp_at", [x, i])
+}
+
+/// `fe_warp_up(x, k)`: x·x^k, cut to 32 coefficients.
+pub fn warp_up(x: Expr, k: Expr) -> Expr {
+    Expr::call("fe_warp_up", [x, k])
+}
+
+/// `fe_warp_len(x)`: one more than the degree of x, 0 for zero.
+pub fn warp_len(x: Expr) -> Expr {
+    Expr::call("fe_warp_len", [x])
+}
+
+/// `fe_warp_mul_sub(a, t, b, s)`: [`mul_sub_mont`] coefficient by coefficient.
+pub fn warp_mul_sub(a: Expr, t: Expr, b: Expr, s: Expr) -> Expr {
+    Expr::call("fe_warp_mul_sub", [a, t, b, s])
+}
+
+/// `fe_warp_mul_sub2(a, t, b, s, c, u)`: [`mul_sub2_mont`] coefficient by coefficient.
+pub fn warp_mul_sub2(a: Expr, t: Expr, b: Expr, s: Expr, c: Expr, u: Expr) -> Expr {
+    Expr::call("fe_warp_mul_sub2", [a, t, b, s, c, u])
+}
+
 /// `fe_zero()`.
 pub fn zero() -> Expr {
     Expr::call("fe_zero", [])

@@ -215,6 +215,7 @@ impl fmt::Display for Type {
             Type::SizeT => f.write_str("size_t"),
             Type::Fe => f.write_str("fe_t"),
             Type::FeDot => f.write_str("fe_dot_t"),
+            Type::FeWarp => f.write_str("fe_warp_t"),
             Type::Word => f.write_str("fe_word_t"),
             Type::Ptr {
                 to,

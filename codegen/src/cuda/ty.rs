@@ -22,6 +22,9 @@ pub enum Type {
     /// `fe_dot_t`: a sum of products being accumulated, unreduced where the prelude can
     /// ([`fe::dot_add`](crate::cuda::fe::dot_add)).
     FeDot,
+    /// `fe_warp_t`: 32 elements across a warp, one a lane (all 32 in the host's one
+    /// thread): a polynomial of degree below 32 ([`fe::warp_up`](crate::cuda::fe::warp_up)).
+    FeWarp,
     /// `fe_word_t`: one memory word of a field vector (`uint32_t` for 32-bit primes,
     /// `uint64_t` otherwise; the prelude defines it).
     Word,

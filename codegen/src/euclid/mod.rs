@@ -33,11 +33,11 @@ mod lehmer;
 
 pub use lehmer::{
     lehmer_rounds, lehmer_rounds_carrying, lehmer_rounds_logging, LehmerCarried, LehmerEnd,
-    LehmerState, LehmerStatus, LehmerStep,
+    LehmerState, LehmerStatus, LehmerStep, WARP_HALF, WARP_MATRIX_LEN,
 };
 
 use crate::contract::Arg;
-use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, Stmt, Type};
+use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, SharedArray, Stmt, Type};
 use fermat_dsl::field::Field;
 
 /// A kernel of the on-chip Euclidean algorithm.
@@ -177,12 +177,21 @@ impl EuclidPass {
     /// Dynamic shared memory of one block, in bytes, `element_bytes` per element: for
     /// [`EuclidPass::Gcd`] both operands of lengths `lens`; for the Lehmer rounds, with
     /// `lens` = (`half`, threads per block), the window's four remainders of 2·`half` + 1
-    /// (u, v and the next two) and eight cofactors of `half` + 1 ([`EuclidPass::Window`]), or
+    /// (u, v and the next two) and eight cofactors of `half` + 1 ([`EuclidPass::Window`],
+    /// which for elements of one 32-bit word keeps the four entries of its warp's matrix
+    /// beside them, [`WARP_MATRIX_LEN`] each), or
     /// the four cofactors and two tiles of threads + `half` ([`EuclidPass::Apply`]).
     pub fn shared_bytes(self, lens: (u64, u64), element_bytes: u64) -> u64 {
         let elements = match self {
             EuclidPass::Gcd => lens.0 + lens.1,
-            EuclidPass::Window | EuclidPass::TrailWindow => 4 * (2 * lens.0 + 1) + 8 * (lens.0 + 1),
+            EuclidPass::Window | EuclidPass::TrailWindow => {
+                let warp_matrix = if self == EuclidPass::Window && element_bytes == 4 {
+                    4 * WARP_MATRIX_LEN
+                } else {
+                    0
+                };
+                4 * (2 * lens.0 + 1) + 8 * (lens.0 + 1) + warp_matrix
+            }
             EuclidPass::Apply => 4 * (lens.0 + 1) + 2 * (lens.1 + lens.0),
         };
         elements * element_bytes
@@ -227,8 +236,10 @@ impl EuclidPass {
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::Window => Kernel::new(self.name(), params, lehmer::window_body(false))
                 .doc("a Lehmer round: Euclid's steps on the top 2 half + 1 coefficients of the pair round % 2 of work,")
-                .doc("while deg v >= deg u - half; their cofactor matrix into mat; a pair that fits runs to its end into dst")
+                .doc("while deg v >= deg u - half; their cofactor matrix into mat; a pair that fits runs to its end into dst;")
+                .doc("for 32-bit elements warp 0 takes the steps on the window's top 32, the block their matrix")
                 .launch_bounds(WINDOW_MAX_THREADS)
+                .shared(SharedArray::new(Type::U32, lehmer::WARP_LENS, 8))
                 .dynamic_shared(Type::Fe, "smem"),
             EuclidPass::TrailWindow => Kernel::new(self.name(), params, lehmer::window_body(true))
                 .doc("euclid_window keeping a trail: each division's divisor (lc, degree, eliminations) into leads and steps,")

@@ -21,6 +21,10 @@
 //! | `fe_zero()`, `fe_one()`, `fe_eq(a, b)` | constants and equality |
 //! | `fe_dot_t`, `fe_dot_zero()`, `fe_dot_add(s, a, t)`, `fe_dot_value(s)` | a sum of products a·w (t = w in table form): exact 96-bit sums reduced once for 32-bit primes, a modular sum a term otherwise |
 //! | `fe_lane_below(v)` | the v of lane − 1 of the warp (lane 0 and the host: its own), among the lanes running |
+//! | `fe_lane_at(v, lane)`, `fe_lane_up(v, k)` | the v of lane `lane`, of lane − k (below k: its own), the whole warp calling |
+//! | `fe_warp_t` | 32 elements across a warp, the coefficients of a polynomial of degree below 32: slot s in lane s on the device, all 32 in the host's one thread |
+//! | `fe_warp_constant(c)`, `fe_warp_load(row, from, len)`, `fe_warp_store(row, x, len)` | a constant; `row[from + i]` below `len` (zero above); the first `len` coefficients to `row` |
+//! | `fe_warp_at(x, i)`, `fe_warp_up(x, k)`, `fe_warp_len(x)`, `fe_warp_mul_sub(a, t, b, s)`, `fe_warp_mul_sub2(a, t, b, s, c, u)` | coefficient i in every lane; x·x^k cut to 32; the degree + 1; `fe_mul_sub_mont`, `fe_mul_sub2_mont` coefficient by coefficient |
 //!
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
 //! C++17 (host `static inline` functions, `unsigned __int128` for the high product words), so
@@ -53,6 +57,7 @@ use tera::{Context, Tera};
 const COMMON: &str = include_str!("../../templates/common.cu.tera");
 const WORD: &str = include_str!("../../templates/word.cu.tera");
 const SRGFN: &str = include_str!("../../templates/srgfn.cu.tera");
+const WARP: &str = include_str!("../../templates/warp.cu.tera");
 
 /// Choices in a prelude that depend on the kernels it serves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -70,8 +75,8 @@ pub fn render(field: &AnyField) -> Result<String, CodegenError> {
     render_with(field, PreludeOptions::default())
 }
 
-/// The device prelude of `field`: the portable definitions followed by the field's own
-/// block.
+/// The device prelude of `field`: the portable definitions, the field's own block, and
+/// the vectors of 32 elements across a warp (`fe_warp_*`, in terms of the field's).
 pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, CodegenError> {
     let (name, text, ctx) =
         field_template(field, options).map_err(|source| CodegenError::Prelude {
@@ -90,7 +95,7 @@ pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, 
         .render(name, &ctx)
         .map_err(|e| CodegenError::template(name, &e))?;
     Ok(format!(
-        "// Device prelude for {}.\n{common}\n{own}",
+        "// Device prelude for {}.\n{common}\n{own}\n{WARP}",
         describe(field)
     ))
 }

@@ -185,7 +185,7 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             median_device_ms(runs, || ring.resultant(&a, &b).map(drop))?,
             format!(
                 "Lehmer's rounds keeping a trail, half {}",
-                ring.lehmer_half(r.degree + 1)?
+                ring.trail_half(r.degree + 1)?
             ),
         ),
     };

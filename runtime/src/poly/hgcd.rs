@@ -316,7 +316,7 @@ impl<F: HostField> PolyRing<F> {
         self.check_field(b)?;
         let f = &self.field;
         if self.rounds_on_device(a.len(), b.len()) {
-            return self.resultant_lehmer(a, b, self.lehmer_half(a.len().max(b.len()))?);
+            return self.resultant_lehmer(a, b, self.trail_half(a.len().max(b.len()))?);
         }
         if a.is_zero() || b.is_zero() {
             return Ok(f.zero());

@@ -25,18 +25,20 @@ use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREAD
 const LEHMER_LONG: usize = 1 << 17;
 
 impl<F: HostField> PolyRing<F> {
-    /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] (and
-    /// the extended gcd and the resultant on the device) uses for operands whose longer has
-    /// `len` coefficients: by the bytes of an element, 64 for primes below 2^32, 32 for
-    /// 64-bit primes and 256-bit elements, 16 for wider ones (whose products cost the
-    /// window's one block most), doubled up to 64 for operands longer than 2^17
-    /// coefficients, within what the device's shared memory holds. A round's window costs
-    /// about its half whatever the length, and its apply pass about the length times
-    /// (a + b·half), the a for staging its tiles: long operands take larger windows and
-    /// fewer rounds. These were the fastest measured on an H200 (bench/RESULTS.md, "GCD
-    /// round 10"): 469762049's 10^4 gcd takes 4.36 ms at 64 against 4.40 at 32 and its 2^16
-    /// gcd 29.7 against 30.2; goldilocks' 10^4 9.47 at 32 against 9.81 at 64; P3's 4097
-    /// 66.8 at 16 against 69.7 at 8.
+    /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] and the
+    /// extended gcd on the device use for operands whose longer has `len` coefficients: by
+    /// the bytes of an element, 128 for primes below 2^32 (whose windows take their steps
+    /// a warp at a time), 32 for 64-bit primes and 256-bit elements, 16 for wider ones
+    /// (whose products cost the window's one block most) — those two doubled up to 64 for
+    /// operands longer than 2^17 coefficients —, within what the device's shared memory
+    /// holds. A round costs a launch's drain and its window about its half whatever the
+    /// length, and its apply pass about the length times (a + b·half), the a for staging
+    /// its tiles: long operands and cheap windows take larger halves and fewer rounds.
+    /// These were the fastest measured on an H200 (bench/RESULTS.md, "GCD rounds 10 and
+    /// 11"): 469762049's 10^4 gcd takes 3.82 ms at 128 against 3.97 at 64 and 4.17 at 256,
+    /// its 2^16 gcd 26.3 against 27.3 and 28.7, its 2^20 900 ms against 981 and 913;
+    /// goldilocks' 10^4 9.47 at 32 against 9.81 at 64; P3's 4097 66.8 at 16 against 69.7
+    /// at 8. The resultant's rounds take [`Self::trail_half`].
     ///
     /// Errors: [`Error::NotOnGpu`] on the CPU backend.
     ///
@@ -47,7 +49,7 @@ impl<F: HostField> PolyRing<F> {
     ///
     /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
     /// match (ring.lehmer_half(10_000), ring.lehmer_half(1 << 20)) {
-    ///     (Ok(short), Ok(long)) => assert_eq!((short, long), (64, 64)),
+    ///     (Ok(short), Ok(long)) => assert_eq!((short, long), (128, 128)),
     ///     (Err(Error::NotOnGpu), _) => {}
     ///     (Err(e), _) | (_, Err(e)) => return Err(e),
     /// }
@@ -56,16 +58,41 @@ impl<F: HostField> PolyRing<F> {
     pub fn lehmer_half(&self, len: usize) -> Result<usize, Error> {
         let bytes = FieldShape::of(&self.any).element_bytes;
         let half = match bytes {
-            ..=4 => 64,
+            ..=4 => 128,
             5..=32 => 32,
             _ => 16,
         };
-        let half = if len > LEHMER_LONG {
+        let half = if len > LEHMER_LONG && bytes > 4 {
             (2 * half).min(64)
         } else {
             half
         };
         Ok(half.min(self.lehmer_max_half()?))
+    }
+
+    /// The half of the resultant's rounds ([`Self::resultant_lehmer`]) for operands whose
+    /// longer has `len` coefficients: [`Self::lehmer_half`]'s, at most 64. Their windows
+    /// keep a trail of every division and take their steps on the whole block, for which
+    /// 64 is the better half: 469762049's 10^4 resultant takes 5.25 ms at 64 against 5.9
+    /// at 128 on an H200 (bench/RESULTS.md, "GCD round 11").
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::PolyRing;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let ring = PolyRing::new(&Fp32::new(469762049)?, Backend::Auto)?;
+    /// match ring.trail_half(10_000) {
+    ///     Ok(half) => assert_eq!(half, 64),
+    ///     Err(Error::NotOnGpu) => {}
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn trail_half(&self, len: usize) -> Result<usize, Error> {
+        Ok(self.lehmer_half(len)?.min(64))
     }
 
     /// The largest half whose window fits one block's shared memory on this device.

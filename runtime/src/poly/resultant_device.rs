@@ -25,7 +25,7 @@ impl<F: HostField> PolyRing<F> {
     /// coefficients on the device, keeping a trail of their divisions whose factors the
     /// host multiplies; a stalled round (a quotient of degree above `half`) takes its
     /// division on the device. FLINT's conventions, as [`Self::resultant`], which takes
-    /// this route for long operands on a GPU with [`Self::lehmer_half`]: zero and constant
+    /// this route for long operands on a GPU with [`Self::trail_half`]: zero and constant
     /// operands are settled on the host at once.
     ///
     /// Errors: [`Error::LehmerHalf`] for a half of 0 or one whose window outgrows shared

@@ -31,12 +31,15 @@
 mod apply;
 mod mirror;
 mod rows;
+mod warp;
 mod window;
 
 pub(super) use apply::apply_body;
 pub use mirror::{
     lehmer_rounds, lehmer_rounds_carrying, lehmer_rounds_logging, LehmerCarried, LehmerEnd,
 };
+pub(super) use warp::WARP_LENS;
+pub use warp::{WARP_HALF, WARP_MATRIX_LEN};
 pub(super) use window::window_body;
 
 use super::var;

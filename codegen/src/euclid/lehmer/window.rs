@@ -1,6 +1,7 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
 use super::rows::{row_loop, row_loop_lanes, row_warps, Row};
+use super::warp::{warp_round, warp_steps_apply};
 use super::{
     begin_round, max, normalise_global, pair_len, pairs, set_status, state_word, swap, work_ptr,
 };
@@ -477,7 +478,15 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             Stmt::SyncThreads,
             Stmt::While {
                 cond: var("lv").gt(var("limit")),
-                body: window_step(trail),
+                body: if trail {
+                    window_step(trail)
+                } else {
+                    vec![Stmt::if_else(
+                        warp_steps_apply(),
+                        warp_round(),
+                        window_step(trail),
+                    )]
+                },
             },
         ],
         end_round(trail),
