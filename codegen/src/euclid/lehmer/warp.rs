@@ -7,8 +7,9 @@
 //! (von zur Gathen and Gerhard, Lemma 11.3), so one warp takes them from the top 32 of u
 //! and v, a coefficient a lane in registers ([`fe_warp_t`](crate::prelude)): a step is
 //! shuffles for the tops, a shift by a shuffle, one `fe_mul_sub2_mont` a lane (a normal
-//! division's two eliminations at once, as the window's double step) and a ballot for the
-//! new degree, with no barrier — about 600 cycles a division, the chain of a lone warp.
+//! division's two eliminations at once, as the window's double step) for u and one for
+//! its row of N, and a ballot for the new degree, with no barrier — about 500 cycles a
+//! division, the chain of a lone warp.
 //! The warp multiplies the steps into a 2×2 matrix N of polynomials of degree at most
 //! [`WARP_HALF`]; then the block multiplies N into the window's rows — the remainders and
 //! the cofactors of the round's matrix — as the apply pass multiplies M into the whole
@@ -125,6 +126,9 @@ pub(super) fn warp_round() -> Vec<Stmt> {
 /// the steps u ← α·u − β·x^k·v (α = lc v, β = lc u, k = deg u − deg v) on both while
 /// lv > `warp_limit`, the pair put in order after each; then N to shared memory, and u's
 /// length and the bounds on the cofactors' (as the window's steps keep them) to the block.
+/// Each row of N is one vector, its two entries (of degree ≤ [`WARP_HALF`]) in the lower
+/// and the upper 16 coefficients: a shift by k ≤ 15 of a row moves nothing across, since
+/// x^k times an entry keeps degree ≤ 15, so one product a step updates the row.
 fn warp_steps() -> Vec<Stmt> {
     let warp = |name: &str, value: Expr| Stmt::let_(Type::FeWarp, name, value);
     let u32_ = |name: &str, value: Expr| Stmt::let_(Type::U32, name, value);
@@ -147,8 +151,7 @@ fn warp_steps() -> Vec<Stmt> {
     };
     let order = [
         ("su", "sv", Type::FeWarp),
-        ("m00", "m10", Type::FeWarp),
-        ("m01", "m11", Type::FeWarp),
+        ("mu", "mv", Type::FeWarp),
         ("pu", "pv", Type::U32),
         ("qa", "qc", Type::U32),
         ("qb", "qd", Type::U32),
@@ -156,17 +159,24 @@ fn warp_steps() -> Vec<Stmt> {
     .into_iter()
     .flat_map(|(a, b, ty)| super::swap(ty, a, b))
     .collect();
-    let store =
-        |row: &str, m: &str| fe::warp_store(var(row), var(m), Expr::u32(WARP_MATRIX_LEN as u32));
+    // n01 follows n00 in shared memory, and n11 n10.
+    let store = |row: &str, m: &str| {
+        fe::warp_store(var(row), var(m), Expr::u32(2 * WARP_MATRIX_LEN as u32))
+    };
     let lens = |i: u64, value: &str| Stmt::store(var(WARP_LENS), Expr::u64(i), var(value));
     vec![
         Stmt::const_(Type::Fe, "unit", fe::to_mont(fe::one())),
         warp("su", fe::warp_load(var("u"), var("warp_from"), var("lu"))),
         warp("sv", fe::warp_load(var("v"), var("warp_from"), var("lv"))),
-        warp("m00", fe::warp_constant(var("unit"))),
-        warp("m01", fe::warp_constant(fe::zero())),
-        warp("m10", fe::warp_constant(fe::zero())),
-        warp("m11", fe::warp_constant(var("unit"))),
+        Stmt::comment("N's rows, each entry in a half of the warp: (n00 | n01) and (n10 | n11)"),
+        warp("mu", fe::warp_constant(var("unit"))),
+        warp(
+            "mv",
+            fe::warp_up(
+                fe::warp_constant(var("unit")),
+                Expr::u32(WARP_MATRIX_LEN as u32),
+            ),
+        ),
         u32_("pu", var("lu")),
         u32_("pv", var("lv")),
         u32_("qa", var("la")),
@@ -225,18 +235,15 @@ fn warp_steps() -> Vec<Stmt> {
                     Expr::select(var("two"), var("beta1"), fe::zero()),
                 ),
                 step("su", "sv"),
-                step("m00", "m10"),
-                step("m01", "m11"),
+                step("mu", "mv"),
                 Stmt::assign(var("qa"), max(var("qa"), var("qc") + var("k"))),
                 Stmt::assign(var("qb"), max(var("qb"), var("qd") + var("k"))),
                 Stmt::assign(var("pu"), var("warp_from") + fe::warp_len(var("su"))),
                 Stmt::if_(var("pu").lt(var("pv")), order),
             ],
         },
-        store("n00", "m00"),
-        store("n01", "m01"),
-        store("n10", "m10"),
-        store("n11", "m11"),
+        store("n00", "mu"),
+        store("n10", "mv"),
         Stmt::if_(
             Expr::thread_idx().equals(Expr::u32(0)),
             vec![
