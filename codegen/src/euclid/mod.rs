@@ -136,10 +136,10 @@ pub const GCD_ARGS: [Arg; 12] = [
 pub const GCD_MAX_THREADS: u32 = 1024;
 
 /// The launch bound of the Lehmer rounds' windows ([`EuclidPass::Window`],
-/// [`EuclidPass::TrailWindow`]): the default halves take at most 352 threads (half 64),
-/// and wider windows take more coefficients per thread (half 128 would take 608 and
-/// shares 16 warps), so the bound is 512, not 1024, and the windows get up to 128
-/// registers instead of 64. Under 64, the trail window spilled
+/// [`EuclidPass::TrailWindow`]): a window of half 64 takes 352 threads, and wider windows
+/// take more coefficients per thread (the gcd's default half 128 for primes below 2^32
+/// would take 608 and shares 16 warps), so the bound is 512, not 1024, and the windows
+/// get up to 128 registers instead of 64. Under 64, the trail window spilled
 /// for primes below 2^32 (79 registers without) and the resultant's rounds ran 35 %
 /// slower than the gcd's; the SRGFNs' windows spilled too (P3: 128 without;
 /// bench/RESULTS.md, "GCD round 8").
