@@ -262,7 +262,9 @@ struct Window<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::euclid::{euclid_gcd, EuclidPass, APPLY_ARGS, TRAIL_WINDOW_ARGS, WINDOW_ARGS};
+    use crate::euclid::{
+        euclid_gcd, EuclidPass, APPLY_ARGS, TRAIL_WINDOW_ARGS, WARP_MATRIX_LEN, WINDOW_ARGS,
+    };
     use fermat_dsl::field::Fp32;
     use proptest::prelude::*;
 
@@ -478,9 +480,19 @@ mod tests {
         assert_eq!(EuclidPass::Window.threads((30, 0)), 64 + 32 + 32);
         assert_eq!(EuclidPass::Window.threads((31, 0)), 96 + 64 + 64);
         assert_eq!(EuclidPass::Window.threads((32, 0)), 96 + 64 + 64);
+        // For 32-bit elements the window keeps its warp's matrix beside its rows; the
+        // trail window, whose steps are the block's, does not.
         assert_eq!(
             EuclidPass::Window.shared_bytes((2, 0), 4),
+            (4 * 5 + 8 * 3 + 4 * WARP_MATRIX_LEN) * 4
+        );
+        assert_eq!(
+            EuclidPass::TrailWindow.shared_bytes((2, 0), 4),
             (4 * 5 + 8 * 3) * 4
+        );
+        assert_eq!(
+            EuclidPass::Window.shared_bytes((2, 0), 8),
+            (4 * 5 + 8 * 3) * 8
         );
         assert_eq!(
             EuclidPass::Apply.shared_bytes((2, 256), 8),
