@@ -391,14 +391,6 @@ FE_FN uint32_t fe_warp_len(fe_warp_t x) {
 #endif
 }
 
-// a*w - b*v coefficient by coefficient, t and s the table forms of w and v
-// (fe_mul_sub_mont).
-FE_FN fe_warp_t fe_warp_mul_sub(fe_warp_t a, fe_t t, fe_warp_t b, fe_t s) {
-    FE_UNROLL
-    for (int i = 0; i < FE_WARP_SLOTS; ++i) a.s[i] = fe_mul_sub_mont(a.s[i], t, b.s[i], s);
-    return a;
-}
-
 // a*w - b*v - c*x coefficient by coefficient, t, s and u the table forms of w, v and x
 // (fe_mul_sub2_mont).
 FE_FN fe_warp_t fe_warp_mul_sub2(fe_warp_t a, fe_t t, fe_warp_t b, fe_t s, fe_warp_t c, fe_t u) {

@@ -133,11 +133,6 @@ pub fn warp_len(x: Expr) -> Expr {
     Expr::call("fe_warp_len", [x])
 }
 
-/// `fe_warp_mul_sub(a, t, b, s)`: [`mul_sub_mont`] coefficient by coefficient.
-pub fn warp_mul_sub(a: Expr, t: Expr, b: Expr, s: Expr) -> Expr {
-    Expr::call("fe_warp_mul_sub", [a, t, b, s])
-}
-
 /// `fe_warp_mul_sub2(a, t, b, s, c, u)`: [`mul_sub2_mont`] coefficient by coefficient.
 pub fn warp_mul_sub2(a: Expr, t: Expr, b: Expr, s: Expr, c: Expr, u: Expr) -> Expr {
     Expr::call("fe_warp_mul_sub2", [a, t, b, s, c, u])

@@ -24,7 +24,7 @@
 //! | `fe_lane_at(v, lane)`, `fe_lane_up(v, k)` | the v of lane `lane`, of lane − k (below k: its own), the whole warp calling |
 //! | `fe_warp_t` | 32 elements across a warp, the coefficients of a polynomial of degree below 32: slot s in lane s on the device, all 32 in the host's one thread |
 //! | `fe_warp_constant(c)`, `fe_warp_load(row, from, len)`, `fe_warp_store(row, x, len)` | a constant; `row[from + i]` below `len` (zero above); the first `len` coefficients to `row` |
-//! | `fe_warp_at(x, i)`, `fe_warp_up(x, k)`, `fe_warp_len(x)`, `fe_warp_mul_sub(a, t, b, s)`, `fe_warp_mul_sub2(a, t, b, s, c, u)` | coefficient i in every lane; x·x^k cut to 32; the degree + 1; `fe_mul_sub_mont`, `fe_mul_sub2_mont` coefficient by coefficient |
+//! | `fe_warp_at(x, i)`, `fe_warp_up(x, k)`, `fe_warp_len(x)`, `fe_warp_mul_sub2(a, t, b, s, c, u)` | coefficient i in every lane; x·x^k cut to 32; the degree + 1; `fe_mul_sub2_mont` coefficient by coefficient |
 //!
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
 //! C++17 (host `static inline` functions, `unsigned __int128` for the high product words), so

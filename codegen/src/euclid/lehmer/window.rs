@@ -1,7 +1,7 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
 use super::rows::{row_loop, row_loop_lanes, row_warps, Row};
-use super::warp::{warp_round, warp_steps_apply};
+use super::warp::{warp_matrix, warp_round, warp_steps_apply};
 use super::{
     begin_round, max, normalise_global, pair_len, pairs, set_status, state_word, swap, work_ptr,
 };
@@ -452,6 +452,11 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             )],
         ),
         take_window(),
+        if trail {
+            Vec::new()
+        } else {
+            vec![warp_matrix()]
+        },
         on_trail(
             trail,
             vec![
