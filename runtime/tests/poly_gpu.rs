@@ -2,9 +2,9 @@
 //! backend for every catalogue field and many shapes — one cyclic product, split products
 //! just above powers of two, unbalanced blocks, squares — written into poisoned device
 //! polynomials, so that a coefficient no kernel writes fails to read back; likewise
-//! divisions, power-series inverses and gcds (the on-chip Euclid and Lehmer's rounds,
-//! whose windows and stalls have a test of their own). Without a driver or a device the
-//! test skips, saying why (`FERMAT_REQUIRE_GPU=1` makes that a failure).
+//! differences, divisions, power-series inverses and gcds (the on-chip Euclid and
+//! Lehmer's rounds, whose windows and stalls have a test of their own). Without a driver
+//! or a device the test skips, saying why (`FERMAT_REQUIRE_GPU=1` makes that a failure).
 
 use fermat::dsl::{with_field, FieldSpec};
 use fermat::poly::{Crossover, Poly, PolyRing};
@@ -50,7 +50,23 @@ fn check<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
             "{}: the square of {la} by {plan}",
             field.name()
         );
+        let both = [
+            gpu.sub_device(&da, &db).unwrap(),
+            gpu.sub_device(&db, &da).unwrap(),
+        ];
+        let [ab, ba] = both.map(|d| gpu.from_device(&d).unwrap());
+        assert!(
+            ab == a.sub(&b).unwrap() && ba == b.sub(&a).unwrap(),
+            "{}: a − b",
+            field.name()
+        );
     }
+    let a = Poly::random(field, 100, &mut rng);
+    let da = gpu.to_device(&a).unwrap();
+    assert!(gpu
+        .from_device(&gpu.sub_device(&da, &da).unwrap())
+        .unwrap()
+        .is_zero());
 }
 
 const SHAPES: [(usize, usize); 12] = [

@@ -440,6 +440,42 @@ impl<F: HostField> PolyRing<F> {
         )
     }
 
+    /// The difference a − b of device polynomials, on the device, with max(len a, len b)
+    /// coefficients (zeros at the top kept, as every device result keeps them).
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?;
+    /// let (a, b) = (Poly::from_u64s(&f, &[1, 2, 3]), Poly::from_u64s(&f, &[5, 2]));
+    /// let (da, db) = match (ring.to_device(&a), ring.to_device(&b)) {
+    ///     (Ok(da), Ok(db)) => (da, db),
+    ///     (Err(Error::NotOnGpu), _) => return Ok(()), // on the CPU: `Poly::sub`
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
+    /// };
+    /// let c = ring.sub_device(&da, &db)?;
+    /// assert_eq!(ring.from_device(&c)?, a.sub(&b)?); // 469762045 + 3x²
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn sub_device(&self, a: &DevicePoly<F>, b: &DevicePoly<F>) -> Result<DevicePoly<F>, Error> {
+        let len = a.len.max(b.len);
+        let mut out = self.scratch(len)?;
+        let extent = out.extent(len);
+        self.elementwise(
+            PlainPass::Difference,
+            (&a.data.slice(..), a.extent(a.len)),
+            (&b.data.slice(..), b.extent(b.len)),
+            (&mut out.data.slice_mut(..), extent),
+        )?;
+        out.set_len(len);
+        Ok(out)
+    }
+
     /// The first `len` coefficients of −p into `out` (zero past len p), `out.len` set to
     /// `len`.
     fn negate_into(
