@@ -264,11 +264,15 @@ impl<F: HostField> PolyRing<F> {
         let f = &self.field;
         let cap = a.len().max(b.len());
         let mut rounds = self.lehmer_work(cap, half, Keeps::Cofactors)?;
+        let operands = [self.to_device(a)?, self.to_device(b)?];
         let mut pair = [a.clone(), b.clone()];
         let mut cofactors = [Poly::one(f), Poly::zero(f)];
+        let mut restart = false;
         loop {
             for j in 0..2 {
-                if !pair[j].is_zero() {
+                if !restart {
+                    self.place(&mut rounds, j, &operands[j])?;
+                } else if !pair[j].is_zero() {
                     self.place(&mut rounds, j, &self.to_device(&pair[j])?)?;
                 }
                 if !cofactors[j].is_zero() {
@@ -281,6 +285,7 @@ impl<F: HostField> PolyRing<F> {
             let (status, words) = self.lehmer_rounds(&mut rounds, lens, carried)?;
             let set = (words[LehmerState::ROUND] % 2) as usize;
             let cofs = rounds.cofs.as_ref().expect("the rounds carry cofactors");
+            let mut on_device = Vec::with_capacity(2);
             for j in 0..2 {
                 let [len, len_s] = [
                     [LehmerState::len_u(set), LehmerState::len_su(set)],
@@ -291,13 +296,16 @@ impl<F: HostField> PolyRing<F> {
                     0 => Poly::zero(f),
                     _ => self.from_device(&self.take(&rounds, 2 * set + j, len)?)?,
                 };
-                cofactors[j] = match len_s {
-                    0 => Poly::zero(f),
-                    _ => self.from_device(&self.take_from(cofs, cap, 2 * set + j, len_s)?)?,
-                };
+                on_device.push(self.take_from(cofs, cap, 2 * set + j, len_s)?);
             }
             if status == LehmerStatus::Done {
-                break;
+                // The rounds have ended: a's cofactors of the pair, a and b stay on the device.
+                let [s_u, s_v]: [DevicePoly<F>; 2] =
+                    on_device.try_into().expect("one cofactor a vector");
+                return self.bezout_from_pair(&pair, [&s_u, &s_v], &operands);
+            }
+            for (j, s) in on_device.iter().enumerate() {
+                cofactors[j] = self.from_device(s)?;
             }
             // A quotient of degree above half: (u, v) → (v, u − q·v), cofactors alike.
             let [x, y] = pair;
@@ -310,13 +318,28 @@ impl<F: HostField> PolyRing<F> {
             let (q, r) = self.divrem(&u, &v)?;
             let sr = su.sub(&self.mul(&q, &sv)?)?;
             (pair, cofactors) = ([v, r], [sv, sr]);
+            restart = true;
         }
+    }
+
+    /// The Bézout triple of a and b (on the device) from the last pair (u, v) of their
+    /// remainder sequence and a's cofactors s_u, s_v of it: u and v's own extended gcd on
+    /// the host, g = x·u + y·v, then s = x·s_u + y·s_v and t = (g − s·a)/b, an exact
+    /// division, on the device.
+    fn bezout_from_pair(
+        &self,
+        pair: &[Poly<F>; 2],
+        [s_u, s_v]: [&DevicePoly<F>; 2],
+        [a, b]: &[DevicePoly<F>; 2],
+    ) -> Result<Bezout<F>, Error> {
         let (g, x, y) = xgcd_euclid(&pair[0], &pair[1])?;
-        let s = self
-            .mul(&x, &cofactors[0])?
-            .add(&self.mul(&y, &cofactors[1])?)?;
-        let (t, _) = self.divrem(&g.sub(&self.mul(&s, a)?)?, b)?;
-        Ok((g, s, t))
+        // x·s_u − (−y)·s_v: the difference kernel serves as the sum.
+        let xs = self.mul_device(&self.to_device(&x)?, s_u)?;
+        let ys = self.mul_device(&self.to_device(&y.neg())?, s_v)?;
+        let s = self.sub_device(&xs, &ys)?;
+        let sa = self.mul_device(&s, a)?;
+        let (t, _) = self.divrem_device(&self.sub_device(&self.to_device(&g)?, &sa)?, b)?;
+        Ok((g, self.from_device(&s)?, self.from_device(&t)?))
     }
 
     /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`
@@ -449,7 +472,9 @@ impl<F: HostField> PolyRing<F> {
     ) -> Result<DevicePoly<F>, Error> {
         let stream = self.device()?.stream().clone();
         let mut p = self.scratch(len)?;
-        for c in 0..self.field.words() {
+        // An empty vector (a zero cofactor) copies nothing.
+        let digits = if len == 0 { 0 } else { self.field.words() };
+        for c in 0..digits {
             let at = c * 4 * cap + j * cap;
             let src = buffer.slice(at..at + len);
             let mut dst = p.data.slice_mut(c * p.cap..c * p.cap + len);
