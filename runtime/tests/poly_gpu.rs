@@ -549,9 +549,11 @@ fn lehmer_rounds_find_the_cpus_gcd_in_every_field() {
 /// The extended gcd by Lehmer's rounds carrying a's cofactors against the CPU's, (g, s, t)
 /// alike, in every catalogue field: pairs with common factors, equal lengths, the shorter
 /// operand first, one operand dividing the other, a remainder sequence whose quotients of
-/// degree 300 stall the rounds, constant and zero operands (FLINT's conventions), windows
-/// from 3 coefficients to the default; `xgcd` on the GPU backend takes the rounds for long
-/// operands; a window that is empty or too large is a typed error.
+/// degree 300 stall the rounds, one whose last quotients, of degree 40, stall the rounds
+/// of half 16 that take on the last window's pair, constant and zero operands (FLINT's
+/// conventions), windows from 3 coefficients to the default; `xgcd` on the GPU backend
+/// takes the rounds for long operands; a window that is empty or too large is a typed
+/// error.
 #[test]
 fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
     for spec in CATALOGUE {
@@ -573,6 +575,8 @@ fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
             pairs.push((b.clone(), b.clone()));
             let degrees: Vec<usize> = (0..n / 3).map(|i| match i % 97 { 13 => 300, 50 => 0, 70 => 2, _ => 1 }).collect();
             pairs.push(sequence(&cpu, &Poly::random(f, 4, &mut rng), &degrees, &mut rng));
+            let last: Vec<usize> = (0..n / 3).map(|i| if i + 40 >= n / 3 && i % 10 == 0 { 40 } else { 1 }).collect();
+            pairs.push(sequence(&cpu, &Poly::random(f, 2, &mut rng), &last, &mut rng));
             pairs.push((a.clone(), Poly::new(f, vec![])));
             pairs.push((Poly::new(f, vec![]), b.clone()));
             pairs.push((Poly::new(f, vec![]), Poly::new(f, vec![])));

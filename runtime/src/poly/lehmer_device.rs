@@ -24,6 +24,16 @@ use fermat_codegen::euclid::{EuclidPass, LehmerState, LehmerStatus, APPLY_THREAD
 /// windows.
 const LEHMER_LONG: usize = 1 << 17;
 
+/// The half of the rounds that take on the extended gcd's last pair where the rounds of a
+/// wider half end on one whose shorter polynomial has more than [`LAST_PAIR_ROUNDS_FROM`]
+/// coefficients: a window's pair of up to 2·half + 1 coefficients would otherwise take a
+/// few hundred of Euclid's steps on the host, each a pass over the pair and its cofactors.
+const LAST_PAIR_HALF: usize = 16;
+
+/// See [`LAST_PAIR_HALF`]: a shorter pair's few steps are cheaper on the host than a
+/// launch of rounds.
+const LAST_PAIR_ROUNDS_FROM: usize = 64;
+
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] and the
     /// extended gcd on the device use for operands whose longer has `len` coefficients: by
@@ -212,8 +222,10 @@ impl<F: HostField> PolyRing<F> {
     /// round's matrix multiplied into the pair and into a's cofactors of the pair alike,
     /// so that the pair of every round is (s·a + t·b, s′·a + t′·b) with (s, s′) on the
     /// device. The last round's pair is short (a window's) or ends the sequence (a
-    /// constant or zero beside it): its own extended gcd (g, x, y) on the host gives
-    /// s = x·s + y·s′, then t = (g − s·a)/b, exact. A stalled round (a quotient of degree
+    /// constant or zero beside it); a window's pair of more than 64 coefficients takes
+    /// rounds of half 16 from where it is, and the short pair they end on its own
+    /// extended gcd (g, x, y) on the host, which gives s = x·s + y·s′, then
+    /// t = (g − s·a)/b, exact, on the device. A stalled round (a quotient of degree
     /// above `half`) takes its division on the ring. The result is [`xgcd_euclid`]'s, with
     /// FLINT's conventions and bounds: the rounds follow its sequence of remainders, whose
     /// cofactors keep deg s < deg b − deg g and deg t < deg a − deg g (von zur Gathen and
@@ -265,44 +277,70 @@ impl<F: HostField> PolyRing<F> {
         let cap = a.len().max(b.len());
         let mut rounds = self.lehmer_work(cap, half, Keeps::Cofactors)?;
         let operands = [self.to_device(a)?, self.to_device(b)?];
+        // The next rounds start from a and b, from a pair on the host (after a stalled
+        // round's division) or from a pair left on the device (after rounds of a wider half).
         let mut pair = [a.clone(), b.clone()];
         let mut cofactors = [Poly::one(f), Poly::zero(f)];
         let mut restart = false;
+        let mut resume: Option<[[DevicePoly<F>; 2]; 2]> = None;
         loop {
+            let mut carried = (cofactors[0].len(), cofactors[1].len());
             for j in 0..2 {
+                let cofs = rounds.cofs.as_mut().expect("the rounds carry cofactors");
+                if let Some([from_pair, from_cofactors]) = &resume {
+                    self.place_in(&mut rounds.work, cap, j, &from_pair[j])?;
+                    self.place_in(cofs, cap, j, &from_cofactors[j])?;
+                    carried = (from_cofactors[0].len, from_cofactors[1].len);
+                    continue;
+                }
+                if !cofactors[j].is_zero() {
+                    self.place_in(cofs, cap, j, &self.to_device(&cofactors[j])?)?;
+                }
                 if !restart {
                     self.place(&mut rounds, j, &operands[j])?;
                 } else if !pair[j].is_zero() {
                     self.place(&mut rounds, j, &self.to_device(&pair[j])?)?;
                 }
-                if !cofactors[j].is_zero() {
-                    let cofs = rounds.cofs.as_mut().expect("the rounds carry cofactors");
-                    self.place_in(cofs, cap, j, &self.to_device(&cofactors[j])?)?;
-                }
             }
-            let lens = (pair[0].len(), pair[1].len());
-            let carried = (cofactors[0].len(), cofactors[1].len());
+            let lens = match resume.take() {
+                Some([from_pair, _]) => (from_pair[0].len, from_pair[1].len),
+                None => (pair[0].len(), pair[1].len()),
+            };
             let (status, words) = self.lehmer_rounds(&mut rounds, lens, carried)?;
             let set = (words[LehmerState::ROUND] % 2) as usize;
             let cofs = rounds.cofs.as_ref().expect("the rounds carry cofactors");
             let mut on_device = Vec::with_capacity(2);
+            let mut pair_on_device = Vec::with_capacity(2);
             for j in 0..2 {
                 let [len, len_s] = [
                     [LehmerState::len_u(set), LehmerState::len_su(set)],
                     [LehmerState::len_v(set), LehmerState::len_sv(set)],
                 ][j]
                     .map(|w| words[w] as usize);
-                pair[j] = match len {
-                    0 => Poly::zero(f),
-                    _ => self.from_device(&self.take(&rounds, 2 * set + j, len)?)?,
-                };
+                pair_on_device.push(self.take(&rounds, 2 * set + j, len)?);
                 on_device.push(self.take_from(cofs, cap, 2 * set + j, len_s)?);
+            }
+            let on_device: [DevicePoly<F>; 2] =
+                on_device.try_into().expect("one cofactor a vector");
+            let pair_on_device: [DevicePoly<F>; 2] =
+                pair_on_device.try_into().expect("one polynomial a vector");
+            if status == LehmerStatus::Done
+                && rounds.half > LAST_PAIR_HALF
+                && pair_on_device[0].len.min(pair_on_device[1].len) > LAST_PAIR_ROUNDS_FROM
+            {
+                // The rounds ended on a window's pair: rounds of a narrower half take it on
+                // from where it is, instead of a few hundred of Euclid's steps on the host.
+                rounds.half = LAST_PAIR_HALF;
+                resume = Some([pair_on_device, on_device]);
+                continue;
+            }
+            for (j, p) in pair_on_device.iter().enumerate() {
+                pair[j] = self.from_device(p)?;
             }
             if status == LehmerStatus::Done {
                 // The rounds have ended: a's cofactors of the pair, a and b stay on the device.
-                let [s_u, s_v]: [DevicePoly<F>; 2] =
-                    on_device.try_into().expect("one cofactor a vector");
-                return self.bezout_from_pair(&pair, [&s_u, &s_v], &operands);
+                let [s_u, s_v] = &on_device;
+                return self.bezout_from_pair(&pair, [s_u, s_v], &operands);
             }
             for (j, s) in on_device.iter().enumerate() {
                 cofactors[j] = self.from_device(s)?;
@@ -439,6 +477,9 @@ impl<F: HostField> PolyRing<F> {
         j: usize,
         p: &DevicePoly<F>,
     ) -> Result<(), Error> {
+        if p.len == 0 {
+            return Ok(());
+        }
         let stream = self.device()?.stream().clone();
         for c in 0..self.field.words() {
             let at = c * 4 * cap + j * cap;
