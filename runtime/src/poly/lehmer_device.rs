@@ -402,18 +402,12 @@ impl<F: HostField> PolyRing<F> {
             .memcpy_htod(&words, &mut rounds.state)
             .map_err(driver("cuMemcpyHtoD"))?;
         let mut longest = lens.0.max(lens.1);
+        let carried_cap = rounds.cofs.as_ref().map(|_| rounds.cap);
         let mut round = 0u64;
         loop {
             // A normal sequence loses `half` of its degree per round until the window
             // holds the pair, which the last round runs to its end.
             let batch = longest.saturating_sub(2 * half + 1).div_ceil(half) + 1;
-            // a's cofactors grow as the pair shrinks, up to `cap`.
-            let widest = if rounds.cofs.is_some() {
-                rounds.cap
-            } else {
-                longest
-            };
-            let blocks = widest.div_ceil(APPLY_THREADS as usize).max(1) as u64;
             {
                 let mut buffers = LehmerBuffers {
                     work: rounds.work.slice_mut(..),
@@ -428,7 +422,8 @@ impl<F: HostField> PolyRing<F> {
                         .as_mut()
                         .map(|(leads, steps)| (leads.data.slice_mut(..), steps.slice_mut(..))),
                 };
-                for _ in 0..batch {
+                for k in 0..batch {
+                    let blocks = apply_blocks(longest, k, half, carried_cap);
                     passes.run_lehmer_round(
                         &stream,
                         round,
@@ -528,6 +523,22 @@ impl<F: HostField> PolyRing<F> {
     }
 }
 
+/// The blocks of round `k` of a batch's apply pass, from a pair of `longest` coefficients
+/// at the batch's start: a tile of [`APPLY_THREADS`] for each coefficient the round can
+/// write while a normal sequence loses `half` a round — of the pair, and of a's
+/// cofactors, which grow as it shrinks, up to `cofs_cap` where the rounds carry them
+/// (deg s_i < deg b − deg r_(i−1), von zur Gathen–Gerhard Lemma 3.10). A pair that
+/// shrinks less has more tiles than blocks, which the pass's blocks stride over; a grid
+/// of every tile from the start spent most of its blocks on nothing late in the rounds.
+fn apply_blocks(longest: usize, k: usize, half: usize, cofs_cap: Option<usize>) -> u64 {
+    let pair = longest.saturating_sub(k * half);
+    let widest = match cofs_cap {
+        Some(cap) => pair.max((cap + 2 * half).saturating_sub(pair).min(cap)),
+        None => pair,
+    };
+    widest.div_ceil(APPLY_THREADS as usize).max(1) as u64
+}
+
 /// The device buffers of one gcd's Lehmer rounds: two pairs of vectors of `cap`
 /// coefficients (digit-major, 4·`cap` words between digits), the cofactor matrix of a
 /// window of 2·`half` + 1, the state, the destination of the last remainder, and two
@@ -554,4 +565,22 @@ pub(super) enum Keeps {
     Cofactors,
     /// The trail of the divisions: the resultant.
     Trail,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply_blocks;
+
+    #[test]
+    fn apply_grids_follow_a_normal_sequence() {
+        // The pair alone: a tile for each coefficient, one block at least.
+        assert_eq!(apply_blocks(65_537, 0, 128, None), 513);
+        assert_eq!(apply_blocks(65_537, 256, 128, None), 257);
+        assert_eq!(apply_blocks(65_537, 600, 128, None), 1);
+        // With a's cofactors: the longer of the pair and the cofactors, never past `cap`.
+        assert_eq!(apply_blocks(65_537, 0, 128, Some(65_537)), 513);
+        assert_eq!(apply_blocks(65_537, 256, 128, Some(65_537)), 258);
+        assert_eq!(apply_blocks(65_537, 500, 128, Some(65_537)), 502);
+        assert_eq!(apply_blocks(300, 0, 128, Some(300)), 3);
+    }
 }

@@ -40,6 +40,12 @@ pub(crate) fn apply_body() -> Vec<Stmt> {
         pairs("base", true),
         lengths(),
         vec![
+            Stmt::comment("a block past the new pair's tiles has nothing to stage or sum"),
+            Stmt::if_(
+                (Expr::block_idx().cast(Type::SizeT) * Expr::block_dim().cast(Type::SizeT))
+                    .ge(var("n1")),
+                vec![Stmt::Return],
+            ),
             shared("ma", var("smem")),
             shared("mb", var("ma") + cof()),
             shared("mc", var("mb") + cof()),
