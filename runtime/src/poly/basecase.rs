@@ -27,30 +27,50 @@ use fermat_dsl::field::Field;
 pub fn divrem_basecase<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<(Poly<F>, Poly<F>), Error> {
     check_same_field(a.field(), b.field())?;
     let f = a.field();
-    let lead = b
-        .leading()
-        .ok_or_else(|| Error::ZeroDivisor { field: f.name() })?;
-    let (n, m) = (a.len(), b.len());
-    if n < m {
-        return Ok((Poly::zero(f), a.clone()));
+    if b.is_zero() {
+        return Err(Error::ZeroDivisor { field: f.name() });
     }
-    let lead_inv = f.inv(&lead)?;
-    let y = &b.coeffs()[..m - 1];
-    let mut r = a.coeffs().to_vec();
-    let mut q = vec![f.zero(); n - m + 1];
+    let (mut r, mut q) = (a.coeffs().to_vec(), Vec::new());
+    long_division(f, &mut r, b.coeffs(), &mut q)?;
+    Ok((Poly::new(f, q), Poly::new(f, r)))
+}
+
+/// Long division in place: `r` becomes r mod d, normalised, and `q` (whatever it held)
+/// r div d, for d nonzero and normalised, in (len r − len d + 1)·(len d − 1) products —
+/// the step of Euclid's algorithms, without a polynomial allocated.
+pub(super) fn long_division<F: Field>(
+    f: &F,
+    r: &mut Vec<F::Elem>,
+    d: &[F::Elem],
+    q: &mut Vec<F::Elem>,
+) -> Result<(), Error> {
+    let m = d.len();
+    let lead = d
+        .last()
+        .ok_or_else(|| Error::ZeroDivisor { field: f.name() })?;
+    q.clear();
+    if r.len() < m {
+        return Ok(());
+    }
+    let lead_inv = f.inv(lead)?;
+    let zero = f.zero();
+    q.resize(r.len() - m + 1, zero);
     // The top coefficient of the working remainder fixes each quotient coefficient,
-    // highest first; subtracting q_i·x^i·b clears it.
+    // highest first; subtracting q_i·x^i·d clears it.
     for i in (0..q.len()).rev() {
         let c = f.mul(&r[i + m - 1], &lead_inv);
-        if c != f.zero() {
-            for (rj, bj) in r[i..i + m - 1].iter_mut().zip(y) {
-                *rj = f.sub(rj, &f.mul(&c, bj));
+        if c != zero {
+            for (rj, dj) in r[i..i + m - 1].iter_mut().zip(&d[..m - 1]) {
+                *rj = f.sub(rj, &f.mul(&c, dj));
             }
         }
         q[i] = c;
     }
     r.truncate(m - 1);
-    Ok((Poly::new(f, q), Poly::new(f, r)))
+    while r.last() == Some(&zero) {
+        r.pop();
+    }
+    Ok(())
 }
 
 /// The inverse of the power series f mod x^n: the g of degree below n with

@@ -2,8 +2,9 @@
 //! conventions and cofactor bounds, and the resultant. Quadratic and exact, they are the
 //! references the faster GCDs are tested against.
 
-use super::basecase::divrem_basecase;
+use super::basecase::{divrem_basecase, long_division};
 use super::host::{check_same_field, Poly};
+use super::schoolbook::sub_product;
 use crate::error::Error;
 use fermat_dsl::field::Field;
 
@@ -38,12 +39,15 @@ fn monic<F: Field>(p: &Poly<F>) -> Result<(Poly<F>, F::Elem), Error> {
 /// ```
 pub fn gcd_euclid<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> {
     check_same_field(a.field(), b.field())?;
-    let (mut r0, mut r1) = (a.clone(), b.clone());
-    while !r1.is_zero() {
-        let (_, r) = divrem_basecase(&r0, &r1)?;
-        (r0, r1) = (r1, r);
+    let f = a.field();
+    let (mut r0, mut r1) = (a.coeffs().to_vec(), b.coeffs().to_vec());
+    let mut q = Vec::new();
+    while !r1.is_empty() {
+        // (r0, r1) ← (r1, r0 mod r1), in place.
+        long_division(f, &mut r0, &r1, &mut q)?;
+        std::mem::swap(&mut r0, &mut r1);
     }
-    Ok(monic(&r0)?.0)
+    Ok(monic(&Poly::new(f, r0))?.0)
 }
 
 /// The extended gcd (g, s, t): s·a + t·b = g, g the monic gcd, with FLINT's bounds
@@ -69,19 +73,25 @@ pub fn gcd_euclid<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<Poly<F>, Error> 
 pub fn xgcd_euclid<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
     check_same_field(a.field(), b.field())?;
     let f = a.field();
-    let (mut r0, mut r1) = (a.clone(), b.clone());
-    let (mut s0, mut s1) = (Poly::one(f), Poly::zero(f));
-    let (mut t0, mut t1) = (Poly::zero(f), Poly::one(f));
-    while !r1.is_zero() {
-        let (q, r) = divrem_basecase(&r0, &r1)?;
-        let s = s0.sub(&super::schoolbook_mul(&q, &s1)?)?;
-        let t = t0.sub(&super::schoolbook_mul(&q, &t1)?)?;
-        (r0, r1) = (r1, r);
-        (s0, s1) = (s1, s);
-        (t0, t1) = (t1, t);
+    let (mut r0, mut r1) = (a.coeffs().to_vec(), b.coeffs().to_vec());
+    let (mut s0, mut s1) = (vec![f.one()], Vec::new());
+    let (mut t0, mut t1) = (Vec::new(), vec![f.one()]);
+    let mut q = Vec::new();
+    while !r1.is_empty() {
+        // (r0, r1) ← (r1, r0 − q·r1) and the cofactors alike, in place.
+        long_division(f, &mut r0, &r1, &mut q)?;
+        sub_product(f, &mut s0, &q, &s1);
+        sub_product(f, &mut t0, &q, &t1);
+        std::mem::swap(&mut r0, &mut r1);
+        std::mem::swap(&mut s0, &mut s1);
+        std::mem::swap(&mut t0, &mut t1);
     }
-    let (g, inv) = monic(&r0)?;
-    Ok((g, s0.scale(&inv), t0.scale(&inv)))
+    let (g, inv) = monic(&Poly::new(f, r0))?;
+    Ok((
+        g,
+        Poly::new(f, s0).scale(&inv),
+        Poly::new(f, t0).scale(&inv),
+    ))
 }
 
 /// The resultant res(a, b): the determinant of the Sylvester matrix, by the Euclidean

@@ -13,10 +13,11 @@
 //! to the whole operands, so that one factor waits ([`Trail`]), as in FLINT's
 //! `_gr_poly_hgcd` with a resultant.
 
+use super::basecase::long_division;
 use super::euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 use super::host::Poly;
 use super::ring::PolyRing;
-use super::schoolbook::schoolbook_mul;
+use super::schoolbook::{schoolbook_mul, sub_product};
 use crate::error::Error;
 use crate::host::HostField;
 
@@ -154,8 +155,12 @@ impl<F: HostField> Trail<F> {
         m: usize,
         offset: usize,
     ) {
-        let step = Step::from(c, d, offset);
-        match e.degree() {
+        self.step_to(field, Step::from(c, d, offset), e.degree(), m, offset);
+    }
+
+    /// [`Self::step`] from the step and e's degree (None: e is zero).
+    fn step_to(&mut self, field: &F, step: Step<F>, next: Option<usize>, m: usize, offset: usize) {
+        match next {
             Some(de) if de >= m => self.settle(field, step, Some(de + offset)),
             _ => self.pending = Some(step),
         }
@@ -393,7 +398,9 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// Euclid's steps from (a, b) while the second remainder's degree is at least m, as one
-    /// matrix.
+    /// matrix: in place on coefficient vectors, each step's quotient (almost always one or
+    /// two coefficients) multiplied into the matrix's rows as they stand, so that a step
+    /// allocates nothing.
     fn half_euclid(
         &self,
         a: &Poly<F>,
@@ -402,14 +409,26 @@ impl<F: HostField> PolyRing<F> {
         offset: usize,
         trail: &mut Trail<F>,
     ) -> Result<Matrix<F>, Error> {
-        let mut matrix = Matrix::identity(&self.field);
-        let (mut c, mut d) = (a.clone(), b.clone());
-        while d.degree().is_some_and(|dd| dd >= m) {
-            let (q, e) = super::basecase::divrem_basecase(&c, &d)?;
-            trail.step(&self.field, (&c, &d, &e), m, offset);
-            matrix = matrix.then_step(self, &q)?;
-            (c, d) = (d, e);
+        let f = &self.field;
+        let (mut c, mut d) = (a.coeffs().to_vec(), b.coeffs().to_vec());
+        let mut rows = [[vec![f.one()], Vec::new()], [Vec::new(), vec![f.one()]]];
+        let mut q = Vec::new();
+        while d.len() > m {
+            let step = Step {
+                lead: d[d.len() - 1],
+                degrees: (c.len() - 1 + offset, d.len() - 1 + offset),
+            };
+            long_division(f, &mut c, &d, &mut q)?;
+            trail.step_to(f, step, c.len().checked_sub(1), m, offset);
+            // [[0, 1], [1, −q]]·rows: row 0 ← row 1, row 1 ← row 0 − q·row 1.
+            let [first, second] = &mut rows;
+            for (x, y) in first.iter_mut().zip(second.iter()) {
+                sub_product(f, x, &q, y);
+            }
+            rows.swap(0, 1);
+            std::mem::swap(&mut c, &mut d);
         }
-        Ok(matrix)
+        let [[a00, a01], [a10, a11]] = rows.map(|row| row.map(|p| Poly::new(f, p)));
+        Ok(Matrix([a00, a01, a10, a11]))
     }
 }

@@ -68,6 +68,30 @@ pub fn schoolbook_mul_middle<F: Field>(
     Ok(Poly::new(f, coeffs))
 }
 
+/// `acc` ← acc − q·p in place, normalised: the schoolbook product of a short quotient
+/// by a cofactor, as Euclid's steps update their cofactors, without a polynomial
+/// allocated (the vectors are normalised coefficients, lowest degree first).
+pub(super) fn sub_product<F: Field>(f: &F, acc: &mut Vec<F::Elem>, q: &[F::Elem], p: &[F::Elem]) {
+    let zero = f.zero();
+    if !q.is_empty() && !p.is_empty() {
+        let len = q.len() + p.len() - 1;
+        if acc.len() < len {
+            acc.resize(len, zero);
+        }
+        for (i, qi) in q.iter().enumerate() {
+            if *qi == zero {
+                continue;
+            }
+            for (a, pj) in acc[i..i + p.len()].iter_mut().zip(p) {
+                *a = f.sub(a, &f.mul(qi, pj));
+            }
+        }
+    }
+    while acc.last() == Some(&zero) {
+        acc.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
