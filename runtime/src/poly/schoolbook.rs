@@ -137,6 +137,28 @@ mod tests {
     }
 
     #[test]
+    fn products_subtract_in_place() {
+        let f = Fp32::new(469762049).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let (q, p) = (Poly::random(&f, 2, &mut rng), Poly::random(&f, 7, &mut rng));
+        let qp = schoolbook_mul(&q, &p).unwrap();
+        for acc in [
+            Poly::zero(&f),
+            Poly::random(&f, 3, &mut rng),
+            Poly::random(&f, 12, &mut rng),
+            qp.clone(),                                     // cancels to zero
+            qp.add(&Poly::from_u64s(&f, &[4, 5])).unwrap(), // cancels to its bottom
+        ] {
+            let mut v = acc.coeffs().to_vec();
+            sub_product(&f, &mut v, q.coeffs(), p.coeffs());
+            assert_eq!(v, acc.sub(&qp).unwrap().coeffs(), "{acc}");
+        }
+        let mut v = vec![f.one()];
+        sub_product(&f, &mut v, &[], p.coeffs());
+        assert_eq!(v, vec![f.one()], "an empty quotient subtracts nothing");
+    }
+
+    #[test]
     fn mismatched_fields_are_refused() {
         let a = Poly::one(&Fp32::new(469762049).unwrap());
         let b = Poly::one(&Fp32::new(2013265921).unwrap());
