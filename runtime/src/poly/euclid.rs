@@ -2,7 +2,7 @@
 //! conventions and cofactor bounds, and the resultant. Quadratic and exact, they are the
 //! references the faster GCDs are tested against.
 
-use super::basecase::{divrem_basecase, long_division};
+use super::basecase::long_division;
 use super::host::{check_same_field, Poly};
 use super::schoolbook::sub_product;
 use crate::error::Error;
@@ -117,29 +117,27 @@ pub fn resultant_euclid<F: Field>(a: &Poly<F>, b: &Poly<F>) -> Result<F::Elem, E
     if a.is_zero() || b.is_zero() {
         return Ok(f.zero());
     }
-    let (mut a, mut b) = (a.clone(), b.clone());
-    let mut acc = f.one();
+    let (mut a, mut b) = (a.coeffs().to_vec(), b.coeffs().to_vec());
+    let (mut q, mut acc) = (Vec::new(), f.one());
     loop {
         let (da, db) = (a.len() - 1, b.len() - 1);
         if db == 0 {
-            let c = b.coeff(0);
-            return Ok(f.mul(&acc, &f.pow_u64(&c, da as u64)));
+            return Ok(f.mul(&acc, &f.pow_u64(&b[0], da as u64)));
         }
         if da == 0 {
-            let c = a.coeff(0);
-            return Ok(f.mul(&acc, &f.pow_u64(&c, db as u64)));
+            return Ok(f.mul(&acc, &f.pow_u64(&a[0], db as u64)));
         }
-        let (_, r) = divrem_basecase(&a, &b)?;
-        if r.is_zero() {
+        // (a, b) ← (b, a mod b), in place.
+        long_division(f, &mut a, &b, &mut q)?;
+        if a.is_empty() {
             return Ok(f.zero());
         }
-        let dr = r.len() - 1;
-        let lead = b.leading().expect("b is not zero");
-        acc = f.mul(&acc, &f.pow_u64(&lead, (da - dr) as u64));
+        let dr = a.len() - 1;
+        acc = f.mul(&acc, &f.pow_u64(&b[db], (da - dr) as u64));
         if da * db % 2 == 1 {
             acc = f.neg(&acc);
         }
-        (a, b) = (b, r);
+        std::mem::swap(&mut a, &mut b);
     }
 }
 
