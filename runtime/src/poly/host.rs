@@ -43,10 +43,7 @@ impl<F: Field> Poly<F> {
     /// # Ok::<(), fermat::Error>(())
     /// ```
     pub fn new(field: &F, mut coeffs: Vec<F::Elem>) -> Self {
-        let zero = field.zero();
-        while coeffs.last() == Some(&zero) {
-            coeffs.pop();
-        }
+        normalise(field, &mut coeffs);
         Poly {
             field: field.clone(),
             coeffs,
@@ -102,6 +99,15 @@ impl<F: Field> PartialEq for Poly<F> {
 }
 
 impl<F: Field> Eq for Poly<F> {}
+
+/// Drops the zero coefficients at the top of `coeffs` (lowest degree first), so that the
+/// last one left is the leading coefficient: the form every [`Poly`] keeps.
+pub(super) fn normalise<F: Field>(field: &F, coeffs: &mut Vec<F::Elem>) {
+    let zero = field.zero();
+    while coeffs.last() == Some(&zero) {
+        coeffs.pop();
+    }
+}
 
 /// Checks that two fields are one: their moduli agree.
 ///

@@ -284,13 +284,18 @@ impl<F: HostField> PolyRing<F> {
         let mut restart = false;
         let mut resume: Option<[[DevicePoly<F>; 2]; 2]> = None;
         loop {
-            let mut carried = (cofactors[0].len(), cofactors[1].len());
+            let (lens, carried) = match &resume {
+                Some([p, s]) => ((p[0].len, p[1].len), (s[0].len, s[1].len)),
+                None => (
+                    (pair[0].len(), pair[1].len()),
+                    (cofactors[0].len(), cofactors[1].len()),
+                ),
+            };
             for j in 0..2 {
                 let cofs = rounds.cofs.as_mut().expect("the rounds carry cofactors");
                 if let Some([from_pair, from_cofactors]) = &resume {
                     self.place_in(&mut rounds.work, cap, j, &from_pair[j])?;
                     self.place_in(cofs, cap, j, &from_cofactors[j])?;
-                    carried = (from_cofactors[0].len, from_cofactors[1].len);
                     continue;
                 }
                 if !cofactors[j].is_zero() {
@@ -302,10 +307,7 @@ impl<F: HostField> PolyRing<F> {
                     self.place(&mut rounds, j, &self.to_device(&pair[j])?)?;
                 }
             }
-            let lens = match resume.take() {
-                Some([from_pair, _]) => (from_pair[0].len, from_pair[1].len),
-                None => (pair[0].len(), pair[1].len()),
-            };
+            resume = None;
             let (status, words) = self.lehmer_rounds(&mut rounds, lens, carried)?;
             let set = (words[LehmerState::ROUND] % 2) as usize;
             let cofs = rounds.cofs.as_ref().expect("the rounds carry cofactors");

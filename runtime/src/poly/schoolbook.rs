@@ -2,7 +2,7 @@
 //! operations. Exact and simple, it is the reference every faster product is tested
 //! against.
 
-use super::host::{check_same_field, Poly};
+use super::host::{check_same_field, normalise, Poly};
 use crate::error::Error;
 use fermat_dsl::field::Field;
 
@@ -87,9 +87,7 @@ pub(super) fn sub_product<F: Field>(f: &F, acc: &mut Vec<F::Elem>, q: &[F::Elem]
             }
         }
     }
-    while acc.last() == Some(&zero) {
-        acc.pop();
-    }
+    normalise(f, acc);
 }
 
 #[cfg(test)]
