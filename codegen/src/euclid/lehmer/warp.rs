@@ -24,6 +24,7 @@
 
 use super::max;
 use super::rows::{row_loop, Row};
+use super::window::rows_end;
 use crate::cuda::{fe, Expr, ForLoop, Stmt, Type};
 use crate::euclid::{normalise, shared_ptr, var};
 
@@ -48,27 +49,16 @@ pub(super) fn warp_steps_apply() -> Expr {
         .and_also((var("lu") - var("lv")).le(Expr::u32(WARP_HALF)))
 }
 
-/// Where N's entries live in shared memory: the window's layout keeps them after its
-/// last cofactor row.
-const WARP_MATRIX: &str = "warp_matrix";
-
-/// `warp_matrix`, declared where the window's rows are still where it laid them out
-/// (before any step swaps them): after `xb`, the last cofactor row, of `half` + 1.
-pub(super) fn warp_matrix() -> Stmt {
-    Stmt::let_(
-        shared_ptr(),
-        WARP_MATRIX,
-        var("xb") + (var("half") + Expr::u64(1)),
-    )
-}
-
 /// A round of the warp's steps and the block's product by N (the module's doc).
 pub(super) fn warp_round() -> Vec<Stmt> {
     let u32_ = |name: &str, value: Expr| Stmt::const_(Type::U32, name, value);
     let above = |l: &str, d: u32| {
         Expr::select(var(l).gt(Expr::u32(d)), var(l) - Expr::u32(d), Expr::u32(0))
     };
-    let matrix = |j: u64| var(WARP_MATRIX) + Expr::u64(j * WARP_MATRIX_LEN);
+    // From the shared base and the half at each round, not from a pointer kept across
+    // the window's loop: ptxas then folds the offsets into the loads and the window takes
+    // 76 registers instead of 64 and 5 % less time (bench/RESULTS.md, "GCD round 16").
+    let matrix = |j: u64| rows_end() + Expr::u64(j * WARP_MATRIX_LEN);
     let lens = |i: u64| var(WARP_LENS).at(Expr::u64(i));
     [
         vec![

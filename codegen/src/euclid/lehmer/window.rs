@@ -1,7 +1,7 @@
 //! The window of a Lehmer round ([`EuclidPass::Window`](crate::euclid::EuclidPass::Window)).
 
 use super::rows::{row_loop, row_loop_lanes, row_warps, Row};
-use super::warp::{warp_matrix, warp_round, warp_steps_apply};
+use super::warp::{warp_round, warp_steps_apply};
 use super::{
     begin_round, max, normalise_global, pair_len, pairs, set_status, state_word, swap, work_ptr,
 };
@@ -452,11 +452,6 @@ pub(crate) fn window_body(trail: bool) -> Vec<Stmt> {
             )],
         ),
         take_window(),
-        if trail {
-            Vec::new()
-        } else {
-            vec![warp_matrix()]
-        },
         on_trail(
             trail,
             vec![
@@ -587,6 +582,14 @@ fn take_window() -> Vec<Stmt> {
         load_window(),
     ]
     .concat()
+}
+
+/// Where the window's rows end in shared memory ([`load_window`]'s layout: four rows of
+/// 2·half + 1 remainders, eight of half + 1 cofactors): the warp's matrix N lies there.
+pub(super) fn rows_end() -> Expr {
+    var("smem")
+        + Expr::u64(4) * (Expr::u64(2) * var("half") + Expr::u64(1))
+        + Expr::u64(8) * (var("half") + Expr::u64(1))
 }
 
 /// The window's rows in shared memory: the top coefficients of u and v from position `m`,
