@@ -7,8 +7,8 @@
 //! or a device the test skips, saying why (`FERMAT_REQUIRE_GPU=1` makes that a failure).
 
 use fermat::dsl::{with_field, FieldSpec};
-use fermat::poly::{Crossover, Poly, PolyRing};
-use fermat::{Backend, Error, HostField};
+use fermat::poly::{Crossover, DevicePoly, Poly, PolyRing};
+use fermat::{Backend, Error, Field, HostField};
 use rand::SeedableRng;
 
 mod gpu;
@@ -596,6 +596,28 @@ fn xgcd_by_lehmer_rounds_is_the_cpus_in_every_field() {
                 let a = cpu.mul(&g, &Poly::random(f, len, &mut rng)).unwrap();
                 let b = cpu.mul(&g, &Poly::random(f, len - 700, &mut rng)).unwrap();
                 assert!(gpu.xgcd(&a, &b).unwrap() == cpu.xgcd(&a, &b).unwrap(), "{spec}: xgcd");
+                // Data on the device: copied up (the rounds) and short (the host's route);
+                // a product, whose top coefficient is read back before the rounds take it;
+                // a difference whose top coefficients cancel (its zeros at the top kept).
+                let xgcd_device = |da: &DevicePoly<_>, db: &DevicePoly<_>| {
+                    let (g, s, t) = gpu.xgcd_device(da, db).unwrap();
+                    (g, gpu.from_device(&s).unwrap(), gpu.from_device(&t).unwrap())
+                };
+                let up = |p: &Poly<_>| gpu.to_device(p).unwrap();
+                let (c, d) = (Poly::random(f, 40, &mut rng), Poly::random(f, 30, &mut rng));
+                for (x, y) in [(&a, &b), (&b, &a), (&c, &d)] {
+                    let want = cpu.xgcd(x, y).unwrap();
+                    assert!(xgcd_device(&up(x), &up(y)) == want, "{spec}: xgcd_device");
+                }
+                let ga = gpu.mul_device(&up(&g), &up(&a)).unwrap();
+                let want = cpu.xgcd(&cpu.mul(&g, &a).unwrap(), &b).unwrap();
+                assert!(xgcd_device(&ga, &up(&b)) == want, "{spec}: xgcd_device of a product");
+                let lead = *b.coeffs().last().unwrap();
+                let top = Poly::new(f, [vec![f.zero(); b.len() - 1], vec![lead]].concat());
+                let cancelled = gpu.sub_device(&up(&b), &up(&top)).unwrap();
+                assert_eq!(cancelled.len(), b.len());
+                let want = cpu.xgcd(&a, &b.sub(&top).unwrap()).unwrap();
+                assert!(xgcd_device(&up(&a), &cancelled) == want, "{spec}: xgcd_device, top zero");
             }
             let (a, b) = &pairs[0];
             for half in [0, 1 << 30] {

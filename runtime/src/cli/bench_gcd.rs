@@ -19,7 +19,7 @@ enum Method {
     OnChip,
     /// Lehmer's rounds with windows of 2·half + 1.
     Lehmer(usize),
-    /// `xgcd` of host polynomials: Lehmer's rounds carrying a's cofactors on the GPU.
+    /// `xgcd_device`: Lehmer's rounds carrying a's cofactors, s and t left on the device.
     Xgcd,
     /// `resultant` of host polynomials: Lehmer's rounds keeping a trail on the GPU.
     Resultant,
@@ -175,7 +175,7 @@ fn time_gpu<F: HostField>(field: &F, r: &Row, runs: usize) -> Result<PolyResult,
             format!("Lehmer's rounds, half {half}"),
         ),
         Method::Xgcd => (
-            median_device_ms(runs, || ring.xgcd(&a, &b).map(drop))?,
+            median_device_ms(runs, || ring.xgcd_device(&da, &db).map(drop))?,
             format!(
                 "Lehmer's rounds carrying cofactors, half {}",
                 ring.lehmer_half(r.degree + 1)?

@@ -34,6 +34,10 @@ const LAST_PAIR_HALF: usize = 16;
 /// launch of rounds.
 const LAST_PAIR_ROUNDS_FROM: usize = 64;
 
+/// The extended gcd of device polynomials, (g, s, t) with s·a + t·b = g: g on the host,
+/// the cofactors on the device ([`PolyRing::xgcd_device`] has an example).
+pub type DeviceBezout<F> = (Poly<F>, DevicePoly<F>, DevicePoly<F>);
+
 impl<F: HostField> PolyRing<F> {
     /// The half of [`Self::gcd_lehmer_device`]'s windows that [`Self::gcd_device`] and the
     /// extended gcd on the device use for operands whose longer has `len` coefficients: by
@@ -268,24 +272,94 @@ impl<F: HostField> PolyRing<F> {
             // FLINT's conventions, in O(n) on the host.
             return xgcd_euclid(a, b);
         }
-        self.xgcd_by_rounds(a, b, half)
+        let (da, db) = (self.to_device(a)?, self.to_device(b)?);
+        let (g, s, t) = self.xgcd_by_rounds([&da, &db], half)?;
+        Ok((g, self.from_device(&s)?, self.from_device(&t)?))
     }
 
-    /// [`Self::xgcd_lehmer`] of nonzero a and b, `half` checked.
-    fn xgcd_by_rounds(&self, a: &Poly<F>, b: &Poly<F>, half: usize) -> Result<Bezout<F>, Error> {
+    /// The extended gcd (g, s, t) of device polynomials, s·a + t·b = g, with g on the host
+    /// and s and t on the device: for long operands on a GPU, [`Self::xgcd_lehmer`]'s
+    /// rounds with [`Self::lehmer_half`], which leave s where they end and read neither
+    /// operand back; otherwise [`Self::xgcd`] of the operands read back. The triple is
+    /// [`xgcd_euclid`]'s, with FLINT's conventions and bounds.
+    ///
+    /// Errors: [`Error::NotOnGpu`] on the CPU backend, and device errors.
+    ///
+    /// ```
+    /// use fermat::dsl::Fp32;
+    /// use fermat::poly::{xgcd_euclid, Poly, PolyRing};
+    /// use fermat::{Backend, Error};
+    ///
+    /// let f = Fp32::new(469762049)?;
+    /// let ring = PolyRing::new(&f, Backend::Auto)?; // the GPU if there is one
+    /// let g = Poly::from_u64s(&f, &[5, 1]); // x + 5
+    /// let u: Vec<u64> = (1..=1500).collect();
+    /// let v: Vec<u64> = (7..=1490).rev().collect();
+    /// let a = ring.mul(&g, &Poly::from_u64s(&f, &u))?;
+    /// let b = ring.mul(&g, &Poly::from_u64s(&f, &v))?;
+    /// let (da, db) = match (ring.to_device(&a), ring.to_device(&b)) {
+    ///     (Ok(da), Ok(db)) => (da, db),
+    ///     (Err(Error::NotOnGpu), _) => return Ok(()), // on the CPU: `xgcd` of host polynomials
+    ///     (Err(e), _) | (_, Err(e)) => return Err(e),
+    /// };
+    /// let (g, s, t) = ring.xgcd_device(&da, &db)?;
+    /// assert_eq!((g, ring.from_device(&s)?, ring.from_device(&t)?), xgcd_euclid(&a, &b)?);
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn xgcd_device(
+        &self,
+        a: &DevicePoly<F>,
+        b: &DevicePoly<F>,
+    ) -> Result<DeviceBezout<F>, Error> {
+        self.device()?;
+        let rounds =
+            self.rounds_on_device(a.len, b.len) && self.top_nonzero(a)? && self.top_nonzero(b)?;
+        if !rounds {
+            // Short operands, or a zero at the top of either: the host's route.
+            let (g, s, t) = self.xgcd(&self.from_device(a)?, &self.from_device(b)?)?;
+            return Ok((g, self.to_device(&s)?, self.to_device(&t)?));
+        }
+        self.xgcd_by_rounds([a, b], self.lehmer_half(a.len.max(b.len))?)
+    }
+
+    /// Whether p's top coefficient is nonzero: known for a polynomial copied up, else
+    /// read back (one coefficient).
+    fn top_nonzero(&self, p: &DevicePoly<F>) -> Result<bool, Error> {
+        if p.top_nonzero || p.len == 0 {
+            return Ok(p.len > 0);
+        }
+        let stream = self.device()?.stream().clone();
+        let mut top = self.scratch(1)?;
+        for c in 0..self.field.words() {
+            let at = c * p.cap + p.len - 1;
+            stream
+                .memcpy_dtod(&p.data.slice(at..at + 1), &mut top.data.slice_mut(c..c + 1))
+                .map_err(driver("cuMemcpyDtoD"))?;
+        }
+        top.set_len(1);
+        Ok(!self.from_device(&top)?.is_zero())
+    }
+
+    /// [`Self::xgcd_device`] by the rounds, of nonzero a and b (top coefficients nonzero),
+    /// `half` checked.
+    fn xgcd_by_rounds(
+        &self,
+        operands: [&DevicePoly<F>; 2],
+        half: usize,
+    ) -> Result<DeviceBezout<F>, Error> {
         let f = &self.field;
-        let cap = a.len().max(b.len());
+        let cap = operands[0].len.max(operands[1].len);
         let mut rounds = self.lehmer_work(cap, half, Keeps::Cofactors)?;
-        let operands = [self.to_device(a)?, self.to_device(b)?];
         // The next rounds start from a and b, from a pair on the host (after a stalled
         // round's division) or from a pair left on the device (after rounds of a wider half).
-        let mut pair = [a.clone(), b.clone()];
+        let mut pair = [Poly::zero(f), Poly::zero(f)];
         let mut cofactors = [Poly::one(f), Poly::zero(f)];
         let mut restart = false;
         let mut resume: Option<[[DevicePoly<F>; 2]; 2]> = None;
         loop {
             let (lens, carried) = match &resume {
                 Some([p, s]) => ((p[0].len, p[1].len), (s[0].len, s[1].len)),
+                None if !restart => ((operands[0].len, operands[1].len), (1, 0)),
                 None => (
                     (pair[0].len(), pair[1].len()),
                     (cofactors[0].len(), cofactors[1].len()),
@@ -302,7 +376,7 @@ impl<F: HostField> PolyRing<F> {
                     self.place_in(cofs, cap, j, &self.to_device(&cofactors[j])?)?;
                 }
                 if !restart {
-                    self.place(&mut rounds, j, &operands[j])?;
+                    self.place(&mut rounds, j, operands[j])?;
                 } else if !pair[j].is_zero() {
                     self.place(&mut rounds, j, &self.to_device(&pair[j])?)?;
                 }
@@ -342,7 +416,7 @@ impl<F: HostField> PolyRing<F> {
             if status == LehmerStatus::Done {
                 // The rounds have ended: a's cofactors of the pair, a and b stay on the device.
                 let [s_u, s_v] = &on_device;
-                return self.bezout_from_pair(&pair, [s_u, s_v], &operands);
+                return self.bezout_from_pair(&pair, [s_u, s_v], operands);
             }
             for (j, s) in on_device.iter().enumerate() {
                 cofactors[j] = self.from_device(s)?;
@@ -365,13 +439,13 @@ impl<F: HostField> PolyRing<F> {
     /// The Bézout triple of a and b (on the device) from the last pair (u, v) of their
     /// remainder sequence and a's cofactors s_u, s_v of it: u and v's own extended gcd on
     /// the host, g = x·u + y·v, then s = x·s_u + y·s_v and t = (g − s·a)/b, an exact
-    /// division, on the device.
+    /// division, on the device (g on the host, s and t on the device).
     fn bezout_from_pair(
         &self,
         pair: &[Poly<F>; 2],
         [s_u, s_v]: [&DevicePoly<F>; 2],
-        [a, b]: &[DevicePoly<F>; 2],
-    ) -> Result<Bezout<F>, Error> {
+        [a, b]: [&DevicePoly<F>; 2],
+    ) -> Result<DeviceBezout<F>, Error> {
         let (g, x, y) = xgcd_euclid(&pair[0], &pair[1])?;
         // x·s_u − (−y)·s_v: the difference kernel serves as the sum.
         let xs = self.mul_device(&self.to_device(&x)?, s_u)?;
@@ -379,7 +453,7 @@ impl<F: HostField> PolyRing<F> {
         let s = self.sub_device(&xs, &ys)?;
         let sa = self.mul_device(&s, a)?;
         let (t, _) = self.divrem_device(&self.sub_device(&self.to_device(&g)?, &sa)?, b)?;
-        Ok((g, self.from_device(&s)?, self.from_device(&t)?))
+        Ok((g, s, t))
     }
 
     /// Runs rounds from the pair in vectors 0 and 1 of the work buffer, of lengths `lens`

@@ -39,6 +39,7 @@ pub use euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 pub use host::Poly;
 pub use json::{integers_of_json, integers_to_json, PolyIoError};
 pub use layout::{BatchLayout, LayoutFault};
+pub use lehmer_device::DeviceBezout;
 pub use product::{
     Algorithm, Crossover, ProductPlan, CPU_CRT_FROM, GPU_HOST_BELOW, HGCD_BASE, HGCD_MIN_BASE,
     LONG_DIVISION, RATIOS,
