@@ -269,7 +269,6 @@ impl GpuPasses {
             .iter()
             .map(|&pass| load(pass.name()).map(|f| (pass, f)))
             .collect::<Result<_, _>>()?;
-        // The on-chip Euclid takes all the shared memory a block may opt in to.
         // The on-chip Euclid and the Lehmer rounds may take all the shared memory a
         // block may opt in to.
         let euclid = load(EuclidPass::Gcd.name())?;
