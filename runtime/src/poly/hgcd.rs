@@ -172,6 +172,16 @@ fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
     Poly::new(p.field(), p.coeffs().get(k..).unwrap_or(&[]).to_vec())
 }
 
+/// Runs `op` on a worker of rayon's global pool. A parallel section (a product's
+/// transforms, its pointwise passes) started by a thread outside the pool is handed to a
+/// worker, and the thread waits for it: two context switches each, thousands of them in a
+/// gcd, some 12 % of a gcd of 2^16 on one core (bench/RESULTS.md, "GCD round 19"). From a
+/// worker the sections split in place; from one already (a caller's parallel loop), `op`
+/// runs where it is.
+fn on_the_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| op())
+}
+
 impl<F: HostField> PolyRing<F> {
     /// The monic greatest common divisor of a and b (gcd(0, 0) = 0). On a GPU, pairs whose
     /// shorter operand has 256 coefficients or more run on the device
@@ -202,7 +212,7 @@ impl<F: HostField> PolyRing<F> {
             let g = self.gcd_device(&self.to_device(a)?, &self.to_device(b)?)?;
             return self.from_device(&g);
         }
-        self.gcd_half(a, b)
+        on_the_pool(|| self.gcd_half(a, b))
     }
 
     /// The gcd by the half-gcd on the host (its products on the ring's backend), Euclid's
@@ -256,6 +266,11 @@ impl<F: HostField> PolyRing<F> {
         if self.rounds_on_device(a.len(), b.len()) {
             return self.xgcd_lehmer(a, b, self.lehmer_half(a.len().max(b.len()))?);
         }
+        on_the_pool(|| self.xgcd_half(a, b))
+    }
+
+    /// [`Self::xgcd`] by the half-gcd (long operands) or Euclid's algorithm.
+    fn xgcd_half(&self, a: &Poly<F>, b: &Poly<F>) -> Result<Bezout<F>, Error> {
         let swapped = a.len() < b.len();
         let (mut x, mut y) = if swapped {
             (b.clone(), a.clone())
@@ -319,10 +334,15 @@ impl<F: HostField> PolyRing<F> {
     pub fn resultant(&self, a: &Poly<F>, b: &Poly<F>) -> Result<F::Elem, Error> {
         self.check_field(a)?;
         self.check_field(b)?;
-        let f = &self.field;
         if self.rounds_on_device(a.len(), b.len()) {
             return self.resultant_lehmer(a, b, self.trail_half(a.len().max(b.len()))?);
         }
+        on_the_pool(|| self.resultant_half(a, b))
+    }
+
+    /// [`Self::resultant`] by the half-gcd (long operands) or Euclid's algorithm.
+    fn resultant_half(&self, a: &Poly<F>, b: &Poly<F>) -> Result<F::Elem, Error> {
+        let f = &self.field;
         if a.is_zero() || b.is_zero() {
             return Ok(f.zero());
         }
