@@ -174,10 +174,10 @@ fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
 
 /// Runs `op` on a worker of rayon's global pool. A parallel section (a product's
 /// transforms, its pointwise passes) started by a thread outside the pool is handed to a
-/// worker, and the thread waits for it: two context switches each, thousands of them in a
-/// gcd, some 12 % of a gcd of 2^16 on one core (bench/RESULTS.md, "GCD round 19"). From a
-/// worker the sections split in place; from one already (a caller's parallel loop), `op`
-/// runs where it is.
+/// worker while the thread sleeps: two context switches a section, thousands in a gcd, 11 %
+/// of the samples of a gcd of 2^16 on one core (bench/RESULTS.md, "GCD round 19"). On a
+/// worker the sections split in place; called from a worker already (a caller's parallel
+/// loop), `op` runs where it is.
 fn on_the_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     rayon::scope(|_| op())
 }
