@@ -359,9 +359,12 @@ impl<F: HostField> PolyRing<F> {
         loop {
             let (lens, carried) = match &resume {
                 Some([p, s]) => ((p[0].len, p[1].len), (s[0].len, s[1].len)),
-                None if !restart => ((operands[0].len, operands[1].len), (1, 0)),
                 None => (
-                    (pair[0].len(), pair[1].len()),
+                    if restart {
+                        (pair[0].len(), pair[1].len())
+                    } else {
+                        (operands[0].len, operands[1].len)
+                    },
                     (cofactors[0].len(), cofactors[1].len()),
                 ),
             };
