@@ -103,7 +103,7 @@ pub(crate) struct Avx512<W: Word> {
     dit_tail: Tail<W>,
 }
 
-fn detected() -> bool {
+pub(super) fn detected() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
 }
 
@@ -410,7 +410,7 @@ macro_rules! loops {
     };
 }
 
-mod m32 {
+pub(super) mod m32 {
     use super::*;
 
     pub(super) struct Consts {
@@ -538,6 +538,62 @@ mod m32 {
     }
 
     loops!(u32, 16, "avx512f,avx512dq");
+
+    /// x ← REDC(x·y) lane by lane over the whole vectors of x and y (x·x without y;
+    /// Montgomery residues, canonical, p < 2^31): the pointwise products of a cyclic
+    /// product. Returns how many elements it did; the caller does the rest.
+    ///
+    /// # Safety
+    /// AVX-512 F and DQ are available.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(in crate::cpu) unsafe fn mul_pointwise(
+        (p, mu): (u32, u32),
+        x: &mut [u32],
+        y: Option<&[u32]>,
+    ) -> usize {
+        let c = Consts {
+            p: _mm512_set1_epi32(p as i32),
+            mu: _mm512_set1_epi32(mu as i32),
+        };
+        let whole = x.len().min(y.map_or(x.len(), <[u32]>::len)) / 16 * 16;
+        let px = x.as_mut_ptr();
+        let py = y.map_or(px.cast_const(), <[u32]>::as_ptr);
+        for k in (0..whole).step_by(16) {
+            // SAFETY: k + 16 ≤ whole ≤ both lengths.
+            unsafe { store(px.add(k), mul(&c, load(px.add(k)), load(py.add(k)))) };
+        }
+        whole
+    }
+
+    /// acc ← acc − REDC(c·x) lane by lane over the whole vectors of acc and x (Montgomery
+    /// residues, canonical, p < 2^31): the multiply-subtract of a long division's step.
+    /// Returns how many elements it did; the caller does the rest.
+    ///
+    /// # Safety
+    /// AVX-512 F and DQ are available.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(in crate::cpu) unsafe fn submul(
+        (p, mu): (u32, u32),
+        acc: &mut [u32],
+        c: u32,
+        x: &[u32],
+    ) -> usize {
+        let k = Consts {
+            p: _mm512_set1_epi32(p as i32),
+            mu: _mm512_set1_epi32(mu as i32),
+        };
+        let c = _mm512_set1_epi32(c as i32);
+        let whole = acc.len().min(x.len()) / 16 * 16;
+        let (pa, px) = (acc.as_mut_ptr(), x.as_ptr());
+        for j in (0..whole).step_by(16) {
+            // SAFETY: j + 16 ≤ whole ≤ both lengths.
+            unsafe {
+                let product = mul(&k, load(px.add(j)), c);
+                store(pa.add(j), sub(&k, load(pa.add(j)), product));
+            }
+        }
+        whole
+    }
 }
 
 mod m64 {

@@ -11,6 +11,8 @@ mod ntt;
 mod product;
 pub(crate) use product::Buffers;
 mod scalar;
+mod vector;
+pub(crate) use vector::{Lanes32, SubMul};
 
 pub use ntt::{Isa, Kernels, WordNtt};
 pub use scalar::Word;

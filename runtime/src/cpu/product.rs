@@ -8,7 +8,7 @@
 //! conversion on the way in or out.
 
 use super::scalar::Mont;
-use super::{same_type, Fast, WordNtt};
+use super::{same_type, Fast, Lanes32, WordNtt};
 use crate::error::Error;
 use crate::host::HostField;
 use fermat_dsl::field::{Fp32, Fp32Elem, Fp64, Fp64Elem};
@@ -80,8 +80,22 @@ fn give<L>(slot: &Mutex<[Vec<L>; 2]>, buffers: [Vec<L>; 2]) {
     }
 }
 
+/// The residues an element slice stores, for the word fields' `repr(transparent)`
+/// elements.
+macro_rules! residues_of {
+    ($name:ident, $elem:ty, $w:ty) => {
+        fn $name(x: &[$elem]) -> &[$w] {
+            // SAFETY: the element is a repr(transparent) word.
+            unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<$w>(), x.len()) }
+        }
+    };
+}
+
+residues_of!(residues32, Fp32Elem, u32);
+residues_of!(residues64, Fp64Elem, u64);
+
 macro_rules! cyclic_for {
-    ($name:ident, $field:ty, $elem:ty, $w:ty) => {
+    ($name:ident, $field:ty, $elem:ty, $w:ty, $residues:ident, $lanes:expr) => {
         /// The first `out.len()` coefficients of the cyclic product of n points of `a` and
         /// `b` (`b = None`: of `a` with itself), with forward transforms from natural to
         /// bit-reversed order and the inverse back.
@@ -97,14 +111,21 @@ macro_rules! cyclic_for {
             let load = |x: &[$elem], words: &mut Vec<L>| -> Result<(), Error> {
                 words.resize(n, L::default());
                 let (values, padding) = words.split_at_mut(x.len());
-                values
-                    .par_chunks_mut(CHUNK)
-                    .zip(x.par_chunks(CHUNK))
-                    .for_each(|(w, e)| {
-                        for (w, e) in w.iter_mut().zip(e) {
-                            *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
-                        }
-                    });
+                match same_type::<L, $w>(values) {
+                    // Words of the residue's width: the elements as they are stored.
+                    Some(values) => values
+                        .par_chunks_mut(CHUNK)
+                        .zip(x.par_chunks(CHUNK))
+                        .for_each(|(w, e)| w.copy_from_slice($residues(e))),
+                    None => values
+                        .par_chunks_mut(CHUNK)
+                        .zip(x.par_chunks(CHUNK))
+                        .for_each(|(w, e)| {
+                            for (w, e) in w.iter_mut().zip(e) {
+                                *w = L::lift(u64::from(field.to_montgomery_raw(*e)));
+                            }
+                        }),
+                }
                 padding
                     .par_chunks_mut(CHUNK)
                     .for_each(|w| w.fill(L::default()));
@@ -113,24 +134,45 @@ macro_rules! cyclic_for {
             load(a, ta)?;
             let mont = Mont::<$w>::new(field.p());
             let times = |u: L, v: L| L::lift(u64::from(mont.mul(u.lower() as $w, v.lower() as $w)));
+            // Residues in u32 words take the AVX-512 lanes where there are some.
+            let lanes: Option<Lanes32> = $lanes(field);
+            let pointwise = |x: &mut [L], y: Option<&[L]>| {
+                if let (Some(lanes), Some(x)) = (lanes, same_type::<L, u32>(x)) {
+                    match y.map(same_type_ref::<L, u32>) {
+                        Some(Some(y)) => return lanes.mul_pointwise(x, Some(y)),
+                        None => return lanes.mul_pointwise(x, None),
+                        Some(None) => {}
+                    }
+                }
+                match y {
+                    Some(y) => x.iter_mut().zip(y).for_each(|(u, v)| *u = times(*u, *v)),
+                    None => x.iter_mut().for_each(|u| *u = times(*u, *u)),
+                }
+            };
             match b {
                 Some(b) => {
                     load(b, tb)?;
                     ta.par_chunks_mut(CHUNK)
                         .zip(tb.par_chunks(CHUNK))
-                        .for_each(|(x, y)| {
-                            for (u, v) in x.iter_mut().zip(y) {
-                                *u = times(*u, *v);
-                            }
-                        });
+                        .for_each(|(x, y)| pointwise(x, Some(y)));
                 }
-                None => ta.par_chunks_mut(CHUNK).for_each(|x| {
-                    for u in x.iter_mut() {
-                        *u = times(*u, *u);
-                    }
-                }),
+                None => ta.par_chunks_mut(CHUNK).for_each(|x| pointwise(x, None)),
             }
             inverse.apply(ta)?;
+            if let Some(words) = same_type_ref::<L, $w>(&ta[..out.len()]) {
+                // The inverse leaves canonical residues (`WordNtt`'s contract), which in
+                // words of their own width are the elements as they are stored.
+                debug_assert!(words.iter().all(|&w| w < field.p()));
+                // SAFETY: the element is a repr(transparent) word, and every word
+                // written is a canonical residue.
+                let out = unsafe {
+                    std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<$w>(), out.len())
+                };
+                out.par_chunks_mut(CHUNK)
+                    .zip(words.par_chunks(CHUNK))
+                    .for_each(|(o, w)| o.copy_from_slice(w));
+                return Ok(());
+            }
             out.par_chunks_mut(CHUNK)
                 .zip(ta.par_chunks(CHUNK))
                 .try_for_each(|(o, w)| -> Result<(), Error> {
@@ -143,8 +185,11 @@ macro_rules! cyclic_for {
     };
 }
 
-cyclic_for!(cyclic32, Fp32, Fp32Elem, u32);
-cyclic_for!(cyclic64, Fp64, Fp64Elem, u64);
+cyclic_for!(cyclic32, Fp32, Fp32Elem, u32, residues32, |f: &Fp32| {
+    Lanes32::new(f.p())
+});
+// Fp64's residues are modulo R = 2^64: never the u32 lanes.
+cyclic_for!(cyclic64, Fp64, Fp64Elem, u64, residues64, |_: &Fp64| None);
 
 impl Fast {
     /// The first `out.len()` coefficients of the cyclic product of n points of `a` and `b`

@@ -3,6 +3,7 @@
 //! those are tested against.
 
 use super::host::{check_same_field, normalise, Poly};
+use crate::cpu::SubMul;
 use crate::error::Error;
 use fermat_dsl::field::Field;
 
@@ -51,15 +52,14 @@ pub(super) fn long_division<F: Field>(
     }
     let lead_inv = f.inv(lead)?;
     let zero = f.zero();
+    let submul = SubMul::new(f);
     q.resize(r.len() - m + 1, zero);
     // The top coefficient of the working remainder fixes each quotient coefficient,
     // highest first; subtracting q_i·x^i·d clears it.
     for i in (0..q.len()).rev() {
         let c = f.mul(&r[i + m - 1], &lead_inv);
         if c != zero {
-            for (rj, dj) in r[i..i + m - 1].iter_mut().zip(&d[..m - 1]) {
-                *rj = f.sub(rj, &f.mul(&c, dj));
-            }
+            submul.apply(&mut r[i..i + m - 1], &c, &d[..m - 1]);
         }
         q[i] = c;
     }

@@ -17,7 +17,7 @@ use super::basecase::long_division;
 use super::euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 use super::host::Poly;
 use super::ring::PolyRing;
-use super::schoolbook::{schoolbook_mul, sub_product};
+use super::schoolbook::sub_product;
 use crate::error::Error;
 use crate::host::HostField;
 
@@ -42,16 +42,18 @@ impl<F: HostField> Matrix<F> {
     fn then_step(self, ring: &PolyRing<F>, q: &Poly<F>) -> Result<Self, Error> {
         let [a, b, c, d] = self.0;
         // A quotient of a step is almost always of one or two coefficients: its products
-        // are shorter than any plan's.
-        let times_q = |p: &Poly<F>| {
+        // are shorter than any plan's, a multiply-subtract a coefficient of q.
+        let minus_q_times = |x: Poly<F>, p: &Poly<F>| {
             if q.len() <= SHORT_QUOTIENT {
-                schoolbook_mul(q, p)
+                let mut acc = x.coeffs().to_vec();
+                sub_product(&ring.field, &mut acc, q.coeffs(), p.coeffs());
+                Ok(Poly::new(&ring.field, acc))
             } else {
-                ring.mul(q, p)
+                x.sub(&ring.mul(q, p)?)
             }
         };
-        let (qc, qd) = (times_q(&c)?, times_q(&d)?);
-        Ok(Matrix([c.clone(), d.clone(), a.sub(&qc)?, b.sub(&qd)?]))
+        let (e, f) = (minus_q_times(a, &c)?, minus_q_times(b, &d)?);
+        Ok(Matrix([c, d, e, f]))
     }
 
     /// self·other.

@@ -363,11 +363,22 @@ impl<F: Field> Poly<F> {
 
 /// The additive group and the scalar multiplication.
 impl<F: Field> Poly<F> {
+    /// op coefficient by coefficient, the shorter operand padded with zeros: the common
+    /// part in one loop without a bound to check (which the compiler vectorises), then
+    /// the longer operand's top.
     fn zip_with(&self, other: &Self, op: impl Fn(&F, &F::Elem, &F::Elem) -> F::Elem) -> Self {
-        let f = &self.field;
-        let coeffs = (0..self.len().max(other.len()))
-            .map(|i| op(f, &self.coeff(i), &other.coeff(i)))
-            .collect();
+        let (f, zero) = (&self.field, self.field.zero());
+        let (a, b) = (&self.coeffs, &other.coeffs);
+        let common = a.len().min(b.len());
+        let mut coeffs = Vec::with_capacity(a.len().max(b.len()));
+        coeffs.extend(
+            a[..common]
+                .iter()
+                .zip(&b[..common])
+                .map(|(x, y)| op(f, x, y)),
+        );
+        coeffs.extend(a[common..].iter().map(|x| op(f, x, &zero)));
+        coeffs.extend(b[common..].iter().map(|y| op(f, &zero, y)));
         Poly::new(f, coeffs)
     }
 

@@ -3,6 +3,7 @@
 //! against.
 
 use super::host::{check_same_field, normalise, Poly};
+use crate::cpu::SubMul;
 use crate::error::Error;
 use fermat_dsl::field::Field;
 
@@ -78,13 +79,12 @@ pub(super) fn sub_product<F: Field>(f: &F, acc: &mut Vec<F::Elem>, q: &[F::Elem]
         if acc.len() < len {
             acc.resize(len, zero);
         }
+        let submul = SubMul::new(f);
         for (i, qi) in q.iter().enumerate() {
             if *qi == zero {
                 continue;
             }
-            for (a, pj) in acc[i..i + p.len()].iter_mut().zip(p) {
-                *a = f.sub(a, &f.mul(qi, pj));
-            }
+            submul.apply(&mut acc[i..i + p.len()], qi, p);
         }
     }
     normalise(f, acc);
