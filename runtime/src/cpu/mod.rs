@@ -27,6 +27,17 @@ use fermat_dsl::field::{Fp32, Fp64};
 use rayon::prelude::*;
 use std::any::{Any, TypeId};
 
+/// Runs `op` on a worker of rayon's global pool. A parallel section (a transform, a
+/// product's pointwise pass) started by a thread outside the pool is handed to a worker
+/// while the thread sleeps: two context switches a section — 11 % of the samples of a gcd
+/// of 2^16 on one core, a third of a division of 10^4 (bench/RESULTS.md, "GCD round 19"
+/// and "CPU round 1"). On a worker the sections split in place; called from a worker
+/// already (a caller's parallel loop, an operation built on this one), `op` runs where
+/// it is. The polynomial operations on the CPU enter the pool once, at the top.
+pub(crate) fn on_the_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| op())
+}
+
 /// A shared output pointer: pieces write disjoint addresses (a [`CheckedPlan`]'s scatter
 /// maps are bijections), so concurrent writes never touch the same element.
 #[derive(Clone, Copy)]

@@ -17,6 +17,7 @@ use super::basecase::{divrem_basecase, inv_series_coeffs};
 use super::host::Poly;
 use super::product::{Algorithm, Cyclic};
 use super::ring::PolyRing;
+use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::host::HostField;
 
@@ -98,10 +99,12 @@ impl<F: HostField> PolyRing<F> {
         if k.min(m) <= self.crossover().long_division_limit() {
             return divrem_basecase(a, b);
         }
-        let g = self.inv_series(&reversal(b, m, k.min(m)), k)?;
-        let q = reversal(&self.mul_middle(&reversal(a, n, k), &g, 0, k)?, k, k);
-        let r = self.remainder(a, b, &q)?;
-        Ok((q, r))
+        on_the_pool(|| {
+            let g = self.inv_series(&reversal(b, m, k.min(m)), k)?;
+            let q = reversal(&self.mul_middle(&reversal(a, n, k), &g, 0, k)?, k, k);
+            let r = self.remainder(a, b, &q)?;
+            Ok((q, r))
+        })
     }
 
     /// r = a − q·b, of degree below m − 1 = deg b: it equals (a − q·b) mod (x^N − 1) for
@@ -240,15 +243,17 @@ impl<F: HostField> PolyRing<F> {
         }
         let precisions = newton_precisions(n, series_base(&self.field));
         let mut g = inv_series_coeffs(&self.field, f.coeffs(), precisions[0])?;
-        for step in precisions.windows(2) {
-            let (have, next) = (step[0], step[1]);
-            let current = Poly::new(&self.field, g.clone());
-            // e = coefficients [have, next) of f·g; the lower ones are those of 1.
-            let e = self.mul_middle(&f.truncate(next), &current, have, next - have)?;
-            let h = self.mul_middle(&current.truncate(next - have), &e, 0, next - have)?;
-            g.extend((0..next - have).map(|t| self.field.neg(&h.coeff(t))));
-        }
-        Ok(Poly::new(&self.field, g))
+        on_the_pool(|| {
+            for step in precisions.windows(2) {
+                let (have, next) = (step[0], step[1]);
+                let current = Poly::new(&self.field, g.clone());
+                // e = coefficients [have, next) of f·g; the lower ones are those of 1.
+                let e = self.mul_middle(&f.truncate(next), &current, have, next - have)?;
+                let h = self.mul_middle(&current.truncate(next - have), &e, 0, next - have)?;
+                g.extend((0..next - have).map(|t| self.field.neg(&h.coeff(t))));
+            }
+            Ok(Poly::new(&self.field, g))
+        })
     }
 }
 

@@ -18,6 +18,7 @@ use super::euclid::{gcd_euclid, resultant_euclid, xgcd_euclid, Bezout};
 use super::host::Poly;
 use super::ring::PolyRing;
 use super::schoolbook::sub_product;
+use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::host::HostField;
 
@@ -172,16 +173,6 @@ impl<F: HostField> Trail<F> {
 /// p div x^k: the coefficients from k up.
 fn high<F: HostField>(p: &Poly<F>, k: usize) -> Poly<F> {
     Poly::new(p.field(), p.coeffs().get(k..).unwrap_or(&[]).to_vec())
-}
-
-/// Runs `op` on a worker of rayon's global pool. A parallel section (a product's
-/// transforms, its pointwise passes) started by a thread outside the pool is handed to a
-/// worker while the thread sleeps: two context switches a section, thousands in a gcd, 11 %
-/// of the samples of a gcd of 2^16 on one core (bench/RESULTS.md, "GCD round 19"). On a
-/// worker the sections split in place; called from a worker already (a caller's parallel
-/// loop), `op` runs where it is.
-fn on_the_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| op())
 }
 
 impl<F: HostField> PolyRing<F> {

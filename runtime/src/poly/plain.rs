@@ -8,6 +8,7 @@ use super::host::Poly;
 use super::product::{Algorithm, Cyclic, ProductPlan};
 use super::ring::PolyRing;
 use super::schoolbook::schoolbook_mul_middle;
+use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::gpu::{Extent, Extents, GpuError, GpuPasses};
 use crate::host::HostField;
@@ -213,12 +214,10 @@ impl<F: HostField> PolyRing<F> {
             _ => {
                 let (n, wrapped) = middle_points(&plan, lo, len, self.field.two_adicity())?;
                 let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
-                self.convolution(n)?.cyclic_host(
-                    &self.field,
-                    a.coeffs(),
-                    Some(b.coeffs()),
-                    &mut c,
-                )?;
+                on_the_pool(|| {
+                    let (a, b) = (a.coeffs(), Some(b.coeffs()));
+                    self.convolution(n)?.cyclic_host(&self.field, a, b, &mut c)
+                })?;
                 let mut window: Vec<F::Elem> = c.get(lo..).unwrap_or(&[]).to_vec();
                 window.resize(len, self.field.zero());
                 // The coefficients that wrapped into the window, taken out again.

@@ -6,6 +6,7 @@ use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
 use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables};
 use super::route::Route;
+use crate::cpu::on_the_pool;
 use crate::design::any_field;
 use crate::error::Error;
 use crate::fft::{Backend, Running};
@@ -333,7 +334,8 @@ impl<F: HostField> PolyRing<F> {
             };
             return self.from_device(&c);
         }
-        let c = mul_host(&self.field, &plan, self, a.coeffs(), b.map(|b| b.coeffs()))?;
+        let c =
+            on_the_pool(|| mul_host(&self.field, &plan, self, a.coeffs(), b.map(|b| b.coeffs())))?;
         Ok(Poly::new(&self.field, c))
     }
 
