@@ -2,12 +2,13 @@
 //! ring keeps its transforms between calls): products of 2^16 by 2^16, divisions of 10^4
 //! by 5·10^3 and of 2^17 by 2^16, the power-series inverse mod x^(2^16), gcds of 10^4 and
 //! 2^16, the extended gcd of 10^4 and 2^16 — the shapes FLINT's `nmod_poly` is measured
-//! at in bench/RESULTS.md. Threads: `RAYON_NUM_THREADS` (`taskset -c 0` and 1 for one
+//! at in bench/RESULTS.md —, and products of 2^16 by 2^16 over P3 by both routes, as
+//! `fmpz_mod_poly_mul` is. Threads: `RAYON_NUM_THREADS` (`taskset -c 0` and 1 for one
 //! core).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use fermat::dsl::Fp32;
-use fermat::poly::{Poly, PolyRing};
+use fermat::dsl::{AnyField, FieldSpec, Fp32};
+use fermat::poly::{Crossover, Poly, PolyRing};
 use fermat::Backend;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -38,6 +39,23 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_function(BenchmarkId::new("xgcd", len), |t| {
             t.iter(|| ring.xgcd(&a, &b).unwrap())
+        });
+    }
+    // P3 (505 bits) by its own transforms and by the CRT route over word primes.
+    let AnyField::Srgfn8(p3) = FieldSpec::parse("P3").unwrap().build().unwrap() else {
+        unreachable!("P3 has eight digits")
+    };
+    let (a, b) = (
+        Poly::random(&p3, 1 << 16, &mut rng),
+        Poly::random(&p3, 1 << 16, &mut rng),
+    );
+    for (route, crt_from) in [("fft", None), ("crt", Some(1))] {
+        let crossover = Crossover::cpu().with_crt_from(crt_from);
+        let ring = PolyRing::new(&p3, Backend::Cpu)
+            .unwrap()
+            .with_crossover(crossover);
+        g.bench_function(BenchmarkId::new(format!("P3/mul/{route}"), 1 << 16), |t| {
+            t.iter(|| ring.mul(&a, &b).unwrap())
         });
     }
     g.finish();

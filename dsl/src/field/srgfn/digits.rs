@@ -3,8 +3,6 @@
 use super::{Srgfn, SrgfnElem};
 use crate::field::{Field, FieldError};
 use num_bigint::BigUint;
-use num_integer::Integer;
-use num_traits::ToPrimitive;
 
 impl<const K: usize> Srgfn<K> {
     /// The element with the given digits (least significant first), checked against §3.1:
@@ -80,21 +78,48 @@ impl<const K: usize> Srgfn<K> {
         if x + 1u32 == self.p {
             return Ok(self.minus_one_digits());
         }
+        // On 64-bit limbs in place: each division by r is one 128-by-64-bit division a
+        // limb, and the limbs shrink as the digits come off (no big integer allocated).
+        let r = u128::from(self.radix.r);
+        let mut limbs = x.to_u64_digits();
         let mut d = [0; K];
-        let mut rest = x.clone();
         for digit in d.iter_mut() {
-            let (q, s) = rest.div_rem(&self.r_big);
-            *digit = s.to_u64().expect("a remainder modulo r fits a u64");
-            rest = q;
+            let mut rest = 0u128;
+            for limb in limbs.iter_mut().rev() {
+                let current = (rest << 64) | u128::from(*limb);
+                // rest < r < 2^64, so the quotient fits a limb.
+                *limb = (current / r) as u64;
+                rest = current % r;
+            }
+            *digit = rest as u64;
+            while limbs.last() == Some(&0) {
+                limbs.pop();
+            }
         }
+        debug_assert!(limbs.is_empty(), "x < p ≤ r^k + 1 has k digits");
         Ok(d)
     }
 
-    /// Σ x_i·r^i, by Horner's rule.
+    /// Σ x_i·r^i, by Horner's rule on 64-bit limbs (the value is below p ≤ r^k + 1 < 2^(64k
+    /// + 1): k + 1 limbs hold every partial sum).
     pub(super) fn value_of(&self, d: &[u64; K]) -> BigUint {
-        d.iter()
-            .rev()
-            .fold(BigUint::default(), |acc, &x| acc * &self.r_big + x)
+        let r = u128::from(self.radix.r);
+        let mut limbs = [0u64; K];
+        let mut top = 0u64;
+        for &digit in d.iter().rev() {
+            let mut carry = u128::from(digit);
+            for limb in limbs.iter_mut() {
+                let t = u128::from(*limb) * r + carry;
+                *limb = t as u64;
+                carry = t >> 64;
+            }
+            top = (u128::from(top) * r + carry) as u64;
+        }
+        let halves = limbs
+            .iter()
+            .chain(std::iter::once(&top))
+            .flat_map(|&l| [l as u32, (l >> 32) as u32]);
+        BigUint::new(halves.collect())
     }
 
     /// x mod p for a machine word, without big integers.

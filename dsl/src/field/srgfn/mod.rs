@@ -47,7 +47,6 @@ pub struct Srgfn<const K: usize> {
     params: SrgfnParams,
     name: Option<&'static str>,
     p: BigUint,
-    r_big: BigUint,
     two_adicity: u32,
     radix: Radix,
     /// The radix as Algorithm 3's fast path uses it (see `mul.rs`).
@@ -128,7 +127,6 @@ impl<const K: usize> Srgfn<K> {
             name,
             two_adicity: two_adicity_of(&p),
             p,
-            r_big: BigUint::from(r),
             radix,
             shape,
             catalogue: Self::CATALOGUE_SHAPE == Some(shape),

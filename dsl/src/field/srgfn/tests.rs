@@ -135,6 +135,7 @@ fn assert_canonical<const K: usize>(f: &Srgfn<K>, e: &SrgfnElem<K>) {
 fn check_pair<const K: usize>(f: &Srgfn<K>, a: &BigUint, b: &BigUint) {
     let p = f.modulus();
     let (ea, eb) = (f.from_biguint(a).unwrap(), f.from_biguint(b).unwrap());
+    assert_canonical(f, &ea);
     assert_eq!(&f.to_biguint(&ea), a);
     let cases = [
         ("sum", f.add(&ea, &eb), (a + b) % &p),
