@@ -84,6 +84,15 @@ pub trait CrtField: HostField {
     fn of_residue(&self, x: u64) -> Self::Elem;
     /// The canonical residue of an element.
     fn residue(&self, e: &Self::Elem) -> u64;
+    /// The element whose Montgomery residue is the canonical word x (x·R^−1 mod p, R the
+    /// field's Montgomery radix): a residue vector's words taken as they are stored.
+    fn of_montgomery_word(&self, x: u64) -> Self::Elem;
+    /// The Montgomery residue of an element.
+    fn montgomery_word(&self, e: &Self::Elem) -> u64;
+    /// R² mod p: the Montgomery product by it, REDC(w·R²) = w·R, takes the residue w of a
+    /// product of two [`of_montgomery_word`](Self::of_montgomery_word) operands, (ab)·R^−1,
+    /// back to ab.
+    fn radix_squared(&self) -> u64;
 }
 
 impl CrtField for Fp32 {
@@ -98,6 +107,17 @@ impl CrtField for Fp32 {
     fn residue(&self, e: &Self::Elem) -> u64 {
         u64::from(self.value(*e))
     }
+    fn of_montgomery_word(&self, x: u64) -> Self::Elem {
+        let word = u32::try_from(x).expect("a canonical residue below a 32-bit prime");
+        self.from_montgomery_raw(word)
+            .expect("a canonical residue below p")
+    }
+    fn montgomery_word(&self, e: &Self::Elem) -> u64 {
+        u64::from(self.to_montgomery_raw(*e))
+    }
+    fn radix_squared(&self) -> u64 {
+        ((1u128 << 64) % u128::from(self.p())) as u64
+    }
 }
 
 impl CrtField for Fp64 {
@@ -110,6 +130,18 @@ impl CrtField for Fp64 {
     }
     fn residue(&self, e: &Self::Elem) -> u64 {
         self.value(*e)
+    }
+    fn of_montgomery_word(&self, x: u64) -> Self::Elem {
+        self.from_montgomery_raw(x)
+            .expect("a canonical residue below p")
+    }
+    fn montgomery_word(&self, e: &Self::Elem) -> u64 {
+        self.to_montgomery_raw(*e)
+    }
+    fn radix_squared(&self) -> u64 {
+        let p = u128::from(self.p());
+        let r = (1u128 << 64) % p;
+        (r * r % p) as u64
     }
 }
 
@@ -161,10 +193,21 @@ impl<F: CrtField> Rings<F> {
         let one = |i: usize| -> Result<Vec<u64>, Error> {
             let ring = self.get(set.primes()[i])?;
             let f = ring.field();
-            let pa = Poly::new(f, a[i].iter().map(|&x| f.of_residue(x)).collect());
-            let pb = Poly::new(f, b[i].iter().map(|&x| f.of_residue(x)).collect());
-            let c = ring.mul(&pa, &pb)?;
-            let mut out: Vec<u64> = c.coeffs().iter().map(|e| f.residue(e)).collect();
+            // The residues go in as Montgomery words as they are stored (a factor R^−1 in
+            // each), and one Montgomery product by R² a coefficient of the product takes
+            // its (ab)·R^−1 back to ab: one reduction a coefficient, where converting into
+            // and out of the field took a division and three.
+            let of_words = |x: &[u64]| x.iter().map(|&x| f.of_montgomery_word(x)).collect();
+            let c = ring.mul(
+                &Poly::new(f, of_words(&a[i])),
+                &Poly::new(f, of_words(&b[i])),
+            )?;
+            let r2 = f.of_montgomery_word(f.radix_squared());
+            let mut out: Vec<u64> = c
+                .coeffs()
+                .iter()
+                .map(|e| f.montgomery_word(&f.mul(e, &r2)))
+                .collect();
             out.resize(len, 0);
             Ok(out)
         };
