@@ -31,32 +31,32 @@ impl Lanes32 {
     /// x ← x·y, or x·x without y (Montgomery products of canonical residues, canonical),
     /// over the shorter length.
     pub(crate) fn mul_pointwise(&self, x: &mut [u32], y: Option<&[u32]>) {
+        // SAFETY: built only where AVX-512 F and DQ were detected.
         #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: built only where AVX-512 F and DQ were detected.
-            let done = unsafe { super::avx512::m32::mul_pointwise(self.mont, x, y) };
-            let m = self.scalar();
-            match y {
-                Some(y) => {
-                    for (u, v) in x[done..].iter_mut().zip(&y[done..]) {
-                        *u = m.mul(*u, *v);
-                    }
+        let done = unsafe { super::avx512::m32::mul_pointwise(self.mont, x, y) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = 0;
+        let m = self.scalar();
+        match y {
+            Some(y) => {
+                for (u, v) in x[done..].iter_mut().zip(&y[done..]) {
+                    *u = m.mul(*u, *v);
                 }
-                None => x[done..].iter_mut().for_each(|u| *u = m.mul(*u, *u)),
             }
+            None => x[done..].iter_mut().for_each(|u| *u = m.mul(*u, *u)),
         }
     }
 
     /// acc ← acc − c·x (Montgomery residues, canonical), over the shorter length.
     pub(crate) fn submul(&self, acc: &mut [u32], c: u32, x: &[u32]) {
+        // SAFETY: built only where AVX-512 F and DQ were detected.
         #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: built only where AVX-512 F and DQ were detected.
-            let done = unsafe { super::avx512::m32::submul(self.mont, acc, c, x) };
-            let m = self.scalar();
-            for (a, v) in acc[done..].iter_mut().zip(&x[done..]) {
-                *a = m.sub(*a, m.mul(c, *v));
-            }
+        let done = unsafe { super::avx512::m32::submul(self.mont, acc, c, x) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = 0;
+        let m = self.scalar();
+        for (a, v) in acc[done..].iter_mut().zip(&x[done..]) {
+            *a = m.sub(*a, m.mul(c, *v));
         }
     }
 
