@@ -395,22 +395,40 @@ impl IntPolyRing {
         if a.is_empty() || b.is_empty() {
             return Ok(Integers::from_bigints(&[]));
         }
-        let bits_of = |x: &Integers| {
-            (0..x.len())
-                .map(|i| {
-                    let m = x.magnitude(i);
-                    m.iter()
-                        .rposition(|&w| w != 0)
-                        .map_or(0, |t| 64 * t as u64 + u64::from(64 - m[t].leading_zeros()))
-                })
-                .max()
-                .unwrap_or(0)
-        };
         let mut plan = self.plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
         if !signed {
             plan.bits -= 1;
         }
         self.mul_planned(&plan, a, b, signed)
+    }
+
+    /// The residues of the product a·b modulo the primes of a plan for a signed product
+    /// (whose product P exceeds twice every coefficient of a·b), one vector per prime:
+    /// what the explicit CRT reads. a and b are not empty.
+    pub(super) fn product_residues(
+        &self,
+        a: &Integers,
+        b: &Integers,
+    ) -> Result<(CrtPlan, Vec<Vec<u64>>), Error> {
+        let plan = self.plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
+        let residues = self.host_products(&plan, a, b)?;
+        Ok((plan, residues))
+    }
+
+    /// The word-prime products of a and b's residues on the host, by `plan`.
+    fn host_products(
+        &self,
+        plan: &CrtPlan,
+        a: &Integers,
+        b: &Integers,
+    ) -> Result<Vec<Vec<u64>>, Error> {
+        let set = &plan.primes;
+        let ra = project(set, a);
+        let rb = project(set, b);
+        match set.width() {
+            Width::Bits31 => self.narrow.products(set, &ra, &rb, plan.len, self.parallel),
+            Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel),
+        }
     }
 
     /// The product by `plan`.
@@ -427,16 +445,22 @@ impl IntPolyRing {
             let c = self.mul_device_planned(plan, (&a, &b), Output::Integers { signed })?;
             return self.download(&c);
         }
-        let ra = project(set, a);
-        let rb = project(set, b);
-        let rc = match set.width() {
-            Width::Bits31 => self
-                .narrow
-                .products(set, &ra, &rb, plan.len, self.parallel)?,
-            Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel)?,
-        };
+        let rc = self.host_products(plan, a, b)?;
         Ok(recombine(set, &rc, signed))
     }
+}
+
+/// The bits of the largest magnitude of `x`.
+fn bits_of(x: &Integers) -> u64 {
+    (0..x.len())
+        .map(|i| {
+            let m = x.magnitude(i);
+            m.iter()
+                .rposition(|&w| w != 0)
+                .map_or(0, |t| 64 * t as u64 + u64::from(64 - m[t].leading_zeros()))
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Products whose operands and result stay on the device.

@@ -27,6 +27,7 @@
 
 mod device;
 mod dft;
+mod explicit;
 mod graph;
 mod integer;
 mod modular;

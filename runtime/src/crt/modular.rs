@@ -3,12 +3,13 @@
 //! `fmpz_mod_poly_mul`).
 
 use super::device::{DeviceIntegers, ModularTables, Output};
+use super::explicit::explicit_mod;
 use super::integer::{CrtPlan, IntPolyRing};
 use super::primes::Width;
-use super::residues::{biguint_of_words, Integers};
+use super::residues::{biguint_of_words, recombine, Integers};
 use crate::fft::Backend;
 use crate::Error;
-use fermat_codegen::crt::{narrow_reduces, MAX_PRIMES};
+use fermat_codegen::crt::{modular_tables, narrow_reduces, MAX_PRIMES};
 use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -165,15 +166,20 @@ impl ModPolyRing {
                 c => return c,
             }
         }
-        let c = self.integers.mul_integers(
-            &Integers::from_biguints(a),
-            &Integers::from_biguints(b),
-            false,
-        )?;
-        let mut out: Vec<BigUint> = (0..c.len())
-            .into_par_iter()
-            .map(|i| biguint_of_words(c.magnitude(i)) % &self.modulus)
-            .collect();
+        // The residues modulo primes whose product exceeds twice the coefficients, then
+        // the explicit CRT modulo m; Garner's integers reduced where its tables cannot be.
+        let (a, b) = (Integers::from_biguints(a), Integers::from_biguints(b));
+        let (plan, residues) = self.integers.product_residues(&a, &b)?;
+        let mut out = match modular_tables(plan.primes.primes(), &self.modulus) {
+            Some(tables) => explicit_mod(&tables, &residues, &self.modulus),
+            None => {
+                let c = recombine(&plan.primes, &residues, false);
+                (0..c.len())
+                    .into_par_iter()
+                    .map(|i| biguint_of_words(c.magnitude(i)) % &self.modulus)
+                    .collect()
+            }
+        };
         while out.last().is_some_and(Zero::is_zero) {
             out.pop();
         }
