@@ -11,6 +11,7 @@
 //! [`CrtPass::Explicit`]: fermat_codegen::crt::CrtPass::Explicit
 //! [`modular_tables`]: fermat_codegen::crt::modular_tables
 
+use super::residues::biguint_of_words;
 use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD};
 use num_bigint::BigUint;
 use rayon::prelude::*;
@@ -51,11 +52,7 @@ pub(super) fn explicit_mod(
                 }
                 let k = (fraction + (1 << 30)) >> 32;
                 mul_add(sum, k, base(s));
-                let halves: Vec<u32> = sum
-                    .iter()
-                    .flat_map(|&w| [w as u32, (w >> 32) as u32])
-                    .collect();
-                BigUint::new(halves) % m
+                biguint_of_words(sum) % m
             },
         )
         .collect()
