@@ -65,6 +65,37 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     /// The canonical value of `a`, in `[0, p)`.
     fn to_biguint(&self, a: &Self::Elem) -> BigUint;
 
+    /// The canonical value of `a` in 64-bit limbs, least significant first, written to
+    /// `out` (zeros above the value); `out` holds p's limbs at least.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let x = p3.from_u64(7);
+    /// let mut limbs = [1u64; 9];
+    /// p3.to_limbs(&x, &mut limbs);
+    /// assert_eq!(limbs, [7, 0, 0, 0, 0, 0, 0, 0, 0]);
+    /// assert_eq!(p3.from_limbs(&limbs)?, x);
+    /// let p = p3.modulus().to_u64_digits();
+    /// assert!(p3.from_limbs(&p).is_err()); // p itself is out of range
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn to_limbs(&self, a: &Self::Elem, out: &mut [u64]) {
+        let value = self.to_biguint(a);
+        out.fill(0);
+        for (limb, digit) in out.iter_mut().zip(value.iter_u64_digits()) {
+            *limb = digit;
+        }
+    }
+
+    /// The element whose canonical value is the integer of 64-bit `limbs`, least
+    /// significant first; an error naming the value if it is not below p.
+    #[allow(clippy::wrong_self_convention)]
+    fn from_limbs(&self, limbs: &[u64]) -> Result<Self::Elem, FieldError> {
+        self.from_biguint(&biguint_of_limbs(limbs))
+    }
+
     /// x mod p.
     #[allow(clippy::wrong_self_convention)]
     fn from_u64(&self, x: u64) -> Self::Elem {
@@ -213,4 +244,14 @@ pub fn two_adicity_of(p: &BigUint) -> u32 {
     } else {
         pm1.trailing_zeros().unwrap_or(0) as u32
     }
+}
+
+/// The integer of 64-bit `limbs`, least significant first.
+pub(crate) fn biguint_of_limbs(limbs: &[u64]) -> BigUint {
+    BigUint::new(
+        limbs
+            .iter()
+            .flat_map(|&l| [l as u32, (l >> 32) as u32])
+            .collect(),
+    )
 }

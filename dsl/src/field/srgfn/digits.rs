@@ -1,7 +1,7 @@
 //! The digit representation (2017 paper, §3.1): checks and conversions at the API boundary.
 
 use super::{Srgfn, SrgfnElem};
-use crate::field::{Field, FieldError};
+use crate::field::{biguint_of_limbs, Field, FieldError};
 use num_bigint::BigUint;
 
 impl<const K: usize> Srgfn<K> {
@@ -69,57 +69,72 @@ impl<const K: usize> Srgfn<K> {
 
     /// The digits of x ∈ [0, p) (§3.1: repeated Euclidean division by r).
     pub(super) fn digits_of(&self, x: &BigUint) -> Result<[u64; K], FieldError> {
-        if x >= &self.p {
-            return Err(FieldError::OutOfRange {
-                value: x.clone(),
-                p: self.p.clone(),
-            });
+        self.digits_of_limbs(&x.to_u64_digits())
+    }
+
+    /// The digits of the integer of 64-bit `limbs`, least significant first, if it is
+    /// below p (§3.1: repeated Euclidean division by r).
+    pub(super) fn digits_of_limbs(&self, limbs: &[u64]) -> Result<[u64; K], FieldError> {
+        let out_of_range = || FieldError::OutOfRange {
+            value: biguint_of_limbs(limbs),
+            p: self.p.clone(),
+        };
+        // p − 1 = r^k < 2^(64k): a value below p has at most k limbs.
+        let len = limbs.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
+        if len > K {
+            return Err(out_of_range());
         }
-        if x + 1u32 == self.p {
-            return Ok(self.minus_one_digits());
-        }
-        // On 64-bit limbs in place: each division by r is one 128-by-64-bit division a
-        // limb, and the limbs shrink as the digits come off (no big integer allocated).
+        // On k limbs in place: each division by r is one 128-by-64-bit division a limb,
+        // and the limbs shrink as the digits come off (no big integer allocated).
         let r = u128::from(self.radix.r);
-        let mut limbs = x.to_u64_digits();
+        let mut rest_limbs = [0u64; K];
+        rest_limbs[..len].copy_from_slice(&limbs[..len]);
+        let mut len = len;
         let mut d = [0; K];
         for digit in d.iter_mut() {
             let mut rest = 0u128;
-            for limb in limbs.iter_mut().rev() {
+            for limb in rest_limbs[..len].iter_mut().rev() {
                 let current = (rest << 64) | u128::from(*limb);
                 // rest < r < 2^64, so the quotient fits a limb.
                 *limb = (current / r) as u64;
                 rest = current % r;
             }
             *digit = rest as u64;
-            while limbs.last() == Some(&0) {
-                limbs.pop();
+            while len > 0 && rest_limbs[len - 1] == 0 {
+                len -= 1;
             }
         }
-        debug_assert!(limbs.is_empty(), "x < p ≤ r^k + 1 has k digits");
-        Ok(d)
+        // What is left is ⌊x/r^k⌋: 0 below r^k, 1 for r^k = p − 1 itself (digits all 0,
+        // spelled [0, …, 0, r]) and for the values from p up.
+        match &rest_limbs[..len] {
+            [] => Ok(d),
+            [1] if d.iter().all(|&x| x == 0) => Ok(self.minus_one_digits()),
+            _ => Err(out_of_range()),
+        }
     }
 
-    /// Σ x_i·r^i, by Horner's rule on 64-bit limbs (the value is below p ≤ r^k + 1 < 2^(64k
-    /// + 1): k + 1 limbs hold every partial sum).
+    /// Σ x_i·r^i, as a big integer.
     pub(super) fn value_of(&self, d: &[u64; K]) -> BigUint {
-        let r = u128::from(self.radix.r);
         let mut limbs = [0u64; K];
-        let mut top = 0u64;
+        self.write_value(d, &mut limbs);
+        biguint_of_limbs(&limbs)
+    }
+
+    /// Σ x_i·r^i in 64-bit limbs, least significant first, by Horner's rule: the value is
+    /// below p, so the limbs of p (at most k: p − 1 = r^k < 2^(64k)) hold every partial
+    /// sum, and `out` holds them.
+    pub(super) fn write_value(&self, d: &[u64; K], out: &mut [u64]) {
+        let r = u128::from(self.radix.r);
+        out.fill(0);
         for &digit in d.iter().rev() {
             let mut carry = u128::from(digit);
-            for limb in limbs.iter_mut() {
+            for limb in out.iter_mut() {
                 let t = u128::from(*limb) * r + carry;
                 *limb = t as u64;
                 carry = t >> 64;
             }
-            top = (u128::from(top) * r + carry) as u64;
+            debug_assert_eq!(carry, 0, "the value fits p's limbs");
         }
-        let halves = limbs
-            .iter()
-            .chain(std::iter::once(&top))
-            .flat_map(|&l| [l as u32, (l >> 32) as u32]);
-        BigUint::new(halves.collect())
     }
 
     /// x mod p for a machine word, without big integers.
@@ -146,8 +161,9 @@ impl<const K: usize> Srgfn<K> {
 
 #[cfg(test)]
 mod tests {
-    use crate::field::{Field, FieldError, FieldSpec};
-    use num_bigint::BigUint;
+    use crate::field::{biguint_of_limbs, Field, FieldError, FieldSpec};
+    use num_bigint::{BigUint, RandBigInt};
+    use rand::SeedableRng;
 
     fn p3() -> super::Srgfn<8> {
         match FieldSpec::parse("P3").unwrap().build().unwrap() {
@@ -220,6 +236,46 @@ mod tests {
         for x in [0, 1, f.r() - 1, f.r(), f.r() + 1, u64::MAX] {
             let expect = f.from_biguint(&BigUint::from(x)).unwrap();
             assert_eq!(f.from_u64(x), expect, "x = {x}");
+        }
+    }
+
+    #[test]
+    fn limbs_round_trip_and_refuse_p_and_above() {
+        let f = p3();
+        let p = f.modulus();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut values = vec![
+            BigUint::from(0u32),
+            BigUint::from(1u32),
+            &p - 1u32,
+            &p - 2u32,
+            BigUint::from(f.r()).pow(7),
+        ];
+        values.extend((0..200).map(|_| rng.gen_biguint_below(&p)));
+        for x in values {
+            let e = f.from_biguint(&x).unwrap();
+            // Longer than p's limbs, and dirty: the value overwrites every limb.
+            let mut limbs = [u64::MAX; 10];
+            f.to_limbs(&e, &mut limbs);
+            assert_eq!(biguint_of_limbs(&limbs), x);
+            assert_eq!(f.from_limbs(&limbs), Ok(e), "x = {x}");
+            assert_eq!(f.from_limbs(&x.to_u64_digits()), Ok(e), "x = {x}");
+        }
+        let one = BigUint::from(1u32);
+        for x in [
+            p.clone(),
+            &p + 1u32,
+            &p * 2u32,
+            &one << 512u32,
+            (&one << 640u32) - 1u32,
+        ] {
+            assert_eq!(
+                f.from_limbs(&x.to_u64_digits()),
+                Err(FieldError::OutOfRange {
+                    value: x.clone(),
+                    p: p.clone()
+                })
+            );
         }
     }
 }

@@ -275,6 +275,14 @@ impl<const K: usize> Field for Srgfn<K> {
         self.value_of(&a.0)
     }
 
+    fn to_limbs(&self, a: &SrgfnElem<K>, out: &mut [u64]) {
+        self.write_value(&a.0, out);
+    }
+
+    fn from_limbs(&self, limbs: &[u64]) -> Result<SrgfnElem<K>, FieldError> {
+        self.digits_of_limbs(limbs).map(SrgfnElem)
+    }
+
     fn from_u64(&self, x: u64) -> SrgfnElem<K> {
         self.digits_of_u64(x)
     }
