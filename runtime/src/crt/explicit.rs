@@ -11,64 +11,120 @@
 //! [`CrtPass::Explicit`]: fermat_codegen::crt::CrtPass::Explicit
 //! [`modular_tables`]: fermat_codegen::crt::modular_tables
 
-use super::residues::biguint_of_words;
-use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD};
-use num_bigint::BigUint;
+use super::montgomery::Mont;
+use super::residues::Integers;
+use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD, REDUCE_HEAD};
 use rayon::prelude::*;
 
-/// The residues modulo m of the integers whose residues modulo the tables' primes are
-/// `residues` (one vector per prime, canonical), each below P/2: one per coefficient.
-pub(super) fn explicit_mod(
-    tables: &ModularTables,
-    residues: &[Vec<u64>],
-    m: &BigUint,
-) -> Vec<BigUint> {
+/// The residues in [0, m) of the integers whose residues modulo the tables' primes are
+/// `residues` (one vector per prime, canonical), each below P/2: one per coefficient, in
+/// the tables' `mwords` limbs.
+pub(super) fn explicit_mod(tables: &ModularTables, residues: &[Vec<u64>]) -> Integers {
     let s = residues.len();
     let head = EXPLICIT_HEAD as usize;
     debug_assert_eq!(tables.constants.len(), s * head);
     let n = residues.first().map_or(0, Vec::len);
     let words = tables.words;
     let base = |i: usize| &tables.bases[i * words..(i + 1) * words];
-    (0..n)
-        .into_par_iter()
-        .map_init(
-            || vec![0u64; words + 1],
-            |sum, j| {
-                sum.fill(0);
-                // 2^32 times the sum of the y_i/p_i, each term below the true value by
-                // less than 2, so that k comes out exact with 2^30 added (x < P/2).
-                let mut fraction = 0u64;
-                for (i, row) in tables.constants.chunks_exact(head).enumerate() {
-                    let [p, neg_inv, cofactor_inv, g, shift] = row else {
-                        unreachable!("rows of EXPLICIT_HEAD words")
-                    };
-                    let y = redc(
-                        u128::from(residues[i][j]) * u128::from(*cofactor_inv),
-                        *p,
-                        *neg_inv,
-                    );
-                    fraction += ((u128::from(y << shift) * u128::from(*g)) >> 64) as u64;
-                    mul_add(sum, y, base(i));
-                }
-                let k = (fraction + (1 << 30)) >> 32;
-                mul_add(sum, k, base(s));
-                biguint_of_words(sum) % m
-            },
-        )
-        .collect()
+    // The rows' arithmetic, made once: y_i = x_i·(P_i^−1·2^64)·2^−64 is one Montgomery
+    // product with the table's scaled cofactor inverse.
+    let moduli: Vec<Mont> = tables
+        .constants
+        .chunks_exact(head)
+        .map(|row| Mont::new(row[0]))
+        .collect();
+    let mut out = vec![0u64; n * tables.mwords];
+    out.par_chunks_mut(tables.mwords).enumerate().for_each_init(
+        || vec![0u64; words + 1],
+        |sum, (j, residue)| {
+            sum.fill(0);
+            // 2^32 times the sum of the y_i/p_i, each term below the true value by
+            // less than 2, so that k comes out exact with 2^30 added (x < P/2).
+            let mut fraction = 0u64;
+            for (i, (row, modulus)) in tables.constants.chunks_exact(head).zip(&moduli).enumerate()
+            {
+                let [_, _, cofactor_inv, g, shift] = row else {
+                    unreachable!("rows of EXPLICIT_HEAD words")
+                };
+                let y = modulus.mul(residues[i][j], *cofactor_inv);
+                fraction += ((u128::from(y << shift) * u128::from(*g)) >> 64) as u64;
+                mul_add(sum, y, base(i));
+            }
+            let k = (fraction + (1 << 30)) >> 32;
+            mul_add(sum, k, base(s));
+            reduce(&tables.reduce, sum, residue);
+        },
+    );
+    Integers::from_words(tables.mwords, out).expect("whole residues of mwords limbs")
 }
 
-/// t·2^−64 mod p, canonical, for t < p·2^64 (Montgomery's reduction; `neg_inv` is
-/// −p^−1 mod 2^64).
-fn redc(t: u128, p: u64, neg_inv: u64) -> u64 {
-    let q = (t as u64).wrapping_mul(neg_inv);
-    // t + q·p < p·2^64 + 2^64·p < 2^128 for p < 2^63, and divisible by 2^64.
-    let u = ((t + u128::from(q) * u128::from(p)) >> 64) as u64;
-    if u >= p {
-        u - p
-    } else {
-        u
+/// `remainder` = S mod m for the sum S < 2^(t + 72), t = bits(m) − 1, by Barrett's
+/// method with a 72-bit quotient — the host's [`CrtPass::Reduce`], on its table
+/// (t, μ = ⌊2^(t+72)/m⌋ in two words, two zeros, m): q̂ = ⌊⌊S/2^t⌋·μ/2^72⌋ is q = ⌊S/m⌋
+/// or up to two less (Menezes, van Oorschot and Vanstone, *Handbook of Applied
+/// Cryptography*, Algorithm 14.42), so S − q̂·m < 3m fits `remainder`'s words and at
+/// most two subtractions of m finish.
+///
+/// [`CrtPass::Reduce`]: fermat_codegen::crt::CrtPass::Reduce
+fn reduce(table: &[u64], sum: &[u64], remainder: &mut [u64]) {
+    let t = table[0] as usize;
+    let mu = u128::from(table[1]) | u128::from(table[2]) << 64;
+    let m = &table[REDUCE_HEAD as usize..];
+    let word = |i: usize| sum.get(i).copied().unwrap_or(0);
+    // ⌊S/2^t⌋ < 2^72: the 128 bits of S from bit t.
+    let (at, sh) = (t / 64, t % 64);
+    let funnel = |i: usize| match sh {
+        0 => word(i),
+        _ => word(i) >> sh | word(i + 1) << (64 - sh),
+    };
+    let q1 = u128::from(funnel(at)) | u128::from(funnel(at + 1)) << 64;
+    let q = mul_shr_72(q1, mu);
+    for (i, r) in remainder.iter_mut().enumerate() {
+        *r = word(i);
     }
+    // S − q̂·m modulo 2^(64·len): the true difference is below 3m, so it is exact.
+    sub_mul(remainder, q as u64, m);
+    sub_mul(&mut remainder[1..], (q >> 64) as u64, m);
+    for _ in 0..2 {
+        if less(remainder, m) {
+            break;
+        }
+        sub_mul(remainder, 1, m);
+    }
+    debug_assert!(less(remainder, m), "S − q̂·m < 3m");
+}
+
+/// ⌊a·b/2^72⌋ for a, b < 2^73 (the product is below 2^146).
+fn mul_shr_72(a: u128, b: u128) -> u128 {
+    let (a0, a1) = (a as u64 as u128, a >> 64);
+    let (b0, b1) = (b as u64 as u128, b >> 64);
+    // a·b = a0·b0 + (a0·b1 + a1·b0)·2^64 + a1·b1·2^128, each part below 2^128.
+    let low = a0 * b0;
+    let middle = a0 * b1 + a1 * b0 + (low >> 64);
+    let high = a1 * b1 + (middle >> 64);
+    (middle as u64 as u128) >> 8 | high << 56
+}
+
+/// x −= y·m modulo 2^(64·len x), m read as far as x reaches.
+fn sub_mul(x: &mut [u64], y: u64, m: &[u64]) {
+    let mut carry = 0u128; // the product's carry plus the subtraction's borrow
+    for (i, xi) in x.iter_mut().enumerate() {
+        let t = u128::from(m.get(i).copied().unwrap_or(0)) * u128::from(y) + carry;
+        let (d, borrow) = xi.overflowing_sub(t as u64);
+        *xi = d;
+        carry = (t >> 64) + u128::from(borrow);
+    }
+}
+
+/// x < m, for numbers of equal length or m padded with zeros.
+fn less(x: &[u64], m: &[u64]) -> bool {
+    for i in (0..x.len()).rev() {
+        let mi = m.get(i).copied().unwrap_or(0);
+        if x[i] != mi {
+            return x[i] < mi;
+        }
+    }
+    false
 }
 
 /// sum += y·x, x a number of `x.len()` words and `sum` one word longer at least.
@@ -90,7 +146,9 @@ fn mul_add(sum: &mut [u64], y: u64, x: &[u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crt::residues::biguint_of_words;
     use fermat_codegen::crt::modular_tables;
+    use num_bigint::{BigUint, RandBigInt};
     use rand::{Rng, SeedableRng};
 
     #[test]
@@ -121,9 +179,57 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let got = explicit_mod(&tables, &residues, &m);
+            let got = explicit_mod(&tables, &residues);
             let want: Vec<BigUint> = xs.iter().map(|x| x % &m).collect();
+            let got: Vec<BigUint> = (0..got.len())
+                .map(|i| biguint_of_words(got.magnitude(i)))
+                .collect();
             assert_eq!(got, want, "m = {m}");
+        }
+    }
+
+    #[test]
+    fn barrett_reduction_takes_every_sum_below_its_bound_to_its_residue() {
+        let primes = [4_179_340_454_199_820_289u64, 4_179_340_454_199_820_289 - 2];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let one = BigUint::from(1u32);
+        let moduli = [
+            BigUint::from(2u32),
+            BigUint::from(3u32),
+            BigUint::from(u64::MAX),
+            &one << 64u32,
+            (&one << 255u32) - 19u32,
+            (&one << 504u32) + 12345u32,
+        ];
+        for m in moduli {
+            let tables = modular_tables(&primes, &m).expect("tables for m ≥ 2");
+            // Every S below 2^(t + 72): the edges, multiples of m and random sums.
+            let bound = &one << (m.bits() - 1 + 72);
+            let mut sums = vec![BigUint::from(0u32), &m - 1u32, m.clone(), &bound - 1u32];
+            sums.extend((1..4u32).map(|q| &m * q - 1u32));
+            sums.push((&bound / &m) * &m);
+            sums.extend((0..200).map(|_| rng.gen_biguint_below(&bound)));
+            let words = (bound.bits() as usize).div_ceil(64);
+            for x in sums {
+                let mut sum: Vec<u64> = x.to_u64_digits();
+                sum.resize(words, 0);
+                let mut remainder = vec![u64::MAX; tables.mwords];
+                reduce(&tables.reduce, &sum, &mut remainder);
+                assert_eq!(biguint_of_words(&remainder), &x % &m, "m = {m}, S = {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_quotient_estimate_is_the_products_bits_from_72() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let top = (1u128 << 73) - 1;
+        for (a, b) in [(0, 0), (top, top), (1 << 72, 1 << 72), (top, 1)]
+            .into_iter()
+            .chain((0..100).map(|_| (rng.gen::<u128>() & top, rng.gen::<u128>() & top)))
+        {
+            let want = (BigUint::from(a) * BigUint::from(b)) >> 72u32;
+            assert_eq!(BigUint::from(mul_shr_72(a, b)), want, "{a} · {b}");
         }
     }
 }

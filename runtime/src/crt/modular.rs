@@ -159,31 +159,50 @@ impl ModPolyRing {
         if a.is_empty() || b.is_empty() {
             return Ok(Vec::new());
         }
+        let c = self.mul_residues(&Integers::from_biguints(a), &Integers::from_biguints(b))?;
+        let mut out: Vec<BigUint> = (0..c.len())
+            .into_par_iter()
+            .map(|i| biguint_of_words(c.magnitude(i)))
+            .collect();
+        while out.last().is_some_and(Zero::is_zero) {
+            out.pop();
+        }
+        Ok(out)
+    }
+
+    /// The product a·b mod m of residues that the caller knows to be below m (a field's
+    /// canonical values), as residues in [0, m): len a + len b − 1 of them, trailing zeros
+    /// included, or none for an empty operand. On the GPU the operands go up and the
+    /// residues come back; on the CPU the products over the primes run on the host and
+    /// the explicit CRT reduces their residues straight to [0, m), Garner's integers
+    /// reduced where its tables cannot serve.
+    pub(crate) fn mul_residues(&self, a: &Integers, b: &Integers) -> Result<Integers, Error> {
+        if a.is_empty() || b.is_empty() {
+            return Integers::from_words(1, Vec::new());
+        }
         if self.integers.on_gpu() {
-            match self.mul_through_device(a, b) {
+            let on_device = || -> Result<Integers, Error> {
+                let (a, b) = (self.integers.upload(a)?, self.integers.upload(b)?);
+                self.integers.download(&self.mul_device(&a, &b)?)
+            };
+            match on_device() {
                 // Sets beyond the device's recombination run on the host.
                 Err(Error::CrtGpuPrimes { .. }) => {}
                 c => return c,
             }
         }
-        // The residues modulo primes whose product exceeds twice the coefficients, then
-        // the explicit CRT modulo m; Garner's integers reduced where its tables cannot be.
-        let (a, b) = (Integers::from_biguints(a), Integers::from_biguints(b));
-        let (plan, residues) = self.integers.product_residues(&a, &b)?;
-        let mut out = match modular_tables(plan.primes.primes(), &self.modulus) {
-            Some(tables) => explicit_mod(&tables, &residues, &self.modulus),
+        let (plan, residues) = self.integers.product_residues(a, b)?;
+        Ok(match modular_tables(plan.primes.primes(), &self.modulus) {
+            Some(tables) => explicit_mod(&tables, &residues),
             None => {
                 let c = recombine(&plan.primes, &residues, false);
-                (0..c.len())
+                let reduced: Vec<BigUint> = (0..c.len())
                     .into_par_iter()
                     .map(|i| biguint_of_words(c.magnitude(i)) % &self.modulus)
-                    .collect()
+                    .collect();
+                Integers::from_biguints(&reduced)
             }
-        };
-        while out.last().is_some_and(Zero::is_zero) {
-            out.pop();
-        }
-        Ok(out)
+        })
     }
 }
 
@@ -199,16 +218,6 @@ impl ModPolyRing {
             }),
             None => Ok(()),
         }
-    }
-
-    /// The product on the ring's GPU, the residues going up and coming back, normalised.
-    fn mul_through_device(&self, a: &[BigUint], b: &[BigUint]) -> Result<Vec<BigUint>, Error> {
-        let (a, b) = (self.upload(a)?, self.upload(b)?);
-        let mut c = self.download(&self.mul_device(&a, &b)?)?;
-        while c.last().is_some_and(Zero::is_zero) {
-            c.pop();
-        }
-        Ok(c)
     }
 
     /// Copies residues modulo m to the device, for [`mul_device`](Self::mul_device); a

@@ -7,10 +7,9 @@
 use super::product::{Algorithm, ProductPlan};
 use super::ring::PolyRing;
 use super::Poly;
-use crate::crt::{CrtPlan, ModPolyRing};
+use crate::crt::{CrtPlan, Integers, ModPolyRing};
 use crate::host::HostField;
 use crate::Error;
-use num_bigint::BigUint;
 use rayon::prelude::*;
 
 #[cfg(doc)]
@@ -95,20 +94,28 @@ impl<F: HostField> PolyRing<F> {
         Ok(self.crt.get_or_init(|| ring))
     }
 
-    /// The product a·b (`b`: None for a²) by the CRT route.
+    /// The product a·b (`b`: None for a²) by the CRT route: the coefficients' canonical
+    /// values go to the ring in 64-bit limbs and come back as limbs of residues in [0, p),
+    /// with no big integer between.
     pub(super) fn crt_product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
         let f = &self.field;
-        let values = |p: &Poly<F>| -> Vec<BigUint> {
-            p.coeffs().par_iter().map(|e| f.to_biguint(e)).collect()
+        let limbs = (f.modulus().bits().div_ceil(64) as usize).max(1);
+        let integers = |p: &Poly<F>| -> Result<Integers, Error> {
+            let mut words = vec![0u64; p.len() * limbs];
+            words
+                .par_chunks_mut(limbs)
+                .zip(p.coeffs().par_iter())
+                .for_each(|(w, e)| f.to_limbs(e, w));
+            Integers::from_words(limbs, words)
         };
-        let va = values(a);
+        let ia = integers(a)?;
         let c = match b {
-            Some(b) => self.crt_ring()?.mul(&va, &values(b))?,
-            None => self.crt_ring()?.mul(&va, &va)?,
+            Some(b) => self.crt_ring()?.mul_residues(&ia, &integers(b)?)?,
+            None => self.crt_ring()?.mul_residues(&ia, &ia)?,
         };
-        let c = c
-            .par_iter()
-            .map(|v| f.from_biguint(v))
+        let c = (0..c.len())
+            .into_par_iter()
+            .map(|i| f.from_limbs(c.magnitude(i)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Poly::new(f, c))
     }
