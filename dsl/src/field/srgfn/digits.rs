@@ -84,22 +84,15 @@ impl<const K: usize> Srgfn<K> {
         if len > K {
             return Err(out_of_range());
         }
-        // On k limbs in place: each division by r is one 128-by-64-bit division a limb,
-        // and the limbs shrink as the digits come off (no big integer allocated).
-        let r = u128::from(self.radix.r);
+        // On k limbs in place: each division by r is one two-by-one-word division a limb
+        // by r's reciprocal, and the limbs shrink as the digits come off (no big integer
+        // allocated).
         let mut rest_limbs = [0u64; K];
         rest_limbs[..len].copy_from_slice(&limbs[..len]);
         let mut len = len;
         let mut d = [0; K];
         for digit in d.iter_mut() {
-            let mut rest = 0u128;
-            for limb in rest_limbs[..len].iter_mut().rev() {
-                let current = (rest << 64) | u128::from(*limb);
-                // rest < r < 2^64, so the quotient fits a limb.
-                *limb = (current / r) as u64;
-                rest = current % r;
-            }
-            *digit = rest as u64;
+            *digit = self.reciprocal.div_rem_in_place(&mut rest_limbs[..len]);
             while len > 0 && rest_limbs[len - 1] == 0 {
                 len -= 1;
             }

@@ -27,6 +27,7 @@ mod add;
 mod digits;
 mod mul;
 mod radix;
+mod reciprocal;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +50,8 @@ pub struct Srgfn<const K: usize> {
     p: BigUint,
     two_adicity: u32,
     radix: Radix,
+    /// The radix as the conversion to digits divides by it.
+    reciprocal: reciprocal::Reciprocal,
     /// The radix as Algorithm 3's fast path uses it (see `mul.rs`).
     shape: mul::Shape,
     /// Whether this is the catalogue prime for k digits, whose shape is also known at
@@ -128,6 +131,7 @@ impl<const K: usize> Srgfn<K> {
             two_adicity: two_adicity_of(&p),
             p,
             radix,
+            reciprocal: reciprocal::Reciprocal::new(r),
             shape,
             catalogue: Self::CATALOGUE_SHAPE == Some(shape),
             alpha: OnceLock::new(),
