@@ -11,7 +11,7 @@
 //! [`CrtPass::Explicit`]: fermat_codegen::crt::CrtPass::Explicit
 //! [`modular_tables`]: fermat_codegen::crt::modular_tables
 
-use super::montgomery::Mont;
+use super::montgomery::{Mont, Wide};
 use super::residues::Integers;
 use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD, REDUCE_HEAD};
 use rayon::prelude::*;
@@ -25,7 +25,6 @@ pub(super) fn explicit_mod(tables: &ModularTables, residues: &[Vec<u64>]) -> Int
     debug_assert_eq!(tables.constants.len(), s * head);
     let n = residues.first().map_or(0, Vec::len);
     let words = tables.words;
-    let base = |i: usize| &tables.bases[i * words..(i + 1) * words];
     // The rows' arithmetic, made once: y_i = x_i·(P_i^−1·2^64)·2^−64 is one Montgomery
     // product with the table's scaled cofactor inverse.
     let moduli: Vec<Mont> = tables
@@ -33,25 +32,27 @@ pub(super) fn explicit_mod(tables: &ModularTables, residues: &[Vec<u64>]) -> Int
         .chunks_exact(head)
         .map(|row| Mont::new(row[0]))
         .collect();
+    // The bases word by word, so that a word of the sum reads one contiguous column.
+    let columns: Vec<u64> = (0..words)
+        .flat_map(|w| tables.bases.iter().skip(w).step_by(words).copied())
+        .collect();
     let mut out = vec![0u64; n * tables.mwords];
     out.par_chunks_mut(tables.mwords).enumerate().for_each_init(
-        || vec![0u64; words + 1],
-        |sum, (j, residue)| {
-            sum.fill(0);
+        || (vec![0u64; s + 1], vec![0u64; words + 1]),
+        |(ys, sum), (j, residue)| {
             // 2^32 times the sum of the y_i/p_i, each term below the true value by
             // less than 2, so that k comes out exact with 2^30 added (x < P/2).
             let mut fraction = 0u64;
-            for (i, (row, modulus)) in tables.constants.chunks_exact(head).zip(&moduli).enumerate()
-            {
+            let rows = tables.constants.chunks_exact(head).zip(&moduli);
+            for (i, ((row, modulus), y)) in rows.zip(ys.iter_mut()).enumerate() {
                 let [_, _, cofactor_inv, g, shift] = row else {
                     unreachable!("rows of EXPLICIT_HEAD words")
                 };
-                let y = modulus.mul(residues[i][j], *cofactor_inv);
-                fraction += ((u128::from(y << shift) * u128::from(*g)) >> 64) as u64;
-                mul_add(sum, y, base(i));
+                *y = modulus.mul(residues[i][j], *cofactor_inv);
+                fraction += ((u128::from(*y << shift) * u128::from(*g)) >> 64) as u64;
             }
-            let k = (fraction + (1 << 30)) >> 32;
-            mul_add(sum, k, base(s));
+            ys[s] = (fraction + (1 << 30)) >> 32; // k
+            dot(ys, &columns, sum);
             reduce(&tables.reduce, sum, residue);
         },
     );
@@ -127,20 +128,19 @@ fn less(x: &[u64], m: &[u64]) -> bool {
     false
 }
 
-/// sum += y·x, x a number of `x.len()` words and `sum` one word longer at least.
-fn mul_add(sum: &mut [u64], y: u64, x: &[u64]) {
+/// sum = Σ_i y_i·x_i, the numbers x_i given by `columns` (word w of every x_i, then word
+/// w + 1, …), column by column ("product scanning"): each column is one [`Wide::dot`] of
+/// its words with the y_i, all below 2^62, and its carry goes to the next once.
+fn dot(ys: &[u64], columns: &[u64], sum: &mut [u64]) {
     let mut carry = 0u128;
-    for (s, &w) in sum.iter_mut().zip(x) {
-        let t = u128::from(*s) + u128::from(y) * u128::from(w) + carry;
-        *s = t as u64;
-        carry = t >> 64;
+    let words = columns.chunks_exact(ys.len());
+    for (out, column) in sum.iter_mut().zip(words) {
+        let (word, next) = Wide::dot(column, ys).plus(carry).word_and_carry();
+        *out = word;
+        carry = next;
     }
-    for s in &mut sum[x.len()..] {
-        let t = u128::from(*s) + carry;
-        *s = t as u64;
-        carry = t >> 64;
-    }
-    debug_assert_eq!(carry, 0, "the sum fits its words");
+    sum[columns.len() / ys.len()] = carry as u64;
+    debug_assert_eq!(carry >> 64, 0, "the sum fits its words");
 }
 
 #[cfg(test)]

@@ -109,14 +109,38 @@ pub struct Wide {
 }
 
 impl Wide {
-    /// acc + a·b.
+    /// Σ a_j·b_j over the shorter of the two, for words a_j and weights b_j below 2^62:
+    /// four products of a word by such a weight add up below 2^128, so the sum is taken
+    /// four products at a time in 128 bits and the carry out of them once.
     #[inline]
-    pub fn mul_add(self, a: u64, b: u64) -> Wide {
-        let (lo, carry) = self.lo.overflowing_add(u128::from(a) * u128::from(b));
+    pub fn dot(a: &[u64], b: &[u64]) -> Wide {
+        debug_assert!(b.iter().all(|&w| w < 1 << 62));
+        let n = a.len().min(b.len());
+        let product = |(&x, &w): (&u64, &u64)| u128::from(x) * u128::from(w);
+        let (mut quads_a, mut quads_b) = (a[..n].chunks_exact(4), b[..n].chunks_exact(4));
+        let mut acc = Wide::default();
+        for (qa, qb) in (&mut quads_a).zip(&mut quads_b) {
+            acc = acc.plus(qa.iter().zip(qb).map(product).sum());
+        }
+        let rest = quads_a.remainder().iter().zip(quads_b.remainder());
+        acc.plus(rest.map(product).sum())
+    }
+
+    /// self + x.
+    #[inline]
+    pub fn plus(self, x: u128) -> Wide {
+        let (lo, carry) = self.lo.overflowing_add(x);
         Wide {
             lo,
             hi: self.hi + u64::from(carry),
         }
+    }
+
+    /// The low word and the rest shifted down a word: a column's word of a sum and its
+    /// carry into the next column.
+    #[inline]
+    pub fn word_and_carry(self) -> (u64, u128) {
+        (self.lo as u64, self.lo >> 64 | u128::from(self.hi) << 64)
     }
 }
 
@@ -144,9 +168,8 @@ mod tests {
                 (3, 5),
                 (1 << 63, p / 2),
             ];
-            let acc = terms
-                .iter()
-                .fold(Wide::default(), |w, &(a, b)| w.mul_add(a, b));
+            let (a, b): (Vec<u64>, Vec<u64>) = terms.iter().copied().unzip();
+            let acc = Wide::dot(&a, &b);
             let want = terms.iter().fold(0u128, |s, &(a, b)| {
                 (s + u128::from(a) % u128::from(p) * u128::from(b) % u128::from(p)) % u128::from(p)
             });

@@ -191,12 +191,7 @@ pub fn project(set: &PrimeSet, x: &Integers) -> Vec<Vec<u64>> {
             }
             (0..x.len())
                 .map(|j| {
-                    let acc = x
-                        .magnitude(j)
-                        .iter()
-                        .zip(&weights)
-                        .fold(Wide::default(), |acc, (&d, &w)| acc.mul_add(d, w));
-                    let r = m.redc2(acc);
+                    let r = m.redc2(Wide::dot(x.magnitude(j), &weights));
                     if x.is_negative(j) {
                         m.sub(0, r)
                     } else {
@@ -267,12 +262,7 @@ pub fn recombine(set: &PrimeSet, residues: &[Vec<u64>], signed: bool) -> Integer
 fn mixed_radix(set: &PrimeSet, residues: &[Vec<u64>], j: usize, digits: &mut [u64]) {
     for i in 0..set.len() {
         let m = set.mont(i);
-        let sum = m.redc2(
-            set.partial(i)
-                .iter()
-                .zip(digits.iter())
-                .fold(Wide::default(), |acc, (&w, &v)| acc.mul_add(v, w)),
-        );
+        let sum = m.redc2(Wide::dot(digits, set.partial(i)));
         digits[i] = m.mul(m.sub(residues[i][j], sum), set.inverse(i));
     }
 }
