@@ -266,7 +266,8 @@ fn crt_from<F: HostField>(
     let own = PolyRing::new(field, backend)?.with_crossover(Crossover::never());
     let crt =
         PolyRing::new(field, backend)?.with_crossover(Crossover::never().with_crt_from(Some(1)));
-    // One core of a 2-core EPYC: P3 crosses between 2^16 and 2^18 (bench/RESULTS.md).
+    // One core of a 2-core EPYC: P3 and P4 cross between products of 2^11 and 2^13
+    // (bench/RESULTS.md, "CPU round 2").
     let (bottom, top) = match (quick, field.words()) {
         (true, _) => (12, 16),
         (false, k) if k >= 32 => (10, 14),
