@@ -96,6 +96,26 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         self.from_biguint(&biguint_of_limbs(limbs))
     }
 
+    /// [`from_limbs`](Field::from_limbs) for several values, in order; a field may
+    /// interleave their conversions. The first value out of range is the error.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let values: Vec<[u64; 8]> = (0..6).map(|i| [i, 0, 0, 0, 0, 0, 0, i]).collect();
+    /// let slices: Vec<&[u64]> = values.iter().map(|v| &v[..]).collect();
+    /// let elements = p3.from_limbs_many(&slices)?;
+    /// for (e, v) in elements.iter().zip(&values) {
+    ///     assert_eq!(*e, p3.from_limbs(v)?);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[allow(clippy::wrong_self_convention)]
+    fn from_limbs_many(&self, values: &[&[u64]]) -> Result<Vec<Self::Elem>, FieldError> {
+        values.iter().map(|v| self.from_limbs(v)).collect()
+    }
+
     /// x mod p.
     #[allow(clippy::wrong_self_convention)]
     fn from_u64(&self, x: u64) -> Self::Elem {

@@ -106,6 +106,52 @@ impl<const K: usize> Srgfn<K> {
         }
     }
 
+    /// [`digits_of_limbs`](Self::digits_of_limbs) for `L` values at once: the same
+    /// divisions by r in lanes ([`Reciprocal::div_rem_lanes`]), whose chains of dependent
+    /// steps overlap.
+    ///
+    /// [`Reciprocal::div_rem_lanes`]: super::reciprocal::Reciprocal::div_rem_lanes
+    pub(super) fn digits_of_lanes<const L: usize>(
+        &self,
+        values: [&[u64]; L],
+    ) -> [Result<[u64; K], FieldError>; L] {
+        let lens = values.map(|v| v.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1));
+        if lens.iter().any(|&len| len > K) {
+            return values.map(|v| self.digits_of_limbs(v));
+        }
+        let mut rest = [[0u64; L]; K];
+        for (lane, (value, &len)) in values.iter().zip(&lens).enumerate() {
+            for (limb, &x) in rest.iter_mut().zip(&value[..len]) {
+                limb[lane] = x;
+            }
+        }
+        let mut len = lens.into_iter().max().unwrap_or(0);
+        let mut digits = [[0u64; K]; L];
+        for t in 0..K {
+            let remainders = self.reciprocal.div_rem_lanes(&mut rest[..len]);
+            for (d, r) in digits.iter_mut().zip(remainders) {
+                d[t] = r;
+            }
+            while len > 0 && rest[len - 1] == [0; L] {
+                len -= 1;
+            }
+        }
+        // As in `digits_of_limbs`: ⌊x/r^k⌋ is 0, or 1 for p − 1 itself.
+        std::array::from_fn(|lane| {
+            let mut left = rest[..len].iter().map(|limb| limb[lane]);
+            match left.rposition(|l| l != 0) {
+                None => Ok(digits[lane]),
+                Some(0) if rest[0][lane] == 1 && digits[lane].iter().all(|&x| x == 0) => {
+                    Ok(self.minus_one_digits())
+                }
+                Some(_) => Err(FieldError::OutOfRange {
+                    value: biguint_of_limbs(values[lane]),
+                    p: self.p.clone(),
+                }),
+            }
+        })
+    }
+
     /// Σ x_i·r^i, as a big integer.
     pub(super) fn value_of(&self, d: &[u64; K]) -> BigUint {
         let mut limbs = [0u64; K];
@@ -245,16 +291,38 @@ mod tests {
             BigUint::from(f.r()).pow(7),
         ];
         values.extend((0..200).map(|_| rng.gen_biguint_below(&p)));
-        for x in values {
-            let e = f.from_biguint(&x).unwrap();
+        for x in values.iter() {
+            let e = f.from_biguint(x).unwrap();
             // Longer than p's limbs, and dirty: the value overwrites every limb.
             let mut limbs = [u64::MAX; 10];
             f.to_limbs(&e, &mut limbs);
-            assert_eq!(biguint_of_limbs(&limbs), x);
+            assert_eq!(&biguint_of_limbs(&limbs), x);
             assert_eq!(f.from_limbs(&limbs), Ok(e), "x = {x}");
             assert_eq!(f.from_limbs(&x.to_u64_digits()), Ok(e), "x = {x}");
         }
+        let limbs: Vec<Vec<u64>> = values.iter().map(|x| x.to_u64_digits()).collect();
+        let slices: Vec<&[u64]> = limbs.iter().map(Vec::as_slice).collect();
+        let one_by_one: Vec<_> = slices.iter().map(|v| f.from_limbs(v).unwrap()).collect();
+        assert_eq!(f.from_limbs_many(&slices), Ok(one_by_one));
         let one = BigUint::from(1u32);
+        // Lanes of four, and one by one, agree on every value of range and out of it.
+        let mixed = [
+            &p - 1u32,
+            p.clone(),
+            BigUint::from(0u32),
+            &p + 1u32,
+            &p - 2u32,
+            &one << 512u32,
+            BigUint::from(f.r()),
+            &p * 2u32,
+        ];
+        let limbs: Vec<Vec<u64>> = mixed.iter().map(|x| x.to_u64_digits()).collect();
+        for quad in limbs.windows(4) {
+            let got = f.digits_of_lanes([&quad[0][..], &quad[1], &quad[2], &quad[3]]);
+            for (lane, value) in quad.iter().enumerate() {
+                assert_eq!(got[lane], f.digits_of_limbs(value), "{value:?}");
+            }
+        }
         for x in [
             p.clone(),
             &p + 1u32,

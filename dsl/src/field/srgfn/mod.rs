@@ -287,6 +287,20 @@ impl<const K: usize> Field for Srgfn<K> {
         self.digits_of_limbs(limbs).map(SrgfnElem)
     }
 
+    fn from_limbs_many(&self, values: &[&[u64]]) -> Result<Vec<SrgfnElem<K>>, FieldError> {
+        let mut out = Vec::with_capacity(values.len());
+        let mut quads = values.chunks_exact(4);
+        for quad in &mut quads {
+            for digits in self.digits_of_lanes([quad[0], quad[1], quad[2], quad[3]]) {
+                out.push(SrgfnElem(digits?));
+            }
+        }
+        for value in quads.remainder() {
+            out.push(self.from_limbs(value)?);
+        }
+        Ok(out)
+    }
+
     fn from_u64(&self, x: u64) -> SrgfnElem<K> {
         self.digits_of_u64(x)
     }

@@ -72,6 +72,33 @@ impl Reciprocal {
         }
         rem >> s
     }
+
+    /// [`div_rem_in_place`](Self::div_rem_in_place) for `L` integers at once, limb i of
+    /// integer e at `limbs[i][e]`: the same steps, interleaved, so that the `L` chains of
+    /// dependent multiplications overlap where one alone waits on each step's latency.
+    pub fn div_rem_lanes<const L: usize>(&self, limbs: &mut [[u64; L]]) -> [u64; L] {
+        let s = self.shift;
+        let Some(top) = limbs.last() else {
+            return [0; L];
+        };
+        let mut rem = top.map(|t| if s == 0 { 0 } else { t >> (64 - s) });
+        for i in (0..limbs.len()).rev() {
+            let below = if i == 0 || s == 0 {
+                [0; L]
+            } else {
+                limbs[i - 1].map(|l| l >> (64 - s))
+            };
+            for lane in 0..L {
+                let u0 = if s == 0 {
+                    limbs[i][lane]
+                } else {
+                    limbs[i][lane] << s | below[lane]
+                };
+                (limbs[i][lane], rem[lane]) = self.div_2by1(rem[lane], u0);
+            }
+        }
+        rem.map(|r| r >> s)
+    }
 }
 
 #[cfg(test)]
@@ -113,6 +140,31 @@ mod tests {
                         .collect(),
                 );
                 assert_eq!((q, BigUint::from(r)), (&x / d, &x % d), "{x} / {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_divide_as_one_integer_at_a_time() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for d in [
+            1u64,
+            7,
+            (1 << 63) + (1 << 34),
+            u64::MAX,
+            rng.gen::<u64>() >> 17,
+        ] {
+            let reciprocal = Reciprocal::new(d);
+            for len in 0..6 {
+                let lanes: Vec<[u64; 3]> = (0..len).map(|_| rng.gen()).collect();
+                let mut together = lanes.clone();
+                let rems = reciprocal.div_rem_lanes(&mut together);
+                for lane in 0..3 {
+                    let mut alone: Vec<u64> = lanes.iter().map(|l| l[lane]).collect();
+                    let rem = reciprocal.div_rem_in_place(&mut alone);
+                    let quotient: Vec<u64> = together.iter().map(|l| l[lane]).collect();
+                    assert_eq!((quotient, rems[lane]), (alone, rem), "d = {d}, len {len}");
+                }
             }
         }
     }
