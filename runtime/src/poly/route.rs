@@ -113,10 +113,12 @@ impl<F: HostField> PolyRing<F> {
             Some(b) => self.crt_ring()?.mul_residues(&ia, &integers(b)?)?,
             None => self.crt_ring()?.mul_residues(&ia, &ia)?,
         };
-        let c = (0..c.len())
-            .into_par_iter()
-            .map(|i| f.from_limbs(c.magnitude(i)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let values: Vec<&[u64]> = (0..c.len()).map(|i| c.magnitude(i)).collect();
+        let c = values
+            .par_chunks(1024)
+            .map(|chunk| f.from_limbs_many(chunk))
+            .collect::<Result<Vec<_>, _>>()?
+            .concat();
         Ok(Poly::new(f, c))
     }
 }
