@@ -75,57 +75,33 @@ impl<const K: usize> Srgfn<K> {
     /// The digits of the integer of 64-bit `limbs`, least significant first, if it is
     /// below p (§3.1: repeated Euclidean division by r).
     pub(super) fn digits_of_limbs(&self, limbs: &[u64]) -> Result<[u64; K], FieldError> {
-        let out_of_range = || FieldError::OutOfRange {
-            value: biguint_of_limbs(limbs),
-            p: self.p.clone(),
-        };
-        // p − 1 = r^k < 2^(64k): a value below p has at most k limbs.
-        let len = limbs.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
-        if len > K {
-            return Err(out_of_range());
-        }
-        // On k limbs in place: each division by r is one two-by-one-word division a limb
-        // by r's reciprocal, and the limbs shrink as the digits come off (no big integer
-        // allocated).
-        let mut rest_limbs = [0u64; K];
-        rest_limbs[..len].copy_from_slice(&limbs[..len]);
-        let mut len = len;
-        let mut d = [0; K];
-        for digit in d.iter_mut() {
-            *digit = self.reciprocal.div_rem_in_place(&mut rest_limbs[..len]);
-            while len > 0 && rest_limbs[len - 1] == 0 {
-                len -= 1;
-            }
-        }
-        // What is left is ⌊x/r^k⌋: 0 below r^k, 1 for r^k = p − 1 itself (digits all 0,
-        // spelled [0, …, 0, r]) and for the values from p up.
-        match &rest_limbs[..len] {
-            [] => Ok(d),
-            [1] if d.iter().all(|&x| x == 0) => Ok(self.minus_one_digits()),
-            _ => Err(out_of_range()),
-        }
+        let [digits] = self.digits_of_lanes([limbs]);
+        digits
     }
 
-    /// [`digits_of_limbs`](Self::digits_of_limbs) for `L` values at once: the same
-    /// divisions by r in lanes ([`Reciprocal::div_rem_lanes`]), whose chains of dependent
-    /// steps overlap.
+    /// [`digits_of_limbs`](Self::digits_of_limbs) for `L` values at once, on k limbs in
+    /// place: each division by r is one two-by-one-word division a limb by r's reciprocal,
+    /// done in lanes ([`Reciprocal::div_rem_lanes`]) so that the values' chains of
+    /// dependent steps overlap, and the limbs shrink as the digits come off (no big
+    /// integer allocated).
     ///
     /// [`Reciprocal::div_rem_lanes`]: super::reciprocal::Reciprocal::div_rem_lanes
     pub(super) fn digits_of_lanes<const L: usize>(
         &self,
         values: [&[u64]; L],
     ) -> [Result<[u64; K], FieldError>; L] {
+        // p − 1 = r^k < 2^(64k): a value below p has at most k limbs; a longer one is out
+        // of range, and its lane divides zeros.
         let lens = values.map(|v| v.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1));
-        if lens.iter().any(|&len| len > K) {
-            return values.map(|v| self.digits_of_limbs(v));
-        }
         let mut rest = [[0u64; L]; K];
         for (lane, (value, &len)) in values.iter().zip(&lens).enumerate() {
-            for (limb, &x) in rest.iter_mut().zip(&value[..len]) {
-                limb[lane] = x;
+            if len <= K {
+                for (limb, &x) in rest.iter_mut().zip(&value[..len]) {
+                    limb[lane] = x;
+                }
             }
         }
-        let mut len = lens.into_iter().max().unwrap_or(0);
+        let mut len = lens.into_iter().filter(|&l| l <= K).max().unwrap_or(0);
         let mut digits = [[0u64; K]; L];
         for t in 0..K {
             let remainders = self.reciprocal.div_rem_lanes(&mut rest[..len]);
@@ -136,20 +112,26 @@ impl<const K: usize> Srgfn<K> {
                 len -= 1;
             }
         }
-        // As in `digits_of_limbs`: ⌊x/r^k⌋ is 0, or 1 for p − 1 itself.
+        // What is left is ⌊x/r^k⌋: 0 below r^k, 1 for r^k = p − 1 itself (digits all 0,
+        // spelled [0, …, 0, r]) and for the values from p up.
         std::array::from_fn(|lane| {
             let mut left = rest[..len].iter().map(|limb| limb[lane]);
             match left.rposition(|l| l != 0) {
+                _ if lens[lane] > K => Err(self.out_of_range(values[lane])),
                 None => Ok(digits[lane]),
                 Some(0) if rest[0][lane] == 1 && digits[lane].iter().all(|&x| x == 0) => {
                     Ok(self.minus_one_digits())
                 }
-                Some(_) => Err(FieldError::OutOfRange {
-                    value: biguint_of_limbs(values[lane]),
-                    p: self.p.clone(),
-                }),
+                Some(_) => Err(self.out_of_range(values[lane])),
             }
         })
+    }
+
+    fn out_of_range(&self, limbs: &[u64]) -> FieldError {
+        FieldError::OutOfRange {
+            value: biguint_of_limbs(limbs),
+            p: self.p.clone(),
+        }
     }
 
     /// Σ x_i·r^i, as a big integer.
