@@ -79,6 +79,14 @@ pub enum FieldError {
         /// The modulus.
         p: BigUint,
     },
+    /// A buffer for an element's 64-bit limbs is shorter than the modulus.
+    #[error("{len} limbs cannot hold this field's elements: p has {need}")]
+    LimbsTooShort {
+        /// The buffer's length.
+        len: usize,
+        /// The limbs of p.
+        need: usize,
+    },
     /// Zero has no inverse.
     #[error("zero has no multiplicative inverse")]
     NotInvertible,

@@ -66,7 +66,8 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     fn to_biguint(&self, a: &Self::Elem) -> BigUint;
 
     /// The canonical value of `a` in 64-bit limbs, least significant first, written to
-    /// `out` (zeros above the value); `out` holds p's limbs at least.
+    /// `out` (zeros above the value); [`FieldError::LimbsTooShort`] if `out` has fewer
+    /// limbs than p.
     ///
     /// ```
     /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
@@ -74,19 +75,22 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
     /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
     /// let x = p3.from_u64(7);
     /// let mut limbs = [1u64; 9];
-    /// p3.to_limbs(&x, &mut limbs);
+    /// p3.to_limbs(&x, &mut limbs)?;
     /// assert_eq!(limbs, [7, 0, 0, 0, 0, 0, 0, 0, 0]);
+    /// assert!(p3.to_limbs(&x, &mut limbs[..7]).is_err()); // p has 8 limbs
     /// assert_eq!(p3.from_limbs(&limbs)?, x);
     /// let p = p3.modulus().to_u64_digits();
     /// assert!(p3.from_limbs(&p).is_err()); // p itself is out of range
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn to_limbs(&self, a: &Self::Elem, out: &mut [u64]) {
+    fn to_limbs(&self, a: &Self::Elem, out: &mut [u64]) -> Result<(), FieldError> {
+        check_limbs(&self.modulus(), out.len())?;
         let value = self.to_biguint(a);
         out.fill(0);
         for (limb, digit) in out.iter_mut().zip(value.iter_u64_digits()) {
             *limb = digit;
         }
+        Ok(())
     }
 
     /// The element whose canonical value is the integer of 64-bit `limbs`, least
@@ -264,6 +268,15 @@ pub fn two_adicity_of(p: &BigUint) -> u32 {
     } else {
         pm1.trailing_zeros().unwrap_or(0) as u32
     }
+}
+
+/// An error unless `len` limbs hold p.
+pub(crate) fn check_limbs(p: &BigUint, len: usize) -> Result<(), FieldError> {
+    let need = p.bits().div_ceil(64) as usize;
+    if len < need {
+        return Err(FieldError::LimbsTooShort { len, need });
+    }
+    Ok(())
 }
 
 /// The integer of 64-bit `limbs`, least significant first.

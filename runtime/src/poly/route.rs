@@ -105,7 +105,7 @@ impl<F: HostField> PolyRing<F> {
             words
                 .par_chunks_mut(limbs)
                 .zip(p.coeffs().par_iter())
-                .for_each(|(w, e)| f.to_limbs(e, w));
+                .try_for_each(|(w, e)| f.to_limbs(e, w))?;
             Integers::from_words(limbs, words)
         };
         let ia = integers(a)?;

@@ -277,11 +277,13 @@ mod tests {
             let e = f.from_biguint(x).unwrap();
             // Longer than p's limbs, and dirty: the value overwrites every limb.
             let mut limbs = [u64::MAX; 10];
-            f.to_limbs(&e, &mut limbs);
+            f.to_limbs(&e, &mut limbs).unwrap();
             assert_eq!(&biguint_of_limbs(&limbs), x);
             assert_eq!(f.from_limbs(&limbs), Ok(e), "x = {x}");
             assert_eq!(f.from_limbs(&x.to_u64_digits()), Ok(e), "x = {x}");
         }
+        let short = f.to_limbs(&f.one(), &mut [0u64; 7]);
+        assert_eq!(short, Err(FieldError::LimbsTooShort { len: 7, need: 8 }));
         let limbs: Vec<Vec<u64>> = values.iter().map(|x| x.to_u64_digits()).collect();
         let slices: Vec<&[u64]> = limbs.iter().map(Vec::as_slice).collect();
         let one_by_one: Vec<_> = slices.iter().map(|v| f.from_limbs(v).unwrap()).collect();

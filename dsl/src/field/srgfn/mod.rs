@@ -279,8 +279,10 @@ impl<const K: usize> Field for Srgfn<K> {
         self.value_of(&a.0)
     }
 
-    fn to_limbs(&self, a: &SrgfnElem<K>, out: &mut [u64]) {
+    fn to_limbs(&self, a: &SrgfnElem<K>, out: &mut [u64]) -> Result<(), FieldError> {
+        crate::field::check_limbs(&self.p, out.len())?;
         self.write_value(&a.0, out);
+        Ok(())
     }
 
     fn from_limbs(&self, limbs: &[u64]) -> Result<SrgfnElem<K>, FieldError> {
