@@ -85,6 +85,7 @@ impl Reciprocal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::biguint_of_limbs as big;
     use num_bigint::BigUint;
     use rand::{Rng, SeedableRng};
 
@@ -102,14 +103,6 @@ mod tests {
             rng.gen(),
             rng.gen::<u64>() >> 40,
         ];
-        let big = |limbs: &[u64]| {
-            BigUint::new(
-                limbs
-                    .iter()
-                    .flat_map(|&l| [l as u32, (l >> 32) as u32])
-                    .collect(),
-            )
-        };
         for d in divisors {
             let reciprocal = Reciprocal::new(d);
             for len in 0..10 {
