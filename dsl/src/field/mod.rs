@@ -280,7 +280,13 @@ pub(crate) fn check_limbs(p: &BigUint, len: usize) -> Result<(), FieldError> {
 }
 
 /// The integer of 64-bit `limbs`, least significant first.
-pub(crate) fn biguint_of_limbs(limbs: &[u64]) -> BigUint {
+///
+/// ```
+/// use fermat_dsl::field::biguint_of_limbs;
+///
+/// assert_eq!(biguint_of_limbs(&[5, 1]), (num_bigint::BigUint::from(1u32) << 64u32) + 5u32);
+/// ```
+pub fn biguint_of_limbs(limbs: &[u64]) -> BigUint {
     BigUint::new(
         limbs
             .iter()

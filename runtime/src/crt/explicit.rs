@@ -146,8 +146,8 @@ fn dot(ys: &[u64], columns: &[u64], sum: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crt::residues::biguint_of_words;
     use fermat_codegen::crt::modular_tables;
+    use fermat_dsl::field::biguint_of_limbs;
     use num_bigint::{BigUint, RandBigInt};
     use rand::{Rng, SeedableRng};
 
@@ -182,7 +182,7 @@ mod tests {
             let got = explicit_mod(&tables, &residues);
             let want: Vec<BigUint> = xs.iter().map(|x| x % &m).collect();
             let got: Vec<BigUint> = (0..got.len())
-                .map(|i| biguint_of_words(got.magnitude(i)))
+                .map(|i| biguint_of_limbs(got.magnitude(i)))
                 .collect();
             assert_eq!(got, want, "m = {m}");
         }
@@ -215,7 +215,7 @@ mod tests {
                 sum.resize(words, 0);
                 let mut remainder = vec![u64::MAX; tables.mwords];
                 reduce(&tables.reduce, &sum, &mut remainder);
-                assert_eq!(biguint_of_words(&remainder), &x % &m, "m = {m}, S = {x}");
+                assert_eq!(biguint_of_limbs(&remainder), &x % &m, "m = {m}, S = {x}");
             }
         }
     }

@@ -6,10 +6,11 @@ use super::device::{DeviceIntegers, ModularTables, Output};
 use super::explicit::explicit_mod;
 use super::integer::{CrtPlan, IntPolyRing};
 use super::primes::Width;
-use super::residues::{biguint_of_words, recombine, Integers};
+use super::residues::{recombine, Integers};
 use crate::fft::Backend;
 use crate::Error;
 use fermat_codegen::crt::{modular_tables, narrow_reduces, MAX_PRIMES};
+use fermat_dsl::field::biguint_of_limbs;
 use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -162,7 +163,7 @@ impl ModPolyRing {
         let c = self.mul_residues(&Integers::from_biguints(a), &Integers::from_biguints(b))?;
         let mut out: Vec<BigUint> = (0..c.len())
             .into_par_iter()
-            .map(|i| biguint_of_words(c.magnitude(i)))
+            .map(|i| biguint_of_limbs(c.magnitude(i)))
             .collect();
         while out.last().is_some_and(Zero::is_zero) {
             out.pop();
@@ -198,7 +199,7 @@ impl ModPolyRing {
                 let c = recombine(&plan.primes, &residues, false);
                 let reduced: Vec<BigUint> = (0..c.len())
                     .into_par_iter()
-                    .map(|i| biguint_of_words(c.magnitude(i)) % &self.modulus)
+                    .map(|i| biguint_of_limbs(c.magnitude(i)) % &self.modulus)
                     .collect();
                 Integers::from_biguints(&reduced)
             }
@@ -255,7 +256,7 @@ impl ModPolyRing {
         let c = self.integers.download(x)?;
         Ok((0..c.len())
             .into_par_iter()
-            .map(|i| biguint_of_words(c.magnitude(i)))
+            .map(|i| biguint_of_limbs(c.magnitude(i)))
             .collect())
     }
 

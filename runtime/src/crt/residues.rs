@@ -4,6 +4,7 @@
 
 use super::montgomery::Wide;
 use super::primes::PrimeSet;
+use fermat_dsl::field::biguint_of_limbs;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -137,7 +138,7 @@ impl Integers {
         (0..self.len())
             .into_par_iter()
             .map(|i| {
-                let m = biguint_of_words(self.magnitude(i));
+                let m = biguint_of_limbs(self.magnitude(i));
                 let sign = if self.negative[i] && !m.is_zero() {
                     Sign::Minus
                 } else {
@@ -147,15 +148,6 @@ impl Integers {
             })
             .collect()
     }
-}
-
-/// The integer of little-endian 64-bit `words`.
-pub(crate) fn biguint_of_words(words: &[u64]) -> BigUint {
-    let digits: Vec<u32> = words
-        .iter()
-        .flat_map(|&w| [w as u32, (w >> 32) as u32])
-        .collect();
-    BigUint::new(digits)
 }
 
 /// The residues of `x` modulo each prime of `set`: row i holds x_j mod p_i for every j
