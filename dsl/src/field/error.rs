@@ -87,6 +87,12 @@ pub enum FieldError {
         /// The limbs of p.
         need: usize,
     },
+    /// The field keeps no radix digits (see [`Field::radix_digits`](super::Field::radix_digits)).
+    #[error("{field} keeps no radix digits: sums in a radix are for SRGFNs")]
+    NoRadixDigits {
+        /// The field's name.
+        field: String,
+    },
     /// Zero has no inverse.
     #[error("zero has no multiplicative inverse")]
     NotInvertible,

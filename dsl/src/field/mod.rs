@@ -216,6 +216,33 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// The elements Σ_j s_j·r^j mod p, one for each k consecutive sums s_j of `sums` (the
+    /// last group may be shorter: its missing sums are 0), r and k those of
+    /// [`radix_digits`](Field::radix_digits), each sum three 64-bit words, least
+    /// significant first. Sums of products of digits by word-sized factors, such as the
+    /// explicit CRT's columns in base r, come back into the field so without an integer
+    /// between. Fields without radix digits refuse with [`FieldError::NoRadixDigits`].
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
+    /// use num_bigint::BigUint;
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let r = BigUint::from(p3.params().radix()?);
+    /// // 7 + (2^64 + 3)·r, and a second element of one sum.
+    /// let x = p3.from_radix_sums(&[[7, 0, 0], [3, 1, 0], [0; 3], [0; 3], [0; 3], [0; 3], [0; 3], [0; 3], [9, 0, 0]])?;
+    /// let want = BigUint::from(7u32) + ((BigUint::from(1u32) << 64u32) + 3u32) * &r;
+    /// assert_eq!(x, [p3.from_biguint(&want)?, p3.from_u64(9)]);
+    /// let f = fermat_dsl::field::Fp32::new(469762049)?;
+    /// assert!(f.from_radix_sums(&[[1, 0, 0]]).is_err());
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
+    #[allow(clippy::wrong_self_convention)]
+    fn from_radix_sums(&self, sums: &[[u64; 3]]) -> Result<Vec<Self::Elem>, FieldError> {
+        let _ = sums;
+        Err(FieldError::NoRadixDigits { field: self.name() })
+    }
+
     /// The order 2k of the root of unity whose powers multiply by digit shifts, if the
     /// field has one: for an SRGFN, r = ω_{2k} (2017 paper, §3.4). Word primes have none.
     fn shift_root_order(&self) -> Option<u64> {

@@ -28,6 +28,7 @@ mod digits;
 mod mul;
 mod radix;
 mod reciprocal;
+mod sums;
 #[cfg(test)]
 mod tests;
 
@@ -212,6 +213,10 @@ impl<const K: usize> Field for Srgfn<K> {
 
     fn radix_digits<'a>(&self, a: &'a Self::Elem) -> Option<&'a [u64]> {
         Some(a.digits())
+    }
+
+    fn from_radix_sums(&self, sums: &[[u64; 3]]) -> Result<Vec<Self::Elem>, FieldError> {
+        Ok(self.elements_of_sums(sums))
     }
 
     /// r = ω_{2k} (Algorithm 1's family): multiplications by its powers are digit shifts.
