@@ -17,46 +17,129 @@ use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD, REDUCE_HEAD};
 use rayon::prelude::*;
 
 /// The residues in [0, m) of the integers whose residues modulo the tables' primes are
-/// `residues` (one vector per prime, canonical), each below P/2: one per coefficient, in
-/// the tables' `mwords` limbs.
-pub(super) fn explicit_mod(tables: &ModularTables, residues: &[Vec<u64>]) -> Integers {
-    let s = residues.len();
-    let head = EXPLICIT_HEAD as usize;
-    debug_assert_eq!(tables.constants.len(), s * head);
+/// `residues` (one vector per prime, each word x·2^−b mod p_i for b = `radix_bits`: 0 for
+/// canonical residues, the Montgomery radix's bits for words as the products leave them),
+/// each below P/2: one per coefficient, in the tables' `mwords` limbs.
+pub(super) fn explicit_mod(
+    tables: &ModularTables,
+    residues: &[Vec<u64>],
+    radix_bits: u32,
+) -> Integers {
+    let cofactors = Cofactors::new(tables, radix_bits);
     let n = residues.first().map_or(0, Vec::len);
     let words = tables.words;
-    // The rows' arithmetic, made once: y_i = x_i·(P_i^−1·2^64)·2^−64 is one Montgomery
-    // product with the table's scaled cofactor inverse.
-    let moduli: Vec<Mont> = tables
-        .constants
-        .chunks_exact(head)
-        .map(|row| Mont::new(row[0]))
-        .collect();
     // The bases word by word, so that a word of the sum reads one contiguous column.
     let columns: Vec<u64> = (0..words)
         .flat_map(|w| tables.bases.iter().skip(w).step_by(words).copied())
         .collect();
     let mut out = vec![0u64; n * tables.mwords];
     out.par_chunks_mut(tables.mwords).enumerate().for_each_init(
-        || (vec![0u64; s + 1], vec![0u64; words + 1]),
+        || (vec![0u64; cofactors.len() + 1], vec![0u64; words + 1]),
         |(ys, sum), (j, residue)| {
-            // 2^32 times the sum of the y_i/p_i, each term below the true value by
-            // less than 2, so that k comes out exact with 2^30 added (x < P/2).
-            let mut fraction = 0u64;
-            let rows = tables.constants.chunks_exact(head).zip(&moduli);
-            for (i, ((row, modulus), y)) in rows.zip(ys.iter_mut()).enumerate() {
-                let [_, _, cofactor_inv, g, shift] = row else {
-                    unreachable!("rows of EXPLICIT_HEAD words")
-                };
-                *y = modulus.mul(residues[i][j], *cofactor_inv);
-                fraction += ((u128::from(*y << shift) * u128::from(*g)) >> 64) as u64;
-            }
-            ys[s] = (fraction + (1 << 30)) >> 32; // k
+            cofactors.of(residues, j, ys);
             dot(ys, &columns, sum);
             reduce(&tables.reduce, sum, residue);
         },
     );
     Integers::from_words(tables.mwords, out).expect("whole residues of mwords limbs")
+}
+
+/// Coefficients converted, then handed on, together by [`explicit_radix`].
+const RADIX_CHUNK: usize = 256;
+
+/// The explicit CRT in a radix r: for each coefficient, the sums of its k columns
+/// Σ_i y_i·b_ij, where b_ij is digit j in base r of the table's base i (`columns`: digit
+/// j of every base, then digit j + 1, …) — S in base r with its columns not carried —
+/// each in three words, handed to `finish` a chunk of coefficients at a time; what
+/// `finish` makes of them (the elements of a field whose digits they are) comes back in
+/// order. The residues are written as for [`explicit_mod`].
+pub(super) fn explicit_radix<E: Send, Err: Send>(
+    tables: &ModularTables,
+    columns: &[u64],
+    (residues, radix_bits): (&[Vec<u64>], u32),
+    finish: impl Fn(&[[u64; 3]]) -> Result<Vec<E>, Err> + Sync,
+) -> Result<Vec<E>, Err> {
+    let cofactors = Cofactors::new(tables, radix_bits);
+    let s = cofactors.len();
+    let n = residues.first().map_or(0, Vec::len);
+    let k = columns.len() / (s + 1);
+    let chunks = (0..n.div_ceil(RADIX_CHUNK))
+        .into_par_iter()
+        .map_init(
+            || (vec![0u64; s + 1], Vec::with_capacity(RADIX_CHUNK * k)),
+            |(ys, sums), c| {
+                sums.clear();
+                for j in c * RADIX_CHUNK..n.min((c + 1) * RADIX_CHUNK) {
+                    cofactors.of(residues, j, ys);
+                    sums.extend(
+                        columns
+                            .chunks_exact(s + 1)
+                            .map(|column| Wide::dot(column, ys).words()),
+                    );
+                }
+                finish(sums)
+            },
+        )
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(chunks.into_iter().flatten().collect())
+}
+
+/// The explicit CRT's multipliers of a coefficient's bases, from its residues: y_i =
+/// x_i·P_i^−1 mod p_i for each prime, then k = ⌊Σ y_i/p_i⌋, so that x = Σ y_i·P_i − k·P.
+struct Cofactors<'a> {
+    /// The tables' rows of [`EXPLICIT_HEAD`] words, one per prime.
+    rows: std::slice::ChunksExact<'a, u64>,
+    /// Each row's arithmetic, made once.
+    moduli: Vec<Mont>,
+    /// P_i^−1·2^(64 + b) mod p_i for residues written x·2^−b.
+    inverses: Vec<u64>,
+}
+
+impl<'a> Cofactors<'a> {
+    /// The multipliers for residues written x·2^−b mod p_i, b = `radix_bits` < 128.
+    fn new(tables: &'a ModularTables, radix_bits: u32) -> Cofactors<'a> {
+        let rows = tables.constants.chunks_exact(EXPLICIT_HEAD as usize);
+        debug_assert!(rows.remainder().is_empty());
+        let moduli: Vec<Mont> = rows.clone().map(|row| Mont::new(row[0])).collect();
+        // The table's P_i^−1·2^64 times 2^b: a Montgomery product by 2^b·R mod p_i.
+        let inverses = rows
+            .clone()
+            .zip(&moduli)
+            .map(|(row, m)| {
+                let scale = ((1u128 << radix_bits) % u128::from(m.p())) as u64;
+                m.mul(row[2], m.scaled(scale))
+            })
+            .collect();
+        Cofactors {
+            rows,
+            moduli,
+            inverses,
+        }
+    }
+
+    /// The number of primes s.
+    fn len(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// `ys` = (y_1, …, y_s, k) of coefficient j of `residues` (one vector per prime,
+    /// canonical), whose integer is below P/2.
+    #[inline]
+    fn of(&self, residues: &[Vec<u64>], j: usize, ys: &mut [u64]) {
+        // 2^32 times the sum of the y_i/p_i, each term below the true value by less than
+        // 2, so that k comes out exact with 2^30 added (x < P/2).
+        let mut fraction = 0u64;
+        let rows = self.rows.clone().zip(&self.moduli).zip(&self.inverses);
+        for (i, (((row, modulus), inverse), y)) in rows.zip(ys.iter_mut()).enumerate() {
+            let [_, _, _, g, shift] = row else {
+                unreachable!("rows of EXPLICIT_HEAD words")
+            };
+            // y_i = (x_i·2^−b)·(P_i^−1·2^(64 + b))·2^−64: one Montgomery product.
+            *y = modulus.mul(residues[i][j], *inverse);
+            fraction += ((u128::from(*y << shift) * u128::from(*g)) >> 64) as u64;
+        }
+        ys[self.moduli.len()] = (fraction + (1 << 30)) >> 32;
+    }
 }
 
 /// `remainder` = S mod m for the sum S < 2^(t + 72), t = bits(m) − 1, by Barrett's
@@ -179,12 +262,26 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let got = explicit_mod(&tables, &residues);
             let want: Vec<BigUint> = xs.iter().map(|x| x % &m).collect();
-            let got: Vec<BigUint> = (0..got.len())
-                .map(|i| biguint_of_limbs(got.magnitude(i)))
-                .collect();
-            assert_eq!(got, want, "m = {m}");
+            // Canonical residues, and words x·2^−b as Montgomery products leave them.
+            for b in [0u32, 32, 64] {
+                let scaled: Vec<Vec<u64>> = primes
+                    .iter()
+                    .zip(&residues)
+                    .map(|(&p, row)| {
+                        let p = BigUint::from(p);
+                        let inverse = BigUint::from(2u32).modpow(&(&p - 1u32 - b), &p);
+                        row.iter()
+                            .map(|&x| (x * &inverse % &p).iter_u64_digits().next().unwrap_or(0))
+                            .collect()
+                    })
+                    .collect();
+                let got = explicit_mod(&tables, &scaled, b);
+                let got: Vec<BigUint> = (0..got.len())
+                    .map(|i| biguint_of_limbs(got.magnitude(i)))
+                    .collect();
+                assert_eq!(got, want, "m = {m}, b = {b}");
+            }
         }
     }
 

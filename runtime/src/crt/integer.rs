@@ -145,6 +145,28 @@ impl CrtField for Fp64 {
     }
 }
 
+/// How the host's word-prime products write their residues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// The residue x itself, in [0, p): what Garner's recombination reads.
+    Canonical,
+    /// x·R^−1 mod p for the prime field's Montgomery radix R (2^64 for 62-bit primes,
+    /// 2^32 for 31-bit ones), the words as the products leave them: the explicit CRT
+    /// folds R into its constants, saving a Montgomery product a residue.
+    Montgomery,
+}
+
+impl Form {
+    /// log2 R for the residues of primes of `width` in this form: 0 for canonical ones.
+    pub(super) fn radix_bits(self, width: Width) -> u32 {
+        match (self, width) {
+            (Form::Canonical, _) => 0,
+            (Form::Montgomery, Width::Bits31) => 32,
+            (Form::Montgomery, Width::Bits62) => 64,
+        }
+    }
+}
+
 /// The rings of one width's primes, built on first use.
 struct Rings<F: CrtField> {
     backend: Backend,
@@ -181,33 +203,36 @@ impl<F: CrtField> Rings<F> {
     }
 
     /// Row i of the result: the product of rows i of `a` and `b` modulo p_i, `len`
-    /// coefficients (zeros past the normalised product).
+    /// coefficients (zeros past the normalised product), in `form`.
     fn products(
         &self,
         set: &PrimeSet,
-        a: &[Vec<u64>],
-        b: &[Vec<u64>],
+        (a, b): (&[Vec<u64>], &[Vec<u64>]),
         len: usize,
         parallel: bool,
+        form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
         let one = |i: usize| -> Result<Vec<u64>, Error> {
             let ring = self.get(set.primes()[i])?;
             let f = ring.field();
             // The residues go in as Montgomery words as they are stored (a factor R^−1 in
-            // each), and one Montgomery product by R² a coefficient of the product takes
-            // its (ab)·R^−1 back to ab: one reduction a coefficient, where converting into
-            // and out of the field took a division and three.
+            // each), so the product's words are (ab)·R^−1; in canonical form one
+            // Montgomery product by R² a coefficient takes them back to ab: one reduction a
+            // coefficient, where converting into and out of the field took a division and
+            // three.
             let of_words = |x: &[u64]| x.iter().map(|&x| f.of_montgomery_word(x)).collect();
             let c = ring.mul(
                 &Poly::new(f, of_words(&a[i])),
                 &Poly::new(f, of_words(&b[i])),
             )?;
-            let r2 = f.of_montgomery_word(f.radix_squared());
-            let mut out: Vec<u64> = c
-                .coeffs()
-                .iter()
-                .map(|e| f.montgomery_word(&f.mul(e, &r2)))
-                .collect();
+            let mut out: Vec<u64> = match form {
+                Form::Canonical => {
+                    let r2 = f.of_montgomery_word(f.radix_squared());
+                    let back = |e| f.montgomery_word(&f.mul(e, &r2));
+                    c.coeffs().iter().map(back).collect()
+                }
+                Form::Montgomery => c.coeffs().iter().map(|e| f.montgomery_word(e)).collect(),
+            };
             out.resize(len, 0);
             Ok(out)
         };
@@ -402,32 +427,36 @@ impl IntPolyRing {
         self.mul_planned(&plan, a, b, signed)
     }
 
-    /// The residues of the product a·b modulo the primes of a plan for a signed product
-    /// (whose product P exceeds twice every coefficient of a·b), one vector per prime:
-    /// what the explicit CRT reads. a and b are not empty.
-    pub(super) fn product_residues(
-        &self,
-        a: &Integers,
-        b: &Integers,
-    ) -> Result<(CrtPlan, Vec<Vec<u64>>), Error> {
-        let plan = self.plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
-        let residues = self.host_products(&plan, a, b)?;
-        Ok((plan, residues))
-    }
-
-    /// The word-prime products of a and b's residues on the host, by `plan`.
-    fn host_products(
+    /// The word-prime products of a and b's residues on the host, by `plan`, in `form`:
+    /// one vector per prime. a and b are not empty.
+    pub(super) fn host_products(
         &self,
         plan: &CrtPlan,
         a: &Integers,
         b: &Integers,
+        form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
         let set = &plan.primes;
-        let ra = project(set, a);
-        let rb = project(set, b);
+        self.residue_products(plan, (&project(set, a), &project(set, b)), form)
+    }
+
+    /// The word-prime products on the host of operands already projected onto the
+    /// plan's primes (one residue vector per prime, canonical), by `plan`, in `form`.
+    pub(super) fn residue_products(
+        &self,
+        plan: &CrtPlan,
+        (ra, rb): (&[Vec<u64>], &[Vec<u64>]),
+        form: Form,
+    ) -> Result<Vec<Vec<u64>>, Error> {
+        let set = &plan.primes;
+        let operands = (ra, rb);
         match set.width() {
-            Width::Bits31 => self.narrow.products(set, &ra, &rb, plan.len, self.parallel),
-            Width::Bits62 => self.wide.products(set, &ra, &rb, plan.len, self.parallel),
+            Width::Bits31 => self
+                .narrow
+                .products(set, operands, plan.len, self.parallel, form),
+            Width::Bits62 => self
+                .wide
+                .products(set, operands, plan.len, self.parallel, form),
         }
     }
 
@@ -445,13 +474,13 @@ impl IntPolyRing {
             let c = self.mul_device_planned(plan, (&a, &b), Output::Integers { signed })?;
             return self.download(&c);
         }
-        let rc = self.host_products(plan, a, b)?;
+        let rc = self.host_products(plan, a, b, Form::Canonical)?;
         Ok(recombine(set, &rc, signed))
     }
 }
 
 /// The bits of the largest magnitude of `x`.
-fn bits_of(x: &Integers) -> u64 {
+pub(super) fn bits_of(x: &Integers) -> u64 {
     (0..x.len())
         .map(|i| {
             let m = x.magnitude(i);

@@ -33,6 +33,7 @@ mod integer;
 mod modular;
 mod montgomery;
 mod primes;
+mod radix;
 mod residues;
 
 pub use device::DeviceIntegers;
@@ -40,4 +41,5 @@ pub use dft::CrtDft;
 pub use integer::{CrtField, CrtPlan, IntPolyRing};
 pub use modular::ModPolyRing;
 pub use primes::{PrimeSet, Width};
+pub(crate) use radix::Digits;
 pub use residues::{project, recombine, Integers};

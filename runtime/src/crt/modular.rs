@@ -4,7 +4,7 @@
 
 use super::device::{DeviceIntegers, ModularTables, Output};
 use super::explicit::explicit_mod;
-use super::integer::{CrtPlan, IntPolyRing};
+use super::integer::{bits_of, CrtPlan, Form, IntPolyRing};
 use super::primes::Width;
 use super::residues::{recombine, Integers};
 use crate::fft::Backend;
@@ -192,9 +192,20 @@ impl ModPolyRing {
                 c => return c,
             }
         }
-        let (plan, residues) = self.integers.product_residues(a, b)?;
-        Ok(match modular_tables(plan.primes.primes(), &self.modulus) {
-            Some(tables) => explicit_mod(&tables, &residues),
+        // The explicit CRT takes the products' words as they are (Form::Montgomery);
+        // where it has no tables, Garner's recombination needs canonical residues.
+        let plan = self
+            .integers
+            .plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
+        let tables = modular_tables(plan.primes.primes(), &self.modulus);
+        let form = match tables {
+            Some(_) => Form::Montgomery,
+            None => Form::Canonical,
+        };
+        let residues = self.integers.host_products(&plan, a, b, form)?;
+        let radix_bits = form.radix_bits(plan.primes.width());
+        Ok(match tables {
+            Some(tables) => explicit_mod(&tables, &residues, radix_bits),
             None => {
                 let c = recombine(&plan.primes, &residues, false);
                 let reduced: Vec<BigUint> = (0..c.len())

@@ -136,6 +136,12 @@ impl Wide {
         }
     }
 
+    /// The sum's three words, least significant first.
+    #[inline]
+    pub fn words(self) -> [u64; 3] {
+        [self.lo as u64, (self.lo >> 64) as u64, self.hi]
+    }
+
     /// The low word and the rest shifted down a word: a column's word of a sum and its
     /// carry into the next column.
     #[inline]

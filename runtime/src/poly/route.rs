@@ -7,7 +7,7 @@
 use super::product::{Algorithm, ProductPlan};
 use super::ring::PolyRing;
 use super::Poly;
-use crate::crt::{CrtPlan, Integers, ModPolyRing};
+use crate::crt::{CrtPlan, Digits, Integers, ModPolyRing};
 use crate::host::HostField;
 use crate::Error;
 use rayon::prelude::*;
@@ -94,10 +94,14 @@ impl<F: HostField> PolyRing<F> {
         Ok(self.crt.get_or_init(|| ring))
     }
 
-    /// The product a·b (`b`: None for a²) by the CRT route: the coefficients' canonical
-    /// values go to the ring in 64-bit limbs and come back as limbs of residues in [0, p),
+    /// The product a·b (`b`: None for a²) by the CRT route: on the host, in the field's
+    /// digits where it keeps some ([`crt_product_in_digits`](Self::crt_product_in_digits));
+    /// otherwise the coefficients' canonical values go to the ring in 64-bit limbs and come back as limbs of residues in [0, p),
     /// with no big integer between.
     pub(super) fn crt_product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
+        if let Some(c) = self.crt_product_in_digits(a, b)? {
+            return Ok(c);
+        }
         let f = &self.field;
         let limbs = (f.modulus().bits().div_ceil(64) as usize).max(1);
         let integers = |p: &Poly<F>| -> Result<Integers, Error> {
@@ -120,5 +124,46 @@ impl<F: HostField> PolyRing<F> {
             .collect::<Result<Vec<_>, _>>()?
             .concat();
         Ok(Poly::new(f, c))
+    }
+    /// The product a·b (`b`: None for a²) by the CRT route in base r, for an SRGFN p =
+    /// r^k + 1 on the host: the coefficients' digits are projected as they are, and the
+    /// explicit CRT's column sums come back through [`Field::from_radix_sums`] — no
+    /// conversion to integers and back (bench/RESULTS.md, "CPU round 3"). `None` for a
+    /// field without digits or a ring on a GPU.
+    ///
+    /// [`Field::from_radix_sums`]: fermat_dsl::field::Field::from_radix_sums
+    fn crt_product_in_digits(
+        &self,
+        a: &Poly<F>,
+        b: Option<&Poly<F>>,
+    ) -> Result<Option<Poly<F>>, Error> {
+        let f = &self.field;
+        let (Some(params), Some(k)) = (
+            self.any.srgfn_params(),
+            f.radix_digits(&f.zero()).map(<[u64]>::len),
+        ) else {
+            return Ok(None);
+        };
+        let digits = |p: &Poly<F>| -> Vec<u64> {
+            let mut words = vec![0u64; p.len() * k];
+            words
+                .par_chunks_mut(k)
+                .zip(p.coeffs().par_iter())
+                .for_each(|(w, e)| {
+                    if let Some(d) = f.radix_digits(e) {
+                        w.copy_from_slice(d);
+                    }
+                });
+            words
+        };
+        let da = digits(a);
+        let db = b.map(digits);
+        let c = self.crt_ring()?.mul_in_radix(
+            params.radix()?,
+            Digits { digits: &da, k },
+            db.as_deref().map(|digits| Digits { digits, k }),
+            |sums| Ok(f.from_radix_sums(sums)?),
+        )?;
+        Ok(c.map(|c| Poly::new(f, c)))
     }
 }
