@@ -112,7 +112,7 @@ impl Wide {
     /// Σ a_j·b_j over the shorter of the two, for words a_j and weights b_j below 2^62:
     /// four products of a word by such a weight add up below 2^128, so the sum is taken
     /// four products at a time in 128 bits and the carry out of them once.
-    #[inline]
+    #[inline(always)]
     pub fn dot(a: &[u64], b: &[u64]) -> Wide {
         debug_assert!(b.iter().all(|&w| w < 1 << 62));
         let n = a.len().min(b.len());

@@ -58,12 +58,31 @@ impl Reciprocal {
     /// step's latency.
     pub fn div_rem_lanes<const L: usize>(&self, limbs: &mut [[u64; L]]) -> [u64; L] {
         let s = self.shift;
-        let Some(top) = limbs.last() else {
+        let Some(&top) = limbs.last() else {
             return [0; L];
         };
         // The bits shifted out of the top limb start the remainder (below 2^s ≤ d·2^s).
         let mut rem = top.map(|t| if s == 0 { 0 } else { t >> (64 - s) });
-        for i in (0..limbs.len()).rev() {
+        let mut len = limbs.len();
+        if top.iter().all(|&t| t < self.normalized >> s) {
+            // A top limb below d in every lane: its quotient limb is 0 and the shifted
+            // limb is the remainder, one division fewer (the column sums' small top limbs).
+            let below = if len == 1 || s == 0 {
+                [0; L]
+            } else {
+                limbs[len - 2].map(|l| l >> (64 - s))
+            };
+            rem = std::array::from_fn(|lane| {
+                if s == 0 {
+                    top[lane]
+                } else {
+                    top[lane] << s | below[lane]
+                }
+            });
+            limbs[len - 1] = [0; L];
+            len -= 1;
+        }
+        for i in (0..len).rev() {
             let below = if i == 0 || s == 0 {
                 [0; L]
             } else {
@@ -107,7 +126,7 @@ mod tests {
             let reciprocal = Reciprocal::new(d);
             for len in 0..10 {
                 // Lane 0 all ones, lane 1 below d in its top limb, lane 2 random.
-                let lanes: Vec<[u64; 3]> = (0..len)
+                let mut lanes: Vec<[u64; 3]> = (0..len)
                     .map(|i| {
                         [
                             u64::MAX,
@@ -116,6 +135,12 @@ mod tests {
                         ]
                     })
                     .collect();
+                if len % 2 == 1 {
+                    // Every lane's top limb below d: the division that skips it.
+                    if let Some(top) = lanes.last_mut() {
+                        *top = [d - 1, 0, rng.gen::<u64>() % d];
+                    }
+                }
                 let mut quotients = lanes.clone();
                 let rems = reciprocal.div_rem_lanes(&mut quotients);
                 for lane in 0..3 {
