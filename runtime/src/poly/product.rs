@@ -138,12 +138,12 @@ pub struct Crossover {
 pub const GPU_HOST_BELOW: usize = 1 << 14;
 
 /// The CPU's default [`Crossover::crt_from`]: products over SRGFNs of at least this many
-/// coefficients go by the CRT route. On one core of an EPYC, products of 2^12 × 2^12
-/// coefficients took 9.7 / 20.3 ms by the CRT route and 12.9 / 21.4 ms by the field's own
-/// transforms for P3 / P4, those of 2^11 × 2^11 3.9–5.3 / 11.8–12.1 and 4.6–5.1 /
-/// 10.1–10.9 ms; P2, P5 and P6 went faster by the CRT route from 2^10 × 2^10 on
-/// (bench/RESULTS.md, "CPU round 2").
-pub const CPU_CRT_FROM: usize = 1 << 12;
+/// coefficients go by the CRT route. On one core of an EPYC, with the route in the
+/// fields' digits, products of 2^10 × 2^10 took 0.6 / 1.9 / 4.9 / 15.9 ms by the CRT route
+/// and 1.4 / 2.5 / 6.1 / 45.2 ms by the field's own transforms for P2 / P3 / P4 / P5;
+/// those of 2^9 × 2^9 were level for P4 (2.0 ms both) and P6 (28.9 against 33.9), and
+/// P4 lost at 2^8 × 2^8 (bench/RESULTS.md, "CPU round 3").
+pub const CPU_CRT_FROM: usize = 1 << 11;
 
 /// The half-gcd's default base case: below this degree Euclid's steps one by one, each a
 /// division with a quotient of one or two coefficients, cost less than the products of a
