@@ -184,33 +184,13 @@ mod tests {
             check(spec, &[[1, 0, 0]; 3]); // a short group
             check(spec, &[]);
         }
-        // p − 1 = r^8 and p − 2 from the top digit and a carry out of it.
-        check(
-            "P3",
-            &[
-                [0, 0, 0],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [r3, 0, 0],
-            ],
-        );
-        check(
-            "P3",
-            &[
-                [u64::MAX, 0, 0],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [0; 3],
-                [r3, 0, 0],
-            ],
-        );
+        // p − 1 = r^8 from the top digit, and past it by a low digit: a carry out of the top.
+        for low in [0, 1, u64::MAX] {
+            let mut sums = [[0; 3]; 8];
+            sums[0] = [low, 0, 0];
+            sums[7] = [r3, 0, 0];
+            check("P3", &sums);
+        }
     }
 
     proptest! {
