@@ -62,11 +62,11 @@ pub(super) fn explicit_radix<E: Send, Err: Send>(
     let cofactors = Cofactors::new(tables, radix_bits);
     let s = cofactors.len();
     let n = residues.first().map_or(0, Vec::len);
-    let k = columns.len() / (s + 1);
+    let digits = columns.len() / (s + 1);
     let chunks = (0..n.div_ceil(RADIX_CHUNK))
         .into_par_iter()
         .map_init(
-            || (vec![0u64; s + 1], Vec::with_capacity(RADIX_CHUNK * k)),
+            || (vec![0u64; s + 1], Vec::with_capacity(RADIX_CHUNK * digits)),
             |(ys, sums), c| {
                 sums.clear();
                 for j in c * RADIX_CHUNK..n.min((c + 1) * RADIX_CHUNK) {
@@ -122,8 +122,8 @@ impl<'a> Cofactors<'a> {
         self.moduli.len()
     }
 
-    /// `ys` = (y_1, …, y_s, k) of coefficient j of `residues` (one vector per prime,
-    /// canonical), whose integer is below P/2.
+    /// `ys` = (y_1, …, y_s, k) of coefficient j of `residues` (one vector per prime, in
+    /// the form [`new`](Self::new) was given), whose integer is below P/2.
     #[inline]
     fn of(&self, residues: &[Vec<u64>], j: usize, ys: &mut [u64]) {
         // 2^32 times the sum of the y_i/p_i, each term below the true value by less than
