@@ -99,6 +99,11 @@ impl ModPolyRing {
         self
     }
 
+    /// Whether the ring's products run on a GPU.
+    pub(crate) fn on_gpu(&self) -> bool {
+        self.integers.on_gpu()
+    }
+
     /// The modulus m ([`new`](Self::new) has an example).
     pub fn modulus(&self) -> &BigUint {
         &self.modulus

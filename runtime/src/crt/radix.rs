@@ -88,7 +88,7 @@ impl ModPolyRing {
         b: Option<Digits<'_>>,
         finish: impl Fn(&[[u64; 3]]) -> Result<Vec<E>, Error> + Sync,
     ) -> Result<Option<Vec<E>>, Error> {
-        if self.integers().on_gpu() || a.k == 0 || b.is_some_and(|b| b.k != a.k) {
+        if self.on_gpu() || a.k == 0 || b.is_some_and(|b| b.k != a.k) {
             return Ok(None);
         }
         let len_b = b.map_or(a.len(), |b| b.len());

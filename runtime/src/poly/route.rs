@@ -94,10 +94,10 @@ impl<F: HostField> PolyRing<F> {
         Ok(self.crt.get_or_init(|| ring))
     }
 
-    /// The product a·b (`b`: None for a²) by the CRT route: on the host, in the field's
+    /// The product a·b (`b`: None for a²) by the CRT route: on the host in the field's
     /// digits where it keeps some ([`crt_product_in_digits`](Self::crt_product_in_digits));
-    /// otherwise the coefficients' canonical values go to the ring in 64-bit limbs and come back as limbs of residues in [0, p),
-    /// with no big integer between.
+    /// otherwise the coefficients' canonical values go to the ring in 64-bit limbs and
+    /// come back as limbs of residues in [0, p), with no big integer between.
     pub(super) fn crt_product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
         if let Some(c) = self.crt_product_in_digits(a, b)? {
             return Ok(c);
@@ -125,6 +125,7 @@ impl<F: HostField> PolyRing<F> {
             .concat();
         Ok(Poly::new(f, c))
     }
+
     /// The product a·b (`b`: None for a²) by the CRT route in base r, for an SRGFN p =
     /// r^k + 1 on the host: the coefficients' digits are projected as they are, and the
     /// explicit CRT's column sums come back through [`Field::from_radix_sums`] — no
@@ -144,6 +145,10 @@ impl<F: HostField> PolyRing<F> {
         ) else {
             return Ok(None);
         };
+        let ring = self.crt_ring()?;
+        if ring.on_gpu() {
+            return Ok(None); // the device's kernels take integers
+        }
         let digits = |p: &Poly<F>| -> Vec<u64> {
             let mut words = vec![0u64; p.len() * k];
             words
@@ -158,7 +163,7 @@ impl<F: HostField> PolyRing<F> {
         };
         let da = digits(a);
         let db = b.map(digits);
-        let c = self.crt_ring()?.mul_in_radix(
+        let c = ring.mul_in_radix(
             params.radix()?,
             Digits { digits: &da, k },
             db.as_deref().map(|digits| Digits { digits, k }),
