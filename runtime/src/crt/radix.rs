@@ -13,12 +13,10 @@
 use super::explicit::explicit_radix;
 use super::integer::Form;
 use super::modular::ModPolyRing;
-use super::montgomery::Wide;
 use super::primes::PrimeSet;
+use super::residues::project_in_base;
 use crate::Error;
 use fermat_codegen::crt::modular_tables;
-use num_bigint::BigUint;
-use rayon::prelude::*;
 
 /// Operands of a product in base r: k digits a coefficient, least significant first.
 #[derive(Clone, Copy, Debug)]
@@ -36,41 +34,9 @@ impl Digits<'_> {
 }
 
 /// Residues modulo each prime of `set` (one vector per prime, canonical) of the integers
-/// Σ_j x_j·r^j whose digits x_j (below 2^64) are `x`'s: one dot product of a
-/// coefficient's digits with the weights r^j·R² mod p_i, reduced once.
+/// Σ_j x_j·r^j whose digits x_j (below 2^64) are `x`'s.
 pub(crate) fn project_digits(set: &PrimeSet, r: u64, x: Digits<'_>) -> Vec<Vec<u64>> {
-    (0..set.len())
-        .into_par_iter()
-        .map(|i| {
-            let m = set.mont(i);
-            let step = m.scaled(r % m.p()); // r·R mod p: a Montgomery product multiplies by r
-            let mut weights = Vec::with_capacity(x.k);
-            let mut w = m.scaled(m.one()); // R² mod p
-            for _ in 0..x.k {
-                weights.push(w);
-                w = m.mul(w, step);
-            }
-            x.digits
-                .chunks_exact(x.k)
-                .map(|digits| m.redc2(Wide::dot(digits, &weights)))
-                .collect()
-        })
-        .collect()
-}
-
-/// The digits in base r of `x` < r^k + 1: k − 1 digits below r and the top one, which is
-/// r for x = r^k.
-fn digits_of(x: &BigUint, r: u64, k: usize) -> Vec<u64> {
-    let mut x = x.clone();
-    let mut digits: Vec<u64> = (1..k)
-        .map(|_| {
-            let d = (&x % r).iter_u64_digits().next().unwrap_or(0);
-            x /= r;
-            d
-        })
-        .collect();
-    digits.push(x.iter_u64_digits().next().unwrap_or(0));
-    digits
+    project_in_base(set, (x.digits, x.k), |p| r % p, |_| false)
 }
 
 impl ModPolyRing {
@@ -80,10 +46,12 @@ impl ModPolyRing {
     /// of them. `None` where the ring runs on a GPU, whose kernels take integers, or where
     /// the explicit CRT has no tables for the primes.
     ///
-    /// The caller promises m = r^k + 1 and digits that spell values below m.
+    /// The caller promises m = r^k + 1 and digits that spell values below m, and gives
+    /// the field's digits of a value below m in 64-bit limbs (`digits_of`: the explicit
+    /// CRT's bases written as the field writes its elements).
     pub(crate) fn mul_in_radix<E: Send>(
         &self,
-        r: u64,
+        (r, digits_of): (u64, impl Fn(&[u64]) -> Result<Vec<u64>, Error>),
         a: Digits<'_>,
         b: Option<Digits<'_>>,
         finish: impl Fn(&[[u64; 3]]) -> Result<Vec<E>, Error> + Sync,
@@ -107,11 +75,11 @@ impl ModPolyRing {
         let residues = self.integers().residue_products(&plan, operands, form)?;
         // The bases in digits, digit by digit: column j holds digit j of every base.
         let words = tables.words;
-        let bases: Vec<Vec<u64>> = tables
+        let bases = tables
             .bases
             .chunks_exact(words)
-            .map(|base| digits_of(&fermat_dsl::field::biguint_of_limbs(base), r, a.k))
-            .collect();
+            .map(&digits_of)
+            .collect::<Result<Vec<_>, _>>()?;
         let columns: Vec<u64> = (0..a.k)
             .flat_map(|j| bases.iter().map(move |digits| digits[j]))
             .collect();
@@ -125,7 +93,7 @@ mod tests {
     use super::*;
     use crate::fft::Backend;
     use fermat_dsl::field::{AnyField, Field, FieldSpec};
-    use num_bigint::RandBigInt;
+    use num_bigint::{BigUint, RandBigInt};
     use rand::SeedableRng;
 
     #[test]
@@ -181,11 +149,12 @@ mod tests {
             };
             let (da, db) = (elements(&a), elements(&b));
             let finish = |sums: &[[u64; 3]]| Ok(p3.from_radix_sums(sums)?);
+            let base_digits = |limbs: &[u64]| Ok(p3.from_limbs(limbs)?.digits().to_vec());
             for square in [false, true] {
                 let (y, b_digits) = if square { (&a, None) } else { (&b, Some(&db)) };
                 let got = ring
                     .mul_in_radix(
-                        r,
+                        (r, base_digits),
                         Digits { digits: &da, k: 8 },
                         b_digits.map(|d| Digits { digits: d, k: 8 }),
                         finish,

@@ -169,22 +169,38 @@ impl Integers {
 /// # Ok::<(), fermat::Error>(())
 /// ```
 pub fn project(set: &PrimeSet, x: &Integers) -> Vec<Vec<u64>> {
+    let two_64 = |p: u64| ((1u128 << 64) % u128::from(p)) as u64;
+    project_in_base(set, (&x.words, x.limbs), two_64, |j| x.is_negative(j))
+}
+
+/// The residues modulo each prime of `set` of the numbers Σ_j x_j·β^j whose digits x_j
+/// (any 64-bit words) are the `len`-word chunks of `words`, given β mod p by `base`;
+/// number j negated where `negative(j)`: row i holds every number's residue mod p_i.
+/// Each residue is one dot product of the digits with the weights β^j·R² mod p, reduced
+/// once by `redc2` — for limbs β = 2^64, for an SRGFN's digits β = r.
+pub(super) fn project_in_base(
+    set: &PrimeSet,
+    (words, len): (&[u64], usize),
+    base: impl Fn(u64) -> u64 + Sync,
+    negative: impl Fn(usize) -> bool + Sync,
+) -> Vec<Vec<u64>> {
     (0..set.len())
         .into_par_iter()
         .map(|i| {
             let m = set.mont(i);
-            // w_j = 2^(64j)·R^2 mod p = R^(j+2) mod p: the dot product of a magnitude's
-            // words with them, reduced once by redc2, is the magnitude mod p.
-            let mut weights = Vec::with_capacity(x.limbs());
-            let mut w = m.scaled(m.one());
-            for _ in 0..x.limbs() {
+            let step = m.scaled(base(m.p())); // β·R mod p: a Montgomery product multiplies by β
+            let mut weights = Vec::with_capacity(len);
+            let mut w = m.scaled(m.one()); // R² mod p
+            for _ in 0..len {
                 weights.push(w);
-                w = m.scaled(w);
+                w = m.mul(w, step);
             }
-            (0..x.len())
-                .map(|j| {
-                    let r = m.redc2(Wide::dot(x.magnitude(j), &weights));
-                    if x.is_negative(j) {
+            words
+                .chunks_exact(len)
+                .enumerate()
+                .map(|(j, digits)| {
+                    let r = m.redc2(Wide::dot(digits, &weights));
+                    if negative(j) {
                         m.sub(0, r)
                     } else {
                         r

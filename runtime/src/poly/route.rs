@@ -10,6 +10,7 @@ use super::Poly;
 use crate::crt::{CrtPlan, Digits, Integers, ModPolyRing};
 use crate::host::HostField;
 use crate::Error;
+use fermat_dsl::field::FieldError;
 use rayon::prelude::*;
 
 #[cfg(doc)]
@@ -163,8 +164,15 @@ impl<F: HostField> PolyRing<F> {
         };
         let da = digits(a);
         let db = b.map(digits);
+        let digits_of = |limbs: &[u64]| -> Result<Vec<u64>, Error> {
+            let e = f.from_limbs(limbs)?;
+            let digits = f
+                .radix_digits(&e)
+                .ok_or_else(|| FieldError::NoRadixDigits { field: f.name() })?;
+            Ok(digits.to_vec())
+        };
         let c = ring.mul_in_radix(
-            params.radix()?,
+            (params.radix()?, digits_of),
             Digits { digits: &da, k },
             db.as_deref().map(|digits| Digits { digits, k }),
             |sums| Ok(f.from_radix_sums(sums)?),

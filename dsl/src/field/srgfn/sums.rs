@@ -63,24 +63,13 @@ impl<const K: usize> Srgfn<K> {
             debug_assert_eq!(t[2], [0; L], "the carry fits two words");
             carry = [t[0], t[1]];
         }
-        // Σ s_j·r^j = D + c·r^k ≡ D − c, with c < 2^128 ≤ r^k: c's k digits suffice.
-        let mut owed = [[0u64; K]; L];
-        let mut len = 2;
-        for j in 0..K {
-            while len > 0 && carry[len - 1] == [0; L] {
-                len -= 1;
-            }
-            if len == 0 {
-                break;
-            }
-            for (e, rem) in owed
-                .iter_mut()
-                .zip(self.reciprocal.div_rem_lanes(&mut carry[..len]))
-            {
-                e[j] = rem;
-            }
-        }
-        std::array::from_fn(|lane| self.difference(digits[lane], &owed[lane]))
+        // Σ s_j·r^j = D + c·r^k ≡ D − c, with c < 2^128 ≤ r^k < p: c's own k digits.
+        let carries: [[u64; 2]; L] = std::array::from_fn(|lane| [carry[0][lane], carry[1][lane]]);
+        let owed = self.digits_of_lanes::<L>(std::array::from_fn(|lane| &carries[lane][..]));
+        std::array::from_fn(|lane| match &owed[lane] {
+            Ok(e) => self.difference(digits[lane], e),
+            Err(_) => self.element_of_sums(groups[lane]), // not reached: c < p
+        })
     }
 
     /// D − E mod p for digit vectors D, E < r^k (every digit below r).
