@@ -142,6 +142,34 @@ fn integer_products_equal_kronecker_substitution() {
     assert_eq!(ring.mul(&padded, &padded).unwrap(), vec![BigInt::from(9)]);
 }
 
+#[test]
+fn kept_vectors_never_reach_a_later_product() {
+    // One ring, the same primes: a long product, a short one, a square, the long again —
+    // each prime's kept operands and rows hold the previous product's values.
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let ring = IntPolyRing::new(Backend::Cpu).unwrap();
+    let mut random = |len: usize, bits: u64| -> Vec<BigInt> {
+        (0..len).map(|_| signed_random(&mut rng, bits)).collect()
+    };
+    let (long_a, long_b) = (random(3000, 500), random(2500, 500));
+    let (short_a, short_b) = (random(40, 500), random(7, 500));
+    let square = random(600, 500);
+    for (a, b) in [
+        (&long_a, &long_b),
+        (&short_a, &short_b),
+        (&square, &square),
+        (&long_a, &long_b),
+    ] {
+        assert_eq!(
+            ring.mul(a, b).unwrap(),
+            kronecker(a, b),
+            "{} × {}",
+            a.len(),
+            b.len()
+        );
+    }
+}
+
 fn modular_case(m: &BigUint, la: usize, lb: usize, rng: &mut ChaCha8Rng) {
     let ring = ModPolyRing::new(m, Backend::Cpu).unwrap();
     let a: Vec<BigUint> = (0..la).map(|_| rng.gen_biguint_below(m)).collect();

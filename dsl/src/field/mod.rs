@@ -216,6 +216,24 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// The base-r digits of every element of `xs`, k after k, borrowed as they are stored
+    /// — what [`radix_digits`](Field::radix_digits) reads one element at a time, with no
+    /// copy of a polynomial's coefficients. Word primes have none.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldSpec};
+    ///
+    /// let AnyField::Srgfn8(p3) = FieldSpec::parse("P3")?.build()? else { unreachable!() };
+    /// let xs = [p3.from_u64(5), p3.from_u64(7)];
+    /// let digits = p3.radix_digits_many(&xs).unwrap();
+    /// assert_eq!((digits.len(), digits[0], digits[8]), (16, 5, 7));
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
+    fn radix_digits_many<'a>(&self, xs: &'a [Self::Elem]) -> Option<&'a [u64]> {
+        let _ = xs;
+        None
+    }
+
     /// The elements Σ_j s_j·r^j mod p, one for each k consecutive sums s_j of `sums` (the
     /// last group may be shorter: its missing sums are 0), r and k those of
     /// [`radix_digits`](Field::radix_digits), each sum three 64-bit words, least

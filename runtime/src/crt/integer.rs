@@ -8,7 +8,7 @@ use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
 use crate::fft::Backend;
 use crate::host::HostField;
-use crate::poly::{Poly, PolyRing};
+use crate::poly::PolyRing;
 use crate::Error;
 use fermat_codegen::crt::{ResidueWord, MAX_PRIMES};
 use fermat_dsl::field::{Field, Fp32, Fp64};
@@ -171,9 +171,60 @@ impl Form {
 struct Rings<F: CrtField> {
     backend: Backend,
     rings: Mutex<HashMap<u64, Arc<PolyRing<F>>>>,
+    /// Each prime's operands and product, kept from one product to the next.
+    kept: Mutex<HashMap<u64, Operands<F::Elem>>>,
+}
+
+/// A prime's operands and product in its field's elements, and the product's words as
+/// the route reads them. Kept between products: a fresh vector faults in each of its
+/// pages on first touch, and the word primes' fresh vectors took most of the route's page
+/// faults (bench/RESULTS.md, "CPU round 4").
+struct Operands<E> {
+    a: Vec<E>,
+    b: Vec<E>,
+    c: Vec<E>,
+    /// The words' row, while the caller holds it: given back by [`Rings::recycle`].
+    words: Vec<u64>,
 }
 
 impl<F: CrtField> Rings<F> {
+    fn new(backend: Backend) -> Rings<F> {
+        Rings {
+            backend,
+            rings: Mutex::new(HashMap::new()),
+            kept: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Prime p's kept vectors, or empty ones while another product holds them.
+    fn operands(&self, p: u64) -> Operands<F::Elem> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.remove(&p).unwrap_or(Operands {
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+            words: Vec::new(),
+        })
+    }
+
+    fn keep(&self, p: u64, operands: Operands<F::Elem>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.insert(p, operands);
+    }
+
+    /// Takes back the rows [`products`](Self::products) returned, row i for prime i of
+    /// `set`, for the next product's words.
+    fn recycle(&self, set: &PrimeSet, rows: Vec<Vec<u64>>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, row) in set.primes().iter().zip(rows) {
+            if let Some(operands) = kept.get_mut(p) {
+                if operands.words.capacity() < row.capacity() {
+                    operands.words = row;
+                }
+            }
+        }
+    }
+
     fn get(&self, p: u64) -> Result<Arc<PolyRing<F>>, Error> {
         let mut rings = self.rings.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = rings.get(&p) {
@@ -203,7 +254,8 @@ impl<F: CrtField> Rings<F> {
     }
 
     /// Row i of the result: the product of rows i of `a` and `b` modulo p_i, `len`
-    /// coefficients (zeros past the normalised product), in `form`.
+    /// coefficients (zeros past the normalised product), in `form`; `b` the very rows of
+    /// `a` for a square (two transforms a prime instead of three).
     fn products(
         &self,
         set: &PrimeSet,
@@ -212,29 +264,48 @@ impl<F: CrtField> Rings<F> {
         parallel: bool,
         form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
+        let square = std::ptr::eq(a, b);
         let one = |i: usize| -> Result<Vec<u64>, Error> {
-            let ring = self.get(set.primes()[i])?;
+            let p = set.primes()[i];
+            let ring = self.get(p)?;
             let f = ring.field();
             // The residues go in as Montgomery words as they are stored (a factor R^−1 in
             // each), so the product's words are (ab)·R^−1; in canonical form one
             // Montgomery product by R² a coefficient takes them back to ab: one reduction a
             // coefficient, where converting into and out of the field took a division and
             // three.
-            let of_words = |x: &[u64]| x.iter().map(|&x| f.of_montgomery_word(x)).collect();
-            let c = ring.mul(
-                &Poly::new(f, of_words(&a[i])),
-                &Poly::new(f, of_words(&b[i])),
-            )?;
-            let mut out: Vec<u64> = match form {
-                Form::Canonical => {
-                    let r2 = f.of_montgomery_word(f.radix_squared());
-                    let back = |e| f.montgomery_word(&f.mul(e, &r2));
-                    c.coeffs().iter().map(back).collect()
-                }
-                Form::Montgomery => c.coeffs().iter().map(|e| f.montgomery_word(e)).collect(),
+            let load = |x: &[u64], into: &mut Vec<F::Elem>| {
+                into.clear();
+                into.extend(x.iter().map(|&x| f.of_montgomery_word(x)));
             };
-            out.resize(len, 0);
-            Ok(out)
+            let mut kept = self.operands(p);
+            let Operands {
+                a: ea,
+                b: eb,
+                c,
+                words,
+            } = &mut kept;
+            load(&a[i], ea);
+            if !square {
+                load(&b[i], eb);
+            }
+            let done = ring.product_into((ea, (!square).then_some(&eb[..])), c);
+            let done = done.map(|()| {
+                let mut out = std::mem::take(words);
+                out.clear();
+                match form {
+                    Form::Canonical => {
+                        let r2 = f.of_montgomery_word(f.radix_squared());
+                        let back = |e| f.montgomery_word(&f.mul(e, &r2));
+                        out.extend(c.iter().map(back));
+                    }
+                    Form::Montgomery => out.extend(c.iter().map(|e| f.montgomery_word(e))),
+                }
+                out.resize(len, 0);
+                out
+            });
+            self.keep(p, kept);
+            done
         };
         if parallel {
             (0..set.len()).into_par_iter().map(one).collect()
@@ -298,14 +369,8 @@ impl IntPolyRing {
             running: probe.running().clone(),
             kernels: Mutex::new(HashMap::new()),
             tables: Mutex::new(HashMap::new()),
-            narrow: Rings {
-                backend,
-                rings: Mutex::new(HashMap::new()),
-            },
-            wide: Rings {
-                backend,
-                rings: Mutex::new(HashMap::new()),
-            },
+            narrow: Rings::new(backend),
+            wide: Rings::new(backend),
             sets: Mutex::new(HashMap::new()),
         })
     }
@@ -460,6 +525,16 @@ impl IntPolyRing {
         }
     }
 
+    /// Takes back the rows of [`residue_products`](Self::residue_products) or
+    /// [`host_products`](Self::host_products) once read, for the next product by a plan
+    /// of the same primes: their pages stay mapped.
+    pub(super) fn recycle(&self, plan: &CrtPlan, rows: Vec<Vec<u64>>) {
+        match plan.primes.width() {
+            Width::Bits31 => self.narrow.recycle(&plan.primes, rows),
+            Width::Bits62 => self.wide.recycle(&plan.primes, rows),
+        }
+    }
+
     /// The product by `plan`.
     fn mul_planned(
         &self,
@@ -475,7 +550,9 @@ impl IntPolyRing {
             return self.download(&c);
         }
         let rc = self.host_products(plan, a, b, Form::Canonical)?;
-        Ok(recombine(set, &rc, signed))
+        let c = recombine(set, &rc, signed);
+        self.recycle(plan, rc);
+        Ok(c)
     }
 }
 

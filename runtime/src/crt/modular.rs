@@ -209,7 +209,7 @@ impl ModPolyRing {
         };
         let residues = self.integers.host_products(&plan, a, b, form)?;
         let radix_bits = form.radix_bits(plan.primes.width());
-        Ok(match tables {
+        let c = match tables {
             Some(tables) => explicit_mod(&tables, &residues, radix_bits),
             None => {
                 let c = recombine(&plan.primes, &residues, false);
@@ -219,7 +219,9 @@ impl ModPolyRing {
                     .collect();
                 Integers::from_biguints(&reduced)
             }
-        })
+        };
+        self.integers.recycle(&plan, residues);
+        Ok(c)
     }
 }
 

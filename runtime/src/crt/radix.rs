@@ -83,8 +83,14 @@ impl ModPolyRing {
         let columns: Vec<u64> = (0..a.k)
             .flat_map(|j| bases.iter().map(move |digits| digits[j]))
             .collect();
-        let residues = (&residues[..], form.radix_bits(set.width()));
-        explicit_radix(&tables, &columns, residues, finish).map(Some)
+        let c = explicit_radix(
+            &tables,
+            &columns,
+            (&residues[..], form.radix_bits(set.width())),
+            finish,
+        );
+        self.integers().recycle(&plan, residues);
+        c.map(Some)
     }
 }
 

@@ -505,23 +505,36 @@ pub(crate) fn mul_host<F: HostField>(
     a: &[F::Elem],
     b: Option<&[F::Elem]>,
 ) -> Result<Vec<F::Elem>, Error> {
+    let mut c = Vec::new();
+    mul_host_into(field, plan, convolutions, (a, b), &mut c)?;
+    Ok(c)
+}
+
+/// [`mul_host`] into `c`, whose allocation is reused: a caller that keeps its vector
+/// between products touches no fresh page (bench/RESULTS.md, "CPU round 4").
+pub(crate) fn mul_host_into<F: HostField>(
+    field: &F,
+    plan: &ProductPlan,
+    convolutions: &impl Cyclic<F>,
+    (a, b): (&[F::Elem], Option<&[F::Elem]>),
+    c: &mut Vec<F::Elem>,
+) -> Result<(), Error> {
     let other = b.unwrap_or(a);
     let len = plan.len();
+    c.clear();
     match plan.algorithm {
-        Algorithm::Zero => Ok(Vec::new()),
+        Algorithm::Zero => Ok(()),
         Algorithm::Schoolbook | Algorithm::Plain => {
             let poly = |x: &[F::Elem]| Poly::new(field, x.to_vec());
-            Ok(schoolbook_mul(&poly(a), &poly(other))?.into_coeffs())
+            *c = schoolbook_mul(&poly(a), &poly(other))?.into_coeffs();
+            Ok(())
         }
         Algorithm::Cyclic { n } => {
-            let mut c = vec![field.zero(); len];
-            convolutions
-                .convolution(n)?
-                .cyclic_host(field, a, b, &mut c)?;
-            Ok(c)
+            c.resize(len, field.zero());
+            convolutions.convolution(n)?.cyclic_host(field, a, b, c)
         }
         Algorithm::Split { n, m } => {
-            let mut c = vec![field.zero(); len];
+            c.resize(len, field.zero());
             convolutions
                 .convolution(n)?
                 .cyclic_host(field, a, b, &mut c[..n as usize])?;
@@ -537,8 +550,8 @@ pub(crate) fn mul_host<F: HostField>(
             convolutions
                 .convolution(m)?
                 .cyclic_host(field, &fa, fb.as_deref(), &mut r)?;
-            recombine(field, &tables.recombine, &r, &mut c);
-            Ok(c)
+            recombine(field, &tables.recombine, &r, c);
+            Ok(())
         }
         Algorithm::Blocks { n, block, count } => {
             let (long, short) = if a.len() >= other.len() {
@@ -552,9 +565,9 @@ pub(crate) fn mul_host<F: HostField>(
             for (chunk, out) in long.chunks(block as usize).zip(r.chunks_mut(n)) {
                 conv.cyclic_host(field, chunk, Some(short), out)?;
             }
-            let mut c = vec![field.zero(); len];
-            overlap_add(field, &r, n, block as usize, &mut c);
-            Ok(c)
+            c.resize(len, field.zero());
+            overlap_add(field, &r, n, block as usize, c);
+            Ok(())
         }
     }
 }

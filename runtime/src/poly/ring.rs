@@ -4,7 +4,9 @@
 use super::convolution::Convolution;
 use super::device::DevicePoly;
 use super::host::{check_same_field, Poly};
-use super::product::{mul_host, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables};
+use super::product::{
+    mul_host, mul_host_into, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables,
+};
 use super::route::Route;
 use crate::cpu::on_the_pool;
 use crate::design::any_field;
@@ -339,6 +341,27 @@ impl<F: HostField> PolyRing<F> {
         Ok(Poly::new(&self.field, c))
     }
 
+    /// The product a·b (`b`: None for a²) of coefficient slices into `c`, whose allocation
+    /// a CPU ring reuses: for callers that keep their vectors from one product to the next
+    /// (the CRT route's word primes). Products on a GPU or by the CRT route come back in
+    /// a fresh vector.
+    pub(crate) fn product_into(
+        &self,
+        (a, b): (&[F::Elem], Option<&[F::Elem]>),
+        c: &mut Vec<F::Elem>,
+    ) -> Result<(), Error> {
+        match self.route(a.len(), b.unwrap_or(a).len())? {
+            Route::Field(plan) if self.device.is_none() => {
+                on_the_pool(|| mul_host_into(&self.field, &plan, self, (a, b), c))
+            }
+            _ => {
+                let poly = |x: &[F::Elem]| Poly::new(&self.field, x.to_vec());
+                *c = self.product(&poly(a), b.map(poly).as_ref())?.into_coeffs();
+                Ok(())
+            }
+        }
+    }
+
     pub(super) fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
         check_same_field(&self.field, a.field())
     }
@@ -575,6 +598,8 @@ mod tests {
     fn check<F: HostField>(field: &F, shapes: &[(usize, usize)]) {
         let ring = PolyRing::new(field, Backend::Cpu).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        // `product_into`'s vector, kept from shape to shape: stale values, any capacity.
+        let mut kept = vec![field.one(); 3000];
         for &(la, lb) in shapes {
             let mut random = |len: usize| -> Vec<F::Elem> {
                 let mut v: Vec<F::Elem> = (0..len).map(|_| field.random(&mut rng)).collect();
@@ -597,6 +622,19 @@ mod tests {
             assert!(
                 ring.sqr(&pa).unwrap() == schoolbook_mul(&pa, &pa).unwrap(),
                 "{}: the square of {la}",
+                field.name()
+            );
+            ring.product_into((pa.coeffs(), Some(pb.coeffs())), &mut kept)
+                .unwrap();
+            assert!(
+                Poly::new(field, kept.clone()) == c,
+                "{}: {la} × {lb} into a kept vector",
+                field.name()
+            );
+            ring.product_into((pa.coeffs(), None), &mut kept).unwrap();
+            assert!(
+                Poly::new(field, kept.clone()) == ring.sqr(&pa).unwrap(),
+                "{}: the square of {la} into a kept vector",
                 field.name()
             );
         }

@@ -128,7 +128,8 @@ impl<F: HostField> PolyRing<F> {
     }
 
     /// The product a·b (`b`: None for a²) by the CRT route in base r, for an SRGFN p =
-    /// r^k + 1 on the host: the coefficients' digits are projected as they are, and the
+    /// r^k + 1 on the host: the coefficients' digits are projected where they are stored
+    /// (borrowed, not copied), and the
     /// explicit CRT's column sums come back through [`Field::from_radix_sums`] — no
     /// conversion to integers and back (bench/RESULTS.md, "CPU round 3"). `None` for a
     /// field without digits or a ring on a GPU.
@@ -140,30 +141,21 @@ impl<F: HostField> PolyRing<F> {
         b: Option<&Poly<F>>,
     ) -> Result<Option<Poly<F>>, Error> {
         let f = &self.field;
-        let (Some(params), Some(k)) = (
+        let (Some(params), Some(k), Some(da)) = (
             self.any.srgfn_params(),
             f.radix_digits(&f.zero()).map(<[u64]>::len),
+            f.radix_digits_many(a.coeffs()),
         ) else {
             return Ok(None);
+        };
+        let db = match b.map(|b| f.radix_digits_many(b.coeffs())) {
+            Some(None) => return Ok(None),
+            db => db.flatten(),
         };
         let ring = self.crt_ring()?;
         if ring.on_gpu() {
             return Ok(None); // the device's kernels take integers
         }
-        let digits = |p: &Poly<F>| -> Vec<u64> {
-            let mut words = vec![0u64; p.len() * k];
-            words
-                .par_chunks_mut(k)
-                .zip(p.coeffs().par_iter())
-                .for_each(|(w, e)| {
-                    if let Some(d) = f.radix_digits(e) {
-                        w.copy_from_slice(d);
-                    }
-                });
-            words
-        };
-        let da = digits(a);
-        let db = b.map(digits);
         let digits_of = |limbs: &[u64]| -> Result<Vec<u64>, Error> {
             let e = f.from_limbs(limbs)?;
             let digits = f
@@ -173,8 +165,8 @@ impl<F: HostField> PolyRing<F> {
         };
         let c = ring.mul_in_radix(
             (params.radix()?, digits_of),
-            Digits { digits: &da, k },
-            db.as_deref().map(|digits| Digits { digits, k }),
+            Digits { digits: da, k },
+            db.map(|digits| Digits { digits, k }),
             |sums| Ok(f.from_radix_sums(sums)?),
         )?;
         Ok(c.map(|c| Poly::new(f, c)))

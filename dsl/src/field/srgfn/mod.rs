@@ -66,7 +66,11 @@ pub struct Srgfn<const K: usize> {
 
 /// An element of [`Srgfn<K>`]: its k base-r digits, least significant first (2017 paper,
 /// §3.1). Always a valid representation; only the field makes them.
+///
+/// Transparent over its digits, so that a slice of elements is a slice of digits
+/// ([`Field::radix_digits_many`]).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[repr(transparent)]
 pub struct SrgfnElem<const K: usize>([u64; K]);
 
 impl<const K: usize> SrgfnElem<K> {
@@ -213,6 +217,14 @@ impl<const K: usize> Field for Srgfn<K> {
 
     fn radix_digits<'a>(&self, a: &'a Self::Elem) -> Option<&'a [u64]> {
         Some(a.digits())
+    }
+
+    fn radix_digits_many<'a>(&self, xs: &'a [Self::Elem]) -> Option<&'a [u64]> {
+        // SAFETY: `SrgfnElem<K>` is `repr(transparent)` over `[u64; K]`, so `xs` is
+        // `xs.len()` arrays of K words, contiguous and aligned as words.
+        let arrays =
+            unsafe { std::slice::from_raw_parts(xs.as_ptr().cast::<[u64; K]>(), xs.len()) };
+        Some(arrays.as_flattened())
     }
 
     fn from_radix_sums(&self, sums: &[[u64; 3]]) -> Result<Vec<Self::Elem>, FieldError> {

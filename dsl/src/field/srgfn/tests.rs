@@ -651,3 +651,20 @@ fn shifts_are_multiplications_by_the_canonical_root_of_order_2k() {
         assert_eq!(f.mul_shift(&a, i), f.mul(&a, &f.pow_u64(&r, i)), "i = {i}");
     }
 }
+
+#[test]
+fn digits_of_slices_are_each_elements_digits_in_order() {
+    fn check<const K: usize>(f: &Srgfn<K>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let p_minus_one = f.from_biguint(&(f.modulus() - 1u32)).unwrap();
+        let mut xs: Vec<SrgfnElem<K>> = (0..50).map(|_| f.random(&mut rng)).collect();
+        xs.extend([f.zero(), p_minus_one, f.one()]);
+        let want: Vec<u64> = xs.iter().flat_map(|x| *x.digits()).collect();
+        assert_eq!(f.radix_digits_many(&xs), Some(&want[..]), "{}", f.name());
+        assert_eq!(f.radix_digits_many(&[]), Some(&[][..]), "{}", f.name());
+    }
+    check(p1());
+    check(p2());
+    check(p3());
+    check(p4());
+}
