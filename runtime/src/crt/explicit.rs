@@ -11,6 +11,7 @@
 //! [`CrtPass::Explicit`]: fermat_codegen::crt::CrtPass::Explicit
 //! [`modular_tables`]: fermat_codegen::crt::modular_tables
 
+use super::lanes::{ColumnLanes, MultiplierLanes, LANES};
 use super::montgomery::{Mont, Wide};
 use super::residues::Integers;
 use fermat_codegen::crt::{ModularTables, EXPLICIT_HEAD, REDUCE_HEAD};
@@ -63,13 +64,35 @@ pub(super) fn explicit_radix<E: Send, Err: Send>(
     let s = cofactors.len();
     let n = residues.first().map_or(0, Vec::len);
     let digits = columns.len() / (s + 1);
+    let lanes = ColumnLanes::new(columns, s + 1);
     let chunks = (0..n.div_ceil(RADIX_CHUNK))
         .into_par_iter()
         .map_init(
-            || (vec![0u64; s + 1], Vec::with_capacity(RADIX_CHUNK * digits)),
-            |(ys, sums), c| {
+            || {
+                let multipliers = lanes.as_ref().map(|_| MultiplierLanes::new(s + 1));
+                (
+                    vec![0u64; s + 1],
+                    multipliers,
+                    Vec::with_capacity(RADIX_CHUNK * digits),
+                )
+            },
+            |(ys, multipliers, sums), c| {
                 sums.clear();
-                for j in c * RADIX_CHUNK..n.min((c + 1) * RADIX_CHUNK) {
+                let coefficients = c * RADIX_CHUNK..n.min((c + 1) * RADIX_CHUNK);
+                if let (Some(lanes), Some(multipliers)) = (&lanes, multipliers) {
+                    // Eight coefficients at a time in IFMA lanes (`lanes.rs`).
+                    let end = coefficients.end;
+                    for group in coefficients.step_by(LANES) {
+                        let valid = LANES.min(end - group);
+                        for lane in 0..valid {
+                            cofactors.of(residues, group + lane, ys);
+                            multipliers.set(lane, ys);
+                        }
+                        lanes.sums(multipliers, valid, sums);
+                    }
+                    return finish(sums);
+                }
+                for j in coefficients {
                     cofactors.of(residues, j, ys);
                     sums.extend(
                         columns

@@ -30,6 +30,7 @@ mod dft;
 mod explicit;
 mod graph;
 mod integer;
+mod lanes;
 mod modular;
 mod montgomery;
 mod primes;
