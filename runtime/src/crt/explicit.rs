@@ -79,32 +79,53 @@ pub(super) fn explicit_radix<E: Send, Err: Send>(
             |(ys, multipliers, sums), c| {
                 sums.clear();
                 let coefficients = c * RADIX_CHUNK..n.min((c + 1) * RADIX_CHUNK);
-                if let (Some(lanes), Some(multipliers)) = (&lanes, multipliers) {
-                    // Eight coefficients at a time in IFMA lanes (`lanes.rs`).
-                    let end = coefficients.end;
-                    for group in coefficients.step_by(LANES) {
-                        let valid = LANES.min(end - group);
-                        for lane in 0..valid {
-                            cofactors.of(residues, group + lane, ys);
-                            multipliers.set(lane, ys);
-                        }
-                        lanes.sums(multipliers, valid, sums);
+                let of = |j: usize, ys: &mut [u64]| cofactors.of(residues, j, ys);
+                match (&lanes, multipliers) {
+                    (Some(lanes), Some(multipliers)) => {
+                        column_sums_in_lanes(of, (lanes, multipliers), coefficients, ys, sums)
                     }
-                    return finish(sums);
-                }
-                for j in coefficients {
-                    cofactors.of(residues, j, ys);
-                    sums.extend(
-                        columns
-                            .chunks_exact(s + 1)
-                            .map(|column| Wide::dot(column, ys).words()),
-                    );
+                    _ => column_sums_by_words(of, columns, coefficients, ys, sums),
                 }
                 finish(sums)
             },
         )
         .collect::<Result<Vec<_>, _>>()?;
     Ok(chunks.into_iter().flatten().collect())
+}
+
+/// Appends the column sums Σ_i y_i·b_id of coefficients `range` to `sums`, one coefficient
+/// at a time, the multipliers y of coefficient j given by `of(j, y)`.
+fn column_sums_by_words(
+    of: impl Fn(usize, &mut [u64]),
+    columns: &[u64],
+    range: std::ops::Range<usize>,
+    ys: &mut [u64],
+    sums: &mut Vec<[u64; 3]>,
+) {
+    for j in range {
+        of(j, ys);
+        let terms = columns.chunks_exact(ys.len());
+        sums.extend(terms.map(|column| Wide::dot(column, ys).words()));
+    }
+}
+
+/// [`column_sums_by_words`] eight coefficients at a time in IFMA lanes.
+fn column_sums_in_lanes(
+    of: impl Fn(usize, &mut [u64]),
+    (lanes, multipliers): (&ColumnLanes, &mut MultiplierLanes),
+    range: std::ops::Range<usize>,
+    ys: &mut [u64],
+    sums: &mut Vec<[u64; 3]>,
+) {
+    let end = range.end;
+    for group in range.step_by(LANES) {
+        let valid = LANES.min(end - group);
+        for lane in 0..valid {
+            of(group + lane, ys);
+            multipliers.set(lane, ys);
+        }
+        lanes.sums(multipliers, valid, sums);
+    }
 }
 
 /// The explicit CRT's multipliers of a coefficient's bases, from its residues: y_i =
@@ -256,6 +277,39 @@ mod tests {
     use fermat_dsl::field::biguint_of_limbs;
     use num_bigint::{BigUint, RandBigInt};
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn column_sums_in_lanes_and_by_words_agree() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        for (terms, digits, n) in [(2, 1, 3), (18, 8, 300), (34, 16, 517)] {
+            let columns: Vec<u64> = (0..terms * digits).map(|_| rng.gen()).collect();
+            let Some(lanes) = ColumnLanes::new(&columns, terms) else {
+                eprintln!("skipped: no AVX-512 IFMA on this CPU");
+                return;
+            };
+            let multipliers: Vec<u64> = (0..terms * n)
+                .map(|i| {
+                    if i % 5 == 0 {
+                        (1 << 62) - 1
+                    } else {
+                        rng.gen_range(0..1 << 62)
+                    }
+                })
+                .collect();
+            let of = |j: usize, ys: &mut [u64]| {
+                ys.copy_from_slice(&multipliers[j * terms..(j + 1) * terms]);
+            };
+            let (mut ys, mut by_words, mut in_lanes) = (vec![0; terms], Vec::new(), Vec::new());
+            column_sums_by_words(of, &columns, 0..n, &mut ys, &mut by_words);
+            let mut lane_multipliers = MultiplierLanes::new(terms);
+            let lanes = (&lanes, &mut lane_multipliers);
+            column_sums_in_lanes(of, lanes, 0..n, &mut ys, &mut in_lanes);
+            assert_eq!(
+                in_lanes, by_words,
+                "{terms} terms, {digits} columns, {n} coefficients"
+            );
+        }
+    }
 
     #[test]
     fn explicit_residues_are_the_integers_residues() {
