@@ -104,8 +104,8 @@ fn column_sums_by_words(
 ) {
     for j in range {
         of(j, ys);
-        let terms = columns.chunks_exact(ys.len());
-        sums.extend(terms.map(|column| Wide::dot(column, ys).words()));
+        let dot = |column: &[u64]| Wide::dot(column, ys).words();
+        sums.extend(columns.chunks_exact(ys.len()).map(dot));
     }
 }
 
