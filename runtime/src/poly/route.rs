@@ -129,10 +129,9 @@ impl<F: HostField> PolyRing<F> {
 
     /// The product a·b (`b`: None for a²) by the CRT route in base r, for an SRGFN p =
     /// r^k + 1 on the host: the coefficients' digits are projected where they are stored
-    /// (borrowed, not copied), and the
-    /// explicit CRT's column sums come back through [`Field::from_radix_sums`] — no
-    /// conversion to integers and back (bench/RESULTS.md, "CPU round 3"). `None` for a
-    /// field without digits or a ring on a GPU.
+    /// (borrowed, not copied), and the explicit CRT's column sums come back through
+    /// [`Field::from_radix_sums`] — no conversion to integers and back (bench/RESULTS.md,
+    /// "CPU round 3"). `None` for a field without digits or a ring on a GPU.
     ///
     /// [`Field::from_radix_sums`]: fermat_dsl::field::Field::from_radix_sums
     fn crt_product_in_digits(
