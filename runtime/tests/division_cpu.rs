@@ -287,3 +287,40 @@ fn middle_products_just_above_powers_of_two() {
         }
     }
 }
+
+/// Over SRGFNs the CRT route's primes compute only the window of a middle product and
+/// the folded product of a remainder: middle products, Newton divisions and series
+/// inverses on the route from the shortest products on agree with schoolbook middle
+/// products, long division and the recurrence.
+#[test]
+fn the_crt_route_divides_as_long_division_does() {
+    use fermat::poly::Crossover;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for name in ["P2", "P3"] {
+        let any = fermat::FieldSpec::parse(name).unwrap().build().unwrap();
+        with_field!(&any, f => {
+            let crossover = Crossover::cpu().with_crt_from(Some(1));
+            let ring = PolyRing::new(f, Backend::Cpu).unwrap().with_crossover(crossover);
+            for (la, lb, lo, len) in [
+                (513, 513, 0, 513),
+                (2049, 1025, 1025, 1024),
+                (700, 600, 100, 900),
+                (1000, 90, 0, 1500),
+                (100, 2, 50, 10),
+            ] {
+                let a = random_poly(f, la, false, &mut rng);
+                let b = random_poly(f, lb, false, &mut rng);
+                let want = fermat::poly::schoolbook_mul_middle(&a, &b, lo, lo + len).unwrap();
+                let got = ring.mul_middle(&a, &b, lo, len).unwrap();
+                assert_eq!(got, want, "{name}: {la} × {lb} [{lo}, +{len})");
+            }
+            for shape in [(100, 100), (300, 40), (1025, 513), (2049, 1025), (1200, 500)] {
+                for (monic, vanish) in [(false, false), (true, true)] {
+                    check_shape(&ring, shape, monic, vanish, &mut rng);
+                }
+            }
+            check_inverse(&ring, 200, 130, &mut rng);
+            check_inverse(&ring, 700, 1000, &mut rng);
+        });
+    }
+}

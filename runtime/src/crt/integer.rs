@@ -8,7 +8,7 @@ use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
 use crate::fft::Backend;
 use crate::host::HostField;
-use crate::poly::PolyRing;
+use crate::poly::{PolyRing, Shape};
 use crate::Error;
 use fermat_codegen::crt::{ResidueWord, MAX_PRIMES};
 use fermat_dsl::field::{Field, Fp32, Fp64};
@@ -253,14 +253,15 @@ impl<F: CrtField> Rings<F> {
         Ok(rings)
     }
 
-    /// Row i of the result: the product of rows i of `a` and `b` modulo p_i, `len`
-    /// coefficients (zeros past the normalised product), in `form`; `b` the very rows of
-    /// `a` for a square (two transforms a prime instead of three).
+    /// Row i of the result: the coefficients `shape` names of the product of rows i of
+    /// `a` and `b` modulo p_i, `shape.len(whole)` of them (zeros past the normalised
+    /// product), in `form`; `b` the very rows of `a` for a square (two transforms a prime
+    /// instead of three).
     fn products(
         &self,
         set: &PrimeSet,
         (a, b): (&[Vec<u64>], &[Vec<u64>]),
-        len: usize,
+        (shape, whole): (Shape, usize),
         parallel: bool,
         form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
@@ -289,7 +290,7 @@ impl<F: CrtField> Rings<F> {
             if !square {
                 load(&b[i], eb);
             }
-            let done = ring.product_into((ea, (!square).then_some(&eb[..])), c);
+            let done = ring.product_into((ea, (!square).then_some(&eb[..])), shape, c);
             let done = done.map(|()| {
                 let mut out = std::mem::take(words);
                 out.clear();
@@ -301,7 +302,7 @@ impl<F: CrtField> Rings<F> {
                     }
                     Form::Montgomery => out.extend(c.iter().map(|e| f.montgomery_word(e))),
                 }
-                out.resize(len, 0);
+                out.resize(shape.len(whole), 0);
                 out
             });
             self.keep(p, kept);
@@ -502,26 +503,29 @@ impl IntPolyRing {
         form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
         let set = &plan.primes;
-        self.residue_products(plan, (&project(set, a), &project(set, b)), form)
+        let operands = (&project(set, a)[..], &project(set, b)[..]);
+        self.residue_products(plan, operands, Shape::Whole, form)
     }
 
-    /// The word-prime products on the host of operands already projected onto the
-    /// plan's primes (one residue vector per prime, canonical), by `plan`, in `form`.
+    /// The coefficients `shape` names of the word-prime products on the host of operands
+    /// already projected onto the plan's primes (one residue vector per prime,
+    /// canonical), by `plan`, in `form`.
     pub(super) fn residue_products(
         &self,
         plan: &CrtPlan,
-        (ra, rb): (&[Vec<u64>], &[Vec<u64>]),
+        operands: (&[Vec<u64>], &[Vec<u64>]),
+        shape: Shape,
         form: Form,
     ) -> Result<Vec<Vec<u64>>, Error> {
         let set = &plan.primes;
-        let operands = (ra, rb);
+        let shape = (shape, plan.len);
         match set.width() {
             Width::Bits31 => self
                 .narrow
-                .products(set, operands, plan.len, self.parallel, form),
+                .products(set, operands, shape, self.parallel, form),
             Width::Bits62 => self
                 .wide
-                .products(set, operands, plan.len, self.parallel, form),
+                .products(set, operands, shape, self.parallel, form),
         }
     }
 

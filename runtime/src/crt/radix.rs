@@ -15,6 +15,7 @@ use super::integer::Form;
 use super::modular::ModPolyRing;
 use super::primes::PrimeSet;
 use super::residues::project_in_base;
+use crate::poly::Shape;
 use crate::Error;
 use fermat_codegen::crt::modular_tables;
 
@@ -40,10 +41,10 @@ pub(crate) fn project_digits(set: &PrimeSet, r: u64, x: Digits<'_>) -> Vec<Vec<u
 }
 
 impl ModPolyRing {
-    /// The product a·b (`b`: None for a²) modulo m = r^k + 1 of coefficients given in base
-    /// r, on the host: the explicit CRT's column sums, k a coefficient, go to `finish` a
-    /// chunk at a time, and what it makes of them comes back in order, len a + len b − 1
-    /// of them. `None` where the ring runs on a GPU, whose kernels take integers, or where
+    /// The coefficients `shape` names of the product a·b (`b`: None for a²) modulo
+    /// m = r^k + 1 of coefficients given in base r, on the host: the explicit CRT's column
+    /// sums, k a coefficient, go to `finish` a chunk at a time, and what it makes of them
+    /// comes back in order, `shape.len(len a + len b − 1)` of them. `None` where the ring runs on a GPU, whose kernels take integers, or where
     /// the explicit CRT has no tables for the primes.
     ///
     /// The caller promises m = r^k + 1 and digits that spell values below m, and gives
@@ -54,6 +55,7 @@ impl ModPolyRing {
         (r, digits_of): (u64, impl Fn(&[u64]) -> Result<Vec<u64>, Error>),
         a: Digits<'_>,
         b: Option<Digits<'_>>,
+        shape: Shape,
         finish: impl Fn(&[[u64; 3]]) -> Result<Vec<E>, Error> + Sync,
     ) -> Result<Option<Vec<E>>, Error> {
         if self.on_gpu() || a.k == 0 || b.is_some_and(|b| b.k != a.k) {
@@ -61,7 +63,7 @@ impl ModPolyRing {
         }
         let len_b = b.map_or(a.len(), |b| b.len());
         if a.len() == 0 || len_b == 0 {
-            return Ok(Some(Vec::new()));
+            return Ok(Some(finish(&vec![[0; 3]; shape.len(0) * a.k])?));
         }
         let plan = self.plan(a.len(), len_b)?;
         let Some(tables) = modular_tables(plan.primes.primes(), self.modulus()) else {
@@ -72,7 +74,9 @@ impl ModPolyRing {
         let rb = b.map(|b| project_digits(set, r, b));
         let operands = (&ra[..], rb.as_deref().unwrap_or(&ra));
         let form = Form::Montgomery;
-        let residues = self.integers().residue_products(&plan, operands, form)?;
+        let residues = self
+            .integers()
+            .residue_products(&plan, operands, shape, form)?;
         // The bases in digits, digit by digit: column j holds digit j of every base.
         let words = tables.words;
         let bases = tables
@@ -163,6 +167,7 @@ mod tests {
                         (r, base_digits),
                         Digits { digits: &da, k: 8 },
                         b_digits.map(|d| Digits { digits: d, k: 8 }),
+                        Shape::Whole,
                         finish,
                     )
                     .unwrap()

@@ -17,6 +17,7 @@ use super::basecase::{divrem_basecase, inv_series_coeffs};
 use super::host::Poly;
 use super::product::{Algorithm, Cyclic};
 use super::ring::PolyRing;
+use super::route::{fold, Route, Shape};
 use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::host::HostField;
@@ -121,25 +122,38 @@ impl<F: HostField> PolyRing<F> {
             return a.truncate(m - 1).sub(&self.mul_middle(q, b, 0, m - 1)?);
         }
         let n = (m - 1).next_power_of_two();
-        let fold = |p: &Poly<F>| {
-            let mut folded = vec![self.field.zero(); n.min(p.len())];
-            for (i, c) in p.coeffs().iter().enumerate() {
-                let f = &mut folded[i % n];
-                *f = self.field.add(f, c);
-            }
-            folded
-        };
-        let mut qb = vec![self.field.zero(); n];
-        self.convolution(n as u64)?
-            .cyclic_host(&self.field, &fold(q), Some(&fold(b)), &mut qb)?;
-        let af = fold(a);
+        let folded = |p: &Poly<F>| Poly::new(&self.field, fold(&self.field, p.coeffs(), n));
+        let qb = self.cyclic_product(&folded(q), &folded(b), n)?;
+        let af = fold(&self.field, a.coeffs(), n);
+        let zero = self.field.zero();
         let r = (0..m - 1)
             .map(|t| {
-                let at = af.get(t).copied().unwrap_or(self.field.zero());
-                self.field.sub(&at, &qb[t])
+                let (at, qbt) = (af.get(t).unwrap_or(&zero), qb.get(t).unwrap_or(&zero));
+                self.field.sub(at, qbt)
             })
             .collect();
         Ok(Poly::new(&self.field, r))
+    }
+
+    /// a·b mod (x^n − 1), n coefficients, for a and b of at most n: by the CRT route where
+    /// the ring takes it for such products (its primes' products cyclic too), else by the
+    /// field's transforms.
+    fn cyclic_product(&self, a: &Poly<F>, b: &Poly<F>, n: usize) -> Result<Vec<F::Elem>, Error> {
+        let by_crt = match self.route(a.len(), b.len())? {
+            Route::Crt { .. } => self.crt_product_in_digits(a, Some(b), Shape::Cyclic { n })?,
+            Route::Field(_) => None,
+        };
+        if let Some(c) = by_crt {
+            return Ok(c.into_coeffs());
+        }
+        let mut c = vec![self.field.zero(); n];
+        self.convolution(n as u64)?.cyclic_host(
+            &self.field,
+            a.coeffs(),
+            Some(b.coeffs()),
+            &mut c,
+        )?;
+        Ok(c)
     }
 
     /// The quotient of a by b, rounded towards zero: q of [`divrem`](Self::divrem).

@@ -47,4 +47,5 @@ pub use product::{
 pub(crate) use ring::upload;
 pub use ring::PolyRing;
 pub use route::Route;
+pub(crate) use route::Shape;
 pub use schoolbook::{schoolbook_mul, schoolbook_mul_middle};

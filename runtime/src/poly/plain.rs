@@ -7,6 +7,7 @@ use super::device::DevicePoly;
 use super::host::Poly;
 use super::product::{Algorithm, Cyclic, ProductPlan};
 use super::ring::PolyRing;
+use super::route::{Route, Shape};
 use super::schoolbook::schoolbook_mul_middle;
 use crate::cpu::on_the_pool;
 use crate::error::Error;
@@ -212,23 +213,46 @@ impl<F: HostField> PolyRing<F> {
                 schoolbook_mul_middle(a, b, lo, lo + len)
             }
             _ => {
-                let (n, wrapped) = middle_points(&plan, lo, len, self.field.two_adicity())?;
-                let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
-                on_the_pool(|| {
-                    let (a, b) = (a.coeffs(), Some(b.coeffs()));
-                    self.convolution(n)?.cyclic_host(&self.field, a, b, &mut c)
-                })?;
-                let mut window: Vec<F::Elem> = c.get(lo..).unwrap_or(&[]).to_vec();
-                window.resize(len, self.field.zero());
-                // The coefficients that wrapped into the window, taken out again.
-                let extra = schoolbook_mul_middle(a, b, wrapped.start, wrapped.end)?;
-                for (i, t) in wrapped.enumerate() {
-                    let w = &mut window[t - n as usize - lo];
-                    *w = self.field.sub(w, &extra.coeff(i));
+                // On the CRT route the primes compute the window only (bench/RESULTS.md,
+                // "CPU round 5"); where the route takes no digits, the field's transforms.
+                let by_crt = match self.route(a.len(), b.len())? {
+                    Route::Crt { .. } => {
+                        self.crt_product_in_digits(a, Some(b), Shape::Middle { lo, len })?
+                    }
+                    Route::Field(_) => None,
+                };
+                match by_crt {
+                    Some(c) => Ok(c),
+                    None => self.mul_middle_by_transforms(a, b, (&plan, lo, len)),
                 }
-                Ok(Poly::new(&self.field, window))
             }
         }
+    }
+
+    /// Coefficients [lo, lo + len) of a·b by the field's own cyclic product of N points
+    /// (see `middle_points`), with the coefficients that wrapped into the window taken out
+    /// again by a plain product.
+    fn mul_middle_by_transforms(
+        &self,
+        a: &Poly<F>,
+        b: &Poly<F>,
+        (plan, lo, len): (&ProductPlan, usize, usize),
+    ) -> Result<Poly<F>, Error> {
+        let (n, wrapped) = middle_points(plan, lo, len, self.field.two_adicity())?;
+        let mut c = vec![self.field.zero(); (lo + len).min(n as usize)];
+        on_the_pool(|| {
+            let (a, b) = (a.coeffs(), Some(b.coeffs()));
+            self.convolution(n)?.cyclic_host(&self.field, a, b, &mut c)
+        })?;
+        let mut window: Vec<F::Elem> = c.get(lo..).unwrap_or(&[]).to_vec();
+        window.resize(len, self.field.zero());
+        // The coefficients that wrapped into the window, taken out again.
+        let extra = schoolbook_mul_middle(a, b, wrapped.start, wrapped.end)?;
+        for (i, t) in wrapped.enumerate() {
+            let w = &mut window[t - n as usize - lo];
+            *w = self.field.sub(w, &extra.coeff(i));
+        }
+        Ok(Poly::new(&self.field, window))
     }
 
     /// [`mul_middle`](Self::mul_middle) of device polynomials, on the device. The result

@@ -7,7 +7,7 @@ use super::host::{check_same_field, Poly};
 use super::product::{
     mul_host, mul_host_into, Algorithm, Crossover, Cyclic, ProductPlan, SplitTables,
 };
-use super::route::Route;
+use super::route::{fold, Route, Shape};
 use crate::cpu::on_the_pool;
 use crate::design::any_field;
 use crate::error::Error;
@@ -341,25 +341,47 @@ impl<F: HostField> PolyRing<F> {
         Ok(Poly::new(&self.field, c))
     }
 
-    /// The product a·b (`b`: None for a²) of coefficient slices into `c`, whose allocation
-    /// a CPU ring reuses: for callers that keep their vectors from one product to the next
-    /// (the CRT route's word primes). Products on a GPU or by the CRT route come back in
-    /// a fresh vector.
+    /// The coefficients `shape` names of the product a·b (`b`: None for a²) of coefficient
+    /// slices, into `c`, whose allocation a CPU ring reuses for whole and cyclic products:
+    /// for callers that keep their vectors from one product to the next (the CRT route's
+    /// word primes). `c` gets exactly `shape.len(len a + len b − 1)` coefficients, zeros
+    /// at the top included. Products on a GPU, by the CRT route or of other shapes come
+    /// back in a fresh vector.
     pub(crate) fn product_into(
         &self,
         (a, b): (&[F::Elem], Option<&[F::Elem]>),
+        shape: Shape,
         c: &mut Vec<F::Elem>,
     ) -> Result<(), Error> {
-        match self.route(a.len(), b.unwrap_or(a).len())? {
-            Route::Field(plan) if self.device.is_none() => {
-                on_the_pool(|| mul_host_into(&self.field, &plan, self, (a, b), c))
+        let whole = (a.len() + b.unwrap_or(a).len()).saturating_sub(1);
+        let poly = |x: &[F::Elem]| Poly::new(&self.field, x.to_vec());
+        match (shape, self.route(a.len(), b.unwrap_or(a).len())?) {
+            (Shape::Whole, Route::Field(plan)) if self.device.is_none() => {
+                on_the_pool(|| mul_host_into(&self.field, &plan, self, (a, b), c))?
             }
-            _ => {
-                let poly = |x: &[F::Elem]| Poly::new(&self.field, x.to_vec());
-                *c = self.product(&poly(a), b.map(poly).as_ref())?.into_coeffs();
-                Ok(())
+            (Shape::Whole, _) => *c = self.product(&poly(a), b.map(poly).as_ref())?.into_coeffs(),
+            (Shape::Middle { lo, len }, _) => {
+                let pa = poly(a);
+                let pb = b.map_or_else(|| pa.clone(), poly);
+                *c = self.mul_middle(&pa, &pb, lo, len)?.into_coeffs();
+            }
+            (Shape::Cyclic { n }, Route::Field(plan))
+                if self.device.is_none() && n > 0 && a.len().max(b.map_or(0, <[_]>::len)) <= n =>
+            {
+                c.clear();
+                c.resize(n, self.field.zero());
+                if !plan.is_empty() {
+                    let convolution = self.convolution(n as u64)?;
+                    on_the_pool(|| convolution.cyclic_host(&self.field, a, b, c))?;
+                }
+            }
+            (Shape::Cyclic { n }, _) => {
+                let whole = self.product(&poly(a), b.map(poly).as_ref())?;
+                *c = fold(&self.field, whole.coeffs(), n);
             }
         }
+        c.resize(shape.len(whole), self.field.zero());
+        Ok(())
     }
 
     pub(super) fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
@@ -624,19 +646,34 @@ mod tests {
                 "{}: the square of {la}",
                 field.name()
             );
-            ring.product_into((pa.coeffs(), Some(pb.coeffs())), &mut kept)
-                .unwrap();
-            assert!(
-                Poly::new(field, kept.clone()) == c,
-                "{}: {la} × {lb} into a kept vector",
-                field.name()
-            );
-            ring.product_into((pa.coeffs(), None), &mut kept).unwrap();
-            assert!(
-                Poly::new(field, kept.clone()) == ring.sqr(&pa).unwrap(),
-                "{}: the square of {la} into a kept vector",
-                field.name()
-            );
+            // Every shape of the product and of the square, into the kept vector.
+            let n = la.max(lb).max(1).next_power_of_two();
+            let shapes = [
+                Shape::Whole,
+                Shape::Middle {
+                    lo: la.min(lb) / 2,
+                    len: la,
+                },
+                Shape::Cyclic { n },
+                Shape::Cyclic { n: 2 * n },
+            ];
+            for (shape, other) in shapes.into_iter().flat_map(|s| [(s, Some(&pb)), (s, None)]) {
+                let c = schoolbook_mul(&pa, other.unwrap_or(&pa)).unwrap();
+                let len_b = other.map_or(la, Poly::len);
+                let mut want = match shape {
+                    Shape::Whole => c.coeffs().to_vec(),
+                    Shape::Middle { lo, len } => (lo..lo + len).map(|t| c.coeff(t)).collect(),
+                    Shape::Cyclic { n } => fold(field, c.coeffs(), n),
+                };
+                want.resize(shape.len((la + len_b).saturating_sub(1)), field.zero());
+                ring.product_into((pa.coeffs(), other.map(Poly::coeffs)), shape, &mut kept)
+                    .unwrap();
+                assert!(
+                    kept == want,
+                    "{}: {shape:?} of {la} × {len_b} into a kept vector",
+                    field.name()
+                );
+            }
         }
     }
 

@@ -3,6 +3,11 @@
 //! reduced modulo p). §7 of the 2017 paper weighs the two building blocks; which is faster
 //! depends on the device and the length, so `fermat tune` measures it
 //! ([`Crossover::crt_from`]).
+//!
+//! On the route a product need not be whole: a middle product (Newton's steps, the
+//! quotient of a division) or a product folded mod x^n − 1 (its remainder) asks each
+//! prime for just those coefficients, and the explicit CRT recombines only them
+//! ([`Shape`]).
 
 use super::product::{Algorithm, ProductPlan};
 use super::ring::PolyRing;
@@ -15,6 +20,53 @@ use rayon::prelude::*;
 
 #[cfg(doc)]
 use super::product::Crossover;
+
+/// Which coefficients of a product a·b are asked for: all of them, a window of them (a
+/// middle product), or the product folded modulo x^n − 1 (a cyclic product).
+///
+/// A coefficient of any shape is a sum of at most min(len a, len b) products of
+/// coefficients, as one of the whole product is: the primes the CRT route takes for the
+/// whole product serve every shape of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// All len a + len b − 1 coefficients.
+    Whole,
+    /// Coefficients [lo, lo + len).
+    Middle {
+        /// The first.
+        lo: usize,
+        /// How many.
+        len: usize,
+    },
+    /// a·b mod (x^n − 1): n coefficients, for operands of at most n.
+    Cyclic {
+        /// The points.
+        n: usize,
+    },
+}
+
+impl Shape {
+    /// The coefficients of this shape of a product whose whole has `whole`.
+    pub(crate) fn len(self, whole: usize) -> usize {
+        match self {
+            Shape::Whole => whole,
+            Shape::Middle { len, .. } => len,
+            Shape::Cyclic { n } => n,
+        }
+    }
+}
+
+/// `coeffs` folded modulo x^n − 1: coefficient t the sum of those at t, t + n, t + 2n, …;
+/// min(n, len) of them.
+pub(crate) fn fold<F: HostField>(field: &F, coeffs: &[F::Elem], n: usize) -> Vec<F::Elem> {
+    let mut folded = vec![field.zero(); n.min(coeffs.len())];
+    for (chunk, _) in coeffs.chunks(n.max(1)).zip(0..) {
+        for (f, c) in folded.iter_mut().zip(chunk) {
+            *f = field.add(f, c);
+        }
+    }
+    folded
+}
 
 /// How a product runs, and why.
 ///
@@ -100,7 +152,7 @@ impl<F: HostField> PolyRing<F> {
     /// otherwise the coefficients' canonical values go to the ring in 64-bit limbs and
     /// come back as limbs of residues in [0, p), with no big integer between.
     pub(super) fn crt_product(&self, a: &Poly<F>, b: Option<&Poly<F>>) -> Result<Poly<F>, Error> {
-        if let Some(c) = self.crt_product_in_digits(a, b)? {
+        if let Some(c) = self.crt_product_in_digits(a, b, Shape::Whole)? {
             return Ok(c);
         }
         let f = &self.field;
@@ -127,17 +179,19 @@ impl<F: HostField> PolyRing<F> {
         Ok(Poly::new(f, c))
     }
 
-    /// The product a·b (`b`: None for a²) by the CRT route in base r, for an SRGFN p =
-    /// r^k + 1 on the host: the coefficients' digits are projected where they are stored
-    /// (borrowed, not copied), and the explicit CRT's column sums come back through
-    /// [`Field::from_radix_sums`] — no conversion to integers and back (bench/RESULTS.md,
-    /// "CPU round 3"). `None` for a field without digits or a ring on a GPU.
+    /// The coefficients `shape` names of the product a·b (`b`: None for a²) by the CRT
+    /// route in base r, for an SRGFN p = r^k + 1 on the host: the coefficients' digits are
+    /// projected where they are stored (borrowed, not copied), and the explicit CRT's
+    /// column sums come back through [`Field::from_radix_sums`] — no conversion to
+    /// integers and back (bench/RESULTS.md, "CPU round 3"). `None` for a field without
+    /// digits or a ring on a GPU.
     ///
     /// [`Field::from_radix_sums`]: fermat_dsl::field::Field::from_radix_sums
-    fn crt_product_in_digits(
+    pub(super) fn crt_product_in_digits(
         &self,
         a: &Poly<F>,
         b: Option<&Poly<F>>,
+        shape: Shape,
     ) -> Result<Option<Poly<F>>, Error> {
         let f = &self.field;
         let (Some(params), Some(k), Some(da)) = (
@@ -166,6 +220,7 @@ impl<F: HostField> PolyRing<F> {
             (params.radix()?, digits_of),
             Digits { digits: da, k },
             db.map(|digits| Digits { digits, k }),
+            shape,
             |sums| Ok(f.from_radix_sums(sums)?),
         )?;
         Ok(c.map(|c| Poly::new(f, c)))
