@@ -10,6 +10,7 @@
 //! - [`FieldSpec`] / [`AnyField`]: the one parser for field names used by every command.
 
 mod error;
+mod inverse;
 pub mod primality;
 mod roots;
 mod spec;

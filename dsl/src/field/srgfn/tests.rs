@@ -668,3 +668,31 @@ fn digits_of_slices_are_each_elements_digits_in_order() {
     check(p3());
     check(p4());
 }
+
+/// The binary GCD's inverse itself, not its fallback, at the edges and at random in every
+/// catalogue SRGFN: Fermat's power agrees, and the rounds finish.
+fn check_inverses<const K: usize>(f: &Srgfn<K>) {
+    let p = f.modulus();
+    let mut rng = ChaCha8Rng::seed_from_u64(K as u64);
+    let mut values = edges(f);
+    values.extend((0..20).map(|_| rng.gen_biguint_below(&p)));
+    let m = p.to_u64_digits();
+    for x in values.iter().filter(|x| !x.is_zero()) {
+        let mut y = x.to_u64_digits();
+        y.resize(m.len(), 0);
+        let got = crate::field::inverse::inverse_mod_odd(&y, &m)
+            .unwrap_or_else(|| panic!("{}: {x} has an inverse", f.name()));
+        let want = f.pow(&f.from_biguint(x).unwrap(), &(&p - 2u32));
+        assert_eq!(f.from_limbs(&got).unwrap(), want, "{}: {x}^−1", f.name());
+    }
+}
+
+#[test]
+fn inverses_by_the_binary_gcd_are_fermats() {
+    check_inverses(p1());
+    check_inverses(p2());
+    check_inverses(p3());
+    check_inverses(p4());
+    check_inverses(p5());
+    check_inverses(p6());
+}
