@@ -7,6 +7,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod field_ntt;
 mod ntt;
 mod product;
 pub(crate) use product::Buffers;
@@ -14,6 +15,7 @@ mod scalar;
 mod vector;
 pub(crate) use vector::{Lanes32, SubMul};
 
+pub(crate) use field_ntt::{FieldNtt, FIELD_NTT_MAX};
 pub use ntt::{Isa, Kernels, WordNtt};
 pub use scalar::Word;
 

@@ -43,7 +43,9 @@ enum Engine<F: HostField> {
     Gpu(Box<GpuConvolution<F::Word>>),
     /// The CPU, word primes: the word-prime NTT, and its buffers kept between products.
     Words(cpu::Fast, cpu::Buffers),
-    /// The CPU, SRGFNs: the plans themselves.
+    /// The CPU, SRGFNs, up to [`cpu::FIELD_NTT_MAX`] points: a radix-2 NTT on one core.
+    Field(cpu::FieldNtt<F>),
+    /// The CPU, SRGFNs, longer: the plans themselves.
     Plans,
 }
 
@@ -175,6 +177,7 @@ impl<F: HostField> Convolution<F> {
                     cpu::Isa::Auto,
                 )? {
                     Some(fast) => Engine::Words(fast, cpu::Buffers::default()),
+                    None if n <= cpu::FIELD_NTT_MAX => Engine::Field(cpu::FieldNtt::new(field, n)?),
                     None => Engine::Plans,
                 }
             }
@@ -200,11 +203,32 @@ impl<F: HostField> Convolution<F> {
     ) -> Result<(), Error> {
         let n = self.n as usize;
         debug_assert!(a.len() <= n && b.is_none_or(|b| b.len() <= n) && out.len() <= n);
-        if let Engine::Words(fast, buffers) = &self.engine {
-            if let Some(done) = fast.cyclic(buffers, field, a, b, out) {
-                return done;
+        match &self.engine {
+            Engine::Words(fast, buffers) => {
+                if let Some(done) = fast.cyclic(buffers, field, a, b, out) {
+                    return done;
+                }
             }
+            Engine::Field(ntt) => {
+                ntt.cyclic(field, a, b, out);
+                return Ok(());
+            }
+            _ => {}
         }
+        self.cyclic_by_plans(field, a, b, out);
+        Ok(())
+    }
+
+    /// [`cyclic_host`](Self::cyclic_host) by the plans' kernels on the CPU, whatever the
+    /// engine: what the GPU runs, pass by pass.
+    fn cyclic_by_plans(
+        &self,
+        field: &F,
+        a: &[F::Elem],
+        b: Option<&[F::Elem]>,
+        out: &mut [F::Elem],
+    ) {
+        let n = self.n as usize;
         let transform = |x: &[F::Elem]| {
             let mut t = vec![field.zero(); n];
             cpu::run(
@@ -230,7 +254,6 @@ impl<F: HostField> Convolution<F> {
             &ta,
             out,
         );
-        Ok(())
     }
 
     /// The cyclic products of the `batch` parts of `a` with those of `b` (`b`'s extent at
@@ -523,4 +546,39 @@ fn run<W: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
         counters.invalidate();
     }
     Ok(ran?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_dsl::field::{Field, FieldSpec};
+    use fermat_dsl::with_field;
+    use rand::SeedableRng;
+
+    /// The SRGFNs' short products run a table-driven NTT on the CPU; the plans' kernels,
+    /// which the GPU runs, still run here on every size, and agree with it.
+    #[test]
+    fn the_field_ntt_and_the_plans_kernels_agree() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        for spec in ["P2", "P3", "P4"] {
+            let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+            with_field!(&any, f => {
+                for n in [2u64, 16, 64, 512, cpu::FIELD_NTT_MAX] {
+                    let convolution = Convolution::new(f, n, None).unwrap();
+                    assert!(matches!(convolution.engine, Engine::Field(_)), "{spec}: {n}");
+                    let n = n as usize;
+                    let a: Vec<_> = (0..n).map(|_| f.random(&mut rng)).collect();
+                    let b: Vec<_> = (0..n / 2 + 1).map(|_| f.random(&mut rng)).collect();
+                    for b in [Some(&b[..]), None] {
+                        let (mut by_ntt, mut by_plans) = (vec![f.zero(); n], vec![f.zero(); n]);
+                        convolution.cyclic_host(f, &a, b, &mut by_ntt).unwrap();
+                        convolution.cyclic_by_plans(f, &a, b, &mut by_plans);
+                        assert!(by_ntt == by_plans, "{spec}: {n} points, square: {}", b.is_none());
+                    }
+                }
+                let longer = Convolution::new(f, 2 * cpu::FIELD_NTT_MAX, None).unwrap();
+                assert!(matches!(longer.engine, Engine::Plans), "{spec}: longer transforms");
+            });
+        }
+    }
 }

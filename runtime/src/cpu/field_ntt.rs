@@ -1,0 +1,188 @@
+//! Cyclic products of a few thousand points over any field on one core: a radix-2 NTT on
+//! a table of twiddles, for the SRGFNs' short products (a half-gcd's matrices, a
+//! division's Newton steps), where running the plan's kernels pays their index maps and
+//! per-pass setup on every call (bench/RESULTS.md, "CPU round 6").
+//!
+//! The forward transform is decimation in frequency (natural order in, bit-reversed
+//! out), the inverse decimation in time (bit-reversed in, natural out), so no
+//! permutation runs between them. A twiddle ω_n^t that is a power of r (n/2k divides t,
+//! ω_n^(n/2k) = r for the canonical roots) multiplies as a digit shift.
+
+use fermat_dsl::field::{Field, FieldError};
+
+/// The largest transform the table serves: beyond it the plans' kernels run, on all cores.
+pub(crate) const FIELD_NTT_MAX: u64 = 1 << 12;
+
+/// One twiddle: a digit shift by r^i, or a product.
+#[derive(Clone, Debug)]
+enum Twiddle<E> {
+    Shift(u64),
+    Mul(E),
+}
+
+/// The transforms of n points over one field, their twiddles tabulated once.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldNtt<F: Field> {
+    n: usize,
+    /// ω^t for t < n/2, ω = ω_n canonical.
+    forward: Vec<Twiddle<F::Elem>>,
+    /// ω^(−t) for t < n/2.
+    inverse: Vec<Twiddle<F::Elem>>,
+    n_inv: F::Elem,
+}
+
+impl<F: Field> FieldNtt<F> {
+    /// The transforms of n points (a power of two, at least 2), ω_n the field's canonical
+    /// root.
+    pub(crate) fn new(field: &F, n: u64) -> Result<Self, FieldError> {
+        let omega = field.root_of_unity(n)?;
+        let twiddles = |root: &F::Elem, shift_sign: i64| {
+            let mut power = field.one();
+            (0..n / 2)
+                .map(|t| {
+                    let twiddle = shift_of(field, n, t, shift_sign)
+                        .filter(|&i| field.mul_shift(&field.one(), i) == power)
+                        .map_or_else(|| Twiddle::Mul(power), Twiddle::Shift);
+                    power = field.mul(&power, root);
+                    twiddle
+                })
+                .collect()
+        };
+        Ok(FieldNtt {
+            n: n as usize,
+            forward: twiddles(&omega, 1),
+            inverse: twiddles(&field.inv(&omega)?, -1),
+            n_inv: field.inv(&field.from_u64(n))?,
+        })
+    }
+
+    /// The first `out.len()` (at most n) coefficients of the cyclic product of a and b (a
+    /// with itself for `None`), each of at most n coefficients.
+    pub(crate) fn cyclic(
+        &self,
+        field: &F,
+        a: &[F::Elem],
+        b: Option<&[F::Elem]>,
+        out: &mut [F::Elem],
+    ) {
+        let padded = |x: &[F::Elem]| {
+            let mut t = x.to_vec();
+            t.resize(self.n, field.zero());
+            t
+        };
+        let mut ta = padded(a);
+        self.transform(field, &mut ta, &self.forward, true);
+        let mut tb = match b {
+            Some(b) => {
+                let mut tb = padded(b);
+                self.transform(field, &mut tb, &self.forward, true);
+                tb
+            }
+            None => ta.clone(),
+        };
+        for (y, x) in tb.iter_mut().zip(&ta) {
+            *y = field.mul(y, x);
+        }
+        self.transform(field, &mut tb, &self.inverse, false);
+        for (o, y) in out.iter_mut().zip(&tb) {
+            *o = field.mul(y, &self.n_inv);
+        }
+    }
+
+    /// The forward transform (decimation in frequency, `dif`) or the inverse's
+    /// butterflies (decimation in time) with `twiddles`, in place.
+    fn transform(&self, field: &F, x: &mut [F::Elem], twiddles: &[Twiddle<F::Elem>], dif: bool) {
+        let n = self.n;
+        let mut half = if dif { n / 2 } else { 1 };
+        while half >= 1 && half < n {
+            // The butterflies of span 2·half take ω_(2·half)^j = ω_n^(j·n/(2·half)).
+            let stride = n / (2 * half);
+            for block in x.chunks_exact_mut(2 * half) {
+                let (lo, hi) = block.split_at_mut(half);
+                for (j, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+                    let w = &twiddles[j * stride];
+                    if dif {
+                        let difference = field.sub(u, v);
+                        *u = field.add(u, v);
+                        *v = times(field, &difference, w, j);
+                    } else {
+                        let t = times(field, v, w, j);
+                        *v = field.sub(u, &t);
+                        *u = field.add(u, &t);
+                    }
+                }
+            }
+            half = if dif { half / 2 } else { half * 2 };
+        }
+    }
+}
+
+/// x·w, where w is twiddle j (j = 0: one).
+fn times<F: Field>(field: &F, x: &F::Elem, w: &Twiddle<F::Elem>, j: usize) -> F::Elem {
+    match w {
+        _ if j == 0 => *x,
+        Twiddle::Shift(i) => field.mul_shift(x, *i),
+        Twiddle::Mul(w) => field.mul(x, w),
+    }
+}
+
+/// i with ω_n^(±t) = r^i when the field's small roots are shifts and n/2k divides t
+/// (ω_n^(n/2k) = r, r of order 2k); `None` otherwise.
+fn shift_of<F: Field>(field: &F, n: u64, t: u64, sign: i64) -> Option<u64> {
+    let order = field.shift_root_order()?;
+    // ω_n^t = ω_(2k)^(t·2k/n) = r^(t·2k/n) when n divides t·2k.
+    (t * order).is_multiple_of(n).then(|| {
+        let i = (t * order / n) % order;
+        if sign < 0 {
+            (order - i) % order
+        } else {
+            i
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fermat_dsl::field::{AnyField, FieldSpec};
+    use fermat_dsl::with_field;
+    use rand::SeedableRng;
+
+    /// Cyclic products against the schoolbook product folded mod x^n − 1, over SRGFNs
+    /// (twiddles shifts and products) and a word prime (products only).
+    #[test]
+    fn cyclic_products_are_folded_schoolbook_products() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for spec in ["P1", "P3", "P4", "469762049"] {
+            let any: AnyField = FieldSpec::parse(spec).unwrap().build().unwrap();
+            with_field!(&any, f => {
+                for n in [2u64, 4, 16, 32, 64, 256, 1024] {
+                    let ntt = FieldNtt::new(f, n).unwrap();
+                    let n = n as usize;
+                    let a: Vec<_> = (0..n).map(|_| f.random(&mut rng)).collect();
+                    let b: Vec<_> = (0..n - n / 3).map(|_| f.random(&mut rng)).collect();
+                    let mut want = vec![f.zero(); n];
+                    for (i, x) in a.iter().enumerate() {
+                        for (j, y) in b.iter().enumerate() {
+                            let w = &mut want[(i + j) % n];
+                            *w = f.add(w, &f.mul(x, y));
+                        }
+                    }
+                    let mut got = vec![f.zero(); n];
+                    ntt.cyclic(f, &a, Some(&b), &mut got);
+                    assert!(got == want, "{spec}: {n} points");
+                    let mut square = vec![f.zero(); n / 2];
+                    ntt.cyclic(f, &a, None, &mut square);
+                    let mut want = vec![f.zero(); n];
+                    for (i, x) in a.iter().enumerate() {
+                        for (j, y) in a.iter().enumerate() {
+                            let w = &mut want[(i + j) % n];
+                            *w = f.add(w, &f.mul(x, y));
+                        }
+                    }
+                    assert!(square[..] == want[..n / 2], "{spec}: the square of {n} points");
+                }
+            });
+        }
+    }
+}
