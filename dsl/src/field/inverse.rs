@@ -16,13 +16,8 @@ const STEPS: u32 = 31;
 
 /// y^(−1) mod m for 0 ≤ y < m, m odd, both least significant limb first (y at most as
 /// many limbs as m): m's limbs, or `None` when gcd(y, m) ≠ 1, m is even or the rounds
-/// did not finish within their bound.
-///
-/// ```ignore
-/// // 3 · 5 ≡ 1 (mod 7); 3 has no inverse modulo 15.
-/// assert_eq!(inverse_mod_odd(&[3], &[7]), Some(vec![5]));
-/// assert_eq!(inverse_mod_odd(&[3], &[15]), None);
-/// ```
+/// did not finish within their bound. For example 3^(−1) mod 7 is 5, and 3 has no
+/// inverse modulo 15.
 pub(crate) fn inverse_mod_odd(y: &[u64], m: &[u64]) -> Option<Vec<u64>> {
     let l = m.len();
     if m.first().is_none_or(|&m0| m0 & 1 == 0) || y.len() > l {

@@ -308,7 +308,7 @@ impl<const K: usize> Field for Srgfn<K> {
     }
 
     /// a^(−1) by the binary GCD on a's binary limbs, 31 steps a round (`inverse.rs`):
-    /// P3's in some 6 µs where Fermat's a^(p − 2) took 44 (one core of an EPYC). The
+    /// P3's in some 7 µs where Fermat's a^(p − 2) took 40 (one core of an EPYC). The
     /// result is checked by one product, Fermat's power the fallback.
     fn inv(&self, a: &SrgfnElem<K>) -> Result<SrgfnElem<K>, FieldError> {
         if *a == self.zero() {
