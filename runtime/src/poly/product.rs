@@ -139,11 +139,11 @@ pub const GPU_HOST_BELOW: usize = 1 << 14;
 
 /// The CPU's default [`Crossover::crt_from`]: products over SRGFNs of at least this many
 /// coefficients go by the CRT route. On one core of an EPYC, with the route in the
-/// fields' digits, products of 2^10 × 2^10 took 0.6 / 1.9 / 4.9 / 15.9 ms by the CRT route
-/// and 1.4 / 2.5 / 6.1 / 45.2 ms by the field's own transforms for P2 / P3 / P4 / P5;
-/// those of 2^9 × 2^9 were level for P4 (2.0 ms both) and P6 (28.9 against 33.9), and
-/// P4 lost at 2^8 × 2^8 (bench/RESULTS.md, "CPU round 3").
-pub const CPU_CRT_FROM: usize = 1 << 11;
+/// fields' digits and the fields' short transforms on a table, products of 1024 × 512
+/// took 0.32 / 0.61 / 1.44 ms by the CRT route and 0.46 / 0.72 / 1.59 ms by the field's
+/// own transforms for P2 / P3 / P4; of 512 × 256, 0.19 / 0.34 / 0.80 against
+/// 0.21 / 0.32 / 0.67 (bench/RESULTS.md, "CPU round 6").
+pub const CPU_CRT_FROM: usize = 1 << 10;
 
 /// The half-gcd's default base case: below this degree Euclid's steps one by one, each a
 /// division with a quotient of one or two coefficients, cost less than the products of a
