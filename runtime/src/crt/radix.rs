@@ -44,8 +44,9 @@ impl ModPolyRing {
     /// The coefficients `shape` names of the product a·b (`b`: None for a²) modulo
     /// m = r^k + 1 of coefficients given in base r, on the host: the explicit CRT's column
     /// sums, k a coefficient, go to `finish` a chunk at a time, and what it makes of them
-    /// comes back in order, `shape.len(len a + len b − 1)` of them. `None` where the ring runs on a GPU, whose kernels take integers, or where
-    /// the explicit CRT has no tables for the primes.
+    /// comes back in order, `shape.len(len a + len b − 1)` of them. `None` where the ring
+    /// runs on a GPU, whose kernels take integers, or where the explicit CRT has no tables
+    /// for the primes.
     ///
     /// The caller promises m = r^k + 1 and digits that spell values below m, and gives
     /// the field's digits of a value below m in 64-bit limbs (`digits_of`: the explicit

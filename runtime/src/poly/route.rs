@@ -60,7 +60,7 @@ impl Shape {
 /// min(n, len) of them.
 pub(crate) fn fold<F: HostField>(field: &F, coeffs: &[F::Elem], n: usize) -> Vec<F::Elem> {
     let mut folded = vec![field.zero(); n.min(coeffs.len())];
-    for (chunk, _) in coeffs.chunks(n.max(1)).zip(0..) {
+    for chunk in coeffs.chunks(n.max(1)) {
         for (f, c) in folded.iter_mut().zip(chunk) {
             *f = field.add(f, c);
         }
