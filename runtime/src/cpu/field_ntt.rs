@@ -65,26 +65,32 @@ impl<F: Field> FieldNtt<F> {
         b: Option<&[F::Elem]>,
         out: &mut [F::Elem],
     ) {
-        let padded = |x: &[F::Elem]| {
-            let mut t = x.to_vec();
-            t.resize(self.n, field.zero());
-            t
-        };
-        let mut ta = padded(a);
-        self.transform(field, &mut ta, &self.forward, true);
+        let ta = self.forward(field, a);
         let mut tb = match b {
-            Some(b) => {
-                let mut tb = padded(b);
-                self.transform(field, &mut tb, &self.forward, true);
-                tb
-            }
+            Some(b) => self.forward(field, b),
             None => ta.clone(),
         };
         for (y, x) in tb.iter_mut().zip(&ta) {
             *y = field.mul(y, x);
         }
-        self.transform(field, &mut tb, &self.inverse, false);
-        for (o, y) in out.iter_mut().zip(&tb) {
+        self.inverse(field, &mut tb, out);
+    }
+
+    /// The transform of x (at most n coefficients, zeros past them), in bit-reversed
+    /// order: pointwise products and sums of such spectra are those of the cyclic
+    /// products and their sums.
+    pub(crate) fn forward(&self, field: &F, x: &[F::Elem]) -> Vec<F::Elem> {
+        let mut t = x.to_vec();
+        t.resize(self.n, field.zero());
+        self.transform(field, &mut t, &self.forward, true);
+        t
+    }
+
+    /// The first `out.len()` (at most n) coefficients whose [`forward`](Self::forward)
+    /// transform is `spectrum` (overwritten).
+    pub(crate) fn inverse(&self, field: &F, spectrum: &mut [F::Elem], out: &mut [F::Elem]) {
+        self.transform(field, spectrum, &self.inverse, false);
+        for (o, y) in out.iter_mut().zip(spectrum.iter()) {
             *o = field.mul(y, &self.n_inv);
         }
     }

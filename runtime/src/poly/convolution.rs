@@ -219,6 +219,15 @@ impl<F: HostField> Convolution<F> {
         Ok(())
     }
 
+    /// The table-driven NTT this CPU convolution runs, if it runs one (SRGFNs up to
+    /// [`cpu::FIELD_NTT_MAX`] points): its spectra can be summed before one inverse.
+    pub(crate) fn field_ntt(&self) -> Option<&cpu::FieldNtt<F>> {
+        match &self.engine {
+            Engine::Field(ntt) => Some(ntt),
+            _ => None,
+        }
+    }
+
     /// [`cyclic_host`](Self::cyclic_host) by the plans' kernels on the CPU, whatever the
     /// engine: what the GPU runs, pass by pass.
     fn cyclic_by_plans(

@@ -384,6 +384,19 @@ impl<F: HostField> PolyRing<F> {
         Ok(())
     }
 
+    /// Whether a product of `len_a` by `len_b` coefficients runs the field's own cyclic
+    /// products on the CPU: not plain, not by the CRT route, not on a device.
+    pub(super) fn is_transform_product(&self, len_a: usize, len_b: usize) -> bool {
+        let plain = |plan: &ProductPlan| {
+            matches!(
+                plan.algorithm,
+                Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain
+            )
+        };
+        self.device.is_none()
+            && matches!(self.route(len_a, len_b), Ok(Route::Field(plan)) if !plain(&plan))
+    }
+
     pub(super) fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
         check_same_field(&self.field, a.field())
     }
