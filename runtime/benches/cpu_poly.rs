@@ -2,9 +2,9 @@
 //! ring keeps its transforms between calls): products of 2^16 by 2^16, divisions of 10^4
 //! by 5·10^3 and of 2^17 by 2^16, the power-series inverse mod x^(2^16), gcds of 10^4 and
 //! 2^16, the extended gcd of 10^4 and 2^16 — the shapes FLINT's `nmod_poly` is measured
-//! at in bench/RESULTS.md —, and products of 2^16 by 2^16 over P3 by both routes, as
-//! `fmpz_mod_poly_mul` is. Threads: `RAYON_NUM_THREADS` (`taskset -c 0` and 1 for one
-//! core).
+//! at in bench/RESULTS.md —, and over P3 products of 2^16 by 2^16 by both routes, the
+//! division of 2^14 by 2^13 and the gcd of 2^12, as `fmpz_mod_poly` is. Threads:
+//! `RAYON_NUM_THREADS` (`taskset -c 0` and 1 for one core).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fermat::dsl::{AnyField, FieldSpec, Fp32};
@@ -58,6 +58,18 @@ fn bench(c: &mut Criterion) {
             t.iter(|| ring.mul(&a, &b).unwrap())
         });
     }
+    // P3's division of 2^14 by 2^13 and gcd of 2^12, as `fmpz_mod_poly_divrem` and
+    // `fmpz_mod_poly_gcd` are, each on the routes the crossovers choose.
+    let ring = PolyRing::new(&p3, Backend::Cpu).unwrap();
+    let mut random = |len: usize| Poly::random(&p3, len, &mut rng);
+    let (a, b) = (random((1 << 14) + 1), random((1 << 13) + 1));
+    g.bench_function(BenchmarkId::new("P3/divrem", a.len()), |t| {
+        t.iter(|| ring.divrem(&a, &b).unwrap())
+    });
+    let (a, b) = (random((1 << 12) + 1), random((1 << 12) + 1));
+    g.bench_function(BenchmarkId::new("P3/gcd", a.len()), |t| {
+        t.iter(|| ring.gcd(&a, &b).unwrap())
+    });
     g.finish();
 }
 

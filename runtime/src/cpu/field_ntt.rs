@@ -13,6 +13,9 @@ use fermat_dsl::field::{Field, FieldError};
 /// The largest transform the table serves: beyond it the plans' kernels run, on all cores.
 pub(crate) const FIELD_NTT_MAX: u64 = 1 << 12;
 
+/// The smallest transforms whose two forward transforms of a product run side by side.
+const PARALLEL_FROM: usize = 1 << 8;
+
 /// One twiddle: a digit shift by r^i, or a product.
 #[derive(Clone, Debug)]
 enum Twiddle<E> {
@@ -65,10 +68,16 @@ impl<F: Field> FieldNtt<F> {
         b: Option<&[F::Elem]>,
         out: &mut [F::Elem],
     ) {
-        let ta = self.forward(field, a);
-        let mut tb = match b {
-            Some(b) => self.forward(field, b),
-            None => ta.clone(),
+        let (ta, mut tb) = match b {
+            // Two transforms of a few hundred points and more are worth a second core.
+            Some(b) if self.n >= PARALLEL_FROM => {
+                rayon::join(|| self.forward(field, a), || self.forward(field, b))
+            }
+            Some(b) => (self.forward(field, a), self.forward(field, b)),
+            None => {
+                let ta = self.forward(field, a);
+                (ta.clone(), ta)
+            }
         };
         for (y, x) in tb.iter_mut().zip(&ta) {
             *y = field.mul(y, x);

@@ -22,6 +22,7 @@ use super::schoolbook::sub_product;
 use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::host::HostField;
+use rayon::prelude::*;
 
 /// Quotients of at most this many coefficients multiply by the schoolbook product.
 const SHORT_QUOTIENT: usize = 8;
@@ -114,19 +115,24 @@ fn sums_of_products<F: HostField, const R: usize>(
             .unwrap_or_else(|_| unreachable!("R rows, R sums")));
     };
     let field = ring.field();
-    // Each distinct operand's spectrum, found by address: a matrix's entries recur.
-    let mut spectra: Vec<(*const Poly<F>, Vec<F::Elem>)> = Vec::new();
-    let mut index = |p: &Poly<F>| match spectra.iter().position(|(at, _)| std::ptr::eq(*at, p)) {
-        Some(i) => i,
-        None => {
-            spectra.push((p, ntt.forward(field, p.coeffs())));
-            spectra.len() - 1
+    // Each distinct operand (by address: a matrix's entries recur) is transformed once,
+    // the transforms and then the rows' sums side by side on the pool's cores.
+    let mut operands: Vec<&Poly<F>> = Vec::new();
+    for p in pairs().flat_map(|&(p, q)| [p, q]) {
+        if !operands.iter().any(|o| std::ptr::eq(*o, p)) {
+            operands.push(p);
         }
+    }
+    let spectra: Vec<Vec<F::Elem>> = operands
+        .par_iter()
+        .map(|p| ntt.forward(field, p.coeffs()))
+        .collect();
+    let spectrum = |p: &Poly<F>| {
+        let i = operands.iter().position(|o| std::ptr::eq(*o, p));
+        &spectra[i.expect("every operand has its spectrum")]
     };
-    let indices = rows.map(|[(p, q), (r, s)]| [index(p), index(q), index(r), index(s)]);
-    let sums = std::array::from_fn(|k| {
-        let [(p, q), (r, s)] = rows[k];
-        let [sp, sq, sr, ss] = indices[k].map(|i| &spectra[i].1);
+    let sums = rows.par_iter().map(|&[(p, q), (r, s)]| {
+        let [sp, sq, sr, ss] = [p, q, r, s].map(spectrum);
         let mut sum: Vec<F::Elem> = (0..n as usize)
             .map(|i| field.add(&field.mul(&sp[i], &sq[i]), &field.mul(&sr[i], &ss[i])))
             .collect();
@@ -135,6 +141,10 @@ fn sums_of_products<F: HostField, const R: usize>(
         ntt.inverse(field, &mut sum, &mut c);
         Poly::new(field, c)
     });
+    let sums: Vec<Poly<F>> = sums.collect();
+    let sums = sums
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("R rows, R sums"));
     Ok(sums)
 }
 
