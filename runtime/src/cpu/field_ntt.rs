@@ -1,12 +1,17 @@
-//! Cyclic products of a few thousand points over any field on one core: a radix-2 NTT on
-//! a table of twiddles, for the SRGFNs' short products (a half-gcd's matrices, a
-//! division's Newton steps), where running the plan's kernels pays their index maps and
-//! per-pass setup on every call (bench/RESULTS.md, "CPU round 6").
+//! Cyclic products of a few thousand points over any field on one core: an NTT on a
+//! table of twiddles, for the SRGFNs' short products (a half-gcd's matrices, a division's
+//! Newton steps), where running the plan's kernels pays their index maps and per-pass
+//! setup on every call (bench/RESULTS.md, "CPU round 6").
 //!
 //! The forward transform is decimation in frequency (natural order in, bit-reversed
 //! out), the inverse decimation in time (bit-reversed in, natural out), so no
 //! permutation runs between them. A twiddle ω_n^t that is a power of r (n/2k divides t,
-//! ω_n^(n/2k) = r for the canonical roots) multiplies as a digit shift.
+//! ω_n^(n/2k) = r for the canonical roots) multiplies as a digit shift. The transforms
+//! run in stages of radix 2k (2017 paper, §3: a DFT of K = 2k points is additions and
+//! shifts only): a stage splits each block of L = K·m points into m DFTs of K points
+//! and multiplies their outputs by the diagonal ω_L^(j·t) before the next stage splits
+//! each of its K rows — one diagonal of products every log K levels, where radix 2 has
+//! products at almost every level (bench/RESULTS.md, "CPU round 7").
 
 use fermat_dsl::field::{Field, FieldError};
 
@@ -27,9 +32,11 @@ enum Twiddle<E> {
 #[derive(Clone, Debug)]
 pub(crate) struct FieldNtt<F: Field> {
     n: usize,
-    /// ω^t for t < n/2, ω = ω_n canonical.
+    /// The stages' radix: 2k for an SRGFN (ω_2k = r), 2 for a field without shifts.
+    radix: usize,
+    /// ω^t for t < n, ω = ω_n canonical.
     forward: Vec<Twiddle<F::Elem>>,
-    /// ω^(−t) for t < n/2.
+    /// ω^(−t) for t < n.
     inverse: Vec<Twiddle<F::Elem>>,
     n_inv: F::Elem,
 }
@@ -41,7 +48,7 @@ impl<F: Field> FieldNtt<F> {
         let omega = field.root_of_unity(n)?;
         let twiddles = |root: &F::Elem, shift_sign: i64| {
             let mut power = field.one();
-            (0..n / 2)
+            (0..n)
                 .map(|t| {
                     let twiddle = shift_of(field, n, t, shift_sign)
                         .filter(|&i| field.mul_shift(&field.one(), i) == power)
@@ -51,8 +58,10 @@ impl<F: Field> FieldNtt<F> {
                 })
                 .collect()
         };
+        let radix = field.shift_root_order().unwrap_or(2).max(2);
         Ok(FieldNtt {
             n: n as usize,
+            radix: radix as usize,
             forward: twiddles(&omega, 1),
             inverse: twiddles(&field.inv(&omega)?, -1),
             n_inv: field.inv(&field.from_u64(n))?,
@@ -91,27 +100,112 @@ impl<F: Field> FieldNtt<F> {
     pub(crate) fn forward(&self, field: &F, x: &[F::Elem]) -> Vec<F::Elem> {
         let mut t = x.to_vec();
         t.resize(self.n, field.zero());
-        self.transform(field, &mut t, &self.forward, true);
+        let mut row = Vec::with_capacity(self.radix);
+        for (len, radix) in self.stages() {
+            self.forward_stage(field, &mut t, (len, radix), &mut row);
+        }
         t
     }
 
     /// The first `out.len()` (at most n) coefficients whose [`forward`](Self::forward)
     /// transform is `spectrum` (overwritten).
     pub(crate) fn inverse(&self, field: &F, spectrum: &mut [F::Elem], out: &mut [F::Elem]) {
-        self.transform(field, spectrum, &self.inverse, false);
+        let mut row = Vec::with_capacity(self.radix);
+        for (len, radix) in self.stages().into_iter().rev() {
+            self.inverse_stage(field, spectrum, (len, radix), &mut row);
+        }
         for (o, y) in out.iter_mut().zip(spectrum.iter()) {
             *o = field.mul(y, &self.n_inv);
         }
     }
 
-    /// The forward transform (decimation in frequency, `dif`) or the inverse's
-    /// butterflies (decimation in time) with `twiddles`, in place.
-    fn transform(&self, field: &F, x: &mut [F::Elem], twiddles: &[Twiddle<F::Elem>], dif: bool) {
-        let n = self.n;
-        let mut half = if dif { n / 2 } else { 1 };
-        while half >= 1 && half < n {
+    /// The forward's stages, first to last: blocks of `len` points split `radix` ways.
+    fn stages(&self) -> Vec<(usize, usize)> {
+        let mut stages = Vec::new();
+        let mut len = self.n;
+        while len > 1 {
+            let radix = len.min(self.radix);
+            stages.push((len, radix));
+            len /= radix;
+        }
+        stages
+    }
+
+    /// One stage of the forward transform on blocks of L = `len` = K·m points, K =
+    /// `radix`: for each j < m, the DFT of the K points j, j + m, … (bit-reversed out),
+    /// its output t multiplied by ω_L^(j·rev(t)) and stored at t·m + j. Block row t is
+    /// then the transform's sub-problem for the frequencies ≡ rev(t) mod K, which the
+    /// next stage splits in turn; the last stage (m = 1) leaves the bit-reversed order.
+    fn forward_stage(
+        &self,
+        field: &F,
+        x: &mut [F::Elem],
+        (len, radix): (usize, usize),
+        row: &mut Vec<F::Elem>,
+    ) {
+        let m = len / radix;
+        for block in x.chunks_exact_mut(len) {
+            if m == 1 {
+                self.butterflies(field, block, &self.forward, true);
+                continue;
+            }
+            for j in 0..m {
+                row.clear();
+                row.extend((0..radix).map(|i| block[i * m + j]));
+                self.butterflies(field, row, &self.forward, true);
+                for (t, y) in row.iter().enumerate() {
+                    let e = self.diagonal(len, radix, j, t);
+                    block[t * m + j] = times(field, y, &self.forward[e], e);
+                }
+            }
+        }
+    }
+
+    /// The inverse of [`forward_stage`](Self::forward_stage), times K: the diagonal
+    /// undone, then the inverse DFT of each column (bit-reversed in, natural out).
+    fn inverse_stage(
+        &self,
+        field: &F,
+        x: &mut [F::Elem],
+        (len, radix): (usize, usize),
+        row: &mut Vec<F::Elem>,
+    ) {
+        let m = len / radix;
+        for block in x.chunks_exact_mut(len) {
+            if m == 1 {
+                self.butterflies(field, block, &self.inverse, false);
+                continue;
+            }
+            for j in 0..m {
+                row.clear();
+                row.extend((0..radix).map(|t| {
+                    let e = self.diagonal(len, radix, j, t);
+                    times(field, &block[t * m + j], &self.inverse[e], e)
+                }));
+                self.butterflies(field, row, &self.inverse, false);
+                for (i, y) in row.iter().enumerate() {
+                    block[i * m + j] = *y;
+                }
+            }
+        }
+    }
+
+    /// The exponent of ω_n in the diagonal entry ω_L^(j·rev(t)) of a stage on blocks of
+    /// L points (rev: t's bits reversed among log K); below n, as j < L/K.
+    fn diagonal(&self, len: usize, radix: usize, j: usize, t: usize) -> usize {
+        let rev = t.reverse_bits() >> (usize::BITS - radix.trailing_zeros());
+        j * rev * (self.n / len)
+    }
+
+    /// The radix-2 butterflies of a DFT of `x.len()` points (a power of two dividing n),
+    /// in place: decimation in frequency (`dif`, bit-reversed out) or the inverse's
+    /// decimation in time (bit-reversed in), with `twiddles`' powers of ω_n.
+    fn butterflies(&self, field: &F, x: &mut [F::Elem], twiddles: &[Twiddle<F::Elem>], dif: bool) {
+        let len = x.len();
+        let mut half = if dif { len / 2 } else { 1 };
+        while half >= 1 && half < len {
             // The butterflies of span 2·half take ω_(2·half)^j = ω_n^(j·n/(2·half)).
-            let stride = n / (2 * half);
+            let stride = self.n / (2 * half);
             for block in x.chunks_exact_mut(2 * half) {
                 let (lo, hi) = block.split_at_mut(half);
                 for (j, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
@@ -171,7 +265,7 @@ mod tests {
         for spec in ["P1", "P3", "P4", "469762049"] {
             let any: AnyField = FieldSpec::parse(spec).unwrap().build().unwrap();
             with_field!(&any, f => {
-                for n in [2u64, 4, 16, 32, 64, 256, 1024] {
+                for n in [2u64, 4, 8, 16, 32, 64, 128, 256, 512, 1024] {
                     let ntt = FieldNtt::new(f, n).unwrap();
                     let n = n as usize;
                     let a: Vec<_> = (0..n).map(|_| f.random(&mut rng)).collect();
