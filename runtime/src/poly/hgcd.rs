@@ -86,10 +86,12 @@ impl<F: HostField> Matrix<F> {
     }
 }
 
-/// p·q + r·s for each row [(p, q), (r, s)]. Where every product is one of the field's
-/// own transforms on a table (an SRGFN's short products on the CPU), each distinct
-/// operand is transformed once and each row's sum inverted once: 8 transforms instead
-/// of 12 for a matrix applied to a pair, 12 instead of 24 for a product of matrices.
+/// p·q + r·s for each row [(p, q), (r, s)]. Where every product fits one of the field's
+/// transforms on a table (an SRGFN's products of up to 2^12 coefficients on the CPU),
+/// each distinct operand is transformed once and each row's sum inverted once: 8
+/// transforms instead of 12 for a matrix applied to a pair, 12 instead of 24 for a
+/// product of matrices — fewer than the CRT route's products take from 2^10 on, where
+/// a lone product goes there (bench/RESULTS.md, "CPU round 7").
 fn sums_of_products<F: HostField, const R: usize>(
     ring: &PolyRing<F>,
     rows: &[[(&Poly<F>, &Poly<F>); 2]; R],

@@ -384,17 +384,18 @@ impl<F: HostField> PolyRing<F> {
         Ok(())
     }
 
-    /// Whether a product of `len_a` by `len_b` coefficients runs the field's own cyclic
-    /// products on the CPU: not plain, not by the CRT route, not on a device.
+    /// Whether a product of `len_a` by `len_b` coefficients is one the field's own cyclic
+    /// products can serve on the CPU: not plain, not on a device — whichever route a lone
+    /// product of these lengths takes, since products that share their transforms cost
+    /// fewer of them (bench/RESULTS.md, "CPU round 7").
     pub(super) fn is_transform_product(&self, len_a: usize, len_b: usize) -> bool {
-        let plain = |plan: &ProductPlan| {
-            matches!(
-                plan.algorithm,
-                Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain
-            )
-        };
         self.device.is_none()
-            && matches!(self.route(len_a, len_b), Ok(Route::Field(plan)) if !plain(&plan))
+            && self.product_plan(len_a, len_b).is_ok_and(|plan| {
+                !matches!(
+                    plan.algorithm,
+                    Algorithm::Zero | Algorithm::Schoolbook | Algorithm::Plain
+                )
+            })
     }
 
     pub(super) fn check_field(&self, a: &Poly<F>) -> Result<(), Error> {
