@@ -102,7 +102,7 @@ impl<F: Field> FieldNtt<F> {
         t.resize(self.n, field.zero());
         let mut row = Vec::with_capacity(self.radix);
         for (len, radix) in self.stages() {
-            self.forward_stage(field, &mut t, (len, radix), &mut row);
+            self.stage(field, &mut t, (len, radix), &mut row, true);
         }
         t
     }
@@ -112,7 +112,7 @@ impl<F: Field> FieldNtt<F> {
     pub(crate) fn inverse(&self, field: &F, spectrum: &mut [F::Elem], out: &mut [F::Elem]) {
         let mut row = Vec::with_capacity(self.radix);
         for (len, radix) in self.stages().into_iter().rev() {
-            self.inverse_stage(field, spectrum, (len, radix), &mut row);
+            self.stage(field, spectrum, (len, radix), &mut row, false);
         }
         for (o, y) in out.iter_mut().zip(spectrum.iter()) {
             *o = field.mul(y, &self.n_inv);
@@ -131,60 +131,41 @@ impl<F: Field> FieldNtt<F> {
         stages
     }
 
-    /// One stage of the forward transform on blocks of L = `len` = K·m points, K =
-    /// `radix`: for each j < m, the DFT of the K points j, j + m, … (bit-reversed out),
-    /// its output t multiplied by ω_L^(j·rev(t)) and stored at t·m + j. Block row t is
-    /// then the transform's sub-problem for the frequencies ≡ rev(t) mod K, which the
-    /// next stage splits in turn; the last stage (m = 1) leaves the bit-reversed order.
-    fn forward_stage(
+    /// One stage on blocks of L = `len` = K·m points, K = `radix`. Forward (`dif`): for
+    /// each j < m, the DFT of the K points j, j + m, … (bit-reversed out), its output t
+    /// multiplied by ω_L^(j·rev(t)) and stored at t·m + j. Block row t is then the
+    /// transform's sub-problem for the frequencies ≡ rev(t) mod K, which the next stage
+    /// splits in turn; the last stage (m = 1) leaves the bit-reversed order. Inverse: the
+    /// same undone, times K — the diagonal's inverse, then the inverse DFT of each column
+    /// (bit-reversed in, natural out).
+    fn stage(
         &self,
         field: &F,
         x: &mut [F::Elem],
         (len, radix): (usize, usize),
         row: &mut Vec<F::Elem>,
+        dif: bool,
     ) {
+        let twiddles = if dif { &self.forward } else { &self.inverse };
         let m = len / radix;
         for block in x.chunks_exact_mut(len) {
             if m == 1 {
-                self.butterflies(field, block, &self.forward, true);
+                self.butterflies(field, block, twiddles, dif);
                 continue;
             }
             for j in 0..m {
-                row.clear();
-                row.extend((0..radix).map(|i| block[i * m + j]));
-                self.butterflies(field, row, &self.forward, true);
-                for (t, y) in row.iter().enumerate() {
+                let diagonal = |t: usize, y: &F::Elem| {
                     let e = self.diagonal(len, radix, j, t);
-                    block[t * m + j] = times(field, y, &self.forward[e], e);
-                }
-            }
-        }
-    }
-
-    /// The inverse of [`forward_stage`](Self::forward_stage), times K: the diagonal
-    /// undone, then the inverse DFT of each column (bit-reversed in, natural out).
-    fn inverse_stage(
-        &self,
-        field: &F,
-        x: &mut [F::Elem],
-        (len, radix): (usize, usize),
-        row: &mut Vec<F::Elem>,
-    ) {
-        let m = len / radix;
-        for block in x.chunks_exact_mut(len) {
-            if m == 1 {
-                self.butterflies(field, block, &self.inverse, false);
-                continue;
-            }
-            for j in 0..m {
+                    times(field, y, &twiddles[e], e)
+                };
                 row.clear();
-                row.extend((0..radix).map(|t| {
-                    let e = self.diagonal(len, radix, j, t);
-                    times(field, &block[t * m + j], &self.inverse[e], e)
+                row.extend((0..radix).map(|t| match dif {
+                    true => block[t * m + j],
+                    false => diagonal(t, &block[t * m + j]),
                 }));
-                self.butterflies(field, row, &self.inverse, false);
-                for (i, y) in row.iter().enumerate() {
-                    block[i * m + j] = *y;
+                self.butterflies(field, row, twiddles, dif);
+                for (t, y) in row.iter().enumerate() {
+                    block[t * m + j] = if dif { diagonal(t, y) } else { *y };
                 }
             }
         }
