@@ -87,7 +87,7 @@ impl<F: HostField> Matrix<F> {
 }
 
 /// p·q + r·s for each row [(p, q), (r, s)]. Where every product fits one of the field's
-/// transforms on a table (an SRGFN's products of up to 2^12 coefficients on the CPU),
+/// transforms on a table (an SRGFN's cyclic products of up to 2^12 points on the CPU),
 /// each distinct operand is transformed once and each row's sum inverted once: 8
 /// transforms instead of 12 for a matrix applied to a pair, 12 instead of 24 for a
 /// product of matrices — fewer than the CRT route's products take from 2^10 on, where
