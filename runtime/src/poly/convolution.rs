@@ -43,7 +43,8 @@ enum Engine<F: HostField> {
     Gpu(Box<GpuConvolution<F::Word>>),
     /// The CPU, word primes: the word-prime NTT, and its buffers kept between products.
     Words(cpu::Fast, cpu::Buffers),
-    /// The CPU, SRGFNs, up to [`cpu::FIELD_NTT_MAX`] points: a radix-2 NTT on one core.
+    /// The CPU, SRGFNs, up to [`cpu::FIELD_NTT_MAX`] points: an NTT on a table of twiddles
+    /// in stages of radix 2k ([`cpu::FieldNtt`]).
     Field(cpu::FieldNtt<F>),
     /// The CPU, SRGFNs, longer: the plans themselves.
     Plans,

@@ -15,9 +15,9 @@
 
 use super::basecase::{divrem_basecase, inv_series_coeffs};
 use super::host::Poly;
-use super::product::{Algorithm, Cyclic};
+use super::product::Algorithm;
 use super::ring::PolyRing;
-use super::route::{fold, Route, Shape};
+use super::route::{fold, Shape};
 use crate::cpu::on_the_pool;
 use crate::error::Error;
 use crate::host::HostField;
@@ -122,8 +122,12 @@ impl<F: HostField> PolyRing<F> {
             return a.truncate(m - 1).sub(&self.mul_middle(q, b, 0, m - 1)?);
         }
         let n = (m - 1).next_power_of_two();
-        let folded = |p: &Poly<F>| Poly::new(&self.field, fold(&self.field, p.coeffs(), n));
-        let qb = self.cyclic_product(&folded(q), &folded(b), n)?;
+        let (fq, fb) = (
+            fold(&self.field, q.coeffs(), n),
+            fold(&self.field, b.coeffs(), n),
+        );
+        let mut qb = Vec::new();
+        self.product_into((&fq, Some(&fb)), Shape::Cyclic { n }, &mut qb)?;
         let af = fold(&self.field, a.coeffs(), n);
         let zero = self.field.zero();
         let r = (0..m - 1)
@@ -133,27 +137,6 @@ impl<F: HostField> PolyRing<F> {
             })
             .collect();
         Ok(Poly::new(&self.field, r))
-    }
-
-    /// a·b mod (x^n − 1), n coefficients, for a and b of at most n: by the CRT route where
-    /// the ring takes it for such products (its primes' products cyclic too), else by the
-    /// field's transforms.
-    fn cyclic_product(&self, a: &Poly<F>, b: &Poly<F>, n: usize) -> Result<Vec<F::Elem>, Error> {
-        let by_crt = match self.route(a.len(), b.len())? {
-            Route::Crt { .. } => self.crt_product_in_digits(a, Some(b), Shape::Cyclic { n })?,
-            Route::Field(_) => None,
-        };
-        if let Some(c) = by_crt {
-            return Ok(c.into_coeffs());
-        }
-        let mut c = vec![self.field.zero(); n];
-        self.convolution(n as u64)?.cyclic_host(
-            &self.field,
-            a.coeffs(),
-            Some(b.coeffs()),
-            &mut c,
-        )?;
-        Ok(c)
     }
 
     /// The quotient of a by b, rounded towards zero: q of [`divrem`](Self::divrem).

@@ -19,7 +19,7 @@ use super::host::Poly;
 use super::product::Cyclic;
 use super::ring::PolyRing;
 use super::schoolbook::sub_product;
-use crate::cpu::on_the_pool;
+use crate::cpu::{on_the_pool, FieldNtt, FIELD_NTT_MAX};
 use crate::error::Error;
 use crate::host::HostField;
 use rayon::prelude::*;
@@ -104,23 +104,32 @@ fn sums_of_products<F: HostField, const R: usize>(
     let n = whole.next_power_of_two() as u64;
     let transforms = pairs().all(|(p, q)| ring.is_transform_product(p.len(), q.len()));
     let convolution = match transforms {
-        true if n <= crate::cpu::FIELD_NTT_MAX => Some(ring.convolution(n)?),
+        true if n <= FIELD_NTT_MAX => Some(ring.convolution(n)?),
         _ => None,
     };
-    let Some(ntt) = convolution.as_ref().and_then(|c| c.field_ntt()) else {
-        let sum = |[(p, q), (r, s)]: &[(&Poly<F>, &Poly<F>); 2]| -> Result<Poly<F>, Error> {
-            ring.mul(p, q)?.add(&ring.mul(r, s)?)
-        };
-        let sums = rows.iter().map(sum).collect::<Result<Vec<_>, _>>()?;
-        return Ok(sums
-            .try_into()
-            .unwrap_or_else(|_| unreachable!("R rows, R sums")));
+    let sums: Vec<Poly<F>> = match convolution.as_ref().and_then(|c| c.field_ntt()) {
+        Some(ntt) => sums_on_spectra(ring.field(), ntt, rows, n as usize),
+        None => rows
+            .iter()
+            .map(|[(p, q), (r, s)]| ring.mul(p, q)?.add(&ring.mul(r, s)?))
+            .collect::<Result<_, _>>()?,
     };
-    let field = ring.field();
-    // Each distinct operand (by address: a matrix's entries recur) is transformed once,
-    // the transforms and then the rows' sums side by side on the pool's cores.
+    Ok(sums
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("R rows, R sums")))
+}
+
+/// The rows' sums of [`sums_of_products`] on the table's spectra of n points. Each
+/// distinct operand (by address: a matrix's entries recur) is transformed once, the
+/// transforms and then the rows' sums side by side on the pool's cores.
+fn sums_on_spectra<F: HostField, const R: usize>(
+    field: &F,
+    ntt: &FieldNtt<F>,
+    rows: &[[(&Poly<F>, &Poly<F>); 2]; R],
+    n: usize,
+) -> Vec<Poly<F>> {
     let mut operands: Vec<&Poly<F>> = Vec::new();
-    for p in pairs().flat_map(|&(p, q)| [p, q]) {
+    for p in rows.iter().flatten().flat_map(|&(p, q)| [p, q]) {
         if !operands.iter().any(|o| std::ptr::eq(*o, p)) {
             operands.push(p);
         }
@@ -133,21 +142,18 @@ fn sums_of_products<F: HostField, const R: usize>(
         let i = operands.iter().position(|o| std::ptr::eq(*o, p));
         &spectra[i.expect("every operand has its spectrum")]
     };
-    let sums = rows.par_iter().map(|&[(p, q), (r, s)]| {
-        let [sp, sq, sr, ss] = [p, q, r, s].map(spectrum);
-        let mut sum: Vec<F::Elem> = (0..n as usize)
-            .map(|i| field.add(&field.mul(&sp[i], &sq[i]), &field.mul(&sr[i], &ss[i])))
-            .collect();
-        let len = (p.len() + q.len()).max(r.len() + s.len()).saturating_sub(1);
-        let mut c = vec![field.zero(); len];
-        ntt.inverse(field, &mut sum, &mut c);
-        Poly::new(field, c)
-    });
-    let sums: Vec<Poly<F>> = sums.collect();
-    let sums = sums
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("R rows, R sums"));
-    Ok(sums)
+    rows.par_iter()
+        .map(|&[(p, q), (r, s)]| {
+            let [sp, sq, sr, ss] = [p, q, r, s].map(spectrum);
+            let mut sum: Vec<F::Elem> = (0..n)
+                .map(|i| field.add(&field.mul(&sp[i], &sq[i]), &field.mul(&sr[i], &ss[i])))
+                .collect();
+            let len = (p.len() + q.len()).max(r.len() + s.len()).saturating_sub(1);
+            let mut c = vec![field.zero(); len];
+            ntt.inverse(field, &mut sum, &mut c);
+            Poly::new(field, c)
+        })
+        .collect()
 }
 
 /// The resultant's factors along the steps a half-gcd takes. Degrees are those of the
