@@ -329,3 +329,49 @@ fn split_kernels() {
         .collect();
     insta::assert_snapshot!("split_kernels", kernels.join("\n"));
 }
+
+/// The middle kernel of n points over `spec` ([`emit_middle`]) and its source.
+///
+/// [`emit_middle`]: fermat_codegen::kernel::emit_middle
+fn middle_kernel(spec: &str, n: u64) -> (String, String) {
+    use fermat_codegen::design::{design, DesignOptions};
+    use fermat_codegen::kernel::emit_middle;
+    let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+    let d = design(&any, n, &DesignOptions::default()).unwrap();
+    let (forward, inverse) = d.convolution_plans().unwrap();
+    let shape = FieldShape::of(&any);
+    let middle = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+        emit_middle(f, &shape, &forward, &inverse, &roots, &EmitOptions::default(), "mid")
+            .unwrap()
+            .expect("two passes each way")
+    });
+    let header = Header::new("kernel_snapshots test", any.name());
+    let source = unit::render(
+        &header,
+        &any,
+        &middle.tables,
+        std::slice::from_ref(&middle.kernel),
+    )
+    .unwrap();
+    (middle.kernel.to_string(), source)
+}
+
+#[test]
+fn middle_product_kernels() {
+    let (kernel, source) = middle_kernel("babybear", 1 << 13);
+    // Three phases on the block's run of dst, the second factor's multiplied in place.
+    for phase in ["into dst", "multiplied into dst", "this block's run of dst"] {
+        assert!(kernel.contains(phase), "{kernel}");
+    }
+    insta::assert_snapshot!("babybear_8192_middle_product", kernel);
+    compiles(&source, "the babybear middle product");
+    for (spec, n) in [
+        ("469762049", 1 << 21),
+        ("goldilocks", 1 << 16),
+        ("P3", 1024),
+    ] {
+        let (_, source) = middle_kernel(spec, n);
+        compiles(&source, &format!("the {spec} middle product of {n} points"));
+    }
+}

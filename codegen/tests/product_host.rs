@@ -13,7 +13,9 @@ mod host;
 use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::design::{design, DesignOptions};
-use fermat_codegen::kernel::{emit, emit_product, twiddle_table, EmitOptions, Emitted};
+use fermat_codegen::kernel::{
+    emit, emit_middle, emit_product, twiddle_table, EmitOptions, Emitted, MiddleProduct,
+};
 use fermat_codegen::{execute_io, unit, Plan, Roots};
 use fermat_dsl::field::{AnyField, Field, FieldSpec};
 use fermat_dsl::with_field;
@@ -81,7 +83,7 @@ int main() {
                 const fe_word_t* op = l.op >= 0 ? buf[l.op].data() : nullptr;
                 try {
                     kernels[next_kernel + b.k](buf[l.src].data(), buf[l.dst].data(), tw.data(),
-                        flags.data(), 1u, op, l.op_dist, l.s[0], l.s[1], l.s[2], l.s[3],
+                        flags.data(), counters ? 1u : 0u, op, l.op_dist, l.s[0], l.s[1], l.s[2], l.s[3],
                         l.d[0], l.d[1], l.d[2], l.d[3]);
                     done[b.k]++;
                 } catch (const fe_tile_not_ready&) {
@@ -502,4 +504,147 @@ fn srgfn_products_in_one_and_several_passes() {
     check("P2", 512, 300, 100, Some(3));
     check("P3", 256, 128, 129, Some(4));
     check("P3", 4096, 2000, 2000, None);
+}
+
+/// A product of `la` × `lb` coefficients (a square of `la` without `lb`) by the middle
+/// kernel of n points, compiled as C++ and run block by block in a scrambled order: the
+/// first forward pass of each factor, then the middle kernel and the last inverse pass.
+/// It gives the schoolbook product and writes nothing beyond it.
+fn check_middle<F: Field>(
+    name: &str,
+    any: &AnyField,
+    field: &F,
+    n: u64,
+    (la, lb): (usize, Option<usize>),
+    max_local_bits: Option<u32>,
+) -> Option<()> {
+    let (forward, inverse) = plans(any, n, max_local_bits);
+    let lc = la + lb.unwrap_or(la) - 1;
+    assert!(lc as u64 <= n);
+    let roots = Roots::canonical(field, forward.max_log_order(), n).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ (la as u64) << 24);
+    let a: Vec<F::Elem> = (0..la).map(|_| field.random(&mut rng)).collect();
+    let b: Option<Vec<F::Elem>> = lb.map(|lb| (0..lb).map(|_| field.random(&mut rng)).collect());
+    let want = schoolbook(field, &a, b.as_ref().unwrap_or(&a));
+    let shape = FieldShape::of(any);
+    let opts = EmitOptions::default();
+    let middle = emit_middle(field, &shape, &forward, &inverse, &roots, &opts, "mid")
+        .unwrap()
+        .unwrap_or_else(|| panic!("{name}: {n} points have no middle kernel"));
+    let cxx = compiler()?;
+    let fwd = emit(field, &shape, &forward, &roots, &opts, "fwd").unwrap();
+    let inv = emit(field, &shape, &inverse, &roots, &opts, "inv").unwrap();
+    let table = twiddle_table(field, &shape, &roots, &fwd.layout);
+    let header = fermat_codegen::header::Header::new("product_host", "test");
+    let tables: Vec<_> = [&fwd.tables, &inv.tables, &middle.tables]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let kernels = fwd.kernels.iter().chain(&inv.kernels);
+    let kernels: Vec<_> = kernels.chain([&middle.kernel]).cloned().collect();
+    let source = unit::render(&header, any, &tables, &kernels).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("middle_host_{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernels.cu"), &source).unwrap();
+    let (head, tail) = (MiddleProduct::head(&fwd), middle.tail(&inv));
+    let heads = if b.is_some() { 2 } else { 1 };
+    let list: Vec<String> = std::iter::repeat_n(&head, heads)
+        .chain(&tail)
+        .map(|l| l.kernel.to_string())
+        .collect();
+    let exe = host::build_harness(&cxx, &dir, HARNESS, &list, "the middle's kernels");
+    let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
+    let (cap_a, cap_b, cap_c) = (la + 3, lb.unwrap_or(la) + 5, lc + 7);
+    let nn = n as usize;
+    let mut text = format!("6 {} {} {C}\n", table.len(), heads + 1);
+    for (words, poison) in [
+        (words(field, &a, cap_a, k), false),
+        (words(field, b.as_ref().unwrap_or(&a), cap_b, k), false),
+        (vec![0; nn * k], true),
+        (vec![0; nn * k], true),
+        (vec![0; nn * k], true),
+        (vec![0; cap_c * k], true),
+    ] {
+        text.push_str(&format!("{} {}\n", words.len(), poison as u8));
+        if !poison {
+            for w in words {
+                text.push_str(&format!("{w}\n"));
+            }
+        }
+    }
+    for w in &table {
+        text.push_str(&format!("{w}\n"));
+    }
+    let whole = [n, n, n, n];
+    let ext = |len: usize, cap: usize| [len as u64, len as u64, 0, cap as u64];
+    for (src, t, cap, len) in [(A, TA, cap_a, la), (B, TB, cap_b, lb.unwrap_or(0))] {
+        if src == B && b.is_none() {
+            continue;
+        }
+        let line = Line {
+            src,
+            dst: t,
+            op: None,
+            source: ext(len, cap),
+            destination: whole,
+        };
+        launch_lines(
+            std::slice::from_ref(&head),
+            [src, t, SCRATCH],
+            &line,
+            &mut text,
+        );
+    }
+    let line = Line {
+        src: TA,
+        dst: C,
+        op: Some(if b.is_some() { TB } else { TA }),
+        source: whole,
+        destination: ext(lc, cap_c),
+    };
+    launch_lines(&tail, [TA, C, SCRATCH], &line, &mut text);
+    let got = parse_words(&run_harness(&exe, &text, &format!("{name}: the harness")));
+    let c = elements(field, &got, lc, cap_c, k);
+    assert!(c == want, "{name}: the middle's product in {n} points");
+    for c_digit in 0..k {
+        for i in lc..cap_c {
+            assert_eq!(
+                got[c_digit * cap_c + i] as u64 & 0xffff_ffff,
+                0x5a5a_5a5a,
+                "{name}: element {i} beyond the product was written"
+            );
+        }
+    }
+    Some(())
+}
+
+#[test]
+fn products_by_the_middle_kernel_on_the_host() {
+    for (spec, n, la, lb, max_local_bits) in [
+        ("babybear", 1 << 16, 30_000, Some(35_000), None),
+        ("babybear", 1 << 16, 32_768, None, None),
+        ("469762049", 512, 200, Some(300), Some(5)),
+        ("goldilocks", 1024, 600, Some(425), Some(6)),
+        ("P3", 1024, 500, Some(524), None),
+        ("P3", 2048, 1024, None, Some(5)),
+    ] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        let name = format!("{spec}_{n}_{la}_{}", lb.unwrap_or(0));
+        with_field!(&any, f => check_middle(&name, &any, f, n, (la, lb), max_local_bits));
+    }
+}
+
+#[test]
+fn plans_of_one_or_three_passes_have_no_middle() {
+    let any = FieldSpec::parse("babybear").unwrap().build().unwrap();
+    for (n, max_local_bits) in [(256, None), (512, Some(3))] {
+        let (forward, inverse) = plans(&any, n, max_local_bits);
+        with_field!(&any, f => {
+            let roots = Roots::canonical(f, forward.max_log_order(), n).unwrap();
+            let opts = EmitOptions::default();
+            let middle = emit_middle(f, &FieldShape::of(&any), &forward, &inverse, &roots, &opts, "mid");
+            assert!(middle.unwrap().is_none(), "{n} points");
+        });
+    }
 }

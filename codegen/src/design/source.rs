@@ -6,7 +6,7 @@ use crate::contract::Launch;
 use crate::cost::{Cost, FieldShape};
 use crate::error::CodegenError;
 use crate::header::Header;
-use crate::kernel::{self, EmitOptions, Emitted, FusedProduct};
+use crate::kernel::{self, EmitOptions, Emitted, FusedProduct, MiddleProduct};
 use crate::plan::{Direction, Order, Plan};
 use crate::prelude::{self, PreludeOptions};
 use crate::unit;
@@ -27,6 +27,9 @@ pub struct Generated {
     /// The fused product kernel (`mul`), where the plans are a convolution's of one pass
     /// each ([`kernel::emit_product`]).
     pub product: Option<FusedProduct>,
+    /// The middle kernel (`mid`), where the plans are a convolution's of two passes each
+    /// ([`kernel::emit_middle`]).
+    pub middle: Option<MiddleProduct>,
 }
 
 /// The `fermat gen` command line that makes the same file.
@@ -55,27 +58,32 @@ pub fn generate<F: Field>(
     let fwd = kernel::emit(field, &shape, forward, roots, options, "fwd")?;
     let inv = kernel::emit(field, &shape, inverse, roots, options, "inv")?;
     let product = kernel::emit_product(field, &shape, forward, inverse, roots, options, "mul")?;
+    let middle = kernel::emit_middle(field, &shape, forward, inverse, roots, options, "mid")?;
     let command = gen_command(any, forward.n(), design);
-    let source = render(
-        any,
-        design,
-        &command,
-        forward,
-        &fwd,
-        Some(&inv),
-        product.as_ref(),
-    )?;
+    let products = Products {
+        fused: product.as_ref(),
+        middle: middle.as_ref(),
+    };
+    let source = render(any, design, &command, forward, &fwd, Some(&inv), products)?;
     Ok(Generated {
         source,
         forward: fwd,
         inverse: inv,
         product,
+        middle,
     })
+}
+
+/// The product kernels of a convolution's file, where its plans have them.
+#[derive(Clone, Copy, Default)]
+struct Products<'a> {
+    fused: Option<&'a FusedProduct>,
+    middle: Option<&'a MiddleProduct>,
 }
 
 /// Lays out the file of emitted kernels: the header (made by `command`, with the
 /// forward plan's counts), the field prelude, the forward kernels, the inverse ones, then
-/// the fused product.
+/// the fused product or the middle one.
 fn render(
     any: &AnyField,
     design: &Design,
@@ -83,7 +91,7 @@ fn render(
     forward: &Plan,
     fwd: &Emitted,
     inv: Option<&Emitted>,
-    product: Option<&FusedProduct>,
+    products: Products<'_>,
 ) -> Result<String, CodegenError> {
     let shape = FieldShape::of(any);
     let cost = Cost::of(forward, shape);
@@ -109,12 +117,24 @@ fn render(
     let kernels: Vec<_> = both
         .iter()
         .flat_map(|e| e.kernels.iter().cloned())
-        .chain(product.map(|p| p.kernel.clone()))
+        .chain(products.fused.map(|p| p.kernel.clone()))
+        .chain(products.middle.map(|p| p.kernel.clone()))
         .collect();
     let tables: Vec<_> = both
         .iter()
         .flat_map(|e| e.tables.iter().cloned())
-        .chain(product.into_iter().flat_map(|p| p.tables.iter().cloned()))
+        .chain(
+            products
+                .fused
+                .into_iter()
+                .flat_map(|p| p.tables.iter().cloned()),
+        )
+        .chain(
+            products
+                .middle
+                .into_iter()
+                .flat_map(|p| p.tables.iter().cloned()),
+        )
         .collect();
     unit::render_with(&header, any, prelude_options(any, n), &tables, &kernels)
 }
@@ -261,7 +281,15 @@ fn transform_with<F: Field>(
             !options.forward_only
         );
     }
-    let source = render(any, &design, &command, &forward, &fwd, inv.as_ref(), None)?;
+    let source = render(
+        any,
+        &design,
+        &command,
+        &forward,
+        &fwd,
+        inv.as_ref(),
+        Products::default(),
+    )?;
     let fingerprint = fingerprint(
         &any.name(),
         n,

@@ -23,6 +23,7 @@
 mod bits;
 mod codelet;
 mod handoff;
+mod middle;
 mod occupancy;
 mod pass;
 mod product;
@@ -32,6 +33,7 @@ mod table;
 mod tile;
 mod twiddle;
 
+pub use middle::{emit_middle, MiddleProduct};
 pub use product::{emit_product, FusedProduct};
 pub use table::{table_form, twiddle_table, High, TableLayout};
 
@@ -98,6 +100,10 @@ struct Emitter<'a, F: Field> {
     /// The kernels' arguments: [`TRANSFORM_ARGS`] for whole vectors,
     /// [`POLY_TRANSFORM_ARGS`] for plans of any other [`Io`](crate::plan::Io).
     args: &'static [Arg],
+    /// Whether a pass's source and destination pointers are `__restrict__`: all but the
+    /// middle kernel's inverse pass, which reads back what its forward passes wrote
+    /// ([`emit_middle`]).
+    restrict: bool,
 }
 
 impl<'a, F: Field> Emitter<'a, F> {
@@ -119,6 +125,7 @@ impl<'a, F: Field> Emitter<'a, F> {
             layout: TableLayout::of(shape, roots, options.table_bytes),
             n: plan.n(),
             args,
+            restrict: true,
         }
     }
 }

@@ -258,12 +258,14 @@ impl<F: Field> Emitter<'_, F> {
         let mut ptrs = vec![Ptr {
             base: "in",
             written: false,
+            restrict: self.restrict,
             dest: &identity,
         }];
         if k.io.pointwise {
             ptrs.push(Ptr {
                 base: "opb",
                 written: false,
+                restrict: true,
                 dest: &identity,
             });
         }
@@ -317,18 +319,21 @@ impl<F: Field> Emitter<'_, F> {
         let mut ptrs = vec![Ptr {
             base: "out",
             written: true,
+            restrict: self.restrict,
             dest: &k.dest,
         }];
         if !from_tile {
             ptrs.push(Ptr {
                 base: "in",
                 written: false,
+                restrict: self.restrict,
                 dest: &identity,
             });
             if k.io.pointwise {
                 ptrs.push(Ptr {
                     base: "opb",
                     written: false,
+                    restrict: true,
                     dest: &identity,
                 });
             }

@@ -105,7 +105,33 @@ impl Tile {
         {
             pb += 1;
         }
-        let chosen = &wanted[..pb as usize];
+        Ok(Tile::of_pieces(k, &piece_phys, &wanted[..pb as usize]))
+    }
+
+    /// The tile of kernel `k` whose piece bits are the physical bits `bits` (the others
+    /// the block's), or `None` where one of them is a bit of the pieces or the tile would
+    /// pass `options.shared_limit`: the middle kernel's inverse tile, which must be the
+    /// run of the spectrum its forward tile wrote.
+    pub(super) fn with_piece_bits(
+        k: &KernelPlan,
+        shape: &FieldShape,
+        options: &EmitOptions,
+        bits: &[u32],
+    ) -> Option<Tile> {
+        let piece_phys: Vec<u32> = (0..k.log_n).filter(|q| !k.active.contains(q)).collect();
+        let chosen: Vec<usize> = bits
+            .iter()
+            .map(|b| piece_phys.iter().position(|q| q == b))
+            .collect::<Option<_>>()?;
+        let bytes = (1u64 << (k.local_bits() as usize + chosen.len())) * shape.element_bytes;
+        (bytes <= options.shared_limit).then(|| Tile::of_pieces(k, &piece_phys, &chosen))
+    }
+
+    /// The tile of kernel `k` whose pieces' bits `chosen` (indices into `piece_phys`, the
+    /// physical bits outside the pieces) are its own, the others the block's.
+    fn of_pieces(k: &KernelPlan, piece_phys: &[u32], chosen: &[usize]) -> Tile {
+        let s = k.local_bits();
+        let pb = chosen.len() as u32;
         let mut piece_src = vec![Bit::Known(0); piece_phys.len()];
         let mut block_bits = Vec::new();
         for (c, &q) in piece_phys.iter().enumerate() {
@@ -130,7 +156,7 @@ impl Tile {
             )
             .collect();
         bits.sort_unstable();
-        Ok(Tile {
+        Tile {
             s,
             pb,
             bits,
@@ -138,7 +164,7 @@ impl Tile {
             piece_src,
             swizzle: Swizzle::none(),
             threads: 1,
-        })
+        }
     }
 
     /// The tile index of element q when q's bits go to the tile bits of `order`.
@@ -232,10 +258,15 @@ impl Visit {
 }
 
 /// A global-memory pointer a tile loop walks: its base variable, whether it is written,
-/// and where each physical bit of the tile's elements goes in its address.
+/// whether it is `__restrict__`, and where each physical bit of the tile's elements goes
+/// in its address.
 pub(super) struct Ptr<'a> {
     pub(super) base: &'static str,
     pub(super) written: bool,
+    /// No other pointer of the kernel reaches what this one does. A read-only restricted
+    /// pointer's loads may take the read-only data path, which need not see the kernel's
+    /// own stores: a phase that reads what an earlier one wrote is not restricted.
+    pub(super) restrict: bool,
     pub(super) dest: &'a [u32],
 }
 
@@ -358,12 +389,10 @@ impl<F: Field> Emitter<'_, F> {
             .map(|p| self.address_bits(tile, order, p.dest, &visit))
             .collect();
         let swz = &tile.swizzle;
-        let ptr_ty = |p: &Ptr| {
-            if p.written {
-                Type::ptr(Type::Word)
-            } else {
-                Type::const_ptr(Type::Word)
-            }
+        let ptr_ty = |p: &Ptr| Type::Ptr {
+            to: Box::new(Type::Word),
+            is_const: !p.written,
+            restrict: p.restrict,
         };
 
         let mut thread = vec![Stmt::const_(
