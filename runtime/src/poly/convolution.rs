@@ -21,7 +21,7 @@ use crate::gpu::{
 use crate::host::HostField;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr};
 use fermat_codegen::contract::Input;
-use fermat_codegen::kernel::{twiddle_table, EmitOptions, TableLayout};
+use fermat_codegen::kernel::{twiddle_table, EmitOptions, MiddleProduct, TableLayout};
 use fermat_codegen::plan::{CheckedPlan, Order};
 use fermat_dsl::field::Roots;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,7 +55,16 @@ struct GpuConvolution<W> {
     inverse: GpuKernels<W>,
     /// The fused product kernel, where both transforms are one pass each.
     product: Option<GpuKernels<W>>,
+    /// The product by its middle, where both transforms are two passes each.
+    middle: Option<Middle<W>>,
     work: Mutex<Work<W>>,
+}
+
+/// A product in four launches ([`fermat_codegen::kernel::emit_middle`]): each factor's
+/// first forward pass (`head`), then the middle kernel and the last inverse pass (`tail`).
+struct Middle<W> {
+    head: GpuKernels<W>,
+    tail: GpuKernels<W>,
 }
 
 /// The device buffers of calls: the transforms of both operands and a scratch buffer for
@@ -142,17 +151,26 @@ impl<F: HostField> Convolution<F> {
                     .into_iter()
                     .map(F::word)
                     .collect();
+                let middle_lists = generated.middle.as_ref().map(|m| {
+                    let head = MiddleProduct::head(&generated.forward);
+                    [vec![head], m.tail(&generated.inverse)]
+                });
+                let fused = generated.product.is_some();
                 let mut lists = vec![generated.forward.launches, generated.inverse.launches];
                 lists.extend(generated.product.map(|p| vec![p.launch]));
+                lists.extend(middle_lists.into_iter().flatten());
                 let mut kernels =
                     GpuKernels::compile_all(device.clone(), &generated.source, lists, &table)?
                         .into_iter();
                 let forward = kernels.next().expect("a forward launch list");
                 let inverse = kernels.next().expect("an inverse launch list");
+                let product = if fused { kernels.next() } else { None };
+                let middle = kernels.next().zip(kernels.next());
                 Engine::Gpu(Box::new(GpuConvolution {
                     forward,
                     inverse,
-                    product: kernels.next(),
+                    product,
+                    middle: middle.map(|(head, tail)| Middle { head, tail }),
                     work: Mutex::new(Work {
                         first: None,
                         second: None,
@@ -394,10 +412,12 @@ impl<F: HostField> Convolution<F> {
         Ok(())
     }
 
-    /// The forward transforms of `parts` parts of `source` into `output`, on `stream`.
+    /// The forward transforms of `parts` parts of `source` into `output` by `kernels`
+    /// (the whole transform, or its first pass where a middle kernel runs the rest), on
+    /// `stream`.
     fn forward_device(
         &self,
-        gpu: &GpuConvolution<F::Word>,
+        kernels: &GpuKernels<F::Word>,
         stream: &Arc<CudaStream>,
         counters: &mut Counters,
         scratch: &mut CudaSlice<F::Word>,
@@ -405,13 +425,13 @@ impl<F: HostField> Convolution<F> {
         parts: usize,
     ) -> Result<(), Error> {
         let words = self.n as usize * self.words;
-        let need = if gpu.forward.needs_scratch() {
+        let need = if kernels.needs_scratch() {
             words * parts
         } else {
             1
         };
         run(
-            &gpu.forward,
+            kernels,
             stream,
             counters,
             Vectors {
@@ -430,7 +450,9 @@ impl<F: HostField> Convolution<F> {
 
     /// [`cyclic_device`](Self::cyclic_device) by two forward transforms (one where the
     /// second operand's is `kept` from the product before, or a square's) and the inverse
-    /// with the pointwise products.
+    /// with the pointwise products — or, where the convolution has a middle kernel, by the
+    /// first pass of each forward transform and the middle kernel and the inverse's last
+    /// pass, which keep no transform for the product after.
     fn transforms_device(
         &self,
         gpu: &GpuConvolution<F::Word>,
@@ -442,6 +464,8 @@ impl<F: HostField> Convolution<F> {
     ) -> Result<Option<Ticket>, Error> {
         let device = gpu.forward.device().clone();
         let words = self.n as usize * self.words;
+        let middle = gpu.middle.as_ref();
+        let head = middle.map_or(&gpu.forward, |m| &m.head);
         // Parts of b: one for the whole batch, or one per product.
         let b_parts = match &b {
             Some(b) if b.extent.dist > 0 => batch,
@@ -481,23 +505,24 @@ impl<F: HostField> Convolution<F> {
                         Some(s) => s,
                         None => &mut *scratch,
                     };
-                    self.forward_device(gpu, &side, side_counters, side_scratch, output, b_parts)?;
+                    self.forward_device(head, &side, side_counters, side_scratch, output, b_parts)?;
                     Some(side)
                 } else {
-                    self.forward_device(gpu, stream, forward_counters, scratch, output, b_parts)?;
+                    self.forward_device(head, stream, forward_counters, scratch, output, b_parts)?;
                     None
                 }
             }
             _ => None,
         };
-        self.forward_device(gpu, stream, forward_counters, scratch, (&a, first), batch)?;
+        self.forward_device(head, stream, forward_counters, scratch, (&a, first), batch)?;
         if let Some(side) = side {
             device.join(stream, &side)?;
         }
-        if let (Some(b), false, 1) = (&b, kept, batch) {
+        if let (Some(b), false, 1, None) = (&b, kept, batch, middle) {
             *second_holds = Some((Ticket::new(), b.key(stream)));
         }
-        // The inverse of the pointwise products.
+        // The inverse of the pointwise products (by the middle kernel, the products of
+        // the last forward passes).
         let second_view;
         let operand = match &b {
             Some(_) => {
@@ -510,7 +535,7 @@ impl<F: HostField> Convolution<F> {
             None => Operand::Input,
         };
         run(
-            &gpu.inverse,
+            middle.map_or(&gpu.inverse, |m| &m.tail),
             stream,
             inverse_counters,
             Vectors {
