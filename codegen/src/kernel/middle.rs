@@ -95,25 +95,12 @@ pub fn emit_middle<F: Field>(
     let mut tables = Vec::new();
     let mut phases = Vec::new();
     let mut tiles = Vec::new();
-    // The inverse's tile is the run of the spectrum that the forward's writes: the
-    // address bits where the forward's scatter moves its tile's, those of the inverse's
-    // pieces aside.
-    let forward_tile = Tile::new(fk, shape, options)?;
-    let mut image: Vec<(u32, u32)> = forward_tile
-        .bits
-        .iter()
-        .map(|&(q, t)| (t, fk.dest[q as usize]))
-        .filter(|(_, q)| !ik.active.contains(q))
-        .collect();
-    image.sort_unstable();
-    let piece_bits: Vec<u32> = image.into_iter().map(|(_, q)| q).collect();
-    let Some(inverse_tile) = Tile::with_piece_bits(&ik, shape, options, &piece_bits) else {
+    let Some((forward_tile, inverse_tile)) = tiles_of_one_run(fk, &ik, shape, options)? else {
         return Ok(None);
     };
-    let forward_tile = || Tile::new(fk, shape, options);
     for (em, k, direction, scatter, tile) in [
-        (&fwd, fk, "fwd", Scatter::Store, forward_tile()?),
-        (&fwd, fk, "fwd", Scatter::MultiplyInto, forward_tile()?),
+        (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
+        (&fwd, fk, "fwd", Scatter::MultiplyInto, forward_tile),
         (&inv, &ik, "inv", Scatter::Store, inverse_tile),
     ] {
         let mut own = Vec::new();
@@ -204,6 +191,45 @@ fn alone(launch: &Launch, hop: Hop) -> Launch {
         signals: 0,
         ..launch.clone()
     }
+}
+
+/// The tiles of the forward's last pass `fk` and of the inverse's first `ik` (its
+/// pointwise product dropped) such that each inverse tile is the run of the spectrum that
+/// one forward tile writes: the forward's own tile where the addresses its scatter moves
+/// that tile's bits to cover the inverse's pieces, else the forward's pieces with the
+/// bits those need; the inverse's, the pieces and the rest of that image. `None` where no
+/// such tiles fit the options' shared memory.
+fn tiles_of_one_run(
+    fk: &KernelPlan,
+    ik: &KernelPlan,
+    shape: &FieldShape,
+    options: &EmitOptions,
+) -> Result<Option<(Tile, Tile)>, CodegenError> {
+    // Where the forward's scatter moves a tile's bits, in the order of the tile's index.
+    let image = |tile: &Tile| -> Vec<u32> {
+        let mut bits: Vec<(u32, u32)> = tile
+            .bits
+            .iter()
+            .map(|&(q, t)| (t, fk.dest[q as usize]))
+            .collect();
+        bits.sort_unstable();
+        bits.into_iter().map(|(_, q)| q).collect()
+    };
+    let mut forward = Tile::new(fk, shape, options)?;
+    if !ik.active.iter().all(|q| image(&forward).contains(q)) {
+        let needed: Vec<u32> = (0..fk.log_n)
+            .filter(|q| !fk.active.contains(q) && ik.active.contains(&fk.dest[*q as usize]))
+            .collect();
+        let Some(tile) = Tile::with_piece_bits(fk, shape, options, &needed) else {
+            return Ok(None);
+        };
+        forward = tile;
+    }
+    let pieces: Vec<u32> = image(&forward)
+        .into_iter()
+        .filter(|q| !ik.active.contains(q))
+        .collect();
+    Ok(Tile::with_piece_bits(ik, shape, options, &pieces).map(|inverse| (forward, inverse)))
 }
 
 /// The inverse tile that forward tile `blk` writes, bit by bit: bit l of the inverse's

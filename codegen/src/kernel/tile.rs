@@ -53,6 +53,7 @@ fn tile_goal(k: &KernelPlan, shape: &FieldShape, options: &EmitOptions) -> (u32,
 }
 
 /// The tile of a kernel: which physical bits a block owns.
+#[derive(Clone)]
 pub(super) struct Tile {
     /// log2 of the piece size.
     pub(super) s: u32,
