@@ -2,7 +2,7 @@
 //! grid rows, FFT-based ones as batches of transforms — on host polynomials and on device
 //! batches.
 
-use super::convolution::{DeviceDestination, DeviceSource};
+use super::convolution::{DeviceDestination, DeviceSource, Reuse};
 use super::host::Poly;
 use super::product::{mul_host, Algorithm, Cyclic, ProductPlan};
 use super::ring::{upload, PolyRing};
@@ -186,7 +186,7 @@ impl<F: HostField> PolyRing<F> {
                         data: &mut c.data.slice_mut(..),
                     },
                     a.count,
-                    None,
+                    Reuse::Nothing,
                 )?;
             }
             Algorithm::Zero | Algorithm::Split { .. } | Algorithm::Blocks { .. } => {

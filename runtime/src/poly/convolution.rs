@@ -83,11 +83,25 @@ struct Work<W> {
 }
 
 /// The operands of a product by transforms: `b` `None` for a square, `kept` where `b`'s
-/// transform is still held from the product before.
+/// transform is still held from the product before, `keep` where it is to be held for
+/// the product after.
 struct Factors<'a, 'b, W> {
     a: DeviceSource<'a, 'b, W>,
     b: Option<DeviceSource<'a, 'b, W>>,
     kept: bool,
+    keep: bool,
+}
+
+/// What a product does with its second operand's transform (see
+/// [`Convolution::cyclic_device`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reuse {
+    /// Nothing: the product may take the middle kernel, which never writes the transform.
+    Nothing,
+    /// Keep it for the product after, which the returned [`Ticket`] names.
+    Keep,
+    /// Take the one the ticket names where it is still held, and keep it again.
+    From(Ticket),
 }
 
 /// Names the transform of a product's second operand, for the product after it (see
@@ -151,7 +165,12 @@ impl<F: HostField> Convolution<F> {
                     .into_iter()
                     .map(F::word)
                     .collect();
-                let middle_lists = generated.middle.as_ref().map(|m| {
+                // The middle's launches wait for whole passes: where a transform's
+                // passes hand off group by group (SRGFNs), its six launches stay
+                // (bench/RESULTS.md, "Products in four launches").
+                let hands_off = generated.forward.launches.iter().any(|l| l.signals > 0);
+                let middle = generated.middle.as_ref().filter(|_| !hands_off);
+                let middle_lists = middle.map(|m| {
                     let head = MiddleProduct::head(&generated.forward);
                     [vec![head], m.tail(&generated.inverse)]
                 });
@@ -289,11 +308,13 @@ impl<F: HostField> Convolution<F> {
     /// itself), queued on `stream`: part t of the destination holds the first coefficients
     /// of product t, as its extent says.
     ///
-    /// A product of one part returns a [`Ticket`] for its second operand's transform. The
-    /// caller that passes it to the next product (`reuse`) vouches that the vector has not
-    /// been written since; if that operand is the same vector and extent there, and no
-    /// product on this convolution came between, its transform serves again (Newton's
-    /// iteration multiplies by g twice per step).
+    /// A product of one part asked to keep its second operand's transform
+    /// ([`Reuse::Keep`]) returns a [`Ticket`] for it. The caller that passes it to the
+    /// next product ([`Reuse::From`]) vouches that the vector has not been written since;
+    /// if that operand is the same vector and extent there, and no product on this
+    /// convolution came between, its transform serves again (Newton's iteration
+    /// multiplies by g twice per step). A product that keeps nothing takes the middle
+    /// kernel where the convolution has one.
     pub(crate) fn cyclic_device(
         &self,
         stream: &Arc<CudaStream>,
@@ -301,7 +322,7 @@ impl<F: HostField> Convolution<F> {
         b: Option<DeviceSource<'_, '_, F::Word>>,
         c: DeviceDestination<'_, '_, F::Word>,
         batch: usize,
-        reuse: Option<Ticket>,
+        reuse: Reuse,
     ) -> Result<Option<Ticket>, Error> {
         let Engine::Gpu(gpu) = &self.engine else {
             return Err(Error::NotOnGpu);
@@ -311,7 +332,7 @@ impl<F: HostField> Convolution<F> {
         // The operand whose transform `second` still holds goes second.
         let held = work
             .second_holds
-            .filter(|(ticket, _)| batch == 1 && Some(*ticket) == reuse)
+            .filter(|(ticket, _)| batch == 1 && reuse == Reuse::From(*ticket))
             .map(|(_, key)| key);
         let (a, b, kept) = match b {
             Some(b) if held.is_some() && Some(a.key(stream)) == held => (b, Some(a), true),
@@ -332,7 +353,9 @@ impl<F: HostField> Convolution<F> {
                 return Ok(None);
             }
         }
-        self.transforms_device(gpu, work, stream, Factors { a, b, kept }, c, batch)
+        let keep = reuse != Reuse::Nothing;
+        let factors = Factors { a, b, kept, keep };
+        self.transforms_device(gpu, work, stream, factors, c, batch)
     }
 
     /// [`cyclic_device`](Self::cyclic_device) by the fused product kernel.
@@ -458,13 +481,13 @@ impl<F: HostField> Convolution<F> {
         gpu: &GpuConvolution<F::Word>,
         work: &mut Work<F::Word>,
         stream: &Arc<CudaStream>,
-        Factors { a, b, kept }: Factors<'_, '_, F::Word>,
+        Factors { a, b, kept, keep }: Factors<'_, '_, F::Word>,
         c: DeviceDestination<'_, '_, F::Word>,
         batch: usize,
     ) -> Result<Option<Ticket>, Error> {
         let device = gpu.forward.device().clone();
         let words = self.n as usize * self.words;
-        let middle = gpu.middle.as_ref();
+        let middle = gpu.middle.as_ref().filter(|_| !keep);
         let head = middle.map_or(&gpu.forward, |m| &m.head);
         // Parts of b: one for the whole batch, or one per product.
         let b_parts = match &b {

@@ -8,7 +8,7 @@
 //! product away.
 
 use super::basecase::inv_series_coeffs;
-use super::convolution::Ticket;
+use super::convolution::{Reuse, Ticket};
 use super::device::DevicePoly;
 use super::division::{newton_precisions, series_base};
 use super::plain::{is_plain, Part, WindowAt};
@@ -217,7 +217,7 @@ impl<F: HostField> PolyRing<F> {
                 (&b.data.slice(..), b.extent(m)),
                 0,
                 (&mut qb.data.slice_mut(..), out),
-                None,
+                Reuse::Nothing,
             )?;
             // qb − a_(N..), so that a − (qb − a_(N..)) folds a.
             let mut folded = self.scratch(m - 1)?;
@@ -370,7 +370,7 @@ impl<F: HostField> PolyRing<F> {
                 (&g.data.slice(..), g.extent(have)),
                 have,
                 (&mut e.data.slice_mut(..), out_e),
-                None,
+                Reuse::Keep,
                 Some(&mut whole),
             )?;
             let (e_view, e_extent) = match at {
@@ -413,7 +413,7 @@ impl<F: HostField> PolyRing<F> {
                 e,
                 0,
                 (&mut above, out),
-                ticket,
+                ticket.map_or(Reuse::Nothing, Reuse::From),
                 None,
             )?;
             return Ok(());
@@ -428,7 +428,7 @@ impl<F: HostField> PolyRing<F> {
             e,
             0,
             (&mut h.data.slice_mut(..), out_h),
-            ticket,
+            ticket.map_or(Reuse::Nothing, Reuse::From),
             None,
         )?;
         let view_h = h.data.slice(..);

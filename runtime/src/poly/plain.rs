@@ -2,7 +2,7 @@
 //! [`fermat_codegen::plain`] launched for a [`PolyRing`], and the operations built on them
 //! and on the cyclic products.
 
-use super::convolution::Ticket;
+use super::convolution::{Reuse, Ticket};
 use super::device::DevicePoly;
 use super::host::Poly;
 use super::product::{Algorithm, Cyclic, ProductPlan};
@@ -307,11 +307,13 @@ impl<F: HostField> PolyRing<F> {
         lo: usize,
         c: (&mut CudaViewMut<'_, F::Word>, Extent),
     ) -> Result<(), Error> {
-        self.middle_into_with(a, b, lo, c, None, None).map(drop)
+        self.middle_into_with(a, b, lo, c, Reuse::Nothing, None)
+            .map(drop)
     }
 
-    /// [`middle_into`](Self::middle_into), passing a [`Ticket`] from the middle product
-    /// before (`reuse`) to the cyclic product and returning the one it gives (see
+    /// [`middle_into`](Self::middle_into), telling the cyclic product what to do with its
+    /// second factor's transform (`reuse`: keep it, or take the one a [`Ticket`] from the
+    /// middle product before names) and returning the ticket it gives (see
     /// `Convolution::cyclic_device`): a factor of both keeps its transform.
     ///
     /// With room for the whole cyclic product (`whole`, of capacity at least its points),
@@ -323,7 +325,7 @@ impl<F: HostField> PolyRing<F> {
         b: Part<'_, '_, F::Word>,
         lo: usize,
         (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
-        reuse: Option<Ticket>,
+        reuse: Reuse,
         whole: Option<&mut DevicePoly<F>>,
     ) -> Result<(Option<Ticket>, WindowAt), Error> {
         let plan = self.product_plan(a.1.len as usize, b.1.len as usize)?;
@@ -424,7 +426,7 @@ impl<F: HostField> PolyRing<F> {
         b: Part<'_, '_, F::Word>,
         lo: usize,
         (c, out): (&mut CudaViewMut<'_, F::Word>, Extent),
-        reuse: Option<Ticket>,
+        reuse: Reuse,
     ) -> Result<Option<Ticket>, Error> {
         let stream = self.device()?.stream().clone();
         if lo == 0 && out.len <= n {

@@ -1,7 +1,7 @@
 //! Products of device polynomials: the plan's algorithm run on views of device memory,
 //! so that a caller's rows of one buffer (the CRT route's residues) serve as polynomials.
 
-use super::convolution::{DeviceDestination, DeviceSource};
+use super::convolution::{DeviceDestination, DeviceSource, Reuse};
 use super::device::{DevicePoly, PolyView, PolyViewMut};
 use super::product::{Algorithm, Cyclic, ProductPlan};
 use super::ring::PolyRing;
@@ -162,7 +162,7 @@ impl<F: HostField> PolyRing<F> {
                         data: &mut c.data.slice_mut(..),
                     },
                     1,
-                    None,
+                    Reuse::Nothing,
                 )?;
             }
             Algorithm::Split { n, m } => self.split_device(n, m, a, b, c, len)?,
@@ -214,7 +214,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut r.slice_mut(..),
             },
             count as usize,
-            None,
+            Reuse::Nothing,
         )?;
         let extents = Extents {
             source: Extent {
@@ -289,7 +289,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut c.data.slice_mut(..),
             },
             1,
-            None,
+            Reuse::Nothing,
         )?;
         let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let [first, second, r] = &mut *work;
@@ -332,7 +332,7 @@ impl<F: HostField> PolyRing<F> {
                 data: &mut r.slice_mut(..),
             },
             1,
-            None,
+            Reuse::Nothing,
         )?;
         device.join(&stream, &side)?;
         self.recombine_device(&stream, (n, m), r, c, len)
