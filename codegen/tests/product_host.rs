@@ -215,6 +215,32 @@ fn launch_lines(launches: &[Launch], bufs: [usize; 3], line: &Line, text: &mut S
     }
 }
 
+/// The harness's input up to its launch lists: the six buffers — the `factors`' words
+/// (A, B), three poisoned work vectors of `words.0` words (TA, TB, SCRATCH) and the
+/// poisoned product of `words.1` (C) — the twiddle `table`, and the count of launch lists
+/// (`plans`) that follow.
+fn harness_buffers(
+    factors: [Vec<u64>; 2],
+    words: (usize, usize),
+    table: &[u64],
+    plans: usize,
+) -> String {
+    let mut text = format!("6 {} {plans} {C}\n", table.len());
+    for w in &factors {
+        text.push_str(&format!("{} 0\n", w.len()));
+        for x in w {
+            text.push_str(&format!("{x}\n"));
+        }
+    }
+    for len in [words.0, words.0, words.0, words.1] {
+        text.push_str(&format!("{len} 1\n"));
+    }
+    for w in table {
+        text.push_str(&format!("{w}\n"));
+    }
+    text
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_product<F: Field>(
     name: &str,
@@ -277,25 +303,8 @@ fn check_product<F: Field>(
     // Capacities above the lengths: the kernels must use the strides, not the lengths.
     let (cap_a, cap_b, cap_c) = (la + 3, lb + 5, lc + 7);
     let nn = n as usize;
-    let mut text = format!("6 {} 3 {C}\n", table.len());
-    for (words, poison) in [
-        (words(field, &a, cap_a, k), false),
-        (words(field, &b, cap_b, k), false),
-        (vec![0; nn * k], true),
-        (vec![0; nn * k], true),
-        (vec![0; nn * k], true),
-        (vec![0; cap_c * k], true),
-    ] {
-        text.push_str(&format!("{} {}\n", words.len(), poison as u8));
-        if !poison {
-            for w in words {
-                text.push_str(&format!("{w}\n"));
-            }
-        }
-    }
-    for w in &table {
-        text.push_str(&format!("{w}\n"));
-    }
+    let factors = [words(field, &a, cap_a, k), words(field, &b, cap_b, k)];
+    let mut text = harness_buffers(factors, (nn * k, cap_c * k), &table, 3);
     let whole = [n, n, n, n];
     let ext = |len: usize, cap: usize| [len as u64, len as u64, 0, cap as u64];
     for (src, t, cap, len) in [(A, TA, cap_a, la), (B, TB, cap_b, lb)] {
@@ -557,25 +566,11 @@ fn check_middle<F: Field>(
     let k = (shape.element_bytes / if shape.element_bytes == 4 { 4 } else { 8 }) as usize;
     let (cap_a, cap_b, cap_c) = (la + 3, lb.unwrap_or(la) + 5, lc + 7);
     let nn = n as usize;
-    let mut text = format!("6 {} {} {C}\n", table.len(), heads + 1);
-    for (words, poison) in [
-        (words(field, &a, cap_a, k), false),
-        (words(field, b.as_ref().unwrap_or(&a), cap_b, k), false),
-        (vec![0; nn * k], true),
-        (vec![0; nn * k], true),
-        (vec![0; nn * k], true),
-        (vec![0; cap_c * k], true),
-    ] {
-        text.push_str(&format!("{} {}\n", words.len(), poison as u8));
-        if !poison {
-            for w in words {
-                text.push_str(&format!("{w}\n"));
-            }
-        }
-    }
-    for w in &table {
-        text.push_str(&format!("{w}\n"));
-    }
+    let factors = [
+        words(field, &a, cap_a, k),
+        words(field, b.as_ref().unwrap_or(&a), cap_b, k),
+    ];
+    let mut text = harness_buffers(factors, (nn * k, cap_c * k), &table, heads + 1);
     let whole = [n, n, n, n];
     let ext = |len: usize, cap: usize| [len as u64, len as u64, 0, cap as u64];
     for (src, t, cap, len) in [(A, TA, cap_a, la), (B, TB, cap_b, lb.unwrap_or(0))] {

@@ -13,6 +13,7 @@
 use super::bits::{assemble, or_constant, Bit};
 use super::occupancy::blocks_for_registers;
 use super::pass::Scatter;
+use super::product::Passes;
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
 use crate::contract::{Hop, Launch, POLY_TRANSFORM_ARGS};
@@ -92,37 +93,25 @@ pub fn emit_middle<F: Field>(
         restrict: false,
         ..Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS)
     };
-    let mut tables = Vec::new();
-    let mut phases = Vec::new();
-    let mut tiles = Vec::new();
     let Some((forward_tile, inverse_tile)) = tiles_of_one_run(fk, &ik, shape, options)? else {
         return Ok(None);
     };
-    for (em, k, direction, scatter, tile) in [
-        (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
-        (&fwd, fk, "fwd", Scatter::MultiplyInto, forward_tile),
-        (&inv, &ik, "inv", Scatter::Store, inverse_tile),
-    ] {
-        let mut own = Vec::new();
-        let pass = em.pass_body(
-            k,
-            tile,
-            (&format!("{name}_{direction}"), &mut own),
-            options,
-            scatter,
-        );
-        if !pass.uses_tile {
-            return Ok(None);
-        }
-        // Both forward phases read the same codelet tables, emitted once.
-        for table in own {
-            if !tables.contains(&table) {
-                tables.push(table);
-            }
-        }
-        phases.push(pass.body);
-        tiles.push(pass.tile);
-    }
+    let Some(Passes {
+        bodies: phases,
+        tiles,
+        tables,
+    }) = Passes::of(
+        [
+            (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
+            (&fwd, fk, "fwd", Scatter::MultiplyInto, forward_tile),
+            (&inv, &ik, "inv", Scatter::Store, inverse_tile),
+        ],
+        name,
+        options,
+    )
+    else {
+        return Ok(None);
+    };
     // Each phase's threads loop over its own count: the block has the most of them.
     let threads = tiles.iter().map(|t| t.threads).max().unwrap_or(1);
     let Some(inverse_block) = run_of_spectrum(fk, &tiles[0], &tiles[2]) else {

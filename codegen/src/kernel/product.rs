@@ -84,35 +84,23 @@ pub fn emit_product<F: Field>(
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
     let inv = Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
-    let mut tables = Vec::new();
-    let mut phases = Vec::new();
-    let mut tiles = Vec::new();
-    for (em, k, direction, scatter) in [
-        (&fwd, fk, "fwd", Scatter::Store),
-        (&fwd, fk, "fwd", Scatter::MultiplyInto),
-        (&inv, &ik, "inv", Scatter::Store),
-    ] {
-        let tile = Tile::new(k, shape, options)?;
-        let mut own = Vec::new();
-        let pass = em.pass_body(
-            k,
-            tile,
-            (&format!("{name}_{direction}"), &mut own),
-            options,
-            scatter,
-        );
-        if !pass.uses_tile {
-            return Ok(None);
-        }
-        // Both forward phases read the same codelet tables, emitted once.
-        for table in own {
-            if !tables.contains(&table) {
-                tables.push(table);
-            }
-        }
-        phases.push(pass.body);
-        tiles.push(pass.tile);
-    }
+    let tile = |k| Tile::new(k, shape, options);
+    let Some(Passes {
+        bodies: phases,
+        tiles,
+        tables,
+    }) = Passes::of(
+        [
+            (&fwd, fk, "fwd", Scatter::Store, tile(fk)?),
+            (&fwd, fk, "fwd", Scatter::MultiplyInto, tile(fk)?),
+            (&inv, &ik, "inv", Scatter::Store, tile(&ik)?),
+        ],
+        name,
+        options,
+    )
+    else {
+        return Ok(None);
+    };
     let threads = tiles[0].threads;
     let element_words = shape.element_bytes / (fwd.word_bits() as u64 / 8);
     let tile_words = tiles.iter().map(Tile::words).max().unwrap_or(0) * element_words;
@@ -153,6 +141,59 @@ pub fn emit_product<F: Field>(
         launch,
         tables,
     }))
+}
+
+/// A pass of a product kernel's phase: its emitter, plan kernel, direction (which names
+/// its codelet tables), scatter and tile.
+pub(super) type Phase<'e, 'a, F> = (
+    &'e Emitter<'a, F>,
+    &'e KernelPlan,
+    &'static str,
+    Scatter,
+    Tile,
+);
+
+/// The passes of a product kernel's phases, one after another in one block.
+pub(super) struct Passes {
+    /// The statements of each phase.
+    pub(super) bodies: Vec<Vec<Stmt>>,
+    /// Each phase's tile, its threads and swizzle arranged.
+    pub(super) tiles: Vec<Tile>,
+    /// The codelet tables the phases read, each once (both forward phases read the
+    /// same).
+    pub(super) tables: Vec<Table>,
+}
+
+impl Passes {
+    /// The passes of `phases` in a kernel named `name`, or `None` where one of them keeps
+    /// no tile (a pass without DFT rounds).
+    pub(super) fn of<F: Field, const P: usize>(
+        phases: [Phase<'_, '_, F>; P],
+        name: &str,
+        options: &EmitOptions,
+    ) -> Option<Passes> {
+        let mut out = Passes {
+            bodies: Vec::new(),
+            tiles: Vec::new(),
+            tables: Vec::new(),
+        };
+        for (em, k, direction, scatter, tile) in phases {
+            let mut own = Vec::new();
+            let table_name = format!("{name}_{direction}");
+            let pass = em.pass_body(k, tile, (&table_name, &mut own), options, scatter);
+            if !pass.uses_tile {
+                return None;
+            }
+            for table in own {
+                if !out.tables.contains(&table) {
+                    out.tables.push(table);
+                }
+            }
+            out.bodies.push(pass.body);
+            out.tiles.push(pass.tile);
+        }
+        Some(out)
+    }
 }
 
 /// The fused kernel's body from the statements of its three `phases`: each in a block of
