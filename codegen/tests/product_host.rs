@@ -556,7 +556,8 @@ fn check_middle<F: Field>(
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("middle_host_{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("kernels.cu"), &source).unwrap();
-    let (head, tail) = (MiddleProduct::head(&fwd), middle.tail(&inv));
+    let head = MiddleProduct::head(&fwd).expect("a first pass");
+    let tail = middle.tail(&inv).expect("two inverse passes");
     let heads = if b.is_some() { 2 } else { 1 };
     let list: Vec<String> = std::iter::repeat_n(&head, heads)
         .chain(&tail)

@@ -158,18 +158,51 @@ pub fn emit_middle<F: Field>(
 
 impl MiddleProduct {
     /// The first forward pass alone, from a factor into the output: the first of the
-    /// `forward` plan's kernels, launched as a plan of its own.
-    pub fn head(forward: &Emitted) -> Launch {
-        alone(&forward.launches[0], Hop::InputToOutput)
+    /// `forward` plan's kernels ([`emit`](super::emit)ted), launched as a plan of its own;
+    /// `None` where it has none.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Hop;
+    /// use fermat_codegen::cost::FieldShape;
+    /// use fermat_codegen::design::{design, DesignOptions};
+    /// use fermat_codegen::kernel::{emit, emit_middle, EmitOptions, MiddleProduct};
+    /// use fermat_dsl::field::{AnyField, FieldSpec, Roots};
+    /// use fermat_dsl::with_field;
+    ///
+    /// let any: AnyField = "babybear".parse::<FieldSpec>()?.build()?;
+    /// let n = 1 << 14;
+    /// let (fwd, inv) = design(&any, n, &DesignOptions::default())?.convolution_plans()?;
+    /// let shape = FieldShape::of(&any);
+    /// let opts = EmitOptions::default();
+    /// let (forward, inverse, middle) = with_field!(&any, f => {
+    ///     let roots = Roots::canonical(f, fwd.max_log_order(), n)?;
+    ///     (
+    ///         emit(f, &shape, &fwd, &roots, &opts, "fwd")?,
+    ///         emit(f, &shape, &inv, &roots, &opts, "inv")?,
+    ///         emit_middle(f, &shape, &fwd, &inv, &roots, &opts, "mid")?.expect("two passes"),
+    ///     )
+    /// });
+    /// let head = MiddleProduct::head(&forward).expect("a first pass");
+    /// assert_eq!((head.kernel.as_ref(), head.hop), ("fwd_k0", Hop::InputToOutput));
+    /// let tail = middle.tail(&inverse).expect("a last pass");
+    /// let names: Vec<&str> = tail.iter().map(|l| l.kernel.as_ref()).collect();
+    /// assert_eq!(names, ["mid", "inv_k1"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn head(forward: &Emitted) -> Option<Launch> {
+        Some(alone(forward.launches.first()?, Hop::InputToOutput))
     }
 
-    /// The middle kernel, then the last of the `inverse` plan's kernels, from the scratch
-    /// buffer into the (short) output.
-    pub fn tail(&self, inverse: &Emitted) -> Vec<Launch> {
-        vec![
-            self.launch.clone(),
-            alone(&inverse.launches[1], Hop::ScratchToOutput),
-        ]
+    /// The middle kernel, then the last of the `inverse` plan's two kernels, from the
+    /// scratch buffer into the (short) output; `None` where the plan has not two ([`head`]
+    /// has an example).
+    ///
+    /// [`head`]: MiddleProduct::head
+    pub fn tail(&self, inverse: &Emitted) -> Option<Vec<Launch>> {
+        let [_, last] = inverse.launches.as_slice() else {
+            return None;
+        };
+        Some(vec![self.launch.clone(), alone(last, Hop::ScratchToOutput)])
     }
 }
 

@@ -170,9 +170,9 @@ impl<F: HostField> Convolution<F> {
                 // (bench/RESULTS.md, "Products in four launches").
                 let hands_off = generated.forward.launches.iter().any(|l| l.signals > 0);
                 let middle = generated.middle.as_ref().filter(|_| !hands_off);
-                let middle_lists = middle.map(|m| {
-                    let head = MiddleProduct::head(&generated.forward);
-                    [vec![head], m.tail(&generated.inverse)]
+                let middle_lists = middle.and_then(|m| {
+                    let head = MiddleProduct::head(&generated.forward)?;
+                    Some([vec![head], m.tail(&generated.inverse)?])
                 });
                 let fused = generated.product.is_some();
                 let mut lists = vec![generated.forward.launches, generated.inverse.launches];
