@@ -7,7 +7,7 @@
 //! three but its own stores (bench/RESULTS.md, "Products in four launches").
 //!
 //! A product then takes four launches instead of six — the first forward pass of each
-//! factor, the middle, the last inverse pass — and moves three vectors fewer through
+//! factor, the middle, the last inverse pass — and moves four vectors of n fewer through
 //! global memory: the two spectra are never written, nor read back by the inverse.
 
 use super::bits::{assemble, or_constant, Bit};
