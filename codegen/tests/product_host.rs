@@ -241,6 +241,20 @@ fn harness_buffers(
     text
 }
 
+/// Every digit of the product's vector beyond its `len` coefficients (of `cap`, `k`
+/// digits each) still holds the poison the harness wrote.
+fn untouched_beyond(got: &[u64], (len, cap, k): (usize, usize, usize), name: &str) {
+    for digit in 0..k {
+        for i in len..cap {
+            assert_eq!(
+                got[digit * cap + i] & 0xffff_ffff,
+                0x5a5a_5a5a,
+                "{name}: element {i} beyond the product was written"
+            );
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_product<F: Field>(
     name: &str,
@@ -332,15 +346,7 @@ fn check_product<F: Field>(
         "{name}: the kernels' product of {la} × {lb} in {n} points"
     );
     // Nothing beyond the product's length was written.
-    for c_digit in 0..k {
-        for i in lc..cap_c {
-            assert_eq!(
-                got[c_digit * cap_c + i] as u64 & 0xffff_ffff,
-                0x5a5a_5a5a,
-                "{name}: element {i} beyond the product was written"
-            );
-        }
-    }
+    untouched_beyond(&got, (lc, cap_c, k), name);
     Some(())
 }
 
@@ -603,15 +609,7 @@ fn check_middle<F: Field>(
     let got = parse_words(&run_harness(&exe, &text, &format!("{name}: the harness")));
     let c = elements(field, &got, lc, cap_c, k);
     assert!(c == want, "{name}: the middle's product in {n} points");
-    for c_digit in 0..k {
-        for i in lc..cap_c {
-            assert_eq!(
-                got[c_digit * cap_c + i] as u64 & 0xffff_ffff,
-                0x5a5a_5a5a,
-                "{name}: element {i} beyond the product was written"
-            );
-        }
-    }
+    untouched_beyond(&got, (lc, cap_c, k), name);
     Some(())
 }
 

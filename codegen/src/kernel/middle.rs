@@ -13,7 +13,7 @@
 use super::bits::{assemble, or_constant, Bit};
 use super::occupancy::blocks_for_registers;
 use super::pass::Scatter;
-use super::product::Passes;
+use super::product::{phased_body, Passes};
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
 use crate::contract::{Hop, Launch, POLY_TRANSFORM_ARGS};
@@ -299,11 +299,7 @@ fn middle_body(phases: Vec<Vec<Stmt>>, n: u64, inverse_block: Vec<Bit>) -> Vec<S
         "the second factor's, multiplied into dst",
         "the inverse's first pass on this block's run of dst",
     ];
-    // Launched while the grid before it may still drain: wait for that grid before
-    // reading, and let the next launch start.
-    let mut body = vec![
-        Stmt::Expr(Expr::call("fe_grid_wait", [])),
-        Stmt::Expr(Expr::call("fe_grid_release", [])),
+    let prologue = vec![
         Stmt::const_(Type::SizeT, "bid", Expr::block_idx().cast(Type::SizeT)),
         Stmt::const_(
             Type::SizeT,
@@ -313,13 +309,8 @@ fn middle_body(phases: Vec<Vec<Stmt>>, n: u64, inverse_block: Vec<Bit>) -> Vec<S
                 * Expr::var("FE_WORDS").cast(Type::SizeT),
         ),
     ];
-    for (i, (((blk, input), phase), label)) in
-        set_ups.into_iter().zip(phases).zip(labels).enumerate()
-    {
-        if i > 0 {
-            // The tile is gathered again, and dst read, after every thread's scatter.
-            body.push(Stmt::sync());
-        }
+    let phases = set_ups.into_iter().zip(phases).zip(labels).enumerate();
+    let phases = phases.map(|(i, (((blk, input), phase), label))| {
         // The third phase reads back what the first two wrote: its vectors are not
         // restricted (see `Ptr::restrict`).
         let restrict = i < 2;
@@ -333,8 +324,7 @@ fn middle_body(phases: Vec<Vec<Stmt>>, n: u64, inverse_block: Vec<Bit>) -> Vec<S
             Stmt::let_(pointer(true), "in", input),
             Stmt::let_(pointer(false), "out", vector("dst", batch.clone())),
         ];
-        body.push(Stmt::comment(label));
-        body.push(Stmt::Block(set_up.into_iter().chain(phase).collect()));
-    }
-    body
+        (set_up, phase, label)
+    });
+    phased_body(prologue, phases)
 }

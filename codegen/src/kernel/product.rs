@@ -229,15 +229,30 @@ fn fused_body(phases: Vec<Vec<Stmt>>) -> Vec<Stmt> {
         "the second factor's transform, multiplied into mid",
         "the inverse transform of mid into the product",
     ];
+    let phases = set_ups.into_iter().zip(phases).zip(labels);
+    phased_body(
+        Vec::new(),
+        phases.map(|((set_up, phase), label)| (set_up, phase, label)),
+    )
+}
+
+/// A product kernel's body: `prologue`, then each phase — its set-up (binding the names
+/// its pass reads), its statements and its label — in a block of its own, with a barrier
+/// between phases, after which the tile is gathered again and what the phase before wrote
+/// is read.
+pub(super) fn phased_body(
+    prologue: Vec<Stmt>,
+    phases: impl IntoIterator<Item = (Vec<Stmt>, Vec<Stmt>, &'static str)>,
+) -> Vec<Stmt> {
     // Launched, like a plan's first pass, while the kernel before it may still drain: wait
     // for that grid before reading, and let the next launch start.
     let mut body = vec![
         Stmt::Expr(Expr::call("fe_grid_wait", [])),
         Stmt::Expr(Expr::call("fe_grid_release", [])),
     ];
-    for (i, ((set_up, phase), label)) in set_ups.into_iter().zip(phases).zip(labels).enumerate() {
+    body.extend(prologue);
+    for (i, (set_up, phase, label)) in phases.into_iter().enumerate() {
         if i > 0 {
-            // The tile is gathered again, and mid read, after every thread's scatter.
             body.push(Stmt::sync());
         }
         body.push(Stmt::comment(label));
