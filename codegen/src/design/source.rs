@@ -28,7 +28,7 @@ pub struct Generated {
     /// each ([`kernel::emit_product`]).
     pub product: Option<FusedProduct>,
     /// The middle kernel (`mid`), where the plans are a convolution's of two passes each
-    /// ([`kernel::emit_middle`]).
+    /// whose passes wait for whole passes ([`kernel::emit_middle`]).
     pub middle: Option<MiddleProduct>,
 }
 
@@ -58,7 +58,13 @@ pub fn generate<F: Field>(
     let fwd = kernel::emit(field, &shape, forward, roots, options, "fwd")?;
     let inv = kernel::emit(field, &shape, inverse, roots, options, "inv")?;
     let product = kernel::emit_product(field, &shape, forward, inverse, roots, options, "mul")?;
-    let middle = kernel::emit_middle(field, &shape, forward, inverse, roots, options, "mid")?;
+    // The middle's launches wait for whole passes: where a transform's passes hand off
+    // group by group (SRGFNs), its six launches measured faster (bench/RESULTS.md,
+    // "Products in four launches"), so the file has no middle for a runtime to compile.
+    let middle = match fwd.launches.iter().any(|l| l.signals > 0) {
+        true => None,
+        false => kernel::emit_middle(field, &shape, forward, inverse, roots, options, "mid")?,
+    };
     let command = gen_command(any, forward.n(), design);
     let products = Products {
         fused: product.as_ref(),
@@ -406,6 +412,29 @@ mod tests {
         assert_eq!(t.inverse_launches.as_ref(), Some(&g.inverse.launches));
         assert!(t.source.contains(&t.command));
         assert!(t.command.starts_with("fermat gen --field 469762049 --n 64"));
+    }
+
+    #[test]
+    fn convolutions_of_two_passes_have_a_middle_unless_their_passes_hand_off() {
+        let middle = |spec: &str, n: u64| {
+            let any = field(spec);
+            let d = crate::design::design(&any, n, &Default::default()).unwrap();
+            let (forward, inverse) = d.convolution_plans().unwrap();
+            with_field!(&any, f => {
+                let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+                let g = generate(f, &any, &d, &forward, &inverse, &roots, &EmitOptions::default());
+                let g = g.unwrap();
+                let hands_off = g.forward.launches.iter().any(|l| l.signals > 0);
+                (g.middle.is_some(), g.source.contains(" mid("), hands_off)
+            })
+        };
+        assert_eq!(middle("babybear", 1 << 16), (true, true, false));
+        assert_eq!(
+            middle("babybear", 1 << 10),
+            (false, false, false),
+            "one pass"
+        );
+        assert_eq!(middle("P3", 1 << 12), (false, false, true), "P3 hands off");
     }
 
     #[test]

@@ -165,12 +165,7 @@ impl<F: HostField> Convolution<F> {
                     .into_iter()
                     .map(F::word)
                     .collect();
-                // The middle's launches wait for whole passes: where a transform's
-                // passes hand off group by group (SRGFNs), its six launches stay
-                // (bench/RESULTS.md, "Products in four launches").
-                let hands_off = generated.forward.launches.iter().any(|l| l.signals > 0);
-                let middle = generated.middle.as_ref().filter(|_| !hands_off);
-                let middle_lists = middle.and_then(|m| {
+                let middle_lists = generated.middle.as_ref().and_then(|m| {
                     let head = MiddleProduct::head(&generated.forward)?;
                     Some([vec![head], m.tail(&generated.inverse)?])
                 });
