@@ -25,7 +25,7 @@
 //!
 //! Every per-thread loop steps by the block's size, so the kernels give the same result
 //! with any number of threads — one thread per block included, which is how the host
-//! harness runs them on the CPU (`codegen/tests/product_host.rs`). [`plain_mul`] runs the
+//! harness runs them on the CPU (`codegen/tests/on_host/product_host.rs`). [`plain_mul`] runs the
 //! same decomposition in Rust.
 //!
 //! ```

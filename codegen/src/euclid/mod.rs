@@ -21,7 +21,7 @@
 //! the caller scales it.
 //!
 //! [`euclid_gcd`] runs the same steps in Rust: the host harness
-//! (`codegen/tests/euclid_host.rs`) checks the kernel against it element for element.
+//! (`codegen/tests/on_host/euclid_host.rs`) checks the kernel against it element for element.
 //!
 //! ```
 //! use fermat_codegen::euclid::EuclidPass;

@@ -28,10 +28,10 @@
 //!
 //! The preludes compile both as CUDA (`__device__ __forceinline__` functions) and as plain
 //! C++17 (host `static inline` functions, `unsigned __int128` for the high product words), so
-//! that `tests/prelude_host.rs` runs the device arithmetic on the CPU against the Rust
+//! that `tests/on_host/prelude_host.rs` runs the device arithmetic on the CPU against the Rust
 //! fields. Helpers named `fe_aux_*` are internal. The SRGFN multiplication's multi-word carry
 //! chains are inline PTX (`add.cc`, `mad.lo.cc`, …) on the device with portable C++ beside
-//! them for the host; `tests/prelude_host.rs` can export its drivers to run the device path
+//! them for the host; `tests/on_host/prelude_host.rs` can export its drivers to run the device path
 //! on a GPU against the host's checked output.
 
 mod bounds;

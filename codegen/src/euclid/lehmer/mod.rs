@@ -26,7 +26,7 @@
 //! once.
 //!
 //! [`lehmer_rounds`] runs the same rounds in Rust: the host harness
-//! (`codegen/tests/lehmer_host.rs`) checks the kernels against it element for element.
+//! (`codegen/tests/on_host/lehmer_host.rs`) checks the kernels against it element for element.
 
 mod apply;
 mod mirror;

@@ -7,7 +7,7 @@
 //! tiles, codelets and twiddles without a GPU; the device itself is checked by
 //! `fermat selftest --gpu`.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::header::Header;

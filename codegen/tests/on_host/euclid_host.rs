@@ -7,7 +7,7 @@
 //! Operands sit in batch buffers at distances of their own with unread elements between
 //! them, some with zeros at the top; outputs start poisoned.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::euclid::euclid_gcd;
 use fermat_codegen::poly;

@@ -8,7 +8,7 @@
 //! `kernels_host`; vectors of polynomials are laid out as the device keeps them, digit c
 //! of coefficient e at word c·capacity + e, with a capacity above the length.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::contract::{Arg, Buffer, Input, Launch};
 use fermat_codegen::cost::FieldShape;

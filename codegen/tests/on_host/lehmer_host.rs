@@ -10,7 +10,7 @@
 //! each polynomial and in the pair not yet written, the matrix and the destination start
 //! poisoned.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::euclid::{
     lehmer_rounds_carrying, lehmer_rounds_logging, LehmerEnd, LehmerState, LehmerStatus, LehmerStep,

@@ -11,7 +11,7 @@ use fermat::poly::{Crossover, DevicePoly, Poly, PolyRing};
 use fermat::{Backend, Error, Field, HostField};
 use rand::SeedableRng;
 
-mod gpu;
+use crate::gpu;
 
 /// The catalogue's fields and the word prime of the speed targets.
 const CATALOGUE: [&str; 7] = [

@@ -17,7 +17,7 @@
 //! Needs a C++ compiler (`$CXX`, else `c++`): skipped with a message when there is none,
 //! except under `CI=true`, where that is a failure.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::prelude::{self, PreludeOptions};
 use fermat_dsl::field::{AnyField, Field};

@@ -1,9 +1,6 @@
 //! Running generated kernels on the host: the C++ compiler, and the build of a harness
 //! that includes them (shared by the kernel and product host tests).
 
-// Each test binary that includes this module uses part of it.
-#![allow(dead_code)]
-
 use fermat_dsl::field::Field;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 use common::{catalogue, random_poly};
 
 fn check_vectors<F: HostField>(field: &F, file: &PolyVectorFile) {

@@ -7,11 +7,10 @@ use fermat_tests::{big, load};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../examples/01-fft-macro.rs"]
+#[path = "../../examples/01-fft-macro.rs"]
 #[allow(dead_code)]
 mod example;
-mod gpu;
-use gpu::on_gpu;
+use crate::gpu::on_gpu;
 
 fermat::fft! {
     /// P3 at 16^4 points with the defaults of `fermat gen`.
@@ -108,7 +107,7 @@ fn the_embedded_source_is_what_fermat_gen_writes() {
         "fermat gen --field P3 --n 65536 --radix 16 --strategy prop3 --max-local-bits 6"
     );
     // And the catalogue's file of the same transform, checked in.
-    let catalogue = include_str!("../../generated/P3_n4096.cu");
+    let catalogue = include_str!("../../../generated/P3_n4096.cu");
     assert!(P3Default::CUDA_SOURCE == catalogue);
 }
 

@@ -9,7 +9,7 @@ use fermat::{Backend, Error};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod gpu;
+use crate::gpu;
 
 fn gpu_ring() -> Option<IntPolyRing> {
     gpu::on_gpu(IntPolyRing::new)

@@ -4,7 +4,7 @@
 //! CRT with the reduction gives them modulo m, against num-bigint, for random and edge
 //! values, signed and unsigned, for prime sets of 32-bit and 64-bit residues.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::crt::{
     modular_tables, narrow_tables, project_constants, project_constants_narrow, project_digits,

@@ -7,7 +7,7 @@
 //! both layouts of a device's data (one vector of M elements, or G vectors of s elements).
 //! Outputs start poisoned.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;

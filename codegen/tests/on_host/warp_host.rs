@@ -4,7 +4,7 @@
 //! and the differences of products coefficient by coefficient — for a word prime and an
 //! SRGFN (whose shuffles move an element digit by digit on the device).
 
-mod host;
+use crate::host;
 
 use fermat_codegen::prelude;
 use fermat_dsl::field::{AnyField, FieldSpec};

@@ -8,7 +8,7 @@
 //! Outputs start poisoned; vectors sit in buffers of larger capacity (junk beyond their
 //! length), digit-major for SRGFNs, and products of a batch at a distance of their own.
 
-mod host;
+use crate::host;
 
 use fermat_codegen::cost::FieldShape;
 use fermat_codegen::kernel::table_form;
