@@ -32,6 +32,19 @@ const BLOCKS: u32 = 1 << 12;
 /// (bench/RESULTS.md, "Products modulo m, round 2").
 const SIDE_BY_SIDE_BYTES: usize = 16 << 20;
 
+/// How many branch streams the s products take side by side, by their words: all
+/// [`BRANCHES`] for 64-bit words, whose transforms wait on their multiplications' latency
+/// (34 products of 2^17 points 13 % faster with eight than with four on an H100), half of
+/// them for 32-bit words, which gained nothing from eight (69 products of 2^17 points
+/// 10 % slower on an H100; eighteen of 2^21 points level on an H100, 8 % slower on an
+/// H200) (bench/RESULTS.md, "Products modulo m, round 2" and "Eight branch streams").
+fn branches_for<W>() -> usize {
+    match std::mem::size_of::<W>() {
+        8 => BRANCHES,
+        _ => BRANCHES / 2,
+    }
+}
+
 /// The CRT kernels for residues in one word width, compiled for one device.
 pub(crate) struct CrtKernels {
     device: Arc<Device>,
@@ -506,10 +519,9 @@ impl CrtKernels {
         // where one after another each left it idle in its launches' tails — except
         // products of vectors of SIDE_BY_SIDE_BYTES or more, which fill it alone.
         let main = self.device.stream().clone();
-        let points = len.next_power_of_two();
-        let side_by_side = points * std::mem::size_of::<F::Word>() < SIDE_BY_SIDE_BYTES;
-        let branches = if side_by_side {
-            &self.device.branch_streams()?[..s.clamp(1, BRANCHES)]
+        let vector_bytes = len.next_power_of_two() * std::mem::size_of::<F::Word>();
+        let branches = if vector_bytes < SIDE_BY_SIDE_BYTES {
+            &self.device.branch_streams()?[..s.clamp(1, branches_for::<F::Word>())]
         } else {
             std::slice::from_ref(&main)
         };

@@ -170,10 +170,8 @@ impl GridLimits {
 
 /// How many [`Device::branch_streams`] there are: enough independent transforms of a
 /// few hundred blocks each to fill the multiprocessors that one leaves idle in its tail
-/// and between its launches. On an H100, eight ran the CRT route's 34 products of 2^17
-/// points 11 % faster than four and its five of 2^21 points 5 %, the others level;
-/// eighteen gained 3 % more on the first and lost it on 69 products (bench/RESULTS.md,
-/// "Eight branch streams").
+/// and between its launches: eight, which the CRT route halves for products in 32-bit
+/// words (bench/RESULTS.md, "Eight branch streams").
 pub(crate) const BRANCHES: usize = 8;
 
 /// One GPU: its context and the stream fermat launches on. [`device`] opens it.
