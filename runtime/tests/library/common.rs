@@ -1,23 +1,28 @@
-//! Helpers the polynomial tests share: the fields they run in and random operands.
+//! Helpers the polynomial and CRT tests share: the fields they run in and random operands.
 
 use fermat::dsl::Field;
+use fermat::num_bigint::{BigInt, RandBigInt, Sign};
 use fermat::poly::Poly;
 use fermat::PrimeField;
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+/// The names of the catalogue's fields and of the word prime of the speed targets.
+pub const CATALOGUE: [&str; 7] = [
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "babybear",
+    "goldilocks",
+    "469762049",
+];
 
 /// The catalogue's fields and the word prime of the speed targets.
 pub fn catalogue() -> Vec<PrimeField> {
-    [
-        "P1",
-        "P2",
-        "P3",
-        "P4",
-        "babybear",
-        "goldilocks",
-        "469762049",
-    ]
-    .map(|spec| PrimeField::new(spec).unwrap())
-    .to_vec()
+    CATALOGUE
+        .map(|spec| PrimeField::new(spec).unwrap())
+        .to_vec()
 }
 
 /// A random polynomial of exactly `len` coefficients (its leading one nonzero), monic if
@@ -30,4 +35,11 @@ pub fn random_poly<F: Field>(field: &F, len: usize, monic: bool, rng: &mut ChaCh
         }
     }
     Poly::new(field, c)
+}
+
+/// A random integer of at most `bits` bits and either sign.
+pub fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {
+    let m = rng.gen_biguint(bits);
+    let sign = if rng.gen() { Sign::Minus } else { Sign::Plus };
+    BigInt::from_biguint(sign, m)
 }

@@ -4,12 +4,14 @@
 
 use fermat::crt::{project, recombine, IntPolyRing, Integers, ModPolyRing, PrimeSet, Width};
 use fermat::dsl::Field;
-use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
+use fermat::num_bigint::{BigInt, BigUint, RandBigInt};
 use fermat::poly::{Poly, PolyRing};
 use fermat::{Backend, Error, PrimeField};
 use num_traits::{One, Signed, Zero};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::common::signed_random;
 
 /// The prime sets the tests cover: both widths, small and large adicities and bounds.
 fn prime_sets() -> Vec<PrimeSet> {
@@ -24,12 +26,6 @@ fn prime_sets() -> Vec<PrimeSet> {
     .into_iter()
     .map(|(w, t, bits)| PrimeSet::for_bits(w, t, bits).unwrap())
     .collect()
-}
-
-fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {
-    let m = rng.gen_biguint(bits);
-    let sign = if rng.gen() { Sign::Minus } else { Sign::Plus };
-    BigInt::from_biguint(sign, m)
 }
 
 #[test]

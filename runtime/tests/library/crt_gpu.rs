@@ -4,20 +4,16 @@
 //! (`FERMAT_REQUIRE_GPU=1` makes that a failure).
 
 use fermat::crt::{IntPolyRing, Integers, ModPolyRing, Width};
-use fermat::num_bigint::{BigInt, BigUint, RandBigInt, Sign};
+use fermat::num_bigint::{BigInt, BigUint, RandBigInt};
 use fermat::{Backend, Error};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::common::signed_random;
 use crate::gpu;
 
 fn gpu_ring() -> Option<IntPolyRing> {
     gpu::on_gpu(IntPolyRing::new)
-}
-
-fn signed_random(rng: &mut ChaCha8Rng, bits: u64) -> BigInt {
-    let sign = if rng.gen() { Sign::Minus } else { Sign::Plus };
-    BigInt::from_biguint(sign, rng.gen_biguint(bits))
 }
 
 #[test]

@@ -11,18 +11,8 @@ use fermat::poly::{Crossover, DevicePoly, Poly, PolyRing};
 use fermat::{Backend, Error, Field, HostField};
 use rand::SeedableRng;
 
+use crate::common::CATALOGUE;
 use crate::gpu;
-
-/// The catalogue's fields and the word prime of the speed targets.
-const CATALOGUE: [&str; 7] = [
-    "P1",
-    "P2",
-    "P3",
-    "P4",
-    "babybear",
-    "goldilocks",
-    "469762049",
-];
 
 fn gpu_ring<F: HostField>(field: &F) -> Option<PolyRing<F>> {
     gpu::on_gpu(|backend| PolyRing::new(field, backend))
