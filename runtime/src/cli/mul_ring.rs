@@ -91,12 +91,12 @@ pub fn run(job: Job) -> Result<ExitCode, CliError> {
                 "ring     Z (coefficients of up to {} bits)",
                 max_bits(&a).max(max_bits(&b))
             )?;
-            let bits = |v: &[BigInt]| max_bits(v);
-            writeln!(
-                report,
-                "product  {}",
-                ring.plan(a.len(), b.len(), bits(&a), bits(&b))?
-            )?;
+            let (bits_a, bits_b) = (max_bits(&a), max_bits(&b));
+            let route = match ring.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
+                true => SCHOOLBOOK.to_string(),
+                false => ring.plan(a.len(), b.len(), bits_a, bits_b)?.to_string(),
+            };
+            writeln!(report, "product  {route}")?;
             let c = timed(&mut *report, ring.running(), || ring.mul(&a, &b))?;
             let ok = !job.verify || verify_integers(&a, &b, &c, &mut *report)?;
             (c, ok)
@@ -104,7 +104,15 @@ pub fn run(job: Job) -> Result<ExitCode, CliError> {
         Ring::Modular(m) => {
             let ring = ModPolyRing::new(m, backend)?;
             writeln!(report, "ring     Z/mZ, m = {m} ({} bits)", m.bits())?;
-            writeln!(report, "product  {}", ring.plan(a.len(), b.len())?)?;
+            let bits = m.bits();
+            let route = match ring
+                .integers()
+                .takes_schoolbook(a.len(), b.len(), bits, bits)
+            {
+                true => SCHOOLBOOK.to_string(),
+                false => ring.plan(a.len(), b.len())?.to_string(),
+            };
+            writeln!(report, "product  {route}")?;
             let residues = |v: &[BigInt], operand: &str| -> Result<Vec<BigUint>, CliError> {
                 v.iter()
                     .enumerate()
@@ -124,6 +132,10 @@ pub fn run(job: Job) -> Result<ExitCode, CliError> {
     };
     finish(job.output, &integers_to_json(&c), ok, &mut *report)
 }
+
+/// What `fermat mul` says of a product the ring takes by sums of products of big integers.
+const SCHOOLBOOK: &str =
+    "sums of products of big integers (short operands of huge coefficients: cheaper than a CRT)";
 
 /// Runs `product` twice and reports the second run's time beside the first's; two runs
 /// that differ are an error.
@@ -146,6 +158,17 @@ fn operands(job: &Job) -> Result<(Vec<BigInt>, Vec<BigInt>), CliError> {
         (_, _, Some(seed)) => {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let (la, lb) = (job.len_a.unwrap_or(0), job.len_b.unwrap_or(0));
+            let bits = match &job.ring {
+                Ring::Integers => job.bits,
+                Ring::Modular(m) => m.bits(),
+            };
+            // The operands, the product (twice the bits) and the route's residues: a few
+            // times the operands' bytes, checked before the operands are made.
+            let coefficient_bytes = u128::from(bits.div_ceil(8)) + 32;
+            fermat::memory::check(
+                || format!("random operands of {la} and {lb} coefficients of {bits} bits"),
+                4 * (la as u128 + lb as u128) * coefficient_bytes,
+            )?;
             let mut random = |len: usize| -> Vec<BigInt> {
                 (0..len)
                     .map(|_| match &job.ring {

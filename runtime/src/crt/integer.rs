@@ -6,6 +6,7 @@
 use super::device::{CrtKernels, DeviceIntegers, DeviceTables, ModularTables, Output};
 use super::primes::{PrimeSet, Width};
 use super::residues::{project, recombine, Integers};
+use super::schoolbook::{schoolbook_integers, schoolbook_is_cheaper};
 use crate::fft::Backend;
 use crate::host::HostField;
 use crate::poly::{PolyRing, Shape};
@@ -447,15 +448,29 @@ impl IntPolyRing {
         Ok(CrtPlan { primes, bits, len })
     }
 
-    /// The product a·b, normalised (no trailing zeros; the zero polynomial is empty).
+    /// The product a·b, normalised (no trailing zeros; the zero polynomial is empty): by
+    /// the route, or for short products of huge coefficients by sums of products of big
+    /// integers where that costs less ([`takes_schoolbook`](Self::takes_schoolbook)).
     ///
     /// Errors: [`Error::CrtPrimes`] (see [`IntPolyRing::plan`]), and the errors of the
     /// word-prime products ([`PolyRing::mul`]).
     pub fn mul(&self, a: &[BigInt], b: &[BigInt]) -> Result<Vec<BigInt>, Error> {
-        let a = Integers::from_bigints(trim(a));
-        let b = Integers::from_bigints(trim(b));
-        let c = self.mul_integers(&a, &b, true)?;
-        let mut c = c.to_bigints();
+        let (a, b) = (trim(a), trim(b));
+        if a.is_empty() || b.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bits = |x: &[BigInt]| x.iter().map(BigInt::bits).max().unwrap_or(0);
+        let (bits_a, bits_b) = (bits(a), bits(b));
+        if self.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
+            let mut c = schoolbook_integers(a, b);
+            while c.last().is_some_and(Zero::is_zero) {
+                c.pop();
+            }
+            return Ok(c);
+        }
+        let plan = self.plan(a.len(), b.len(), bits_a, bits_b)?;
+        let (a, b) = (Integers::from_bigints(a), Integers::from_bigints(b));
+        let mut c = self.mul_planned(&plan, &a, &b, true)?.to_bigints();
         while c.last().is_some_and(Zero::is_zero) {
             c.pop();
         }
@@ -486,11 +501,47 @@ impl IntPolyRing {
         if a.is_empty() || b.is_empty() {
             return Ok(Integers::from_bigints(&[]));
         }
-        let mut plan = self.plan(a.len(), b.len(), bits_of(a), bits_of(b))?;
+        let (bits_a, bits_b) = (bits_of(a), bits_of(b));
+        if self.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
+            let c = schoolbook_integers(&a.to_bigints(), &b.to_bigints());
+            return Ok(Integers::from_bigints(&c));
+        }
+        let mut plan = self.plan(a.len(), b.len(), bits_a, bits_b)?;
         if !signed {
             plan.bits -= 1;
         }
         self.mul_planned(&plan, a, b, signed)
+    }
+
+    /// Whether [`mul`](Self::mul) multiplies operands of `len_a` and `len_b` coefficients
+    /// of at most `bits_a` and `bits_b` bits by sums of products of big integers instead
+    /// of the route: where the route would run on the host and cost more, its
+    /// recombination alone about s²/2 word products a coefficient for s primes (on a GPU
+    /// the route runs on the device up to the primes its recombination takes).
+    ///
+    /// ```
+    /// use fermat::crt::IntPolyRing;
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Cpu)?;
+    /// // Three coefficients of 10^6 bits by three: some 33,000 primes, so the schoolbook;
+    /// assert!(ring.takes_schoolbook(3, 3, 1_000_000, 1_000_000));
+    /// // 2^16 by 2^16 coefficients of 1000 bits: 34 primes, so the route.
+    /// assert!(!ring.takes_schoolbook(1 << 16, 1 << 16, 1000, 1000));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn takes_schoolbook(&self, len_a: usize, len_b: usize, bits_a: u64, bits_b: u64) -> bool {
+        let prime_bits = self.width.bits();
+        let terms = len_a.min(len_b).max(1) as u64;
+        let bits = bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1;
+        let primes = bits.div_ceil(u64::from(prime_bits) - 1);
+        let on_device = self.device.is_some() && primes <= MAX_PRIMES;
+        !on_device && schoolbook_is_cheaper((len_a, len_b), (bits_a, bits_b), prime_bits)
+    }
+
+    /// Whether the route by `plan` runs on the device: on a GPU, up to the primes its
+    /// recombination takes.
+    fn runs_on_device(&self, plan: &CrtPlan) -> bool {
+        self.device.is_some() && plan.primes.len() as u64 <= MAX_PRIMES
     }
 
     /// The word-prime products of a and b's residues on the host, by `plan`, in `form`:
@@ -548,7 +599,7 @@ impl IntPolyRing {
         signed: bool,
     ) -> Result<Integers, Error> {
         let set = &plan.primes;
-        if self.device.is_some() && set.len() as u64 <= MAX_PRIMES {
+        if self.runs_on_device(plan) {
             let (a, b) = (self.upload(a)?, self.upload(b)?);
             let c = self.mul_device_planned(plan, (&a, &b), Output::Integers { signed })?;
             return self.download(&c);

@@ -36,6 +36,7 @@ mod montgomery;
 mod primes;
 mod radix;
 mod residues;
+mod schoolbook;
 
 pub use device::DeviceIntegers;
 pub use dft::CrtDft;

@@ -7,6 +7,7 @@ use super::explicit::explicit_mod;
 use super::integer::{bits_of, CrtPlan, Form, IntPolyRing};
 use super::primes::Width;
 use super::residues::{recombine, Integers};
+use super::schoolbook::schoolbook_modular;
 use crate::fft::Backend;
 use crate::Error;
 use fermat_codegen::crt::{modular_tables, narrow_reduces, MAX_PRIMES};
@@ -154,7 +155,9 @@ impl ModPolyRing {
     }
 
     /// The product a·b mod m, normalised: no trailing zeros (with a composite m, the
-    /// leading coefficients can multiply to zero).
+    /// leading coefficients can multiply to zero). Short products of residues of a huge m
+    /// run as sums of products of big integers where that costs less than the route
+    /// ([`IntPolyRing::takes_schoolbook`]).
     ///
     /// Errors: [`Error::Residue`] naming the operand, the index and the value of a
     /// coefficient that is not below m; the errors of [`IntPolyRing::mul_integers`].
@@ -165,11 +168,16 @@ impl ModPolyRing {
         if a.is_empty() || b.is_empty() {
             return Ok(Vec::new());
         }
-        let c = self.mul_residues(&Integers::from_biguints(a), &Integers::from_biguints(b))?;
-        let mut out: Vec<BigUint> = (0..c.len())
-            .into_par_iter()
-            .map(|i| biguint_of_limbs(c.magnitude(i)))
-            .collect();
+        let bits = self.modulus.bits();
+        let mut out = if self.integers.takes_schoolbook(a.len(), b.len(), bits, bits) {
+            schoolbook_modular(a, b, &self.modulus)
+        } else {
+            let c = self.mul_residues(&Integers::from_biguints(a), &Integers::from_biguints(b))?;
+            (0..c.len())
+                .into_par_iter()
+                .map(|i| biguint_of_limbs(c.magnitude(i)))
+                .collect()
+        };
         while out.last().is_some_and(Zero::is_zero) {
             out.pop();
         }

@@ -139,6 +139,43 @@ fn integer_products_equal_kronecker_substitution() {
 }
 
 #[test]
+fn short_products_of_huge_coefficients_take_the_schoolbook() {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let ring = IntPolyRing::new(Backend::Cpu).unwrap();
+    for (la, lb, bits) in [(3, 3, 20_000), (1, 7, 50_000), (4, 2, 8000)] {
+        assert!(
+            ring.takes_schoolbook(la, lb, bits, bits),
+            "{la}×{lb}, {bits} bits"
+        );
+        let a: Vec<BigInt> = (0..la).map(|_| signed_random(&mut rng, bits)).collect();
+        let b: Vec<BigInt> = (0..lb).map(|_| signed_random(&mut rng, bits)).collect();
+        let want = kronecker(&a, &b);
+        assert_eq!(ring.mul(&a, &b).unwrap(), want, "{la}×{lb}, {bits} bits");
+        let words = ring
+            .mul_integers(
+                &Integers::from_bigints(&a),
+                &Integers::from_bigints(&b),
+                true,
+            )
+            .unwrap();
+        assert_eq!(words.to_bigints(), want, "as Integers, {la}×{lb}");
+    }
+    // Modulo an m of 20,000 bits: the schoolbook's sums reduced once.
+    let m = rng.gen_biguint(20_000) | BigUint::one();
+    let ring = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+    assert!(ring.integers().takes_schoolbook(3, 4, 20_000, 20_000));
+    assert!(!ring.integers().takes_schoolbook(1000, 1000, 20_000, 20_000));
+    let a: Vec<BigUint> = (0..3).map(|_| rng.gen_biguint_below(&m)).collect();
+    let b: Vec<BigUint> = (0..4).map(|_| rng.gen_biguint_below(&m)).collect();
+    let signed = |v: &[BigUint]| v.iter().cloned().map(BigInt::from).collect::<Vec<_>>();
+    let want: Vec<BigUint> = kronecker(&signed(&a), &signed(&b))
+        .into_iter()
+        .map(|c| c.to_biguint().unwrap() % &m)
+        .collect();
+    assert_eq!(ring.mul(&a, &b).unwrap(), want);
+}
+
+#[test]
 fn kept_vectors_never_reach_a_later_product() {
     // One ring, the same primes: a long product, a short one, a square, the long again —
     // each prime's kept operands and rows hold the previous product's values.

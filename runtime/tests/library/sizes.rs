@@ -64,7 +64,7 @@ fn root_tables_beyond_the_address_space_are_errors() {
 
 #[test]
 fn the_cli_refuses_sizes_before_making_data() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &[
                 "fft",
@@ -114,6 +114,34 @@ fn the_cli_refuses_sizes_before_making_data() {
                 "3",
             ],
             "random operands of 100000000000000 and 3 coefficients",
+        ),
+        (
+            &[
+                "mul",
+                "--ring",
+                "Z",
+                "--random",
+                "1",
+                "--len-a",
+                "100000000000",
+                "--len-b",
+                "3",
+            ],
+            "random operands of 100000000000 and 3 coefficients of 64 bits",
+        ),
+        (
+            &[
+                "mul",
+                "--ring",
+                "mod:7",
+                "--random",
+                "1",
+                "--len-a",
+                "3",
+                "--len-b",
+                "100000000000",
+            ],
+            "random operands of 3 and 100000000000 coefficients of 3 bits",
         ),
     ];
     for (args, needle) in cases {
