@@ -428,9 +428,7 @@ impl IntPolyRing {
         (bits_a, bits_b): (u64, u64),
     ) -> Result<CrtPlan, Error> {
         let len = (len_a + len_b).saturating_sub(1);
-        // |c_k| ≤ min(len a, len b)·max|a_i|·max|b_j|, and the sign needs one bit more.
-        let terms = len_a.min(len_b).max(1) as u64;
-        let bits = bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1;
+        let bits = product_bits((len_a, len_b), (bits_a, bits_b));
         let adicity = (len.max(2) as u64)
             .next_power_of_two()
             .trailing_zeros()
@@ -531,8 +529,7 @@ impl IntPolyRing {
     /// ```
     pub fn takes_schoolbook(&self, len_a: usize, len_b: usize, bits_a: u64, bits_b: u64) -> bool {
         let prime_bits = self.width.bits();
-        let terms = len_a.min(len_b).max(1) as u64;
-        let bits = bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1;
+        let bits = product_bits((len_a, len_b), (bits_a, bits_b));
         let primes = bits.div_ceil(u64::from(prime_bits) - 1);
         let on_device = self.device.is_some() && primes <= MAX_PRIMES;
         !on_device && schoolbook_is_cheaper((len_a, len_b), (bits_a, bits_b), prime_bits)
@@ -612,6 +609,14 @@ impl IntPolyRing {
 }
 
 /// The bits of the largest magnitude of `x`.
+/// Bits of the largest coefficient a product of `len_a` by `len_b` coefficients of
+/// `bits_a` and `bits_b` bits can have, sign included: |c_k| ≤ min(len a, len b)·
+/// max|a_i|·max|b_j|, and the sign needs one bit more.
+fn product_bits((len_a, len_b): (usize, usize), (bits_a, bits_b): (u64, u64)) -> u64 {
+    let terms = len_a.min(len_b).max(1) as u64;
+    bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1
+}
+
 pub(super) fn bits_of(x: &Integers) -> u64 {
     (0..x.len())
         .map(|i| {
