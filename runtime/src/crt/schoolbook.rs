@@ -2,7 +2,7 @@
 //! integers. The route's recombination costs about s²/2 word products a coefficient for
 //! s primes, and s grows with the coefficients' bits, so that three coefficients of
 //! 10^6 bits by three took 12 s on the host (32,787 primes) where their nine products
-//! of big integers take 73 ms. [`schoolbook_is_cheaper`] weighs the two.
+//! of big integers take 57 ms. [`schoolbook_is_cheaper`] weighs the two.
 
 use num_bigint::{BigInt, BigUint};
 use rayon::prelude::*;
@@ -13,32 +13,28 @@ use rayon::prelude::*;
 const BIG_PRODUCT_OVERHEAD: f64 = 50.0;
 
 /// Whether the la·lb products of big integers cost fewer word products than the route on
-/// the host for operands of `len_a` and `len_b` coefficients of `bits_a` and `bits_b`
-/// bits, by primes of `prime_bits` bits. The schoolbook's products of w-word integers
-/// cost w² word products up to 32 words and √32·w^1.5 above (num-bigint's Karatsuba and
-/// Toom-3, continuous at 32), and [`BIG_PRODUCT_OVERHEAD`] more each; the route's, per coefficient of the product, Garner's
-/// s²/2, per operand coefficient the projection's s·w, and s transforms of the
-/// product's N points at 3·N·log2 N each. s is estimated from the bits, so that the
-/// choice comes before the primes are looked for (3.2 million of them for coefficients
-/// of 10^8 bits).
+/// the host by s = `primes` primes for operands of `len_a` and `len_b` coefficients of at
+/// most `bits` bits. The schoolbook's products of w-word integers cost w² word products up
+/// to 32 words and √32·w^1.5 above (num-bigint's Karatsuba and Toom-3, continuous at 32),
+/// and [`BIG_PRODUCT_OVERHEAD`] more each; the route's, per coefficient of the product,
+/// Garner's s²/2, per operand coefficient the projection's s·w, and s transforms of the
+/// product's N points at 3·N·log2 N each.
 pub(super) fn schoolbook_is_cheaper(
     (len_a, len_b): (usize, usize),
-    (bits_a, bits_b): (u64, u64),
-    prime_bits: u32,
+    bits: u64,
+    primes: u64,
 ) -> bool {
     if len_a == 0 || len_b == 0 {
         return false;
     }
     let (la, lb) = (len_a as f64, len_b as f64);
-    let words = (bits_a.max(bits_b) as f64 / 64.0).ceil().max(1.0);
+    let words = (bits as f64 / 64.0).ceil().max(1.0);
     let product = |w: f64| match w <= 32.0 {
         true => w * w,
         false => 32f64.sqrt() * w.powf(1.5),
     };
     let schoolbook = la * lb * (product(words) + BIG_PRODUCT_OVERHEAD);
-    let terms = la.min(lb);
-    let s = ((bits_a + bits_b) as f64 + terms.log2().ceil() + 1.0) / f64::from(prime_bits - 1);
-    let s = s.ceil();
+    let s = primes as f64;
     let len = la + lb - 1.0;
     let points = len.max(2.0).log2().ceil().exp2();
     let route = len * s * s / 2.0 + (la + lb) * s * words + s * 3.0 * points * points.log2();
@@ -107,8 +103,8 @@ mod tests {
 
     #[test]
     fn the_schoolbook_takes_short_products_of_huge_coefficients_only() {
-        let cheaper =
-            |la: usize, lb: usize, bits: u64| schoolbook_is_cheaper((la, lb), (bits, bits), 62);
+        let ring = crate::crt::IntPolyRing::new(crate::Backend::Cpu).unwrap();
+        let cheaper = |la: usize, lb: usize, bits: u64| ring.takes_schoolbook(la, lb, bits, bits);
         assert!(cheaper(3, 3, 1_000_000));
         assert!(cheaper(3, 3, 100_000_000));
         assert!(cheaper(1, 100, 100_000));
@@ -117,11 +113,10 @@ mod tests {
         assert!(!cheaper(1 << 16, 1 << 16, 1000));
         assert!(!cheaper(1 << 20, 1 << 20, 64));
         assert!(!cheaper(100, 100, 64));
-        assert!(!cheaper(0, 3, 1_000_000));
-        // The estimate of s is the plan's, within one prime.
-        let ring = crate::crt::IntPolyRing::new(crate::Backend::Cpu).unwrap();
+        assert!(!schoolbook_is_cheaper((0, 3), 1_000_000, 40_000));
+        // The estimate of s, bits/61, is the plan's within one prime.
         let plan = ring.plan(3, 3, 100_000, 100_000).unwrap();
-        let estimate = (200_000f64 + 2.0 + 1.0) / 61.0;
-        assert!((plan.primes.len() as f64 - estimate.ceil()).abs() <= 1.0);
+        let estimate = plan.bits.div_ceil(61) as i64;
+        assert!((plan.primes.len() as i64 - estimate).abs() <= 1, "{plan}");
     }
 }
