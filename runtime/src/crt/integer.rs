@@ -459,16 +459,13 @@ impl IntPolyRing {
         }
         let bits = |x: &[BigInt]| x.iter().map(BigInt::bits).max().unwrap_or(0);
         let (bits_a, bits_b) = (bits(a), bits(b));
-        if self.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
-            let mut c = schoolbook_integers(a, b);
-            while c.last().is_some_and(Zero::is_zero) {
-                c.pop();
-            }
-            return Ok(c);
-        }
-        let plan = self.plan(a.len(), b.len(), bits_a, bits_b)?;
-        let (a, b) = (Integers::from_bigints(a), Integers::from_bigints(b));
-        let mut c = self.mul_planned(&plan, &a, &b, true)?.to_bigints();
+        let mut c = if self.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
+            schoolbook_integers(a, b)
+        } else {
+            let plan = self.plan(a.len(), b.len(), bits_a, bits_b)?;
+            let (a, b) = (Integers::from_bigints(a), Integers::from_bigints(b));
+            self.mul_planned(&plan, &a, &b, true)?.to_bigints()
+        };
         while c.last().is_some_and(Zero::is_zero) {
             c.pop();
         }
@@ -532,14 +529,14 @@ impl IntPolyRing {
         // without looking for them: 3.2 million for coefficients of 10^8 bits.
         let bits = product_bits((len_a, len_b), (bits_a, bits_b));
         let primes = bits.div_ceil(u64::from(self.width.bits()) - 1);
-        let on_device = self.device.is_some() && primes <= MAX_PRIMES;
-        !on_device && schoolbook_is_cheaper((len_a, len_b), bits_a.max(bits_b), primes)
+        !self.runs_on_device(primes)
+            && schoolbook_is_cheaper((len_a, len_b), bits_a.max(bits_b), primes)
     }
 
-    /// Whether the route by `plan` runs on the device: on a GPU, up to the primes its
-    /// recombination takes.
-    fn runs_on_device(&self, plan: &CrtPlan) -> bool {
-        self.device.is_some() && plan.primes.len() as u64 <= MAX_PRIMES
+    /// Whether the route by that many primes runs on the device: on a GPU, up to the
+    /// primes its recombination takes.
+    fn runs_on_device(&self, primes: u64) -> bool {
+        self.device.is_some() && primes <= MAX_PRIMES
     }
 
     /// The word-prime products of a and b's residues on the host, by `plan`, in `form`:
@@ -597,7 +594,7 @@ impl IntPolyRing {
         signed: bool,
     ) -> Result<Integers, Error> {
         let set = &plan.primes;
-        if self.runs_on_device(plan) {
+        if self.runs_on_device(set.len() as u64) {
             let (a, b) = (self.upload(a)?, self.upload(b)?);
             let c = self.mul_device_planned(plan, (&a, &b), Output::Integers { signed })?;
             return self.download(&c);
@@ -609,7 +606,6 @@ impl IntPolyRing {
     }
 }
 
-/// The bits of the largest magnitude of `x`.
 /// Bits of the largest coefficient a product of `len_a` by `len_b` coefficients of
 /// `bits_a` and `bits_b` bits can have, sign included: |c_k| ≤ min(len a, len b)·
 /// max|a_i|·max|b_j|, and the sign needs one bit more.
@@ -618,6 +614,7 @@ fn product_bits((len_a, len_b): (usize, usize), (bits_a, bits_b): (u64, u64)) ->
     bits_a + bits_b + u64::from(64 - (terms - 1).leading_zeros()) + 1
 }
 
+/// The bits of the largest magnitude of `x`.
 pub(super) fn bits_of(x: &Integers) -> u64 {
     (0..x.len())
         .map(|i| {

@@ -57,7 +57,7 @@ pub(super) fn schoolbook_modular(a: &[BigUint], b: &[BigUint], m: &BigUint) -> V
 /// Coefficient k of a·b is Σ_(i + j = k) a_i·b_j, finished by `finish`.
 fn schoolbook<T, F>(a: &[T], b: &[T], finish: F) -> Vec<T>
 where
-    T: Clone + Default + Send + Sync + for<'x> std::ops::AddAssign<&'x T>,
+    T: Default + Send + Sync + for<'x> std::ops::AddAssign<&'x T>,
     for<'x> &'x T: std::ops::Mul<&'x T, Output = T>,
     F: Fn(T) -> T + Sync,
 {
