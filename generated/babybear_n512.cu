@@ -429,11 +429,273 @@ FE_FN void fe_warp_store(fe_t* row, fe_warp_t x, uint32_t len) {
 
 // ---- constant tables ---------------------------------------------------------------------
 
+__device__ const fe_word_t fwd_k0_t0[512] = {
+    268435454ull, 268435454ull, 268435454ull, 256703199ull,
+    268435454ull, 862713822ull, 268435454ull, 279514234ull,
+    268435454ull, 742895918ull, 268435454ull, 1167946911ull,
+    268435454ull, 319502704ull, 268435454ull, 694493529ull,
+    268435454ull, 740789244ull, 268435454ull, 988269625ull,
+    268435454ull, 1338783788ull, 268435454ull, 435388967ull,
+    268435454ull, 806173453ull, 268435454ull, 1730744676ull,
+    268435454ull, 375198897ull, 268435454ull, 298970285ull,
+    268435454ull, 268435454ull, 862713822ull, 279514234ull,
+    742895918ull, 319502704ull, 319502704ull, 988269625ull,
+    740789244ull, 806173453ull, 1338783788ull, 298970285ull,
+    806173453ull, 118992697ull, 375198897ull, 1941347524ull,
+    1989045044ull, 741605237ull, 118992697ull, 1015629152ull,
+    1970906122ull, 1913856647ull, 58217251ull, 1777172594ull,
+    741605237ull, 1810708548ull, 1615892102ull, 1733343281ull,
+    46350665ull, 1139495876ull, 1913856647ull, 1690548750ull,
+    268435454ull, 268435454ull, 742895918ull, 1167946911ull,
+    740789244ull, 1338783788ull, 806173453ull, 298970285ull,
+    1989045044ull, 1970906122ull, 1970906122ull, 402157707ull,
+    741605237ull, 1913856647ull, 46350665ull, 1799788549ull,
+    1844575452ull, 1419020303ull, 1810708548ull, 1690548750ull,
+    1419020303ull, 1038085875ull, 710061267ull, 593836958ull,
+    1578764032ull, 29461423ull, 583586973ull, 701421755ull,
+    615018432ull, 856370688ull, 29461423ull, 273869842ull,
+    268435454ull, 268435454ull, 319502704ull, 694493529ull,
+    806173453ull, 375198897ull, 118992697ull, 1941347524ull,
+    741605237ull, 46350665ull, 1913856647ull, 1799788549ull,
+    1810708548ull, 1139495876ull, 1139495876ull, 1167775395ull,
+    1578764032ull, 615018432ull, 1596364609ull, 1517280527ull,
+    29461423ull, 856370688ull, 1305331689ull, 1476853086ull,
+    1626304099ull, 323925140ull, 1508377798ull, 1200327839ull,
+    323925140ull, 1150609109ull, 598193508ull, 1943276489ull,
+    268435454ull, 268435454ull, 740789244ull, 988269625ull,
+    1989045044ull, 118992697ull, 741605237ull, 1015629152ull,
+    1844575452ull, 1810708548ull, 1419020303ull, 1690548750ull,
+    1578764032ull, 1596364609ull, 615018432ull, 1517280527ull,
+    981128818ull, 1626304099ull, 1626304099ull, 1863656479ull,
+    518723214ull, 598193508ull, 1754391076ull, 58046167ull,
+    1742743498ull, 540940487ull, 1322706213ull, 1987235834ull,
+    365037249ull, 1496288279ull, 377028776ull, 674795620ull,
+    268435454ull, 268435454ull, 1338783788ull, 435388967ull,
+    1970906122ull, 58217251ull, 1913856647ull, 1777172594ull,
+    1419020303ull, 710061267ull, 1038085875ull, 593836958ull,
+    29461423ull, 1305331689ull, 856370688ull, 1476853086ull,
+    518723214ull, 1754391076ull, 598193508ull, 58046167ull,
+    751187011ull, 1241656640ull, 1241656640ull, 966878435ull,
+    377028776ull, 449615668ull, 724524294ull, 137509801ull,
+    200119505ull, 1300803220ull, 1108846919ull, 611903220ull,
+    268435454ull, 268435454ull, 806173453ull, 1730744676ull,
+    741605237ull, 1615892102ull, 1810708548ull, 1733343281ull,
+    1578764032ull, 583586973ull, 29461423ull, 701421755ull,
+    1626304099ull, 1508377798ull, 323925140ull, 1200327839ull,
+    1742743498ull, 1322706213ull, 540940487ull, 1987235834ull,
+    377028776ull, 724524294ull, 449615668ull, 137509801ull,
+    1964928872ull, 1638889298ull, 1638889298ull, 333284907ull,
+    12128229ull, 870961416ull, 75495016ull, 1353697533ull,
+    268435454ull, 268435454ull, 375198897ull, 298970285ull,
+    46350665ull, 1913856647ull, 1139495876ull, 1690548750ull,
+    615018432ull, 29461423ull, 856370688ull, 273869842ull,
+    323925140ull, 598193508ull, 1150609109ull, 1943276489ull,
+    365037249ull, 377028776ull, 1496288279ull, 674795620ull,
+    200119505ull, 1108846919ull, 1300803220ull, 611903220ull,
+    12128229ull, 75495016ull, 870961416ull, 1353697533ull,
+    6100490ull, 600463216ull, 600463216ull, 1970266229ull,
+    268435454ull, 268435454ull, 1989045044ull, 919562987ull,
+    1844575452ull, 1198062315ull, 1578764032ull, 734000101ull,
+    981128818ull, 1412594429ull, 518723214ull, 1357528848ull,
+    1742743498ull, 14768839ull, 365037249ull, 1203523644ull,
+    473486609ull, 292252822ull, 1964928872ull, 1117472640ull,
+    418978688ull, 1744114762ull, 1310027008ull, 1661500679ull,
+    49022963ull, 550598462ull, 950257173ull, 788006486ull,
+    1173759574ull, 893478000ull, 1049055649ull, 1597609085ull,
+    268435454ull, 268435454ull, 118992697ull, 1244412242ull,
+    1810708548ull, 1799550616ull, 1596364609ull, 344608540ull,
+    1626304099ull, 471601753ull, 598193508ull, 1753750840ull,
+    540940487ull, 1516884967ull, 1496288279ull, 1133269161ull,
+    1964928872ull, 1020795575ull, 83717903ull, 227954203ull,
+    75495016ull, 1606070239ull, 589735782ull, 1760709129ull,
+    486600511ull, 607349849ull, 1960566056ull, 1269956527ull,
+    1000168581ull, 674482133ull, 1638067024ull, 1935881608ull,
+    268435454ull, 268435454ull, 1970906122ull, 1941347524ull,
+    1419020303ull, 1139495876ull, 29461423ull, 1517280527ull,
+    518723214ull, 323925140ull, 751187011ull, 1943276489ull,
+    377028776ull, 1496288279ull, 200119505ull, 557404600ull,
+    418978688ull, 12128229ull, 75495016ull, 1773549624ull,
+    742363380ull, 600463216ull, 885880494ull, 1924296123ull,
+    1049055649ull, 1000168581ull, 1270370003ull, 1093702934ull,
+    1271660684ull, 213715305ull, 1303204654ull, 237261501ull,
+    268435454ull, 268435454ull, 58217251ull, 676720652ull,
+    710061267ull, 1042033562ull, 1305331689ull, 948022822ull,
+    1754391076ull, 1691092140ull, 1241656640ull, 431187637ull,
+    449615668ull, 769475709ull, 1300803220ull, 655356014ull,
+    1310027008ull, 19319570ull, 589735782ull, 1189192556ull,
+    885880494ull, 1204666284ull, 380597523ull, 1656927345ull,
+    1272476677ull, 42359799ull, 99409274ull, 340696716ull,
+    1429678948ull, 707934232ull, 1179478155ull, 1252572027ull,
+    268435454ull, 268435454ull, 741605237ull, 402157707ull,
+    1578764032ull, 1038085875ull, 1626304099ull, 273869842ull,
+    1742743498ull, 751187011ull, 377028776ull, 1671595959ull,
+    1964928872ull, 1108846919ull, 12128229ull, 1089324854ull,
+    49022963ull, 742363380ull, 486600511ull, 1970266229ull,
+    1049055649ull, 1424772582ull, 1272476677ull, 768853679ull,
+    168690469ull, 1303204654ull, 1398247489ull, 1065243099ull,
+    1494542707ull, 1117735103ull, 690559708ull, 809742277ull,
+    268435454ull, 268435454ull, 1615892102ull, 1015629152ull,
+    583586973ull, 1596364609ull, 1508377798ull, 1863656479ull,
+    1322706213ull, 540940487ull, 724524294ull, 674795620ull,
+    1638889298ull, 83717903ull, 870961416ull, 1773549624ull,
+    950257173ull, 486600511ull, 1960566056ull, 260166068ull,
+    1270370003ull, 1638067024ull, 99409274ull, 1989069117ull,
+    1398247489ull, 600671492ull, 855086169ull, 259515081ull,
+    1472325434ull, 889879060ull, 1813169055ull, 748853556ull,
+    268435454ull, 268435454ull, 46350665ull, 77384313ull,
+    615018432ull, 1608812845ull, 323925140ull, 825791456ull,
+    365037249ull, 982784623ull, 200119505ull, 800204647ull,
+    12128229ull, 603753277ull, 6100490ull, 1541227309ull,
+    1173759574ull, 1427548538ull, 1000168581ull, 845319010ull,
+    1271660684ull, 815203606ull, 1429678948ull, 495985394ull,
+    1494542707ull, 322173781ull, 1472325434ull, 1046387486ull,
+    1721013099ull, 904419002ull, 629618143ull, 263291565ull,
+    268435454ull, 268435454ull, 1913856647ull, 1125232383ull,
+    29461423ull, 865033954ull, 598193508ull, 1852112644ull,
+    377028776ull, 1561085524ull, 1108846919ull, 294119979ull,
+    75495016ull, 474988216ull, 600463216ull, 1183911735ull,
+    1049055649ull, 164787780ull, 1638067024ull, 1336545269ull,
+    1303204654ull, 416901312ull, 1179478155ull, 655737073ull,
+    690559708ull, 1030481298ull, 1813169055ull, 1455861321ull,
+    629618143ull, 1638044555ull, 1625297151ull, 252556792ull,
+};
+
 __device__ const fe_word_t fwd_k0_t1[16] = {
     268435454ull, 1989045044ull, 1844575452ull, 1578764032ull,
     981128818ull, 518723214ull, 1742743498ull, 365037249ull,
     473486609ull, 1964928872ull, 418978688ull, 1310027008ull,
     49022963ull, 950257173ull, 1173759574ull, 1049055649ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[512] = {
+    268435454ull, 268435454ull, 268435454ull, 415656836ull,
+    268435454ull, 564444364ull, 268435454ull, 356338576ull,
+    268435454ull, 1013097340ull, 268435454ull, 230966786ull,
+    268435454ull, 588493339ull, 268435454ull, 100356651ull,
+    268435454ull, 1848478141ull, 268435454ull, 743309394ull,
+    268435454ull, 812950102ull, 268435454ull, 1883486159ull,
+    268435454ull, 914880834ull, 268435454ull, 1753099853ull,
+    268435454ull, 1632668398ull, 268435454ull, 1450300603ull,
+    268435454ull, 268435454ull, 564444364ull, 356338576ull,
+    1013097340ull, 588493339ull, 588493339ull, 743309394ull,
+    1848478141ull, 914880834ull, 812950102ull, 1450300603ull,
+    914880834ull, 1119787921ull, 1632668398ull, 396910462ull,
+    964210272ull, 585717383ull, 1119787921ull, 1678314833ull,
+    367165241ull, 1670475588ull, 52699865ull, 731504670ull,
+    585717383ull, 1127385427ull, 808599637ull, 829354186ull,
+    1405916072ull, 1570260213ull, 1670475588ull, 1567619760ull,
+    268435454ull, 268435454ull, 1013097340ull, 230966786ull,
+    1848478141ull, 812950102ull, 914880834ull, 1450300603ull,
+    964210272ull, 367165241ull, 367165241ull, 88969798ull,
+    585717383ull, 1670475588ull, 1405916072ull, 1225259435ull,
+    839506347ull, 1526665410ull, 1127385427ull, 1567619760ull,
+    1526665410ull, 1655810304ull, 128246482ull, 611242536ull,
+    1063008748ull, 2007165431ull, 1462667459ull, 930884429ull,
+    1270902541ull, 1538277705ull, 2007165431ull, 1764751058ull,
+    268435454ull, 268435454ull, 588493339ull, 100356651ull,
+    914880834ull, 1632668398ull, 1119787921ull, 396910462ull,
+    585717383ull, 1405916072ull, 1670475588ull, 1225259435ull,
+    1127385427ull, 1570260213ull, 1570260213ull, 824073365ull,
+    1063008748ull, 1270902541ull, 1156088710ull, 1102075419ull,
+    2007165431ull, 1538277705ull, 407195682ull, 263291565ull,
+    1993946351ull, 74615811ull, 1638044555ull, 1401362701ull,
+    74615811ull, 1869358885ull, 115167847ull, 688694368ull,
+    268435454ull, 268435454ull, 1848478141ull, 743309394ull,
+    964210272ull, 1119787921ull, 585717383ull, 1678314833ull,
+    839506347ull, 1127385427ull, 1526665410ull, 1567619760ull,
+    1063008748ull, 1156088710ull, 1270902541ull, 1102075419ull,
+    1964242958ull, 1993946351ull, 1993946351ull, 923941067ull,
+    703238913ull, 115167847ull, 2001137692ull, 127869508ull,
+    1594287233ull, 386316109ull, 992470346ull, 526038517ull,
+    48337049ull, 1288741627ull, 1721013099ull, 1046387486ull,
+    268435454ull, 268435454ull, 812950102ull, 1883486159ull,
+    367165241ull, 52699865ull, 1670475588ull, 731504670ull,
+    1526665410ull, 128246482ull, 1655810304ull, 611242536ull,
+    2007165431ull, 407195682ull, 1538277705ull, 263291565ull,
+    703238913ull, 2001137692ull, 115167847ull, 127869508ull,
+    374376623ull, 1039381799ull, 1039381799ull, 1338470301ull,
+    1721013099ull, 452180397ull, 516977642ull, 409993693ull,
+    1030481298ull, 1998497082ull, 826728821ull, 812938082ull,
+    268435454ull, 268435454ull, 914880834ull, 1753099853ull,
+    585717383ull, 808599637ull, 1127385427ull, 829354186ull,
+    1063008748ull, 1462667459ull, 2007165431ull, 930884429ull,
+    1993946351ull, 1638044555ull, 74615811ull, 1401362701ull,
+    1594287233ull, 992470346ull, 386316109ull, 526038517ull,
+    1721013099ull, 516977642ull, 452180397ull, 409993693ull,
+    1648228672ull, 1262078910ull, 1262078910ull, 1187474465ull,
+    258874845ull, 1179478155ull, 1541664168ull, 587742912ull,
+    268435454ull, 268435454ull, 1632668398ull, 1450300603ull,
+    1405916072ull, 1670475588ull, 1570260213ull, 1567619760ull,
+    1270902541ull, 2007165431ull, 1538277705ull, 1764751058ull,
+    74615811ull, 115167847ull, 1869358885ull, 688694368ull,
+    48337049ull, 1721013099ull, 1288741627ull, 1046387486ull,
+    1030481298ull, 826728821ull, 1998497082ull, 812938082ull,
+    258874845ull, 1541664168ull, 1179478155ull, 587742912ull,
+    1983804498ull, 971232359ull, 971232359ull, 888033538ull,
+    268435454ull, 268435454ull, 964210272ull, 208451423ull,
+    839506347ull, 674622566ull, 1063008748ull, 449316308ull,
+    1964242958ull, 636553903ull, 703238913ull, 1785311718ull,
+    1594287233ull, 712462701ull, 48337049ull, 825184365ull,
+    1539779312ull, 1636237145ull, 1648228672ull, 1470003533ull,
+    270522423ull, 724051065ull, 1494542707ull, 1065243099ull,
+    1032137103ull, 1429678948ull, 434501889ull, 213477372ull,
+    168690469ull, 1894273224ull, 24220877ull, 1756562722ull,
+    268435454ull, 268435454ull, 1119787921ull, 1874284471ull,
+    1127385427ull, 1239016354ull, 1156088710ull, 1682535876ull,
+    1993946351ull, 1937770905ull, 115167847ull, 1357909907ull,
+    386316109ull, 659472382ull, 1288741627ull, 1615978372ull,
+    1648228672ull, 690559708ull, 1117735103ull, 655737073ull,
+    1541664168ull, 707934232ull, 404453076ull, 1485711570ull,
+    594245618ull, 1966915256ull, 1955048670ull, 1024996296ull,
+    1270370003ull, 1200315819ull, 380597523ull, 1209823544ull,
+    268435454ull, 268435454ull, 367165241ull, 396910462ull,
+    1526665410ull, 1570260213ull, 2007165431ull, 1102075419ull,
+    703238913ull, 74615811ull, 374376623ull, 688694368ull,
+    1721013099ull, 1288741627ull, 1030481298ull, 17739990ull,
+    270522423ull, 258874845ull, 1541664168ull, 1838132608ull,
+    1398247489ull, 971232359ull, 202557373ull, 1611108214ull,
+    24220877ull, 1270370003ull, 1000168581ull, 1804814498ull,
+    1427548538ull, 774249567ull, 1885019439ull, 1938306212ull,
+    268435454ull, 268435454ull, 52699865ull, 1727119983ull,
+    128246482ull, 1412802705ull, 407195682ull, 351765242ull,
+    2001137692ull, 629618143ull, 1039381799ull, 1594963511ull,
+    452180397ull, 1653318805ull, 1998497082ull, 259515081ull,
+    1494542707ull, 386961822ull, 404453076ull, 845490526ull,
+    202557373ull, 397373819ull, 1638067024ull, 1733751687ull,
+    164787780ull, 1646100680ull, 342790333ull, 1521781109ull,
+    550598462ull, 1606070239ull, 870961416ull, 1792797613ull,
+    268435454ull, 268435454ull, 585717383ull, 88969798ull,
+    1063008748ull, 1655810304ull, 1993946351ull, 1764751058ull,
+    1594287233ull, 374376623ull, 1721013099ull, 1269112871ull,
+    1648228672ull, 826728821ull, 258874845ull, 149609442ull,
+    1032137103ull, 1398247489ull, 594245618ull, 888033538ull,
+    24220877ull, 1693763217ull, 164787780ull, 138981450ull,
+    1173759574ull, 1885019439ull, 742363380ull, 1661500679ull,
+    1310027008ull, 83717903ull, 1020795575ull, 1188081556ull,
+    268435454ull, 268435454ull, 808599637ull, 1678314833ull,
+    1462667459ull, 1156088710ull, 1638044555ull, 923941067ull,
+    992470346ull, 386316109ull, 516977642ull, 1046387486ull,
+    1262078910ull, 1117735103ull, 1179478155ull, 1838132608ull,
+    434501889ull, 594245618ull, 1955048670ull, 282521245ull,
+    1000168581ull, 380597523ull, 342790333ull, 1720573476ull,
+    742363380ull, 1376712018ull, 603753277ull, 655356014ull,
+    1626949812ull, 200096866ull, 1123386861ull, 1512842676ull,
+    268435454ull, 268435454ull, 1405916072ull, 803442377ull,
+    1270902541ull, 1423530139ull, 74615811ull, 1679981014ull,
+    48337049ull, 1813146416ull, 1030481298ull, 1491461176ull,
+    258874845ull, 855086169ull, 1983804498ull, 642880769ull,
+    168690469ull, 1271660684ull, 1270370003ull, 1782299135ull,
+    1427548538ull, 1338643355ull, 550598462ull, 911190502ull,
+    1310027008ull, 1383647778ull, 1626949812ull, 674795620ull,
+    377028776ull, 1186537100ull, 1691092140ull, 1476853086ull,
+    268435454ull, 268435454ull, 1670475588ull, 42999692ull,
+    2007165431ull, 1625297151ull, 115167847ull, 1447327046ull,
+    1721013099ull, 1563650253ull, 826728821ull, 777567940ull,
+    1541664168ull, 1156895233ull, 971232359ull, 279922640ull,
+    24220877ull, 1272476677ull, 380597523ull, 286145938ull,
+    1885019439ull, 857177211ull, 870961416ull, 227954203ull,
+    1020795575ull, 200119505ull, 1123386861ull, 1995525931ull,
+    1691092140ull, 1508377798ull, 865033954ull, 527554351ull,
 };
 
 __device__ const fe_word_t inv_k0_t1[16] = {
@@ -691,44 +953,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
-        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
-        const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base & 1u) | ((((uint32_t)base >> 5u) & 15u) << 1u);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), fwd_k0_t0[0u + t0s]);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), fwd_k0_t0[32u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), fwd_k0_t0[64u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), fwd_k0_t0[96u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), fwd_k0_t0[128u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), fwd_k0_t0[160u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), fwd_k0_t0[192u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), fwd_k0_t0[224u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), fwd_k0_t0[256u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), fwd_k0_t0[288u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), fwd_k0_t0[320u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), fwd_k0_t0[352u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), fwd_k0_t0[384u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), fwd_k0_t0[416u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), fwd_k0_t0[448u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), fwd_k0_t0[480u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1202,44 +1443,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
-        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base & 1u) | ((((uint32_t)base >> 5u) & 15u) << 1u);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), inv_k0_t0[0u + t0s]);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), inv_k0_t0[32u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), inv_k0_t0[64u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), inv_k0_t0[96u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), inv_k0_t0[128u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), inv_k0_t0[160u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), inv_k0_t0[192u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), inv_k0_t0[224u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), inv_k0_t0[256u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), inv_k0_t0[288u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), inv_k0_t0[320u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), inv_k0_t0[352u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), inv_k0_t0[384u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), inv_k0_t0[416u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), inv_k0_t0[448u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), inv_k0_t0[480u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

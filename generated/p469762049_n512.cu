@@ -429,11 +429,273 @@ FE_FN void fe_warp_store(fe_t* row, fe_warp_t x, uint32_t len) {
 
 // ---- constant tables ---------------------------------------------------------------------
 
+__device__ const fe_word_t fwd_k0_t0[512] = {
+    67108855ull, 67108855ull, 67108855ull, 105570771ull,
+    67108855ull, 125192272ull, 67108855ull, 173418210ull,
+    67108855ull, 418037728ull, 67108855ull, 445401529ull,
+    67108855ull, 304733078ull, 67108855ull, 462838844ull,
+    67108855ull, 353901262ull, 67108855ull, 452819987ull,
+    67108855ull, 76330755ull, 67108855ull, 395123606ull,
+    67108855ull, 384221741ull, 67108855ull, 310632147ull,
+    67108855ull, 461756092ull, 67108855ull, 430855622ull,
+    67108855ull, 67108855ull, 125192272ull, 173418210ull,
+    418037728ull, 304733078ull, 304733078ull, 452819987ull,
+    353901262ull, 384221741ull, 76330755ull, 430855622ull,
+    384221741ull, 118041771ull, 461756092ull, 309056267ull,
+    312795370ull, 158892756ull, 118041771ull, 426582529ull,
+    100237048ull, 303985962ull, 311221552ull, 327181018ull,
+    158892756ull, 337550952ull, 26332558ull, 91650989ull,
+    175407467ull, 299001683ull, 303985962ull, 358949994ull,
+    67108855ull, 67108855ull, 418037728ull, 445401529ull,
+    353901262ull, 76330755ull, 384221741ull, 430855622ull,
+    312795370ull, 100237048ull, 100237048ull, 28505037ull,
+    158892756ull, 303985962ull, 175407467ull, 372121521ull,
+    64223341ull, 36451415ull, 337550952ull, 358949994ull,
+    36451415ull, 441947140ull, 294850338ull, 316157331ull,
+    443326971ull, 191315049ull, 389349945ull, 127642408ull,
+    164250326ull, 400100376ull, 191315049ull, 251739254ull,
+    67108855ull, 67108855ull, 304733078ull, 462838844ull,
+    384221741ull, 461756092ull, 118041771ull, 309056267ull,
+    158892756ull, 175407467ull, 303985962ull, 372121521ull,
+    337550952ull, 299001683ull, 299001683ull, 314668890ull,
+    443326971ull, 164250326ull, 14167994ull, 328156443ull,
+    191315049ull, 400100376ull, 296192354ull, 180229422ull,
+    139578699ull, 388047262ull, 227233818ull, 129118670ull,
+    388047262ull, 71962808ull, 402835555ull, 324881278ull,
+    67108855ull, 67108855ull, 353901262ull, 452819987ull,
+    312795370ull, 118041771ull, 158892756ull, 426582529ull,
+    64223341ull, 337550952ull, 36451415ull, 358949994ull,
+    443326971ull, 14167994ull, 164250326ull, 328156443ull,
+    223445251ull, 139578699ull, 139578699ull, 68607978ull,
+    219395992ull, 402835555ull, 273580143ull, 282657696ull,
+    364552238ull, 171119481ull, 127741709ull, 216580063ull,
+    169288528ull, 236431513ull, 87890429ull, 159566312ull,
+    67108855ull, 67108855ull, 76330755ull, 395123606ull,
+    100237048ull, 311221552ull, 303985962ull, 327181018ull,
+    36451415ull, 294850338ull, 441947140ull, 316157331ull,
+    191315049ull, 296192354ull, 400100376ull, 180229422ull,
+    219395992ull, 273580143ull, 402835555ull, 282657696ull,
+    44926597ull, 433991859ull, 433991859ull, 144676086ull,
+    87890429ull, 439567578ull, 53579030ull, 179216095ull,
+    123042035ull, 194672276ull, 287801957ull, 218791807ull,
+    67108855ull, 67108855ull, 384221741ull, 310632147ull,
+    158892756ull, 26332558ull, 337550952ull, 91650989ull,
+    443326971ull, 389349945ull, 191315049ull, 127642408ull,
+    139578699ull, 227233818ull, 388047262ull, 129118670ull,
+    364552238ull, 127741709ull, 171119481ull, 216580063ull,
+    87890429ull, 53579030ull, 439567578ull, 179216095ull,
+    699721ull, 112401065ull, 112401065ull, 402250896ull,
+    205442330ull, 414633106ull, 356337195ull, 296471367ull,
+    67108855ull, 67108855ull, 461756092ull, 430855622ull,
+    175407467ull, 303985962ull, 299001683ull, 358949994ull,
+    164250326ull, 191315049ull, 400100376ull, 251739254ull,
+    388047262ull, 402835555ull, 71962808ull, 324881278ull,
+    169288528ull, 87890429ull, 236431513ull, 159566312ull,
+    123042035ull, 287801957ull, 194672276ull, 218791807ull,
+    205442330ull, 356337195ull, 414633106ull, 296471367ull,
+    273765245ull, 399267133ull, 399267133ull, 456964130ull,
+    67108855ull, 67108855ull, 312795370ull, 244010033ull,
+    64223341ull, 212250747ull, 443326971ull, 362392490ull,
+    223445251ull, 412030751ull, 219395992ull, 357225131ull,
+    364552238ull, 220840704ull, 169288528ull, 108179758ull,
+    380618853ull, 254735344ull, 699721ull, 404010497ull,
+    385128332ull, 363274401ull, 120049373ull, 292047563ull,
+    377633646ull, 461785247ull, 17391451ull, 439856944ull,
+    187887006ull, 3465657ull, 333552297ull, 32158099ull,
+    67108855ull, 67108855ull, 118041771ull, 274023130ull,
+    337550952ull, 123503891ull, 14167994ull, 260370897ull,
+    139578699ull, 251587528ull, 402835555ull, 237583267ull,
+    171119481ull, 415907968ull, 236431513ull, 181852093ull,
+    699721ull, 201845068ull, 177131222ull, 308097294ull,
+    356337195ull, 12952088ull, 419915900ull, 151195080ull,
+    73442957ull, 109544674ull, 421973795ull, 449774886ull,
+    434098145ull, 393431294ull, 8005957ull, 264887807ull,
+    67108855ull, 67108855ull, 100237048ull, 309056267ull,
+    36451415ull, 299001683ull, 191315049ull, 328156443ull,
+    219395992ull, 388047262ull, 44926597ull, 324881278ull,
+    87890429ull, 236431513ull, 123042035ull, 367633297ull,
+    385128332ull, 205442330ull, 356337195ull, 221011961ull,
+    267567515ull, 399267133ull, 55382315ull, 46106035ull,
+    333552297ull, 434098145ull, 51724321ull, 225752016ull,
+    310869293ull, 346258158ull, 174911711ull, 305998719ull,
+    67108855ull, 67108855ull, 311221552ull, 285872237ull,
+    294850338ull, 357458945ull, 296192354ull, 13394198ull,
+    273580143ull, 430378634ull, 433991859ull, 86579022ull,
+    439567578ull, 29619238ull, 194672276ull, 458563527ull,
+    120049373ull, 48865048ull, 419915900ull, 226476591ull,
+    55382315ull, 432777849ull, 92485295ull, 94685652ull,
+    115860787ull, 369525001ull, 165776087ull, 435296806ull,
+    80412104ull, 173569695ull, 12211781ull, 223880080ull,
+    67108855ull, 67108855ull, 158892756ull, 28505037ull,
+    443326971ull, 441947140ull, 139578699ull, 251739254ull,
+    364552238ull, 44926597ull, 87890429ull, 93661609ull,
+    699721ull, 287801957ull, 205442330ull, 147540285ull,
+    377633646ull, 267567515ull, 73442957ull, 456964130ull,
+    333552297ull, 347930271ull, 115860787ull, 195738919ull,
+    405538708ull, 174911711ull, 305511723ull, 456367851ull,
+    250366057ull, 446030419ull, 342020340ull, 361582291ull,
+    67108855ull, 67108855ull, 26332558ull, 426582529ull,
+    389349945ull, 14167994ull, 227233818ull, 68607978ull,
+    127741709ull, 171119481ull, 53579030ull, 159566312ull,
+    112401065ull, 177131222ull, 414633106ull, 221011961ull,
+    17391451ull, 73442957ull, 421973795ull, 422863729ull,
+    51724321ull, 8005957ull, 165776087ull, 5681408ull,
+    305511723ull, 57731298ull, 187858597ull, 232178782ull,
+    298642568ull, 452557932ull, 364961098ull, 67916218ull,
+    67108855ull, 67108855ull, 175407467ull, 204874242ull,
+    164250326ull, 425656259ull, 388047262ull, 372913228ull,
+    169288528ull, 77551518ull, 123042035ull, 227185563ull,
+    205442330ull, 8301377ull, 273765245ull, 104174498ull,
+    187887006ull, 257837137ull, 434098145ull, 24360520ull,
+    310869293ull, 257511302ull, 80412104ull, 141605606ull,
+    250366057ull, 39383415ull, 298642568ull, 325085963ull,
+    215026705ull, 181960092ull, 67210906ull, 233871717ull,
+    67108855ull, 67108855ull, 303985962ull, 348378628ull,
+    191315049ull, 209904639ull, 402835555ull, 186078114ull,
+    87890429ull, 410217005ull, 287801957ull, 237258987ull,
+    356337195ull, 187100874ull, 399267133ull, 7674394ull,
+    333552297ull, 265866148ull, 8005957ull, 183889812ull,
+    174911711ull, 455594055ull, 12211781ull, 112536918ull,
+    342020340ull, 392210531ull, 364961098ull, 102128752ull,
+    67210906ull, 32260455ull, 253445184ull, 318566969ull,
+};
+
 __device__ const fe_word_t fwd_k0_t1[16] = {
     67108855ull, 312795370ull, 64223341ull, 443326971ull,
     223445251ull, 219395992ull, 364552238ull, 169288528ull,
     380618853ull, 699721ull, 385128332ull, 120049373ull,
     377633646ull, 17391451ull, 187887006ull, 333552297ull,
+};
+
+__device__ const fe_word_t inv_k0_t0[512] = {
+    67108855ull, 67108855ull, 67108855ull, 437603950ull,
+    67108855ull, 106838953ull, 67108855ull, 375076397ull,
+    67108855ull, 35663904ull, 67108855ull, 41950765ull,
+    67108855ull, 121831778ull, 67108855ull, 228482090ull,
+    67108855ull, 203895901ull, 67108855ull, 19987163ull,
+    67108855ull, 278308970ull, 67108855ull, 357291009ull,
+    67108855ull, 169883155ull, 67108855ull, 46898320ull,
+    67108855ull, 377276754ull, 67108855ull, 55532000ull,
+    67108855ull, 67108855ull, 106838953ull, 375076397ull,
+    35663904ull, 121831778ull, 121831778ull, 19987163ull,
+    203895901ull, 169883155ull, 278308970ull, 55532000ull,
+    169883155ull, 466296392ull, 377276754ull, 366094694ull,
+    136209752ull, 211924912ull, 466296392ull, 252037724ull,
+    438227307ull, 74480196ull, 47788254ull, 418034696ull,
+    211924912ull, 414379734ull, 36984200ull, 462087655ull,
+    360217375ull, 152245265ull, 74480196ull, 228671554ull,
+    67108855ull, 67108855ull, 35663904ull, 41950765ull,
+    203895901ull, 278308970ull, 169883155ull, 55532000ull,
+    136209752ull, 438227307ull, 438227307ull, 423656014ull,
+    211924912ull, 74480196ull, 360217375ull, 29905105ull,
+    281875043ull, 396319092ull, 414379734ull, 228671554ull,
+    396319092ull, 428184552ull, 41475321ull, 459606971ull,
+    452370598ull, 195996804ull, 7976802ull, 413101015ull,
+    202194534ull, 282661175ull, 195996804ull, 128140149ull,
+    67108855ull, 67108855ull, 121831778ull, 228482090ull,
+    169883155ull, 377276754ull, 466296392ull, 366094694ull,
+    211924912ull, 360217375ull, 74480196ull, 29905105ull,
+    414379734ull, 152245265ull, 152245265ull, 243285458ull,
+    452370598ull, 202194534ull, 221133051ull, 73971626ull,
+    195996804ull, 282661175ull, 456809961ull, 233871717ull,
+    420897001ull, 207070806ull, 32260455ull, 250970242ull,
+    207070806ull, 290997754ull, 410105917ull, 8274227ull,
+    67108855ull, 67108855ull, 203895901ull, 19987163ull,
+    136209752ull, 466296392ull, 211924912ull, 252037724ull,
+    281875043ull, 414379734ull, 396319092ull, 228671554ull,
+    452370598ull, 221133051ull, 202194534ull, 73971626ull,
+    92128403ull, 420897001ull, 420897001ull, 322221764ull,
+    349712676ull, 410105917ull, 264319719ull, 186067442ull,
+    84633717ull, 347401336ull, 267916981ull, 81988025ull,
+    469062328ull, 416183019ull, 215026705ull, 325085963ull,
+    67108855ull, 67108855ull, 278308970ull, 357291009ull,
+    438227307ull, 47788254ull, 74480196ull, 418034696ull,
+    396319092ull, 41475321ull, 428184552ull, 459606971ull,
+    195996804ull, 456809961ull, 282661175ull, 233871717ull,
+    349712676ull, 264319719ull, 410105917ull, 186067442ull,
+    357360984ull, 63693683ull, 63693683ull, 310195737ull,
+    215026705ull, 59545044ull, 233330536ull, 223805768ull,
+    392210531ull, 248921345ull, 409786671ull, 340643379ull,
+    67108855ull, 67108855ull, 169883155ull, 46898320ull,
+    211924912ull, 36984200ull, 414379734ull, 462087655ull,
+    452370598ull, 7976802ull, 195996804ull, 413101015ull,
+    420897001ull, 32260455ull, 207070806ull, 250970242ull,
+    84633717ull, 267916981ull, 347401336ull, 81988025ull,
+    215026705ull, 233330536ull, 59545044ull, 223805768ull,
+    300473521ull, 424835452ull, 424835452ull, 96848821ull,
+    196181906ull, 12211781ull, 218174521ull, 396311763ull,
+    67108855ull, 67108855ull, 377276754ull, 55532000ull,
+    360217375ull, 74480196ull, 152245265ull, 228671554ull,
+    202194534ull, 195996804ull, 282661175ull, 128140149ull,
+    207070806ull, 410105917ull, 290997754ull, 8274227ull,
+    469062328ull, 215026705ull, 416183019ull, 325085963ull,
+    392210531ull, 409786671ull, 248921345ull, 340643379ull,
+    196181906ull, 218174521ull, 12211781ull, 396311763ull,
+    278447000ull, 112303104ull, 112303104ull, 121383421ull,
+    67108855ull, 67108855ull, 136209752ull, 365910332ull,
+    281875043ull, 254795500ull, 452370598ull, 461103630ull,
+    92128403ull, 241236104ull, 349712676ull, 161664755ull,
+    84633717ull, 275089773ull, 469062328ull, 73511216ull,
+    89143196ull, 381871620ull, 300473521ull, 427280380ull,
+    105209811ull, 393558702ull, 250366057ull, 456367851ull,
+    246316798ull, 80412104ull, 26435078ull, 97640528ull,
+    405538708ull, 351720278ull, 156966679ull, 364191278ull,
+    67108855ull, 67108855ull, 466296392ull, 340358831ull,
+    414379734ull, 197944667ull, 221133051ull, 253518899ull,
+    420897001ull, 113424854ull, 410105917ull, 11198522ull,
+    347401336ull, 219798056ull, 416183019ull, 214433688ull,
+    300473521ull, 342020340ull, 446030419ull, 112536918ull,
+    218174521ull, 173569695ull, 44105790ull, 137636535ull,
+    433310634ull, 294354582ull, 158540497ull, 16942062ull,
+    51724321ull, 191453079ull, 92485295ull, 63903694ull,
+    67108855ull, 67108855ull, 438227307ull, 366094694ull,
+    396319092ull, 152245265ull, 195996804ull, 73971626ull,
+    349712676ull, 207070806ull, 357360984ull, 8274227ull,
+    215026705ull, 416183019ull, 392210531ull, 141106409ull,
+    105209811ull, 196181906ull, 218174521ull, 64581385ull,
+    305511723ull, 112303104ull, 132211097ull, 441257012ull,
+    156966679ull, 51724321ull, 434098145ull, 103851717ull,
+    257837137ull, 271817382ull, 428286728ull, 370901744ull,
+    67108855ull, 67108855ull, 47788254ull, 466512329ull,
+    41475321ull, 70494916ull, 456809961ull, 177714486ull,
+    264319719ull, 67210906ull, 63693683ull, 391489882ull,
+    59545044ull, 216591553ull, 248921345ull, 232178782ull,
+    250366057ull, 330183350ull, 44105790ull, 155093159ull,
+    132211097ull, 443429491ull, 8005957ull, 296343839ull,
+    265866148ull, 31534742ull, 395281853ull, 244520211ull,
+    461785247ull, 12952088ull, 414633106ull, 467555404ull,
+    67108855ull, 67108855ull, 211924912ull, 423656014ull,
+    452370598ull, 428184552ull, 420897001ull, 128140149ull,
+    84633717ull, 357360984ull, 215026705ull, 356879606ull,
+    300473521ull, 409786671ull, 196181906ull, 401154071ull,
+    246316798ull, 305511723ull, 433310634ull, 121383421ull,
+    156966679ull, 165028971ull, 265866148ull, 129403218ull,
+    187887006ull, 428286728ull, 267567515ull, 292047563ull,
+    120049373ull, 177131222ull, 201845068ull, 396250833ull,
+    67108855ull, 67108855ull, 36984200ull, 252037724ull,
+    7976802ull, 221133051ull, 32260455ull, 322221764ull,
+    267916981ull, 347401336ull, 233330536ull, 325085963ull,
+    424835452ull, 446030419ull, 12211781ull, 64581385ull,
+    26435078ull, 433310634ull, 158540497ull, 159129902ull,
+    434098145ull, 92485295ull, 395281853ull, 51813239ull,
+    267567515ull, 228525945ull, 8301377ull, 458563527ull,
+    122360713ull, 104800951ull, 17204117ull, 463698620ull,
+    67108855ull, 67108855ull, 360217375ull, 405858355ull,
+    202194534ull, 49846149ull, 207070806ull, 67511153ull,
+    469062328ull, 346720014ull, 392210531ull, 408957640ull,
+    196181906ull, 187858597ull, 278447000ull, 104421935ull,
+    405538708ull, 310869293ull, 51724321ull, 427811284ull,
+    257837137ull, 214966549ull, 461785247ull, 395790423ull,
+    120049373ull, 402551143ull, 122360713ull, 159566312ull,
+    87890429ull, 59975378ull, 430378634ull, 180229422ull,
+    67108855ull, 67108855ull, 74480196ull, 12797919ull,
+    195996804ull, 253445184ull, 410105917ull, 137590874ull,
+    215026705ull, 30194471ull, 409786671ull, 154317781ull,
+    218174521ull, 69661673ull, 112303104ull, 378111060ull,
+    156966679ull, 115860787ull, 92485295ull, 3249720ull,
+    428286728ull, 248628998ull, 414633106ull, 308097294ull,
+    201845068ull, 123042035ull, 17204117ull, 328655640ull,
+    430378634ull, 227233818ull, 209904639ull, 332125514ull,
 };
 
 __device__ const fe_word_t inv_k0_t1[16] = {
@@ -691,44 +953,23 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t w0e = (((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
-        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
-        const uint32_t g0_0e = ((((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base & 1u) | ((((uint32_t)base >> 5u) & 15u) << 1u);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), fwd_k0_t0[0u + t0s]);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), fwd_k0_t0[32u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), fwd_k0_t0[64u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), fwd_k0_t0[96u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), fwd_k0_t0[128u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), fwd_k0_t0[160u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), fwd_k0_t0[192u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), fwd_k0_t0[224u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), fwd_k0_t0[256u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), fwd_k0_t0[288u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), fwd_k0_t0[320u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), fwd_k0_t0[352u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), fwd_k0_t0[384u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), fwd_k0_t0[416u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), fwd_k0_t0[448u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), fwd_k0_t0[480u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1202,44 +1443,23 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        const uint32_t w0e = (0u - ((uint32_t)base & 1u) * (((uint32_t)base >> 5u) & 15u)) & 511u;
-        const fe_t w0 = fe_load_row(tw, (size_t)w0e);
-        const uint32_t g0_0e = (0u - (((uint32_t)base >> 5u) & 15u) * 2u) & 511u;
-        const fe_t g0_0 = fe_load_row(tw, (size_t)g0_0e);
-        const fe_t g0_1 = fe_mul_mont(g0_0, g0_0);
-        const fe_t g0_2 = fe_mul_mont(g0_1, g0_1);
-        const fe_t g0_3 = fe_mul_mont(g0_2, g0_2);
-        const fe_t w0_1 = fe_mul_mont(w0, g0_0);
-        const fe_t w0_2 = fe_mul_mont(w0, g0_1);
-        const fe_t w0_3 = fe_mul_mont(w0_1, g0_1);
-        const fe_t w0_4 = fe_mul_mont(w0, g0_2);
-        const fe_t w0_5 = fe_mul_mont(w0_1, g0_2);
-        const fe_t w0_6 = fe_mul_mont(w0_2, g0_2);
-        const fe_t w0_7 = fe_mul_mont(w0_3, g0_2);
-        const fe_t w0_8 = fe_mul_mont(w0, g0_3);
-        const fe_t w0_9 = fe_mul_mont(w0_1, g0_3);
-        const fe_t w0_10 = fe_mul_mont(w0_2, g0_3);
-        const fe_t w0_11 = fe_mul_mont(w0_3, g0_3);
-        const fe_t w0_12 = fe_mul_mont(w0_4, g0_3);
-        const fe_t w0_13 = fe_mul_mont(w0_5, g0_3);
-        const fe_t w0_14 = fe_mul_mont(w0_6, g0_3);
-        const fe_t w0_15 = fe_mul_mont(w0_7, g0_3);
-        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), w0);
-        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), w0_1);
-        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), w0_2);
-        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), w0_3);
-        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), w0_4);
-        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), w0_5);
-        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), w0_6);
-        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), w0_7);
-        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), w0_8);
-        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), w0_9);
-        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), w0_10);
-        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), w0_11);
-        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), w0_12);
-        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), w0_13);
-        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), w0_14);
-        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), w0_15);
+        const uint32_t t0s = ((uint32_t)base & 1u) | ((((uint32_t)base >> 5u) & 15u) << 1u);
+        fe_t x0 = fe_mul_mont(fe_load(tile, sbase + 0u, 527ull), inv_k0_t0[0u + t0s]);
+        fe_t x1 = fe_mul_mont(fe_load(tile, sbase + 2u, 527ull), inv_k0_t0[32u + t0s]);
+        fe_t x2 = fe_mul_mont(fe_load(tile, sbase + 4u, 527ull), inv_k0_t0[64u + t0s]);
+        fe_t x3 = fe_mul_mont(fe_load(tile, sbase + 6u, 527ull), inv_k0_t0[96u + t0s]);
+        fe_t x4 = fe_mul_mont(fe_load(tile, sbase + 8u, 527ull), inv_k0_t0[128u + t0s]);
+        fe_t x5 = fe_mul_mont(fe_load(tile, sbase + 10u, 527ull), inv_k0_t0[160u + t0s]);
+        fe_t x6 = fe_mul_mont(fe_load(tile, sbase + 12u, 527ull), inv_k0_t0[192u + t0s]);
+        fe_t x7 = fe_mul_mont(fe_load(tile, sbase + 14u, 527ull), inv_k0_t0[224u + t0s]);
+        fe_t x8 = fe_mul_mont(fe_load(tile, sbase + 16u, 527ull), inv_k0_t0[256u + t0s]);
+        fe_t x9 = fe_mul_mont(fe_load(tile, sbase + 18u, 527ull), inv_k0_t0[288u + t0s]);
+        fe_t x10 = fe_mul_mont(fe_load(tile, sbase + 20u, 527ull), inv_k0_t0[320u + t0s]);
+        fe_t x11 = fe_mul_mont(fe_load(tile, sbase + 22u, 527ull), inv_k0_t0[352u + t0s]);
+        fe_t x12 = fe_mul_mont(fe_load(tile, sbase + 24u, 527ull), inv_k0_t0[384u + t0s]);
+        fe_t x13 = fe_mul_mont(fe_load(tile, sbase + 26u, 527ull), inv_k0_t0[416u + t0s]);
+        fe_t x14 = fe_mul_mont(fe_load(tile, sbase + 28u, 527ull), inv_k0_t0[448u + t0s]);
+        fe_t x15 = fe_mul_mont(fe_load(tile, sbase + 30u, 527ull), inv_k0_t0[480u + t0s]);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

@@ -1,6 +1,7 @@
 //! Snapshots of representative kernels emitted from plans — a word-prime radix-16 stage, the
 //! DFT16 base case of P3 (shifts only), a P3 kernel with the between-stage twiddles, a P2
-//! kernel whose shifts are specialised on warp-uniform bits — and a check that each
+//! kernel whose shifts are specialised on warp-uniform bits, a word-prime round reading whole
+//! twiddles from its table — and a check that each
 //! compiles with NVRTC for sm_90.
 
 use fermat_codegen::cost::FieldShape;
@@ -89,6 +90,29 @@ fn word_prime_codelet_table() {
         format!("{table}}};\n\n{}", k[0])
     );
     compiles(&source, "the babybear passes with codelet tables");
+}
+
+#[test]
+fn word_prime_whole_table() {
+    // DFT(2048) in one pass of three rounds: the middle round's input twiddles depend on
+    // seven run-time bits and have no output twist to take a common factor, so they are
+    // read whole from a table of 16 rows of 2^7 entries, indexed by the thread's bits.
+    let (_, k, source) = kernels_by("babybear", 2048, 16, 11, Strategy::Ct);
+    assert_eq!(k.len(), 1, "one pass");
+    let table = source
+        .split("__device__ const fe_word_t fwd_k0_t0[")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the middle round's table");
+    assert_eq!(table, "2048", "16 rows of 2^7 entries");
+    let middle = k[0]
+        .split("// DFT(16) along tile bits [3, 4, 5, 6]")
+        .nth(1)
+        .and_then(|rest| rest.split("__syncthreads").next())
+        .expect("the middle round");
+    assert!(!middle.contains("g0_0"), "no twiddle is derived");
+    insta::assert_snapshot!("babybear_2048_whole_table_round", middle);
+    compiles(&source, "the babybear pass with a whole table");
 }
 
 #[test]

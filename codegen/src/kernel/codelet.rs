@@ -14,6 +14,30 @@ use fermat_dsl::field::Field;
 /// of 32-bit words or 4 KiB of 64-bit ones in L1.
 pub(super) const CODELET_TABLE_BITS: u32 = 5;
 
+/// The most run-time bits a codelet's table of whole twiddles is indexed by
+/// ([`Emitter::whole_table`]): 2^7 entries for each of up to 16 elements, 8 KiB of 32-bit
+/// words or 16 KiB of 64-bit ones in L1.
+pub(super) const WHOLE_TABLE_BITS: u32 = 7;
+
+/// One bit of a twiddle's index field, as the codelet sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum FieldBit {
+    /// Known when the kernel is generated.
+    Known(u64),
+    /// Bit l of the codelet's element v.
+    Element(usize),
+    /// A run-time bit.
+    Run(Bit),
+}
+
+/// One twiddle step of a codelet's rotations: ω_{2^L}^(scale·x·y) for the index fields x
+/// and y, bit by bit.
+pub(super) struct TwiddleFields {
+    scale: u64,
+    x: Vec<FieldBit>,
+    y: Vec<FieldBit>,
+}
+
 /// The exponents of a codelet's rotations, split as [`Emitter::codelet_exponents`] says.
 pub(super) struct CodeletExponents {
     /// The run-time terms of E_0: (coefficient, value), coefficients scaled to ω_{2^L}.
@@ -25,6 +49,8 @@ pub(super) struct CodeletExponents {
     /// Per element v: Q(v) plus the compile-time parts of E_0 and of the K_l (mod 2^L, not
     /// yet negated for inverse plans).
     pub(super) q: Vec<u64>,
+    /// The twiddle steps unsplit, for a table of whole exponents.
+    pub(super) steps: Vec<TwiddleFields>,
 }
 
 /// The loads' twiddles of a codelet read from a table ([`Emitter::codelet_table`]).
@@ -76,6 +102,7 @@ impl<F: Field> Emitter<'_, F> {
             k: vec![Vec::new(); b],
             k_bits: Vec::new(),
             q: vec![0u64; m],
+            steps: Vec::new(),
         };
         let mut e0_const = 0u64;
         let mut k_const = vec![0u64; b];
@@ -105,6 +132,24 @@ impl<F: Field> Emitter<'_, F> {
             };
             let (xbits, cx, xe, a) = split(x);
             let (ybits, cy, ye, c) = split(y);
+            let fields = |f: &BitField, bits: &[Bit]| -> Vec<FieldBit> {
+                f.bits
+                    .iter()
+                    .zip(bits)
+                    .map(|(&src, bit)| match (src, bit) {
+                        (BitSource::Local(c), _) if locals.contains(&c) => {
+                            FieldBit::Element(locals.iter().position(|&x| x == c).unwrap_or(0))
+                        }
+                        (_, Bit::Known(v)) => FieldBit::Known(*v),
+                        (_, run) => FieldBit::Run(run.clone()),
+                    })
+                    .collect()
+            };
+            ex.steps.push(TwiddleFields {
+                scale,
+                x: fields(x, &xbits),
+                y: fields(y, &ybits),
+            });
             let term = |coef: u64, e: &Option<Expr>| -> Option<(u64, Expr)> {
                 let coef = coef.wrapping_mul(scale) & mask;
                 match (coef, e) {
@@ -354,6 +399,97 @@ impl<F: Field> Emitter<'_, F> {
         Some(CodeletTable {
             shared: Shared { factors, consts },
             moved: ex.e0.clone(),
+            table,
+        })
+    }
+
+    /// The loads' twiddles of a codelet read whole from a table of the kernel's own (word
+    /// primes) where [`Self::codelet_table`] cannot serve them — E_0 depends on the run time
+    /// and no twist on the outputs takes it, as in the middle round of a pass of three —
+    /// and the exponents depend on at most [`WHOLE_TABLE_BITS`] run-time bits s: entry
+    /// T[v][s] = ω^e(v) for every element v, one L1 read and one product each. The
+    /// derivation it replaces spends m + log2 m + 2 Montgomery products per codelet on
+    /// twiddles before the m that apply them (bench/RESULTS.md, "Whole twiddle tables").
+    pub(super) fn whole_table(
+        &self,
+        ex: &CodeletExponents,
+        name: &str,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> Option<CodeletTable> {
+        let mut run: Vec<Bit> = Vec::new();
+        for bit in ex.steps.iter().flat_map(|s| s.x.iter().chain(&s.y)) {
+            if let FieldBit::Run(b) = bit {
+                if !run.contains(b) {
+                    run.push(b.clone());
+                }
+            }
+        }
+        if run.is_empty() || run.len() as u32 > WHOLE_TABLE_BITS {
+            return None;
+        }
+        // Bits of one variable in ascending order: neighbouring threads read neighbouring
+        // entries, one L1 wavefront a warp.
+        run.sort_by_key(|b| match b {
+            Bit::Of(var, at) => (*var, *at),
+            Bit::Known(_) => ("", 0),
+        });
+        let mask = (1u64 << self.log_table) - 1;
+        let value = |field: &[FieldBit], v: usize, s: u64| -> u64 {
+            field.iter().enumerate().fold(0u64, |acc, (t, bit)| {
+                let b = match bit {
+                    FieldBit::Known(c) => *c,
+                    FieldBit::Element(l) => (v as u64 >> l) & 1,
+                    FieldBit::Run(b) => {
+                        let at = run.iter().position(|r| r == b).unwrap_or(0);
+                        (s >> at) & 1
+                    }
+                };
+                acc | b << t
+            })
+        };
+        let exponent = |v: usize, s: u64| -> u64 {
+            ex.steps.iter().fold(0u64, |acc, step| {
+                let xy = value(&step.x, v, s).wrapping_mul(value(&step.y, v, s));
+                acc.wrapping_add(xy.wrapping_mul(step.scale)) & mask
+            })
+        };
+        let id = *tmp;
+        *tmp += 1;
+        let table_name = format!("{name}_t{id}");
+        let index = format!("t{id}s");
+        let mut words = Vec::new();
+        let mut factors = Vec::with_capacity(ex.q.len());
+        let mut consts = Vec::with_capacity(ex.q.len());
+        for v in 0..ex.q.len() {
+            let row: Vec<u64> = (0..1u64 << run.len())
+                .map(|s| self.direction_exponent(exponent(v, s), self.log_table))
+                .collect();
+            if row.iter().all(|&e| e == row[0]) {
+                factors.push(None);
+                consts.push(row[0]);
+                continue;
+            }
+            let at = Expr::u32(words.len() as u32) + Expr::var(&index);
+            factors.push(Some(Expr::var(&table_name).at(at)));
+            consts.push(0);
+            words
+                .extend(row.iter().map(|&e| {
+                    montgomery(self.field, self.shape, &self.roots.power(self.field, e))
+                }));
+        }
+        let table = (!words.is_empty()).then(|| {
+            let (_, s_expr) = assemble(&run, Type::U32);
+            out.push(Stmt::const_(
+                Type::U32,
+                index,
+                s_expr.expect("the table's bits are run-time bits"),
+            ));
+            Table::device(table_name, words)
+        });
+        Some(CodeletTable {
+            shared: Shared { factors, consts },
+            moved: Vec::new(),
             table,
         })
     }

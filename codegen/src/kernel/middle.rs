@@ -103,7 +103,13 @@ pub fn emit_middle<F: Field>(
     }) = Passes::of(
         [
             (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
-            (&fwd, fk, "fwd", Scatter::MultiplyInto, forward_tile),
+            (
+                &fwd,
+                fk,
+                "fwd",
+                Scatter::MultiplyInto { by: None },
+                forward_tile,
+            ),
             (&inv, &ik, "inv", Scatter::Store, inverse_tile),
         ],
         name,

@@ -8,6 +8,7 @@ use super::occupancy::blocks_for_registers;
 use super::round::{RoundLayout, RoundSteps};
 use super::swizzle::Swizzle;
 use super::tile::{Ptr, Tile};
+use super::twiddle::Constant;
 use super::{EmitOptions, Emitter};
 use crate::contract::Launch;
 use crate::cuda::{fe, Expr, Kernel, SharedArray, Stmt, Table, Type};
@@ -232,9 +233,14 @@ impl<F: Field> Emitter<'_, F> {
         value: Expr,
         scatter: Scatter,
     ) -> Stmt {
-        if scatter == Scatter::MultiplyInto {
+        if let Scatter::MultiplyInto { by } = scatter {
             let stride = Expr::u64(self.n);
-            let product = fe::mul(value, fe::load(ptr.clone(), off.clone(), stride.clone()));
+            let other = fe::load(ptr.clone(), off.clone(), stride.clone());
+            let product = match by {
+                None => fe::mul(value, other),
+                // REDC(REDC(a·b)·t) = a·b·t/R²: the scaling rides on the second reduction.
+                Some(t) => self.apply_constant(fe::mul_mont(value, other), Constant::Literal(t)),
+            };
             return fe::store(ptr, off, stride, product);
         }
         if !k.io.short_output {
@@ -386,8 +392,10 @@ pub(super) enum Scatter {
     /// From the tile to the destination.
     Store,
     /// From the tile, multiplying the destination's element in place: the second forward
-    /// transform of a fused product ([`super::product`]).
-    MultiplyInto,
+    /// transform of a fused product ([`super::product`]). With `by` (word primes), the
+    /// product is also multiplied by t/R² for the table-form word t = `by`, in the
+    /// reduction that `fe_mul` spends on R² alone.
+    MultiplyInto { by: Option<u64> },
     /// From the source to the destination, without a tile: a pass without DFT rounds.
     Direct,
 }

@@ -13,8 +13,9 @@ use crate::contract::{Hop, Launch, FUSED_PRODUCT_ARGS};
 use crate::cost::FieldShape;
 use crate::cuda::{Expr, Kernel, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
-use crate::plan::{Io, KernelPlan, Plan};
+use crate::plan::{Io, KernelPlan, Plan, Step};
 use fermat_dsl::field::{Field, Roots};
+use num_bigint::BigUint;
 
 /// The fused product kernel and how to launch it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,11 +75,22 @@ pub fn emit_product<F: Field>(
     if fk.io != Io::FACTOR || ik.io != Io::PRODUCT {
         return Ok(None);
     }
-    // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it.
+    // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
+    // and for a word prime scaled it by 1/n too.
+    let by = inverse_scale(field, shape, forward.n());
     let ik = KernelPlan {
         io: Io {
             pointwise: false,
             ..ik.io
+        },
+        steps: match by {
+            Some(_) => ik
+                .steps
+                .iter()
+                .filter(|s| **s != Step::Scale)
+                .cloned()
+                .collect(),
+            None => ik.steps.clone(),
         },
         ..ik.clone()
     };
@@ -92,7 +104,7 @@ pub fn emit_product<F: Field>(
     }) = Passes::of(
         [
             (&fwd, fk, "fwd", Scatter::Store, tile(fk)?),
-            (&fwd, fk, "fwd", Scatter::MultiplyInto, tile(fk)?),
+            (&fwd, fk, "fwd", Scatter::MultiplyInto { by }, tile(fk)?),
             (&inv, &ik, "inv", Scatter::Store, tile(&ik)?),
         ],
         name,
@@ -141,6 +153,20 @@ pub fn emit_product<F: Field>(
         launch,
         tables,
     }))
+}
+
+/// For a word prime, the table-form word t = R²/n mod p (R = 2^32 or 2^64) with which the
+/// pointwise product's second reduction also divides by n: REDC(REDC(a·b)·t) = a·b/n, so
+/// the inverse transform needs no scaling of its own — one Montgomery product an element
+/// fewer. `None` for SRGFNs, whose products take no reduction by R.
+fn inverse_scale<F: Field>(field: &F, shape: &FieldShape, n: u64) -> Option<u64> {
+    if shape.shift_order.is_some() {
+        return None;
+    }
+    let p = field.modulus();
+    let n_inverse = BigUint::from(n).modpow(&(&p - 2u32), &p);
+    let t = (n_inverse << (16 * shape.element_bytes)) % &p;
+    u64::try_from(t).ok()
 }
 
 /// A pass of a product kernel's phase: its emitter, plan kernel, direction (which names

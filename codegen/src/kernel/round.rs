@@ -266,7 +266,13 @@ impl<F: Field> Emitter<'_, F> {
                             tables.extend(t.table);
                             Some(t.shared)
                         }
-                        None => self.codelet_twiddles(ex, &[], &mut inner, tmp),
+                        None => match self.whole_table(&ex, name, &mut inner, tmp) {
+                            Some(t) => {
+                                tables.extend(t.table);
+                                Some(t.shared)
+                            }
+                            None => self.codelet_twiddles(ex, &[], &mut inner, tmp),
+                        },
                     }
                 })
         };
