@@ -94,6 +94,24 @@ pub fn emit_product<F: Field>(
         },
         ..ik.clone()
     };
+    // As many threads as the widest codelet's round has codelets: every thread then works
+    // in every round, and no warp of the block only waits at its barriers.
+    let widest = |k: &KernelPlan| {
+        k.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Dft { locals } => Some(locals.len() as u32),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let options = &EmitOptions {
+        max_threads: options
+            .max_threads
+            .min(1 << fk.log_n.saturating_sub(widest(fk).max(widest(&ik)))),
+        ..*options
+    };
     let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
     let inv = Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
     let tile = |k| Tile::new(k, shape, options);
