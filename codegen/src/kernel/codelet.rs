@@ -360,44 +360,16 @@ impl<F: Field> Emitter<'_, F> {
                 .fold(0u64, |acc, (_, &w)| acc.wrapping_add(w))
                 & mask
         };
-        let id = *tmp;
-        *tmp += 1;
-        let table_name = format!("{name}_t{id}");
-        let index = format!("t{id}s");
-        let (_, s_expr) = assemble(
-            &ex.k_bits.iter().map(|(b, _)| b.clone()).collect::<Vec<_>>(),
-            Type::U32,
+        let bits: Vec<Bit> = ex.k_bits.iter().map(|(b, _)| b.clone()).collect();
+        let (shared, table) = self.table_rows(
+            (m, &bits),
+            |v, s| ex.q[v].wrapping_add(varying(v, s)),
+            name,
+            out,
+            tmp,
         );
-        let mut words = Vec::new();
-        let mut factors = Vec::with_capacity(m);
-        let mut consts = Vec::with_capacity(m);
-        for v in 0..m {
-            let row: Vec<u64> = (0..1u64 << s_bits)
-                .map(|s| {
-                    self.direction_exponent(ex.q[v].wrapping_add(varying(v, s)), self.log_table)
-                })
-                .collect();
-            if row.iter().all(|&e| e == row[0]) {
-                factors.push(None);
-                consts.push(row[0]);
-                continue;
-            }
-            let at = Expr::u32(words.len() as u32) + Expr::var(&index);
-            factors.push(Some(Expr::var(&table_name).at(at)));
-            consts.push(0);
-            words
-                .extend(row.iter().map(|&e| {
-                    montgomery(self.field, self.shape, &self.roots.power(self.field, e))
-                }));
-        }
-        // Without rows, only E_0 depended on the run time: the loads take constants alone.
-        let table = (!words.is_empty()).then(|| {
-            let s_expr = s_expr.expect("table rows vary with run-time bits");
-            out.push(Stmt::const_(Type::U32, index, s_expr));
-            Table::device(table_name, words)
-        });
         Some(CodeletTable {
-            shared: Shared { factors, consts },
+            shared,
             moved: ex.e0.clone(),
             table,
         })
@@ -454,15 +426,36 @@ impl<F: Field> Emitter<'_, F> {
                 acc.wrapping_add(xy.wrapping_mul(step.scale)) & mask
             })
         };
+        let (shared, table) = self.table_rows((ex.q.len(), &run), exponent, name, out, tmp);
+        Some(CodeletTable {
+            shared,
+            moved: Vec::new(),
+            table,
+        })
+    }
+
+    /// A codelet table `{name}_t{id}` of rows of entries ω^exponent(v, s) (negated for
+    /// inverse plans) for each of the codelet's `m` elements v and each value s of the
+    /// run-time `bits`, in Montgomery form, and the rotations that read it at `t{id}s`
+    /// (defined in `out`): a row alike across s is a compile-time exponent instead. The
+    /// table is `None` where every row is.
+    fn table_rows(
+        &self,
+        (m, bits): (usize, &[Bit]),
+        exponent: impl Fn(usize, u64) -> u64,
+        name: &str,
+        out: &mut Vec<Stmt>,
+        tmp: &mut u32,
+    ) -> (Shared, Option<Table>) {
         let id = *tmp;
         *tmp += 1;
         let table_name = format!("{name}_t{id}");
         let index = format!("t{id}s");
         let mut words = Vec::new();
-        let mut factors = Vec::with_capacity(ex.q.len());
-        let mut consts = Vec::with_capacity(ex.q.len());
-        for v in 0..ex.q.len() {
-            let row: Vec<u64> = (0..1u64 << run.len())
+        let mut factors = Vec::with_capacity(m);
+        let mut consts = Vec::with_capacity(m);
+        for v in 0..m {
+            let row: Vec<u64> = (0..1u64 << bits.len())
                 .map(|s| self.direction_exponent(exponent(v, s), self.log_table))
                 .collect();
             if row.iter().all(|&e| e == row[0]) {
@@ -478,20 +471,14 @@ impl<F: Field> Emitter<'_, F> {
                     montgomery(self.field, self.shape, &self.roots.power(self.field, e))
                 }));
         }
+        // Without rows, nothing that varies depended on the run time: constants alone.
         let table = (!words.is_empty()).then(|| {
-            let (_, s_expr) = assemble(&run, Type::U32);
-            out.push(Stmt::const_(
-                Type::U32,
-                index,
-                s_expr.expect("the table's bits are run-time bits"),
-            ));
+            let (_, s_expr) = assemble(bits, Type::U32);
+            let s_expr = s_expr.expect("table rows vary with run-time bits");
+            out.push(Stmt::const_(Type::U32, index, s_expr));
             Table::device(table_name, words)
         });
-        Some(CodeletTable {
-            shared: Shared { factors, consts },
-            moved: Vec::new(),
-            table,
-        })
+        (Shared { factors, consts }, table)
     }
 
     /// The rotations `steps` applied to element v of a codelet: through the codelet's
