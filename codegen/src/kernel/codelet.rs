@@ -381,7 +381,7 @@ impl<F: Field> Emitter<'_, F> {
     /// and the exponents depend on at most [`WHOLE_TABLE_BITS`] run-time bits s: entry
     /// T[v][s] = ω^e(v) for every element v, one L1 read and one product each. The
     /// derivation it replaces spends m + log2 m + 2 Montgomery products per codelet on
-    /// twiddles before the m that apply them (bench/RESULTS.md, "Whole twiddle tables").
+    /// twiddles before the m that apply them (bench/RESULTS.md, batch round 3).
     pub(super) fn whole_table(
         &self,
         ex: &CodeletExponents,
