@@ -7,6 +7,7 @@
 
 use super::occupancy::blocks_for_registers;
 use super::pass::{part, Scatter};
+use super::table::montgomery;
 use super::tile::Tile;
 use super::{EmitOptions, Emitter};
 use crate::contract::{Hop, Launch, FUSED_PRODUCT_ARGS};
@@ -77,7 +78,7 @@ pub fn emit_product<F: Field>(
     }
     // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
     // and for a word prime scaled it by 1/n too.
-    let by = inverse_scale(field, shape, forward.n());
+    let by = inverse_scale(field, shape, roots);
     let ik = KernelPlan {
         io: Io {
             pointwise: false,
@@ -176,15 +177,14 @@ pub fn emit_product<F: Field>(
 /// For a word prime, the table-form word t = R²/n mod p (R = 2^32 or 2^64) with which the
 /// pointwise product's second reduction also divides by n: REDC(REDC(a·b)·t) = a·b/n, so
 /// the inverse transform needs no scaling of its own — one Montgomery product an element
-/// fewer. `None` for SRGFNs, whose products take no reduction by R.
-fn inverse_scale<F: Field>(field: &F, shape: &FieldShape, n: u64) -> Option<u64> {
+/// fewer. t is the table form of the n^(−1) the scaling would read, times R once more.
+/// `None` for SRGFNs, whose products take no reduction by R.
+fn inverse_scale<F: Field>(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Option<u64> {
     if shape.shift_order.is_some() {
         return None;
     }
-    let p = field.modulus();
-    let n_inverse = BigUint::from(n).modpow(&(&p - 2u32), &p);
-    let t = (n_inverse << (16 * shape.element_bytes)) % &p;
-    u64::try_from(t).ok()
+    let n_inverse = BigUint::from(montgomery(field, shape, roots.n_inv()));
+    u64::try_from((n_inverse << (8 * shape.element_bytes)) % field.modulus()).ok()
 }
 
 /// A pass of a product kernel's phase: its emitter, plan kernel, direction (which names

@@ -104,11 +104,7 @@ pub fn run(job: Job) -> Result<ExitCode, CliError> {
         Ring::Modular(m) => {
             let ring = ModPolyRing::new(m, backend)?;
             writeln!(report, "ring     Z/mZ, m = {m} ({} bits)", m.bits())?;
-            let bits = m.bits();
-            let route = match ring
-                .integers()
-                .takes_schoolbook(a.len(), b.len(), bits, bits)
-            {
+            let route = match ring.takes_schoolbook(a.len(), b.len()) {
                 true => SCHOOLBOOK.to_string(),
                 false => ring.plan(a.len(), b.len())?.to_string(),
             };

@@ -453,19 +453,9 @@ impl IntPolyRing {
     /// Errors: [`Error::CrtPrimes`] (see [`IntPolyRing::plan`]), and the errors of the
     /// word-prime products ([`PolyRing::mul`]).
     pub fn mul(&self, a: &[BigInt], b: &[BigInt]) -> Result<Vec<BigInt>, Error> {
-        let (a, b) = (trim(a), trim(b));
-        if a.is_empty() || b.is_empty() {
-            return Ok(Vec::new());
-        }
-        let bits = |x: &[BigInt]| x.iter().map(BigInt::bits).max().unwrap_or(0);
-        let (bits_a, bits_b) = (bits(a), bits(b));
-        let mut c = if self.takes_schoolbook(a.len(), b.len(), bits_a, bits_b) {
-            schoolbook_integers(a, b)
-        } else {
-            let plan = self.plan(a.len(), b.len(), bits_a, bits_b)?;
-            let (a, b) = (Integers::from_bigints(a), Integers::from_bigints(b));
-            self.mul_planned(&plan, &a, &b, true)?.to_bigints()
-        };
+        let a = Integers::from_bigints(trim(a));
+        let b = Integers::from_bigints(trim(b));
+        let mut c = self.mul_integers(&a, &b, true)?.to_bigints();
         while c.last().is_some_and(Zero::is_zero) {
             c.pop();
         }

@@ -157,7 +157,7 @@ impl ModPolyRing {
     /// The product a·b mod m, normalised: no trailing zeros (with a composite m, the
     /// leading coefficients can multiply to zero). Short products of residues of a huge m
     /// run as sums of products of big integers where that costs less than the route
-    /// ([`IntPolyRing::takes_schoolbook`]).
+    /// ([`takes_schoolbook`](Self::takes_schoolbook)).
     ///
     /// Errors: [`Error::Residue`] naming the operand, the index and the value of a
     /// coefficient that is not below m; the errors of [`IntPolyRing::mul_integers`].
@@ -168,8 +168,7 @@ impl ModPolyRing {
         if a.is_empty() || b.is_empty() {
             return Ok(Vec::new());
         }
-        let bits = self.modulus.bits();
-        let mut out = if self.integers.takes_schoolbook(a.len(), b.len(), bits, bits) {
+        let mut out = if self.takes_schoolbook(a.len(), b.len()) {
             schoolbook_modular(a, b, &self.modulus)
         } else {
             let c = self.mul_residues(&Integers::from_biguints(a), &Integers::from_biguints(b))?;
@@ -182,6 +181,25 @@ impl ModPolyRing {
             out.pop();
         }
         Ok(out)
+    }
+
+    /// Whether [`mul`](Self::mul) multiplies operands of `len_a` and `len_b` residues by
+    /// sums of products of big integers, each sum reduced once, instead of the route: as
+    /// [`IntPolyRing::takes_schoolbook`] decides for coefficients of m's bits.
+    ///
+    /// ```
+    /// use fermat::crt::ModPolyRing;
+    /// use num_bigint::BigUint;
+    ///
+    /// let m = (BigUint::from(1u32) << 20_000u32) + 1u32;
+    /// let ring = ModPolyRing::new(&m, fermat::Backend::Cpu)?;
+    /// assert!(ring.takes_schoolbook(3, 4));
+    /// assert!(!ring.takes_schoolbook(1000, 1000));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
+    pub fn takes_schoolbook(&self, len_a: usize, len_b: usize) -> bool {
+        let bits = self.modulus.bits();
+        self.integers.takes_schoolbook(len_a, len_b, bits, bits)
     }
 
     /// The product a·b mod m of residues that the caller knows to be below m (a field's
