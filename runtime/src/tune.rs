@@ -36,6 +36,7 @@ pub const FORMAT: u32 = 1;
 /// table.store_in(&dir)?;
 /// let back = TuneTable::load_from(&dir, &model)?.expect("just stored");
 /// assert_eq!(back, table);
+/// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), fermat::tune::TuneError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -293,10 +294,27 @@ pub(crate) fn crossover_and_source(
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A directory of the test's own, empty at the start and removed at the end.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
         let d = std::env::temp_dir().join(format!("fermat-tune-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
-        d
+        Scratch(d)
     }
 
     #[test]
