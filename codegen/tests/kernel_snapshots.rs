@@ -277,6 +277,35 @@ fn fused_product_kernels() {
     }
 }
 
+/// The pointwise product's store in phase 2 of a fused kernel's source.
+fn pointwise_store(kernel: &str) -> &str {
+    kernel
+        .split("the second factor's transform, multiplied into mid")
+        .nth(1)
+        .and_then(|rest| rest.split("the inverse transform of mid").next())
+        .and_then(|phase| phase.lines().rev().find(|l| l.contains("fe_store(out_t")))
+        .expect("phase 2 stores into mid")
+}
+
+#[test]
+fn fused_products_fold_one_over_n() {
+    // babybear 2^11 and 2^9, goldilocks 2^10: the inverse's middle round reads whole
+    // twiddles, which carry R/n, so the pointwise product reduces once.
+    for (spec, n) in [("babybear", 2048), ("babybear", 512), ("goldilocks", 1024)] {
+        let (kernel, _) = fused_kernel(spec, n);
+        let store = pointwise_store(&kernel);
+        assert_eq!(
+            store.matches("fe_mul_mont(").count(),
+            1,
+            "{spec} {n}: {store}"
+        );
+    }
+    // 2^6 has no whole-table round: R²/n rides on the pointwise product's second reduction.
+    let (kernel, _) = fused_kernel("babybear", 64);
+    let store = pointwise_store(&kernel);
+    assert!(store.contains("fe_mul_mont(fe_mul_mont("), "{store}");
+}
+
 /// The kernels of products besides transforms: the FFT product's fold, recombination and
 /// overlap-add, and the plain product's tile and reduce kernels (a word prime's tile of
 /// 256 and P3's of 128).
@@ -371,14 +400,52 @@ fn middle_kernel(spec: &str, n: u64) -> (String, String) {
             .expect("two passes each way")
     });
     let header = Header::new("kernel_snapshots test", any.name());
-    let source = unit::render(
-        &header,
-        &any,
-        &middle.tables,
-        std::slice::from_ref(&middle.kernel),
-    )
-    .unwrap();
+    let kernels: Vec<_> = middle.kernels().cloned().collect();
+    let source = unit::render(&header, &any, &middle.tables, &kernels).unwrap();
     (middle.kernel.to_string(), source)
+}
+
+#[test]
+fn middle_products_scale_in_the_pointwise_product() {
+    // A word prime's middle takes 1/n in its pointwise product's second reduction, and
+    // its tail is the inverse's last pass without the scaling: one product fewer.
+    use fermat_codegen::design::{design, DesignOptions};
+    use fermat_codegen::kernel::emit_middle;
+    let any = FieldSpec::parse("babybear").unwrap().build().unwrap();
+    let n = 1 << 13;
+    let (forward, inverse) = design(&any, n, &DesignOptions::default())
+        .unwrap()
+        .convolution_plans()
+        .unwrap();
+    let shape = FieldShape::of(&any);
+    let opts = EmitOptions::default();
+    let (middle, inv) = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+        (
+            emit_middle(f, &shape, &forward, &inverse, &roots, &opts, "mid").unwrap().unwrap(),
+            emit(f, &shape, &inverse, &roots, &opts, "inv").unwrap(),
+        )
+    });
+    let (tail, launch) = middle.tail.as_ref().expect("a word prime's own tail");
+    assert_eq!(launch.kernel.as_ref(), "mid_tail");
+    // The scaling multiplies by n^(−1), the twiddle table's last row.
+    let n_inverse = format!("fe_load_row(tw, {}ull)", inv.layout.rows() - 1);
+    let last = inv.kernels.last().unwrap().to_string();
+    assert!(last.contains(&n_inverse), "{last}");
+    assert!(!tail.to_string().contains(&n_inverse), "{tail}");
+    // SRGFNs multiply exactly and end in the inverse plan's own last pass.
+    let any = FieldSpec::parse("P3").unwrap().build().unwrap();
+    let (forward, inverse) = design(&any, 1024, &DesignOptions::default())
+        .unwrap()
+        .convolution_plans()
+        .unwrap();
+    let middle = with_field!(&any, f => {
+        let roots = Roots::canonical_lazy(f, forward.max_log_order(), 1024).unwrap();
+        emit_middle(f, &FieldShape::of(&any), &forward, &inverse, &roots, &opts, "mid")
+            .unwrap()
+            .unwrap()
+    });
+    assert!(middle.tail.is_none());
 }
 
 #[test]

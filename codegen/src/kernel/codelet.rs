@@ -364,6 +364,7 @@ impl<F: Field> Emitter<'_, F> {
         let (shared, table) = self.table_rows(
             (m, &bits),
             |v, s| ex.q[v].wrapping_add(varying(v, s)),
+            None,
             name,
             out,
             tmp,
@@ -426,7 +427,13 @@ impl<F: Field> Emitter<'_, F> {
                 acc.wrapping_add(xy.wrapping_mul(step.scale)) & mask
             })
         };
-        let (shared, table) = self.table_rows((ex.q.len(), &run), exponent, name, out, tmp);
+        // The first whole table takes the emitter's factor, if it has one.
+        let factor = match &self.whole_factor {
+            Some(c) if !self.whole_factor_taken.replace(true) => Some(c),
+            _ => None,
+        };
+        let rows = (ex.q.len(), run.as_slice());
+        let (shared, table) = self.table_rows(rows, exponent, factor, name, out, tmp);
         Some(CodeletTable {
             shared,
             moved: Vec::new(),
@@ -435,14 +442,16 @@ impl<F: Field> Emitter<'_, F> {
     }
 
     /// A codelet table `{name}_t{id}` of rows of entries ω^exponent(v, s) (negated for
-    /// inverse plans) for each of the codelet's `m` elements v and each value s of the
-    /// run-time `bits`, in Montgomery form, and the rotations that read it at `t{id}s`
-    /// (defined in `out`): a row alike across s is a compile-time exponent instead. The
-    /// table is `None` where every row is.
+    /// inverse plans), times `factor` where there is one, for each of the codelet's `m`
+    /// elements v and each value s of the run-time `bits`, in Montgomery form, and the
+    /// rotations that read it at `t{id}s` (defined in `out`): without a factor, a row
+    /// alike across s is a compile-time exponent instead. The table is `None` where every
+    /// row is.
     fn table_rows(
         &self,
         (m, bits): (usize, &[Bit]),
         exponent: impl Fn(usize, u64) -> u64,
+        factor: Option<&F::Elem>,
         name: &str,
         out: &mut Vec<Stmt>,
         tmp: &mut u32,
@@ -458,7 +467,7 @@ impl<F: Field> Emitter<'_, F> {
             let row: Vec<u64> = (0..1u64 << bits.len())
                 .map(|s| self.direction_exponent(exponent(v, s), self.log_table))
                 .collect();
-            if row.iter().all(|&e| e == row[0]) {
+            if factor.is_none() && row.iter().all(|&e| e == row[0]) {
                 factors.push(None);
                 consts.push(row[0]);
                 continue;
@@ -466,10 +475,11 @@ impl<F: Field> Emitter<'_, F> {
             let at = Expr::u32(words.len() as u32) + Expr::var(&index);
             factors.push(Some(Expr::var(&table_name).at(at)));
             consts.push(0);
-            words
-                .extend(row.iter().map(|&e| {
-                    montgomery(self.field, self.shape, &self.roots.power(self.field, e))
-                }));
+            words.extend(row.iter().map(|&e| {
+                let w = self.roots.power(self.field, e);
+                let w = factor.map_or(w, |c| self.field.mul(&w, c));
+                montgomery(self.field, self.shape, &w)
+            }));
         }
         // Without rows, nothing that varies depended on the run time: constants alone.
         let table = (!words.is_empty()).then(|| {

@@ -11,16 +11,17 @@
 //! global memory: the two spectra are never written, nor read back by the inverse.
 
 use super::bits::{assemble, or_constant, Bit};
+use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
-use super::pass::Scatter;
-use super::product::{phased_body, Passes};
+use super::pass::{Pointwise, Scatter};
+use super::product::{phased_body, InverseScales, Passes};
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
 use crate::contract::{Hop, Launch, POLY_TRANSFORM_ARGS};
 use crate::cost::FieldShape;
 use crate::cuda::{Expr, Kernel, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
-use crate::plan::{Io, KernelPlan, Plan};
+use crate::plan::{Io, KernelPlan, Plan, Step};
 use fermat_dsl::field::{Field, Roots};
 
 /// The kernels of a product by its middle, and how to launch them.
@@ -33,6 +34,11 @@ pub struct MiddleProduct {
     /// Its launch: from the input (the first factor's half transform; the operand, the
     /// second's) into the scratch buffer.
     pub launch: Launch,
+    /// For a word prime, the inverse's last pass without its scaling by 1/n (`{name}_tail`)
+    /// and its launch: the middle's pointwise product takes 1/n in the reduction it
+    /// spends on R² anyway, one Montgomery product an element fewer. `None` for SRGFNs,
+    /// whose products end in the inverse plan's own last pass.
+    pub tail: Option<(Kernel, Launch)>,
     /// Constant tables the middle kernel's rounds read (file scope, before it).
     pub tables: Vec<Table>,
 }
@@ -83,23 +89,38 @@ pub fn emit_middle<F: Field>(
     if forward.io() != Io::FACTOR || inverse.io() != Io::PRODUCT || !ik.io.pointwise {
         return Ok(None);
     }
-    // Phase 2 multiplied the spectra: the inverse's pass reads their product.
+    // Phase 2 multiplied the spectra — for a word prime by 1/n too, so that neither of
+    // the inverse's passes scales: the inverse's pass reads their product.
+    let scale = InverseScales::of(field, shape, roots).map(|s| s.table_word);
+    let unscaled = |k: &KernelPlan| KernelPlan {
+        steps: match scale {
+            Some(_) => k
+                .steps
+                .iter()
+                .filter(|s| **s != Step::Scale)
+                .cloned()
+                .collect(),
+            None => k.steps.clone(),
+        },
+        ..k.clone()
+    };
     let ik = KernelPlan {
         io: Io::default(),
-        ..ik.clone()
+        ..unscaled(ik)
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &POLY_TRANSFORM_ARGS);
     let inv = Emitter {
         restrict: false,
         ..Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS)
     };
+    let pointwise = scale.map_or(Pointwise::Exact, Pointwise::Scaled);
     let Some((forward_tile, inverse_tile)) = tiles_of_one_run(fk, &ik, shape, options)? else {
         return Ok(None);
     };
     let Some(Passes {
         bodies: phases,
         tiles,
-        tables,
+        mut tables,
     }) = Passes::of(
         [
             (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
@@ -107,7 +128,7 @@ pub fn emit_middle<F: Field>(
                 &fwd,
                 fk,
                 "fwd",
-                Scatter::MultiplyInto { by: None },
+                Scatter::MultiplyInto(pointwise),
                 forward_tile,
             ),
             (&inv, &ik, "inv", Scatter::Store, inverse_tile),
@@ -155,9 +176,20 @@ pub fn emit_middle<F: Field>(
         signals: 0,
         args: &POLY_TRANSFORM_ARGS,
     };
+    let tail = match (scale, inverse.kernels.last()) {
+        (Some(_), Some(last)) => {
+            let em = Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS);
+            let tile = Tile::new(last, shape, options)?;
+            let (tail_name, handoffs) = (format!("{name}_tail"), Handoffs::default());
+            let unscaled = unscaled(last);
+            Some(em.kernel(&unscaled, tile, &tail_name, options, &handoffs, &mut tables)?)
+        }
+        _ => None,
+    };
     Ok(Some(MiddleProduct {
         kernel,
         launch,
+        tail,
         tables,
     }))
 }
@@ -208,7 +240,14 @@ impl MiddleProduct {
         let [_, last] = inverse.launches.as_slice() else {
             return None;
         };
+        let last = self.tail.as_ref().map_or(last, |(_, launch)| launch);
         Some(vec![self.launch.clone(), alone(last, Hop::ScratchToOutput)])
+    }
+
+    /// The kernels a file holds for this product: the middle, then the tail where it has
+    /// one of its own.
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        std::iter::once(&self.kernel).chain(self.tail.as_ref().map(|(kernel, _)| kernel))
     }
 }
 

@@ -48,6 +48,7 @@ use crate::plan::{Direction, Plan};
 use fermat_dsl::field::Field;
 use fermat_dsl::field::Roots;
 use serde::Serialize;
+use std::cell::Cell;
 
 /// How kernels are shaped for the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -104,6 +105,12 @@ struct Emitter<'a, F: Field> {
     /// middle kernel's inverse pass, which reads back what its forward passes wrote
     /// ([`emit_middle`]).
     restrict: bool,
+    /// A factor c for every input of the first round that reads a whole twiddle table
+    /// ([`Emitter::whole_table`]): its entries become ω^e·c, so that the round scales the
+    /// transform by c for nothing. Set where a fused product folds its inverse's 1/n there
+    /// ([`emit_product`]); `whole_factor_taken` records that a round took it.
+    whole_factor: Option<F::Elem>,
+    whole_factor_taken: Cell<bool>,
 }
 
 impl<'a, F: Field> Emitter<'a, F> {
@@ -126,6 +133,8 @@ impl<'a, F: Field> Emitter<'a, F> {
             n: plan.n(),
             args,
             restrict: true,
+            whole_factor: None,
+            whole_factor_taken: Cell::new(false),
         }
     }
 }

@@ -233,13 +233,16 @@ impl<F: Field> Emitter<'_, F> {
         value: Expr,
         scatter: Scatter,
     ) -> Stmt {
-        if let Scatter::MultiplyInto { by } = scatter {
+        if let Scatter::MultiplyInto(pointwise) = scatter {
             let stride = Expr::u64(self.n);
             let other = fe::load(ptr.clone(), off.clone(), stride.clone());
-            let product = match by {
-                None => fe::mul(value, other),
+            let product = match pointwise {
+                Pointwise::Exact => fe::mul(value, other),
                 // REDC(REDC(a·b)·t) = a·b·t/R²: the scaling rides on the second reduction.
-                Some(t) => self.apply_constant(fe::mul_mont(value, other), Constant::Literal(t)),
+                Pointwise::Scaled(t) => {
+                    self.apply_constant(fe::mul_mont(value, other), Constant::Literal(t))
+                }
+                Pointwise::Reduced => fe::mul_mont(value, other),
             };
             return fe::store(ptr, off, stride, product);
         }
@@ -391,13 +394,25 @@ pub(super) fn part(prefix: &str) -> (Expr, Expr) {
 pub(super) enum Scatter {
     /// From the tile to the destination.
     Store,
-    /// From the tile, multiplying the destination's element in place: the second forward
-    /// transform of a fused product ([`super::product`]). With `by` (word primes), the
-    /// product is also multiplied by t/R² for the table-form word t = `by`, in the
-    /// reduction that `fe_mul` spends on R² alone.
-    MultiplyInto { by: Option<u64> },
+    /// From the tile, multiplying the destination's element in place as `Pointwise`
+    /// says: the second forward transform of a fused or middle product
+    /// ([`super::product`], [`super::middle`]).
+    MultiplyInto(Pointwise),
     /// From the source to the destination, without a tile: a pass without DFT rounds.
     Direct,
+}
+
+/// How a product's second transform multiplies the first's elements (word primes reduce
+/// by R = 2^32 or 2^64 in every Montgomery product; SRGFNs take only `Exact`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pointwise {
+    /// a·b (`fe_mul`).
+    Exact,
+    /// a·b·t/R² for the table-form word t, in the reduction that `fe_mul` spends on R²
+    /// alone: t = R²/n takes the inverse's 1/n with it.
+    Scaled(u64),
+    /// a·b/R, one reduction: the inverse transform's rounds multiply by R/n.
+    Reduced,
 }
 
 /// A pass's statements on one block's tile ([`Emitter::pass_body`]).

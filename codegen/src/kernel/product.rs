@@ -6,7 +6,7 @@
 //! in three launches (bench/RESULTS.md, "Fused products").
 
 use super::occupancy::blocks_for_registers;
-use super::pass::{part, Scatter};
+use super::pass::{part, Pointwise, Scatter};
 use super::table::montgomery;
 use super::tile::Tile;
 use super::{EmitOptions, Emitter};
@@ -78,13 +78,13 @@ pub fn emit_product<F: Field>(
     }
     // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
     // and for a word prime scaled it by 1/n too.
-    let by = inverse_scale(field, shape, roots);
+    let scales = InverseScales::of(field, shape, roots);
     let ik = KernelPlan {
         io: Io {
             pointwise: false,
             ..ik.io
         },
-        steps: match by {
+        steps: match scales {
             Some(_) => ik
                 .steps
                 .iter()
@@ -114,21 +114,42 @@ pub fn emit_product<F: Field>(
         ..*options
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
-    let inv = Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
     let tile = |k| Tile::new(k, shape, options);
+    let phases = |inv: &Emitter<'_, F>, pointwise| -> Result<_, CodegenError> {
+        Ok(Passes::of(
+            [
+                (&fwd, fk, "fwd", Scatter::Store, tile(fk)?),
+                (&fwd, fk, "fwd", Scatter::MultiplyInto(pointwise), tile(fk)?),
+                (inv, &ik, "inv", Scatter::Store, tile(&ik)?),
+            ],
+            name,
+            options,
+        ))
+    };
+    let inverse_emitter =
+        || Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
+    let passes = match scales {
+        None => phases(&inverse_emitter(), Pointwise::Exact)?,
+        Some(InverseScales { by_r, table_word }) => {
+            // R/n on the inverse's whole-table round, whose every input takes a twiddle
+            // from the table, and a pointwise product of one reduction: one Montgomery
+            // product an element fewer than R²/n in the pointwise product's second.
+            let inv = Emitter {
+                whole_factor: Some(by_r),
+                ..inverse_emitter()
+            };
+            let folded = phases(&inv, Pointwise::Reduced)?;
+            match inv.whole_factor_taken.get() {
+                true => folded,
+                false => phases(&inverse_emitter(), Pointwise::Scaled(table_word))?,
+            }
+        }
+    };
     let Some(Passes {
         bodies: phases,
         tiles,
         tables,
-    }) = Passes::of(
-        [
-            (&fwd, fk, "fwd", Scatter::Store, tile(fk)?),
-            (&fwd, fk, "fwd", Scatter::MultiplyInto { by }, tile(fk)?),
-            (&inv, &ik, "inv", Scatter::Store, tile(&ik)?),
-        ],
-        name,
-        options,
-    )
+    }) = passes
     else {
         return Ok(None);
     };
@@ -174,17 +195,30 @@ pub fn emit_product<F: Field>(
     }))
 }
 
-/// For a word prime, the table-form word t = R²/n mod p (R = 2^32 or 2^64) with which the
-/// pointwise product's second reduction also divides by n: REDC(REDC(a·b)·t) = a·b/n, so
-/// the inverse transform needs no scaling of its own — one Montgomery product an element
-/// fewer. t is the table form of the n^(−1) the scaling would read, times R once more.
-/// `None` for SRGFNs, whose products take no reduction by R.
-fn inverse_scale<F: Field>(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Option<u64> {
-    if shape.shift_order.is_some() {
-        return None;
+/// The two ways a word prime's fused product scales by 1/n without a step of its own
+/// (`None` for SRGFNs, whose products take no reduction by R):
+pub(super) struct InverseScales<F: Field> {
+    /// R/n mod p (R = 2^32 or 2^64), for the entries of the inverse's whole twiddle table:
+    /// after a pointwise REDC(a·b) = a·b/R, that round's products bring a·b/n.
+    pub(super) by_r: F::Elem,
+    /// The table-form word t = R²/n mod p of the pointwise product's second reduction:
+    /// REDC(REDC(a·b)·t) = a·b/n. t is the table form of the n^(−1) the scaling would
+    /// read, times R once more.
+    pub(super) table_word: u64,
+}
+
+impl<F: Field> InverseScales<F> {
+    pub(super) fn of(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Option<Self> {
+        if shape.shift_order.is_some() {
+            return None;
+        }
+        let p = field.modulus();
+        let r = (BigUint::from(1u8) << (8 * shape.element_bytes)) % &p;
+        let by_r = field.mul(roots.n_inv(), &field.from_biguint(&r).ok()?);
+        let n_inverse = BigUint::from(montgomery(field, shape, roots.n_inv()));
+        let table_word = u64::try_from((n_inverse << (8 * shape.element_bytes)) % p).ok()?;
+        Some(InverseScales { by_r, table_word })
     }
-    let n_inverse = BigUint::from(montgomery(field, shape, roots.n_inv()));
-    u64::try_from((n_inverse << (8 * shape.element_bytes)) % field.modulus()).ok()
 }
 
 /// A pass of a product kernel's phase: its emitter, plan kernel, direction (which names
