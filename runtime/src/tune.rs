@@ -303,6 +303,12 @@ mod tests {
         }
     }
 
+    impl AsRef<Path> for Scratch {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
     impl std::ops::Deref for Scratch {
         type Target = Path;
 
