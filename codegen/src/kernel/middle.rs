@@ -14,14 +14,14 @@ use super::bits::{assemble, or_constant, Bit};
 use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
 use super::pass::{Pointwise, Scatter};
-use super::product::{phased_body, InverseScales, Passes};
+use super::product::{phased_body, without_scaling, InverseScales, Passes};
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
 use crate::contract::{Hop, Launch, POLY_TRANSFORM_ARGS};
 use crate::cost::FieldShape;
 use crate::cuda::{Expr, Kernel, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
-use crate::plan::{Io, KernelPlan, Plan, Step};
+use crate::plan::{Io, KernelPlan, Plan};
 use fermat_dsl::field::{Field, Roots};
 
 /// The kernels of a product by its middle, and how to launch them.
@@ -92,21 +92,12 @@ pub fn emit_middle<F: Field>(
     // Phase 2 multiplied the spectra — for a word prime by 1/n too, so that neither of
     // the inverse's passes scales: the inverse's pass reads their product.
     let scale = InverseScales::of(field, shape, roots).map(|s| s.table_word);
-    let unscaled = |k: &KernelPlan| KernelPlan {
-        steps: match scale {
-            Some(_) => k
-                .steps
-                .iter()
-                .filter(|s| **s != Step::Scale)
-                .cloned()
-                .collect(),
-            None => k.steps.clone(),
-        },
-        ..k.clone()
-    };
     let ik = KernelPlan {
         io: Io::default(),
-        ..unscaled(ik)
+        ..match scale {
+            Some(_) => without_scaling(ik),
+            None => ik.clone(),
+        }
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &POLY_TRANSFORM_ARGS);
     let inv = Emitter {
@@ -181,7 +172,7 @@ pub fn emit_middle<F: Field>(
             let em = Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS);
             let tile = Tile::new(last, shape, options)?;
             let (tail_name, handoffs) = (format!("{name}_tail"), Handoffs::default());
-            let unscaled = unscaled(last);
+            let unscaled = without_scaling(last);
             Some(em.kernel(&unscaled, tile, &tail_name, options, &handoffs, &mut tables)?)
         }
         _ => None,

@@ -84,33 +84,19 @@ pub fn emit_product<F: Field>(
             pointwise: false,
             ..ik.io
         },
-        steps: match scales {
-            Some(_) => ik
-                .steps
-                .iter()
-                .filter(|s| **s != Step::Scale)
-                .cloned()
-                .collect(),
-            None => ik.steps.clone(),
-        },
-        ..ik.clone()
+        ..match scales {
+            Some(_) => without_scaling(ik),
+            None => ik.clone(),
+        }
     };
     // As many threads as the widest codelet's round has codelets: every thread then works
     // in every round, and no warp of the block only waits at its barriers.
-    let widest = |k: &KernelPlan| {
-        k.steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Dft { locals } => Some(locals.len() as u32),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0)
-    };
     let options = &EmitOptions {
-        max_threads: options
-            .max_threads
-            .min(1 << fk.log_n.saturating_sub(widest(fk).max(widest(&ik)))),
+        max_threads: options.max_threads.min(
+            1 << fk
+                .log_n
+                .saturating_sub(widest_round(fk).max(widest_round(&ik))),
+        ),
         ..*options
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
@@ -193,6 +179,31 @@ pub fn emit_product<F: Field>(
         launch,
         tables,
     }))
+}
+
+/// The most elements a codelet of plan kernel `k` takes, as bits.
+fn widest_round(k: &KernelPlan) -> u32 {
+    k.steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Dft { locals } => Some(locals.len() as u32),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Plan kernel `k` without its scaling by 1/n, which a product takes elsewhere.
+pub(super) fn without_scaling(k: &KernelPlan) -> KernelPlan {
+    KernelPlan {
+        steps: k
+            .steps
+            .iter()
+            .filter(|s| **s != Step::Scale)
+            .cloned()
+            .collect(),
+        ..k.clone()
+    }
 }
 
 /// The two ways a word prime's fused product scales by 1/n without a step of its own
