@@ -218,9 +218,10 @@ fn product_kernels_read_short_inputs_and_multiply_in_the_inverse() {
         !fwd[1].contains("in_len"),
         "only the first pass reads the polynomial"
     );
-    // The inverse's first pass multiplies by the operand; its last writes the product.
+    // The inverse's first pass multiplies by the operand (and by 1/n in the product's
+    // second reduction); its last writes the product.
     assert!(
-        inv[0].contains("fe_mul(") && inv[0].contains("opb"),
+        inv[0].contains("fe_mul_mont(fe_mul_mont(") && inv[0].contains("opb"),
         "{}",
         inv[0]
     );
@@ -400,52 +401,59 @@ fn middle_kernel(spec: &str, n: u64) -> (String, String) {
             .expect("two passes each way")
     });
     let header = Header::new("kernel_snapshots test", any.name());
-    let kernels: Vec<_> = middle.kernels().cloned().collect();
-    let source = unit::render(&header, &any, &middle.tables, &kernels).unwrap();
+    let source = unit::render(
+        &header,
+        &any,
+        &middle.tables,
+        std::slice::from_ref(&middle.kernel),
+    )
+    .unwrap();
     (middle.kernel.to_string(), source)
 }
 
 #[test]
-fn middle_products_scale_in_the_pointwise_product() {
-    // A word prime's middle takes 1/n in its pointwise product's second reduction, and
-    // its tail is the inverse's last pass without the scaling: one product fewer.
+fn word_prime_products_scale_in_the_pointwise_product() {
+    // A word prime's product inverse takes 1/n in its pointwise product's second reduction
+    // — the plan's own first pass and the middle kernel alike — and no pass scales.
     use fermat_codegen::design::{design, DesignOptions};
     use fermat_codegen::kernel::emit_middle;
-    let any = FieldSpec::parse("babybear").unwrap().build().unwrap();
-    let n = 1 << 13;
-    let (forward, inverse) = design(&any, n, &DesignOptions::default())
-        .unwrap()
-        .convolution_plans()
-        .unwrap();
-    let shape = FieldShape::of(&any);
     let opts = EmitOptions::default();
-    let (middle, inv) = with_field!(&any, f => {
-        let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
-        (
-            emit_middle(f, &shape, &forward, &inverse, &roots, &opts, "mid").unwrap().unwrap(),
-            emit(f, &shape, &inverse, &roots, &opts, "inv").unwrap(),
-        )
-    });
-    let (tail, launch) = middle.tail.as_ref().expect("a word prime's own tail");
-    assert_eq!(launch.kernel.as_ref(), "mid_tail");
-    // The scaling multiplies by n^(−1), the twiddle table's last row.
-    let n_inverse = format!("fe_load_row(tw, {}ull)", inv.layout.rows() - 1);
-    let last = inv.kernels.last().unwrap().to_string();
-    assert!(last.contains(&n_inverse), "{last}");
-    assert!(!tail.to_string().contains(&n_inverse), "{tail}");
-    // SRGFNs multiply exactly and end in the inverse plan's own last pass.
-    let any = FieldSpec::parse("P3").unwrap().build().unwrap();
-    let (forward, inverse) = design(&any, 1024, &DesignOptions::default())
-        .unwrap()
-        .convolution_plans()
-        .unwrap();
-    let middle = with_field!(&any, f => {
-        let roots = Roots::canonical_lazy(f, forward.max_log_order(), 1024).unwrap();
-        emit_middle(f, &FieldShape::of(&any), &forward, &inverse, &roots, &opts, "mid")
+    for (spec, folded) in [("babybear", true), ("goldilocks", true), ("P3", false)] {
+        let any = FieldSpec::parse(spec).unwrap().build().unwrap();
+        let n = if folded { 1 << 13 } else { 1024 };
+        let (forward, inverse) = design(&any, n, &DesignOptions::default())
             .unwrap()
-            .unwrap()
-    });
-    assert!(middle.tail.is_none());
+            .convolution_plans()
+            .unwrap();
+        let shape = FieldShape::of(&any);
+        let (middle, inv) = with_field!(&any, f => {
+            let roots = Roots::canonical_lazy(f, forward.max_log_order(), n).unwrap();
+            (
+                emit_middle(f, &shape, &forward, &inverse, &roots, &opts, "mid").unwrap().unwrap(),
+                emit(f, &shape, &inverse, &roots, &opts, "inv").unwrap(),
+            )
+        });
+        // The scaling multiplies by n^(−1), the twiddle table's last row.
+        let n_inverse = format!("fe_load_row(tw, {}ull)", inv.layout.rows() - 1);
+        let (first, last) = (inv.kernels[0].to_string(), inv.kernels[1].to_string());
+        let middle = middle.kernel.to_string();
+        if folded {
+            assert!(!last.contains(&n_inverse), "{spec}: {last}");
+            assert!(
+                first.contains("fe_mul_mont(fe_mul_mont("),
+                "{spec}: {first}"
+            );
+            assert!(
+                middle.contains("fe_mul_mont(fe_mul_mont("),
+                "{spec}: {middle}"
+            );
+        } else {
+            assert!(
+                first.contains("fe_mul(") && middle.contains("fe_mul("),
+                "{spec}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -124,12 +124,7 @@ fn render(
         .iter()
         .flat_map(|e| e.kernels.iter().cloned())
         .chain(products.fused.map(|p| p.kernel.clone()))
-        .chain(
-            products
-                .middle
-                .into_iter()
-                .flat_map(|p| p.kernels().cloned()),
-        )
+        .chain(products.middle.map(|p| p.kernel.clone()))
         .collect();
     let tables: Vec<_> = both
         .iter()

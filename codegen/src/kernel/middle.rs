@@ -11,7 +11,6 @@
 //! global memory: the two spectra are never written, nor read back by the inverse.
 
 use super::bits::{assemble, or_constant, Bit};
-use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
 use super::pass::{Pointwise, Scatter};
 use super::product::{phased_body, without_scaling, InverseScales, Passes};
@@ -34,11 +33,6 @@ pub struct MiddleProduct {
     /// Its launch: from the input (the first factor's half transform; the operand, the
     /// second's) into the scratch buffer.
     pub launch: Launch,
-    /// For a word prime, the inverse's last pass without its scaling by 1/n (`{name}_tail`)
-    /// and its launch: the middle's pointwise product takes 1/n in the reduction it
-    /// spends on R² anyway, one Montgomery product an element fewer. `None` for SRGFNs,
-    /// whose products end in the inverse plan's own last pass.
-    pub tail: Option<(Kernel, Launch)>,
     /// Constant tables the middle kernel's rounds read (file scope, before it).
     pub tables: Vec<Table>,
 }
@@ -91,7 +85,7 @@ pub fn emit_middle<F: Field>(
     }
     // Phase 2 multiplied the spectra — for a word prime by 1/n too, so that neither of
     // the inverse's passes scales: the inverse's pass reads their product.
-    let scale = InverseScales::of(field, shape, roots).map(|s| s.table_word);
+    let scale = InverseScales::of(field, shape, roots, inverse).map(|s| s.table_word);
     let ik = KernelPlan {
         io: Io::default(),
         ..match scale {
@@ -111,7 +105,7 @@ pub fn emit_middle<F: Field>(
     let Some(Passes {
         bodies: phases,
         tiles,
-        mut tables,
+        tables,
     }) = Passes::of(
         [
             (&fwd, fk, "fwd", Scatter::Store, forward_tile.clone()),
@@ -167,20 +161,9 @@ pub fn emit_middle<F: Field>(
         signals: 0,
         args: &POLY_TRANSFORM_ARGS,
     };
-    let tail = match (scale, inverse.kernels.last()) {
-        (Some(_), Some(last)) => {
-            let em = Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS);
-            let tile = Tile::new(last, shape, options)?;
-            let (tail_name, handoffs) = (format!("{name}_tail"), Handoffs::default());
-            let unscaled = without_scaling(last);
-            Some(em.kernel(&unscaled, tile, &tail_name, options, &handoffs, &mut tables)?)
-        }
-        _ => None,
-    };
     Ok(Some(MiddleProduct {
         kernel,
         launch,
-        tail,
         tables,
     }))
 }
@@ -215,30 +198,23 @@ impl MiddleProduct {
     /// assert_eq!((head.kernel.as_ref(), head.hop), ("fwd_k0", Hop::InputToOutput));
     /// let tail = middle.tail(&inverse).expect("a last pass");
     /// let names: Vec<&str> = tail.iter().map(|l| l.kernel.as_ref()).collect();
-    /// assert_eq!(names, ["mid", "mid_tail"]); // babybear's last pass skips the 1/n
+    /// assert_eq!(names, ["mid", "inv_k1"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn head(forward: &Emitted) -> Option<Launch> {
         Some(alone(forward.launches.first()?, Hop::InputToOutput))
     }
 
-    /// The middle kernel, then the last of the `inverse` plan's two kernels — the
-    /// kernel of the field `tail` where the product has one — from the scratch buffer into
-    /// the (short) output; `None` where the plan has not two ([`head`] has an example).
+    /// The middle kernel, then the last of the `inverse` plan's two kernels, from the
+    /// scratch buffer into the (short) output; `None` where the plan has not two ([`head`]
+    /// has an example).
     ///
     /// [`head`]: MiddleProduct::head
     pub fn tail(&self, inverse: &Emitted) -> Option<Vec<Launch>> {
         let [_, last] = inverse.launches.as_slice() else {
             return None;
         };
-        let last = self.tail.as_ref().map_or(last, |(_, launch)| launch);
         Some(vec![self.launch.clone(), alone(last, Hop::ScratchToOutput)])
-    }
-
-    /// The kernels a file holds for this product: the middle, then the tail where it has
-    /// one of its own.
-    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
-        std::iter::once(&self.kernel).chain(self.tail.as_ref().map(|(kernel, _)| kernel))
     }
 }
 

@@ -38,6 +38,8 @@ pub use product::{emit_product, FusedProduct};
 pub use table::{table_form, twiddle_table, High, TableLayout};
 
 use handoff::Handoffs;
+use pass::Pointwise;
+use product::{without_scaling, InverseScales};
 use tile::Tile;
 
 use crate::contract::{Arg, Launch, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
@@ -111,6 +113,10 @@ struct Emitter<'a, F: Field> {
     /// ([`emit_product`]); `whole_factor_taken` records that a round took it.
     whole_factor: Option<F::Elem>,
     whole_factor_taken: Cell<bool>,
+    /// How a pass that multiplies pointwise as it reads ([`Io::pointwise`]) multiplies.
+    ///
+    /// [`Io::pointwise`]: crate::plan::Io::pointwise
+    pointwise: Pointwise,
 }
 
 impl<'a, F: Field> Emitter<'a, F> {
@@ -135,6 +141,7 @@ impl<'a, F: Field> Emitter<'a, F> {
             restrict: true,
             whole_factor: None,
             whole_factor_taken: Cell::new(false),
+            pointwise: Pointwise::Exact,
         }
     }
 }
@@ -156,7 +163,24 @@ pub fn emit<F: Field>(
     } else {
         &POLY_TRANSFORM_ARGS
     };
-    let em = Emitter::new(field, shape, plan, roots, options, args);
+    // A word prime's product inverse takes its 1/n in the pointwise product, whose second
+    // reduction multiplies by R²/n where `fe_mul` multiplies by R²: its passes then scale
+    // nothing, one Montgomery product an element fewer (bench/RESULTS.md, batch round 4).
+    let unscaled;
+    let (plan, pointwise) = match InverseScales::of(field, shape, roots, plan) {
+        Some(s) => {
+            unscaled = Plan {
+                kernels: plan.kernels.iter().map(without_scaling).collect(),
+                ..plan.clone()
+            };
+            (&unscaled, Pointwise::Scaled(s.table_word))
+        }
+        None => (plan, Pointwise::Exact),
+    };
+    let em = Emitter {
+        pointwise,
+        ..Emitter::new(field, shape, plan, roots, options, args)
+    };
     let layout = em.layout;
     let mut kernels = Vec::new();
     let mut launches = Vec::new();

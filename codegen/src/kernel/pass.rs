@@ -218,9 +218,19 @@ impl<F: Field> Emitter<'_, F> {
             value = Expr::select(index.lt(Expr::var("in_len")), value, fe::zero());
         }
         if let Some(op) = op.filter(|_| k.io.pointwise) {
-            value = fe::mul(value, fe::load(op, off, Expr::u64(self.n)));
+            value = self.multiply(self.pointwise, value, fe::load(op, off, Expr::u64(self.n)));
         }
         value
+    }
+
+    /// The pointwise product a·b as `pointwise` says.
+    pub(super) fn multiply(&self, pointwise: Pointwise, a: Expr, b: Expr) -> Expr {
+        match pointwise {
+            Pointwise::Exact => fe::mul(a, b),
+            // REDC(REDC(a·b)·t) = a·b·t/R²: the scaling rides on the second reduction.
+            Pointwise::Scaled(t) => self.apply_constant(fe::mul_mont(a, b), Constant::Literal(t)),
+            Pointwise::Reduced => fe::mul_mont(a, b),
+        }
     }
 
     /// Stores `value` as element `off` of the destination at `ptr` (only below a short
@@ -236,14 +246,7 @@ impl<F: Field> Emitter<'_, F> {
         if let Scatter::MultiplyInto(pointwise) = scatter {
             let stride = Expr::u64(self.n);
             let other = fe::load(ptr.clone(), off.clone(), stride.clone());
-            let product = match pointwise {
-                Pointwise::Exact => fe::mul(value, other),
-                // REDC(REDC(a·b)·t) = a·b·t/R²: the scaling rides on the second reduction.
-                Pointwise::Scaled(t) => {
-                    self.apply_constant(fe::mul_mont(value, other), Constant::Literal(t))
-                }
-                Pointwise::Reduced => fe::mul_mont(value, other),
-            };
+            let product = self.multiply(pointwise, value, other);
             return fe::store(ptr, off, stride, product);
         }
         if !k.io.short_output {

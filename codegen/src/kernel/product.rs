@@ -78,7 +78,7 @@ pub fn emit_product<F: Field>(
     }
     // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
     // and for a word prime scaled it by 1/n too.
-    let scales = InverseScales::of(field, shape, roots);
+    let scales = InverseScales::of(field, shape, roots, inverse);
     let ik = KernelPlan {
         io: Io {
             pointwise: false,
@@ -219,8 +219,20 @@ pub(super) struct InverseScales<F: Field> {
 }
 
 impl<F: Field> InverseScales<F> {
-    pub(super) fn of(field: &F, shape: &FieldShape, roots: &Roots<F>) -> Option<Self> {
-        if shape.shift_order.is_some() {
+    /// The scales of the word prime's product `inverse`, a plan that multiplies pointwise
+    /// and scales by 1/n; `None` for SRGFNs and for other plans.
+    pub(super) fn of(
+        field: &F,
+        shape: &FieldShape,
+        roots: &Roots<F>,
+        inverse: &Plan,
+    ) -> Option<Self> {
+        let pointwise = inverse.kernels.iter().any(|k| k.io.pointwise);
+        let scaled = inverse
+            .kernels
+            .iter()
+            .any(|k| k.steps.contains(&Step::Scale));
+        if shape.shift_order.is_some() || !pointwise || !scaled {
             return None;
         }
         let p = field.modulus();

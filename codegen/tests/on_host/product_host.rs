@@ -557,7 +557,7 @@ fn check_middle<F: Field>(
         .cloned()
         .collect();
     let kernels = fwd.kernels.iter().chain(&inv.kernels);
-    let kernels: Vec<_> = kernels.chain(middle.kernels()).cloned().collect();
+    let kernels: Vec<_> = kernels.chain([&middle.kernel]).cloned().collect();
     let source = unit::render(&header, any, &tables, &kernels).unwrap();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("middle_host_{name}"));
     std::fs::create_dir_all(&dir).unwrap();
