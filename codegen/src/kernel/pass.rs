@@ -405,8 +405,9 @@ pub(super) enum Scatter {
     Direct,
 }
 
-/// How a product's second transform multiplies the first's elements (word primes reduce
-/// by R = 2^32 or 2^64 in every Montgomery product; SRGFNs take only `Exact`).
+/// How a product multiplies its two transforms element by element — as the inverse's
+/// first pass reads, or as a fused or middle kernel's second transform writes (word primes
+/// reduce by R = 2^32 or 2^64 in every Montgomery product; SRGFNs take only `Exact`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Pointwise {
     /// a·b (`fe_mul`).

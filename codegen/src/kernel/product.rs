@@ -206,8 +206,9 @@ pub(super) fn without_scaling(k: &KernelPlan) -> KernelPlan {
     }
 }
 
-/// The two ways a word prime's fused product scales by 1/n without a step of its own
-/// (`None` for SRGFNs, whose products take no reduction by R):
+/// The two ways a word prime's product scales by 1/n without a step of its own (SRGFNs,
+/// whose products take no reduction by R, have neither): a fused product's whole table,
+/// or any product's pointwise multiplication.
 pub(super) struct InverseScales<F: Field> {
     /// R/n mod p (R = 2^32 or 2^64), for the entries of the inverse's whole twiddle table:
     /// after a pointwise REDC(a·b) = a·b/R, that round's products bring a·b/n.
