@@ -13,7 +13,7 @@
 use super::bits::{assemble, or_constant, Bit};
 use super::occupancy::blocks_for_registers;
 use super::pass::{Pointwise, Scatter};
-use super::product::{phased_body, without_scaling, InverseScales, Passes};
+use super::product::{phased_body, InverseScales, Passes};
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
 use crate::contract::{Hop, Launch, POLY_TRANSFORM_ARGS};
@@ -77,28 +77,26 @@ pub fn emit_middle<F: Field>(
     options: &EmitOptions,
     name: &str,
 ) -> Result<Option<MiddleProduct>, CodegenError> {
+    // Phase 2 multiplies the spectra — for a word prime by 1/n too, so that neither of
+    // the inverse's passes scales (its last is the plan's, `emit`ted the same way): the
+    // inverse's pass reads their product.
+    let (inverse, scales) = InverseScales::unscaled(field, shape, roots, inverse);
     let ([_, fk], [ik, _]) = (forward.kernels.as_slice(), inverse.kernels.as_slice()) else {
         return Ok(None);
     };
     if forward.io() != Io::FACTOR || inverse.io() != Io::PRODUCT || !ik.io.pointwise {
         return Ok(None);
     }
-    // Phase 2 multiplied the spectra — for a word prime by 1/n too, so that neither of
-    // the inverse's passes scales: the inverse's pass reads their product.
-    let scale = InverseScales::of(field, shape, roots, inverse).map(|s| s.table_word);
     let ik = KernelPlan {
         io: Io::default(),
-        ..match scale {
-            Some(_) => without_scaling(ik),
-            None => ik.clone(),
-        }
+        ..ik.clone()
     };
     let fwd = Emitter::new(field, shape, forward, roots, options, &POLY_TRANSFORM_ARGS);
     let inv = Emitter {
         restrict: false,
-        ..Emitter::new(field, shape, inverse, roots, options, &POLY_TRANSFORM_ARGS)
+        ..Emitter::new(field, shape, &inverse, roots, options, &POLY_TRANSFORM_ARGS)
     };
-    let pointwise = scale.map_or(Pointwise::Exact, Pointwise::Scaled);
+    let pointwise = scales.map_or(Pointwise::Exact, |s| Pointwise::Scaled(s.table_word));
     let Some((forward_tile, inverse_tile)) = tiles_of_one_run(fk, &ik, shape, options)? else {
         return Ok(None);
     };

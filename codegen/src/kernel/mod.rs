@@ -39,7 +39,7 @@ pub use table::{table_form, twiddle_table, High, TableLayout};
 
 use handoff::Handoffs;
 use pass::Pointwise;
-use product::{without_scaling, InverseScales};
+use product::InverseScales;
 use tile::Tile;
 
 use crate::contract::{Arg, Launch, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
@@ -166,19 +166,10 @@ pub fn emit<F: Field>(
     // A word prime's product inverse takes its 1/n in the pointwise product, whose second
     // reduction multiplies by R²/n where `fe_mul` multiplies by R²: its passes then scale
     // nothing, one Montgomery product an element fewer (bench/RESULTS.md, batch round 4).
-    let unscaled;
-    let (plan, pointwise) = match InverseScales::of(field, shape, roots, plan) {
-        Some(s) => {
-            unscaled = Plan {
-                kernels: plan.kernels.iter().map(without_scaling).collect(),
-                ..plan.clone()
-            };
-            (&unscaled, Pointwise::Scaled(s.table_word))
-        }
-        None => (plan, Pointwise::Exact),
-    };
+    let (unscaled, scales) = InverseScales::unscaled(field, shape, roots, plan);
+    let plan = &*unscaled;
     let em = Emitter {
-        pointwise,
+        pointwise: scales.map_or(Pointwise::Exact, |s| Pointwise::Scaled(s.table_word)),
         ..Emitter::new(field, shape, plan, roots, options, args)
     };
     let layout = em.layout;

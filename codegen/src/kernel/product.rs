@@ -17,6 +17,7 @@ use crate::error::CodegenError;
 use crate::plan::{Io, KernelPlan, Plan, Step};
 use fermat_dsl::field::{Field, Roots};
 use num_bigint::BigUint;
+use std::borrow::Cow;
 
 /// The fused product kernel and how to launch it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,24 +71,21 @@ pub fn emit_product<F: Field>(
     options: &EmitOptions,
     name: &str,
 ) -> Result<Option<FusedProduct>, CodegenError> {
+    // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
+    // and for a word prime scaled it by 1/n too.
+    let (inverse, scales) = InverseScales::unscaled(field, shape, roots, inverse);
     let ([fk], [ik]) = (forward.kernels.as_slice(), inverse.kernels.as_slice()) else {
         return Ok(None);
     };
     if fk.io != Io::FACTOR || ik.io != Io::PRODUCT {
         return Ok(None);
     }
-    // The inverse reads the product of the transforms from `mid`: phase 2 multiplied it,
-    // and for a word prime scaled it by 1/n too.
-    let scales = InverseScales::of(field, shape, roots, inverse);
     let ik = KernelPlan {
         io: Io {
             pointwise: false,
             ..ik.io
         },
-        ..match scales {
-            Some(_) => without_scaling(ik),
-            None => ik.clone(),
-        }
+        ..ik.clone()
     };
     // As many threads as the widest codelet's round has codelets: every thread then works
     // in every round, and no warp of the block only waits at its barriers.
@@ -113,7 +111,7 @@ pub fn emit_product<F: Field>(
         ))
     };
     let inverse_emitter =
-        || Emitter::new(field, shape, inverse, roots, options, &FUSED_PRODUCT_ARGS);
+        || Emitter::new(field, shape, &inverse, roots, options, &FUSED_PRODUCT_ARGS);
     let passes = match scales {
         None => phases(&inverse_emitter(), Pointwise::Exact)?,
         Some(InverseScales { by_r, table_word }) => {
@@ -194,7 +192,7 @@ fn widest_round(k: &KernelPlan) -> u32 {
 }
 
 /// Plan kernel `k` without its scaling by 1/n, which a product takes elsewhere.
-pub(super) fn without_scaling(k: &KernelPlan) -> KernelPlan {
+fn without_scaling(k: &KernelPlan) -> KernelPlan {
     KernelPlan {
         steps: k
             .steps
@@ -222,12 +220,7 @@ pub(super) struct InverseScales<F: Field> {
 impl<F: Field> InverseScales<F> {
     /// The scales of the word prime's product `inverse`, a plan that multiplies pointwise
     /// and scales by 1/n; `None` for SRGFNs and for other plans.
-    pub(super) fn of(
-        field: &F,
-        shape: &FieldShape,
-        roots: &Roots<F>,
-        inverse: &Plan,
-    ) -> Option<Self> {
+    fn of(field: &F, shape: &FieldShape, roots: &Roots<F>, inverse: &Plan) -> Option<Self> {
         let pointwise = inverse.kernels.iter().any(|k| k.io.pointwise);
         let scaled = inverse
             .kernels
@@ -242,6 +235,27 @@ impl<F: Field> InverseScales<F> {
         let n_inverse = BigUint::from(montgomery(field, shape, roots.n_inv()));
         let table_word = u64::try_from((n_inverse << (8 * shape.element_bytes)) % p).ok()?;
         Some(InverseScales { by_r, table_word })
+    }
+
+    /// The product `inverse` as a word prime's kernels run it — its scaling steps dropped,
+    /// with the scales that take 1/n instead — or, for SRGFNs and other plans, `inverse`
+    /// itself and `None`.
+    pub(super) fn unscaled<'p>(
+        field: &F,
+        shape: &FieldShape,
+        roots: &Roots<F>,
+        inverse: &'p Plan,
+    ) -> (Cow<'p, Plan>, Option<Self>) {
+        match Self::of(field, shape, roots, inverse) {
+            Some(scales) => {
+                let plan = Plan {
+                    kernels: inverse.kernels.iter().map(without_scaling).collect(),
+                    ..inverse.clone()
+                };
+                (Cow::Owned(plan), Some(scales))
+            }
+            None => (Cow::Borrowed(inverse), None),
+        }
     }
 }
 
