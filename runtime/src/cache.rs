@@ -101,7 +101,12 @@ impl Cache {
         }
     }
 
-    /// The directory.
+    /// The directory of the entries.
+    ///
+    /// ```
+    /// let cache = fermat::cache::Cache::at("/tmp/fermat-kernels");
+    /// assert_eq!(cache.dir(), std::path::Path::new("/tmp/fermat-kernels"));
+    /// ```
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -111,7 +116,7 @@ impl Cache {
     }
 
     /// The contents stored under `key`, if there is a whole entry; a corrupt or truncated
-    /// one is removed.
+    /// one is removed. The module's documentation has an example.
     pub fn get(&self, key: &str) -> Option<Vec<u8>> {
         let path = self.entry(key);
         let bytes = std::fs::read(&path).ok()?;
@@ -125,7 +130,8 @@ impl Cache {
     }
 
     /// Stores `contents` under `key`: written to a temporary file of this call's own,
-    /// then renamed into place; the temporary file is removed when anything fails.
+    /// then renamed into place; the temporary file is removed when anything fails. The
+    /// module's documentation has an example.
     pub fn put(&self, key: &str, contents: &[u8]) -> std::io::Result<()> {
         static CALLS: AtomicU64 = AtomicU64::new(0);
         std::fs::create_dir_all(&self.dir)?;

@@ -37,7 +37,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The file stem: `P3_n4096`.
+    /// The file stem: `P3_n4096` ([`Entry`] has an example).
     pub fn stem(&self) -> String {
         format!("{}_n{}", self.field, self.n)
     }

@@ -117,7 +117,8 @@ pub enum TuneError {
 }
 
 impl Model {
-    /// The model of `device`, or of this machine's CPU without one.
+    /// The model of `device`, or of this machine's CPU without one ([`Model`] has an
+    /// example).
     pub fn of(device: Option<&Device>) -> Model {
         match device {
             Some(d) => Model::Gpu(d.name().to_string()),
@@ -125,7 +126,7 @@ impl Model {
         }
     }
 
-    /// "gpu NVIDIA H200", "cpu AMD EPYC …".
+    /// "gpu NVIDIA H200", "cpu AMD EPYC …" ([`Model`] has an example).
     pub fn name(&self) -> String {
         match self {
             Model::Gpu(n) => format!("gpu {n}"),
@@ -134,7 +135,7 @@ impl Model {
     }
 
     /// The table's file name: the model's name with every character other than ASCII
-    /// letters and digits made `_`.
+    /// letters and digits made `_` ([`Model`] has an example).
     pub fn file_name(&self) -> String {
         file_name(&self.name())
     }
@@ -178,7 +179,7 @@ pub fn dir() -> Result<PathBuf, TuneError> {
 }
 
 impl TuneTable {
-    /// An empty table for `model`.
+    /// An empty table for `model` ([`TuneTable`] has an example).
     pub fn new(model: &Model) -> TuneTable {
         TuneTable {
             format: FORMAT,
@@ -188,7 +189,7 @@ impl TuneTable {
     }
 
     /// Writes the table into `dir` (created if missing), whole or not at all: a temporary
-    /// file renamed over the old one.
+    /// file renamed over the old one ([`TuneTable`] has an example).
     pub fn store_in(&self, dir: &Path) -> Result<PathBuf, TuneError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -205,7 +206,7 @@ impl TuneTable {
     }
 
     /// The table of `model` in `dir`: `None` when there is none, an error when the file
-    /// is corrupt or names another model.
+    /// is corrupt or names another model ([`TuneTable`] and [`TuneError`] have examples).
     pub fn load_from(dir: &Path, model: &Model) -> Result<Option<TuneTable>, TuneError> {
         let path = dir.join(model.file_name());
         let text = match std::fs::read_to_string(&path) {

@@ -130,6 +130,7 @@ impl<B: Butterflies + Send> Engine<B::W> for B {
 /// // n = 4 over F_17 at ω = 4 (4^2 = −1): y_i = Σ_j 4^(ij) x_j.
 /// let ntt = WordNtt::<u32>::new(17, 4, 4, Direction::Forward, Order::Natural, Order::Natural, Isa::Auto)?;
 /// assert_eq!(ntt.n(), 4);
+/// println!("{:?}", ntt.kernels()); // the instruction set of this machine's butterflies
 /// let mut x = [0, 1, 0, 0, /* a second transform: */ 1, 0, 0, 0];
 /// ntt.apply(&mut x)?;
 /// assert_eq!(x, [1, 4, 16, 13, 1, 1, 1, 1]);
@@ -176,7 +177,7 @@ macro_rules! word_ntt_new {
             /// [`FieldError::OutOfRange`] for `omega ≥ p`, and
             /// [`FieldError::NotPrimitiveRoot`] if `omega` is not a primitive n-th root.
             /// (That p is prime is the field's business: build it with `Fp32::new` /
-            /// `Fp64::new`.)
+            /// `Fp64::new`.) [`WordNtt`] has an example.
             pub fn new(
                 p: $w,
                 omega: $w,
@@ -275,12 +276,12 @@ word_ntt_new!(u32, simd32);
 word_ntt_new!(u64, simd64);
 
 impl<W: Word> WordNtt<W> {
-    /// The transform size.
+    /// The transform size ([`WordNtt`] has an example).
     pub fn n(&self) -> u64 {
         1 << self.log_n
     }
 
-    /// The instruction set the butterflies run on.
+    /// The instruction set the butterflies run on ([`WordNtt`] has an example).
     pub fn kernels(&self) -> Kernels {
         self.engine.kernels()
     }
@@ -289,7 +290,7 @@ impl<W: Word> WordNtt<W> {
     ///
     /// Errors: [`Error::Length`] unless `data.len()` is a positive multiple of n;
     /// [`FieldError::OutOfRange`] (naming the first bad value) if any value is not below
-    /// p — checked before anything is written.
+    /// p — checked before anything is written. [`WordNtt`] has an example.
     pub fn apply(&self, data: &mut [W]) -> Result<(), Error> {
         let n = 1usize << self.log_n;
         if data.is_empty() || !data.len().is_multiple_of(n) {

@@ -640,11 +640,18 @@ impl ModularTables {
 /// use fermat::num_bigint::BigInt;
 ///
 /// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 8, 200)?, 4, 2, fermat::Backend::Auto)?;
-/// let x = Integers::from_bigints(&[1, -2, 3, -4].map(BigInt::from));
-/// if let Ok(on_device) = dft.upload(&x) {
-///     assert_eq!((on_device.len(), on_device.limbs(), on_device.is_empty()), (4, 2, false));
-///     assert_eq!(dft.download(&on_device)?.to_bigints(), x.to_bigints());
-/// }
+/// let x = Integers::from_bigints(&[1, -2, 3, -4].map(|v| BigInt::from(v) << 64u32));
+/// let on_device = match dft.upload(&x) {
+///     Ok(on_device) => on_device,
+///     Err(fermat::Error::NotOnGpu) => {
+///         assert!(!dft.on_gpu());
+///         return Ok(());
+///     }
+///     Err(e) => return Err(e),
+/// };
+/// assert_eq!((on_device.len(), on_device.is_empty(), on_device.limbs()), (4, false, 2));
+/// assert!(on_device.is_signed()); // two are negative
+/// assert_eq!(dft.download(&on_device)?.to_bigints(), x.to_bigints());
 /// # Ok::<(), fermat::Error>(())
 /// ```
 ///
@@ -659,23 +666,24 @@ pub struct DeviceIntegers {
 }
 
 impl DeviceIntegers {
-    /// How many integers.
+    /// How many integers ([`DeviceIntegers`] has an example).
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether there are none.
+    /// Whether there are none ([`DeviceIntegers`] has an example).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    /// 64-bit words per integer.
+    /// 64-bit words per integer ([`DeviceIntegers`] has an example).
     pub fn limbs(&self) -> usize {
         self.limbs
     }
 
     /// Whether the integers carry signs (some were negative when they went up, or they
-    /// are a signed product); unsigned ones need one bit less of primes.
+    /// are a signed product); unsigned ones need one bit less of primes
+    /// ([`DeviceIntegers`] has an example).
     pub fn is_signed(&self) -> bool {
         self.signed
     }

@@ -68,6 +68,19 @@ impl CrtDft {
     /// Errors: those of the word-prime plans ([`FftPlan::new`]: a length no prime's
     /// 2-adicity allows, a GPU that fails); [`Error::CrtGpuPrimes`] on a GPU for more
     /// primes than its recombination takes (128).
+    ///
+    /// ```
+    /// use fermat::crt::{CrtDft, PrimeSet, Width};
+    /// use fermat::Backend;
+    ///
+    /// let primes = PrimeSet::for_bits(Width::Bits62, 10, 200)?;
+    /// let dft = CrtDft::new(primes.clone(), 1 << 10, 2, Backend::Cpu)?;
+    /// assert_eq!((dft.n(), dft.limbs(), dft.primes().len()), (1024, 2, 4));
+    /// // p_1 = c·2^10 + 1 with c odd: no root of unity of order 2^11 modulo p_1.
+    /// assert_eq!(primes.primes()[0] % (1 << 11), (1 << 10) + 1);
+    /// assert!(CrtDft::new(primes, 1 << 11, 2, Backend::Cpu).is_err());
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(primes: PrimeSet, n: u64, limbs: usize, backend: Backend) -> Result<CrtDft, Error> {
         let options = FftOptions {
             backend,
@@ -114,12 +127,12 @@ impl CrtDft {
         self.n
     }
 
-    /// Words per input integer at most.
+    /// Words per input integer at most ([`new`](Self::new) has an example).
     pub fn limbs(&self) -> usize {
         self.limbs
     }
 
-    /// Whether the transform runs on a GPU.
+    /// Whether the transform runs on a GPU ([`plan`](Self::plan) has an example).
     pub fn on_gpu(&self) -> bool {
         self.gpu.is_some()
     }
@@ -165,6 +178,22 @@ impl CrtDft {
     ///
     /// Errors: [`Error::CrtInput`] when `x` does not hold n integers of at most
     /// [`limbs`](Self::limbs) words; the device's errors.
+    ///
+    /// ```
+    /// use fermat::crt::{CrtDft, Integers, PrimeSet, Width};
+    /// use fermat::num_bigint::BigInt;
+    /// use fermat::{Backend, Error};
+    ///
+    /// let dft = CrtDft::new(PrimeSet::for_bits(Width::Bits62, 10, 200)?, 4, 1, Backend::Cpu)?;
+    /// let p = BigInt::from(dft.primes().product().clone());
+    /// // The DFT of (−1, 0, 0, 0) is −1 at every point: P − 1 in [0, P).
+    /// let y = dft.forward(&Integers::from_bigints(&[-1, 0, 0, 0].map(BigInt::from)))?;
+    /// assert_eq!(y.to_bigints(), vec![&p - 1; 4]);
+    /// // Three integers do not fit a transform of length 4.
+    /// let err = dft.forward(&Integers::from_bigints(&[1, 2, 3].map(BigInt::from)));
+    /// assert!(matches!(err, Err(Error::CrtInput { len: 3, n: 4, .. })));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn forward(&self, x: &Integers) -> Result<Integers, Error> {
         self.check(x.len(), x.limbs())?;
         match &self.gpu {

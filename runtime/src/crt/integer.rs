@@ -354,6 +354,18 @@ pub struct IntPolyRing {
 impl IntPolyRing {
     /// The ring on `backend` (the GPU's errors are the same as [`PolyRing::new`]'s; with
     /// [`Backend::Auto`] and no GPU, the CPU).
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Width};
+    /// use fermat::{Backend, Running};
+    ///
+    /// let ring = IntPolyRing::new(Backend::Cpu)?;
+    /// assert!(matches!(ring.running(), Running::Cpu { .. }));
+    /// assert_eq!(ring.width(), Width::Bits62);
+    /// let auto = IntPolyRing::new(Backend::Auto)?; // the GPU if there is one
+    /// println!("{}", auto.running());
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(backend: Backend) -> Result<IntPolyRing, Error> {
         // Which backend Auto resolves to decides where the route runs.
         let probe = PolyRing::new(&Fp32::new(2013265921)?, backend)?;
@@ -410,6 +422,18 @@ impl IntPolyRing {
     ///
     /// Errors: [`Error::CrtPrimes`] when the width has too few primes for the length and
     /// the coefficients.
+    ///
+    /// ```
+    /// use fermat::crt::{IntPolyRing, Width};
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Cpu)?;
+    /// let plan = ring.plan(1000, 24, 100, 50)?;
+    /// // 1023 coefficients, each a sum of at most 24 products below 2^150: 156 bits signed.
+    /// assert_eq!((plan.len, plan.bits), (1023, 156));
+    /// assert!(plan.primes.product().bits() > 156);
+    /// assert_eq!((plan.primes.width(), plan.primes.len()), (Width::Bits62, 3));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn plan(
         &self,
         len_a: usize,
@@ -452,6 +476,18 @@ impl IntPolyRing {
     ///
     /// Errors: [`Error::CrtPrimes`] (see [`IntPolyRing::plan`]), and the errors of the
     /// word-prime products ([`PolyRing::mul`]).
+    ///
+    /// ```
+    /// use fermat::crt::IntPolyRing;
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let ring = IntPolyRing::new(fermat::Backend::Cpu)?;
+    /// let a = [1, 1, 0].map(BigInt::from); // x + 1, a trailing zero
+    /// let b = [-1, 1].map(BigInt::from); // x − 1
+    /// assert_eq!(ring.mul(&a, &b)?, [-1, 0, 1].map(BigInt::from));
+    /// assert!(ring.mul(&a, &[BigInt::from(0)])?.is_empty());
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul(&self, a: &[BigInt], b: &[BigInt]) -> Result<Vec<BigInt>, Error> {
         let a = Integers::from_bigints(trim(a));
         let b = Integers::from_bigints(trim(b));

@@ -161,6 +161,21 @@ impl ModPolyRing {
     ///
     /// Errors: [`Error::Residue`] naming the operand, the index and the value of a
     /// coefficient that is not below m; the errors of [`IntPolyRing::mul_integers`].
+    ///
+    /// ```
+    /// use fermat::crt::ModPolyRing;
+    /// use fermat::num_bigint::BigUint;
+    /// use fermat::Error;
+    ///
+    /// let ring = ModPolyRing::new(&BigUint::from(12u32), fermat::Backend::Cpu)?;
+    /// // (4x + 1)(3x + 1) = 12x² + 7x + 1 ≡ 7x + 1 (mod 12).
+    /// let a = [1u32, 4].map(BigUint::from);
+    /// let b = [1u32, 3].map(BigUint::from);
+    /// assert_eq!(ring.mul(&a, &b)?, [1u32, 7].map(BigUint::from));
+    /// let err = ring.mul(&a, &[BigUint::from(12u32)]).unwrap_err();
+    /// assert!(matches!(err, Error::Residue { operand: "b", index: 0, .. }));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn mul(&self, a: &[BigUint], b: &[BigUint]) -> Result<Vec<BigUint>, Error> {
         self.check_residues("a", a)?;
         self.check_residues("b", b)?;

@@ -26,7 +26,7 @@ pub enum Width {
 }
 
 impl Width {
-    /// The primes are below 2^bits.
+    /// The primes are below 2^bits ([`Width`] has an example).
     pub fn bits(self) -> u32 {
         match self {
             Width::Bits31 => 31,
@@ -70,6 +70,24 @@ impl PrimeSet {
     ///
     /// Errors: [`Error::CrtPrimes`] when fewer such primes exist than the bound needs
     /// (the word's range holds only so many multiples of 2^adicity).
+    ///
+    /// ```
+    /// use fermat::crt::{PrimeSet, Width};
+    /// use fermat::num_bigint::BigUint;
+    /// use fermat::Error;
+    ///
+    /// // Each 31-bit prime adds at least 30 bits: three for a product above 2^60.
+    /// let set = PrimeSet::for_bits(Width::Bits31, 24, 60)?;
+    /// assert_eq!(set.primes(), [2130706433, 2113929217, 2013265921]);
+    /// assert_eq!((set.width(), set.adicity()), (Width::Bits31, 24));
+    /// assert_eq!((set.len(), set.is_empty()), (3, false));
+    /// let product = BigUint::from(2130706433u64) * 2113929217u64 * 2013265921u64;
+    /// assert_eq!(set.product(), &product);
+    /// // Below 2^31, too few primes are ≡ 1 mod 2^27 for 10,000 bits.
+    /// let err = PrimeSet::for_bits(Width::Bits31, 27, 10_000).unwrap_err();
+    /// assert!(matches!(err, Error::CrtPrimes { .. }));
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn for_bits(width: Width, adicity: u32, bits: u64) -> Result<PrimeSet, Error> {
         let exhausted = |found: usize| Error::CrtPrimes {
             width: width.bits(),
@@ -129,32 +147,35 @@ impl PrimeSet {
         }
     }
 
-    /// The primes' width.
+    /// The primes' width ([`for_bits`](Self::for_bits) has an example).
     pub fn width(&self) -> Width {
         self.width
     }
 
-    /// Every prime is ≡ 1 modulo 2^adicity: transforms of up to 2^adicity points.
+    /// Every prime is ≡ 1 modulo 2^adicity: transforms of up to 2^adicity points
+    /// ([`for_bits`](Self::for_bits) has an example).
     pub fn adicity(&self) -> u32 {
         self.adicity
     }
 
-    /// The primes, largest first.
+    /// The primes, largest first ([`for_bits`](Self::for_bits) has an example).
     pub fn primes(&self) -> &[u64] {
         &self.primes
     }
 
-    /// How many primes.
+    /// How many primes ([`for_bits`](Self::for_bits) has an example).
     pub fn len(&self) -> usize {
         self.primes.len()
     }
 
-    /// Whether the set is empty (never, for a set built by [`PrimeSet::for_bits`]).
+    /// Whether the set is empty: never, for a set built by [`for_bits`](Self::for_bits)
+    /// (which has an example).
     pub fn is_empty(&self) -> bool {
         self.primes.is_empty()
     }
 
-    /// P = p_1⋯p_s: residues determine integers in [0, P), or in (−P/2, P/2) signed.
+    /// P = p_1⋯p_s: residues determine integers in [0, P), or in (−P/2, P/2) signed
+    /// ([`for_bits`](Self::for_bits) has an example).
     pub fn product(&self) -> &BigUint {
         &self.product
     }

@@ -30,6 +30,19 @@ pub struct Integers {
 
 impl Integers {
     /// The integers `values`, each in as many limbs as the largest needs (at least one).
+    ///
+    /// ```
+    /// use fermat::crt::Integers;
+    /// use fermat::num_bigint::BigInt;
+    ///
+    /// let values = vec![BigInt::from(3), -(BigInt::from(1) << 128u32)];
+    /// let x = Integers::from_bigints(&values);
+    /// assert_eq!((x.len(), x.is_empty(), x.limbs()), (2, false, 3)); // 2^128 takes 3 words
+    /// assert_eq!((x.is_negative(0), x.is_negative(1)), (false, true));
+    /// assert_eq!(x.to_bigints(), values);
+    /// let none = Integers::from_bigints(&[]);
+    /// assert_eq!((none.len(), none.is_empty(), none.limbs()), (0, true, 1));
+    /// ```
     pub fn from_bigints(values: &[BigInt]) -> Integers {
         let magnitudes: Vec<&BigUint> = values.iter().map(BigInt::magnitude).collect();
         let negative = values.iter().map(|v| v.sign() == Sign::Minus).collect();
@@ -98,17 +111,17 @@ impl Integers {
         }
     }
 
-    /// How many integers.
+    /// How many integers ([`from_bigints`](Self::from_bigints) has an example).
     pub fn len(&self) -> usize {
         self.negative.len()
     }
 
-    /// Whether there are none.
+    /// Whether there are none ([`from_bigints`](Self::from_bigints) has an example).
     pub fn is_empty(&self) -> bool {
         self.negative.is_empty()
     }
 
-    /// 64-bit words per integer.
+    /// 64-bit words per integer ([`from_bigints`](Self::from_bigints) has an example).
     pub fn limbs(&self) -> usize {
         self.limbs
     }
@@ -128,12 +141,14 @@ impl Integers {
         &self.words[i * self.limbs..(i + 1) * self.limbs]
     }
 
-    /// Whether integer `i` is negative.
+    /// Whether integer `i` is negative ([`from_bigints`](Self::from_bigints) has an
+    /// example).
     pub fn is_negative(&self, i: usize) -> bool {
         self.negative[i]
     }
 
-    /// The integers as [`BigInt`]s.
+    /// The integers as [`BigInt`]s ([`from_bigints`](Self::from_bigints) has an
+    /// example).
     pub fn to_bigints(&self) -> Vec<BigInt> {
         (0..self.len())
             .into_par_iter()

@@ -298,17 +298,17 @@ pub struct DeviceVec<F: HostField> {
 }
 
 impl<F: HostField> DeviceVec<F> {
-    /// How many transforms it holds.
+    /// How many transforms it holds ([`DeviceVec`] has an example).
     pub fn batch(&self) -> usize {
         self.batch
     }
 
-    /// The raw device words.
+    /// The raw device words, digit-major for an SRGFN ([`DeviceVec`] has an example).
     pub fn words(&self) -> &CudaSlice<F::Word> {
         &self.data
     }
 
-    /// The raw device words, writable.
+    /// The raw device words, writable (see [`words`](Self::words)).
     pub fn words_mut(&mut self) -> &mut CudaSlice<F::Word> {
         &mut self.data
     }

@@ -119,7 +119,7 @@ impl GpuError {
     /// Whether the error says that there is no GPU to use here (no driver, or no device of
     /// that ordinal) rather than that one failed: the only reasons for
     /// [`Backend::Auto`](crate::Backend::Auto) to fall back to the CPU and for GPU tests to
-    /// skip.
+    /// skip ([`Device`] has an example).
     pub fn is_absence(&self) -> bool {
         matches!(self, GpuError::NoDriver | GpuError::NoDevice { .. })
     }
@@ -151,7 +151,7 @@ pub struct GridLimits {
 
 impl GridLimits {
     /// The grid of a launch of `blocks` tiles for each of `batch` transforms, or the error
-    /// naming the limit it exceeds.
+    /// naming the limit it exceeds ([`GridLimits`] has an example).
     pub fn grid(&self, kernel: &str, blocks: u64, batch: usize) -> Result<(u32, u32), GpuError> {
         let batch = batch as u64;
         let fits = |v: u64, max: u64| (1..=max).contains(&v).then_some(v as u32);
@@ -182,9 +182,14 @@ pub(crate) const BRANCHES: usize = 8;
 /// match gpu::device(0) {
 ///     Ok(gpu) => {
 ///         println!("{}", gpu.describe()); // NVIDIA H200 (GPU 0, sm_90)
+///         assert!(gpu.describe().starts_with(gpu.name()));
 ///         assert!(gpu.arch_option().starts_with("--gpu-architecture=sm_"));
+///         assert!(gpu.limits().max_y >= 65_535);
 ///         let words = gpu.alloc::<u64>(1 << 20)?; // 8 MiB, zeroed
 ///         assert_eq!(words.len(), 1 << 20);
+///         let back = gpu.stream().clone_dtoh(&words).expect("a copy back");
+///         assert!(back.iter().all(|&w| w == 0));
+///         assert_eq!(gpu.stream().context().cu_ctx(), gpu.context().cu_ctx());
 ///     }
 ///     Err(e) if e.is_absence() => println!("no GPU here: {e}"),
 ///     Err(e) => return Err(e.into()),
@@ -298,7 +303,7 @@ pub fn device(ordinal: usize) -> Result<Arc<Device>, GpuError> {
 }
 
 impl Device {
-    /// "NVIDIA H100 80GB HBM3 (GPU 0, sm_90)".
+    /// "NVIDIA H100 80GB HBM3 (GPU 0, sm_90)" ([`Device`] has an example).
     pub fn describe(&self) -> String {
         format!(
             "{} (GPU {}, sm_{}{})",
@@ -306,19 +311,19 @@ impl Device {
         )
     }
 
-    /// The name the driver reports, e.g. "NVIDIA H200".
+    /// The name the driver reports, e.g. "NVIDIA H200" ([`Device`] has an example).
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The CUDA context. Its per-buffer event tracking is off (fermat orders its streams
     /// itself): work queued on a stream of one's own must be ordered against the device's
-    /// stream with events or joins, as with the driver API.
+    /// stream with events or joins, as with the driver API ([`Device`] has an example).
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
 
-    /// The stream fermat launches on unless told otherwise.
+    /// The stream fermat launches on unless told otherwise ([`Device`] has an example).
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
@@ -369,12 +374,12 @@ impl Device {
         waiting.join(on).map_err(driver("cuStreamWaitEvent"))
     }
 
-    /// The architecture option of NVRTC for this device.
+    /// The architecture option of NVRTC for this device ([`Device`] has an example).
     pub fn arch_option(&self) -> String {
         format!("--gpu-architecture=sm_{}{}", self.arch.0, self.arch.1)
     }
 
-    /// The largest grid this device launches.
+    /// The largest grid this device launches ([`Device`] has an example).
     pub fn limits(&self) -> GridLimits {
         self.limits
     }
@@ -453,7 +458,8 @@ impl Device {
             .map_err(driver("cuModuleLoadData"))
     }
 
-    /// Allocates `len` words, zeroed, with a typed error when memory runs out.
+    /// Allocates `len` words, zeroed, with a typed error when memory runs out
+    /// ([`Device`] has an example).
     pub fn alloc<W: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
         &self,
         len: usize,

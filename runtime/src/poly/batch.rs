@@ -44,17 +44,18 @@ pub struct DeviceBatch<F: HostField> {
 }
 
 impl<F: HostField> DeviceBatch<F> {
-    /// The number of polynomials.
+    /// The number of polynomials ([`DeviceBatch`] has an example).
     pub fn count(&self) -> usize {
         self.count
     }
 
-    /// The coefficients each polynomial has room for (the distance between two).
+    /// The coefficients each polynomial has room for, the distance between two
+    /// ([`DeviceBatch`] has an example).
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the batch holds no coefficient.
+    /// Whether the batch holds no coefficient ([`DeviceBatch`] has an example).
     pub fn is_empty(&self) -> bool {
         self.count == 0 || self.len == 0
     }

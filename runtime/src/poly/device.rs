@@ -45,28 +45,29 @@ pub struct DevicePoly<F: HostField> {
 }
 
 impl<F: HostField> DevicePoly<F> {
-    /// The number of coefficients: the degree plus one, 0 for the zero polynomial.
+    /// The number of coefficients: the degree plus one, 0 for the zero polynomial
+    /// ([`DevicePoly`] has an example).
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether this is the zero polynomial.
+    /// Whether this is the zero polynomial ([`DevicePoly`] has an example).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    /// The degree, `None` for the zero polynomial.
+    /// The degree, `None` for the zero polynomial ([`DevicePoly`] has an example).
     pub fn degree(&self) -> Option<usize> {
         self.len.checked_sub(1)
     }
 
     /// The coefficients the buffer holds room for: the words between two digits of one
-    /// coefficient of an SRGFN.
+    /// coefficient of an SRGFN ([`DevicePoly`] has an example).
     pub fn capacity(&self) -> usize {
         self.cap
     }
 
-    /// The raw device words.
+    /// The raw device words, in the layout above ([`DevicePoly`] has an example).
     pub fn words(&self) -> &CudaSlice<F::Word> {
         &self.data
     }

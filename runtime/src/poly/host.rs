@@ -69,22 +69,24 @@ impl<F: Field> Poly<F> {
         &self.coeffs
     }
 
-    /// The coefficients, lowest degree first, without trailing zeros.
+    /// The coefficients, lowest degree first, without trailing zeros (see
+    /// [`new`](Self::new)).
     pub fn into_coeffs(self) -> Vec<F::Elem> {
         self.coeffs
     }
 
-    /// The number of coefficients: the degree plus one, 0 for the zero polynomial.
+    /// The number of coefficients: the degree plus one, 0 for the zero polynomial (see
+    /// [`new`](Self::new)).
     pub fn len(&self) -> usize {
         self.coeffs.len()
     }
 
-    /// Whether this is the zero polynomial.
+    /// Whether this is the zero polynomial (see [`new`](Self::new)).
     pub fn is_zero(&self) -> bool {
         self.coeffs.is_empty()
     }
 
-    /// The degree, `None` for the zero polynomial.
+    /// The degree, `None` for the zero polynomial (see [`new`](Self::new)).
     pub fn degree(&self) -> Option<usize> {
         self.coeffs.len().checked_sub(1)
     }

@@ -107,7 +107,7 @@ impl BatchLayout {
     }
 
     /// The elements a buffer must hold: one past the last index, 0 for an empty batch;
-    /// `None` past the address space.
+    /// `None` past the address space ([`BatchLayout`] has an example).
     pub fn span(&self) -> Option<usize> {
         if self.count == 0 || self.len == 0 {
             return Some(0);

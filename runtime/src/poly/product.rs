@@ -188,6 +188,15 @@ impl Crossover {
     /// The GPU's default, from an H200 (bench/RESULTS.md, "Plain products"): plain up to
     /// 2^10 × 2^10 (0.009 ms), and only for short factors of very unbalanced products
     /// (plain 2^20 × 2^6 took 0.138 ms against 0.028 for the FFT's blocks).
+    ///
+    /// ```
+    /// use fermat::poly::Crossover;
+    ///
+    /// let c = Crossover::gpu();
+    /// assert!(c.is_plain(1024, 1024) && !c.is_plain(1025, 1025));
+    /// assert!(c.is_plain(16, 1 << 20) && !c.is_plain(64, 1 << 20)); // unbalanced: short only
+    /// assert_eq!(c.crt_from, None);
+    /// ```
     pub fn gpu() -> Crossover {
         Crossover {
             max_short: [1024, 512, 256, 256, 128, 64, 32, 16],
@@ -199,6 +208,13 @@ impl Crossover {
     }
 
     /// Plain at every size (and never the CRT route).
+    ///
+    /// ```
+    /// use fermat::poly::Crossover;
+    ///
+    /// assert!(Crossover::always().is_plain(1 << 20, 1 << 20));
+    /// assert!(!Crossover::never().is_plain(1, 1));
+    /// ```
     pub const fn always() -> Crossover {
         Crossover {
             max_short: [usize::MAX; RATIOS],
@@ -209,7 +225,8 @@ impl Crossover {
         }
     }
 
-    /// Never plain: the field's FFT-based products at every size (never the CRT route).
+    /// Never plain: the field's FFT-based products at every size (never the CRT route; see
+    /// [`always`](Self::always)).
     pub const fn never() -> Crossover {
         Crossover {
             max_short: [0; RATIOS],
@@ -279,7 +296,9 @@ impl Crossover {
         self.long_division.unwrap_or(LONG_DIVISION).max(1)
     }
 
-    /// Whether the product of operands of `len_a` and `len_b` coefficients is plain.
+    /// Whether the product of operands of `len_a` and `len_b` coefficients is plain: the
+    /// shorter has at most as many as this crossover allows at their
+    /// [`ratio`](Self::ratio) (see [`cpu`](Self::cpu) and [`gpu`](Self::gpu)).
     pub fn is_plain(&self, len_a: usize, len_b: usize) -> bool {
         len_a.min(len_b) <= self.max_short[Crossover::ratio(len_a, len_b)]
     }
@@ -300,7 +319,22 @@ const MAX_BLOCKS: u64 = 65_535;
 
 impl ProductPlan {
     /// Plans the product of operands of `len_a` and `len_b` coefficients over a field of
-    /// 2-adicity `two_adicity`, for the GPU (`gpu`) or the CPU.
+    /// 2-adicity `two_adicity`, for the GPU (`gpu`) or the CPU, with its default
+    /// [`Crossover`].
+    ///
+    /// Errors: [`Error::ProductTooLong`] when the product needs a transform longer than
+    /// the 2-adicity allows.
+    ///
+    /// ```
+    /// use fermat::poly::{Algorithm, ProductPlan};
+    ///
+    /// let plan = ProductPlan::new(4096, 4097, 26, false)?;
+    /// assert_eq!((plan.len(), plan.is_empty()), (8192, false));
+    /// assert_eq!(plan.algorithm, Algorithm::Cyclic { n: 8192 }); // one cyclic product
+    /// assert!(ProductPlan::new(0, 5, 26, false)?.is_empty()); // a zero operand
+    /// assert!(ProductPlan::new(1 << 20, 1 << 20, 20, false).is_err()); // 2^21 points
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn new(len_a: usize, len_b: usize, two_adicity: u32, gpu: bool) -> Result<Self, Error> {
         let crossover = if gpu {
             Crossover::gpu()
@@ -336,7 +370,7 @@ impl ProductPlan {
         })
     }
 
-    /// Coefficients of the product (0 when an operand is zero).
+    /// Coefficients of the product (0 when an operand is zero; see [`new`](Self::new)).
     pub fn len(&self) -> usize {
         if self.len_a == 0 || self.len_b == 0 {
             0
@@ -345,7 +379,7 @@ impl ProductPlan {
         }
     }
 
-    /// Whether the product is zero.
+    /// Whether the product is zero (see [`new`](Self::new)).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -112,7 +112,7 @@ impl<F: HostField> PolyRing<F> {
     /// plain); otherwise the field's own [`ProductPlan`].
     ///
     /// Errors: those of [`product_plan`](Self::product_plan) and, on the CRT route,
-    /// [`Error::CrtPrimes`].
+    /// [`Error::CrtPrimes`]. [`Route`] has an example.
     pub fn route(&self, len_a: usize, len_b: usize) -> Result<Route, Error> {
         let plan = self.product_plan(len_a, len_b)?;
         let len = plan.len();

@@ -316,12 +316,12 @@ impl<F: HostField> SplitPlan<F> {
         self.split.n
     }
 
-    /// The devices it runs on.
+    /// The devices it runs on (see [`n`](Self::n)).
     pub fn devices(&self) -> &SplitDevices {
         &self.devices
     }
 
-    /// The derivation it runs.
+    /// The derivation it runs (see [`n`](Self::n)).
     pub fn split(&self) -> &DeviceSplit {
         &self.split
     }
@@ -348,20 +348,21 @@ impl<F: HostField> SplitPlan<F> {
         }
     }
 
-    /// The exchanges of one forward transform.
+    /// The exchanges of one forward transform (the [module](self) has an example).
     pub fn exchanges(&self) -> usize {
         self.split.exchanges()
     }
 
     /// The transform of `x` (N elements, natural order), returned in natural order: the
     /// input is distributed as the plan's input distribution says, and the output
-    /// gathered from its output distribution.
+    /// gathered from its output distribution (the [module](self) has an example).
     pub fn forward(&self, x: &[F::Host]) -> Result<Vec<F::Host>, Error> {
         self.run_host(Direction::Forward, x)
     }
 
     /// The inverse transform (at ω^(−1), scaled by 1/N) of `y`, natural order in and out:
-    /// the forward's stages backwards, from its output distribution to its input one.
+    /// the forward's stages backwards, from its output distribution to its input one (the
+    /// [module](self) has an example).
     pub fn inverse(&self, y: &[F::Host]) -> Result<Vec<F::Host>, Error> {
         self.run_host(Direction::Inverse, y)
     }
@@ -476,6 +477,16 @@ impl<F: HostField> SplitPlan<F> {
 
     /// Distributes `x` onto the devices as the forward transform's input, for
     /// [`forward_resident`](Self::forward_resident) to run again and again.
+    ///
+    /// ```
+    /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = SplitPlan::new(&f, 1 << 10, SplitDevices::Cpu(2), SplitOptions::default())?;
+    /// plan.load_resident(&vec![1; 1 << 10])?;
+    /// plan.forward_resident()?; // the data stays on the devices
+    /// assert!(plan.load_resident(&[1, 2, 3]).is_err()); // not N elements
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn load_resident(&self, x: &[F::Host]) -> Result<(), Error> {
         self.check_len("the vector", x.len())?;
         let blocks = self.scatter(x, self.split.input)?;
@@ -513,7 +524,8 @@ impl<F: HostField> SplitPlan<F> {
 
     /// Runs the forward transform on what the devices hold and waits for it: the data
     /// never leaves them (what `fermat bench --devices` times). Each run starts from the
-    /// previous one's output, which the devices take as their next input.
+    /// previous one's output, which the devices take as their next input
+    /// ([`load_resident`](Self::load_resident) has an example).
     pub fn forward_resident(&self) -> Result<(), Error> {
         let mut machine = self.lock();
         let at = run(&mut machine, &self.forward, WORK[0])?;
@@ -579,6 +591,15 @@ impl<F: HostField> SplitPlan<F> {
 
     /// The time of one all-to-all exchange of the devices' whole vectors, after one
     /// untimed exchange; with `bytes`, how many bytes each device sent to the others.
+    ///
+    /// ```
+    /// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+    /// let f = fermat::dsl::Fp32::new(469762049)?;
+    /// let plan = SplitPlan::new(&f, 1 << 10, SplitDevices::Cpu(2), SplitOptions::default())?;
+    /// let (_time, bytes) = plan.time_exchange()?;
+    /// assert_eq!(bytes, 1024); // half of each device's 512 words of 4 bytes
+    /// # Ok::<(), fermat::Error>(())
+    /// ```
     pub fn time_exchange(&self) -> Result<(std::time::Duration, u64), Error> {
         let mut machine = self.lock();
         machine.step(Step::Exchange, WORK[0], WORK[1])?;
