@@ -12,7 +12,7 @@
 
 use super::bits::{assemble, or_constant, Bit};
 use super::occupancy::blocks_for_registers;
-use super::pass::{Pointwise, Scatter};
+use super::pass::Scatter;
 use super::product::{phased_body, InverseScales, Passes};
 use super::tile::Tile;
 use super::{EmitOptions, Emitted, Emitter};
@@ -96,7 +96,7 @@ pub fn emit_middle<F: Field>(
         restrict: false,
         ..Emitter::new(field, shape, &inverse, roots, options, &POLY_TRANSFORM_ARGS)
     };
-    let pointwise = scales.map_or(Pointwise::Exact, |s| Pointwise::Scaled(s.table_word));
+    let pointwise = InverseScales::pointwise(scales.as_ref());
     let Some((forward_tile, inverse_tile)) = tiles_of_one_run(fk, &ik, shape, options)? else {
         return Ok(None);
     };

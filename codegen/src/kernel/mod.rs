@@ -169,7 +169,7 @@ pub fn emit<F: Field>(
     let (unscaled, scales) = InverseScales::unscaled(field, shape, roots, plan);
     let plan = &*unscaled;
     let em = Emitter {
-        pointwise: scales.map_or(Pointwise::Exact, |s| Pointwise::Scaled(s.table_word)),
+        pointwise: InverseScales::pointwise(scales.as_ref()),
         ..Emitter::new(field, shape, plan, roots, options, args)
     };
     let layout = em.layout;

@@ -112,20 +112,20 @@ pub fn emit_product<F: Field>(
     };
     let inverse_emitter =
         || Emitter::new(field, shape, &inverse, roots, options, &FUSED_PRODUCT_ARGS);
-    let passes = match scales {
+    let passes = match &scales {
         None => phases(&inverse_emitter(), Pointwise::Exact)?,
-        Some(InverseScales { by_r, table_word }) => {
+        Some(s) => {
             // R/n on the inverse's whole-table round, whose every input takes a twiddle
             // from the table, and a pointwise product of one reduction: one Montgomery
             // product an element fewer than R²/n in the pointwise product's second.
             let inv = Emitter {
-                whole_factor: Some(by_r),
+                whole_factor: Some(s.by_r),
                 ..inverse_emitter()
             };
             let folded = phases(&inv, Pointwise::Reduced)?;
             match inv.whole_factor_taken.get() {
                 true => folded,
-                false => phases(&inverse_emitter(), Pointwise::Scaled(table_word))?,
+                false => phases(&inverse_emitter(), InverseScales::pointwise(Some(s)))?,
             }
         }
     };
@@ -256,6 +256,13 @@ impl<F: Field> InverseScales<F> {
             }
             None => (Cow::Borrowed(inverse), None),
         }
+    }
+
+    /// The pointwise product of a product whose inverse [`unscaled`](Self::unscaled) gave
+    /// `scales`: for a word prime REDC(REDC(a·b)·R²/n), which takes the whole 1/n; a·b
+    /// otherwise.
+    pub(super) fn pointwise(scales: Option<&Self>) -> Pointwise {
+        scales.map_or(Pointwise::Exact, |s| Pointwise::Scaled(s.table_word))
     }
 }
 
