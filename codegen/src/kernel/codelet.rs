@@ -53,6 +53,30 @@ pub(super) struct CodeletExponents {
     pub(super) steps: Vec<TwiddleFields>,
 }
 
+impl CodeletExponents {
+    /// Adds to [`Self::k_bits`] the weights of a field's run-time bits `bits`: the bit at
+    /// place t weighs `weights[l]`·2^t·`scale` in K_l (mod 2^L, `mask`).
+    fn weigh_runtime_bits(&mut self, bits: &[Bit], weights: &[u64], scale: u64, mask: u64) {
+        for (t, bit) in bits.iter().enumerate() {
+            if !matches!(bit, Bit::Of(..)) {
+                continue;
+            }
+            let at = match self.k_bits.iter().position(|(known, _)| known == bit) {
+                Some(at) => at,
+                None => {
+                    self.k_bits.push((bit.clone(), vec![0; weights.len()]));
+                    self.k_bits.len() - 1
+                }
+            };
+            for (l, &w) in weights.iter().enumerate() {
+                let add = w.wrapping_mul(1 << t).wrapping_mul(scale);
+                let slot = &mut self.k_bits[at].1[l];
+                *slot = slot.wrapping_add(add) & mask;
+            }
+        }
+    }
+}
+
 /// The loads' twiddles of a codelet read from a table ([`Emitter::codelet_table`]).
 pub(super) struct CodeletTable {
     /// The loads' rotations.
@@ -175,25 +199,8 @@ impl<F: Field> Emitter<'_, F> {
             }
             // The same run-time parts of the K_l, bit by bit: a bit at place t of x weighs
             // c_l·2^t in K_l, one of y a_l·2^t.
-            for (bits, weights) in [(&xbits, &c), (&ybits, &a)] {
-                for (t, bit) in bits.iter().enumerate() {
-                    if !matches!(bit, Bit::Of(..)) {
-                        continue;
-                    }
-                    let at = match ex.k_bits.iter().position(|(known, _)| known == bit) {
-                        Some(at) => at,
-                        None => {
-                            ex.k_bits.push((bit.clone(), vec![0; b]));
-                            ex.k_bits.len() - 1
-                        }
-                    };
-                    for (l, &w) in weights.iter().enumerate() {
-                        let add = w.wrapping_mul(1 << t).wrapping_mul(scale);
-                        let slot = &mut ex.k_bits[at].1[l];
-                        *slot = slot.wrapping_add(add) & mask;
-                    }
-                }
-            }
+            ex.weigh_runtime_bits(&xbits, &c, scale, mask);
+            ex.weigh_runtime_bits(&ybits, &a, scale, mask);
             for (v, qv) in ex.q.iter_mut().enumerate() {
                 let sum = |w: &[u64]| -> u64 {
                     (0..b).filter(|&l| (v >> l) & 1 == 1).map(|l| w[l]).sum()

@@ -189,26 +189,8 @@ fn projection_and_recombination_give_the_integers_back() {
         let exe = &exes.iter().find(|(w, _)| *w == word).unwrap().1;
         let count = ps.len();
         let product: BigUint = ps.iter().fold(BigUint::one(), |a, &p| a * p);
-        let half = BigInt::from(&product >> 1u32);
-        let p_int = BigInt::from(product.clone());
         for signed in [false, true] {
-            // Edge values and randoms of many sizes, within the range of the set.
-            let mut x: Vec<BigInt> = vec![BigInt::zero(), BigInt::one()];
-            if signed {
-                x.extend([-BigInt::one(), half.clone(), -(&p_int - 1u32) / 2u32]);
-            } else {
-                x.push(&p_int - 1u32);
-            }
-            for bits in [3, 63, 64, 65, 200, product.bits() - 2] {
-                if bits + 1 < product.bits() {
-                    let m = rng.gen_biguint(bits);
-                    let negative = signed && rng.gen_bool(0.5);
-                    x.push(BigInt::from_biguint(
-                        if negative { Sign::Minus } else { Sign::Plus },
-                        m,
-                    ));
-                }
-            }
+            let x = edge_and_random_integers(&mut rng, &product, signed);
             let n = x.len();
             let words = x
                 .iter()
@@ -250,41 +232,15 @@ fn projection_and_recombination_give_the_integers_back() {
             }
             // The same residues by the projection in 32-bit products.
             if word == ResidueWord::U32 {
-                let consts = project_constants_narrow(&ps, words);
-                let row = (NARROW_PROJECT_HEAD + project_digits(words as u64)) as usize;
-                let mut input = String::new();
-                list(&mut input, &word_major(&x, words));
-                list(&mut input, &consts);
-                list(&mut input, &[]);
-                list(&mut input, &signs);
-                let name = CrtPass::ProjectNarrow { signed }.name();
-                writeln!(
-                    input,
-                    "{name} 1 {n} {n} {words} {row} {count} {dst_len} {dst_len} {}",
-                    count * dst_len
-                )
-                .unwrap();
-                let narrow = parse_words(&run_harness(exe, &input, name));
-                assert_eq!(
-                    &narrow[..count * dst_len],
-                    residues,
-                    "{name} over {count} primes"
-                );
-                // And by the kernel of the set's shape, the bounds' arguments ignored.
-                let shape = NarrowShape {
-                    primes: count as u64,
-                    words: words as u64,
-                    mwords: 0,
+                let projection = Projection {
+                    ps: &ps,
+                    x: &x,
+                    signs: &signs,
+                    words,
+                    dst_len,
+                    signed,
                 };
-                let pass = CrtPass::ProjectNarrow { signed };
-                assert!(shaped.contains(&(pass, shape)), "{shape:?}");
-                let shaped_input = input.replacen(
-                    &format!("{name} 1 {n} {n} {words} {row} {count}"),
-                    &format!("{} 1 {n} {n} 0 {row} 0", pass.shaped_name(shape)),
-                    1,
-                );
-                let out = parse_words(&run_harness(exe, &shaped_input, name));
-                assert_eq!(&out[..count * dst_len], residues, "{shape:?}");
+                check_narrow_projections(exe, &shaped, &projection, residues);
             }
             // Back again, from residue rows dst_len apart.
             let t = recombine_tables(&ps);
@@ -315,6 +271,96 @@ fn projection_and_recombination_give_the_integers_back() {
             }
         }
     }
+}
+
+/// Edge values and randoms of many sizes, within the range of a set of primes of
+/// `product`: [0, P) unsigned, (−P/2, P/2] signed.
+fn edge_and_random_integers(
+    rng: &mut rand_chacha::ChaCha8Rng,
+    product: &BigUint,
+    signed: bool,
+) -> Vec<BigInt> {
+    let half = BigInt::from(product >> 1u32);
+    let p_int = BigInt::from(product.clone());
+    let mut x: Vec<BigInt> = vec![BigInt::zero(), BigInt::one()];
+    if signed {
+        x.extend([-BigInt::one(), half, -(&p_int - 1u32) / 2u32]);
+    } else {
+        x.push(&p_int - 1u32);
+    }
+    for bits in [3, 63, 64, 65, 200, product.bits() - 2] {
+        if bits + 1 < product.bits() {
+            let m = rng.gen_biguint(bits);
+            let negative = signed && rng.gen_bool(0.5);
+            let sign = if negative { Sign::Minus } else { Sign::Plus };
+            x.push(BigInt::from_biguint(sign, m));
+        }
+    }
+    x
+}
+
+/// A projection's integers and the layout of its residues.
+struct Projection<'a> {
+    ps: &'a [u64],
+    x: &'a [BigInt],
+    signs: &'a [u64],
+    words: usize,
+    dst_len: usize,
+    signed: bool,
+}
+
+/// The narrow projections (32-bit products) of `projection`, by the general kernel and by
+/// the kernel of the set's shape, give the `residues` of the wide one.
+fn check_narrow_projections(
+    exe: &std::path::Path,
+    shaped: &[(CrtPass, NarrowShape)],
+    projection: &Projection,
+    residues: &[u64],
+) {
+    let Projection {
+        ps,
+        x,
+        signs,
+        words,
+        dst_len,
+        signed,
+    } = *projection;
+    let (n, count) = (x.len(), ps.len());
+    let consts = project_constants_narrow(ps, words);
+    let row = (NARROW_PROJECT_HEAD + project_digits(words as u64)) as usize;
+    let mut input = String::new();
+    list(&mut input, &word_major(x, words));
+    list(&mut input, &consts);
+    list(&mut input, &[]);
+    list(&mut input, signs);
+    let name = CrtPass::ProjectNarrow { signed }.name();
+    writeln!(
+        input,
+        "{name} 1 {n} {n} {words} {row} {count} {dst_len} {dst_len} {}",
+        count * dst_len
+    )
+    .unwrap();
+    let narrow = parse_words(&run_harness(exe, &input, name));
+    assert_eq!(
+        &narrow[..count * dst_len],
+        residues,
+        "{name} over {count} primes"
+    );
+    // And by the kernel of the set's shape, the bounds' arguments ignored.
+    let shape = NarrowShape {
+        primes: count as u64,
+        words: words as u64,
+        mwords: 0,
+    };
+    let pass = CrtPass::ProjectNarrow { signed };
+    assert!(shaped.contains(&(pass, shape)), "{shape:?}");
+    let shaped_input = input.replacen(
+        &format!("{name} 1 {n} {n} {words} {row} {count}"),
+        &format!("{} 1 {n} {n} 0 {row} 0", pass.shaped_name(shape)),
+        1,
+    );
+    let out = parse_words(&run_harness(exe, &shaped_input, name));
+    assert_eq!(&out[..count * dst_len], residues, "{shape:?}");
 }
 
 /// Integers from `words` word-major rows of n.

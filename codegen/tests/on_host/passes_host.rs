@@ -346,17 +346,53 @@ fn fft_product_passes_match_their_cpu_runs() {
     }
 }
 
+/// The operands of the division's elementwise kernels: a and b of 300 and 170
+/// coefficients in buffers of 310.
+struct DivisionCase<'a, F: Field> {
+    any: &'a AnyField,
+    field: &'a F,
+    name: &'a str,
+    /// Words an element.
+    k: usize,
+    cap: usize,
+    a: Vec<F::Elem>,
+    b: Vec<F::Elem>,
+}
+
 /// The division's elementwise kernels: the reversal of a polynomial cut short and padded
 /// with zeros, and differences of operands of unequal lengths (a negation and a copy
 /// among them), from vectors of larger capacity into poisoned outputs.
 fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
-    let k = any.srgfn_params().map_or(1, |p| p.k as usize);
     let mut rng = rand::rngs::StdRng::seed_from_u64(13);
     let name = format!("division_passes_{}", any.name());
-    let (la, lb, cap) = (300usize, 170usize, 310usize);
-    let (a, b) = (random(field, &mut rng, la), random(field, &mut rng, lb));
-    let at = |v: &[F::Elem], t: usize| v.get(t).copied().unwrap_or(field.zero());
-    // Reversals: shorter than a, as long, and longer (zeros past len a).
+    let case = DivisionCase {
+        any,
+        field,
+        name: &name,
+        k: any.srgfn_params().map_or(1, |p| p.k as usize),
+        cap: 310,
+        a: random(field, &mut rng, 300),
+        b: random(field, &mut rng, 170),
+    };
+    if check_reversals(&case) {
+        check_series(&case);
+        check_differences(&case);
+    }
+}
+
+/// The reversals of a, shorter than a, as long, and longer (zeros past its length); false
+/// where no compiler runs the kernels.
+fn check_reversals<F: Field>(case: &DivisionCase<F>) -> bool {
+    let DivisionCase {
+        any,
+        field,
+        name,
+        k,
+        cap,
+        ref a,
+        ..
+    } = *case;
+    let la = a.len();
     for out_len in [100usize, la, 305] {
         let reverse = Launch {
             name: "plain_reverse",
@@ -366,9 +402,9 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
             dst: [out_len as u64, cap as u64, 0],
             ..Launch::default()
         };
-        let buffers = vec![words(field, &a, cap, k), vec![POISON; cap * k]];
-        let Some(out) = run(&name, any, &buffers, &[reverse], 1) else {
-            return;
+        let buffers = vec![words(field, a, cap, k), vec![POISON; cap * k]];
+        let Some(out) = run(name, any, &buffers, &[reverse], 1) else {
+            return false;
         };
         let want: Vec<F::Elem> = (0..out_len)
             .map(|t| if t < la { a[la - 1 - t] } else { field.zero() })
@@ -376,9 +412,23 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
         let got = elements(field, &out, out_len, cap, k);
         assert!(got == want, "{name}: reverse to {out_len}");
     }
-    // Power-series inverses of a (and of its first 7 coefficients) from seeds of 1, 5 and
-    // 16 coefficients, to 1, 2, 200 and 300 coefficients.
-    // Where the tile inverts, also from nothing: 1/f_0 on chip.
+    true
+}
+
+/// Power-series inverses of a (and of its first 7 coefficients) from seeds of 1, 5 and
+/// 16 coefficients, to 1, 2, 200 and 300 coefficients; where the tile inverts, also from
+/// nothing: 1/f_0 on chip.
+fn check_series<F: Field>(case: &DivisionCase<F>) {
+    let DivisionCase {
+        any,
+        field,
+        name,
+        k,
+        cap,
+        ref a,
+        ..
+    } = *case;
+    let la = a.len();
     let tile = Tile::for_element_bytes(FieldShape::of(any).element_bytes);
     let capacity = tile.series as usize;
     let from_nothing: &[(usize, usize, usize)] = if tile.inverts {
@@ -416,8 +466,8 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
         for digit in 0..k {
             g[digit * cap + lo..(digit + 1) * cap].fill(POISON);
         }
-        let buffers = vec![words(field, &a, cap, k), g];
-        let out = run(&name, any, &buffers, &[series], 1).unwrap();
+        let buffers = vec![words(field, a, cap, k), g];
+        let out = run(name, any, &buffers, &[series], 1).unwrap();
         let mut want = seed.clone();
         plain_series(field, &a[..f_len], &mut want, n);
         let got = elements(field, &out, n, cap, k);
@@ -437,15 +487,30 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
             );
         }
     }
-    // Differences: a − b over the longer length, −b (a empty), a (b empty), and a − b cut
-    // to 50 outputs.
+}
+
+/// Differences: a − b over the longer length, −b (a empty), a (b empty), and a − b cut to
+/// 50 outputs.
+fn check_differences<F: Field>(case: &DivisionCase<F>) {
+    let DivisionCase {
+        any,
+        field,
+        name,
+        k,
+        cap,
+        ref a,
+        ref b,
+        ..
+    } = *case;
+    let (la, lb) = (a.len(), b.len());
+    let at = |v: &[F::Elem], t: usize| v.get(t).copied().unwrap_or(field.zero());
     let none: &[F::Elem] = &[];
     let cases = [
         (&a[..], &b[..], la),
-        (&b, &a, la),
-        (none, &b, lb),
-        (&a, none, la),
-        (&a, &b, 50),
+        (b, a, la),
+        (none, b, lb),
+        (a, none, la),
+        (a, b, 50),
     ];
     for (x, y, out_len) in cases {
         let difference = Launch {
@@ -464,7 +529,7 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
             words(field, &junk(y), cap, k),
             vec![POISON; cap * k],
         ];
-        let out = run(&name, any, &buffers, &[difference], 2).unwrap();
+        let out = run(name, any, &buffers, &[difference], 2).unwrap();
         let want: Vec<F::Elem> = (0..out_len)
             .map(|t| field.sub(&at(x, t), &at(y, t)))
             .collect();

@@ -2,9 +2,9 @@
 //! recombination run as generated kernels ([`fermat_codegen::crt`]), and the residues
 //! never leave the device between them and the word-prime products.
 
-use super::integer::CrtField;
 use super::primes::PrimeSet;
 use super::residues::Integers;
+use super::rings::CrtField;
 use crate::gpu::{driver, Device, GpuError, BRANCHES};
 use crate::poly::PolyRing;
 use crate::poly::{PolyView, PolyViewMut};

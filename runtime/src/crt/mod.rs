@@ -36,12 +36,14 @@ mod montgomery;
 mod primes;
 mod radix;
 mod residues;
+mod rings;
 mod schoolbook;
 
 pub use device::DeviceIntegers;
 pub use dft::CrtDft;
-pub use integer::{CrtField, CrtPlan, IntPolyRing};
+pub use integer::{CrtPlan, IntPolyRing};
 pub use modular::ModPolyRing;
 pub use primes::{PrimeSet, Width};
 pub(crate) use radix::Digits;
 pub use residues::{project, recombine, Integers};
+pub use rings::CrtField;

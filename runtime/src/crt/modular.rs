@@ -4,9 +4,10 @@
 
 use super::device::{DeviceIntegers, ModularTables, Output};
 use super::explicit::explicit_mod;
-use super::integer::{bits_of, CrtPlan, Form, IntPolyRing};
+use super::integer::{bits_of, CrtPlan, IntPolyRing};
 use super::primes::Width;
 use super::residues::{recombine, Integers};
+use super::rings::Form;
 use super::schoolbook::schoolbook_modular;
 use crate::fft::Backend;
 use crate::Error;

@@ -11,10 +11,10 @@
 //! r^k ≡ −1 ([`Field::from_radix_sums`](fermat_dsl::field::Field::from_radix_sums)).
 
 use super::explicit::explicit_radix;
-use super::integer::Form;
 use super::modular::ModPolyRing;
 use super::primes::PrimeSet;
 use super::residues::project_in_base;
+use super::rings::Form;
 use crate::poly::Shape;
 use crate::Error;
 use fermat_codegen::crt::modular_tables;

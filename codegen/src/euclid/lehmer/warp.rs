@@ -144,9 +144,6 @@ fn warp_steps() -> Vec<Stmt> {
             ),
         )
     };
-    let top = |p: &str, len: &str, d: u32| {
-        fe::warp_at(var(p), var(len) - Expr::u32(d) - var("warp_from"))
-    };
     let order = [
         ("su", "sv", Type::FeWarp),
         ("mu", "mv", Type::FeWarp),
@@ -183,62 +180,19 @@ fn warp_steps() -> Vec<Stmt> {
         u32_("qd", var("ld")),
         Stmt::While {
             cond: var("pv").gt(var("warp_limit")),
-            body: vec![
-                Stmt::const_(Type::U32, "k", var("pu") - var("pv")),
-                Stmt::const_(Type::Fe, "alpha", top("sv", "pv", 1)),
-                Stmt::const_(Type::Fe, "beta", top("su", "pu", 1)),
-                Stmt::comment("a normal division's two eliminations in one step where the first"),
-                Stmt::comment("leaves u's top, beta1 = alpha u[pu - 2] - beta v[pv - 2], nonzero:"),
-                Stmt::comment(
-                    "u <- alpha^2 u - alpha beta x v - beta1 v (pv - 2 lies in the warp's window)",
-                ),
-                Stmt::const_(
-                    Type::Fe,
-                    "beta1",
-                    fe::mul_sub_mont(
-                        top("su", "pu", 2),
-                        var("alpha"),
-                        top("sv", "pv", 2),
-                        var("beta"),
-                    ),
-                ),
-                Stmt::const_(
-                    Type::Bool,
-                    "two",
-                    var("k")
-                        .equals(Expr::u32(1))
-                        .and_also(fe::eq(var("beta1"), fe::zero()).logical_not()),
-                ),
-                Stmt::const_(
-                    Type::Fe,
-                    "c0",
-                    Expr::select(
-                        var("two"),
-                        fe::mul_mont(var("alpha"), var("alpha")),
-                        var("alpha"),
-                    ),
-                ),
-                Stmt::const_(
-                    Type::Fe,
-                    "c1",
-                    Expr::select(
-                        var("two"),
-                        fe::mul_mont(var("alpha"), var("beta")),
-                        var("beta"),
-                    ),
-                ),
-                Stmt::const_(
-                    Type::Fe,
-                    "c2",
-                    Expr::select(var("two"), var("beta1"), fe::zero()),
-                ),
-                step("su", "sv"),
-                step("mu", "mv"),
-                Stmt::assign(var("qa"), max(var("qa"), var("qc") + var("k"))),
-                Stmt::assign(var("qb"), max(var("qb"), var("qd") + var("k"))),
-                Stmt::assign(var("pu"), var("warp_from") + fe::warp_len(var("su"))),
-                Stmt::if_(var("pu").lt(var("pv")), order),
-            ],
+            body: [
+                vec![Stmt::const_(Type::U32, "k", var("pu") - var("pv"))],
+                step_coefficients(),
+                vec![
+                    step("su", "sv"),
+                    step("mu", "mv"),
+                    Stmt::assign(var("qa"), max(var("qa"), var("qc") + var("k"))),
+                    Stmt::assign(var("qb"), max(var("qb"), var("qd") + var("k"))),
+                    Stmt::assign(var("pu"), var("warp_from") + fe::warp_len(var("su"))),
+                    Stmt::if_(var("pu").lt(var("pv")), order),
+                ],
+            ]
+            .concat(),
         },
         store("n00", "mu"),
         store("n10", "mv"),
@@ -251,6 +205,64 @@ fn warp_steps() -> Vec<Stmt> {
                 lens(3, "qc"),
                 lens(4, "qd"),
             ],
+        ),
+    ]
+}
+
+/// The coefficients of warp 0's step on the pair's tops `su` and `sv` (lengths `pu`, `pv`,
+/// `k` = pu − pv): c0·u − c1·x^k·v − c2·v, a normal division's two eliminations in one step
+/// where the first leaves u's top nonzero and k = 1, one elimination otherwise.
+fn step_coefficients() -> Vec<Stmt> {
+    let top = |p: &str, len: &str, d: u32| {
+        fe::warp_at(var(p), var(len) - Expr::u32(d) - var("warp_from"))
+    };
+    vec![
+        Stmt::const_(Type::Fe, "alpha", top("sv", "pv", 1)),
+        Stmt::const_(Type::Fe, "beta", top("su", "pu", 1)),
+        Stmt::comment("a normal division's two eliminations in one step where the first"),
+        Stmt::comment("leaves u's top, beta1 = alpha u[pu - 2] - beta v[pv - 2], nonzero:"),
+        Stmt::comment(
+            "u <- alpha^2 u - alpha beta x v - beta1 v (pv - 2 lies in the warp's window)",
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "beta1",
+            fe::mul_sub_mont(
+                top("su", "pu", 2),
+                var("alpha"),
+                top("sv", "pv", 2),
+                var("beta"),
+            ),
+        ),
+        Stmt::const_(
+            Type::Bool,
+            "two",
+            var("k")
+                .equals(Expr::u32(1))
+                .and_also(fe::eq(var("beta1"), fe::zero()).logical_not()),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "c0",
+            Expr::select(
+                var("two"),
+                fe::mul_mont(var("alpha"), var("alpha")),
+                var("alpha"),
+            ),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "c1",
+            Expr::select(
+                var("two"),
+                fe::mul_mont(var("alpha"), var("beta")),
+                var("beta"),
+            ),
+        ),
+        Stmt::const_(
+            Type::Fe,
+            "c2",
+            Expr::select(var("two"), var("beta1"), fe::zero()),
         ),
     ]
 }
