@@ -17,19 +17,85 @@ use thiserror::Error;
 /// The largest `DFT(n)` that is evaluated in full when it is a whole side of a
 /// comparison; a larger one is compared at [`SAMPLED_OUTPUTS`] random outputs, each by
 /// the defining sum in O(n).
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, FULL_DFT_MAX};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let d = derive(&Formula::Dft(FULL_DFT_MAX), Strategy::Ct, &Options::radix(32))?;
+/// let report = d.check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7))?;
+/// assert_eq!(report.steps[0].compared, 1024); // DFT(1024): every output
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const FULL_DFT_MAX: u64 = 1024;
 
 /// How many outputs are compared for a `DFT(n)` larger than [`FULL_DFT_MAX`].
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, SAMPLED_OUTPUTS};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let d = derive(&Formula::Dft(2048), Strategy::Ct, &Options::radix(32))?;
+/// let report = d.check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7))?;
+/// assert_eq!(report.steps[0].size, 2048);
+/// assert_eq!(report.steps[0].compared, SAMPLED_OUTPUTS as u64); // 48 of 2048 outputs
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const SAMPLED_OUTPUTS: usize = 48;
 
 /// The most [`work`] a check spends on evaluating one formula.
+///
+/// ```
+/// use fermat_dsl::derive::{work, WORK_MAX};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(2^14) by its defining sum: 2^28 multiplications, over the limit …
+/// assert!(work(&Formula::Dft(1 << 14)) > WORK_MAX);
+/// // … and its Cooley–Tukey form, DFT(128)s on 2^14 elements, well under it.
+/// let ct = "DFT(128) (x) I(128) * D(128,128) * I(128) (x) DFT(128) * L(16384,128)";
+/// let ct = Formula::parse(ct)?;
+/// assert_eq!(work(&ct), (128 + 128) << 14);
+/// assert!(work(&ct) <= WORK_MAX);
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub const WORK_MAX: u64 = 1 << 26;
 
 /// The largest formula size a check evaluates (its vectors are held in memory).
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, CheckError, CHECK_MAX_SIZE};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let d = derive(&Formula::Dft(1 << 23), Strategy::Ct, &Options::radix(1 << 20))?;
+/// let err = d.check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7)).unwrap_err();
+/// let max = CHECK_MAX_SIZE;
+/// assert_eq!(err, CheckError::TooLarge { step: 1, rule: "cooley_tukey", size: 1 << 23, max });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const CHECK_MAX_SIZE: u64 = 1 << 22;
 
 /// An estimate of the field multiplications the interpreter spends on `f`: each `DFT(m)`
 /// leaf costs m per element of the vectors it transforms, at most `f.size()` of them.
+///
+/// ```
+/// use fermat_dsl::derive::work;
+/// use fermat_dsl::formula::Formula;
+///
+/// // Each of the 32 elements goes through a DFT(8) and a DFT(4).
+/// let f = Formula::parse("DFT(8) (x) I(4) * D(8,4) * I(8) (x) DFT(4)")?;
+/// assert_eq!(work(&f), (8 + 4) * 32);
+/// assert_eq!(work(&Formula::stride(1 << 20, 2)?), 0); // permutations multiply nothing
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn work(f: &Formula) -> u64 {
     fn leaf_sum(f: &Formula) -> u64 {
         match f {
@@ -44,6 +110,24 @@ pub fn work(f: &Formula) -> u64 {
 }
 
 /// The outcome of one comparison.
+///
+/// ```
+/// use fermat_dsl::derive::{Rewriter, Verdict};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::rules::Params;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let mut r = Rewriter::new(Formula::Dft(1 << 14));
+/// r.apply_named("cooley_tukey", &Params::radix(2), &[])?; // leaves DFT(8192): too costly
+/// r.apply_named("cooley_tukey", &Params::radix(128), &[0, 0])?; // DFT(8192) = 64 · 128
+/// let report = r.finish().check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7))?;
+/// let verdicts: Vec<Verdict> = report.steps.iter().map(|s| s.verdict).collect();
+/// assert_eq!(verdicts, [Verdict::Skipped, Verdict::Agree]);
+/// assert_eq!(report.whole.verdict, Verdict::Agree); // covers the skipped step
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Both sides gave the same outputs.
@@ -56,6 +140,22 @@ pub enum Verdict {
 }
 
 /// The outcome of one step's check.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, Verdict};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let d = derive(&Formula::Dft(64), Strategy::Ct, &Options::radix(8))?;
+/// let report = d.check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7))?;
+/// let first = &report.steps[0];
+/// assert_eq!((first.step, first.rule, first.size), (1, "cooley_tukey", 64));
+/// assert!(first.position.is_empty()); // the root
+/// assert_eq!((first.compared, first.verdict), (64, Verdict::Agree));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepCheck {
     /// The step's number, from 1.
@@ -74,6 +174,20 @@ pub struct StepCheck {
 }
 
 /// The end-to-end comparison of the start formula with the final one.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, Verdict, WholeCheck};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let d = derive(&Formula::Dft(64), Strategy::Stockham, &Options::default())?;
+/// let report = d.check(&Fp32::new(469_762_049)?, &mut ChaCha8Rng::seed_from_u64(7))?;
+/// let all = WholeCheck { size: 64, compared: 64, verdict: Verdict::Agree };
+/// assert_eq!(report.whole, all);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WholeCheck {
     /// The size of the formulas.
@@ -85,6 +199,26 @@ pub struct WholeCheck {
 }
 
 /// The outcomes of [`Derivation::check`]: per step, and end to end.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, Verdict};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// let mut d = derive(&Formula::Dft(64), Strategy::Ct, &Options::radix(8))?;
+/// let (field, mut rng) = (Fp32::new(469_762_049)?, ChaCha8Rng::seed_from_u64(7));
+/// assert!(d.check(&field, &mut rng)?.all_agree());
+/// // Step 1 with I(64) for its twiddles D(8,8): it still replays, but no longer agrees.
+/// let Formula::Compose(factors) = &mut d.steps[0].after else { unreachable!() };
+/// factors[1] = Formula::Identity(64);
+/// let report = d.check(&field, &mut rng)?;
+/// assert!(!report.all_agree());
+/// assert_eq!(report.failures().map(|s| s.step).collect::<Vec<_>>(), [1]);
+/// assert_eq!(report.whole.verdict, Verdict::Disagree);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// The field the check computed in.
@@ -97,13 +231,14 @@ pub struct CheckReport {
 
 impl CheckReport {
     /// Whether no comparison disagreed (skipped steps are covered by the end-to-end
-    /// comparison, which [`Derivation::check`] makes sure was not skipped then).
+    /// comparison, which [`Derivation::check`] makes sure was not skipped then;
+    /// [`CheckReport`] has an example).
     pub fn all_agree(&self) -> bool {
         self.whole.verdict != Verdict::Disagree
             && self.steps.iter().all(|s| s.verdict != Verdict::Disagree)
     }
 
-    /// The steps that disagreed.
+    /// The steps that disagreed ([`CheckReport`] has an example).
     pub fn failures(&self) -> impl Iterator<Item = &StepCheck> {
         self.steps.iter().filter(|s| s.verdict == Verdict::Disagree)
     }
@@ -111,6 +246,20 @@ impl CheckReport {
 
 /// Why a derivation could not be checked (as opposed to a step that disagrees, which the
 /// [`CheckReport`] records).
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy, CheckError};
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+///
+/// // 7 − 1 = 2 · 3: no 4th root of unity, so the DFT(4) of the step cannot be evaluated.
+/// let d = derive(&Formula::Dft(4), Strategy::Stockham, &Options::default())?;
+/// let err = d.check(&Fp32::new(7)?, &mut ChaCha8Rng::seed_from_u64(7)).unwrap_err();
+/// assert!(matches!(err, CheckError::Interp { step: 1, rule: "stockham", .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum CheckError {
@@ -213,6 +362,22 @@ impl Derivation {
     /// outputs (the defining sum, O(n) each). A step with a side costing more than
     /// [`WORK_MAX`] is skipped; the end-to-end comparison then must succeed in its place
     /// (else [`CheckError::TooCostly`]).
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::field::Fp32;
+    /// use fermat_dsl::formula::Formula;
+    /// use rand::SeedableRng;
+    /// use rand_chacha::ChaCha8Rng;
+    ///
+    /// let d = derive(&Formula::Dft(64), Strategy::Stockham, &Options::default())?;
+    /// let field = Fp32::new(469_762_049)?;
+    /// let report = d.check(&field, &mut ChaCha8Rng::seed_from_u64(1))?;
+    /// assert!(report.all_agree());
+    /// assert_eq!(report.steps.len(), d.steps.len());
+    /// assert_eq!(report.field, "469762049");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check<F: Field, R: Rng + ?Sized>(
         &self,
         field: &F,

@@ -49,6 +49,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How a vector of N elements is laid out over G devices, N/G elements each.
+///
+/// ```
+/// use fermat_dsl::derive::Distribution;
+///
+/// let d: Distribution = "blocks".parse()?;
+/// assert_eq!(d.place(9, 16, 2), (1, 1)); // natural order: device 1, position 1
+/// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Distribution {
     /// Element i on device i mod G, at position i div G.
@@ -62,6 +70,13 @@ pub enum Distribution {
 
 impl Distribution {
     /// Every distribution, in the order the command line lists them.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Distribution;
+    ///
+    /// let names: Vec<&str> = Distribution::ALL.iter().map(|d| d.name()).collect();
+    /// assert_eq!(names, ["cyclic", "blocks", "transposed"]);
+    /// ```
     pub const ALL: [Distribution; 3] = [
         Distribution::Cyclic,
         Distribution::Blocks,
@@ -84,7 +99,7 @@ impl Distribution {
         (Distribution::Cyclic, Distribution::Cyclic),
     ];
 
-    /// The name on the command line.
+    /// The name on the command line ([`ALL`](Self::ALL) has an example).
     pub fn name(self) -> &'static str {
         match self {
             Distribution::Cyclic => "cyclic",
@@ -135,7 +150,30 @@ impl FromStr for Distribution {
     }
 }
 
-/// One stage of a split, in the order a forward transform runs them.
+/// One stage of a split, in the order a forward transform runs them: what a runtime
+/// executes, device by device.
+///
+/// ```
+/// use fermat_dsl::derive::{derive_devices, DeviceStage, Distribution, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// let (blocks, ct) = (Distribution::Blocks, Strategy::Ct);
+/// let split = derive_devices(&Formula::Dft(64), 2, blocks, blocks, ct, &Options::radix(4))?;
+/// let kinds: Vec<&str> = split
+///     .stages()
+///     .iter()
+///     .map(|s| match s {
+///         DeviceStage::Local(_) => "local",
+///         DeviceStage::Twiddle => "twiddle",
+///         DeviceStage::Exchange => "exchange",
+///         DeviceStage::TwiddleExchanged => "twiddle exchanged",
+///     })
+///     .collect();
+/// // The six-step form: three exchanges between local work.
+/// assert_eq!(kinds, ["local", "exchange", "local", "twiddle", "exchange", "local", "exchange"]);
+/// assert_eq!(split.stages()[0], DeviceStage::Local(Formula::stride(32, 2)?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceStage {
     /// Every device applies this formula of N/G points to its own block.
@@ -212,6 +250,22 @@ pub struct DeviceSplit {
 
 /// Derives `formula` = DFT(N) for `devices` = G devices (a power of two, N ≥ G²), the
 /// local DFT(N/G) (DFT(N/G²) for a cyclic output) by `strategy` with `options`.
+///
+/// ```
+/// use fermat_dsl::derive::{
+///     derive_devices, DeriveError, DeviceStage, Distribution, Options, Strategy,
+/// };
+/// use fermat_dsl::formula::Formula;
+///
+/// let (blocks, ct) = (Distribution::Blocks, Strategy::Ct);
+/// let split = derive_devices(&Formula::Dft(64), 2, blocks, blocks, ct, &Options::radix(4))?;
+/// assert_eq!((split.local_size(), split.exchanges()), (32, 3));
+/// assert_eq!(split.stages().last(), Some(&DeviceStage::Exchange)); // back to blocks
+/// // Four devices need N ≥ 4² points.
+/// let err = derive_devices(&Formula::Dft(8), 4, blocks, blocks, ct, &Options::radix(2));
+/// assert_eq!(err, Err(DeriveError::TooFewPointsForDevices { n: 8, devices: 4, min: 16 }));
+/// # Ok::<(), DeriveError>(())
+/// ```
 pub fn derive_devices(
     formula: &Formula,
     devices: u64,
@@ -308,7 +362,7 @@ fn check_split(
 }
 
 impl DeviceSplit {
-    /// M = N/G, the points on each device.
+    /// M = N/G, the points on each device ([`derive_devices`] has an example).
     pub fn local_size(&self) -> u64 {
         self.n / self.devices
     }
@@ -316,6 +370,7 @@ impl DeviceSplit {
     /// The stages a forward transform runs, first to last: the factors of the derived
     /// formula from right to left, less the distributions (L(N, G) for a cyclic input,
     /// the last exchange for a transposed output, L(N, M) for a cyclic output).
+    /// ([`DeviceStage`] has an example.)
     ///
     /// A cyclic output's stages are [Local(DFT(G) ⊗ I(s)), Local(D(G, s)),
     /// Local(I(G) ⊗ DFT(s) as derived), Exchange, TwiddleExchanged, Local(DFT(G) ⊗ I(s))],
@@ -346,7 +401,7 @@ impl DeviceSplit {
         stages
     }
 
-    /// How many exchanges a forward transform runs.
+    /// How many exchanges a forward transform runs ([`derive_devices`] has an example).
     pub fn exchanges(&self) -> usize {
         self.stages()
             .iter()

@@ -29,7 +29,20 @@ use crate::formula::Formula;
 use crate::rules::{self, Params, Rule, RuleKind};
 use thiserror::Error;
 
-/// One rule application.
+/// One rule application: the rule, where, and the rewritten node before and after.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// let d = derive(&Formula::Dft(64), Strategy::Ct, &Options::radix(4))?;
+/// // The second split is of DFT(16): factor 0 of the tensor product that is factor 0.
+/// let step = &d.steps[1];
+/// assert_eq!((step.rule, step.position.as_slice()), ("cooley_tukey", &[0, 0][..]));
+/// assert_eq!(step.before, Formula::Dft(16));
+/// assert_eq!(step.after.size(), 16);
+/// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     /// The rule's name (see [`rules::find`]).
@@ -43,6 +56,20 @@ pub struct Step {
 }
 
 /// A start formula and the steps applied to it, in order.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// let d = derive(&Formula::Dft(16), Strategy::Ct, &Options::radix(4))?;
+/// assert_eq!(d.start, Formula::Dft(16));
+/// assert_eq!(d.steps.len(), 1);
+/// assert_eq!(
+///     d.final_formula().ascii(),
+///     "DFT(4) (x) I(4) * D(4,4) * I(4) (x) DFT(4) * L(16,4)"
+/// );
+/// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Derivation {
     /// The formula the derivation starts from.
@@ -52,6 +79,17 @@ pub struct Derivation {
 }
 
 /// Why a derivation could not be made or replayed.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, DeriveError, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// let err = derive(&Formula::Dft(12), Strategy::Ct, &Options::radix(4)).unwrap_err();
+/// assert_eq!(err, DeriveError::SizeNotPowerOfTwo { n: 12 });
+/// let err = derive(&Formula::Dft(16), Strategy::Ct, &Options::radix(3)).unwrap_err();
+/// assert_eq!(err, DeriveError::RadixNotPowerOfTwo { k: 3 });
+/// assert!(err.to_string().contains("must be a power of two"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum DeriveError {
@@ -192,6 +230,13 @@ pub enum DeriveError {
 }
 
 /// A position as `fermat derive` prints it: `root`, or the child indices `[0, 2, 1]`.
+///
+/// ```
+/// use fermat_dsl::derive::show_position;
+///
+/// assert_eq!(show_position(&[]), "root");
+/// assert_eq!(show_position(&[0, 2, 1]), "[0, 2, 1]");
+/// ```
 pub fn show_position(position: &[usize]) -> String {
     if position.is_empty() {
         "root".to_string()
@@ -202,6 +247,18 @@ pub fn show_position(position: &[usize]) -> String {
 }
 
 /// The children of a node: the factors of ⊗ and ·, the blocks of ⊕; none for a leaf.
+///
+/// ```
+/// use fermat_dsl::derive::children;
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Formula::parse("DFT(2) (x) I(4) * L(8,2)")?;
+/// let kids = children(&f);
+/// assert_eq!(kids.len(), 2);
+/// assert_eq!(kids[1], Formula::Stride { n: 8, m: 2 });
+/// assert!(children(&kids[1]).is_empty());
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub fn children(f: &Formula) -> &[Formula] {
     match f {
         Formula::Tensor(fs) | Formula::Compose(fs) | Formula::DirectSum(fs) => fs,
@@ -217,6 +274,17 @@ fn children_mut(f: &mut Formula) -> &mut [Formula] {
 }
 
 /// The node at `position`, if the path leads to one.
+///
+/// ```
+/// use fermat_dsl::derive::subterm;
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Formula::parse("(DFT(2) (x) I(4)) * L(8,2)")?;
+/// assert_eq!(subterm(&f, &[]), Some(&f));
+/// assert_eq!(subterm(&f, &[0, 1]), Some(&Formula::Identity(4)));
+/// assert_eq!(subterm(&f, &[1, 0]), None); // L(8,2) is a leaf
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub fn subterm<'a>(f: &'a Formula, position: &[usize]) -> Option<&'a Formula> {
     position
         .iter()
@@ -231,6 +299,16 @@ fn subterm_mut<'a>(f: &'a mut Formula, position: &[usize]) -> Option<&'a mut For
 
 /// Every position of `f`, in pre-order (a node before its children, children left to
 /// right).
+///
+/// ```
+/// use fermat_dsl::derive::positions;
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Formula::parse("(DFT(2) (x) I(4)) * L(8,2)")?;
+/// let want: [&[usize]; 5] = [&[], &[0], &[0, 0], &[0, 1], &[1]];
+/// assert_eq!(positions(&f), want);
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub fn positions(f: &Formula) -> Vec<Vec<usize>> {
     fn walk(f: &Formula, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
         out.push(path.clone());
@@ -282,7 +360,18 @@ fn first_pre_order(f: &Formula, pred: &mut impl FnMut(&Formula) -> bool) -> Opti
 }
 
 impl Derivation {
-    /// A derivation of no steps.
+    /// A derivation of no steps, to which steps are then added by hand (a [`Rewriter`]
+    /// builds one rule by rule).
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Derivation;
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let d = Derivation::new(Formula::Dft(8));
+    /// assert!(d.steps.is_empty());
+    /// assert_eq!(d.final_formula(), Formula::Dft(8));
+    /// assert_eq!(d.replay(), Ok(vec![]));
+    /// ```
     pub fn new(start: Formula) -> Derivation {
         Derivation {
             start,
@@ -295,6 +384,18 @@ impl Derivation {
     /// For a derivation whose steps do not fit its start (edited by hand), this is the
     /// formula as far as the steps could be replayed; [`Derivation::replay`] says where
     /// they stop fitting.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let mut d = derive(&Formula::Dft(16), Strategy::Ct, &Options::radix(4))?;
+    /// assert_eq!(d.final_formula(), d.steps[0].after); // one step, at the root
+    /// // A step that no longer fits its start is where the replay stops.
+    /// d.steps[0].before = Formula::Dft(8);
+    /// assert_eq!(d.final_formula(), Formula::Dft(16));
+    /// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+    /// ```
     pub fn final_formula(&self) -> Formula {
         let mut f = self.start.clone();
         for step in &self.steps {
@@ -308,6 +409,23 @@ impl Derivation {
 
     /// The whole formula after each step (one entry per step), checking that each step's
     /// `before` is what the formula holds at its position.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{DeriveError, Rewriter};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::Params;
+    ///
+    /// let mut r = Rewriter::new(Formula::Dft(64));
+    /// r.apply_named("cooley_tukey", &Params::radix(4), &[])?;
+    /// r.apply_named("cooley_tukey", &Params::radix(4), &[0, 0])?;
+    /// let mut d = r.finish();
+    /// let wholes = d.replay()?;
+    /// assert_eq!(wholes.len(), 2);
+    /// assert_eq!(wholes[1], d.final_formula());
+    /// d.steps[1].position = vec![1]; // D(16,4) there, not DFT(16)
+    /// assert!(matches!(d.replay(), Err(DeriveError::ReplayMismatch { step: 2, .. })));
+    /// # Ok::<(), DeriveError>(())
+    /// ```
     pub fn replay(&self) -> Result<Vec<Formula>, DeriveError> {
         let mut f = self.start.clone();
         let mut out = Vec::with_capacity(self.steps.len());
@@ -349,6 +467,9 @@ impl Derivation {
 /// let mut r = Rewriter::new(Formula::Dft(64));
 /// r.apply_at(rules::find("cooley_tukey").unwrap(), &Params::radix(8), &[]).unwrap();
 /// assert_eq!(r.current().ascii(), "DFT(8) (x) I(8) * D(8,8) * I(8) (x) DFT(8) * L(64,8)");
+/// assert_eq!((r.steps().len(), r.steps()[0].rule), (1, "cooley_tukey"));
+/// let d = r.finish();
+/// assert_eq!((d.start, d.steps.len()), (Formula::Dft(64), 1));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Rewriter {
@@ -357,7 +478,7 @@ pub struct Rewriter {
 }
 
 impl Rewriter {
-    /// A rewriter starting from `start`.
+    /// A rewriter starting from `start` ([`Rewriter`] has an example).
     pub fn new(start: Formula) -> Rewriter {
         Rewriter {
             current: start.clone(),
@@ -365,17 +486,35 @@ impl Rewriter {
         }
     }
 
-    /// The formula after the steps so far.
+    /// The formula after the steps so far ([`Rewriter`] has an example).
     pub fn current(&self) -> &Formula {
         &self.current
     }
 
-    /// The steps so far.
+    /// The steps so far ([`Rewriter`] has an example).
     pub fn steps(&self) -> &[Step] {
         &self.derivation.steps
     }
 
-    /// Applies `rule` to the node at `position`.
+    /// Applies `rule` to the node at `position`. A refused application leaves no step.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{DeriveError, Rewriter};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::{self, Params};
+    ///
+    /// let ct = rules::find("cooley_tukey").unwrap();
+    /// let mut r = Rewriter::new(Formula::Dft(64));
+    /// r.apply_at(ct, &Params::radix(4), &[])?;
+    /// r.apply_at(ct, &Params::radix(4), &[0, 0])?; // the DFT(16) in DFT(16) ⊗ I(4)
+    /// assert_eq!(r.steps()[1].before, Formula::Dft(16));
+    /// let no_node = r.apply_at(ct, &Params::radix(4), &[7]);
+    /// assert!(matches!(no_node, Err(DeriveError::NoSuchPosition { .. })));
+    /// let twiddles = r.apply_at(ct, &Params::radix(4), &[1]); // D(16,4) is no DFT
+    /// assert!(matches!(twiddles, Err(DeriveError::RuleDoesNotApply { .. })));
+    /// assert_eq!(r.steps().len(), 2);
+    /// # Ok::<(), DeriveError>(())
+    /// ```
     pub fn apply_at(
         &mut self,
         rule: &'static Rule,
@@ -399,7 +538,20 @@ impl Rewriter {
         Ok(())
     }
 
-    /// Applies the rule called `name` at `position`.
+    /// Applies the rule called `name` at `position`: rules named on a command line.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{DeriveError, Rewriter};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::Params;
+    ///
+    /// let mut r = Rewriter::new(Formula::Dft(16));
+    /// r.apply_named("stockham", &Params::NONE, &[])?;
+    /// assert_eq!(r.steps()[0].rule, "stockham");
+    /// let err = r.apply_named("fft", &Params::NONE, &[]).unwrap_err();
+    /// assert_eq!(err, DeriveError::UnknownRule { name: "fft".to_string() });
+    /// # Ok::<(), DeriveError>(())
+    /// ```
     pub fn apply_named(
         &mut self,
         name: &str,
@@ -413,6 +565,19 @@ impl Rewriter {
     }
 
     /// Applies `rule` at the first position (pre-order) where it applies; whether it did.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Rewriter;
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::{self, Params};
+    ///
+    /// let base = rules::find("base_case_dft2k").unwrap();
+    /// let mut r = Rewriter::new(Formula::parse("DFT(4) (x) I(4)")?);
+    /// assert!(r.apply_first(base, &Params::NONE));
+    /// assert_eq!(r.steps()[0].position, [0]); // the DFT(4)
+    /// assert!(!r.apply_first(base, &Params::NONE)); // only DFT(2)s are left
+    /// # Ok::<(), fermat_dsl::formula::ParseError>(())
+    /// ```
     pub fn apply_first(&mut self, rule: &'static Rule, params: &Params) -> bool {
         let Some(position) = first_pre_order(&self.current, &mut |g| rule.applies(g, params))
         else {
@@ -429,6 +594,23 @@ impl Rewriter {
     ///
     /// Breakdown rules terminate (each replaces a DFT(n) by strictly smaller DFTs) and so
     /// do normalising ones (each lowers [`rules::measure`]); search moves are refused.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{DeriveError, Rewriter};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::{self, Params};
+    ///
+    /// let ct = rules::find("cooley_tukey").unwrap();
+    /// let mut r = Rewriter::new(Formula::Dft(64));
+    /// // DFT(64) = 16 · 4, then DFT(16) = 4 · 4; DFT(4) does not split with K = 4.
+    /// assert_eq!(r.apply_everywhere(ct, &Params::radix(4))?, 2);
+    /// let commute = rules::find("tensor_commute").unwrap();
+    /// assert_eq!(
+    ///     r.apply_everywhere(commute, &Params::NONE),
+    ///     Err(DeriveError::WouldNotTerminate { rule: "tensor_commute" })
+    /// );
+    /// # Ok::<(), DeriveError>(())
+    /// ```
     pub fn apply_everywhere(
         &mut self,
         rule: &'static Rule,
@@ -447,6 +629,18 @@ impl Rewriter {
     /// Applies the normalising rules until none applies: each time at the first position
     /// in post-order (innermost first) where one applies, the first such rule in
     /// registry order. The number of steps.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Rewriter;
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let mut r = Rewriter::new(Formula::parse("I(1) (x) DFT(2) * I(2)")?);
+    /// assert_eq!(r.normalise(), 2);
+    /// assert_eq!(*r.current(), Formula::Dft(2));
+    /// let rules: Vec<&str> = r.steps().iter().map(|s| s.rule).collect();
+    /// assert_eq!(rules, ["tensor_unit", "compose_identity"]);
+    /// # Ok::<(), fermat_dsl::formula::ParseError>(())
+    /// ```
     pub fn normalise(&mut self) -> usize {
         let mut count = 0;
         loop {
@@ -480,6 +674,21 @@ impl Rewriter {
 
     /// Replays the steps of `sub` on the node at `position`, which must be `sub`'s start:
     /// a factor derived on its own, kept step by step inside the whole.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::{derive, Options, Rewriter, Strategy};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let sub = derive(&Formula::Dft(8), Strategy::Ct, &Options::radix(2))?;
+    /// let mut r = Rewriter::new(Formula::parse("DFT(8) (x) I(2)")?);
+    /// r.embed(&sub, &[0])?;
+    /// assert_eq!(r.steps().len(), sub.steps.len());
+    /// assert_eq!(r.steps()[1].position, [0, 0, 0]); // the sub-derivation's [0, 0], under [0]
+    /// let whole = Formula::tensor(vec![sub.final_formula(), Formula::Identity(2)])?;
+    /// assert_eq!(*r.current(), whole);
+    /// assert!(r.embed(&sub, &[1]).is_err()); // I(2) is not DFT(8)
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn embed(&mut self, sub: &Derivation, position: &[usize]) -> Result<(), DeriveError> {
         for (n, step) in sub.steps.iter().enumerate() {
             let mut at = position.to_vec();
@@ -503,134 +712,11 @@ impl Rewriter {
         Ok(())
     }
 
-    /// The derivation made.
+    /// The derivation made ([`Rewriter`] has an example).
     pub fn finish(self) -> Derivation {
         self.derivation
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formula::arbitrary::any_formula;
-    use proptest::prelude::*;
-
-    fn ct() -> &'static Rule {
-        rules::find("cooley_tukey").unwrap()
-    }
-
-    #[test]
-    fn positions_are_paths_of_child_indices() {
-        let f: Formula = "(DFT(2) ⊗ I(4)) · L(8,2)".parse().unwrap();
-        assert_eq!(
-            positions(&f),
-            vec![vec![], vec![0], vec![0, 0], vec![0, 1], vec![1]]
-        );
-        assert_eq!(subterm(&f, &[0, 1]), Some(&Formula::Identity(4)));
-        assert_eq!(subterm(&f, &[1, 0]), None);
-        assert_eq!(subterm(&f, &[2]), None);
-        assert_eq!(show_position(&[]), "root");
-        assert_eq!(show_position(&[0, 2]), "[0, 2]");
-    }
-
-    #[test]
-    fn rewriter_records_subterms_and_replays() {
-        let mut r = Rewriter::new(Formula::Dft(64));
-        r.apply_at(ct(), &Params::radix(4), &[]).unwrap();
-        r.apply_at(ct(), &Params::radix(4), &[0, 0]).unwrap();
-        let d = r.clone().finish();
-        assert_eq!(d.steps[1].position, vec![0, 0]);
-        assert_eq!(d.steps[1].before, Formula::Dft(16));
-        assert_eq!(d.final_formula(), *r.current());
-        let wholes = d.replay().unwrap();
-        assert_eq!(wholes.len(), 2);
-        assert_eq!(wholes[1], *r.current());
-    }
-
-    #[test]
-    fn rewriter_refuses_bad_positions_and_conditions() {
-        let mut r = Rewriter::new(Formula::Dft(64));
-        let err = r.apply_at(ct(), &Params::radix(4), &[3]).unwrap_err();
-        assert!(
-            err.to_string().contains("position [3] does not exist"),
-            "{err}"
-        );
-        let err = r.apply_at(ct(), &Params::radix(64), &[]).unwrap_err();
-        assert!(err.to_string().contains("2 ≤ K < N"), "{err}");
-        let err = r.apply_named("no_rule", &Params::NONE, &[]).unwrap_err();
-        assert!(err.to_string().contains("unknown rule 'no_rule'"), "{err}");
-        let commute = rules::find("tensor_commute").unwrap();
-        assert_eq!(
-            r.apply_everywhere(commute, &Params::NONE),
-            Err(DeriveError::WouldNotTerminate {
-                rule: "tensor_commute"
-            })
-        );
-        assert!(r.steps().is_empty(), "failed applications leave no step");
-    }
-
-    #[test]
-    fn replay_reports_a_step_that_does_not_fit() {
-        let mut r = Rewriter::new(Formula::Dft(64));
-        r.apply_at(ct(), &Params::radix(4), &[]).unwrap();
-        let mut d = r.finish();
-        d.steps[0].before = Formula::Dft(32);
-        let err = d.replay().unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("step 1 (cooley_tukey at root) expects DFT_32 but finds DFT_64"),
-            "{err}"
-        );
-        assert_eq!(d.final_formula(), Formula::Dft(64));
-    }
-
-    proptest! {
-        /// Habit 7: the normalising set terminates because every one of its steps lowers
-        /// the measure; the result is a fixpoint with the same size.
-        #[test]
-        fn normalising_steps_strictly_decrease_the_measure(f in any_formula()) {
-            let mut r = Rewriter::new(f.clone());
-            r.normalise();
-            let d = r.finish();
-            for step in &d.steps {
-                let rule = rules::find(step.rule).unwrap();
-                prop_assert_eq!(rule.kind, RuleKind::Normalising);
-                prop_assert!(
-                    rules::measure(&step.after) < rules::measure(&step.before),
-                    "{} at {}: {} -> {}", step.rule, show_position(&step.position), step.before, step.after
-                );
-            }
-            let wholes = d.replay().unwrap();
-            let mut last = rules::measure(&f);
-            for g in &wholes {
-                prop_assert!(rules::measure(g) < last);
-                last = rules::measure(g);
-                prop_assert_eq!(g.checked_size(), Ok(f.size()));
-            }
-            let fin = d.final_formula();
-            for p in positions(&fin) {
-                let node = subterm(&fin, &p).unwrap();
-                for rule in rules::normalising() {
-                    prop_assert!(!rule.applies(node, &Params::NONE), "{} still applies to {}", rule.name, node);
-                }
-            }
-        }
-
-        /// `apply` is `Some` exactly where `applies` holds, for every rule.
-        #[test]
-        fn apply_agrees_with_applies(f in any_formula(), k in 1u64..=8) {
-            for p in positions(&f) {
-                let node = subterm(&f, &p).unwrap();
-                for rule in rules::registry() {
-                    for params in [Params::NONE, Params::radix(k)] {
-                        let out = rule.apply(node, &params);
-                        prop_assert_eq!(out.is_some(), rule.applies(node, &params), "{} on {}", rule.name, node);
-                        if let Some(g) = out {
-                            prop_assert_eq!(g.checked_size(), Ok(node.size()), "{} on {}", rule.name, node);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;

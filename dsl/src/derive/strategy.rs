@@ -8,6 +8,16 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A named derivation strategy.
+///
+/// ```
+/// use fermat_dsl::derive::Strategy;
+///
+/// let s: Strategy = "stockham".parse()?;
+/// assert_eq!(s, Strategy::Stockham);
+/// assert_eq!(s.to_string(), "stockham");
+/// assert!("fast".parse::<Strategy>().is_err()); // the error lists the four names
+/// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// `ct`: recursive Cooley–Tukey (2017, (9)) with radix K, DFT(N) →
@@ -25,6 +35,13 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order `fermat derive --help` lists them.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Strategy;
+    ///
+    /// let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+    /// assert_eq!(names, ["ct", "radix2", "stockham", "prop3"]);
+    /// ```
     pub const ALL: [Strategy; 4] = [
         Strategy::Ct,
         Strategy::Radix2,
@@ -33,6 +50,12 @@ impl Strategy {
     ];
 
     /// The name on the command line.
+    ///
+    /// ```
+    /// use fermat_dsl::derive::Strategy;
+    ///
+    /// assert_eq!(Strategy::Prop3.name(), "prop3");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Ct => "ct",
@@ -66,6 +89,21 @@ impl FromStr for Strategy {
 }
 
 /// The choices a strategy leaves open.
+///
+/// ```
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// assert_eq!(Options::default(), Options::radix(16));
+/// // expand_base breaks the DFT(4)s that Cooley–Tukey leaves into DFT(2)s.
+/// let opts = Options { expand_base: true, ..Options::radix(4) };
+/// let f = derive(&Formula::Dft(16), Strategy::Ct, &opts)?.final_formula();
+/// assert!(f.ascii().contains("DFT(2)") && !f.ascii().contains("DFT(4)"));
+/// // Proposition 2 belongs to prop3 alone.
+/// let opts = Options { prop2: true, ..Options::radix(4) };
+/// assert!(derive(&Formula::Dft(16), Strategy::Ct, &opts).is_err());
+/// # Ok::<(), fermat_dsl::derive::DeriveError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
     /// The radix K (a power of two, at least 2): the right factor of every Cooley–Tukey
@@ -87,7 +125,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The options with radix K and nothing else.
+    /// The options with radix K and nothing else ([`Options`] has an example).
     pub fn radix(k: u64) -> Options {
         Options {
             radix: k,

@@ -4,6 +4,14 @@ use thiserror::Error;
 /// Why a field could not be built, or an element or root was refused.
 ///
 /// Every variant names the offending value and what would have been allowed.
+///
+/// ```
+/// use fermat_dsl::field::{FieldError, Fp32};
+///
+/// let err = Fp32::new(469762047).unwrap_err(); // 3 · 156587349
+/// assert!(matches!(err, FieldError::NotPrime { .. }));
+/// assert!(err.to_string().contains("469762047"), "{err}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum FieldError {

@@ -35,6 +35,22 @@ use std::fmt::Debug;
 /// Elements are opaque values of [`Field::Elem`]; they are only meaningful together with
 /// the field that made them. Conversions ([`Field::from_biguint`], [`Field::to_biguint`])
 /// go through canonical integers in `[0, p)`.
+///
+/// ```
+/// use fermat_dsl::field::{Field, Fp64};
+///
+/// /// Horner's rule in any field: c_0 + c_1·x + … at `x`.
+/// fn eval<F: Field>(f: &F, c: &[F::Elem], x: &F::Elem) -> F::Elem {
+///     c.iter().rev().fold(f.zero(), |acc, ci| f.add(&f.mul(&acc, x), ci))
+/// }
+///
+/// let f = Fp64::new(0xffff_ffff_0000_0001)?; // goldilocks
+/// let c: Vec<_> = [1, 2, 3].iter().map(|&v| f.from_u64(v)).collect();
+/// let y = eval(&f, &c, &f.from_u64(10));
+/// assert_eq!(f.to_biguint(&y), 321u32.into());
+/// assert_eq!(f.to_biguint(&f.neg(&f.one())), f.modulus() - 1u32);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub trait Field: Clone + Debug + Send + Sync + 'static {
     /// The element type (a Montgomery residue, a digit array, …).
     type Elem: Copy + Eq + Debug + Send + Sync + 'static;
@@ -296,6 +312,14 @@ pub trait Field: Clone + Debug + Send + Sync + 'static {
 
 /// Checks that `n` is a power of two with `n ≤ 2^two_adicity`: the transform sizes a field
 /// with that 2-adicity admits.
+///
+/// ```
+/// use fermat_dsl::field::{check_order, FieldError};
+///
+/// assert!(check_order(1 << 26, 26).is_ok());
+/// assert_eq!(check_order(1 << 27, 26), Err(FieldError::SizeBeyondTwoAdicity { n: 1 << 27, two_adicity: 26 }));
+/// assert_eq!(check_order(12, 26), Err(FieldError::SizeNotPowerOfTwo { n: 12 }));
+/// ```
 pub fn check_order(n: u64, two_adicity: u32) -> Result<(), FieldError> {
     if n == 0 || !n.is_power_of_two() {
         return Err(FieldError::SizeNotPowerOfTwo { n });
@@ -307,6 +331,13 @@ pub fn check_order(n: u64, two_adicity: u32) -> Result<(), FieldError> {
 }
 
 /// The 2-adicity of p: the largest s with 2^s | p − 1.
+///
+/// ```
+/// use fermat_dsl::field::two_adicity_of;
+///
+/// assert_eq!(two_adicity_of(&469762049u32.into()), 26); // 7·2^26 + 1
+/// assert_eq!(two_adicity_of(&1u32.into()), 0);
+/// ```
 pub fn two_adicity_of(p: &BigUint) -> u32 {
     let pm1 = p - BigUint::one();
     if pm1.is_zero() {

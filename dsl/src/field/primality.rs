@@ -13,15 +13,39 @@ use rand_chacha::ChaCha8Rng;
 ///
 /// A composite passes one round with a random base with probability at most 1/4
 /// (Rabin's bound), so it passes all rounds with probability at most 4^−24 = 2^−48.
+///
+/// ```
+/// use fermat_dsl::field::primality::{is_probable_prime, SRGFN_MR_ROUNDS};
+/// use fermat_dsl::field::CATALOGUE_SRGFNS;
+///
+/// let p1 = CATALOGUE_SRGFNS[0].1.modulus()?;
+/// assert!(is_probable_prime(&p1, SRGFN_MR_ROUNDS));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub const SRGFN_MR_ROUNDS: u32 = 24;
 
 /// Trial division uses every prime below this bound.
+///
+/// ```
+/// use fermat_dsl::field::primality::{miller_rabin_witness_u64, TRIAL_LIMIT};
+///
+/// let n = 4093 * 4099; // 4093 < TRIAL_LIMIT: found by trial division
+/// assert_eq!(miller_rabin_witness_u64(n), Some(4093));
+/// assert!(4093 < TRIAL_LIMIT && 4099 > TRIAL_LIMIT);
+/// ```
 pub const TRIAL_LIMIT: u32 = 4096;
 
 /// The number of primes below [`TRIAL_LIMIT`].
 const SMALL_PRIME_COUNT: usize = 564;
 
 /// The primes below [`TRIAL_LIMIT`], ascending (sieve of Eratosthenes at compile time).
+///
+/// ```
+/// use fermat_dsl::field::primality::{is_prime_u64, SMALL_PRIMES};
+///
+/// assert_eq!(SMALL_PRIMES[..5], [2, 3, 5, 7, 11]);
+/// assert_eq!(SMALL_PRIMES.len(), (2..4096u64).filter(|&n| is_prime_u64(n)).count());
+/// ```
 pub const SMALL_PRIMES: [u32; SMALL_PRIME_COUNT] = small_primes();
 
 const fn small_primes() -> [u32; SMALL_PRIME_COUNT] {
@@ -99,6 +123,14 @@ const U64_BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
 ///
 /// Trial division by small primes, then strong-probable-prime tests to the bases of
 /// the first twelve primes (2, 3, …, 37), which no composite below 2^64 passes.
+///
+/// ```
+/// use fermat_dsl::field::primality::is_prime_u64;
+///
+/// assert!(is_prime_u64(0xffff_ffff_0000_0001)); // goldilocks
+/// assert!(!is_prime_u64(3_215_031_751)); // a strong pseudoprime to bases 2, 3, 5 and 7
+/// assert!(!is_prime_u64(1) && is_prime_u64(2));
+/// ```
 pub fn is_prime_u64(n: u64) -> bool {
     miller_rabin_witness_u64(n).is_none()
 }
@@ -109,6 +141,14 @@ pub fn is_prime_u64(n: u64) -> bool {
 /// division; such a factor is also a Miller–Rabin witness, as it shares a factor with `n`)
 /// or a Miller–Rabin base `a` for which `n` is not a strong probable prime. For `n < 2`,
 /// which is neither prime nor composite, the witness is `n` itself.
+///
+/// ```
+/// use fermat_dsl::field::primality::miller_rabin_witness_u64;
+///
+/// assert_eq!(miller_rabin_witness_u64(561), Some(3)); // Carmichael: a small factor
+/// assert_eq!(miller_rabin_witness_u64(2013265921), None); // babybear
+/// assert_eq!(miller_rabin_witness_u64(1), Some(1));
+/// ```
 pub fn miller_rabin_witness_u64(n: u64) -> Option<u64> {
     if n < 2 {
         return Some(n);
@@ -249,6 +289,19 @@ fn strong_probable_prime(
 ///
 /// `Err(Some(a))` names a base `a` proving `n` composite; `Err(None)` means `n < 2`, `n`
 /// even (and not 2) or `n` with a small prime factor.
+///
+/// ```
+/// use fermat_dsl::field::primality::probable_prime;
+/// use num_bigint::BigUint;
+///
+/// let m127 = (BigUint::from(1u32) << 127u32) - 1u32; // a Mersenne prime
+/// assert_eq!(probable_prime(&m127, 16), Ok(()));
+/// // F7 = 2^128 + 1 = 59649589127497217 · 5704689200685129054721: no small factor,
+/// // so a Miller–Rabin base proves it composite.
+/// let f7 = (BigUint::from(1u32) << 128u32) + 1u32;
+/// assert!(matches!(probable_prime(&f7, 16), Err(Some(_))));
+/// assert_eq!(probable_prime(&(&m127 * 3u32), 16), Err(None)); // a small factor
+/// ```
 pub fn probable_prime(n: &BigUint, rounds: u32) -> Result<(), Option<BigUint>> {
     if let Some(small) = n.to_u64() {
         return match miller_rabin_witness_u64(small) {
@@ -275,7 +328,8 @@ pub fn probable_prime(n: &BigUint, rounds: u32) -> Result<(), Option<BigUint>> {
     Ok(())
 }
 
-/// Whether `n` passes [`probable_prime`] with `rounds` Miller–Rabin rounds.
+/// Whether `n` passes [`probable_prime`] with `rounds` Miller–Rabin rounds (see
+/// [`SRGFN_MR_ROUNDS`] for an example).
 pub fn is_probable_prime(n: &BigUint, rounds: u32) -> bool {
     probable_prime(n, rounds).is_ok()
 }

@@ -7,6 +7,15 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The sign in r = 2^w ± 2^u.
+///
+/// ```
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let p2 = SrgfnParams { w: 64, u: 50, sign: Sign::Minus, k: 4 };
+/// assert_eq!(p2.radix()?, (1u64 << 63) + ((1u64 << 63) - (1 << 50))); // 2^64 − 2^50
+/// assert_eq!(Sign::Minus.as_char(), '-');
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sign {
     /// r = 2^w + 2^u.
@@ -16,7 +25,7 @@ pub enum Sign {
 }
 
 impl Sign {
-    /// `'+'` or `'-'`.
+    /// `'+'` or `'-'`, as a field's specification spells it ([`Sign`] has an example).
     pub fn as_char(self) -> char {
         match self {
             Sign::Plus => '+',
@@ -27,6 +36,16 @@ impl Sign {
 
 /// The parameters of a sparse-radix generalized Fermat number p = r^k + 1 with
 /// r = 2^w ± 2^u (2017 paper, §3 and Table 1).
+///
+/// ```
+/// use fermat_dsl::field::{Sign, SrgfnParams, CATALOGUE_SRGFNS};
+///
+/// let (name, p3) = CATALOGUE_SRGFNS[2];
+/// assert_eq!((name, p3), ("P3", SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 }));
+/// assert_eq!(p3.to_string(), "srgfn:63,34,+,8");
+/// assert_eq!(p3.modulus()?.bits(), 505); // (2^63 + 2^34)^8 + 1
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SrgfnParams {
     /// Exponent of the leading power of two in r.
@@ -40,10 +59,28 @@ pub struct SrgfnParams {
 }
 
 /// The largest number of digits fermat supports: it bounds the element types it compiles.
+///
+/// ```
+/// use fermat_dsl::field::{Sign, SrgfnParams, MAX_K};
+///
+/// let p = |k| SrgfnParams { w: 63, u: 40, sign: Sign::Minus, k };
+/// assert!(p(MAX_K).check_k().is_ok());
+/// assert!(p(2 * MAX_K).check_k().is_err());
+/// ```
 pub const MAX_K: u64 = 64;
 
 impl SrgfnParams {
     /// The radix r = 2^w ± 2^u, checked to be a 64-bit digit with w > u.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let r = |w, u, sign| SrgfnParams { w, u, sign, k: 8 }.radix();
+    /// assert_eq!(r(63, 34, Sign::Plus)?, (1 << 63) + (1 << 34));
+    /// assert!(r(34, 63, Sign::Plus).is_err()); // u ≥ w
+    /// assert!(r(64, 3, Sign::Plus).is_err()); // beyond 64 bits
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn radix(&self) -> Result<u64, FieldError> {
         let bad = |why| FieldError::BadRadix {
             w: self.w,
@@ -69,7 +106,7 @@ impl SrgfnParams {
         Ok(r)
     }
 
-    /// Checks k: a power of two, at most [`MAX_K`].
+    /// Checks k: a power of two, at most [`MAX_K`] (which has an example).
     pub fn check_k(&self) -> Result<(), FieldError> {
         if self.k == 0 || !self.k.is_power_of_two() {
             return Err(FieldError::KNotPowerOfTwo {
@@ -87,6 +124,14 @@ impl SrgfnParams {
     }
 
     /// p = r^k + 1 (without any primality check).
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let small = SrgfnParams { w: 2, u: 0, sign: Sign::Plus, k: 2 }; // r = 5
+    /// assert_eq!(small.modulus()?, 26u32.into()); // 5^2 + 1, not prime: no check
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn modulus(&self) -> Result<BigUint, FieldError> {
         let r = self.radix()?;
         self.check_k()?;
@@ -108,6 +153,15 @@ impl fmt::Display for SrgfnParams {
 }
 
 /// The word primes of the catalogue: (name, p).
+///
+/// ```
+/// use fermat_dsl::field::{primality::is_prime_u64, CATALOGUE_WORD_PRIMES};
+///
+/// for (name, p) in CATALOGUE_WORD_PRIMES {
+///     assert!(is_prime_u64(p), "{name}");
+///     assert!((p - 1).trailing_zeros() >= 26, "{name}: NTT-friendly");
+/// }
+/// ```
 pub const CATALOGUE_WORD_PRIMES: [(&str, u64); 4] = [
     ("p469762049", 469_762_049),
     ("babybear", 2_013_265_921),
@@ -120,6 +174,13 @@ const fn srgfn(w: u32, u: u32, sign: Sign, k: u64) -> SrgfnParams {
 }
 
 /// The SRGFNs of the catalogue (2017 paper, Table 1): (name, parameters).
+///
+/// ```
+/// use fermat_dsl::field::CATALOGUE_SRGFNS;
+///
+/// let ks: Vec<u64> = CATALOGUE_SRGFNS.iter().map(|(_, p)| p.k).collect();
+/// assert_eq!(ks, [2, 4, 8, 16, 32, 64]); // P1..P6
+/// ```
 pub const CATALOGUE_SRGFNS: [(&str, SrgfnParams); 6] = [
     ("P1", srgfn(63, 53, Sign::Plus, 2)),
     ("P2", srgfn(64, 50, Sign::Minus, 4)),
@@ -134,6 +195,16 @@ pub const CATALOGUE_SRGFNS: [(&str, SrgfnParams); 6] = [
 ///
 /// Parsing checks the syntax only; [`FieldSpec::build`] checks the mathematics
 /// (primality, the radix, k).
+///
+/// ```
+/// use fermat_dsl::field::{FieldError, FieldSpec};
+///
+/// let p3: FieldSpec = "P3".parse()?;
+/// assert_eq!(p3, FieldSpec::parse("srgfn:63,34,+,8")?); // the catalogue's P3
+/// assert!(matches!(FieldSpec::parse("12"), Ok(FieldSpec::Word { p: 12, .. }))); // syntax only
+/// assert!(FieldSpec::parse("12")?.build().is_err()); // 12 is not prime
+/// # Ok::<(), FieldError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FieldSpec {
     /// A word-size prime, with its catalogue name if it has one.
@@ -156,7 +227,16 @@ const SPEC_HELP: &str = "expected a catalogue name (P1..P6, goldilocks, babybear
 a decimal word prime, or srgfn:w,u,sign,k with sign + or -";
 
 impl FieldSpec {
-    /// Parses a field specification.
+    /// Parses a field specification: names case-insensitively, decimal primes below 2^64,
+    /// `srgfn:w,u,sign,k`; an error names the refused text and what was expected.
+    ///
+    /// ```
+    /// use fermat_dsl::field::FieldSpec;
+    ///
+    /// assert_eq!(FieldSpec::parse("Goldilocks").unwrap().name(), "goldilocks");
+    /// let err = FieldSpec::parse("P7").unwrap_err().to_string();
+    /// assert!(err.contains("P7") && err.contains("catalogue name"), "{err}");
+    /// ```
     pub fn parse(text: &str) -> Result<Self, FieldError> {
         let spec = text.trim();
         let bad = |why: String| FieldError::BadSpec {
@@ -236,6 +316,15 @@ impl FieldSpec {
     }
 
     /// Builds the field, checking primality and the parameters.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, FieldSpec};
+    ///
+    /// let f = FieldSpec::parse("babybear")?.build()?;
+    /// assert!(matches!(f, AnyField::Fp32(_)));
+    /// assert_eq!(f.two_adicity(), 27);
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn build(&self) -> Result<AnyField, FieldError> {
         match *self {
             FieldSpec::Word { p, name } => {
@@ -263,6 +352,13 @@ impl FieldSpec {
     }
 
     /// The catalogue name if there is one, else the canonical spelling of the spec.
+    ///
+    /// ```
+    /// use fermat_dsl::field::FieldSpec;
+    ///
+    /// assert_eq!(FieldSpec::parse("2013265921").unwrap().name(), "babybear");
+    /// assert_eq!(FieldSpec::parse("srgfn:62,3,-,4").unwrap().name(), "srgfn:62,3,-,4");
+    /// ```
     pub fn name(&self) -> String {
         match self {
             FieldSpec::Word { name: Some(n), .. } | FieldSpec::Srgfn { name: Some(n), .. } => {
@@ -290,6 +386,22 @@ impl fmt::Display for FieldSpec {
 /// A field chosen at run time: one variant per element type fermat compiles.
 ///
 /// Generic code runs on it through [`with_field!`](crate::with_field).
+///
+/// ```
+/// use fermat_dsl::field::{AnyField, Field};
+/// use fermat_dsl::with_field;
+///
+/// let f = AnyField::from_spec("P3")?;
+/// assert_eq!((f.name(), f.bits()), ("P3".to_string(), 505));
+/// assert_eq!(f.srgfn_params().map(|p| p.k), Some(8));
+/// // Generic code on the concrete field inside: here 2 + 2 in it.
+/// let four = with_field!(&f, field => {
+///     let two = field.from_u64(2);
+///     field.to_biguint(&field.add(&two, &two))
+/// });
+/// assert_eq!(four, 4u32.into());
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Debug)]
 #[allow(missing_docs)]
 pub enum AnyField {
@@ -306,6 +418,23 @@ pub enum AnyField {
 
 /// Runs a generic expression on the concrete field inside an [`AnyField`]:
 /// `with_field!(&any, f => two_adicity_of_field(f))`.
+///
+/// ```
+/// use fermat_dsl::field::{AnyField, Field};
+/// use fermat_dsl::with_field;
+///
+/// /// Bytes of one element: generic code, monomorphised for each field type.
+/// fn element_bytes<F: Field>(_: &F) -> usize {
+///     std::mem::size_of::<F::Elem>()
+/// }
+///
+/// let sizes: Vec<usize> = ["babybear", "goldilocks", "P3"]
+///     .iter()
+///     .map(|name| AnyField::from_spec(name).map(|f| with_field!(&f, f => element_bytes(f))))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(sizes, [4, 8, 64]);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[macro_export]
 macro_rules! with_field {
     ($any:expr, $f:ident => $body:expr) => {
@@ -325,31 +454,71 @@ macro_rules! with_field {
 
 impl AnyField {
     /// Parses and builds a field from its specification.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// assert_eq!(AnyField::from_spec("goldilocks").unwrap().bits(), 64);
+    /// assert!(AnyField::from_spec("469762048").is_err()); // even
+    /// ```
     pub fn from_spec(text: &str) -> Result<Self, FieldError> {
         FieldSpec::parse(text)?.build()
     }
 
     /// The field's name.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// assert_eq!(AnyField::from_spec("469762049").unwrap().name(), "469762049");
+    /// ```
     pub fn name(&self) -> String {
         crate::with_field!(self, f => f.name())
     }
 
     /// The modulus p.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// let p = AnyField::from_spec("babybear").unwrap().modulus();
+    /// assert_eq!(p, (15u32 << 27 | 1).into());
+    /// ```
     pub fn modulus(&self) -> BigUint {
         crate::with_field!(self, f => f.modulus())
     }
 
     /// The 2-adicity of p − 1.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// assert_eq!(AnyField::from_spec("goldilocks").unwrap().two_adicity(), 32);
+    /// ```
     pub fn two_adicity(&self) -> u32 {
         crate::with_field!(self, f => f.two_adicity())
     }
 
     /// The bit length of p.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// assert_eq!(AnyField::from_spec("babybear").unwrap().bits(), 31);
+    /// ```
     pub fn bits(&self) -> u64 {
         self.modulus().bits()
     }
 
     /// The SRGFN parameters, for SRGFNs.
+    ///
+    /// ```
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// let p1 = AnyField::from_spec("P1").unwrap().srgfn_params().unwrap();
+    /// assert_eq!((p1.w, p1.k), (63, 2));
+    /// assert!(AnyField::from_spec("babybear").unwrap().srgfn_params().is_none());
+    /// ```
     pub fn srgfn_params(&self) -> Option<SrgfnParams> {
         match self {
             AnyField::Fp32(_) | AnyField::Fp64(_) => None,

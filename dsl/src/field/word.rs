@@ -59,6 +59,8 @@ macro_rules! word_field {
             ///
             /// Errors: [`FieldError::NotOdd`] if `p` is even or below 3,
             /// [`FieldError::NotPrime`] (with a Miller–Rabin witness) if `p` is composite.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?; // 7·2^26 + 1\nassert_eq!((f.p(), f.two_adicity()), (469762049, 26));\nassert!(", stringify!($Field), "::new(469762047).is_err()); // 3 · 156587349\nassert!(", stringify!($Field), "::new(2).is_err()); // even\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             pub fn new(p: $W) -> Result<Self, FieldError> {
                 if p < 3 || p % 2 == 0 {
                     return Err(FieldError::NotOdd { p: BigUint::from(p) });
@@ -93,30 +95,36 @@ macro_rules! word_field {
             }
 
             /// Sets the catalogue name reported by [`Field::name`] (`None`: the decimal p).
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(2013265921)?;\nassert_eq!(f.name(), \"2013265921\");\nassert_eq!(f.with_name(Some(\"babybear\")).name(), \"babybear\");\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             pub fn with_name(mut self, name: Option<&'static str>) -> Self {
                 self.name = name;
                 self
             }
 
-            /// The modulus p.
+            /// The modulus p ([`new`](Self::new) has an example).
             #[inline]
             pub fn p(&self) -> $W {
                 self.p
             }
 
-            /// The largest s with 2^s | p − 1.
+            /// The largest s with 2^s | p − 1 ([`new`](Self::new) has an example).
             #[inline]
             pub fn two_adicity(&self) -> u32 {
                 self.two_adicity
             }
 
             /// R mod p, the Montgomery form of 1.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?;\nassert_eq!(f.to_montgomery_raw(f.one()), f.montgomery_r());\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             #[inline]
             pub fn montgomery_r(&self) -> $W {
                 self.r
             }
 
             /// R^2 mod p: REDC(x · R^2) = x·R mod p puts `x` into Montgomery form.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?;\nlet r2 = f.from_montgomery_raw(f.montgomery_r2())?; // residue R^2: the element R\nassert_eq!(f.value(r2), f.montgomery_r());\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             #[inline]
             pub fn montgomery_r2(&self) -> $W {
                 self.r2
@@ -124,12 +132,16 @@ macro_rules! word_field {
 
             /// −p^(−1) mod R, the constant of the additive REDC: m = t·(−p^(−1)) mod R,
             /// (t + m·p)/R.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?;\nassert_eq!(f.p().wrapping_mul(f.montgomery_neg_p_inv()).wrapping_neg(), 1);\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             #[inline]
             pub fn montgomery_neg_p_inv(&self) -> $W {
                 self.p_inv.wrapping_neg()
             }
 
             /// The element with canonical value `x`; [`FieldError::OutOfRange`] if `x ≥ p`.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?;\nlet minus_one = f.elem(469762048)?;\nassert_eq!(f.value(f.mul(&minus_one, &minus_one)), 1);\nassert!(f.elem(469762049).is_err());\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             #[inline]
             pub fn elem(&self, x: $W) -> Result<$Elem, FieldError> {
                 if x >= self.p {
@@ -141,7 +153,7 @@ macro_rules! word_field {
                 Ok(self.to_montgomery(x))
             }
 
-            /// The canonical value of `a`, in `[0, p)`.
+            /// The canonical value of `a`, in `[0, p)` ([`elem`](Self::elem) has an example).
             #[inline]
             pub fn value(&self, a: $Elem) -> $W {
                 self.redc(<$D>::from(a.0))
@@ -149,13 +161,16 @@ macro_rules! word_field {
 
             /// The Montgomery residue a·R mod p held by `a`: the word stored in device
             /// buffers and passed to generated kernels.
+            ///
+            #[doc = concat!("```\nuse fermat_dsl::field::{Field, ", stringify!($Field), "};\n\nlet f = ", stringify!($Field), "::new(469762049)?;\nlet a = f.elem(12345)?;\nlet raw = f.to_montgomery_raw(a); // what a device buffer holds\nassert_eq!(f.from_montgomery_raw(raw)?, a);\n# Ok::<(), fermat_dsl::field::FieldError>(())\n```")]
             #[inline]
             pub fn to_montgomery_raw(&self, a: $Elem) -> $W {
                 a.0
             }
 
             /// The element whose Montgomery residue is `raw` (data read back from a
-            /// device); [`FieldError::OutOfRange`] if `raw ≥ p`.
+            /// device); [`FieldError::OutOfRange`] if `raw ≥ p`
+            /// ([`to_montgomery_raw`](Self::to_montgomery_raw) has an example).
             #[inline]
             pub fn from_montgomery_raw(&self, raw: $W) -> Result<$Elem, FieldError> {
                 if raw >= self.p {
@@ -359,11 +374,22 @@ word_field! {
     ///
     /// Catalogue members: 469762049 = 7·2^26 + 1 and 2013265921 = 15·2^27 + 1
     /// (`babybear`).
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Field, Fp32};
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let (a, b) = (f.elem(1 << 30)?, f.elem(3)?);
+    /// assert_eq!(f.value(f.mul(&a, &b)), (3u64 << 30) as u32 - 2013265921); // reduced
+    /// let w = f.root_of_unity(1 << 27)?; // p − 1 = 15·2^27
+    /// assert_eq!(f.pow_u64(&w, 1 << 26), f.neg(&f.one()));
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     field Fp32,
     /// An element of an [`Fp32`] field: its Montgomery residue a·2^32 mod p.
     ///
     /// `repr(transparent)`, so a slice of elements is a slice of residues for device
-    /// transfers; see [`Fp32::to_montgomery_raw`].
+    /// transfers; see [`Fp32::to_montgomery_raw`], which has an example.
     elem Fp32Elem,
     word u32,
     double u64,
@@ -376,11 +402,23 @@ word_field! {
     ///
     /// Catalogue members: 4179340454199820289 = 29·2^57 + 1 and 2^64 − 2^32 + 1
     /// (`goldilocks`); primes below 2^32 are accepted too.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Field, Fp64};
+    ///
+    /// let g = Fp64::new(0xffff_ffff_0000_0001)?; // goldilocks
+    /// assert_eq!(g.montgomery_r(), 0xffff_ffff); // 2^64 mod p = 2^32 − 1
+    /// let x = g.elem(1 << 32)?;
+    /// assert_eq!(g.value(g.mul(&x, &x)), 0xffff_ffff); // 2^64 ≡ 2^32 − 1
+    /// let inv = g.inv(&x)?;
+    /// assert_eq!(g.mul(&x, &inv), g.one());
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     field Fp64,
     /// An element of an [`Fp64`] field: its Montgomery residue a·2^64 mod p.
     ///
     /// `repr(transparent)`, so a slice of elements is a slice of residues for device
-    /// transfers; see [`Fp64::to_montgomery_raw`].
+    /// transfers; see [`Fp64::to_montgomery_raw`], which has an example.
     elem Fp64Elem,
     word u64,
     double u128,

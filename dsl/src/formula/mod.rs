@@ -20,6 +20,25 @@ pub mod print;
 pub use parse::{ParseError, ParseErrorKind};
 
 /// A formula: a linear operator on vectors of [`Formula::size`] field elements.
+///
+/// The checked constructors build it node by node; [`Formula::parse`] reads the same
+/// tree from either notation the printer writes.
+///
+/// ```
+/// use fermat_dsl::formula::Formula;
+///
+/// // Cooley–Tukey for DFT(4): (DFT(2) ⊗ I(2)) · D(2,2) · (I(2) ⊗ DFT(2)) · L(4,2).
+/// let ct = Formula::compose(vec![
+///     Formula::tensor(vec![Formula::dft(2)?, Formula::identity(2)?])?,
+///     Formula::twiddle(2, 2)?,
+///     Formula::tensor(vec![Formula::identity(2)?, Formula::dft(2)?])?,
+///     Formula::stride(4, 2)?,
+/// ])?;
+/// assert_eq!(ct.size(), 4);
+/// assert_eq!(ct.to_string(), "DFT_2 ⊗ I_2 · D_{2,2} · I_2 ⊗ DFT_2 · L^{4}_{2}");
+/// assert_eq!(Formula::parse(&ct.ascii())?, ct);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Formula {
     /// `DFT(n)` at the canonical root ω_n.
@@ -48,7 +67,16 @@ pub enum Formula {
     DirectSum(Vec<Formula>),
 }
 
-/// Why a formula is malformed.
+/// Why a formula is malformed: what the checked constructors and
+/// [`Formula::checked_size`] refuse, with the offending operator in the message.
+///
+/// ```
+/// use fermat_dsl::formula::{Formula, FormulaError};
+///
+/// let err = Formula::stride(8, 3).unwrap_err();
+/// assert_eq!(err, FormulaError::StrideDoesNotDivide { n: 8, m: 3 });
+/// assert_eq!(err.to_string(), "L(8, 3) needs the stride 3 to divide the size 8");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum FormulaError {
@@ -95,19 +123,47 @@ pub enum FormulaError {
 }
 
 impl Formula {
-    /// `DFT(n)`, checked.
+    /// `DFT(n)`, checked: n ≥ 1.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// assert_eq!(Formula::dft(8)?, Formula::Dft(8));
+    /// assert!(matches!(Formula::dft(0), Err(FormulaError::ZeroSize { .. })));
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn dft(n: u64) -> Result<Formula, FormulaError> {
         nonzero("DFT", n)?;
         Ok(Formula::Dft(n))
     }
 
-    /// `I(n)`, checked.
+    /// `I(n)`, checked: n ≥ 1.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// let i = Formula::identity(4)?;
+    /// assert_eq!((i.size(), i.to_string()), (4, "I_4".to_string()));
+    /// assert!(Formula::identity(0).is_err());
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn identity(n: u64) -> Result<Formula, FormulaError> {
         nonzero("I", n)?;
         Ok(Formula::Identity(n))
     }
 
     /// `L(n, m)`, checked: m | n.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// assert_eq!(Formula::stride(8, 2)?.ascii(), "L(8,2)");
+    /// assert_eq!(
+    ///     Formula::stride(8, 3),
+    ///     Err(FormulaError::StrideDoesNotDivide { n: 8, m: 3 })
+    /// );
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn stride(n: u64, m: u64) -> Result<Formula, FormulaError> {
         if n == 0 || m == 0 {
             return Err(FormulaError::ZeroSize {
@@ -120,7 +176,15 @@ impl Formula {
         Ok(Formula::Stride { n, m })
     }
 
-    /// `D(m, n)`, checked.
+    /// `D(m, n)`, checked: m, n ≥ 1 and m·n fits 64 bits.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// assert_eq!(Formula::twiddle(2, 4)?.size(), 8);
+    /// assert!(matches!(Formula::twiddle(1 << 32, 1 << 32), Err(FormulaError::Overflow { .. })));
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn twiddle(m: u64, n: u64) -> Result<Formula, FormulaError> {
         if m == 0 || n == 0 {
             return Err(FormulaError::ZeroSize {
@@ -134,6 +198,18 @@ impl Formula {
     }
 
     /// `A ⊗ B ⊗ …`, checked (the size is the product of the factors' sizes).
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// let t = Formula::tensor(vec![Formula::dft(2)?, Formula::identity(4)?])?;
+    /// assert_eq!(t.size(), 8);
+    /// assert_eq!(
+    ///     Formula::tensor(vec![Formula::dft(2)?]),
+    ///     Err(FormulaError::TooFewFactors { op: "⊗" })
+    /// );
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn tensor(factors: Vec<Formula>) -> Result<Formula, FormulaError> {
         if factors.len() < 2 {
             return Err(FormulaError::TooFewFactors { op: "⊗" });
@@ -144,6 +220,16 @@ impl Formula {
     }
 
     /// `A · B · …`, checked: all factors have the same size.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// let f = Formula::compose(vec![Formula::dft(4)?, Formula::stride(4, 2)?])?;
+    /// assert_eq!(f.ascii(), "DFT(4) * L(4,2)");
+    /// let err = Formula::compose(vec![Formula::dft(4)?, Formula::identity(8)?]).unwrap_err();
+    /// assert!(matches!(err, FormulaError::ComposeSizes { left_size: 4, right_size: 8, .. }));
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn compose(factors: Vec<Formula>) -> Result<Formula, FormulaError> {
         if factors.len() < 2 {
             return Err(FormulaError::TooFewFactors { op: "·" });
@@ -153,7 +239,15 @@ impl Formula {
         Ok(f)
     }
 
-    /// `A ⊕ B ⊕ …`, checked.
+    /// `A ⊕ B ⊕ …`, checked (the size is the sum of the blocks' sizes).
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// let s = Formula::direct_sum(vec![Formula::dft(2)?, Formula::identity(3)?])?;
+    /// assert_eq!((s.size(), s.ascii()), (5, "DFT(2) (+) I(3)".to_string()));
+    /// # Ok::<(), FormulaError>(())
+    /// ```
     pub fn direct_sum(blocks: Vec<Formula>) -> Result<Formula, FormulaError> {
         if blocks.len() < 2 {
             return Err(FormulaError::TooFewFactors { op: "⊕" });
@@ -165,6 +259,14 @@ impl Formula {
 
     /// The size of the vectors the formula acts on.
     ///
+    /// ```
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// // ⊗ multiplies sizes, ⊕ adds them: 2·4 + 3.
+    /// assert_eq!(Formula::parse("DFT(2) (x) I(4) (+) I(3)")?.size(), 11);
+    /// # Ok::<(), fermat_dsl::formula::ParseError>(())
+    /// ```
+    ///
     /// # Panics
     /// Only on a formula built without the checked constructors whose sizes are
     /// inconsistent; use [`Formula::checked_size`] for such values.
@@ -173,7 +275,17 @@ impl Formula {
             .unwrap_or_else(|e| panic!("malformed formula: {e}"))
     }
 
-    /// The size, or why the formula is malformed.
+    /// The size, or why the formula is malformed: the check for trees built directly
+    /// from the variants rather than through the checked constructors.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, FormulaError};
+    ///
+    /// let ok = Formula::Tensor(vec![Formula::Dft(2), Formula::Identity(4)]);
+    /// assert_eq!(ok.checked_size(), Ok(8));
+    /// let bad = Formula::Compose(vec![Formula::Dft(4), Formula::Identity(8)]);
+    /// assert!(matches!(bad.checked_size(), Err(FormulaError::ComposeSizes { .. })));
+    /// ```
     pub fn checked_size(&self) -> Result<u64, FormulaError> {
         match self {
             Formula::Dft(n) => nonzero("DFT", *n).map(|_| *n),

@@ -27,9 +27,32 @@ use std::str::FromStr;
 
 /// The deepest nesting of parentheses the parser accepts; deeper input is refused
 /// rather than risking the stack.
+///
+/// ```
+/// use fermat_dsl::formula::{parse::MAX_NESTING, Formula, ParseErrorKind};
+///
+/// let nested = |depth: usize| "(".repeat(depth) + "I(2)" + &")".repeat(depth);
+/// assert_eq!(Formula::parse(&nested(MAX_NESTING))?, Formula::Identity(2));
+/// let err = Formula::parse(&nested(MAX_NESTING + 1)).unwrap_err();
+/// assert_eq!(*err.kind(), ParseErrorKind::TooDeep);
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub const MAX_NESTING: usize = 128;
 
-/// What kind of problem a [`ParseError`] reports.
+/// What kind of problem a [`ParseError`] reports: a caller can tell a typing mistake
+/// from a well-formed formula whose sizes do not fit.
+///
+/// ```
+/// use fermat_dsl::formula::{Formula, FormulaError, ParseErrorKind};
+///
+/// let kind = |text: &str| Formula::parse(text).unwrap_err().kind().clone();
+/// assert_eq!(kind("DFT(4"), ParseErrorKind::Syntax);
+/// assert_eq!(kind("DFT(99999999999999999999)"), ParseErrorKind::NumberTooLarge);
+/// assert_eq!(
+///     kind("L(8,3)"),
+///     ParseErrorKind::Formula(FormulaError::StrideDoesNotDivide { n: 8, m: 3 })
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParseErrorKind {
@@ -47,6 +70,18 @@ pub enum ParseErrorKind {
 /// counted in characters), what was found there and what was expected.
 ///
 /// Its `Display` names the problem and shows the input with a caret under the column.
+///
+/// ```
+/// use fermat_dsl::formula::{Formula, ParseErrorKind};
+///
+/// let err = Formula::parse("DFT(4) ⊗ (I(2").unwrap_err();
+/// assert_eq!(err.input(), "DFT(4) ⊗ (I(2");
+/// assert_eq!(*err.kind(), ParseErrorKind::Syntax);
+/// assert_eq!((err.found(), err.expected()), ("end of input", "')'"));
+/// // Columns count characters, offsets count bytes ('⊗' takes three).
+/// assert_eq!((err.column(), err.offset()), (14, 15));
+/// assert!(err.to_string().starts_with("expected ')' at column 14, found end of input"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError(Box<Details>);
 
@@ -62,33 +97,34 @@ struct Details {
 }
 
 impl ParseError {
-    /// The byte offset of the problem in the input.
+    /// The byte offset of the problem in the input ([`ParseError`] has an example).
     pub fn offset(&self) -> usize {
         self.0.offset
     }
 
     /// The 1-based column of the problem, counted in characters (one past the last
-    /// character for a problem at the end of the input).
+    /// character for a problem at the end of the input; [`ParseError`] has an example).
     pub fn column(&self) -> usize {
         self.0.column
     }
 
-    /// What was found at the column: a token in quotes, or `end of input`.
+    /// What was found at the column: a token in quotes, or `end of input` ([`ParseError`]
+    /// has an example).
     pub fn found(&self) -> &str {
         &self.0.found
     }
 
-    /// What would have been allowed there.
+    /// What would have been allowed there ([`ParseError`] has an example).
     pub fn expected(&self) -> &str {
         &self.0.expected
     }
 
-    /// The kind of problem.
+    /// The kind of problem ([`ParseErrorKind`] has an example).
     pub fn kind(&self) -> &ParseErrorKind {
         &self.0.kind
     }
 
-    /// The text that was parsed.
+    /// The text that was parsed ([`ParseError`] has an example).
     pub fn input(&self) -> &str {
         &self.0.input
     }
@@ -160,6 +196,18 @@ impl Formula {
     /// (`DFT(2) (x) I(2) * L(4,2)`) or a mix; see the [module documentation](self) for
     /// the grammar. `Formula::parse(&f.to_string())` and `Formula::parse(&f.ascii())` give
     /// back `f` for every formula built by the checked constructors.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::{Formula, ParseError};
+    ///
+    /// let unicode = Formula::parse("DFT_2 ⊗ I_2 · L^{4}_{2}")?;
+    /// let ascii: Formula = "DFT(2) (x) I(2) * L(4,2)".parse()?;
+    /// assert_eq!(unicode, ascii);
+    /// assert_eq!(unicode.size(), 4);
+    /// // Sizes are checked as the text is read: DFT(4) and I(8) do not compose.
+    /// assert!(Formula::parse("DFT(4) * I(8)").is_err());
+    /// # Ok::<(), ParseError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Formula, ParseError> {
         let mut parser = Parser {
             input: text,

@@ -33,7 +33,18 @@ fn precedence(f: &Formula) -> u8 {
 }
 
 impl Formula {
-    /// The formula in ASCII notation (`DFT(4) * L(4,2)`), the same as `format!("{:#}", f)`.
+    /// The formula in ASCII notation (`DFT(4) * L(4,2)`), the same as `format!("{:#}", f)`:
+    /// for terminals and files that should not depend on Unicode.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let f = Formula::parse("DFT_2 ⊗ I_2 · L^{4}_{2}")?;
+    /// assert_eq!(f.ascii(), "DFT(2) (x) I(2) * L(4,2)");
+    /// assert_eq!(format!("{f:#}"), f.ascii());
+    /// assert_eq!(Formula::parse(&f.ascii())?, f);
+    /// # Ok::<(), fermat_dsl::formula::ParseError>(())
+    /// ```
     pub fn ascii(&self) -> String {
         format!("{self:#}")
     }

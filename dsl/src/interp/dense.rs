@@ -7,6 +7,20 @@ use crate::formula::Formula;
 /// The dense matrix of `formula`, as rows: entry `[i][j]` is output `i` of the formula
 /// applied to the unit vector e_j. Meant for small sizes (up to [`DENSE_MAX_SIZE`]),
 /// e.g. to compare both sides of a rewrite rule exactly.
+///
+/// ```
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::dense_matrix;
+///
+/// let f = Fp32::new(17)?;
+/// let m = dense_matrix(&f, &Formula::Dft(2))?; // [[1, 1], [1, −1]]
+/// assert_eq!(m, [[f.one(), f.one()], [f.one(), f.neg(&f.one())]]);
+/// // Both sides of Cooley–Tukey for DFT(8) are the same matrix.
+/// let ct = Formula::parse("DFT(4) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)")?;
+/// assert_eq!(dense_matrix(&f, &ct)?, dense_matrix(&f, &Formula::Dft(8))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn dense_matrix<F: Field>(
     field: &F,
     formula: &Formula,

@@ -35,9 +35,34 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 /// The largest size [`dense_matrix`] accepts: its result has size² entries.
+///
+/// ```
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::{dense_matrix, InterpError, DENSE_MAX_SIZE};
+///
+/// let f = Fp32::new(17)?;
+/// let err = dense_matrix(&f, &Formula::identity(DENSE_MAX_SIZE + 1)?).unwrap_err();
+/// assert_eq!(err, InterpError::TooLargeForDense { size: 1025, max: DENSE_MAX_SIZE });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DENSE_MAX_SIZE: u64 = 1024;
 
 /// Why a formula could not be applied.
+///
+/// ```
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::{apply, InterpError};
+///
+/// let f = Fp32::new(17)?; // 16 = 2^4: roots of unity of order up to 16
+/// let x = vec![f.one(); 32];
+/// let err = apply(&f, &Formula::Dft(4), &x).unwrap_err();
+/// assert_eq!(err, InterpError::LengthMismatch { size: 4, len: 32 });
+/// let err = apply(&f, &Formula::Dft(32), &x).unwrap_err();
+/// assert!(matches!(err, InterpError::NoRoot { n: 32, .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum InterpError {
@@ -79,6 +104,22 @@ pub enum InterpError {
 
 /// Applies formulas over one field, caching the roots of unity ω_n and the power tables
 /// ω_n^0, …, ω_n^(n−1) per size so that repeated applications share them.
+///
+/// ```
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::Interpreter;
+///
+/// let f = Fp32::new(17)?;
+/// let mut interp = Interpreter::new(&f);
+/// assert_eq!(interp.field().p(), 17);
+/// let w = interp.root(4)?; // ω_4 = 3^((17 − 1)/4) = 13, and ω_4² = −1
+/// assert_eq!((w, f.mul(&w, &w)), (f.from_u64(13), f.neg(&f.one())));
+/// let x: Vec<_> = [1, 2, 3, 4].map(|v| f.from_u64(v)).into();
+/// let ct = Formula::parse("DFT(2) (x) I(2) * D(2,2) * I(2) (x) DFT(2) * L(4,2)")?;
+/// assert_eq!(interp.apply(&ct, &x)?, interp.apply(&Formula::Dft(4), &x)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Interpreter<F: Field> {
     field: F,
@@ -88,7 +129,7 @@ pub struct Interpreter<F: Field> {
 }
 
 impl<F: Field> Interpreter<F> {
-    /// An interpreter over `field`, with empty caches.
+    /// An interpreter over `field`, with empty caches ([`Interpreter`] has an example).
     pub fn new(field: &F) -> Self {
         Interpreter {
             field: field.clone(),
@@ -98,12 +139,13 @@ impl<F: Field> Interpreter<F> {
         }
     }
 
-    /// The field it computes in.
+    /// The field it computes in ([`Interpreter`] has an example).
     pub fn field(&self) -> &F {
         &self.field
     }
 
-    /// The canonical primitive n-th root of unity ω_n of the field (cached).
+    /// The canonical primitive n-th root of unity ω_n of the field (cached; [`Interpreter`]
+    /// has an example).
     pub fn root(&mut self, n: u64) -> Result<F::Elem, FieldError> {
         if let Some(w) = self.roots.get(&n) {
             return Ok(*w);
@@ -114,13 +156,43 @@ impl<F: Field> Interpreter<F> {
     }
 
     /// `formula · x`, in a new vector.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Field, Fp32};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::interp::Interpreter;
+    ///
+    /// let f = Fp32::new(17)?;
+    /// let mut interp = Interpreter::new(&f);
+    /// // L(4, 2) reads with stride 2: x0, x2, x1, x3.
+    /// let y = interp.apply(&Formula::stride(4, 2)?, &[10, 11, 12, 13].map(|v| f.from_u64(v)))?;
+    /// assert_eq!(y, [10, 12, 11, 13].map(|v| f.from_u64(v)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn apply(&mut self, formula: &Formula, x: &[F::Elem]) -> Result<Vec<F::Elem>, InterpError> {
         let mut y = x.to_vec();
         self.apply_in_place(formula, &mut y)?;
         Ok(y)
     }
 
-    /// Replaces `x` by `formula · x`. On error `x` is left unchanged.
+    /// Replaces `x` by `formula · x`, without allocating the output. On error `x` is left
+    /// unchanged.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{Field, Fp32};
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::interp::Interpreter;
+    ///
+    /// let f = Fp32::new(17)?;
+    /// let mut interp = Interpreter::new(&f);
+    /// let mut x = [1, 2, 3, 4].map(|v| f.from_u64(v));
+    /// // D(2, 2) scales x[a·2 + b] by ω_4^(a·b): only x3, by ω_4 = 13 (4·13 = 52 = 1 mod 17).
+    /// interp.apply_in_place(&Formula::twiddle(2, 2)?, &mut x)?;
+    /// assert_eq!(x, [1, 2, 3, 1].map(|v| f.from_u64(v)));
+    /// assert!(interp.apply_in_place(&Formula::Dft(2), &mut x).is_err());
+    /// assert_eq!(x, [1, 2, 3, 1].map(|v| f.from_u64(v)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn apply_in_place(
         &mut self,
         formula: &Formula,
@@ -163,7 +235,21 @@ impl<F: Field> Interpreter<F> {
     }
 }
 
-/// `formula · x` over `field` (a one-shot [`Interpreter`]).
+/// `formula · x` over `field` (a one-shot [`Interpreter`]; keep an interpreter to reuse
+/// its roots across calls).
+///
+/// ```
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::apply;
+///
+/// let f = Fp32::new(17)?;
+/// let x = [1, 2, 3, 4].map(|v| f.from_u64(v));
+/// // y_i = Σ_j 13^(i·j) x_j, by hand: 10, 1 − 3 + (2 − 4)·13 = 6, 1 − 2 + 3 − 4 = 15, 7.
+/// let y = apply(&f, &Formula::Dft(4), &x)?;
+/// assert_eq!(y, [10, 6, 15, 7].map(|v| f.from_u64(v)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn apply<F: Field>(
     field: &F,
     formula: &Formula,

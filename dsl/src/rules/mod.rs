@@ -33,6 +33,19 @@ use crate::formula::Formula;
 use std::fmt;
 
 /// Parameters of a rule application: the choices a rule cannot read off the formula.
+///
+/// ```
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::rules::{self, Params};
+///
+/// assert_eq!(Params::radix(4), Params { radix: Some(4), devices: None });
+/// assert_eq!(Params::devices(2), Params { radix: None, devices: Some(2) });
+/// assert_eq!(Params::default(), Params::NONE);
+/// // Cooley–Tukey cannot choose the split of 16 by itself.
+/// let ct = rules::find("cooley_tukey").unwrap();
+/// assert!(ct.applies(&Formula::Dft(16), &Params::radix(4)));
+/// assert!(!ct.applies(&Formula::Dft(16), &Params::NONE));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Params {
     /// The radix K: the right factor of the split N = J·K (`cooley_tukey`), the base case
@@ -44,13 +57,13 @@ pub struct Params {
 }
 
 impl Params {
-    /// No parameters.
+    /// No parameters ([`Params`] has an example).
     pub const NONE: Params = Params {
         radix: None,
         devices: None,
     };
 
-    /// The parameters of a rule that needs the radix K.
+    /// The parameters of a rule that needs the radix K ([`Params`] has an example).
     pub fn radix(k: u64) -> Params {
         Params {
             radix: Some(k),
@@ -58,7 +71,8 @@ impl Params {
         }
     }
 
-    /// The parameters of a rule that splits a transform over G devices.
+    /// The parameters of a rule that splits a transform over G devices ([`Params`] has an
+    /// example).
     pub fn devices(g: u64) -> Params {
         Params {
             radix: None,
@@ -67,7 +81,15 @@ impl Params {
     }
 }
 
-/// What a rule is for.
+/// What a rule is for: it decides how a derivation may use the rule.
+///
+/// ```
+/// use fermat_dsl::rules::{self, RuleKind};
+///
+/// assert_eq!(rules::find("prop3").unwrap().kind, RuleKind::Breakdown);
+/// assert_eq!(rules::find("tensor_commute").unwrap().kind, RuleKind::Search);
+/// assert_eq!(RuleKind::Normalising.name(), "normalising");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RuleKind {
     /// Rewrites a `DFT(n)` into a factorisation.
@@ -79,7 +101,7 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
-    /// A one-word name, as `fermat derive --rules` prints it.
+    /// A one-word name, as `fermat derive --rules` prints it ([`RuleKind`] has an example).
     pub fn name(self) -> &'static str {
         match self {
             RuleKind::Breakdown => "breakdown",
@@ -93,6 +115,15 @@ impl RuleKind {
 ///
 /// `applies` is the rule's named condition and `apply` its right-hand side;
 /// `apply(f, p)` is `Some` exactly when `applies(f, p)` holds.
+///
+/// ```
+/// use fermat_dsl::rules::{self, RuleKind};
+///
+/// let ct = rules::find("cooley_tukey").unwrap();
+/// assert_eq!((ct.source, ct.kind), ("2017 (9)", RuleKind::Breakdown));
+/// assert_eq!(ct.parameter, Some("K, the radix"));
+/// assert!(ct.identity.starts_with("DFT(J·K) = (DFT(J) ⊗ I(K))"));
+/// ```
 #[derive(Clone, Copy)]
 pub struct Rule {
     /// The name, snake_case (`cooley_tukey`, `prop3`, …).
@@ -114,11 +145,36 @@ pub struct Rule {
 
 impl Rule {
     /// Whether the rule rewrites `f` (as the root of the rewrite) with parameters `p`.
+    ///
+    /// ```
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::rules::{self, Params};
+    ///
+    /// let ct = rules::find("cooley_tukey").unwrap();
+    /// assert!(ct.applies(&Formula::Dft(48), &Params::radix(3))); // 48 = 16 · 3
+    /// assert!(!ct.applies(&Formula::Dft(16), &Params::radix(16))); // K = N: nothing to split
+    /// assert!(!ct.applies(&Formula::Identity(16), &Params::radix(4)));
+    /// ```
     pub fn applies(&self, f: &Formula, p: &Params) -> bool {
         (self.applies)(f, p)
     }
 
     /// The right-hand side for `f`, or `None` where the rule does not apply.
+    ///
+    /// ```
+    /// use fermat_dsl::field::Fp32;
+    /// use fermat_dsl::formula::Formula;
+    /// use fermat_dsl::interp::dense_matrix;
+    /// use fermat_dsl::rules::{self, Params};
+    ///
+    /// let ct = rules::find("cooley_tukey").unwrap();
+    /// let rhs = ct.apply(&Formula::Dft(8), &Params::radix(2)).unwrap();
+    /// assert_eq!(rhs.ascii(), "DFT(4) (x) I(2) * D(4,2) * I(4) (x) DFT(2) * L(8,4)");
+    /// let f = Fp32::new(17)?; // both sides are the same matrix
+    /// assert_eq!(dense_matrix(&f, &rhs)?, dense_matrix(&f, &Formula::Dft(8))?);
+    /// assert_eq!(ct.apply(&Formula::Dft(8), &Params::NONE), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn apply(&self, f: &Formula, p: &Params) -> Option<Formula> {
         (self.apply)(f, p)
     }
@@ -166,22 +222,56 @@ static REGISTRY: [Rule; 20] = [
 ];
 
 /// Every rule: breakdown rules first, then search moves, then the normalising set.
+///
+/// ```
+/// use fermat_dsl::rules::{self, RuleKind};
+///
+/// let all = rules::registry();
+/// assert_eq!((all.len(), all[0].name), (20, "cooley_tukey"));
+/// let order = [RuleKind::Breakdown, RuleKind::Search, RuleKind::Normalising];
+/// let rank = |k: RuleKind| order.iter().position(|&o| o == k);
+/// assert!(all.windows(2).all(|w| rank(w[0].kind) <= rank(w[1].kind)));
+/// ```
 pub fn registry() -> &'static [Rule] {
     &REGISTRY
 }
 
 /// The rule called `name`, if there is one.
+///
+/// ```
+/// use fermat_dsl::rules;
+///
+/// assert_eq!(rules::find("stockham").map(|r| r.source), Some("2010 (12)"));
+/// assert!(rules::find("split_radix").is_none());
+/// ```
 pub fn find(name: &str) -> Option<&'static Rule> {
     REGISTRY.iter().find(|r| r.name == name)
 }
 
 /// The normalising rules, in the order a normalisation tries them.
+///
+/// ```
+/// use fermat_dsl::rules::{self, RuleKind};
+///
+/// let names: Vec<&str> = rules::normalising().map(|r| r.name).collect();
+/// assert_eq!((names.len(), names[0]), (9, "flatten"));
+/// assert!(names.contains(&"dft_trivial") && !names.contains(&"tensor_commute"));
+/// assert!(rules::normalising().all(|r| r.kind == RuleKind::Normalising));
+/// ```
 pub fn normalising() -> impl Iterator<Item = &'static Rule> {
     REGISTRY.iter().filter(|r| r.kind == RuleKind::Normalising)
 }
 
 /// Rewrites the Unicode notation of identities and conditions into ASCII, as
 /// `fermat derive --rules --ascii` prints them (`⊗` → `(x)`, `·` → `*`, `⊕` → `(+)`, …).
+///
+/// ```
+/// use fermat_dsl::rules;
+///
+/// let ct = rules::find("cooley_tukey").unwrap();
+/// assert!(rules::ascii(ct.identity).starts_with("DFT(J*K) = (DFT(J) (x) I(K)) * D(J,K)"));
+/// assert_eq!(rules::ascii("ω^(N−1), k ≥ 2"), "w^(N-1), k >= 2");
+/// ```
 pub fn ascii(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

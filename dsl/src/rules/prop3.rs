@@ -10,6 +10,20 @@ use crate::formula::Formula;
 
 /// U_i = (I(K^i) ⊗ DFT(K) ⊗ I(K^(e−i−1))) · (I(K^i) ⊗ D(K, K^(e−i−1))) (2017, (13)),
 /// written out literally (with I(1) factors where i = 0 or i = e − 1).
+///
+/// ```
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::dense_matrix;
+/// use fermat_dsl::rules::prop3::{u, v};
+///
+/// assert_eq!(u(4, 2, 0).to_string(), "I_1 ⊗ DFT_4 ⊗ I_4 · I_1 ⊗ D_{4,4}");
+/// // Proposition 3 for K = 4, e = 2: DFT(16) = U_0 · U_1 · V_1 · V_0.
+/// let prop3 = Formula::compose(vec![u(4, 2, 0), u(4, 2, 1), v(4, 2, 1), v(4, 2, 0)])?;
+/// let f = Fp32::new(17)?;
+/// assert_eq!(dense_matrix(&f, &prop3)?, dense_matrix(&f, &Formula::Dft(16))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn u(k: u64, e: u32, i_: u32) -> Formula {
     let (a, b) = (k.pow(i_), k.pow(e - i_ - 1));
     compose(vec![
@@ -19,11 +33,33 @@ pub fn u(k: u64, e: u32, i_: u32) -> Formula {
 }
 
 /// V_i = I(K^i) ⊗ L(K^(e−i), K) (2017, (13)).
+///
+/// ```
+/// use fermat_dsl::rules::prop3::v;
+///
+/// assert_eq!(v(2, 3, 1).ascii(), "I(2) (x) L(4,2)");
+/// assert_eq!(v(2, 3, 0).ascii(), "I(1) (x) L(8,2)");
+/// ```
 pub fn v(k: u64, e: u32, i_: u32) -> Formula {
     tensor(vec![i(k.pow(i_)), l(k.pow(e - i_), k)])
 }
 
 /// W_i = I(K^i) ⊗ (L(K^(e−i), K^(e−i−1)) · D(K, K^(e−i−1))) (2017, (13)).
+///
+/// ```
+/// use fermat_dsl::field::Fp32;
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::interp::dense_matrix;
+/// use fermat_dsl::rules::prop3::{u, v, w};
+///
+/// assert_eq!(w(2, 3, 1).ascii(), "I(2) (x) (L(4,2) * D(2,2))");
+/// // Proposition 2 for K = 2, e = 3, i = 1: U_1 = V_1 · (I(4) ⊗ DFT(2)) · W_1.
+/// let batch = Formula::tensor(vec![Formula::identity(4)?, Formula::dft(2)?])?;
+/// let prop2 = Formula::compose(vec![v(2, 3, 1), batch, w(2, 3, 1)])?;
+/// let f = Fp32::new(17)?;
+/// assert_eq!(dense_matrix(&f, &prop2)?, dense_matrix(&f, &u(2, 3, 1))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn w(k: u64, e: u32, i_: u32) -> Formula {
     let b = k.pow(e - i_ - 1);
     tensor(vec![i(k.pow(i_)), compose(vec![l(k * b, b), d(k, b)])])

@@ -13,6 +13,17 @@ use crate::formula::Formula;
 ///
 /// Every normalising rule removes at least one node or turns a heavy leaf into `I(n)`, so
 /// each of its steps lowers the measure by at least 1.
+///
+/// ```
+/// use fermat_dsl::formula::Formula;
+/// use fermat_dsl::rules::{self, Params};
+///
+/// let f = Formula::parse("I(1) (x) DFT(2)")?;
+/// assert_eq!(rules::measure(&f), 1 + 1 + 2); // ⊗, I(1), DFT(2)
+/// let g = rules::find("tensor_unit").unwrap().apply(&f, &Params::NONE).unwrap();
+/// assert_eq!((rules::measure(&g), g), (2, Formula::Dft(2)));
+/// # Ok::<(), fermat_dsl::formula::ParseError>(())
+/// ```
 pub fn measure(f: &Formula) -> u64 {
     match f {
         Formula::Identity(_) => 1,

@@ -116,6 +116,17 @@ impl<const K: usize> Srgfn<K> {
     /// For i = j or i = k + j with 0 ≤ j < k, a·r^j = A − B where A holds the digits that
     /// stay (a_0..a_{k−1−j} moved up by j places) and B those that wrap around (r^k ≡ −1);
     /// r^k = −1 makes a·r^(k+j) = B − A. Either way one subtraction, no multiplication.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field};
+    ///
+    /// let AnyField::Srgfn8(p3) = AnyField::from_spec("P3")? else { unreachable!() };
+    /// let a = p3.from_u64(12345);
+    /// let r = p3.from_digits(&[0, 1, 0, 0, 0, 0, 0, 0])?;
+    /// assert_eq!(p3.mul_r_pow(&a, 3), p3.mul(&a, &p3.pow_u64(&r, 3)));
+    /// assert_eq!(p3.mul_r_pow(&a, 8), p3.neg(&a)); // r^k = −1
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn mul_r_pow(&self, a: &SrgfnElem<K>, i: u32) -> SrgfnElem<K> {
         let k = K as u32;
         let i = i % (2 * k);

@@ -10,6 +10,17 @@ impl<const K: usize> Srgfn<K> {
     ///
     /// A wrong length, a digit ≥ r, a digit r anywhere but the top, or a top digit r over
     /// nonzero lower digits is a [`FieldError::InvalidDigits`] naming the offending digit.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field, FieldError};
+    ///
+    /// let AnyField::Srgfn2(p1) = AnyField::from_spec("P1")? else { unreachable!() };
+    /// let x = p1.from_digits(&[7, 1])?; // 7 + r
+    /// assert_eq!(p1.to_biguint(&x), (p1.r() as u128 + 7).into());
+    /// assert!(matches!(p1.from_digits(&[p1.r(), 0]), Err(FieldError::InvalidDigits { .. })));
+    /// assert!(p1.from_digits(&[1]).is_err()); // k = 2 digits
+    /// # Ok::<(), FieldError>(())
+    /// ```
     pub fn from_digits(&self, digits: &[u64]) -> Result<SrgfnElem<K>, FieldError> {
         let r = self.radix.r;
         let bad = |index: usize, value: u64, why: &'static str| FieldError::InvalidDigits {

@@ -45,6 +45,20 @@ use std::sync::{Mutex, OnceLock};
 ///
 /// `K` is the number of digits k (the base-case DFT has 2k points). Build one with
 /// [`Srgfn::new`] or through [`FieldSpec`](super::FieldSpec).
+///
+/// ```
+/// use fermat_dsl::field::{Field, Sign, Srgfn, SrgfnParams};
+///
+/// let params = SrgfnParams { w: 63, u: 53, sign: Sign::Plus, k: 2 };
+/// let p1 = Srgfn::<2>::new(params, Some("P1"))?;
+/// assert_eq!((p1.k(), p1.r()), (2, (1 << 63) + (1 << 53)));
+/// // r has order 2k = 4: r^2 = −1, and multiplying by it is a digit shift.
+/// let r = p1.from_digits(&[0, 1])?;
+/// assert_eq!(p1.mul(&r, &r), p1.neg(&p1.one()));
+/// assert_eq!(p1.mul_r_pow(&p1.one(), 2), p1.neg(&p1.one()));
+/// assert!(Srgfn::<4>::new(params, None).is_err()); // k = 2 digits, not 4
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Srgfn<const K: usize> {
     params: SrgfnParams,
@@ -70,12 +84,23 @@ pub struct Srgfn<const K: usize> {
 ///
 /// Transparent over its digits, so that a slice of elements is a slice of digits
 /// ([`Field::radix_digits_many`]).
+///
+/// ```
+/// use fermat_dsl::field::{AnyField, Field};
+///
+/// let AnyField::Srgfn2(p1) = AnyField::from_spec("P1")? else { unreachable!() };
+/// let minus_one = p1.neg(&p1.one());
+/// assert_eq!(minus_one.digits(), &[0, p1.r()]); // p − 1 = r·r^1: the one digit r
+/// assert_eq!(p1.from_u64(5).digits(), &[5, 0]);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 #[repr(transparent)]
 pub struct SrgfnElem<const K: usize>([u64; K]);
 
 impl<const K: usize> SrgfnElem<K> {
-    /// The digits x_0..x_{k−1} (x = Σ x_i·r^i): all below r, or `[0, …, 0, r]` for p − 1.
+    /// The digits x_0..x_{k−1} (x = Σ x_i·r^i): all below r, or `[0, …, 0, r]` for p − 1
+    /// ([`SrgfnElem`] has an example).
     pub fn digits(&self) -> &[u64; K] {
         &self.0
     }
@@ -113,7 +138,8 @@ impl<const K: usize> Srgfn<K> {
     /// Checks k (a power of two, at most `MAX_K` = 64, and equal to `K`),
     /// the radix (u < w, r a 64-bit digit) and that p is a probable prime
     /// ([`SRGFN_MR_ROUNDS`] Miller–Rabin rounds; accepted moduli are remembered for the
-    /// life of the process). `name` is the catalogue name, if any.
+    /// life of the process). `name` is the catalogue name, if any. [`Srgfn`] has an
+    /// example.
     pub fn new(params: SrgfnParams, name: Option<&'static str>) -> Result<Self, FieldError> {
         params.check_k()?;
         let r = params.radix()?;
@@ -145,16 +171,24 @@ impl<const K: usize> Srgfn<K> {
     }
 
     /// The parameters w, u, sign, k.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Sign};
+    ///
+    /// let AnyField::Srgfn4(p2) = AnyField::from_spec("P2")? else { unreachable!() };
+    /// assert_eq!((p2.params().w, p2.params().sign), (64, Sign::Minus));
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn params(&self) -> SrgfnParams {
         self.params
     }
 
-    /// The radix r = 2^w ± 2^u.
+    /// The radix r = 2^w ± 2^u ([`Srgfn`] has an example).
     pub fn r(&self) -> u64 {
         self.radix.r
     }
 
-    /// The number of digits k (the base-case DFT has 2k points).
+    /// The number of digits k (the base-case DFT has 2k points); [`Srgfn`] has an example.
     pub fn k(&self) -> u64 {
         K as u64
     }
@@ -166,6 +200,17 @@ impl<const K: usize> Srgfn<K> {
     /// The base-case DFT_2k of a transform at `w` is then taken at r^j, and its twiddles
     /// are still digit shifts ([`Srgfn::mul_r_pow`]). Errors: `w` is not a primitive n-th
     /// root ([`Field::check_root`]), or n is not a multiple of 2k.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field};
+    ///
+    /// let AnyField::Srgfn8(p3) = AnyField::from_spec("P3")? else { unreachable!() };
+    /// let w = p3.root_of_unity(256)?; // canonical: w^(256/16) = r
+    /// assert_eq!(p3.base_case_exponent(&w, 256)?, 1);
+    /// let w3 = p3.pow_u64(&w, 3); // primitive too: w3^16 = r^3
+    /// assert_eq!(p3.base_case_exponent(&w3, 256)?, 3);
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn base_case_exponent(&self, w: &SrgfnElem<K>, n: u64) -> Result<u32, FieldError> {
         self.check_root(w, n)?;
         let k2 = 2 * K as u64;

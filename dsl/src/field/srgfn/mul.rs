@@ -405,6 +405,16 @@ impl<const K: usize> Srgfn<K> {
 
     /// x·y by the scalar code alone (the module documentation's first part), also where the
     /// CPU has AVX-512 IFMA: for benchmarks and cross-checks of the two paths.
+    ///
+    /// ```
+    /// use fermat_dsl::field::{AnyField, Field};
+    ///
+    /// let AnyField::Srgfn8(p3) = AnyField::from_spec("P3")? else { unreachable!() };
+    /// let mut rng = rand::thread_rng();
+    /// let (a, b) = (p3.random(&mut rng), p3.random(&mut rng));
+    /// assert_eq!(p3.mul_portable(&a, &b), p3.mul(&a, &b));
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn mul_portable(&self, a: &SrgfnElem<K>, b: &SrgfnElem<K>) -> SrgfnElem<K> {
         SrgfnElem(self.mul_portable_digits(&a.0, &b.0))
     }
