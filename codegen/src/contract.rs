@@ -28,6 +28,18 @@ use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 
 /// A buffer of one call of a plan.
+///
+/// ```
+/// use fermat_codegen::contract::{Buffer, Hop};
+///
+/// // The buffers the three passes of a plan read and write: the input is only read.
+/// let hops = (0..3).map(|i| Hop::of_pass(i, 3, false));
+/// let pairs: Vec<_> = hops.map(|h| (h.src(), h.dst())).collect();
+/// let (input, output, scratch) = (Buffer::Input, Buffer::Output, Buffer::Scratch);
+/// assert_eq!(pairs, [(input, output), (output, scratch), (scratch, output)]);
+/// assert_eq!(serde_json::to_string(&Buffer::Scratch)?, "\"scratch\""); // in manifests
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Buffer {
@@ -42,6 +54,18 @@ pub enum Buffer {
 /// The buffer one pass reads and the buffer it writes: the pairs a lowering makes. No
 /// pass reads the buffer it writes, and only plans that clobber their input write it
 /// ([`Hop::ScratchToInput`]).
+///
+/// ```
+/// use fermat_codegen::contract::Hop;
+///
+/// // Four passes: each reads what the one before wrote, and the last writes the output.
+/// let hops: Vec<Hop> = (0..4).map(|i| Hop::of_pass(i, 4, false)).collect();
+/// assert_eq!(
+///     hops,
+///     [Hop::InputToScratch, Hop::ScratchToOutput, Hop::OutputToScratch, Hop::ScratchToOutput]
+/// );
+/// assert!(hops.windows(2).all(|w| w[1].src() == w[0].dst()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Hop {
     /// Input → output: the one pass of a single-pass plan, or the first of an odd count.
@@ -98,6 +122,14 @@ impl Hop {
     }
 
     /// The buffer read.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::{Buffer, Hop};
+    ///
+    /// assert_eq!(Hop::OutputToScratch.src(), Buffer::Output);
+    /// assert_eq!(Hop::ScratchToInput.src(), Buffer::Scratch);
+    /// assert_eq!(Hop::ScratchToInput.dst(), Buffer::Input); // only where the input is given up
+    /// ```
     pub fn src(self) -> Buffer {
         match self {
             Hop::InputToOutput | Hop::InputToScratch => Buffer::Input,
@@ -106,7 +138,7 @@ impl Hop {
         }
     }
 
-    /// The buffer written.
+    /// The buffer written ([`Hop::src`] has an example).
     pub fn dst(self) -> Buffer {
         match self {
             Hop::InputToOutput | Hop::ScratchToOutput => Buffer::Output,
@@ -116,11 +148,26 @@ impl Hop {
     }
 
     /// Whether the pass touches the scratch buffer.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Hop;
+    ///
+    /// assert!(!Hop::InputToOutput.uses_scratch()); // a plan of one pass needs none
+    /// assert!(Hop::OutputToScratch.uses_scratch() && Hop::ScratchToInput.uses_scratch());
+    /// ```
     pub fn uses_scratch(self) -> bool {
         self.src() == Buffer::Scratch || self.dst() == Buffer::Scratch
     }
 
     /// (source, destination) among the three buffers' handles (device pointers, names, …).
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Hop;
+    ///
+    /// let (input, output, scratch) = (0x1000u64, 0x2000, 0x3000); // device addresses
+    /// assert_eq!(Hop::OutputToScratch.select(input, output, scratch), (0x2000, 0x3000));
+    /// assert_eq!(Hop::ScratchToInput.select(input, output, scratch), (0x3000, 0x1000));
+    /// ```
     pub fn select<T: Copy>(self, input: T, output: T, scratch: T) -> (T, T) {
         match self {
             Hop::InputToOutput => (input, output),
@@ -165,6 +212,19 @@ pub struct Buffers<'a, T: Clone> {
 
 /// The input of a call on the host: the caller's, read only or given up to a plan that
 /// clobbers its input ([`Hop::ScratchToInput`]).
+///
+/// ```
+/// use fermat_codegen::contract::{Buffers, Hop, Input};
+///
+/// let (mut input, mut output, mut scratch) = ([1, 2], [0; 2], [7, 8]);
+/// let mut shared = Buffers::new(Input::shared(&input), &mut output, &mut scratch);
+/// shared.pass(Hop::ScratchToInput).1[0] = 9; // writes a copy
+/// assert_eq!(input, [1, 2]);
+/// let mut clobbered = Buffers::new(Input::Clobbered(&mut input), &mut output, &mut scratch);
+/// let (src, dst) = clobbered.pass(Hop::ScratchToInput);
+/// dst.copy_from_slice(src); // writes the caller's input
+/// assert_eq!(input, [7, 8]);
+/// ```
 #[derive(Debug)]
 pub enum Input<'a, T: Clone> {
     /// Read only: a plan that writes its input works on a copy of it.
@@ -174,7 +234,7 @@ pub enum Input<'a, T: Clone> {
 }
 
 impl<'a, T: Clone> Input<'a, T> {
-    /// The input, read only.
+    /// The input, read only ([`Input`] has an example).
     pub fn shared(input: &'a [T]) -> Self {
         Input::Shared(Cow::Borrowed(input))
     }
@@ -196,7 +256,8 @@ impl<'a, T: Clone> Input<'a, T> {
 }
 
 impl<'a, T: Clone> Buffers<'a, T> {
-    /// The buffers of a call: the scratch buffer is empty for plans that need none.
+    /// The buffers of a call: the scratch buffer is empty for plans that need none
+    /// ([`Buffers`] has an example).
     pub fn new(input: Input<'a, T>, output: &'a mut [T], scratch: &'a mut [T]) -> Self {
         Buffers {
             input,
@@ -206,6 +267,19 @@ impl<'a, T: Clone> Buffers<'a, T> {
     }
 
     /// The source and the destination of a pass.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::{Buffers, Hop, Input};
+    ///
+    /// // Three passes that each add one to what the pass before wrote.
+    /// let (input, mut output, mut scratch) = ([10, 20], [0; 2], [0; 2]);
+    /// let mut buffers = Buffers::new(Input::shared(&input), &mut output, &mut scratch);
+    /// for i in 0..3 {
+    ///     let (src, dst) = buffers.pass(Hop::of_pass(i, 3, false));
+    ///     dst.iter_mut().zip(src).for_each(|(d, s)| *d = s + 1);
+    /// }
+    /// assert_eq!((input, output), ([10, 20], [13, 23]));
+    /// ```
     pub fn pass(&mut self, hop: Hop) -> (&[T], &mut [T]) {
         match hop {
             Hop::InputToOutput => (self.input.get(), &mut *self.output),
@@ -218,6 +292,18 @@ impl<'a, T: Clone> Buffers<'a, T> {
 }
 
 /// What one argument of a generated kernel carries.
+///
+/// Each argument is a parameter of the kernel, by its name and CUDA type, and a value a
+/// runtime binds at launch.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+///
+/// let params: Vec<String> = [Arg::Destination, Arg::Epoch, Arg::SourceLength]
+///     .map(|a| format!("{} {}", a.ty(), a.name()))
+///     .into();
+/// assert_eq!(params, ["fe_word_t* __restrict__ dst", "uint32_t epoch", "size_t src_len"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Arg {
     /// The vector the pass reads (`const fe_word_t* src`): its [`Hop`]'s source.
@@ -372,7 +458,7 @@ impl Arg {
         args
     }
 
-    /// The parameter's name in the kernel.
+    /// The parameter's name in the kernel ([`Arg`] has an example).
     pub fn name(self) -> &'static str {
         match self {
             Arg::Source => "src",
@@ -421,7 +507,7 @@ impl Arg {
         }
     }
 
-    /// The parameter's CUDA type.
+    /// The parameter's CUDA type ([`Arg`] has an example).
     pub fn ty(self) -> Type {
         match self {
             Arg::Source | Arg::Twiddles | Arg::Operand | Arg::Factor => Type::const_ptr(Type::Word),
@@ -462,12 +548,39 @@ impl Arg {
     }
 
     /// The kernel parameter.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Arg;
+    /// use fermat_codegen::cuda::{Param, Type};
+    ///
+    /// assert_eq!(Arg::Counters.param(), Param::new("flags", Type::ptr(Type::U32)));
+    /// assert_eq!(Arg::Twiddles.param().ty.to_string(), "const fe_word_t* __restrict__");
+    /// ```
     pub fn param(self) -> Param {
         Param::new(self.name(), self.ty())
     }
 }
 
 /// The arguments of every transform kernel, in order.
+///
+/// ```
+/// use fermat_codegen::contract::TRANSFORM_ARGS;
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let plan = Plan::lower(&Formula::dft(64)?, PlanOptions::default())?; // whole vectors
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let e = emit(&f, &shape, &plan, &roots, &EmitOptions::default(), "fwd")?;
+/// assert_eq!(e.launches[0].args, TRANSFORM_ARGS);
+/// let cuda = e.kernels[0].to_string();
+/// assert!(TRANSFORM_ARGS.iter().all(|a| cuda.contains(&format!("{} {}", a.ty(), a.name()))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const TRANSFORM_ARGS: [Arg; 5] = [
     Arg::Source,
     Arg::Destination,
@@ -478,6 +591,29 @@ pub const TRANSFORM_ARGS: [Arg; 5] = [
 
 /// The arguments of every kernel of a transform whose passes read or write polynomials
 /// (short vectors with a stride) or multiply by an operand, in order.
+///
+/// They begin with [`TRANSFORM_ARGS`], so a runtime binds those the same way for every
+/// transform.
+///
+/// ```
+/// use fermat_codegen::contract::{Arg, POLY_TRANSFORM_ARGS, TRANSFORM_ARGS};
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Io, Plan, PlanOptions};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// assert!(POLY_TRANSFORM_ARGS.starts_with(&TRANSFORM_ARGS));
+/// let f = Fp32::new(2013265921)?;
+/// let options = PlanOptions { io: Io::FACTOR, ..PlanOptions::default() }; // a short input
+/// let plan = Plan::lower(&Formula::dft(64)?, options)?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let e = emit(&f, &shape, &plan, &roots, &EmitOptions::default(), "fwd")?;
+/// assert_eq!(e.launches[0].args, POLY_TRANSFORM_ARGS);
+/// assert!(e.launches[0].args.contains(&Arg::SourceLength));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const POLY_TRANSFORM_ARGS: [Arg; 15] = [
     Arg::Source,
     Arg::Destination,
@@ -520,6 +656,30 @@ pub const FUSED_PRODUCT_ARGS: [Arg; 16] = [
 
 /// How to launch one kernel: the manifest entry, and what a runtime needs to bind its
 /// arguments. Constant launches (kernels generated ahead of time) borrow their name.
+///
+/// ```
+/// use fermat_codegen::contract::{Hop, TRANSFORM_ARGS};
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(2^16) over babybear in two passes of pieces of 2^8 elements.
+/// let f = Fp32::new(2013265921)?;
+/// let formula = derive(&Formula::dft(1 << 16)?, Strategy::Ct, &Options::radix(16))?;
+/// let options = PlanOptions { max_local_bits: 8, ..PlanOptions::default() };
+/// let plan = Plan::lower(&formula.final_formula(), options)?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let launches = emit(&f, &shape, &plan, &roots, &EmitOptions::default(), "fwd")?.launches;
+/// let first = &launches[0];
+/// assert_eq!((first.kernel.as_ref(), first.hop), ("fwd_k0", Hop::InputToScratch));
+/// assert_eq!(first.args, TRANSFORM_ARGS);
+/// assert_eq!(first.blocks * first.pieces_per_block << 8, 1 << 16); // the tiles cover it
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Launch {
     /// The kernel's name.
@@ -560,97 +720,4 @@ pub(crate) fn assert_takes(kernel: &crate::cuda::Kernel, args: &[Arg]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const HOPS: [Hop; 5] = [
-        Hop::InputToOutput,
-        Hop::InputToScratch,
-        Hop::OutputToScratch,
-        Hop::ScratchToOutput,
-        Hop::ScratchToInput,
-    ];
-
-    #[test]
-    fn passes_alternate_and_end_in_the_output() {
-        assert_eq!(Hop::of_pass(0, 1, false), Hop::InputToOutput);
-        assert_eq!(Hop::of_pass(0, 2, false), Hop::InputToScratch);
-        assert_eq!(Hop::of_pass(1, 2, false), Hop::ScratchToOutput);
-        assert_eq!(Hop::of_pass(0, 3, false), Hop::InputToOutput);
-        assert_eq!(Hop::of_pass(1, 3, false), Hop::OutputToScratch);
-        assert_eq!(Hop::of_pass(2, 3, false), Hop::ScratchToOutput);
-        for clobber in [false, true] {
-            for count in 1..8 {
-                let hops: Vec<Hop> = (0..count)
-                    .map(|i| Hop::of_pass(i, count, clobber))
-                    .collect();
-                assert_eq!(hops[0].src(), Buffer::Input);
-                assert_eq!(hops[count - 1].dst(), Buffer::Output);
-                for i in 1..count {
-                    assert_eq!(
-                        hops[i].src(),
-                        hops[i - 1].dst(),
-                        "pass {i} of {count} reads what the pass before wrote"
-                    );
-                }
-                // Clobbering plans write the output once, by the last pass; the others
-                // never write their input.
-                let writes = |b: Buffer| hops.iter().filter(|h| h.dst() == b).count();
-                if clobber {
-                    assert_eq!(writes(Buffer::Output), 1, "{count} passes");
-                } else {
-                    assert_eq!(writes(Buffer::Input), 0, "{count} passes");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn hops_never_read_what_they_write() {
-        for hop in HOPS {
-            assert_ne!(hop.src(), hop.dst(), "{hop:?}");
-            assert_eq!(
-                hop.select(Buffer::Input, Buffer::Output, Buffer::Scratch),
-                (hop.src(), hop.dst())
-            );
-        }
-    }
-
-    #[test]
-    fn host_buffers_resolve_like_handles() {
-        for hop in HOPS {
-            let input = [1u8];
-            let (mut output, mut scratch) = ([2u8], [3u8]);
-            let mut b = Buffers::new(Input::shared(&input), &mut output, &mut scratch);
-            let (src, dst) = b.pass(hop);
-            assert_eq!((src[0], dst[0]), hop.select(1, 2, 3), "{hop:?}");
-            dst[0] = 9;
-            assert_eq!(input, [1], "a shared input is never written");
-        }
-        // A clobbered input is written in place.
-        let mut input = [1u8];
-        let (mut output, mut scratch) = ([2u8], [3u8]);
-        let mut b = Buffers::new(Input::Clobbered(&mut input), &mut output, &mut scratch);
-        b.pass(Hop::ScratchToInput).1[0] = 9;
-        assert_eq!(input, [9]);
-    }
-
-    #[test]
-    fn launches_serialize_their_hop_as_two_buffers() {
-        let launch = Launch {
-            kernel: Cow::Borrowed("fwd_k0"),
-            blocks: 8,
-            threads: 128,
-            shared_bytes: 0,
-            pieces_per_block: 1,
-            hop: Hop::OutputToScratch,
-            signals: 0,
-            args: &TRANSFORM_ARGS,
-        };
-        let json = serde_json::to_string(&launch).unwrap();
-        assert_eq!(
-            json,
-            r#"{"kernel":"fwd_k0","blocks":8,"threads":128,"shared_bytes":0,"pieces_per_block":1,"src":"output","dst":"scratch","signals":0}"#
-        );
-    }
-}
+mod tests;

@@ -11,6 +11,19 @@ use serde::Serialize;
 use std::fmt;
 
 /// What the cost model needs to know of a field.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_dsl::field::AnyField;
+///
+/// let shape = |spec| AnyField::from_spec(spec).map(|f| FieldShape::of(&f));
+/// let babybear = shape("babybear")?;
+/// assert_eq!((babybear.element_bytes, babybear.shift_order), (4, None));
+/// assert_eq!(shape("goldilocks")?.element_bytes, 8);
+/// let p3 = shape("P3")?; // k = 8 digits of 64 bits; r has order 2k
+/// assert_eq!((p3.name.as_str(), p3.element_bytes, p3.shift_order), ("P3", 64, Some(16)));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldShape {
     /// The field's name.
@@ -22,7 +35,7 @@ pub struct FieldShape {
 }
 
 impl FieldShape {
-    /// The shape of a field.
+    /// The shape of a field ([`FieldShape`] has an example).
     pub fn of(field: &AnyField) -> FieldShape {
         let (element_bytes, shift_order) = match field {
             AnyField::Fp32(_) => (4, None),
@@ -48,6 +61,22 @@ impl FieldShape {
 }
 
 /// The cost of one kernel, over all its pieces.
+///
+/// ```
+/// use fermat_codegen::cost::{Cost, FieldShape};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::field::AnyField;
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = derive(&Formula::dft(1 << 12)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+/// let plan = Plan::lower(&f, PlanOptions { max_local_bits: 8, ..PlanOptions::default() })?;
+/// let cost = Cost::of(&plan, FieldShape::of(&AnyField::from_spec("goldilocks")?));
+/// let k = &cost.kernels[0];
+/// assert_eq!((k.name.as_str(), k.pieces * k.piece_size), ("fermat_k0", 4096));
+/// assert_eq!((k.bytes_read, k.bytes_written), (8 * 4096, 8 * 4096)); // every element, once
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KernelCost {
     /// The kernel's name.
@@ -71,6 +100,22 @@ pub struct KernelCost {
 }
 
 /// The cost of a plan.
+///
+/// ```
+/// use fermat_codegen::cost::{Cost, FieldShape};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::field::AnyField;
+/// use fermat_dsl::formula::Formula;
+///
+/// // A radix-2 FFT of 1024 points: 10 stages of 512 butterflies, in one pass.
+/// let f = derive(&Formula::dft(1024)?, Strategy::Ct, &Options::radix(2))?.final_formula();
+/// let plan = Plan::lower(&f, PlanOptions::default())?;
+/// let cost = Cost::of(&plan, FieldShape::of(&AnyField::from_spec("babybear")?));
+/// assert_eq!(cost.total(|k| k.additions), 2 * 512 * 10); // a sum and a difference each
+/// assert_eq!((cost.passes(), cost.bytes()), (1, 2 * 4 * 1024));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cost {
     /// The field.
@@ -83,6 +128,23 @@ pub struct Cost {
 
 impl Cost {
     /// Counts the operations of `plan` over a field of shape `field`.
+    ///
+    /// ```
+    /// use fermat_codegen::cost::{Cost, FieldShape};
+    /// use fermat_codegen::plan::{Plan, PlanOptions};
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::field::AnyField;
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// // DFT(16²) over P3, whose r has order 16: every rotation inside a DFT(16) is a
+    /// // shift, and only the 15 · 15 twiddles of D(16, 16) other than 1 are products.
+    /// let f = derive(&Formula::dft(256)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+    /// let plan = Plan::lower(&f, PlanOptions::default())?;
+    /// let cost = Cost::of(&plan, FieldShape::of(&AnyField::from_spec("P3")?));
+    /// assert_eq!(cost.total(|k| k.full_muls), 15 * 15);
+    /// assert!(cost.total(|k| k.shift_muls) > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn of(plan: &Plan, field: FieldShape) -> Cost {
         let kernels = plan
             .kernels
@@ -96,12 +158,13 @@ impl Cost {
         }
     }
 
-    /// Passes over global memory (one read and one write of the data each).
+    /// Passes over global memory (one read and one write of the data each; [`Cost`] has
+    /// an example).
     pub fn passes(&self) -> usize {
         self.kernels.len()
     }
 
-    /// Total bytes read and written.
+    /// Total bytes read and written ([`Cost`] has an example).
     pub fn bytes(&self) -> u64 {
         self.kernels
             .iter()
@@ -109,18 +172,35 @@ impl Cost {
             .sum()
     }
 
-    /// Sum of a per-kernel count.
+    /// Sum of a per-kernel count ([`Cost`] has an example).
     pub fn total(&self, count: impl Fn(&KernelCost) -> u64) -> u64 {
         self.kernels.iter().map(count).sum()
     }
 
     /// The time to move [`Cost::bytes`] at `gb_per_s` (10^9 bytes per second), in seconds:
     /// the plan's bandwidth floor.
+    ///
+    /// ```
+    /// use fermat_codegen::cost::{Cost, FieldShape};
+    /// use fermat_codegen::plan::{Plan, PlanOptions};
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::field::AnyField;
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let f = derive(&Formula::dft(1 << 12)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+    /// let plan = Plan::lower(&f, PlanOptions { max_local_bits: 8, ..PlanOptions::default() })?;
+    /// let cost = Cost::of(&plan, FieldShape::of(&AnyField::from_spec("goldilocks")?));
+    /// // Two passes, each reading and writing 4096 elements of 8 bytes, at 1 GB/s.
+    /// assert_eq!(cost.floor_seconds(1.0), (2 * 2 * 8 * 4096) as f64 / 1e9);
+    /// assert_eq!(cost.ideal_seconds(1.0), cost.floor_seconds(1.0) / 2.0); // one pass
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn floor_seconds(&self, gb_per_s: f64) -> f64 {
         self.bytes() as f64 / (gb_per_s * 1e9)
     }
 
-    /// The floor of one read and one write of the data, whatever the plan: the ideal.
+    /// The floor of one read and one write of the data, whatever the plan: the ideal
+    /// ([`Cost::floor_seconds`] has an example).
     pub fn ideal_seconds(&self, gb_per_s: f64) -> f64 {
         (2 * self.n * self.field.element_bytes) as f64 / (gb_per_s * 1e9)
     }

@@ -6,6 +6,20 @@ use thiserror::Error;
 /// Why CUDA source could not be produced.
 ///
 /// Every variant names the offending value and what would have been allowed.
+///
+/// ```
+/// use fermat_codegen::cuda::Table;
+/// use fermat_codegen::error::CodegenError;
+/// use fermat_codegen::header::Header;
+///
+/// let err = Header::new("fermat gen\n#include <evil>", "P3").render().unwrap_err();
+/// let value = "fermat gen\n#include <evil>".to_string();
+/// assert_eq!(err, CodegenError::HeaderText { what: "command", value });
+/// assert!(err.to_string().contains("must be one line of printable text"));
+/// let err = Table::new("tw", vec![1 << 32]).check(32).unwrap_err();
+/// let want = "table 'tw': value 4294967296 at index 0 does not fit a 32-bit word";
+/// assert_eq!(err.to_string(), want);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum CodegenError {

@@ -8,6 +8,22 @@ use fermat_dsl::field::{Field, FieldError, Roots};
 use thiserror::Error;
 
 /// Why a plan could not run.
+///
+/// ```
+/// use fermat_codegen::exec::{execute, ExecError};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(17)?; // 17 − 1 = 2^4: roots of unity of orders up to 16
+/// let plan = Plan::lower(&Formula::dft(8)?, PlanOptions::default())?;
+/// let err = execute(&f, &plan, &[f.zero(); 4], &mut [f.zero(); 8]).unwrap_err();
+/// assert_eq!(err, ExecError::Length { what: "input", len: 4, n: 8 });
+/// let plan = Plan::lower(&Formula::dft(32)?, PlanOptions::default())?;
+/// let err = execute(&f, &plan, &[f.zero(); 32], &mut [f.zero(); 32]).unwrap_err();
+/// assert!(matches!(err, ExecError::Field(_))); // no ω_32 modulo 17
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ExecError {
@@ -27,6 +43,23 @@ pub enum ExecError {
 }
 
 /// Runs `plan` on `input`, writing `output`, over `field` with the canonical roots.
+///
+/// ```
+/// use fermat_codegen::exec::execute;
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(8) over babybear: the transform of x = (0, 1, 0, …, 0) is the powers of ω_8.
+/// let f = Fp32::new(2013265921)?;
+/// let plan = Plan::lower(&Formula::dft(8)?, PlanOptions::default())?;
+/// let (mut x, mut y) = (vec![f.zero(); 8], vec![f.zero(); 8]);
+/// x[1] = f.one();
+/// execute(&f, &plan, &x, &mut y)?;
+/// let w = f.root_of_unity(8)?;
+/// assert!((0..8).all(|i| y[i] == f.pow_u64(&w, i as u64)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn execute<F: Field>(
     field: &F,
     plan: &Plan,
@@ -38,6 +71,25 @@ pub fn execute<F: Field>(
 }
 
 /// Runs `plan` with precomputed roots (reuse them across calls).
+///
+/// ```
+/// use fermat_codegen::exec::execute_with;
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let plan = Plan::lower(&Formula::dft(16)?, PlanOptions::default())?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let mut y = vec![f.zero(); 16];
+/// for v in 1..4 {
+///     // The transform of a constant vector v is (16·v, 0, …, 0).
+///     execute_with(&f, &plan, &roots, &vec![f.from_u64(v); 16], &mut y)?;
+///     assert_eq!(y[0], f.from_u64(16 * v));
+///     assert!(y[1..].iter().all(|e| *e == f.zero()));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn execute_with<F: Field>(
     field: &F,
     plan: &Plan,
@@ -53,6 +105,32 @@ pub fn execute_with<F: Field>(
 /// first pass multiplies by, where the plan has a pointwise product; `output` n elements,
 /// or the first ones only where the plan writes a short output. A plan with a short output
 /// clobbers an input it is given up ([`Input::Clobbered`]).
+///
+/// A cyclic product of length 8, (1 + x)·(1 + 2x + x²), as a product's three transforms:
+///
+/// ```
+/// use fermat_codegen::contract::Input;
+/// use fermat_codegen::exec::execute_io;
+/// use fermat_codegen::plan::{Direction, Io, Order, Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let (dft, reversed) = (Formula::dft(8)?, Order::BitReversed);
+/// let forward = PlanOptions { output_order: reversed, io: Io::FACTOR, ..PlanOptions::default() };
+/// let (direction, io) = (Direction::Inverse, Io::PRODUCT);
+/// let inverse = PlanOptions { input_order: reversed, direction, io, ..PlanOptions::default() };
+/// let (forward, inverse) = (Plan::lower(&dft, forward)?, Plan::lower(&dft, inverse)?);
+/// let roots = Roots::canonical(&f, 3, 8)?;
+/// let poly = |c: &[u64]| c.iter().map(|&v| f.from_u64(v)).collect::<Vec<_>>();
+/// let (mut a, mut b) = (vec![f.zero(); 8], vec![f.zero(); 8]);
+/// execute_io(&f, &forward, &roots, Input::shared(&poly(&[1, 1])), None, &mut a)?;
+/// execute_io(&f, &forward, &roots, Input::shared(&poly(&[1, 2, 1])), None, &mut b)?;
+/// let mut product = vec![f.zero(); 4]; // the first 4 coefficients only
+/// execute_io(&f, &inverse, &roots, Input::Clobbered(&mut a), Some(&b), &mut product)?;
+/// assert_eq!(product, poly(&[1, 3, 3, 1]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn execute_io<F: Field>(
     field: &F,
     plan: &Plan,
@@ -100,6 +178,24 @@ fn input_len<T: Clone>(input: &Input<'_, T>) -> usize {
 ///
 /// Backends that run pieces in parallel use [`KernelRunner::piece`] and
 /// [`KernelPlan::scatter`]; [`KernelRunner::run`] runs them all in order.
+///
+/// ```
+/// use fermat_codegen::exec::{execute, KernelRunner};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let plan = Plan::lower(&Formula::dft(16)?, PlanOptions::default())?; // one kernel
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let x: Vec<_> = (0..16).map(|v| f.from_u64(v)).collect();
+/// let (mut y, mut want) = (vec![f.zero(); 16], vec![f.zero(); 16]);
+/// KernelRunner::new(&f, &plan, &roots, &plan.kernels[0]).run(&x, &[], &mut y);
+/// execute(&f, &plan, &x, &mut want)?;
+/// assert_eq!(y, want);
+/// assert_eq!(y[0], f.from_u64(120)); // 0 + 1 + … + 15
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct KernelRunner<'a, F: Field> {
     field: &'a F,
     roots: &'a Roots<F>,
@@ -136,7 +232,8 @@ enum StepMaps<'a> {
 }
 
 impl<'a, F: Field> KernelRunner<'a, F> {
-    /// Prepares `kernel` of `plan` (its codelets and index tables) with the given roots.
+    /// Prepares `kernel` of `plan` (its codelets and index tables) with the given roots
+    /// ([`KernelRunner`] has an example).
     pub fn new(field: &'a F, plan: &Plan, roots: &'a Roots<F>, kernel: &'a KernelPlan) -> Self {
         let size = 1u64 << kernel.local_bits();
         let maps = kernel
@@ -182,7 +279,7 @@ impl<'a, F: Field> KernelRunner<'a, F> {
     }
 
     /// The addresses piece `p`'s local elements are written to, in local order: element
-    /// j's is `kernel.scatter(p, j)`.
+    /// j's is `kernel.scatter(p, j)` ([`KernelRunner::piece`] has an example).
     pub fn scatter(&self, p: u64) -> impl Iterator<Item = u64> + '_ {
         let base = self.kernel.scatter(p, 0);
         self.scatter.iter().map(move |&local| base | local)
@@ -190,7 +287,8 @@ impl<'a, F: Field> KernelRunner<'a, F> {
 
     /// Runs every piece in order, reading `src` (and `operand`, for a kernel with a
     /// pointwise product) and writing `dst`. A short `src` is read as zeros beyond its
-    /// end, and a short `dst` is written up to its end, as the kernels do.
+    /// end, and a short `dst` is written up to its end, as the kernels do ([`KernelRunner`]
+    /// has an example).
     pub fn run(&self, src: &[F::Elem], operand: &[F::Elem], dst: &mut [F::Elem]) {
         let mut piece = Vec::new();
         let mut regs = Vec::new();
@@ -208,6 +306,29 @@ impl<'a, F: Field> KernelRunner<'a, F> {
     /// address, for a kernel with a pointwise product; zero beyond a short `src`) and runs
     /// the body on it; local element j then belongs at `kernel.scatter(p, j)`. `regs` is
     /// scratch space.
+    ///
+    /// ```
+    /// use fermat_codegen::exec::KernelRunner;
+    /// use fermat_codegen::plan::{Plan, PlanOptions};
+    /// use fermat_dsl::field::{Field, Fp32, Roots};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// // I(4) ⊗ DFT(16): one kernel of four independent pieces of 16 elements.
+    /// let f = Fp32::new(2013265921)?;
+    /// let formula = Formula::tensor(vec![Formula::identity(4)?, Formula::dft(16)?])?;
+    /// let plan = Plan::lower(&formula, PlanOptions::default())?;
+    /// let (k, roots) = (&plan.kernels[0], Roots::canonical(&f, 4, 64)?);
+    /// let runner = KernelRunner::new(&f, &plan, &roots, k);
+    /// let x: Vec<_> = (0..64).map(|v| f.from_u64(v)).collect();
+    /// let (mut y, mut piece, mut regs) = (vec![f.zero(); 64], Vec::new(), Vec::new());
+    /// for p in (0..k.pieces()).rev() {
+    ///     // In any order, as the blocks of a kernel run.
+    ///     runner.piece(p, &x, &[], &mut piece, &mut regs);
+    ///     runner.scatter(p).zip(&piece).for_each(|(a, v)| y[a as usize] = *v);
+    /// }
+    /// assert_eq!((y[0], y[16]), (f.from_u64(120), f.from_u64(376))); // sums of 16 elements
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn piece(
         &self,
         p: u64,

@@ -8,13 +8,15 @@
 //! checkout), else the directories of `LD_LIBRARY_PATH`, else `$CUDA_HOME/lib64`, else
 //! `/usr/local/cuda/lib64`. Nothing of the machine that built the library is baked in.
 //!
-//! ```no_run
-//! let out = fermat_codegen::nvrtc::compile(
-//!     "extern \"C\" __global__ void k(int* x) { x[threadIdx.x] = 1; }",
-//!     fermat_codegen::nvrtc::SM90_CUBIN,
-//! )?;
-//! println!("{:?}", out.resources());
-//! # Ok::<(), fermat_codegen::nvrtc::NvrtcError>(())
+//! ```
+//! use fermat_codegen::nvrtc::{self, NvrtcError, SM90_CUBIN};
+//!
+//! let src = "extern \"C\" __global__ void k(int* x) { x[threadIdx.x] = 1; }";
+//! match nvrtc::compile(src, SM90_CUBIN) {
+//!     Ok(out) => assert!(out.resources()[0].kernel == "k" && out.resources()[0].registers > 0),
+//!     // Without libnvrtc, the error says where it was looked for and how to install it.
+//!     Err(err) => assert!(matches!(err, NvrtcError::NotFound { .. }), "{err}"),
+//! }
 //! ```
 
 use libloading::Library;
@@ -24,9 +26,36 @@ use std::sync::OnceLock;
 use thiserror::Error;
 
 /// Options for PTX for sm_90 (H100/H200): what the runtime loads through the driver.
+///
+/// ```
+/// use fermat_codegen::nvrtc::{self, SM90_PTX};
+///
+/// assert!(SM90_PTX.contains(&"--gpu-architecture=compute_90")); // a virtual architecture
+/// // Where libnvrtc is found, these options give PTX text and no CUBIN.
+/// if let Ok(nvrtc) = nvrtc::global() {
+///     let out = nvrtc.compile("extern \"C\" __global__ void k() {}", "k.cu", SM90_PTX)?;
+///     assert!(out.ptx.is_some_and(|ptx| ptx.contains(".entry k")) && out.cubin.is_none());
+/// }
+/// # Ok::<(), nvrtc::NvrtcError>(())
+/// ```
 pub const SM90_PTX: &[&str] = &["--gpu-architecture=compute_90", "--std=c++17"];
 
 /// Options for a sm_90 CUBIN with ptxas's resource report (registers, spills) in the log.
+///
+/// ```
+/// use fermat_codegen::nvrtc::{self, SM90_CUBIN};
+///
+/// assert!(SM90_CUBIN.contains(&"--gpu-architecture=sm_90")); // a real architecture
+/// assert!(SM90_CUBIN.contains(&"--ptxas-options=-v"));
+/// // Where libnvrtc is found, these options give a CUBIN and ptxas's report.
+/// if let Ok(nvrtc) = nvrtc::global() {
+///     let src = "extern \"C\" __global__ void k(int* x) { x[0] = 1; }";
+///     let out = nvrtc.compile(src, "k.cu", SM90_CUBIN)?;
+///     assert!(out.cubin.is_some());
+///     assert_eq!(out.resources()[0].kernel, "k");
+/// }
+/// # Ok::<(), nvrtc::NvrtcError>(())
+/// ```
 pub const SM90_CUBIN: &[&str] = &[
     "--gpu-architecture=sm_90",
     "--std=c++17",
@@ -34,6 +63,23 @@ pub const SM90_CUBIN: &[&str] = &[
 ];
 
 /// Why NVRTC could not be used or a source did not compile.
+///
+/// ```
+/// use fermat_codegen::nvrtc::{self, NvrtcError};
+///
+/// let err = NvrtcError::NotFound { searched: vec!["/usr/local/cuda/lib64/libnvrtc.so*".into()] };
+/// assert!(err.to_string().contains("/usr/local/cuda/lib64/libnvrtc.so*"));
+/// assert!(err.to_string().contains("FERMAT_NVRTC_LIB")); // and how to provide it
+/// // Where libnvrtc is found, a source that does not compile returns the compiler's log.
+/// if let Ok(nvrtc) = nvrtc::global() {
+///     let err = nvrtc.compile("__global__ void k() { undeclared(); }", "bad.cu", &[]);
+///     let err = err.unwrap_err();
+///     assert!(matches!(err, NvrtcError::Compile { ref name, ref log, .. }
+///         if name == "bad.cu" && log.contains("undeclared")));
+///     let err = nvrtc.compile("int x;\0", "nul.cu", &[]).unwrap_err();
+///     assert_eq!(err, NvrtcError::Nul { what: "source" });
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum NvrtcError {
@@ -78,6 +124,20 @@ pub enum NvrtcError {
 }
 
 /// The result of a successful compilation.
+///
+/// ```
+/// use fermat_codegen::nvrtc::{self, NvrtcError, SM90_PTX};
+///
+/// match nvrtc::global() {
+///     Ok(nvrtc) => {
+///         let out = nvrtc.compile("extern \"C\" __global__ void k() {}", "k.cu", SM90_PTX)?;
+///         assert!(out.ptx.is_some_and(|ptx| ptx.contains(".target sm_90")));
+///     }
+///     // Without libnvrtc, the error says where it was looked for.
+///     Err(err) => assert!(err.to_string().contains("libnvrtc not found"), "{err}"),
+/// }
+/// # Ok::<(), NvrtcError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Compiled {
     /// PTX text, when compiled for a virtual architecture (`compute_XX`).
@@ -89,6 +149,20 @@ pub struct Compiled {
 }
 
 /// What ptxas reports for one kernel.
+///
+/// ```
+/// use fermat_codegen::nvrtc::Compiled;
+///
+/// let log = "ptxas info    : Compiling entry function 'a' for 'sm_90'\n\
+///            \x20   0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+///            ptxas info    : Compiling entry function 'b' for 'sm_90'\n\
+///            \x20   16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n";
+/// let compiled = Compiled { ptx: None, cubin: None, log: log.into() };
+/// // The kernels that spill registers to local memory.
+/// let spills: Vec<String> =
+///     compiled.resources().into_iter().filter(|r| r.spill_stores > 0).map(|r| r.kernel).collect();
+/// assert_eq!(spills, ["b"]);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Resources {
     /// The kernel's name.
@@ -106,6 +180,24 @@ pub struct Resources {
 impl Compiled {
     /// Registers and spills per kernel, read from ptxas's verbose report in the log (empty
     /// unless compiled with `--ptxas-options=-v` for a real architecture).
+    ///
+    /// ```
+    /// use fermat_codegen::nvrtc::{Compiled, Resources};
+    ///
+    /// let log = "ptxas info    : Compiling entry function 'butterfly' for 'sm_90'\n\
+    ///            ptxas info    : Function properties for butterfly\n\
+    ///            \x20   8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+    ///            ptxas info    : Used 40 registers, used 0 barriers, 380 bytes cmem[0]\n";
+    /// let compiled = Compiled { ptx: None, cubin: None, log: log.into() };
+    /// let want = Resources {
+    ///     kernel: "butterfly".into(),
+    ///     registers: 40,
+    ///     stack_frame: 8,
+    ///     spill_stores: 4,
+    ///     spill_loads: 12,
+    /// };
+    /// assert_eq!(compiled.resources(), [want]);
+    /// ```
     pub fn resources(&self) -> Vec<Resources> {
         let mut out: Vec<Resources> = Vec::new();
         for line in self.log.lines() {
@@ -167,6 +259,21 @@ type ErrorStringFn = unsafe extern "C" fn(c_int) -> *const c_char;
 type VersionFn = unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int;
 
 /// A loaded libnvrtc.
+///
+/// ```
+/// use fermat_codegen::nvrtc::{locate, Nvrtc, NvrtcError};
+///
+/// match locate() {
+///     Ok(path) => {
+///         let nvrtc = Nvrtc::load(&path)?;
+///         assert_eq!(nvrtc.path(), path);
+///         let (major, _minor) = nvrtc.version()?;
+///         assert!(major >= 11); // NVRTC has CUBIN output from CUDA 11 on
+///     }
+///     Err(err) => assert!(matches!(err, NvrtcError::NotFound { .. })),
+/// }
+/// # Ok::<(), NvrtcError>(())
+/// ```
 pub struct Nvrtc {
     path: PathBuf,
     create: CreateProgramFn,
@@ -255,6 +362,15 @@ fn venv_dirs(start: Option<&Path>) -> Vec<PathBuf> {
 
 /// Finds libnvrtc: `$FERMAT_NVRTC_LIB` if set (it must exist), else the first
 /// `libnvrtc.so*` in [`search_dirs`].
+///
+/// ```
+/// use fermat_codegen::nvrtc::{locate, NvrtcError};
+///
+/// // A library named by $FERMAT_NVRTC_LIB must exist: nothing else is searched then.
+/// std::env::set_var("FERMAT_NVRTC_LIB", "/nonexistent/libnvrtc.so");
+/// let searched = vec!["$FERMAT_NVRTC_LIB = /nonexistent/libnvrtc.so".to_string()];
+/// assert_eq!(locate(), Err(NvrtcError::NotFound { searched }));
+/// ```
 pub fn locate() -> Result<PathBuf, NvrtcError> {
     if let Some(path) = std::env::var_os("FERMAT_NVRTC_LIB") {
         let path = PathBuf::from(path);
@@ -299,6 +415,14 @@ impl Nvrtc {
     /// Loads libnvrtc from `path`. The `libnvrtc-builtins` beside it is loaded first, by
     /// full path, so that NVRTC's own lookup of it by name succeeds without
     /// `LD_LIBRARY_PATH`.
+    ///
+    /// ```
+    /// use fermat_codegen::nvrtc::{Nvrtc, NvrtcError};
+    /// use std::path::Path;
+    ///
+    /// let err = Nvrtc::load(Path::new("/nonexistent/libnvrtc.so.13")).unwrap_err();
+    /// assert!(matches!(err, NvrtcError::Load { ref path, .. } if path.ends_with("so.13")));
+    /// ```
     pub fn load(path: &Path) -> Result<Nvrtc, NvrtcError> {
         let load_err = |e: libloading::Error| NvrtcError::Load {
             path: path.display().to_string(),
@@ -336,12 +460,12 @@ impl Nvrtc {
         }
     }
 
-    /// The library file this was loaded from.
+    /// The library file this was loaded from ([`Nvrtc`] has an example).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// NVRTC's version (major, minor), e.g. (13, 0).
+    /// NVRTC's version (major, minor), e.g. (13, 0) ([`Nvrtc`] has an example).
     pub fn version(&self) -> Result<(i32, i32), NvrtcError> {
         let (mut major, mut minor) = (0, 0);
         // SAFETY: two valid out-pointers.
@@ -391,6 +515,22 @@ impl Nvrtc {
     ///
     /// Returns the PTX or CUBIN (whichever the options produce) with the log, or
     /// [`NvrtcError::Compile`] carrying the log.
+    ///
+    /// ```
+    /// use fermat_codegen::nvrtc::{self, NvrtcError, SM90_CUBIN};
+    ///
+    /// match nvrtc::global() {
+    ///     Ok(nvrtc) => {
+    ///         let src = "extern \"C\" __global__ void k(int* x) { x[threadIdx.x] = 1; }";
+    ///         let out = nvrtc.compile(src, "k.cu", SM90_CUBIN)?;
+    ///         assert!(out.cubin.is_some_and(|cubin| cubin.starts_with(b"\x7fELF")));
+    ///         let err = nvrtc.compile("__global__ void k() { x; }", "bad.cu", SM90_CUBIN);
+    ///         assert!(matches!(err, Err(NvrtcError::Compile { .. })));
+    ///     }
+    ///     Err(err) => assert!(matches!(err, NvrtcError::NotFound { .. })),
+    /// }
+    /// # Ok::<(), NvrtcError>(())
+    /// ```
     pub fn compile(
         &self,
         source: &str,
@@ -453,6 +593,17 @@ impl Nvrtc {
 }
 
 /// The process-wide NVRTC, located and loaded on first use.
+///
+/// ```
+/// use fermat_codegen::nvrtc::global;
+///
+/// // Located and loaded once: every call gives the same library, or the same error.
+/// match (global(), global()) {
+///     (Ok(a), Ok(b)) => assert!(std::ptr::eq(a, b) && a.path().is_file()),
+///     (Err(a), Err(b)) => assert_eq!(a, b),
+///     _ => unreachable!("the first outcome is kept"),
+/// }
+/// ```
 pub fn global() -> Result<&'static Nvrtc, NvrtcError> {
     static NVRTC: OnceLock<Result<Nvrtc, NvrtcError>> = OnceLock::new();
     NVRTC

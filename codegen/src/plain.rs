@@ -36,11 +36,28 @@
 //! assert!(k.to_string().contains("fe_dot_add"));
 //! ```
 
+mod host;
+
+pub use host::{plain_mul, plain_series};
+
 use crate::contract::Arg;
 use crate::cuda::{fe, BinOp, Builtin, Dim, Expr, ForLoop, Kernel, SharedArray, Stmt, Type};
-use fermat_dsl::field::Field;
 
 /// A kernel of plain products.
+///
+/// ```
+/// use fermat_codegen::plain::{PlainPass, Tile};
+///
+/// // Every kernel checks, and prints with the launch bound it is launched with.
+/// let tile = Tile::for_element_bytes(8);
+/// for pass in PlainPass::ALL {
+///     let k = pass.kernel(tile);
+///     k.check()?;
+///     let bound = format!("__launch_bounds__({}) {}(", pass.threads(tile), pass.name());
+///     assert!(k.to_string().contains(&bound), "{bound}");
+/// }
+/// # Ok::<(), fermat_codegen::CodegenError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlainPass {
     /// Row y of the grid, block x: outputs t ∈ [x·tile, (x + 1)·tile) ∩ [0, `dst_len`) of
@@ -64,7 +81,19 @@ pub enum PlainPass {
     Series,
 }
 
-/// The arguments of [`PlainPass::Product`], in order.
+/// The arguments of [`PlainPass::Product`], in order: each operand's vector, length,
+/// stride and distance between products, the destination's, then the window's first
+/// output, the chunks per product and the terms per chunk.
+///
+/// ```
+/// use fermat_codegen::plain::{PlainPass, PRODUCT_ARGS};
+///
+/// let names: Vec<&str> = PRODUCT_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names[..4], ["src", "src_len", "src_stride", "src_dist"]);
+/// assert_eq!(names[8..12], ["dst", "dst_len", "dst_stride", "dst_dist"]);
+/// assert_eq!(names[12..], ["lo", "terms", "block"]);
+/// assert_eq!(PlainPass::Product.args(), &PRODUCT_ARGS);
+/// ```
 pub const PRODUCT_ARGS: [Arg; 15] = [
     Arg::Source,
     Arg::SourceLength,
@@ -84,6 +113,14 @@ pub const PRODUCT_ARGS: [Arg; 15] = [
 ];
 
 /// The arguments of [`PlainPass::Reduce`], in order.
+///
+/// ```
+/// use fermat_codegen::plain::REDUCE_ARGS;
+///
+/// let names: Vec<&str> = REDUCE_ARGS.iter().map(|a| a.name()).collect();
+/// let rows = ["src", "src_stride", "src_dist"];
+/// assert_eq!(names, [&rows[..], &["dst", "dst_len", "dst_stride", "dst_dist", "terms"]].concat());
+/// ```
 pub const REDUCE_ARGS: [Arg; 8] = [
     Arg::Source,
     Arg::SourceStride,
@@ -96,6 +133,13 @@ pub const REDUCE_ARGS: [Arg; 8] = [
 ];
 
 /// The arguments of [`PlainPass::Reverse`], in order.
+///
+/// ```
+/// use fermat_codegen::plain::REVERSE_ARGS;
+///
+/// let names: Vec<&str> = REVERSE_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["src", "src_len", "src_stride", "dst", "dst_len", "dst_stride"]);
+/// ```
 pub const REVERSE_ARGS: [Arg; 6] = [
     Arg::Source,
     Arg::SourceLength,
@@ -105,7 +149,17 @@ pub const REVERSE_ARGS: [Arg; 6] = [
     Arg::DestinationStride,
 ];
 
-/// The arguments of [`PlainPass::Difference`], in order.
+/// The arguments of [`PlainPass::Difference`], in order: [`REVERSE_ARGS`] with the
+/// second operand's vector, length and stride between the first's and the destination's.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::plain::{DIFFERENCE_ARGS, REVERSE_ARGS};
+///
+/// assert_eq!(DIFFERENCE_ARGS[..3], REVERSE_ARGS[..3]);
+/// assert_eq!(DIFFERENCE_ARGS[3..6], [Arg::Factor, Arg::FactorLength, Arg::FactorStride]);
+/// assert_eq!(DIFFERENCE_ARGS[6..], REVERSE_ARGS[3..]);
+/// ```
 pub const DIFFERENCE_ARGS: [Arg; 9] = [
     Arg::Source,
     Arg::SourceLength,
@@ -118,7 +172,16 @@ pub const DIFFERENCE_ARGS: [Arg; 9] = [
     Arg::DestinationStride,
 ];
 
-/// The arguments of [`PlainPass::Series`], in order.
+/// The arguments of [`PlainPass::Series`], in order: [`REVERSE_ARGS`], then the
+/// coefficients of the inverse `dst` already holds.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::plain::{REVERSE_ARGS, SERIES_ARGS};
+///
+/// assert_eq!(SERIES_ARGS[..6], REVERSE_ARGS);
+/// assert_eq!(SERIES_ARGS[6], Arg::Low);
+/// ```
 pub const SERIES_ARGS: [Arg; 7] = [
     Arg::Source,
     Arg::SourceLength,
@@ -130,14 +193,44 @@ pub const SERIES_ARGS: [Arg; 7] = [
 ];
 
 /// Threads per block of [`PlainPass::Reduce`] (and of the other elementwise kernels).
+///
+/// ```
+/// use fermat_codegen::plain::{PlainPass, Tile, REDUCE_THREADS};
+///
+/// // Whatever the tile: one thread per output, in blocks of 256.
+/// for tile in [Tile::for_element_bytes(4), Tile::for_element_bytes(64)] {
+///     for pass in [PlainPass::Reduce, PlainPass::Reverse, PlainPass::Difference] {
+///         assert_eq!(pass.threads(tile), REDUCE_THREADS);
+///     }
+/// }
+/// ```
 pub const REDUCE_THREADS: u32 = 256;
 
 /// Threads that share each dot product of [`PlainPass::Series`], each summing every
 /// `SERIES_PARTS`-th term; their sums meet in shared memory.
+///
+/// ```
+/// use fermat_codegen::plain::{PlainPass, Tile, SERIES_PARTS};
+///
+/// // The last step's e has series/2 coefficients, each dot product SERIES_PARTS threads.
+/// let tile = Tile::for_element_bytes(8);
+/// assert_eq!(tile.series, 256);
+/// assert_eq!(PlainPass::Series.threads(tile), 256 / 2 * SERIES_PARTS);
+/// ```
 pub const SERIES_PARTS: u32 = 4;
 
 /// The shape of a block of [`PlainPass::Product`]: its outputs (also its threads) and the
 /// most terms per output it sums (the chunk; a launch may use fewer, `block`).
+///
+/// ```
+/// use fermat_codegen::plain::Tile;
+///
+/// // An SRGFN of 8 digits, 64 bytes an element: 128 × 128, (3·128 − 1)·64 bytes shared.
+/// let p3 = Tile::for_element_bytes(64);
+/// assert_eq!((p3.outputs, p3.chunk, p3.window()), (128, 128, 255));
+/// // Its inverse needs 1/f_0 from the host, and takes 32 coefficients on chip.
+/// assert_eq!((p3.series, p3.inverts), (32, false));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tile {
     /// Outputs per block, one per thread.
@@ -162,6 +255,15 @@ impl Tile {
     /// The tile for elements of `bytes` bytes in registers: 256 × 256 for word primes,
     /// smaller squares for SRGFNs, so that the chunk of a and the tile's b
     /// (outputs + chunk − 1 elements) fit `SHARED_BYTES` (40 KiB).
+    ///
+    /// ```
+    /// use fermat_codegen::plain::Tile;
+    ///
+    /// let t = |bytes| Tile::for_element_bytes(bytes);
+    /// assert_eq!((t(4).outputs, t(4).series, t(4).inverts), (256, 512, true)); // babybear
+    /// assert_eq!((t(8).outputs, t(8).series, t(8).inverts), (256, 256, true)); // goldilocks
+    /// assert_eq!((t(32).outputs, t(32).series, t(32).inverts), (256, 64, false)); // P2
+    /// ```
     pub fn for_element_bytes(bytes: u64) -> Tile {
         let mut side = 256u64;
         while side > 16 && (3 * side - 1) * bytes > SHARED_BYTES {
@@ -185,6 +287,14 @@ impl Tile {
     }
 
     /// Elements of b a block stages: its outputs plus its chunk, less one.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::{PlainPass, Tile};
+    ///
+    /// let tile = Tile::for_element_bytes(4);
+    /// assert_eq!(tile.window(), 511);
+    /// assert!(PlainPass::Product.kernel(tile).to_string().contains("__shared__ fe_t sb[511];"));
+    /// ```
     pub fn window(self) -> u64 {
         u64::from(self.outputs) + u64::from(self.chunk) - 1
     }
@@ -210,6 +320,14 @@ fn row() -> Expr {
 
 impl PlainPass {
     /// Every kernel.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::PlainPass;
+    ///
+    /// let names: Vec<&str> = PlainPass::ALL.iter().map(|p| p.name()).collect();
+    /// assert_eq!(names[..2], ["plain_product", "plain_reduce"]);
+    /// assert_eq!(names[2..], ["plain_reverse", "plain_difference", "plain_series"]);
+    /// ```
     pub const ALL: [PlainPass; 5] = [
         PlainPass::Product,
         PlainPass::Reduce,
@@ -218,7 +336,15 @@ impl PlainPass {
         PlainPass::Series,
     ];
 
-    /// The kernel's name.
+    /// The kernel's name, by which the runtime finds it in the compiled module.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::{PlainPass, Tile};
+    ///
+    /// let tile = Tile::for_element_bytes(4);
+    /// assert_eq!(PlainPass::Difference.name(), "plain_difference");
+    /// assert_eq!(PlainPass::Difference.kernel(tile).name, "plain_difference");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             PlainPass::Product => "plain_product",
@@ -229,7 +355,16 @@ impl PlainPass {
         }
     }
 
-    /// The kernel's arguments, in order.
+    /// The kernel's arguments, in order: the kernel's parameters, one each.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::{PlainPass, Tile, SERIES_ARGS};
+    ///
+    /// assert_eq!(PlainPass::Series.args(), &SERIES_ARGS);
+    /// let k = PlainPass::Series.kernel(Tile::for_element_bytes(4));
+    /// let params: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    /// assert_eq!(params, ["src", "src_len", "src_stride", "dst", "dst_len", "dst_stride", "lo"]);
+    /// ```
     pub fn args(self) -> &'static [Arg] {
         match self {
             PlainPass::Product => &PRODUCT_ARGS,
@@ -240,7 +375,19 @@ impl PlainPass {
         }
     }
 
-    /// Threads per block the kernel is launched with.
+    /// Threads per block the kernel is launched with: a thread per output of a
+    /// [`PlainPass::Product`] tile, [`SERIES_PARTS`] per coefficient of the series' last
+    /// step, [`REDUCE_THREADS`] for the others.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::{PlainPass, Tile};
+    ///
+    /// let (word, p3) = (Tile::for_element_bytes(4), Tile::for_element_bytes(64));
+    /// assert_eq!((PlainPass::Product.threads(word), PlainPass::Product.threads(p3)), (256, 128));
+    /// // 512 coefficients: 256 of the last step's e, four threads each.
+    /// assert_eq!(PlainPass::Series.threads(word), 1024);
+    /// assert_eq!(PlainPass::Series.threads(p3), 64);
+    /// ```
     pub fn threads(self, tile: Tile) -> u32 {
         match self {
             PlainPass::Product => tile.outputs,
@@ -250,7 +397,17 @@ impl PlainPass {
         }
     }
 
-    /// The kernel for blocks of `tile`.
+    /// The kernel for blocks of `tile`: the tile fixes a product's shared arrays and
+    /// launch bound, and the series' length.
+    ///
+    /// ```
+    /// use fermat_codegen::plain::{PlainPass, Tile};
+    ///
+    /// let text = PlainPass::Product.kernel(Tile::for_element_bytes(64)).to_string();
+    /// assert!(text.contains("__launch_bounds__(128) plain_product("));
+    /// assert!(text.contains("__shared__ fe_t sa[128];"));
+    /// assert!(text.contains("__shared__ fe_t sb[255];"));
+    /// ```
     pub fn kernel(self, tile: Tile) -> Kernel {
         let params = self.args().iter().map(|a| a.param()).collect();
         match self {
@@ -637,84 +794,6 @@ fn series_body(inverts: bool) -> Vec<Stmt> {
         ),
     ]);
     body
-}
-
-/// The power-series inverse of f mod x^n, extended from the coefficients `g` holds (from
-/// 1/f_0 when it holds none, as a kernel of [`Tile::inverts`] does) as
-/// [`PlainPass::Series`] extends it: the CPU's run of the kernel.
-///
-/// ```
-/// use fermat_codegen::plain::plain_series;
-/// use fermat_dsl::field::{Field, Fp32};
-///
-/// let f = Fp32::new(469762049)?;
-/// let one_minus_x = [f.one(), f.neg(&f.one())];
-/// let mut g = vec![f.one()]; // 1/f_0
-/// plain_series(&f, &one_minus_x, &mut g, 5); // 1/(1 − x) = 1 + x + x² + …
-/// assert!(g.len() == 5 && g.iter().all(|c| *c == f.one()));
-/// # Ok::<(), fermat_dsl::field::FieldError>(())
-/// ```
-pub fn plain_series<F: Field>(field: &F, f: &[F::Elem], g: &mut Vec<F::Elem>, n: usize) {
-    let coeff = |j: usize| f.get(j).cloned().unwrap_or_else(|| field.zero());
-    g.truncate(n);
-    if g.is_empty() && n > 0 {
-        // From nothing, as a kernel of [`Tile::inverts`] starts: 1/f_0, and 0 for 0.
-        g.push(field.inv(&coeff(0)).unwrap_or_else(|_| field.zero()));
-    }
-    while g.len() < n {
-        let have = g.len();
-        let step = have.min(n - have);
-        let e: Vec<F::Elem> = (0..step)
-            .map(|t| {
-                (0..have).fold(field.zero(), |acc, i| {
-                    field.add(&acc, &field.mul(&g[i], &coeff(have + t - i)))
-                })
-            })
-            .collect();
-        for t in 0..step {
-            let h = (0..=t).fold(field.zero(), |acc, i| {
-                field.add(&acc, &field.mul(&g[i], &e[t - i]))
-            });
-            g.push(field.neg(&h));
-        }
-    }
-}
-
-/// The outputs lo..lo + `out.len()` of a·b by the kernels' decomposition into tiles of
-/// `tile.outputs` outputs and chunks of `chunk` terms, each chunk's partial sums added in
-/// order as [`PlainPass::Reduce`] adds them: the CPU's run of the kernels, for one product.
-pub fn plain_mul<F: Field>(
-    field: &F,
-    a: &[F::Elem],
-    b: &[F::Elem],
-    lo: usize,
-    tile: Tile,
-    chunk: usize,
-    out: &mut [F::Elem],
-) {
-    let chunks = a.len().div_ceil(chunk).max(1);
-    let outputs = tile.outputs as usize;
-    let mut rows = vec![vec![field.zero(); out.len()]; chunks];
-    for (u, row) in rows.iter_mut().enumerate() {
-        let i0 = u * chunk;
-        for (x, tile_out) in row.chunks_mut(outputs).enumerate() {
-            for (s, o) in tile_out.iter_mut().enumerate() {
-                let t = lo + x * outputs + s;
-                let mut acc = field.zero();
-                for (i, ai) in a.iter().enumerate().skip(i0).take(chunk) {
-                    if let Some(bj) = t.checked_sub(i).and_then(|j| b.get(j)) {
-                        acc = field.add(&acc, &field.mul(bj, ai));
-                    }
-                }
-                *o = acc;
-            }
-        }
-    }
-    for (t, o) in out.iter_mut().enumerate() {
-        *o = rows
-            .iter()
-            .fold(field.zero(), |acc, r| field.add(&acc, &r[t]));
-    }
 }
 
 #[cfg(test)]

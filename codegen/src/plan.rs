@@ -14,11 +14,31 @@
 //! the same value, so the CPU run in CI checks exactly what the GPU runs.
 
 use crate::contract::{Buffers, Hop, Input};
-use crate::sigma::{stages, Stage};
+use crate::sigma::stages;
 use fermat_dsl::formula::{Formula, FormulaError};
 use thiserror::Error;
 
+mod lower;
+mod program;
+
+use lower::Lowering;
+pub use program::{BitField, BitSource, Codelet, Op, Step};
+
 /// Why a formula could not be lowered into a plan.
+///
+/// ```
+/// use fermat_codegen::plan::{Plan, PlanError, PlanOptions};
+/// use fermat_dsl::formula::Formula;
+///
+/// let pieces = |max_local_bits| PlanOptions { max_local_bits, ..PlanOptions::default() };
+/// let err = Plan::lower(&Formula::dft(12)?, pieces(12)).unwrap_err();
+/// assert!(matches!(err, PlanError::NotPowerOfTwo { size: 12, .. }));
+/// let err = Plan::lower(&Formula::dft(16)?, pieces(2)).unwrap_err();
+/// assert_eq!(err, PlanError::LeafTooLarge { bits: 4, max_local_bits: 2 });
+/// let err = Plan::lower(&Formula::dft(16)?, pieces(0)).unwrap_err();
+/// assert_eq!(err, PlanError::PieceSize { max_local_bits: 0 });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum PlanError {
@@ -70,6 +90,27 @@ pub enum PlanError {
 }
 
 /// Natural or bit-reversed order of a vector in memory.
+///
+/// ```
+/// use fermat_codegen::exec::execute;
+/// use fermat_codegen::plan::{Order, Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(469762049)?;
+/// let x: Vec<_> = (1..=16).map(|v| f.from_u64(v)).collect();
+/// let plan = |output_order| {
+///     let options = PlanOptions { output_order, ..PlanOptions::default() };
+///     Plan::lower(&Formula::Dft(16), options)
+/// };
+/// let (mut natural, mut reversed) = (vec![f.zero(); 16], vec![f.zero(); 16]);
+/// execute(&f, &plan(Order::Natural)?, &x, &mut natural)?;
+/// execute(&f, &plan(Order::BitReversed)?, &x, &mut reversed)?;
+/// for i in 0..16usize {
+///     assert_eq!(reversed[i.reverse_bits() >> (usize::BITS - 4)], natural[i]);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Order {
     /// `x[i]` at address i.
@@ -80,6 +121,25 @@ pub enum Order {
 }
 
 /// Forward DFT at ω, or inverse (at ω^(−1), scaled by 1/n).
+///
+/// ```
+/// use fermat_codegen::exec::execute;
+/// use fermat_codegen::plan::{Direction, Plan, PlanOptions};
+/// use fermat_dsl::field::{Field, Fp32};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(469762049)?;
+/// let x: Vec<_> = (1..=16).map(|v| f.from_u64(v)).collect();
+/// let plan = |direction| {
+///     let options = PlanOptions { direction, ..PlanOptions::default() };
+///     Plan::lower(&Formula::Dft(16), options)
+/// };
+/// let (mut y, mut back) = (vec![f.zero(); 16], vec![f.zero(); 16]);
+/// execute(&f, &plan(Direction::Forward)?, &x, &mut y)?;
+/// execute(&f, &plan(Direction::Inverse)?, &y, &mut back)?;
+/// assert_eq!(back, x); // the inverse carries the 1/n
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Direction {
     /// y = DFT_n(ω) x.
@@ -90,6 +150,30 @@ pub enum Direction {
 }
 
 /// Options of the lowering.
+///
+/// Smaller pieces make more passes; a run of consecutive elements may exceed the piece
+/// where that saves one.
+///
+/// ```
+/// use fermat_codegen::plan::{Order, Plan, PlanError, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(2^10) by radix 4: five DFT(4) stages, the high index bits first.
+/// let f = derive(&Formula::dft(1 << 10)?, Strategy::Ct, &Options::radix(4))?.final_formula();
+/// let options = |max_contiguous_bits| PlanOptions {
+///     max_local_bits: 4,
+///     max_contiguous_bits,
+///     output_order: Order::BitReversed,
+///     ..PlanOptions::default()
+/// };
+/// let pieces = |bits| -> Result<Vec<u32>, PlanError> {
+///     Ok(Plan::lower(&f, options(bits))?.kernels.iter().map(|k| k.local_bits()).collect())
+/// };
+/// assert_eq!(pieces(0)?, [4, 4, 2]);
+/// assert_eq!(pieces(6)?, [4, 6]); // bits 0..6 are a run of 64 consecutive elements
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlanOptions {
     /// log2 of the largest piece (elements one kernel exchanges on chip).
@@ -130,6 +214,23 @@ impl Default for PlanOptions {
 /// The default reads and writes whole vectors, and the kernels take [`TRANSFORM_ARGS`];
 /// any other takes [`POLY_TRANSFORM_ARGS`].
 ///
+/// ```
+/// use fermat_codegen::plan::{Io, Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// assert!(Io::default().is_whole() && !Io::PRODUCT.is_whole());
+/// // A product's I/O on a transform of 2^12 points in two passes.
+/// let f = derive(&Formula::dft(1 << 12)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+/// let options = PlanOptions { max_local_bits: 8, io: Io::PRODUCT, ..PlanOptions::default() };
+/// let plan = Plan::lower(&f, options)?;
+/// assert_eq!(plan.io(), Io::PRODUCT);
+/// let (first, last) = (plan.kernels[0].io, plan.kernels[1].io);
+/// assert!(first.pointwise && !first.short_output); // the first pass multiplies as it reads
+/// assert!(last.short_output && !last.pointwise); // the last writes a short product
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// [`TRANSFORM_ARGS`]: crate::contract::TRANSFORM_ARGS
 /// [`POLY_TRANSFORM_ARGS`]: crate::contract::POLY_TRANSFORM_ARGS
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -148,7 +249,8 @@ pub struct Io {
 }
 
 impl Io {
-    /// The forward transform of a cyclic product: it reads a short factor.
+    /// The forward transform of a cyclic product: it reads a short factor
+    /// ([`execute_io`](crate::exec::execute_io) has an example).
     pub const FACTOR: Io = Io {
         short_input: true,
         pointwise: false,
@@ -156,150 +258,37 @@ impl Io {
     };
 
     /// The inverse transform of a cyclic product: it multiplies by the other factor's
-    /// transform as it reads and writes a short product.
+    /// transform as it reads and writes a short product ([`Io`] has an example).
     pub const PRODUCT: Io = Io {
         short_input: false,
         pointwise: true,
         short_output: true,
     };
 
-    /// Whether every pass reads and writes whole vectors of n elements.
+    /// Whether every pass reads and writes whole vectors of n elements ([`Io`] has an
+    /// example).
     pub fn is_whole(&self) -> bool {
         *self == Io::default()
     }
 }
 
-/// Where one bit of a twiddle exponent's factor comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BitSource {
-    /// Bit c of the element's local index within its piece.
-    Local(u32),
-    /// Bit c of the piece index.
-    Piece(u32),
-}
-
-/// A value assembled from index bits: bit i is `bits[i]`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct BitField {
-    /// The source of each bit, least significant first.
-    pub bits: Vec<BitSource>,
-}
-
-impl BitField {
-    /// The value for local element `j` of piece `p`.
-    pub fn eval(&self, j: u64, p: u64) -> u64 {
-        self.bits.iter().enumerate().fold(0, |acc, (i, src)| {
-            let bit = match *src {
-                BitSource::Local(c) => (j >> c) & 1,
-                BitSource::Piece(c) => (p >> c) & 1,
-            };
-            acc | (bit << i)
-        })
-    }
-
-    /// Whether the value depends on the piece index.
-    pub fn uses_piece(&self) -> bool {
-        self.bits.iter().any(|b| matches!(b, BitSource::Piece(_)))
-    }
-}
-
-/// One step of a kernel's body, applied to the whole piece.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
-    /// DFT(2^b), b = `locals.len()`, along the local bits `locals` (bit i of the DFT's
-    /// index is local bit `locals[i]`), for every value of the other local bits; each
-    /// group runs the radix-2 [`Codelet`] of that size.
-    Dft {
-        /// The local bits the DFT runs along.
-        locals: Vec<u32>,
-    },
-    /// Element j of piece p is multiplied by ω_{2^log_order}^(x·y) (by ω^(−1) in inverse
-    /// plans): the twiddle diagonal D(m, n) of a formula, with x and y the bit fields of
-    /// the formula's index mapped to where those bits live.
-    Twiddle {
-        /// log2 of the root's order, log2(mn).
-        log_order: u32,
-        /// The row index a.
-        x: BitField,
-        /// The column index b.
-        y: BitField,
-    },
-    /// Every element is multiplied by n^(−1) (the inverse transform's scaling).
-    Scale,
-}
-
-/// One instruction of a codelet, on the codelet's registers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// (a, b) ← (a + b, a − b): a DFT(2).
-    Butterfly {
-        /// First register.
-        a: u32,
-        /// Second register.
-        b: u32,
-    },
-    /// reg ← reg · ω_{2^log_order}^exp: for an SRGFN with 2^log_order | 2k the root is a
-    /// power of r and this is a digit shift.
-    Rotate {
-        /// The register.
-        reg: u32,
-        /// log2 of the root's order.
-        log_order: u32,
-        /// The exponent.
-        exp: u64,
-    },
-}
-
-/// The straight-line DFT(2^bits) on registers 0..2^bits, by the radix-2 base-case
-/// expansion DFT(m) = (DFT(2) ⊗ I(m/2)) · D(2, m/2) · (I(2) ⊗ DFT(m/2)) · L(m, 2)
-/// (thesis, DFT16): stride permutations are register relabellings and the twiddles are
-/// powers of ω_m — digit shifts when m divides 2k for an SRGFN.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Codelet {
-    /// log2 of the size.
-    pub bits: u32,
-    /// The instructions, in order.
-    pub ops: Vec<Op>,
-    /// Output position v is in register `out[v]`.
-    pub out: Vec<u32>,
-}
-
-impl Codelet {
-    /// The radix-2 codelet of size 2^bits.
-    pub fn radix2(bits: u32) -> Codelet {
-        let regs: Vec<u32> = (0..1u32 << bits).collect();
-        let mut ops = Vec::new();
-        let out = radix2(&regs, &mut ops);
-        Codelet { bits, ops, out }
-    }
-}
-
-fn radix2(regs: &[u32], ops: &mut Vec<Op>) -> Vec<u32> {
-    let m = regs.len();
-    if m == 1 {
-        return regs.to_vec();
-    }
-    let half = m / 2;
-    // L(m, 2): y[j·half + i] = x[2i + j].
-    let evens: Vec<u32> = (0..half).map(|i| regs[2 * i]).collect();
-    let odds: Vec<u32> = (0..half).map(|i| regs[2 * i + 1]).collect();
-    let lo = radix2(&evens, ops);
-    let hi = radix2(&odds, ops);
-    let log_order = m.trailing_zeros();
-    for (b, &reg) in hi.iter().enumerate().skip(1) {
-        ops.push(Op::Rotate {
-            reg,
-            log_order,
-            exp: b as u64,
-        });
-    }
-    for (&a, &b) in lo.iter().zip(&hi) {
-        ops.push(Op::Butterfly { a, b });
-    }
-    lo.into_iter().chain(hi).collect()
-}
-
 /// One kernel: a loop over `2^(log_n − active.len())` independent pieces.
+///
+/// ```
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(64) by radix 4 in pieces of 4: three kernels of 16 pieces.
+/// let f = derive(&Formula::dft(64)?, Strategy::Ct, &Options::radix(4))?.final_formula();
+/// let plan = Plan::lower(&f, PlanOptions { max_local_bits: 2, ..PlanOptions::default() })?;
+/// let shape = |i: usize| (plan.kernels[i].local_bits(), plan.kernels[i].pieces());
+/// assert_eq!([shape(0), shape(1), shape(2)], [(2, 16); 3]);
+/// // Only the last kernel moves elements: it folds in the digit reversal.
+/// let in_place: Vec<bool> = plan.kernels.iter().map(|k| k.in_place_order()).collect();
+/// assert_eq!(in_place, [true, true, false]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelPlan {
     /// A name for the generated function.
@@ -323,17 +312,35 @@ pub struct KernelPlan {
 }
 
 impl KernelPlan {
-    /// log2 of the piece size.
+    /// log2 of the piece size ([`KernelPlan`] has an example).
     pub fn local_bits(&self) -> u32 {
         self.active.len() as u32
     }
 
-    /// The number of pieces.
+    /// The number of pieces ([`KernelPlan`] has an example).
     pub fn pieces(&self) -> u64 {
         1 << (self.log_n - self.local_bits())
     }
 
     /// The physical address of local element `j` of piece `p`.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Hop;
+    /// use fermat_codegen::plan::{Io, KernelPlan};
+    ///
+    /// // 64 points in pieces of 4 at address bits 1 and 4; the piece index fills the rest.
+    /// let k = KernelPlan {
+    ///     name: "k".into(),
+    ///     log_n: 6,
+    ///     active: vec![1, 4],
+    ///     steps: vec![],
+    ///     dest: (0..6).collect(),
+    ///     hop: Hop::InputToOutput,
+    ///     io: Io::default(),
+    /// };
+    /// assert_eq!([k.gather(0, 1), k.gather(0, 2), k.gather(0, 3)], [2, 16, 18]);
+    /// assert_eq!([k.gather(1, 0), k.gather(2, 0), k.gather(4, 0), k.gather(8, 0)], [1, 4, 8, 32]);
+    /// ```
     pub fn gather(&self, p: u64, j: u64) -> u64 {
         let mut addr = 0u64;
         let mut piece_bit = 0;
@@ -352,6 +359,25 @@ impl KernelPlan {
     }
 
     /// The address local element `j` of piece `p` is written to.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::Hop;
+    /// use fermat_codegen::plan::{Io, KernelPlan};
+    ///
+    /// // Pieces of 4 at address bits 0 and 1 of 16, written bit-reversed.
+    /// let k = KernelPlan {
+    ///     name: "k".into(),
+    ///     log_n: 4,
+    ///     active: vec![0, 1],
+    ///     steps: vec![],
+    ///     dest: vec![3, 2, 1, 0],
+    ///     hop: Hop::InputToOutput,
+    ///     io: Io::default(),
+    /// };
+    /// assert_eq!((k.gather(0, 1), k.scatter(0, 1)), (0b0001, 0b1000));
+    /// assert_eq!((k.gather(1, 2), k.scatter(1, 2)), (0b0110, 0b0110));
+    /// assert_eq!((k.gather(3, 1), k.scatter(3, 1)), (0b1101, 0b1011));
+    /// ```
     pub fn scatter(&self, p: u64, j: u64) -> u64 {
         let a = self.gather(p, j);
         self.dest
@@ -360,13 +386,27 @@ impl KernelPlan {
             .fold(0, |acc, (q, &d)| acc | (((a >> q) & 1) << d))
     }
 
-    /// Whether the scatter map equals the gather map.
+    /// Whether the scatter map equals the gather map ([`KernelPlan`] has an example).
     pub fn in_place_order(&self) -> bool {
         self.dest.iter().enumerate().all(|(q, &d)| q as u32 == d)
     }
 }
 
 /// A lowered transform: the kernels in launch order.
+///
+/// ```
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(2^12) by radix 16 in pieces of 2^8: two passes, through the scratch buffer.
+/// let f = derive(&Formula::dft(1 << 12)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+/// let plan = Plan::lower(&f, PlanOptions { max_local_bits: 8, ..PlanOptions::default() })?;
+/// assert_eq!((plan.n(), plan.kernels.len()), (4096, 2));
+/// assert_eq!(plan.max_log_order(), 12); // the outer twiddles are powers of ω_4096
+/// assert!(plan.needs_scratch() && plan.io().is_whole());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Plan {
     /// log2 of the size.
@@ -378,12 +418,13 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The transform size.
+    /// The transform size ([`Plan`] has an example).
     pub fn n(&self) -> u64 {
         1 << self.log_n
     }
 
-    /// The largest root order (log2) any rotation uses: the twiddle table's size.
+    /// The largest root order (log2) any rotation uses: the twiddle table's size
+    /// ([`Plan`] has an example).
     pub fn max_log_order(&self) -> u32 {
         self.kernels
             .iter()
@@ -397,7 +438,7 @@ impl Plan {
             .unwrap_or(0)
     }
 
-    /// Whether any kernel needs the scratch buffer.
+    /// Whether any kernel needs the scratch buffer ([`Plan`] has an example).
     pub fn needs_scratch(&self) -> bool {
         self.kernels.iter().any(|k| k.hop.uses_scratch())
     }
@@ -406,6 +447,24 @@ impl Plan {
     /// kernel with the buffers its [`Hop`] names, and a scratch buffer of n copies of
     /// `fill` where the plan needs one. The one dispatch of passes to buffers that the CPU
     /// executor and the CPU backend share.
+    ///
+    /// ```
+    /// use fermat_codegen::contract::{Hop, Input};
+    /// use fermat_codegen::plan::{Plan, PlanOptions};
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let f = derive(&Formula::dft(64)?, Strategy::Ct, &Options::radix(4))?.final_formula();
+    /// let plan = Plan::lower(&f, PlanOptions { max_local_bits: 2, ..PlanOptions::default() })?;
+    /// let (input, mut output, mut hops) = (vec![0u32; 64], vec![0u32; 64], Vec::new());
+    /// plan.run_passes(Input::shared(&input), &mut output, 0, |kernel, src, dst| {
+    ///     hops.push(kernel.hop);
+    ///     dst.iter_mut().zip(src).for_each(|(d, s)| *d = s + 1);
+    /// });
+    /// assert_eq!(hops, [Hop::InputToOutput, Hop::OutputToScratch, Hop::ScratchToOutput]);
+    /// assert!(output.iter().all(|&v| v == 3)); // each pass read what the one before wrote
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn run_passes<T: Clone>(
         &self,
         input: Input<'_, T>,
@@ -425,7 +484,8 @@ impl Plan {
         }
     }
 
-    /// The plan's I/O: how its first pass reads and its last pass writes.
+    /// The plan's I/O: how its first pass reads and its last pass writes ([`Io`] has an
+    /// example).
     pub fn io(&self) -> Io {
         self.options.io
     }
@@ -434,6 +494,21 @@ impl Plan {
     /// addresses: its active bits distinct, ascending and below log2 n, and its `dest` a
     /// permutation of the address bits. Backends that write the pieces of a pass in
     /// parallel rely on it (no address is written twice, none is left unwritten).
+    ///
+    /// ```
+    /// use fermat_codegen::plan::{Plan, PlanError, PlanOptions};
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let f = derive(&Formula::dft(64)?, Strategy::Ct, &Options::radix(4))?.final_formula();
+    /// let options = PlanOptions { max_local_bits: 2, ..PlanOptions::default() };
+    /// let mut plan = Plan::lower(&f, options)?;
+    /// assert_eq!(plan.check_maps(), Ok(()));
+    /// // Two address bits scattered to one: half the addresses would be written twice.
+    /// plan.kernels[1].dest[0] = plan.kernels[1].dest[1];
+    /// assert!(matches!(plan.check_maps(), Err(PlanError::NotBijective { kernel: 1, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check_maps(&self) -> Result<(), PlanError> {
         for (index, k) in self.kernels.iter().enumerate() {
             let ascending = k.active.windows(2).all(|w| w[0] < w[1]);
@@ -456,6 +531,21 @@ impl Plan {
     }
 
     /// Lowers a formula (whose DFT leaves fit a piece) into kernels.
+    ///
+    /// ```
+    /// use fermat_codegen::plan::{Plan, PlanOptions};
+    /// use fermat_dsl::derive::{derive, Options, Strategy};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// // DFT(2^12) by radix 16: three DFT(16) stages of four index bits each.
+    /// let f = derive(&Formula::dft(1 << 12)?, Strategy::Ct, &Options::radix(16))?.final_formula();
+    /// let passes = |max_local_bits| {
+    ///     Plan::lower(&f, PlanOptions { max_local_bits, ..PlanOptions::default() })
+    ///         .map(|plan| plan.kernels.len())
+    /// };
+    /// assert_eq!((passes(12)?, passes(8)?, passes(4)?), (1, 2, 3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn lower(formula: &Formula, options: PlanOptions) -> Result<Plan, PlanError> {
         if options.max_local_bits == 0 || options.max_local_bits > 20 {
             return Err(PlanError::PieceSize {
@@ -469,11 +559,33 @@ impl Plan {
 
 /// A plan whose gather and scatter maps were checked to be bijections ([`Plan::check_maps`]):
 /// what backends that write the pieces of a pass in parallel take.
+///
+/// It dereferences to the [`Plan`], so that its fields and methods are the plan's.
+///
+/// ```
+/// use fermat_codegen::plan::{CheckedPlan, Plan, PlanOptions};
+/// use fermat_dsl::formula::Formula;
+///
+/// let checked = CheckedPlan::new(Plan::lower(&Formula::dft(16)?, PlanOptions::default())?)?;
+/// assert_eq!((checked.n(), checked.kernels.len()), (16, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CheckedPlan(Plan);
 
 impl CheckedPlan {
     /// The plan, checked.
+    ///
+    /// ```
+    /// use fermat_codegen::plan::{CheckedPlan, Plan, PlanError, PlanOptions};
+    /// use fermat_dsl::formula::Formula;
+    ///
+    /// let mut plan = Plan::lower(&Formula::dft(16)?, PlanOptions::default())?;
+    /// assert!(CheckedPlan::new(plan.clone()).is_ok());
+    /// plan.kernels[0].active = vec![0, 0, 1, 2]; // a piece that reads one element twice
+    /// assert!(matches!(CheckedPlan::new(plan), Err(PlanError::NotBijective { kernel: 0, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(plan: Plan) -> Result<CheckedPlan, PlanError> {
         plan.check_maps()?;
         Ok(CheckedPlan(plan))
@@ -484,190 +596,6 @@ impl std::ops::Deref for CheckedPlan {
     type Target = Plan;
     fn deref(&self) -> &Plan {
         &self.0
-    }
-}
-
-/// Where each logical index bit lives physically: `f[q]` is the physical bit of logical
-/// bit q.
-type Layout = Vec<u32>;
-
-struct Group {
-    active: Vec<u32>,
-    stages: Vec<(Stage, Layout)>,
-}
-
-struct Lowering {
-    t: u32,
-    options: PlanOptions,
-}
-
-impl Lowering {
-    fn new(t: u32, options: PlanOptions) -> Self {
-        Lowering { t, options }
-    }
-
-    fn initial_layout(&self, order: Order) -> Layout {
-        match order {
-            Order::Natural => (0..self.t).collect(),
-            Order::BitReversed => (0..self.t).map(|q| self.t - 1 - q).collect(),
-        }
-    }
-
-    /// The plan of `stages`, with pieces beyond `max_local_bits` only where they save a
-    /// pass: a larger piece with as many passes holds fewer blocks a multiprocessor and
-    /// measured no faster (bench/RESULTS.md, "Transforms of 2^19 to 2^22 points").
-    fn run(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
-        let wide = self.run_grouped(stages)?;
-        if self.options.max_contiguous_bits <= self.options.max_local_bits {
-            return Ok(wide);
-        }
-        let strict = PlanOptions {
-            max_contiguous_bits: 0,
-            ..self.options
-        };
-        let strict = Lowering::new(self.t, strict).run_grouped(stages)?;
-        Ok(if wide.kernels.len() < strict.kernels.len() {
-            wide
-        } else {
-            strict
-        })
-    }
-
-    fn run_grouped(&self, stages: &[Stage]) -> Result<Plan, PlanError> {
-        let max = self.options.max_local_bits.min(self.t);
-        let contiguous = self.options.max_contiguous_bits.min(self.t);
-        let mut layout = self.initial_layout(self.options.input_order);
-        let mut groups: Vec<Group> = vec![Group {
-            active: Vec::new(),
-            stages: Vec::new(),
-        }];
-        for stage in stages {
-            match stage {
-                Stage::Perm(perm) => {
-                    // y[o] = x[σ(o)]: logical bit q of y is logical bit src[q] of x.
-                    layout = perm.src.iter().map(|&s| layout[s as usize]).collect();
-                }
-                Stage::Twiddle { .. } => {
-                    let g = groups.last_mut().expect("there is always a group");
-                    g.stages.push((stage.clone(), layout.clone()));
-                }
-                Stage::Dft { lo, bits } => {
-                    if *bits > max {
-                        return Err(PlanError::LeafTooLarge {
-                            bits: *bits,
-                            max_local_bits: self.options.max_local_bits,
-                        });
-                    }
-                    let touched: Vec<u32> = (*lo..lo + bits).map(|q| layout[q as usize]).collect();
-                    let g = groups.last_mut().expect("there is always a group");
-                    let mut union = g.active.clone();
-                    union.extend(touched.iter().filter(|b| !g.active.contains(b)));
-                    let fits = union.len() as u32 <= max || union.iter().all(|&q| q < contiguous);
-                    if !fits && !g.active.is_empty() {
-                        groups.push(Group {
-                            active: touched,
-                            stages: vec![(stage.clone(), layout.clone())],
-                        });
-                    } else {
-                        g.active = union;
-                        g.stages.push((stage.clone(), layout.clone()));
-                    }
-                }
-            }
-        }
-        // Where logical output bit q must go: the final relabelling of the last kernel.
-        let target = self.initial_layout(self.options.output_order);
-        let count = groups.len();
-        let mut kernels = Vec::with_capacity(count);
-        for (i, mut g) in groups.into_iter().enumerate() {
-            g.active.sort_unstable();
-            let last = i + 1 == count;
-            let dest: Vec<u32> = if last {
-                // Physical bit layout[q] holds logical bit q, which belongs at target[q].
-                let mut d = vec![0; self.t as usize];
-                for q in 0..self.t as usize {
-                    d[layout[q] as usize] = target[q];
-                }
-                d
-            } else {
-                (0..self.t).collect()
-            };
-            // A piece beyond max_local_bits must be consecutive where it is written too;
-            // the last kernel's relabelling may scatter it (natural order after a
-            // digit-reversing plan), and then the plan keeps to max_local_bits.
-            if g.active.len() as u32 > max
-                && g.active.iter().any(|&q| dest[q as usize] >= contiguous)
-            {
-                let strict = PlanOptions {
-                    max_contiguous_bits: 0,
-                    ..self.options
-                };
-                return Lowering::new(self.t, strict).run_grouped(stages);
-            }
-            let hop = Hop::of_pass(i, count, self.options.io.short_output);
-            kernels.push(self.kernel(i, g, dest, hop, last));
-        }
-        Ok(Plan {
-            log_n: self.t,
-            options: self.options,
-            kernels,
-        })
-    }
-
-    fn kernel(
-        &self,
-        index: usize,
-        group: Group,
-        dest: Vec<u32>,
-        hop: Hop,
-        last: bool,
-    ) -> KernelPlan {
-        let local_of = |phys: u32| group.active.iter().position(|&a| a == phys);
-        // Rank of a non-active physical bit among the piece bits.
-        let piece_of = |phys: u32| (0..phys).filter(|q| !group.active.contains(q)).count() as u32;
-        let source = |phys: u32| match local_of(phys) {
-            Some(c) => BitSource::Local(c as u32),
-            None => BitSource::Piece(piece_of(phys)),
-        };
-        let mut steps = Vec::new();
-        for (stage, layout) in &group.stages {
-            let field = |from: u32, width: u32| BitField {
-                bits: (from..from + width)
-                    .map(|q| source(layout[q as usize]))
-                    .collect(),
-            };
-            steps.push(match *stage {
-                Stage::Dft { lo, bits } => Step::Dft {
-                    locals: (lo..lo + bits)
-                        .map(|q| local_of(layout[q as usize]).expect("DFT bits are active") as u32)
-                        .collect(),
-                },
-                Stage::Twiddle { lo, m_bits, n_bits } => Step::Twiddle {
-                    log_order: m_bits + n_bits,
-                    x: field(lo + n_bits, m_bits),
-                    y: field(lo, n_bits),
-                },
-                Stage::Perm(_) => unreachable!("permutations are folded into layouts"),
-            });
-        }
-        if last && self.options.direction == Direction::Inverse {
-            steps.push(Step::Scale);
-        }
-        let io = self.options.io;
-        let io = Io {
-            short_input: index == 0 && io.short_input,
-            pointwise: index == 0 && io.pointwise,
-            short_output: last && io.short_output,
-        };
-        KernelPlan {
-            name: format!("fermat_k{index}"),
-            log_n: self.t,
-            active: group.active,
-            steps,
-            dest,
-            hop,
-            io,
-        }
     }
 }
 

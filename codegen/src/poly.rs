@@ -40,6 +40,22 @@ use crate::unit;
 use fermat_dsl::field::{geometric, AnyField, Field};
 
 /// A pass of a product besides its transforms.
+///
+/// ```
+/// use fermat_codegen::poly::{ProductPass, THREADS};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// // Every pass prints with its launch bound; only the overlap-add has no table.
+/// let f = Fp32::new(17)?;
+/// let theta = f.root_of_unity(8)?;
+/// for pass in ProductPass::ALL {
+///     let bound = format!("__launch_bounds__({THREADS}) {}(", pass.name());
+///     assert!(pass.kernel().to_string().contains(&bound), "{bound}");
+///     let rows = pass.table(&f, &theta, 2, 2).len();
+///     assert_eq!(rows, if pass == ProductPass::OverlapAdd { 0 } else { 4 });
+/// }
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProductPass {
     /// out_i = θ^i · Σ_(t < terms) γ_c^t · in_(i + t·m) for i < m (in_e = 0 for e at or
@@ -61,6 +77,14 @@ pub enum ProductPass {
 }
 
 /// The arguments of [`ProductPass::Fold`], in order.
+///
+/// ```
+/// use fermat_codegen::poly::{ProductPass, FOLD_ARGS};
+///
+/// let names: Vec<&str> = FOLD_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["src", "dst", "tw", "src_len", "src_stride", "m", "terms"]);
+/// assert_eq!(ProductPass::Fold.args(), &FOLD_ARGS);
+/// ```
 pub const FOLD_ARGS: [Arg; 7] = [
     Arg::Source,
     Arg::Destination,
@@ -71,7 +95,15 @@ pub const FOLD_ARGS: [Arg; 7] = [
     Arg::Terms,
 ];
 
-/// The arguments of [`ProductPass::Recombine`], in order.
+/// The arguments of [`ProductPass::Recombine`], in order: the twisted product in, the
+/// product's coefficients updated in place.
+///
+/// ```
+/// use fermat_codegen::poly::RECOMBINE_ARGS;
+///
+/// let names: Vec<&str> = RECOMBINE_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["src", "dst", "tw", "dst_len", "dst_stride", "m", "terms"]);
+/// ```
 pub const RECOMBINE_ARGS: [Arg; 7] = [
     Arg::Source,
     Arg::Destination,
@@ -82,7 +114,16 @@ pub const RECOMBINE_ARGS: [Arg; 7] = [
     Arg::Terms,
 ];
 
-/// The arguments of [`ProductPass::OverlapAdd`], in order.
+/// The arguments of [`ProductPass::OverlapAdd`], in order: no table, and the blocks'
+/// shift.
+///
+/// ```
+/// use fermat_codegen::poly::OVERLAP_ADD_ARGS;
+///
+/// let names: Vec<&str> = OVERLAP_ADD_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names[..5], ["src", "dst", "src_stride", "dst_len", "dst_stride"]);
+/// assert_eq!(names[5..], ["m", "terms", "block"]);
+/// ```
 pub const OVERLAP_ADD_ARGS: [Arg; 8] = [
     Arg::Source,
     Arg::Destination,
@@ -94,7 +135,15 @@ pub const OVERLAP_ADD_ARGS: [Arg; 8] = [
     Arg::Block,
 ];
 
-/// Threads per block of the passes.
+/// Threads per block of the passes (and of the split passes, which share their launches).
+///
+/// ```
+/// use fermat_codegen::poly::{ProductPass, THREADS};
+///
+/// assert_eq!(THREADS, fermat_codegen::split::THREADS);
+/// let text = ProductPass::Recombine.kernel().to_string();
+/// assert!(text.contains("__launch_bounds__(256) product_recombine("));
+/// ```
 pub const THREADS: u32 = 256;
 
 fn var(name: &str) -> Expr {
@@ -108,13 +157,27 @@ fn times_row(value: Expr, row: Expr) -> Expr {
 
 impl ProductPass {
     /// Every pass.
+    ///
+    /// ```
+    /// use fermat_codegen::poly::ProductPass;
+    ///
+    /// let names: Vec<&str> = ProductPass::ALL.iter().map(|p| p.name()).collect();
+    /// assert_eq!(names, ["product_fold", "product_recombine", "product_overlap_add"]);
+    /// ```
     pub const ALL: [ProductPass; 3] = [
         ProductPass::Fold,
         ProductPass::Recombine,
         ProductPass::OverlapAdd,
     ];
 
-    /// The kernel's name.
+    /// The kernel's name, by which the runtime finds it in the compiled module.
+    ///
+    /// ```
+    /// use fermat_codegen::poly::ProductPass;
+    ///
+    /// assert_eq!(ProductPass::OverlapAdd.name(), "product_overlap_add");
+    /// assert_eq!(ProductPass::OverlapAdd.kernel().name, "product_overlap_add");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ProductPass::Fold => "product_fold",
@@ -123,7 +186,16 @@ impl ProductPass {
         }
     }
 
-    /// The kernel's arguments, in order.
+    /// The kernel's arguments, in order: the kernel's parameters, one each.
+    ///
+    /// ```
+    /// use fermat_codegen::poly::{ProductPass, OVERLAP_ADD_ARGS};
+    ///
+    /// assert_eq!(ProductPass::OverlapAdd.args(), &OVERLAP_ADD_ARGS);
+    /// let k = ProductPass::OverlapAdd.kernel();
+    /// let params: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    /// assert_eq!(params, OVERLAP_ADD_ARGS.map(|a| a.name()));
+    /// ```
     pub fn args(self) -> &'static [Arg] {
         match self {
             ProductPass::Fold => &FOLD_ARGS,
@@ -134,6 +206,18 @@ impl ProductPass {
 
     /// The kernel: a grid-stride loop over the output coefficients (launch any grid of
     /// [`THREADS`]-thread blocks).
+    ///
+    /// ```
+    /// use fermat_codegen::poly::ProductPass;
+    ///
+    /// let k = ProductPass::Recombine.kernel();
+    /// k.check()?;
+    /// // R₁'s coefficient i less q_i, and q_i above N where the product reaches.
+    /// let text = k.to_string();
+    /// assert!(text.contains("const size_t high = terms * m + i;"));
+    /// assert!(text.contains("if (high < dst_len)"));
+    /// # Ok::<(), fermat_codegen::CodegenError>(())
+    /// ```
     pub fn kernel(self) -> Kernel {
         let body = match self {
             ProductPass::Fold => fold_body(),
@@ -159,6 +243,22 @@ impl ProductPass {
     /// The rows of the pass's table, as field elements (the runtime writes them in the
     /// table form of [`crate::kernel::table_form`]): for a product of N + m points twisted
     /// by θ = `theta` (a primitive 2N-th root of unity), m = `m`, N = terms·m.
+    ///
+    /// ```
+    /// use fermat_codegen::poly::ProductPass;
+    /// use fermat_dsl::field::{Field, Fp32};
+    ///
+    /// let f = Fp32::new(17)?;
+    /// let theta = f.root_of_unity(8)?; // N = 4 = 2·2
+    /// let t = |i: u64| f.pow_u64(&theta, i);
+    /// // θ^i, then γ_c^t = θ^(m·t).
+    /// assert_eq!(ProductPass::Fold.table(&f, &theta, 2, 2), [t(0), t(1), t(0), t(2)]);
+    /// // (θ^N − 1)^−1 = (−2)^−1 = 8 times θ^−i, then times γ_c^t.
+    /// let rows = ProductPass::Recombine.table(&f, &theta, 2, 2);
+    /// let eight = |x| f.mul(&f.from_u64(8), &x);
+    /// assert_eq!(rows, [eight(t(0)), eight(t(7)), eight(t(0)), eight(t(2))]);
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn table<F: Field>(self, field: &F, theta: &F::Elem, m: u64, terms: u64) -> Vec<F::Elem> {
         let powers =
             |step: &F::Elem, count: u64, scale: &F::Elem| geometric(field, scale, step, count);
@@ -189,6 +289,17 @@ impl ProductPass {
 /// products, the kernels of plain products ([`crate::plain`]), the on-chip Euclidean
 /// algorithm ([`crate::euclid`]) and the passes of transforms split over devices
 /// ([`crate::split`]).
+///
+/// ```
+/// use fermat_dsl::field::AnyField;
+///
+/// let src = fermat_codegen::poly::source(&AnyField::from_spec("babybear")?)?;
+/// assert!(src.contains("// Device prelude for babybear"));
+/// for name in ["product_fold(", "plain_series(", "euclid_window_trail(", "split_transpose("] {
+///     assert!(src.contains(name), "{name}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn source(field: &AnyField) -> Result<String, CodegenError> {
     let header = Header::new(
         "fermat::poly::PolyRing (the passes of FFT-based products)",
@@ -327,6 +438,24 @@ fn overlap_add_body() -> Vec<Stmt> {
 ///
 /// The kernel sums per output; the CPU sums row by row (out += row t · table[m + t]), the
 /// same sums in another order, so that the inner loop streams over whole rows.
+///
+/// ```
+/// use fermat_codegen::poly::{fold, ProductPass};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// let theta = f.root_of_unity(8)?;
+/// let table = ProductPass::Fold.table(&f, &theta, 2, 2);
+/// let mut out = e(&[0, 0]);
+/// fold(&f, &table, &e(&[1, 2, 3, 4]), &mut out);
+/// // 1 + 2x + 3x² + 4x³ mod x² − γ (γ = θ²): (1 + 3γ) + (2 + 4γ)·x, then x → θ·x.
+/// let gamma = f.mul(&theta, &theta);
+/// let low = f.add(&e(&[1])[0], &f.mul(&gamma, &e(&[3])[0]));
+/// let high = f.mul(&theta, &f.add(&e(&[2])[0], &f.mul(&gamma, &e(&[4])[0])));
+/// assert_eq!(out, [low, high]);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn fold<F: Field>(field: &F, table: &[F::Elem], input: &[F::Elem], out: &mut [F::Elem]) {
     let m = out.len();
     let terms = table.len() - m;
@@ -346,6 +475,24 @@ pub fn fold<F: Field>(field: &F, table: &[F::Elem], input: &[F::Elem], out: &mut
 ///
 /// As in [`fold`], the sums s_i = Σ_t c[i + t·m]·table[m + t] are taken row by row; they
 /// read only the first terms·m coefficients, which the update below writes after.
+///
+/// ```
+/// use fermat_codegen::poly::{fold, recombine, ProductPass};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// let theta = f.root_of_unity(8)?; // θ = ω_2N, N = 4
+/// // (1 + x + x²)² has 5 coefficients: N = 4 of them mod x^4 − 1, m = 1 mod x − θ.
+/// let a = e(&[1, 1, 1]);
+/// let mut twisted = e(&[0]);
+/// fold(&f, &ProductPass::Fold.table(&f, &theta, 1, 3), &a, &mut twisted); // a(θ)
+/// let r = [f.mul(&twisted[0], &twisted[0])];
+/// let mut c = e(&[2, 2, 3, 2, 0]); // the cyclic product of 4 points, then room
+/// recombine(&f, &ProductPass::Recombine.table(&f, &theta, 1, 4), &r, &mut c);
+/// assert_eq!(c, e(&[1, 2, 3, 2, 1]));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn recombine<F: Field>(field: &F, table: &[F::Elem], r: &[F::Elem], c: &mut [F::Elem]) {
     let m = r.len();
     let terms = table.len() - m;
@@ -369,6 +516,20 @@ pub fn recombine<F: Field>(field: &F, table: &[F::Elem], r: &[F::Elem], c: &mut 
 ///
 /// Output t is the sum of r[b·m + t − b·block] over the blocks with b·block ≤ t <
 /// b·block + m; the CPU adds block after block into place.
+///
+/// ```
+/// use fermat_codegen::poly::overlap_add;
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// // (1 + x + x² + x³)(1 + x) from blocks of two: (1 + x)² twice, in products of m = 4.
+/// let r = e(&[1, 2, 1, 0, 1, 2, 1, 0]);
+/// let mut c = e(&[0; 5]);
+/// overlap_add(&f, &r, 4, 2, &mut c);
+/// assert_eq!(c, e(&[1, 2, 2, 2, 1]));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn overlap_add<F: Field>(field: &F, r: &[F::Elem], m: usize, block: usize, c: &mut [F::Elem]) {
     let terms = r.len() / m;
     c.fill(field.zero());

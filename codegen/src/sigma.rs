@@ -17,6 +17,19 @@ use fermat_dsl::formula::Formula;
 
 /// A permutation of the t bits of an index: output bit `q` takes input bit `src[q]`,
 /// i.e. `y[o] = x[σ(o)]` where bit `src[q]` of σ(o) is bit `q` of o.
+///
+/// ```
+/// use fermat_codegen::sigma::{stages, Stage};
+/// use fermat_dsl::formula::Formula;
+///
+/// // The stride permutation L(8, 2): y[4j + i] = x[2i + j], a rotation of the index bits.
+/// let (_, st) = stages(&Formula::stride(8, 2)?)?;
+/// let Stage::Perm(perm) = &st[0] else { panic!("a permutation") };
+/// assert_eq!(perm.src, [1, 2, 0]);
+/// let reads: Vec<u64> = (0..8).map(|o| perm.source_index(o)).collect();
+/// assert_eq!(reads, [0, 2, 4, 6, 1, 3, 5, 7]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BitPerm {
     /// `src[q]`: the input bit that output bit q reads.
@@ -25,18 +38,34 @@ pub struct BitPerm {
 
 impl BitPerm {
     /// The identity on t bits.
+    ///
+    /// ```
+    /// use fermat_codegen::sigma::BitPerm;
+    ///
+    /// let id = BitPerm::identity(3);
+    /// assert!(id.is_identity() && (0..8).all(|o| id.source_index(o) == o));
+    /// assert!(!BitPerm { src: vec![1, 0, 2] }.is_identity());
+    /// ```
     pub fn identity(t: u32) -> Self {
         BitPerm {
             src: (0..t).collect(),
         }
     }
 
-    /// Whether the permutation moves nothing.
+    /// Whether the permutation moves nothing ([`BitPerm::identity`] has an example).
     pub fn is_identity(&self) -> bool {
         self.src.iter().enumerate().all(|(q, &s)| q as u32 == s)
     }
 
     /// σ(o): the input index that output index `o` reads.
+    ///
+    /// ```
+    /// use fermat_codegen::sigma::BitPerm;
+    ///
+    /// // Output bits 0 and 1 read input bits 1 and 0: the two low bits swap.
+    /// let swap = BitPerm { src: vec![1, 0, 2] };
+    /// assert_eq!([1, 2, 3, 5, 6].map(|o| swap.source_index(o)), [2, 1, 3, 6, 5]);
+    /// ```
     pub fn source_index(&self, o: u64) -> u64 {
         self.src
             .iter()
@@ -46,6 +75,16 @@ impl BitPerm {
 }
 
 /// One step of a formula in the logical index frame.
+///
+/// ```
+/// use fermat_codegen::sigma::{stages, Stage};
+/// use fermat_dsl::formula::Formula;
+///
+/// // D(4, 4) ⊗ I(2): a twiddle on index bits 1..5, x from bits 3..5 and y from bits 1..3.
+/// let f = Formula::tensor(vec![Formula::twiddle(4, 4)?, Formula::identity(2)?])?;
+/// assert_eq!(stages(&f)?, (5, vec![Stage::Twiddle { lo: 1, m_bits: 2, n_bits: 2 }]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
     /// `DFT(2^bits)` on the index bits `[lo, lo + bits)` (all other bits are independent).
@@ -72,6 +111,26 @@ pub enum Stage {
 
 /// The stages of `formula` in application order (the rightmost factor first), with
 /// log2 of its size.
+///
+/// ```
+/// use fermat_codegen::plan::PlanError;
+/// use fermat_codegen::sigma::{stages, Stage};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::formula::Formula;
+///
+/// // DFT(16) = (DFT(4) ⊗ I(4)) · D(4, 4) · (I(4) ⊗ DFT(4)) · L(16, 4), right to left.
+/// let f = derive(&Formula::dft(16)?, Strategy::Ct, &Options::radix(4))?.final_formula();
+/// let (t, st) = stages(&f)?;
+/// assert_eq!(t, 4);
+/// assert!(matches!(st[0], Stage::Perm(_)));
+/// assert_eq!(st[1..], [
+///     Stage::Dft { lo: 0, bits: 2 },
+///     Stage::Twiddle { lo: 0, m_bits: 2, n_bits: 2 },
+///     Stage::Dft { lo: 2, bits: 2 },
+/// ]);
+/// assert!(matches!(stages(&Formula::dft(12)?), Err(PlanError::NotPowerOfTwo { size: 12, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn stages(formula: &Formula) -> Result<(u32, Vec<Stage>), PlanError> {
     let size = formula.checked_size()?;
     let t = log2(size, formula)?;

@@ -36,6 +36,16 @@ use fermat_dsl::field::Field;
 /// k·s where it holds G vectors of s elements one after another, an SRGFN's k digit rows
 /// of s words each (what the G sub-transforms of a [`CyclicPass`] split read and write).
 /// Below, `src[t·s + j]` stands for element j of row t.
+///
+/// ```
+/// use fermat_codegen::split::{SplitPass, THREADS};
+///
+/// // Each pass is one kernel of its own name, launched in blocks of THREADS.
+/// for pass in SplitPass::ALL {
+///     let bound = format!("__launch_bounds__({THREADS}) {}(", pass.name());
+///     assert!(pass.kernel().to_string().contains(&bound), "{bound}");
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SplitPass {
     /// dst[k·s + j] = Σ_(g < G) (w_j·tw_(H + k))^g · src[g·s + j] for j < s = `m`,
@@ -59,6 +69,15 @@ pub enum SplitPass {
 }
 
 /// The arguments of [`SplitPass::Forward`] and [`SplitPass::Inverse`], in order.
+///
+/// ```
+/// use fermat_codegen::split::{SplitPass, SPLIT_ARGS};
+///
+/// let names: Vec<&str> = SPLIT_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names[..5], ["src", "dst", "tw", "src_stride", "dst_stride"]);
+/// assert_eq!(names[5..], ["src_dist", "dst_dist", "m", "terms", "block"]);
+/// assert_eq!(SplitPass::Fold.args(), &SPLIT_ARGS); // the fold too
+/// ```
 pub const SPLIT_ARGS: [Arg; 10] = [
     Arg::Source,
     Arg::Destination,
@@ -72,7 +91,16 @@ pub const SPLIT_ARGS: [Arg; 10] = [
     Arg::Block,
 ];
 
-/// The arguments of [`SplitPass::Product`], in order.
+/// The arguments of [`SplitPass::Product`], in order: [`SPLIT_ARGS`] with the other
+/// factor's transform after the source.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::split::{SPLIT_ARGS, SPLIT_PRODUCT_ARGS};
+///
+/// assert_eq!(SPLIT_PRODUCT_ARGS[..2], [Arg::Source, Arg::Operand]);
+/// assert_eq!(SPLIT_PRODUCT_ARGS[2..], SPLIT_ARGS[1..]);
+/// ```
 pub const SPLIT_PRODUCT_ARGS: [Arg; 11] = [
     Arg::Source,
     Arg::Operand,
@@ -87,7 +115,15 @@ pub const SPLIT_PRODUCT_ARGS: [Arg; 11] = [
     Arg::Block,
 ];
 
-/// The arguments of [`SplitPass::Transpose`], in order.
+/// The arguments of [`SplitPass::Transpose`], in order: no table.
+///
+/// ```
+/// use fermat_codegen::split::{SplitPass, TRANSPOSE_ARGS};
+///
+/// let names: Vec<&str> = TRANSPOSE_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["src", "dst", "src_stride", "dst_stride", "m", "terms"]);
+/// assert_eq!(SplitPass::Transpose.args(), &TRANSPOSE_ARGS);
+/// ```
 pub const TRANSPOSE_ARGS: [Arg; 6] = [
     Arg::Source,
     Arg::Destination,
@@ -122,6 +158,15 @@ pub fn low_rows(m: u64) -> u64 {
 }
 
 /// The most bytes a table of one row per column may take ([`table_block`]).
+///
+/// ```
+/// use fermat_codegen::split::{low_rows, table_block, FULL_TABLE_BYTES};
+///
+/// // Elements of 64 bytes: 2^22 columns fill 256 MiB, twice as many take two short tables.
+/// let s = FULL_TABLE_BYTES / 64;
+/// assert_eq!((s, table_block(s, 64)), (1 << 22, 1 << 22));
+/// assert_eq!(table_block(2 * s, 64), low_rows(2 * s));
+/// ```
 pub const FULL_TABLE_BYTES: u64 = 256 << 20;
 
 /// T, the rows of the low table of a pass over s columns of elements of `element_bytes`:
@@ -166,6 +211,14 @@ fn twiddle_of_column() -> Stmt {
 
 impl SplitPass {
     /// Every pass.
+    ///
+    /// ```
+    /// use fermat_codegen::split::SplitPass;
+    ///
+    /// let names: Vec<&str> = SplitPass::ALL.iter().map(|p| p.name()).collect();
+    /// assert_eq!(names[..3], ["split_forward", "split_inverse", "split_product"]);
+    /// assert_eq!(names[3..], ["split_fold", "split_transpose"]);
+    /// ```
     pub const ALL: [SplitPass; 5] = [
         SplitPass::Forward,
         SplitPass::Inverse,
@@ -174,7 +227,14 @@ impl SplitPass {
         SplitPass::Transpose,
     ];
 
-    /// The kernel's name.
+    /// The kernel's name, by which the runtime finds it in the compiled module.
+    ///
+    /// ```
+    /// use fermat_codegen::split::SplitPass;
+    ///
+    /// assert_eq!(SplitPass::Product.name(), "split_product");
+    /// assert_eq!(SplitPass::Product.kernel().name, "split_product");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             SplitPass::Forward => "split_forward",
@@ -185,7 +245,16 @@ impl SplitPass {
         }
     }
 
-    /// The kernel's arguments, in order.
+    /// The kernel's arguments, in order: the kernel's parameters, one each.
+    ///
+    /// ```
+    /// use fermat_codegen::split::{SplitPass, SPLIT_PRODUCT_ARGS};
+    ///
+    /// assert_eq!(SplitPass::Product.args(), &SPLIT_PRODUCT_ARGS);
+    /// let k = SplitPass::Product.kernel();
+    /// let params: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    /// assert_eq!(params[..4], ["src", "op", "dst", "tw"]);
+    /// ```
     pub fn args(self) -> &'static [Arg] {
         match self {
             SplitPass::Forward | SplitPass::Inverse | SplitPass::Fold => &SPLIT_ARGS,
@@ -196,6 +265,17 @@ impl SplitPass {
 
     /// The kernel: a grid-stride loop over j < s (launch any grid of [`THREADS`]-thread
     /// blocks).
+    ///
+    /// ```
+    /// use fermat_codegen::split::SplitPass;
+    ///
+    /// let k = SplitPass::Transpose.kernel();
+    /// k.check()?;
+    /// let text = k.to_string();
+    /// assert!(text.contains("split_transpose(const fe_word_t* __restrict__ src, fe_word_t*"));
+    /// assert!(!text.contains("tw")); // a permutation needs no twiddles
+    /// # Ok::<(), fermat_codegen::CodegenError>(())
+    /// ```
     pub fn kernel(self) -> Kernel {
         let body = match self {
             SplitPass::Forward => forward_body(),
@@ -231,6 +311,23 @@ impl SplitPass {
     /// table form of [`crate::kernel::table_form`]); empty for [`SplitPass::Transpose`],
     /// and for [`SplitPass::Fold`], which only a cyclic output runs
     /// ([`CyclicPass::table`]). About `block` + s/`block` + G rows, s = N/G².
+    ///
+    /// ```
+    /// use fermat_codegen::split::SplitPass;
+    /// use fermat_dsl::field::{Field, Fp32};
+    ///
+    /// let f = Fp32::new(17)?;
+    /// let omega = f.root_of_unity(16)?;
+    /// let w = |i: u64| f.pow_u64(&omega, i);
+    /// // N = 16 on device 1 of G = 2: s = 4, two low rows, two high rows from ω^(c·s) = ω^4.
+    /// let forward = SplitPass::Forward.table(&f, &omega, (16, 2, 1), 2);
+    /// assert_eq!(forward, [w(0), w(1), w(4), w(6), w(0), w(8)]); // then ω_G^0, ω_G^1
+    /// // The inverse's rows are the inverses, and end with the scale G^−1.
+    /// let inverse = SplitPass::Inverse.table(&f, &omega, (16, 2, 1), 2);
+    /// assert_eq!((inverse[1], inverse[6]), (w(15), f.from_u64(9))); // 2·9 ≡ 1
+    /// assert!(SplitPass::Transpose.table(&f, &omega, (16, 2, 1), 2).is_empty());
+    /// # Ok::<(), fermat_dsl::field::FieldError>(())
+    /// ```
     pub fn table<F: Field>(
         self,
         field: &F,
@@ -270,6 +367,21 @@ impl SplitPass {
 /// sends row e to device e while it transforms the next, and device e combines the G rows
 /// it received by the twiddled DFT(G), leaving X[G·(j + h·s) + e] at h·s + j. The four
 /// passes run the kernels of [`SplitPass`] with their own tables.
+///
+/// ```
+/// use fermat_codegen::split::{CyclicPass, SplitPass};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let omega = f.root_of_unity(16)?;
+/// // The butterfly undone takes back the fold's G too: its table ends with G^−2 = 1/4
+/// // after a full table's s + 1 rows and ω_G's G.
+/// let table = CyclicPass::Unbutterfly.table(&f, &omega, (16, 2, 0), 4);
+/// assert_eq!((table.len(), table[7]), (4 + 1 + 2 + 1, f.from_u64(13))); // 4·13 ≡ 1
+/// assert_eq!(CyclicPass::Unbutterfly.kernel_pass(), SplitPass::Inverse);
+/// assert_eq!(CyclicPass::Product.kernel_pass(), SplitPass::Product);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CyclicPass {
     /// f_e\[j\] = ω_M^(e·j) · Σ_(t < G) ω_G^(e·t) · y\[t·s + j\]: D(G, s) · (DFT(G) ⊗ I(s)),
@@ -568,6 +680,23 @@ fn transpose_body() -> Vec<Stmt> {
 /// The CPU's run of [`SplitPass::Forward`] on one device of `g`: `dst` from `src` (G·s
 /// elements each) with the rows of [`SplitPass::table`] (its low table of `block` rows),
 /// by Horner's rule whatever G.
+///
+/// ```
+/// use fermat_codegen::split::{forward, SplitPass};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let omega = f.root_of_unity(16)?;
+/// // Device 1 of G = 2 for N = 16: s = 4 columns, two low rows.
+/// let table = SplitPass::Forward.table(&f, &omega, (16, 2, 1), 2);
+/// let x: Vec<_> = (1..=8).map(|v| f.from_u64(v)).collect();
+/// let mut y = vec![f.zero(); 8];
+/// forward(&f, (2, 2), &table, &x, &mut y);
+/// // G = 2: y_j = x_j + w_j·x_(s+j) and y_(s+j) = x_j − w_j·x_(s+j), w_j = ω^(c·s + j).
+/// let w = f.pow_u64(&omega, 4 + 1);
+/// assert_eq!((y[1], y[5]), (f.add(&x[1], &f.mul(&w, &x[5])), f.sub(&x[1], &f.mul(&w, &x[5]))));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn forward<F: Field>(
     field: &F,
     (g, block): (usize, usize),
@@ -589,6 +718,25 @@ pub fn forward<F: Field>(
 
 /// The CPU's run of [`SplitPass::Inverse`] (with `op`, of [`SplitPass::Product`]; with a
 /// table without the scale row, of [`SplitPass::Fold`]) on one device of `g`.
+///
+/// ```
+/// use fermat_codegen::split::{forward, inverse, SplitPass};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let omega = f.root_of_unity(16)?;
+/// let table = |pass: SplitPass| pass.table(&f, &omega, (16, 2, 1), 2);
+/// let x: Vec<_> = (1..=8).map(|v| f.from_u64(v)).collect();
+/// let (mut y, mut back) = (vec![f.zero(); 8], vec![f.zero(); 8]);
+/// forward(&f, (2, 2), &table(SplitPass::Forward), &x, &mut y);
+/// inverse(&f, (2, 2), &table(SplitPass::Inverse), &y, None, &mut back);
+/// assert_eq!(back, x);
+/// // With an operand: the inverse of the pointwise product, here by 3 throughout.
+/// let threes = vec![f.from_u64(3); 8];
+/// inverse(&f, (2, 2), &table(SplitPass::Product), &y, Some(&threes), &mut back);
+/// assert_eq!(back, x.iter().map(|v| f.mul(v, &threes[0])).collect::<Vec<_>>());
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn inverse<F: Field>(
     field: &F,
     (g, block): (usize, usize),
@@ -619,6 +767,16 @@ pub fn inverse<F: Field>(
 }
 
 /// The CPU's run of [`SplitPass::Transpose`]: dst[j·s + i] = src[i·G + j], s = len/G.
+///
+/// ```
+/// use fermat_codegen::split::transpose;
+///
+/// let mut dst = [0; 6];
+/// transpose(&[0, 1, 2, 3, 4, 5], 2, &mut dst); // 3 × 2 read by columns
+/// assert_eq!(dst, [0, 2, 4, 1, 3, 5]);
+/// transpose(&[0, 1, 2, 3, 4, 5], 3, &mut dst);
+/// assert_eq!(dst, [0, 3, 1, 4, 2, 5]);
+/// ```
 pub fn transpose<T: Copy>(src: &[T], g: usize, dst: &mut [T]) {
     let s = src.len() / g;
     for (o, d) in dst.iter_mut().enumerate() {
@@ -635,144 +793,4 @@ fn horner_cpu<F: Field>(field: &F, z: &F::Elem, g: usize, x: impl Fn(usize) -> F
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use fermat_dsl::field::Fp32;
-    use fermat_dsl::formula::Formula;
-    use fermat_dsl::interp::Interpreter;
-
-    /// The forward pass after an exchange is the split's last stages, (I(G) ⊗ DFT(G) ⊗
-    /// I(s)) · D(G, M) taken on the exchanged index, and the inverse undoes it.
-    #[test]
-    fn the_passes_are_the_twiddled_dft_and_its_inverse() {
-        let f = Fp32::new(469762049).unwrap();
-        let mut interp = Interpreter::new(&f);
-        let (n, g) = (256u64, 4u64);
-        let (m, s) = (n / g, n / g / g);
-        let omega = interp.root(n).unwrap();
-        let gu = g as usize;
-        // The whole vector before the twiddles, in blocks.
-        let x: Vec<_> = (0..n).map(|i| f.from_u64(i * 31 + 5)).collect();
-        let twiddled: Vec<_> = (0..n)
-            .map(|i| f.mul(&x[i as usize], &f.pow_u64(&omega, (i / m) * (i % m))))
-            .collect();
-        let dft_g = Formula::tensor(vec![Formula::Dft(g), Formula::Identity(m)]).unwrap();
-        let want = interp.apply(&dft_g, &twiddled).unwrap();
-        // Both layouts of the twiddles: two short tables, and one row per column.
-        for (c, block) in (0..g).flat_map(|c| [(c, low_rows(s)), (c, s)]) {
-            // Device c's slots after the exchange: chunk c of every block.
-            let slots: Vec<_> = (0..g)
-                .flat_map(|b| (0..s).map(move |j| b * m + c * s + j))
-                .map(|i| x[i as usize])
-                .collect();
-            let mut y = vec![f.zero(); slots.len()];
-            let shape = (gu, block as usize);
-            let table = SplitPass::Forward.table(&f, &omega, (n, g, c), block);
-            forward(&f, shape, &table, &slots, &mut y);
-            for k in 0..g {
-                for j in 0..s {
-                    assert_eq!(y[(k * s + j) as usize], want[(k * m + c * s + j) as usize]);
-                }
-            }
-            let mut back = vec![f.zero(); y.len()];
-            let table = SplitPass::Inverse.table(&f, &omega, (n, g, c), block);
-            inverse(&f, shape, &table, &y, None, &mut back);
-            assert_eq!(back, slots, "device {c}");
-            let ones = vec![f.one(); y.len()];
-            inverse(&f, shape, &table, &y, Some(&ones), &mut back);
-            assert_eq!(back, slots, "device {c}, a product by ones");
-        }
-    }
-
-    /// A cyclic split's passes around the sub-transforms DFT(s) make DFT(N), cyclic in and
-    /// out, and the passes that undo them do.
-    #[test]
-    fn the_cyclic_passes_make_the_dft() {
-        let f = Fp32::new(469762049).unwrap();
-        let mut interp = Interpreter::new(&f);
-        for (n, g, full) in [
-            (64u64, 2u64, false),
-            (64, 2, true),
-            (256, 4, true),
-            (512, 8, false),
-            (16, 4, false),
-        ] {
-            let (gu, m, s) = (g as usize, (n / g) as usize, (n / g / g) as usize);
-            let block = if full { s } else { low_rows(s as u64) as usize };
-            let shape = (gu, block);
-            let omega = interp.root(n).unwrap();
-            let times = |v: &[_], c: u64| -> Vec<_> {
-                v.iter().map(|x| f.mul(x, &f.from_u64(c))).collect()
-            };
-            let x: Vec<_> = (0..n).map(|i| f.from_u64(i * 31 + 5)).collect();
-            let want = interp.apply(&Formula::Dft(n), &x).unwrap();
-            // rows[d][e]: device d's row e after its fold and its sub-transforms.
-            let mut rows = vec![vec![Vec::new(); gu]; gu];
-            for (d, row) in rows.iter_mut().enumerate() {
-                let y: Vec<_> = (0..m).map(|i| x[i * gu + d]).collect();
-                let table =
-                    |pass: CyclicPass| pass.table(&f, &omega, (n, g, d as u64), block as u64);
-                let mut folded = vec![f.zero(); m];
-                inverse(&f, shape, &table(CyclicPass::Fold), &y, None, &mut folded);
-                for (e, r) in row.iter_mut().enumerate() {
-                    let part = &folded[e * s..(e + 1) * s];
-                    *r = interp.apply(&Formula::Dft(s as u64), part).unwrap();
-                }
-                let mut back = vec![f.zero(); m];
-                forward(&f, shape, &table(CyclicPass::Unfold), &folded, &mut back);
-                assert_eq!(back, times(&y, g), "unfold, N = {n}, G = {g}");
-            }
-            for e in 0..gu {
-                let table =
-                    |pass: CyclicPass| pass.table(&f, &omega, (n, g, e as u64), block as u64);
-                let received: Vec<_> = (0..gu).flat_map(|d| rows[d][e].clone()).collect();
-                let mut out = vec![f.zero(); m];
-                forward(
-                    &f,
-                    shape,
-                    &table(CyclicPass::Butterfly),
-                    &received,
-                    &mut out,
-                );
-                for (j, v) in out.iter().enumerate() {
-                    assert_eq!(*v, want[gu * j + e], "N = {n}, G = {g}, device {e}");
-                }
-                let mut back = vec![f.zero(); m];
-                inverse(
-                    &f,
-                    shape,
-                    &table(CyclicPass::Unbutterfly),
-                    &out,
-                    None,
-                    &mut back,
-                );
-                let inv_g = f.inv(&f.from_u64(g)).unwrap();
-                let scaled: Vec<_> = received.iter().map(|v| f.mul(v, &inv_g)).collect();
-                assert_eq!(back, scaled, "unbutterfly, N = {n}, G = {g}");
-            }
-        }
-    }
-
-    #[test]
-    fn transposes_are_the_stride_permutations() {
-        let f = Fp32::new(17).unwrap();
-        let mut interp = Interpreter::new(&f);
-        let x: Vec<_> = (0..32u64).map(|i| f.from_u64(i)).collect();
-        for g in [2usize, 4, 8] {
-            let mut y = vec![f.zero(); 32];
-            transpose(&x, g, &mut y);
-            let l = Formula::Stride { n: 32, m: g as u64 };
-            assert_eq!(y, interp.apply(&l, &x).unwrap(), "G = {g}");
-            let mut back = vec![f.zero(); 32];
-            transpose(&y, 32 / g, &mut back);
-            assert_eq!(back, x);
-        }
-    }
-
-    #[test]
-    fn kernels_take_their_arguments() {
-        for pass in SplitPass::ALL {
-            crate::contract::assert_takes(&pass.kernel(), pass.args());
-        }
-    }
-}
+mod tests;

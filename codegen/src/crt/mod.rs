@@ -63,6 +63,17 @@ use crate::error::CodegenError;
 use narrow::Bounds;
 
 /// A kernel of the CRT route.
+///
+/// ```
+/// use fermat_codegen::crt::CrtPass;
+///
+/// // A product's coefficients modulo m: project both operands' integers onto the primes,
+/// // multiply there, then take the residues back modulo m.
+/// let route = [CrtPass::Project { signed: false }, CrtPass::Explicit, CrtPass::Reduce];
+/// let names: Vec<&str> = route.iter().map(|p| p.name()).collect();
+/// assert_eq!(names, ["crt_project", "crt_explicit", "crt_reduce"]);
+/// assert!(route.iter().all(|p| p.kernel().check().is_ok()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CrtPass {
     /// Residues of integers modulo each of `primes` primes: `dst[i·dst_dist + j] = x_j mod
@@ -100,6 +111,16 @@ pub enum CrtPass {
 }
 
 /// The arguments of [`CrtPass::Project`], in order.
+///
+/// ```
+/// use fermat_codegen::crt::{CrtPass, PROJECT_ARGS};
+///
+/// let names: Vec<&str> = PROJECT_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names[..5], ["ints", "src_len", "src_stride", "words", "signs"]);
+/// assert_eq!(names[5..], ["consts", "row", "primes", "dst", "dst_len", "dst_dist"]);
+/// // The narrow projection takes the same arguments.
+/// assert_eq!(CrtPass::ProjectNarrow { signed: true }.args(), &PROJECT_ARGS);
+/// ```
 pub const PROJECT_ARGS: [Arg; 11] = [
     Arg::Integers,
     Arg::SourceLength,
@@ -115,6 +136,16 @@ pub const PROJECT_ARGS: [Arg; 11] = [
 ];
 
 /// The arguments of [`CrtPass::Recombine`], in order.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::crt::RECOMBINE_ARGS;
+///
+/// // Residues in, integers out, with Garner's constants and the bases between.
+/// assert_eq!(RECOMBINE_ARGS[0], Arg::Source);
+/// assert_eq!(RECOMBINE_ARGS[4..7], [Arg::Constants, Arg::Row, Arg::Bases]);
+/// assert_eq!(RECOMBINE_ARGS[9].name(), "ints_out");
+/// ```
 pub const RECOMBINE_ARGS: [Arg; 11] = [
     Arg::Source,
     Arg::SourceLength,
@@ -129,7 +160,16 @@ pub const RECOMBINE_ARGS: [Arg; 11] = [
     Arg::DestinationStride,
 ];
 
-/// The arguments of [`CrtPass::Explicit`], in order.
+/// The arguments of [`CrtPass::Explicit`], in order: those of [`CrtPass::Recombine`]
+/// without the signs, the sums S being non-negative.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::crt::{EXPLICIT_ARGS, RECOMBINE_ARGS};
+///
+/// let unsigned: Vec<Arg> = RECOMBINE_ARGS.into_iter().filter(|&a| a != Arg::Signs).collect();
+/// assert_eq!(EXPLICIT_ARGS.to_vec(), unsigned);
+/// ```
 pub const EXPLICIT_ARGS: [Arg; 10] = [
     Arg::Source,
     Arg::SourceLength,
@@ -145,9 +185,27 @@ pub const EXPLICIT_ARGS: [Arg; 10] = [
 
 /// The arguments of [`CrtPass::ExplicitNarrow`], in order: those of
 /// [`CrtPass::Explicit`], then the words of the results.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::crt::{CrtPass, EXPLICIT_ARGS, NARROW_ARGS};
+///
+/// assert_eq!(NARROW_ARGS[..10], EXPLICIT_ARGS);
+/// assert_eq!(NARROW_ARGS[10], Arg::ModulusWords);
+/// let text = CrtPass::ExplicitNarrow.kernel().to_string();
+/// assert!(text.contains("size_t dst_stride, size_t mwords)"));
+/// ```
 pub const NARROW_ARGS: [Arg; 11] = Arg::list(&EXPLICIT_ARGS, &[Arg::ModulusWords]);
 
-/// The arguments of [`CrtPass::Reduce`], in order.
+/// The arguments of [`CrtPass::Reduce`], in order: the sums it reduces in place, and the
+/// constants of [`ModularTables::reduce`].
+///
+/// ```
+/// use fermat_codegen::crt::REDUCE_ARGS;
+///
+/// let names: Vec<&str> = REDUCE_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["ints_out", "dst_len", "dst_stride", "words", "consts", "mwords"]);
+/// ```
 pub const REDUCE_ARGS: [Arg; 6] = [
     Arg::IntegerDestination,
     Arg::DestinationLength,
@@ -158,9 +216,31 @@ pub const REDUCE_ARGS: [Arg; 6] = [
 ];
 
 /// The most primes [`CrtPass::Recombine`] takes: its digits live in a per-thread array.
+///
+/// ```
+/// use fermat_codegen::crt::{CrtPass, NarrowShape, MAX_PRIMES};
+///
+/// let text = CrtPass::Recombine { signed: false }.kernel().to_string();
+/// assert!(text.contains("uint64_t v[128];"));
+/// // A shaped kernel takes fewer.
+/// let shape = |primes| NarrowShape { primes, words: 4, mwords: 0 };
+/// let project = CrtPass::ProjectNarrow { signed: false };
+/// assert!(project.shaped_kernel(shape(MAX_PRIMES - 1)).is_ok());
+/// assert!(project.shaped_kernel(shape(MAX_PRIMES)).is_err());
+/// ```
 pub const MAX_PRIMES: u64 = 128;
 
 /// Threads per block of the kernels.
+///
+/// ```
+/// use fermat_codegen::crt::{CrtPass, THREADS};
+///
+/// assert_eq!(THREADS, 256);
+/// for pass in CrtPass::ALL {
+///     let text = pass.kernel().to_string();
+///     assert!(text.contains(&format!("__launch_bounds__(256) {}(", pass.name())));
+/// }
+/// ```
 pub const THREADS: u32 = 256;
 
 /// Blocks per multiprocessor a shaped [`CrtPass::ExplicitNarrow`] keeps its registers
@@ -169,18 +249,57 @@ const EXPLICIT_BLOCKS: u32 = 4;
 
 /// Words of a row of the constants of [`CrtPass::Project`] before the weights: p and
 /// −p^−1 mod 2^64.
+///
+/// ```
+/// use fermat_codegen::crt::{project_constants, PROJECT_HEAD};
+///
+/// let p = 2013265921u64;
+/// let c = project_constants(&[p, 469762049], 3);
+/// // Two rows of the head and a weight per word of the integers.
+/// assert_eq!(c.len(), 2 * (PROJECT_HEAD as usize + 3));
+/// assert_eq!(c[1].wrapping_mul(p), u64::MAX); // −p^−1·p ≡ −1 (mod 2^64)
+/// ```
 pub const PROJECT_HEAD: u64 = 2;
 
 /// Words of a row of the constants of [`CrtPass::Recombine`] before the Garner weights:
 /// p, −p^−1 mod 2^64, (p_1⋯p_(i−1))^−1·R mod p, and digit i of ⌊P/2⌋.
+///
+/// ```
+/// use fermat_codegen::crt::{recombine_tables, RECOMBINE_HEAD};
+///
+/// let t = recombine_tables(&[2013265921, 469762049, 167772161]);
+/// assert_eq!(t.row, RECOMBINE_HEAD as usize + 3); // and a Garner weight per prime
+/// assert_eq!(t.constants.len(), 3 * t.row);
+/// ```
 pub const RECOMBINE_HEAD: u64 = 4;
 
 /// Words of a row of the constants of [`CrtPass::Explicit`]: p, −p^−1 mod 2^64,
 /// (P/p)^−1·R mod p, and the quotient's G = ⌊2^(96 − a)/p⌋ and shift a.
+///
+/// ```
+/// use fermat_codegen::crt::{modular_tables, EXPLICIT_HEAD};
+/// use num_bigint::BigUint;
+///
+/// let primes = [2013265921u64, 469762049, 167772161];
+/// let t = modular_tables(&primes, &BigUint::from(1_000_003u32)).unwrap();
+/// assert_eq!(t.constants.len(), primes.len() * EXPLICIT_HEAD as usize);
+/// // The last prime's row ends with G = ⌊2^64/p⌋ and a = 32: p is below 2^32.
+/// assert_eq!(t.constants[13..], [u64::MAX / 167772161, 32]);
+/// ```
 pub const EXPLICIT_HEAD: u64 = 5;
 
 /// Words of a row of the constants of [`CrtPass::ExplicitNarrow`]: p, −p^−1 mod 2^32,
 /// (P/p)^−1·2^32 mod p and ⌊2^62/p⌋.
+///
+/// ```
+/// use fermat_codegen::crt::{narrow_tables, NARROW_HEAD};
+/// use num_bigint::BigUint;
+///
+/// let (p, q) = (2013265921u64, 2130706433u64);
+/// let t = narrow_tables(&[p, q], &BigUint::from(1001u32)).unwrap();
+/// assert_eq!(t.constants.len(), 2 * NARROW_HEAD as usize);
+/// assert_eq!((t.constants[4], t.constants[7]), (q, (1 << 62) / q)); // q's row
+/// ```
 pub const NARROW_HEAD: u64 = 4;
 
 /// The words the residues are held in (`fe_word_t` of the file's prelude).
@@ -200,6 +319,14 @@ pub enum ResidueWord {
 
 impl ResidueWord {
     /// The narrowest words that hold residues of every prime.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::ResidueWord;
+    ///
+    /// // The primes next to 2^32: 2^32 − 5 and 2^32 + 15.
+    /// assert_eq!(ResidueWord::for_primes(&[469762049, 4294967291]), ResidueWord::U32);
+    /// assert_eq!(ResidueWord::for_primes(&[469762049, 4294967311]), ResidueWord::U64);
+    /// ```
     pub fn for_primes(primes: &[u64]) -> ResidueWord {
         if primes.iter().all(|&p| p <= 1 << 32) {
             ResidueWord::U32
@@ -218,7 +345,18 @@ impl ResidueWord {
 }
 
 impl CrtPass {
-    /// Every kernel.
+    /// Every kernel: those of the file [`source`] prints.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::{source, CrtPass, ResidueWord};
+    ///
+    /// let src = source(ResidueWord::U32)?;
+    /// for pass in CrtPass::ALL {
+    ///     assert!(src.contains(&format!(" {}(", pass.name())), "{}", pass.name());
+    /// }
+    /// assert_eq!(CrtPass::ALL.len(), 9); // six kernels, three of them signed or not
+    /// # Ok::<(), fermat_codegen::CodegenError>(())
+    /// ```
     pub const ALL: [CrtPass; 9] = [
         CrtPass::Project { signed: false },
         CrtPass::Project { signed: true },
@@ -231,7 +369,14 @@ impl CrtPass {
         CrtPass::ExplicitNarrow,
     ];
 
-    /// The kernel's name.
+    /// The kernel's name, by which the runtime finds it in the compiled module.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::CrtPass;
+    ///
+    /// assert_eq!(CrtPass::Recombine { signed: true }.name(), "crt_recombine_signed");
+    /// assert_eq!(CrtPass::Recombine { signed: false }.name(), "crt_recombine");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             CrtPass::Project { signed: false } => "crt_project",
@@ -246,7 +391,16 @@ impl CrtPass {
         }
     }
 
-    /// The kernel's arguments, in order.
+    /// The kernel's arguments, in order: the kernel's parameters, one each.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::{CrtPass, REDUCE_ARGS};
+    ///
+    /// assert_eq!(CrtPass::Reduce.args(), &REDUCE_ARGS);
+    /// let k = CrtPass::Reduce.kernel();
+    /// let params: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    /// assert_eq!(params, ["ints_out", "dst_len", "dst_stride", "words", "consts", "mwords"]);
+    /// ```
     pub fn args(self) -> &'static [Arg] {
         match self {
             CrtPass::Project { .. } | CrtPass::ProjectNarrow { .. } => &PROJECT_ARGS,
@@ -257,7 +411,17 @@ impl CrtPass {
         }
     }
 
-    /// The kernel.
+    /// The kernel, its loops bounded by its arguments at run time, so that one kernel
+    /// serves every number of primes and words (see [`CrtPass::shaped_kernel`] for fixed
+    /// ones).
+    ///
+    /// ```
+    /// use fermat_codegen::crt::CrtPass;
+    ///
+    /// let text = CrtPass::Project { signed: true }.kernel().to_string();
+    /// assert!(text.contains("crt_project_signed(const uint64_t* __restrict__ ints,"));
+    /// assert!(text.contains("signs"));
+    /// ```
     pub fn kernel(self) -> Kernel {
         let params = self.args().iter().map(|a| a.param()).collect();
         let (body, doc) = match self {
@@ -294,6 +458,15 @@ impl CrtPass {
     /// The name of the kernel of this pass in `shape`: the pass's name, then the primes
     /// and words (and for the explicit CRT the words of the results), as in
     /// `crt_project_narrow_18x4`.
+    ///
+    /// ```
+    /// use fermat_codegen::crt::{CrtPass, NarrowShape};
+    ///
+    /// let shape = NarrowShape { primes: 18, words: 10, mwords: 4 };
+    /// assert_eq!(CrtPass::ExplicitNarrow.shaped_name(shape), "crt_explicit_narrow_18x10x4");
+    /// let signed = CrtPass::ProjectNarrow { signed: true };
+    /// assert_eq!(signed.shaped_name(shape), "crt_project_narrow_signed_18x10");
+    /// ```
     pub fn shaped_name(self, shape: NarrowShape) -> String {
         match self {
             CrtPass::ExplicitNarrow => format!(
@@ -368,6 +541,16 @@ impl CrtPass {
 /// The CUDA file of the CRT route's kernels with residues in `word`s. They read their
 /// moduli from the constants table, so one file serves every prime set of that width; it
 /// carries a word prime's prelude for `fe_word_t` and `fe_mulhi64`.
+///
+/// ```
+/// use fermat_codegen::crt::{source, ResidueWord};
+///
+/// let src = source(ResidueWord::U64)?;
+/// assert!(src.starts_with("// Generated by"));
+/// assert!(src.contains("// Device prelude for goldilocks"));
+/// assert!(src.contains("crt_explicit_narrow(") && src.contains("crt_reduce("));
+/// # Ok::<(), fermat_codegen::CodegenError>(())
+/// ```
 pub fn source(word: ResidueWord) -> Result<String, crate::error::CodegenError> {
     let field = fermat_dsl::field::FieldSpec::parse(word.prelude_field())
         .and_then(|s| s.build())

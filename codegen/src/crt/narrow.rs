@@ -30,14 +30,43 @@ use super::MAX_PRIMES;
 use crate::cuda::{BinOp, Expr, ForLoop, Stmt, Type};
 
 /// Bits of a digit of the sums.
+///
+/// ```
+/// use fermat_codegen::crt::{narrow_tables, DIGIT_BITS};
+/// use num_bigint::BigUint;
+///
+/// let primes = [2013265921u64, 2130706433];
+/// let digits = |m: u32| narrow_tables(&primes, &BigUint::from(m)).unwrap().digits;
+/// assert_eq!(digits((1 << DIGIT_BITS) - 1), 1);
+/// assert_eq!(digits((1 << DIGIT_BITS) + 1), 2);
+/// ```
 pub const DIGIT_BITS: u64 = 26;
 
 /// The most digits of m the kernel's columns hold in registers: m below 2^312.
+///
+/// ```
+/// use fermat_codegen::crt::{narrow_reduces, DIGIT_BITS, NARROW_DIGITS};
+/// use num_bigint::BigUint;
+///
+/// let top = BigUint::from(1u32) << (DIGIT_BITS * NARROW_DIGITS); // 2^312
+/// assert!(narrow_reduces(&(&top - 1u32)));
+/// assert!(!narrow_reduces(&(&top + 1u32)));
+/// ```
 pub const NARROW_DIGITS: u64 = 12;
 
 /// Bits of the digits the narrow projection cuts the integers into: each digit's product
 /// with a weight below 2^31 stays below 2^60, so that 64 bits sum eleven of them on top of
 /// a folded sum.
+///
+/// ```
+/// use fermat_codegen::crt::{project_constants_narrow, PROJECT_DIGIT_BITS};
+///
+/// // The weight of digit 1 is 2^29·2^32 mod p, in Montgomery's form.
+/// let p = 2013265921u64;
+/// let weights = &project_constants_narrow(&[p], 1)[3..];
+/// let r = (1u64 << 32) % p;
+/// assert_eq!(weights[1], ((1u64 << PROJECT_DIGIT_BITS) % p) * r % p);
+/// ```
 pub const PROJECT_DIGIT_BITS: u64 = 29;
 
 /// Products the narrow projection sums between folds: a sum folded twice is below 2^62 +
@@ -46,14 +75,37 @@ const FOLD_TERMS: u64 = 11;
 
 /// Words of a row of the constants of [`CrtPass::ProjectNarrow`](super::CrtPass::ProjectNarrow)
 /// before the weights: p, −p^−1 mod 2^32 and 2^32 mod p.
+///
+/// ```
+/// use fermat_codegen::crt::{project_constants_narrow, project_digits, NARROW_PROJECT_HEAD};
+///
+/// let c = project_constants_narrow(&[2013265921, 2130706433], 2);
+/// assert_eq!(c.len(), 2 * (NARROW_PROJECT_HEAD + project_digits(2)) as usize);
+/// ```
 pub const NARROW_PROJECT_HEAD: u64 = 3;
 
 /// Digits of [`PROJECT_DIGIT_BITS`] bits of integers of `words` 64-bit words.
+///
+/// ```
+/// use fermat_codegen::crt::project_digits;
+///
+/// assert_eq!(project_digits(1), 3); // 64 bits: 29 + 29 + 6
+/// assert_eq!(project_digits(4), 9); // 256 bits: 8·29 = 232, and one more
+/// ```
 pub fn project_digits(words: u64) -> u64 {
     (64 * words).div_ceil(PROJECT_DIGIT_BITS)
 }
 
 /// The most 64-bit words of the integers a shaped projection holds in registers.
+///
+/// ```
+/// use fermat_codegen::crt::{CrtPass, NarrowShape, SHAPED_WORDS};
+///
+/// let project = CrtPass::ProjectNarrow { signed: false };
+/// let shape = |words| NarrowShape { primes: 18, words, mwords: 0 };
+/// assert!(project.shaped_kernel(shape(SHAPED_WORDS)).is_ok());
+/// assert!(project.shaped_kernel(shape(SHAPED_WORDS + 1)).is_err());
+/// ```
 pub const SHAPED_WORDS: u64 = 16;
 
 /// The loop bounds of a narrow kernel fixed at compile time (see the module's

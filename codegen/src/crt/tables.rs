@@ -64,6 +64,21 @@ pub fn project_constants_narrow(primes: &[u64], words: usize) -> Vec<u64> {
 
 /// The tables of [`CrtPass::Recombine`](super::CrtPass::Recombine) for `primes`
 /// (distinct, odd, below 2^62).
+///
+/// ```
+/// use fermat_codegen::crt::recombine_tables;
+///
+/// let (p, q) = (2013265921u64, 469762049u64);
+/// let t = recombine_tables(&[p, q]);
+/// assert_eq!(t.row, 6);
+/// // q's row: q, then its Garner weight of p_1⋯p_0 = 1, R^2 mod q, after the head.
+/// let r = ((1u128 << 64) % q as u128) as u64;
+/// let r2 = ((r as u128 * r as u128) % q as u128) as u64;
+/// assert_eq!((t.constants[6], t.constants[10]), (q, r2));
+/// // ⌊P/2⌋ = d_0 + d_1·p in the primes' mixed radix.
+/// let half = p * q / 2;
+/// assert_eq!((t.constants[3], t.constants[9]), (half % p, half / p));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecombineTables {
     /// A row of [`RECOMBINE_HEAD`] + s words per prime i: p_i, −p_i^−1 mod 2^64,
@@ -136,6 +151,18 @@ pub fn recombine_tables(primes: &[u64]) -> RecombineTables {
 ///
 /// [`CrtPass::Explicit`]: super::CrtPass::Explicit
 /// [`CrtPass::Reduce`]: super::CrtPass::Reduce
+///
+/// ```
+/// use fermat_codegen::crt::{modular_tables, EXPLICIT_HEAD, REDUCE_HEAD};
+/// use num_bigint::BigUint;
+///
+/// let m = (BigUint::from(1u32) << 255u32) - 19u32;
+/// let t = modular_tables(&[2013265921, 469762049, 167772161], &m).unwrap();
+/// // S < 3·(max p + 1)·m (288 bits) needs five words, and so do remainders below 3m (257).
+/// assert_eq!((t.words, t.mwords), (5, 5));
+/// assert_eq!((t.constants.len(), t.bases.len()), (3 * EXPLICIT_HEAD as usize, 4 * 5));
+/// assert_eq!((t.reduce.len(), t.reduce[0]), (REDUCE_HEAD as usize + 5, 254));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModularTables {
     /// A row of [`EXPLICIT_HEAD`] words per prime i: p_i, −p_i^−1 mod 2^64,
@@ -154,9 +181,29 @@ pub struct ModularTables {
 
 /// Words of [`ModularTables::reduce`] before m: t, μ's two words, and two zeros that stand
 /// for m's words −2 and −1 in the reduction's product scanning.
+///
+/// ```
+/// use fermat_codegen::crt::{modular_tables, REDUCE_HEAD};
+/// use num_bigint::BigUint;
+///
+/// let t = modular_tables(&[2013265921], &BigUint::from(1001u32)).unwrap();
+/// let head = REDUCE_HEAD as usize;
+/// assert_eq!((&t.reduce[3..head], &t.reduce[head..]), (&[0, 0][..], &[1001][..]));
+/// ```
 pub const REDUCE_HEAD: u64 = 5;
 
 /// Bits of the quotient estimate of [`CrtPass::Reduce`](super::CrtPass::Reduce): S < 2^(t + 72).
+///
+/// ```
+/// use fermat_codegen::crt::{modular_tables, REDUCE_QUOTIENT_BITS};
+/// use num_bigint::BigUint;
+///
+/// // m = 2^61 − 1, t = 60: μ = ⌊2^(t + 72)/m⌋, which the table holds in two words.
+/// let m = BigUint::from((1u64 << 61) - 1);
+/// let t = modular_tables(&[2013265921], &m).unwrap();
+/// let mu = (BigUint::from(1u32) << (60 + REDUCE_QUOTIENT_BITS)) / &m;
+/// assert_eq!(mu.to_u64_digits(), &t.reduce[1..3]);
+/// ```
 pub const REDUCE_QUOTIENT_BITS: u32 = 72;
 
 /// The tables of a product's residues modulo `m` by the CRT route over `primes` (distinct,
@@ -232,6 +279,19 @@ pub fn modular_tables(primes: &[u64], m: &num_bigint::BigUint) -> Option<Modular
 
 /// The tables of [`CrtPass::ExplicitNarrow`](super::CrtPass::ExplicitNarrow) for residues
 /// modulo an odd m over primes below 2^32, for integers below P/2.
+///
+/// ```
+/// use fermat_codegen::crt::{narrow_tables, NARROW_HEAD};
+/// use num_bigint::BigUint;
+///
+/// // m = 2^61 − 1: three digits of 26 bits, one word (2m < 2^64).
+/// let m = BigUint::from((1u64 << 61) - 1);
+/// let t = narrow_tables(&[2013265921, 2130706433], &m).unwrap();
+/// assert_eq!((t.digits, t.mwords, t.constants.len()), (3, 1, 2 * NARROW_HEAD as usize));
+/// // −m^−1 mod 2^26, three rows of three digits, m in digits, m in words.
+/// assert_eq!(t.bases.len(), 1 + 3 * 3 + 3 + 1);
+/// assert_eq!(t.bases[10..], [(1 << 26) - 1, (1 << 26) - 1, (1 << 9) - 1, (1 << 61) - 1]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NarrowTables {
     /// A row of [`NARROW_HEAD`] words per prime i: p_i, −p_i^−1 mod 2^32,

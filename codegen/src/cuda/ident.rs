@@ -62,6 +62,19 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Checks that `name` is a C identifier and not a reserved word.
+///
+/// `what` says what the name is for, in the error. Names with a double underscore, or an
+/// underscore and a capital, belong to the compiler; `fe_t` and `fe_word_t` to the prelude.
+///
+/// ```
+/// use fermat_codegen::{cuda::check_identifier, CodegenError};
+/// assert!(check_identifier("table", "twiddles_3").is_ok());
+/// for bad in ["3tw", "tw-3", "", "int", "threadIdx", "fe_t", "a__b", "_Tw"] {
+///     assert!(check_identifier("table", bad).is_err(), "{bad}");
+/// }
+/// let err = check_identifier("parameter", "while").unwrap_err();
+/// assert_eq!(err, CodegenError::BadIdentifier { what: "parameter", name: "while".into() });
+/// ```
 pub fn check_identifier(what: &'static str, name: &str) -> Result<(), CodegenError> {
     let mut chars = name.chars();
     let ok = match chars.next() {

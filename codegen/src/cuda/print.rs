@@ -412,6 +412,16 @@ impl fmt::Display for Kernel {
 }
 
 /// The name of the dynamic shared memory's bytes in every kernel that has some.
+///
+/// ([`Kernel::dynamic_shared`] declares it.)
+///
+/// ```
+/// use fermat_codegen::cuda::{check_identifier, Kernel, Type, DYNAMIC_SHARED};
+/// assert_eq!(DYNAMIC_SHARED, "fermat_dynamic_shared");
+/// assert!(check_identifier("shared array", DYNAMIC_SHARED).is_ok());
+/// let k = Kernel::new("k", vec![], vec![]).dynamic_shared(Type::Fe, "s");
+/// assert!(k.to_string().contains(&format!("fe_t* s = (fe_t*){DYNAMIC_SHARED};")));
+/// ```
 pub const DYNAMIC_SHARED: &str = "fermat_dynamic_shared";
 
 impl fmt::Display for Table {

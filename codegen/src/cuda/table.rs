@@ -19,6 +19,14 @@ pub struct Table {
 }
 
 /// The memory a [`Table`] lives in.
+///
+/// ```
+/// use fermat_codegen::cuda::{Space, Table};
+/// assert_eq!(Table::new("tw", vec![1]).space, Space::Constant);
+/// let t = Table::device("tw", vec![1]);
+/// assert_eq!(t.space, Space::Device);
+/// assert!(t.to_string().starts_with("__device__ const fe_word_t tw[1] = {"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     /// `__constant__`: broadcast to a warp whose threads read one word, serialised when
@@ -31,6 +39,17 @@ pub enum Space {
 
 impl Table {
     /// A `__constant__` table of field words.
+    ///
+    /// Printed (`Display`) four words a line; an empty table keeps one unused word, as C++ has
+    /// no arrays of length zero.
+    ///
+    /// ```
+    /// use fermat_codegen::cuda::Table;
+    /// let t = Table::new("tw", vec![1, 2, 3, 4, 5]);
+    /// assert_eq!(t.to_string(), "__constant__ const fe_word_t tw[5] = {\n    \
+    ///     1ull, 2ull, 3ull, 4ull,\n    5ull,\n};\n");
+    /// assert!(Table::new("e", vec![]).to_string().contains(" e[1] = {\n    0ull,\n"));
+    /// ```
     pub fn new(name: impl Into<String>, words: Vec<u64>) -> Table {
         Table {
             name: name.into(),
@@ -40,6 +59,12 @@ impl Table {
     }
 
     /// A `__device__` table of field words, for reads that differ across a warp.
+    ///
+    /// ```
+    /// use fermat_codegen::cuda::Table;
+    /// let t = Table::device("roots", vec![7, 9]);
+    /// assert_eq!(t.to_string(), "__device__ const fe_word_t roots[2] = {\n    7ull, 9ull,\n};\n");
+    /// ```
     pub fn device(name: impl Into<String>, words: Vec<u64>) -> Table {
         Table {
             name: name.into(),
@@ -49,6 +74,16 @@ impl Table {
     }
 
     /// Checks the name, and that every word fits `word_bits` bits.
+    ///
+    /// ```
+    /// use fermat_codegen::{cuda::Table, CodegenError};
+    /// let t = Table::new("tw", vec![1, 1 << 32]);
+    /// assert!(t.check(64).is_ok());
+    /// let err = t.check(32).unwrap_err();
+    /// let (table, index, value, bits) = ("tw".to_string(), 1, 1 << 32, 32);
+    /// assert_eq!(err, CodegenError::TableValue { table, index, value, bits });
+    /// assert!(Table::new("2tw", vec![]).check(64).is_err());
+    /// ```
     pub fn check(&self, word_bits: u32) -> Result<(), CodegenError> {
         check_identifier("table", &self.name)?;
         for (index, &value) in self.words.iter().enumerate() {

@@ -1,6 +1,16 @@
 //! Types and literals.
 
 /// A CUDA C type.
+///
+/// Printed (`Display`) as CUDA C:
+///
+/// ```
+/// use fermat_codegen::cuda::Type;
+/// assert_eq!(Type::SizeT.to_string(), "size_t");
+/// assert_eq!(Type::Word.to_string(), "fe_word_t");
+/// let raw = Type::Ptr { to: Box::new(Type::U32), is_const: false, restrict: false };
+/// assert_eq!(raw.to_string(), "uint32_t*");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     /// `void` (kernel results).
@@ -41,6 +51,11 @@ pub enum Type {
 
 impl Type {
     /// `T* __restrict__`: a writable kernel argument.
+    ///
+    /// ```
+    /// use fermat_codegen::cuda::Type;
+    /// assert_eq!(Type::ptr(Type::Word).to_string(), "fe_word_t* __restrict__");
+    /// ```
     pub fn ptr(to: Type) -> Type {
         Type::Ptr {
             to: Box::new(to),
@@ -50,6 +65,13 @@ impl Type {
     }
 
     /// `const T* __restrict__`: a read-only kernel argument.
+    ///
+    /// ```
+    /// use fermat_codegen::cuda::Type;
+    /// let t = Type::const_ptr(Type::Word);
+    /// assert_eq!(t.to_string(), "const fe_word_t* __restrict__");
+    /// assert!(matches!(t, Type::Ptr { is_const: true, restrict: true, .. }));
+    /// ```
     pub fn const_ptr(to: Type) -> Type {
         Type::Ptr {
             to: Box::new(to),
@@ -60,6 +82,13 @@ impl Type {
 }
 
 /// A literal constant.
+///
+/// ```
+/// use fermat_codegen::cuda::{Expr, Lit};
+/// assert_eq!(Expr::Lit(Lit::U64(5)).to_string(), "5ull");
+/// assert_eq!(Expr::u32(5), Expr::Lit(Lit::U32(5)));
+/// assert_eq!(Expr::Lit(Lit::Bool(false)).to_string(), "false");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lit {
     /// An `int` literal.

@@ -25,9 +25,29 @@ pub use source::*;
 
 /// The version of this crate: part of every [`fingerprint`], since the printer of one
 /// version need not print a plan as another does.
+///
+/// ```
+/// use fermat_codegen::design::CODEGEN_VERSION;
+///
+/// assert_eq!(CODEGEN_VERSION.split('.').count(), 3); // major.minor.patch
+/// ```
 pub const CODEGEN_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The choices [`design`] leaves open; `None` takes fermat's default.
+///
+/// ```
+/// use fermat_codegen::design::{design, DesignOptions};
+/// use fermat_dsl::derive::Strategy;
+/// use fermat_dsl::field::AnyField;
+///
+/// let babybear = AnyField::from_spec("babybear")?;
+/// let strategy = Some(Strategy::Radix2);
+/// let options = DesignOptions { radix: Some(4), strategy, ..Default::default() };
+/// let d = design(&babybear, 1 << 10, &options)?;
+/// assert_eq!((d.strategy, d.radix), (Strategy::Radix2, 4));
+/// assert_eq!(design(&babybear, 1 << 10, &DesignOptions::default())?.radix, 16);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DesignOptions {
     /// The derivation strategy (default `ct`, recursive Cooley–Tukey).
@@ -42,6 +62,20 @@ pub struct DesignOptions {
 }
 
 /// Why a transform could not be designed or generated.
+///
+/// ```
+/// use fermat_codegen::design::{design, DesignError, DesignOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let p3 = AnyField::from_spec("P3")?; // k = 8: radices up to 2k = 16
+/// let radix = |k| DesignOptions { radix: Some(k), ..Default::default() };
+/// let err = design(&p3, 4096, &radix(32)).unwrap_err();
+/// assert_eq!(err, DesignError::RadixTooLarge { radix: 32, field: "P3".into(), max: 16 });
+/// let err = design(&p3, 4096, &radix(12)).unwrap_err();
+/// assert!(err.to_string().contains("radix 12 must be a power of two"), "{err}");
+/// assert!(matches!(design(&p3, 3, &radix(16)), Err(DesignError::Field(_)))); // n = 3
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum DesignError {
@@ -79,6 +113,18 @@ pub enum DesignError {
 }
 
 /// A chosen factorisation.
+///
+/// ```
+/// use fermat_codegen::design::{design, DesignOptions};
+/// use fermat_dsl::derive::Strategy;
+/// use fermat_dsl::field::AnyField;
+///
+/// let d = design(&AnyField::from_spec("goldilocks")?, 1 << 16, &DesignOptions::default())?;
+/// assert_eq!((d.strategy, d.radix), (Strategy::Ct, 16));
+/// assert_eq!(d.formula.checked_size()?, 1 << 16);
+/// assert!(d.leftover_first.is_none()); // 2^16 is a power of the radix
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Design {
     /// The strategy.
@@ -103,6 +149,18 @@ pub struct Design {
 impl Design {
     /// Lowers the formula into the kernel plan of one direction, reading and writing whole
     /// vectors.
+    ///
+    /// ```
+    /// use fermat_codegen::design::{design, DesignOptions};
+    /// use fermat_codegen::plan::{Direction, Order};
+    /// use fermat_dsl::field::AnyField;
+    ///
+    /// let d = design(&AnyField::from_spec("babybear")?, 1 << 20, &DesignOptions::default())?;
+    /// let plan = d.lower(Direction::Forward, Order::Natural, Order::BitReversed)?;
+    /// assert_eq!(plan.n(), 1 << 20);
+    /// assert!(plan.kernels.len() <= 3); // passes over memory
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn lower(
         &self,
         direction: Direction,
@@ -181,12 +239,32 @@ impl Design {
 }
 
 /// Chooses and derives the factorisation of `DFT(n)`.
+///
+/// ```
+/// use fermat_codegen::design::{design, DesignOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let d = design(&AnyField::from_spec("P1")?, 256, &DesignOptions::default())?;
+/// assert_eq!(d.radix, 4); // 2k for P1 (k = 2): the base case is all shifts
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn design(field: &AnyField, n: u64, options: &DesignOptions) -> Result<Design, DesignError> {
     derive_design(field, n, options).map(|(design, _)| design)
 }
 
 /// [`design`], with the derivation that led to the formula: the strategy's steps from
 /// `DFT(n)`, then (SRGFNs) the Cooley–Tukey splits of each base case into codelets.
+///
+/// ```
+/// use fermat_codegen::design::{derive_design, DesignOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let p3 = AnyField::from_spec("P3")?;
+/// let (d, derivation) = derive_design(&p3, 4096, &DesignOptions::default())?;
+/// assert_eq!(derivation.steps[0].rule, "cooley_tukey");
+/// assert_eq!(derivation.final_formula(), d.formula);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn derive_design(
     field: &AnyField,
     n: u64,

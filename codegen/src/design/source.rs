@@ -16,7 +16,8 @@ use fermat_dsl::field::{AnyField, Field};
 use fermat_dsl::with_field;
 use num_bigint::BigUint;
 
-/// The generated kernels of a transform in both directions, in one CUDA file.
+/// The generated kernels of a transform in both directions, in one CUDA file:
+/// [`generate`] has an example.
 pub struct Generated {
     /// The CUDA source.
     pub source: String,
@@ -33,6 +34,19 @@ pub struct Generated {
 }
 
 /// The `fermat gen` command line that makes the same file.
+///
+/// ```
+/// use fermat_codegen::design::{design, gen_command, DesignOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let f = AnyField::from_spec("babybear")?;
+/// let d = design(&f, 1024, &DesignOptions::default())?;
+/// assert_eq!(
+///     gen_command(&f, 1024, &d),
+///     "fermat gen --field babybear --n 1024 --radix 16 --strategy ct --max-local-bits 12"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn gen_command(field: &AnyField, n: u64, design: &Design) -> String {
     format!(
         "fermat gen --field {} --n {n} --radix {} --strategy {} --max-local-bits {}",
@@ -45,6 +59,25 @@ pub fn gen_command(field: &AnyField, n: u64, design: &Design) -> String {
 
 /// Generates the CUDA file of a transform: header, field prelude, forward and inverse
 /// kernels.
+///
+/// ```
+/// use fermat_codegen::design::{design, generate, DesignOptions};
+/// use fermat_codegen::kernel::EmitOptions;
+/// use fermat_codegen::plan::{Direction, Order};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+///
+/// let f = Fp32::new(2013265921)?;
+/// let any = AnyField::Fp32(f.clone());
+/// let d = design(&any, 1024, &DesignOptions::default())?;
+/// let forward = d.lower(Direction::Forward, Order::Natural, Order::Natural)?;
+/// let inverse = d.lower(Direction::Inverse, Order::Natural, Order::Natural)?;
+/// let log_order = forward.max_log_order().max(inverse.max_log_order());
+/// let roots = Roots::canonical(&f, log_order, 1024)?;
+/// let g = generate(&f, &any, &d, &forward, &inverse, &roots, &EmitOptions::default())?;
+/// assert!(g.source.contains("fwd_k0") && g.source.contains("inv_k0"));
+/// assert_eq!(g.forward.launches.len(), forward.kernels.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn generate<F: Field>(
     field: &F,
     any: &AnyField,
@@ -153,6 +186,18 @@ const SMALL_BITS: u32 = 16;
 /// carries are a loop inlined into every sum (4 < k ≤ 8) make those carries calls in
 /// transforms of at most 2^16 points ([`PreludeOptions::rare_carry_calls`]), whose few
 /// warps gain more from shorter code than they lose to the call's registers.
+///
+/// ```
+/// use fermat_codegen::design::prelude_options;
+/// use fermat_dsl::field::AnyField;
+///
+/// let p3 = AnyField::from_spec("P3")?; // k = 8
+/// assert!(prelude_options(&p3, 1 << 12).rare_carry_calls);
+/// assert!(!prelude_options(&p3, 1 << 20).rare_carry_calls); // beyond 2^16 points
+/// assert!(!prelude_options(&AnyField::from_spec("P1")?, 1 << 12).rare_carry_calls); // k = 2
+/// assert!(!prelude_options(&AnyField::from_spec("babybear")?, 1 << 12).rare_carry_calls);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn prelude_options(field: &AnyField, n: u64) -> PreludeOptions {
     let small = n <= 1 << SMALL_BITS;
     PreludeOptions {
@@ -161,6 +206,21 @@ pub fn prelude_options(field: &AnyField, n: u64) -> PreludeOptions {
 }
 
 /// What a transform is generated for, beyond the field and the size.
+///
+/// ```
+/// use fermat_codegen::design::{transform, TransformOptions};
+/// use fermat_codegen::plan::Order;
+/// use fermat_dsl::field::AnyField;
+///
+/// let options = TransformOptions {
+///     output_order: Order::BitReversed,
+///     forward_only: true,
+///     ..TransformOptions::default()
+/// };
+/// let t = transform(&AnyField::from_spec("goldilocks")?, 4096, &options)?;
+/// assert!(t.inverse_launches.is_none() && !t.source.contains("inv_k0"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TransformOptions {
     /// The factorisation's choices.
@@ -178,7 +238,8 @@ pub struct TransformOptions {
     pub emit: EmitOptions,
 }
 
-/// A transform designed, lowered and printed: what `fft!` embeds in a user's crate.
+/// A transform designed, lowered and printed: what `fft!` embeds in a user's crate;
+/// [`transform`] has an example.
 #[derive(Clone, Debug)]
 pub struct Transform {
     /// The field's name (a catalogue name, a decimal prime or `srgfn:w,u,sign,k`).
@@ -219,6 +280,17 @@ pub struct Transform {
 /// `fermat gen --field F --n N` (with the same radix, strategy and piece size) writes;
 /// with a root of the user's or forward kernels only, the header names the parameters
 /// instead, since `fermat gen` has no such options.
+///
+/// ```
+/// use fermat_codegen::design::{transform, TransformOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let t = transform(&AnyField::from_spec("P3")?, 4096, &TransformOptions::default())?;
+/// assert_eq!((t.field.as_str(), t.n), ("P3", 4096));
+/// assert!(t.source.contains(&t.command)); // the header says how to make the file again
+/// assert_eq!(t.forward_launches.len(), t.forward.kernels.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn transform(
     field: &AnyField,
     n: u64,
@@ -343,6 +415,20 @@ fn table_root_note(options: &TransformOptions, table_root: &BigUint) -> String {
 ///
 /// `fft!` stores it beside the CUDA source it embeds; a program that lowers the same
 /// formula computes it again before it trusts that source with its plans.
+///
+/// ```
+/// use fermat_codegen::design::{fingerprint, transform, TransformOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let options = TransformOptions::default();
+/// let t = transform(&AnyField::from_spec("babybear")?, 1024, &options)?;
+/// let again = |inverse: &_| {
+///     fingerprint(&t.field, t.n, &t.design, &t.forward, inverse, &t.table_root, &options.emit)
+/// };
+/// assert_eq!(again(&t.inverse), t.fingerprint);
+/// assert_ne!(again(&t.forward), t.fingerprint); // another plan, another fingerprint
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn fingerprint(
     field: &str,
     n: u64,

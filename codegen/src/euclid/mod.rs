@@ -41,6 +41,17 @@ use crate::cuda::{fe, Builtin, Dim, Expr, Kernel, SharedArray, Stmt, Type};
 use fermat_dsl::field::Field;
 
 /// A kernel of the on-chip Euclidean algorithm.
+///
+/// ```
+/// use fermat_codegen::euclid::EuclidPass;
+///
+/// // Every kernel prints under its own name, with the arguments of its contract.
+/// for pass in EuclidPass::ALL {
+///     let text = pass.kernel().to_string();
+///     assert!(text.contains(&format!("{}(", pass.name())), "{}", pass.name());
+///     assert!(pass.args().iter().all(|a| text.contains(a.name())));
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EuclidPass {
     /// Block x: the last nonzero remainder of the sequence of pair x (a = `src` + x·`src_dist`
@@ -68,6 +79,15 @@ pub enum EuclidPass {
 }
 
 /// The arguments of [`EuclidPass::Window`], in order.
+///
+/// ```
+/// use fermat_codegen::euclid::{EuclidPass, WINDOW_ARGS};
+///
+/// let names: Vec<&str> = WINDOW_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names, ["work", "cap", "mat", "half", "round", "state", "dst", "dst_stride"]);
+/// let text = EuclidPass::Window.kernel().to_string();
+/// assert!(text.contains("euclid_window(fe_word_t* __restrict__ work, size_t cap,"));
+/// ```
 pub const WINDOW_ARGS: [Arg; 8] = [
     Arg::Work,
     Arg::WorkCapacity,
@@ -81,9 +101,27 @@ pub const WINDOW_ARGS: [Arg; 8] = [
 
 /// The arguments of [`EuclidPass::TrailWindow`], in order: [`WINDOW_ARGS`], then the
 /// trail's [`Arg::Leads`] and [`Arg::Steps`].
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::euclid::{EuclidPass, TRAIL_WINDOW_ARGS, WINDOW_ARGS};
+///
+/// assert_eq!(TRAIL_WINDOW_ARGS[..8], WINDOW_ARGS);
+/// assert_eq!(TRAIL_WINDOW_ARGS[8..], [Arg::Leads, Arg::Steps]);
+/// assert_eq!(EuclidPass::TrailWindow.args(), &TRAIL_WINDOW_ARGS);
+/// ```
 pub const TRAIL_WINDOW_ARGS: [Arg; 10] = Arg::list(&WINDOW_ARGS, &[Arg::Leads, Arg::Steps]);
 
-/// The arguments of [`EuclidPass::Apply`], in order.
+/// The arguments of [`EuclidPass::Apply`], in order: the window's first six (the pair,
+/// the matrix and the state they share), then a's cofactors.
+///
+/// ```
+/// use fermat_codegen::contract::Arg;
+/// use fermat_codegen::euclid::{APPLY_ARGS, WINDOW_ARGS};
+///
+/// assert_eq!(APPLY_ARGS[..6], WINDOW_ARGS[..6]);
+/// assert_eq!((APPLY_ARGS[6], APPLY_ARGS[6].name()), (Arg::Cofactors, "cofs"));
+/// ```
 pub const APPLY_ARGS: [Arg; 7] = [
     Arg::Work,
     Arg::WorkCapacity,
@@ -99,6 +137,16 @@ pub const APPLY_ARGS: [Arg; 7] = [
 /// twice the multiprocessors pays: on an H200, 128 took 469762049's 10^4 gcd from 5.15 to
 /// 5.05 ms and 2^16 from 34.5 to 34.3 against 256, and 64 was no faster (bench/RESULTS.md,
 /// "GCD round 10").
+///
+/// ```
+/// use fermat_codegen::euclid::{EuclidPass, APPLY_THREADS};
+///
+/// // Whatever the window's half: a tile of outputs per block.
+/// assert_eq!(EuclidPass::Apply.threads((16, 0)), APPLY_THREADS);
+/// assert_eq!(EuclidPass::Apply.threads((1024, 0)), 128);
+/// let text = EuclidPass::Apply.kernel().to_string();
+/// assert!(text.contains("__launch_bounds__(128) euclid_apply("));
+/// ```
 pub const APPLY_THREADS: u32 = 128;
 
 /// Whether the window of a Lehmer round ([`EuclidPass::Window`]) takes two normal steps in
@@ -115,7 +163,17 @@ pub const fn window_takes_double_steps(element_bytes: u64) -> bool {
     element_bytes == 4
 }
 
-/// The arguments of [`EuclidPass::Gcd`], in order.
+/// The arguments of [`EuclidPass::Gcd`], in order: each operand's vector, length, stride
+/// and distance between pairs, the destination's, and the lengths of the results.
+///
+/// ```
+/// use fermat_codegen::euclid::GCD_ARGS;
+///
+/// let names: Vec<&str> = GCD_ARGS.iter().map(|a| a.name()).collect();
+/// assert_eq!(names[..4], ["src", "src_len", "src_stride", "src_dist"]);
+/// assert_eq!(names[4..8], ["fac", "fac_len", "fac_stride", "fac_dist"]);
+/// assert_eq!(names[8..], ["dst", "dst_stride", "dst_dist", "lens"]);
+/// ```
 pub const GCD_ARGS: [Arg; 12] = [
     Arg::Source,
     Arg::SourceLength,
@@ -133,6 +191,15 @@ pub const GCD_ARGS: [Arg; 12] = [
 
 /// The most threads a block of [`EuclidPass::Gcd`] may have (its launch bound); any
 /// number up to it gives the same result.
+///
+/// ```
+/// use fermat_codegen::euclid::{EuclidPass, GCD_MAX_THREADS};
+///
+/// // A warp per 256 coefficients of the longer operand, up to the bound.
+/// assert_eq!(EuclidPass::Gcd.threads((300, 10)), 64);
+/// assert_eq!(EuclidPass::Gcd.threads((10_000, 9_000)), GCD_MAX_THREADS);
+/// assert!(EuclidPass::Gcd.kernel().to_string().contains("__launch_bounds__(1024) euclid_gcd("));
+/// ```
 pub const GCD_MAX_THREADS: u32 = 1024;
 
 /// The launch bound of the Lehmer rounds' windows ([`EuclidPass::Window`],
@@ -143,10 +210,25 @@ pub const GCD_MAX_THREADS: u32 = 1024;
 /// for primes below 2^32 (79 registers without) and the resultant's rounds ran 35 %
 /// slower than the gcd's; the SRGFNs' windows spilled too (P3: 128 without;
 /// bench/RESULTS.md, "GCD round 8").
+///
+/// ```
+/// use fermat_codegen::euclid::{EuclidPass, WINDOW_MAX_THREADS};
+///
+/// assert_eq!(EuclidPass::Window.threads((128, 0)), WINDOW_MAX_THREADS); // 608 wanted
+/// let text = EuclidPass::TrailWindow.kernel().to_string();
+/// assert!(text.contains("__launch_bounds__(512) euclid_window_trail("));
+/// ```
 pub const WINDOW_MAX_THREADS: u32 = 512;
 
 impl EuclidPass {
-    /// Every kernel.
+    /// Every kernel: those a CUDA file of the passes holds.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::EuclidPass;
+    ///
+    /// let names: Vec<&str> = EuclidPass::ALL.iter().map(|p| p.name()).collect();
+    /// assert_eq!(names, ["euclid_gcd", "euclid_window", "euclid_apply", "euclid_window_trail"]);
+    /// ```
     pub const ALL: [EuclidPass; 4] = [
         EuclidPass::Gcd,
         EuclidPass::Window,
@@ -154,7 +236,14 @@ impl EuclidPass {
         EuclidPass::TrailWindow,
     ];
 
-    /// The kernel's name.
+    /// The kernel's name, by which the runtime finds it in the compiled module.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::EuclidPass;
+    ///
+    /// assert_eq!(EuclidPass::TrailWindow.name(), "euclid_window_trail");
+    /// assert_eq!(EuclidPass::TrailWindow.kernel().name, "euclid_window_trail");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             EuclidPass::Gcd => "euclid_gcd",
@@ -164,7 +253,16 @@ impl EuclidPass {
         }
     }
 
-    /// The kernel's arguments, in order.
+    /// The kernel's arguments, in order: the kernel's parameters, one each.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::{EuclidPass, APPLY_ARGS};
+    ///
+    /// let pass = EuclidPass::Apply;
+    /// assert_eq!(pass.args(), &APPLY_ARGS);
+    /// let params: Vec<String> = pass.kernel().params.into_iter().map(|p| p.name).collect();
+    /// assert_eq!(params, pass.args().iter().map(|a| a.name()).collect::<Vec<_>>());
+    /// ```
     pub fn args(self) -> &'static [Arg] {
         match self {
             EuclidPass::Gcd => &GCD_ARGS,
@@ -181,6 +279,17 @@ impl EuclidPass {
     /// which for elements of one 32-bit word keeps the four entries of its warp's matrix
     /// beside them, [`WARP_MATRIX_LEN`] each), or
     /// the four cofactors and two tiles of threads + `half` ([`EuclidPass::Apply`]).
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::EuclidPass;
+    ///
+    /// // Two operands of 10^4 coefficients over a 32-bit prime: 80 KB.
+    /// assert_eq!(EuclidPass::Gcd.shared_bytes((10_000, 10_000), 4), 80_000);
+    /// // Half 64: 4 rows of 129 and 8 of 65, and for 32-bit elements the warp's matrix.
+    /// assert_eq!(EuclidPass::TrailWindow.shared_bytes((64, 0), 4), (4 * 129 + 8 * 65) * 4);
+    /// assert_eq!(EuclidPass::Window.shared_bytes((64, 0), 4), (4 * 129 + 8 * 65 + 64) * 4);
+    /// assert_eq!(EuclidPass::Apply.shared_bytes((64, 128), 8), (4 * 65 + 2 * 192) * 8);
+    /// ```
     pub fn shared_bytes(self, lens: (u64, u64), element_bytes: u64) -> u64 {
         let elements = match self {
             EuclidPass::Gcd => lens.0 + lens.1,
@@ -225,7 +334,19 @@ impl EuclidPass {
         (warps.clamp(1, u64::from(most / 32)) * 32) as u32
     }
 
-    /// The kernel.
+    /// The kernel, printed as CUDA C by its `Display`: every pass takes its operands'
+    /// elements in dynamic shared memory, sized at launch by [`EuclidPass::shared_bytes`].
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::EuclidPass;
+    ///
+    /// let k = EuclidPass::Window.kernel();
+    /// k.check()?;
+    /// let text = k.to_string();
+    /// assert!(text.contains("__global__ void __launch_bounds__(512) euclid_window("));
+    /// assert!(text.contains("fe_t* smem = (fe_t*)fermat_dynamic_shared;"));
+    /// # Ok::<(), fermat_codegen::CodegenError>(())
+    /// ```
     pub fn kernel(self) -> Kernel {
         let params = self.args().iter().map(|a| a.param()).collect();
         match self {

@@ -23,7 +23,8 @@ use crate::error::CodegenError;
 use crate::plan::{Io, KernelPlan, Plan};
 use fermat_dsl::field::{Field, Roots};
 
-/// The kernels of a product by its middle, and how to launch them.
+/// The kernels of a product by its middle, and how to launch them ([`emit_middle`] and
+/// [`MiddleProduct::head`] have examples).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MiddleProduct {
     /// The middle kernel: block b of transform t runs the forward's last pass on tile b of

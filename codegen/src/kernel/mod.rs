@@ -53,6 +53,29 @@ use serde::Serialize;
 use std::cell::Cell;
 
 /// How kernels are shaped for the device.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// // DFT(1024) by radix 16, in one pass of one block.
+/// let formula = derive(&Formula::dft(1024)?, Strategy::Ct, &Options::radix(16))?;
+/// let plan = Plan::lower(&formula.final_formula(), PlanOptions::default())?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let threads = |options| {
+///     emit(&f, &shape, &plan, &roots, &options, "fwd").map(|e| e.launches[0].threads)
+/// };
+/// assert_eq!(EmitOptions::default().max_threads, 256);
+/// assert_eq!(threads(EmitOptions::default())?, 256);
+/// assert_eq!(threads(EmitOptions { max_threads: 64, ..EmitOptions::default() })?, 64);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct EmitOptions {
     /// The most threads in a block.
@@ -80,6 +103,27 @@ impl Default for EmitOptions {
 }
 
 /// The kernels of a plan and how to launch them.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Plan, PlanOptions};
+/// use fermat_dsl::derive::{derive, Options, Strategy};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let formula = derive(&Formula::dft(1 << 16)?, Strategy::Ct, &Options::radix(16))?;
+/// let options = PlanOptions { max_local_bits: 8, ..PlanOptions::default() };
+/// let plan = Plan::lower(&formula.final_formula(), options)?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let e = emit(&f, &shape, &plan, &roots, &EmitOptions::default(), "fwd")?;
+/// assert_eq!((e.kernels.len(), e.launches.len()), (2, 2)); // a kernel and a launch a pass
+/// assert!(e.kernels.iter().zip(&e.launches).all(|(k, l)| k.name == l.kernel));
+/// assert_eq!(e.layout.rows(), 256 + 256 + 1); // ω^i and ω^(256·j) for i, j < 256, then 1/n
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
     /// The kernels, in launch order.
@@ -150,6 +194,25 @@ impl<'a, F: Field> Emitter<'a, F> {
 /// rotations are baked in, so kernels are specific to the roots' family and direction).
 ///
 /// Kernels are named `{prefix}_k{i}` in launch order.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{emit, EmitOptions};
+/// use fermat_codegen::plan::{Direction, Plan, PlanOptions};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+/// use fermat_dsl::formula::Formula;
+///
+/// let f = Fp32::new(2013265921)?; // babybear
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let inverse = PlanOptions { direction: Direction::Inverse, ..PlanOptions::default() };
+/// let plan = Plan::lower(&Formula::dft(256)?, inverse)?;
+/// let roots = Roots::canonical(&f, plan.max_log_order(), plan.n())?;
+/// let e = emit(&f, &shape, &plan, &roots, &EmitOptions::default(), "inv")?;
+/// let cuda = e.kernels[0].to_string();
+/// assert!(cuda.contains("extern \"C\" __global__ void") && cuda.contains("inv_k0("));
+/// assert_eq!(e.launches[0].kernel, "inv_k0");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn emit<F: Field>(
     field: &F,
     shape: &FieldShape,

@@ -19,7 +19,7 @@ use fermat_dsl::field::{Field, Roots};
 use num_bigint::BigUint;
 use std::borrow::Cow;
 
-/// The fused product kernel and how to launch it.
+/// The fused product kernel and how to launch it ([`emit_product`] has an example).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FusedProduct {
     /// The kernel: block (0, t) computes product t of a batch.

@@ -20,6 +20,23 @@ use rayon::prelude::*;
 /// ω_{2^C}, so an SRGFN table also holds the 2^C powers of ω_{2^C} whole (the *coarse*
 /// rows), as many as fit [`EmitOptions::table_bytes`](super::EmitOptions::table_bytes); they are read without a shift. When
 /// all 2^L powers fit, the table is whole (h = L) and no twiddle needs a shift.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{High, TableLayout};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+///
+/// // Twiddles of order up to 2^20 over babybear: two tables of 2^10 rows, then 1/n.
+/// let f = Fp32::new(2013265921)?;
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let layout = TableLayout::of(&shape, &Roots::canonical(&f, 20, 1 << 20)?, 8 << 20);
+/// assert_eq!((layout.log_order, layout.lo_bits, layout.high), (20, 10, High::Table));
+/// assert_eq!(layout.rows(), (1 << 10) + (1 << 10) + 1);
+/// // Up to 2^12 powers a word-prime table is kept whole.
+/// let small = TableLayout::of(&shape, &Roots::canonical(&f, 12, 1 << 12)?, 8 << 20);
+/// assert_eq!((small.lo_bits, small.high, small.rows()), (12, High::None, (1 << 12) + 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableLayout {
     /// L: the table serves powers of ω_{2^L}.
@@ -106,12 +123,27 @@ impl TableLayout {
             .then(|| self.coarse_base() + (e >> stride))
     }
 
-    /// Rows in all: the tables and n^(−1).
+    /// Rows in all: the tables and n^(−1) ([`TableLayout`] has an example).
     pub fn rows(&self) -> u64 {
         self.coarse_base() + self.coarse_rows() + 1
     }
 
     /// What the rows hold, in words (for manifests).
+    ///
+    /// ```
+    /// use fermat_codegen::cost::FieldShape;
+    /// use fermat_codegen::kernel::TableLayout;
+    /// use fermat_dsl::field::{AnyField, Fp32, Roots};
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+    /// let layout = TableLayout::of(&shape, &Roots::canonical(&f, 20, 1 << 20)?, 8 << 20);
+    /// assert_eq!(
+    ///     layout.describe(),
+    ///     "rows 0..2^10: root^i; the next 2^10: root^(2^10*j); the last row: n^-1"
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn describe(&self) -> String {
         let h = self.lo_bits;
         let mut parts = vec![format!("rows 0..2^{h}: root^i")];
@@ -139,6 +171,21 @@ impl TableLayout {
     }
 
     /// The exponents of ω whose powers the rows hold, in order (n^(−1) excluded).
+    ///
+    /// ```
+    /// use fermat_codegen::cost::FieldShape;
+    /// use fermat_codegen::kernel::TableLayout;
+    /// use fermat_dsl::field::{AnyField, Fp32, Roots};
+    ///
+    /// let f = Fp32::new(2013265921)?;
+    /// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+    /// let layout = TableLayout::of(&shape, &Roots::canonical(&f, 14, 1 << 14)?, 8 << 20);
+    /// let e: Vec<u64> = layout.exponents().collect();
+    /// // ω^i for i < 2^7, then ω^(2^7·j) for j < 2^7: every e < 2^14 is one of each.
+    /// assert_eq!(e.len() as u64 + 1, layout.rows());
+    /// assert_eq!((e[1], e[127], e[128], e[129], e[255]), (1, 127, 0, 128, 127 << 7));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn exponents(&self) -> impl Iterator<Item = u64> + '_ {
         let lo = 0..1u64 << self.lo_bits;
         let hi = (0..self.high_rows()).map(move |j| j << self.lo_bits);
@@ -152,6 +199,23 @@ impl TableLayout {
 /// field's table form: w·R mod p for word primes, the digits for SRGFNs, row by row), then
 /// n^(−1). Inverse plans read it at negated exponents, so one table serves both
 /// directions.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::{twiddle_table, TableLayout};
+/// use fermat_dsl::field::{AnyField, Fp32, Roots};
+///
+/// // The powers of ω_4 over babybear, then 1/4, times R = 2^32 modulo p.
+/// let (p, f) = (2013265921u64, Fp32::new(2013265921)?);
+/// let shape = FieldShape::of(&AnyField::Fp32(f.clone()));
+/// let roots = Roots::canonical(&f, 2, 4)?;
+/// let table = twiddle_table(&f, &shape, &roots, &TableLayout::of(&shape, &roots, 8 << 20));
+/// let r = (1 << 32) % p;
+/// assert_eq!(table.len(), 5);
+/// assert_eq!((table[0], table[2]), (r, p - r)); // ω^0 = 1, ω^2 = −1
+/// assert_eq!(table[4], (1 << 30) % p); // 2^32 / 4
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn twiddle_table<F: Field>(
     field: &F,
     shape: &FieldShape,
@@ -180,6 +244,24 @@ pub fn twiddle_table<F: Field>(
 ///
 /// Tables of split transforms run to millions of rows, so the rows are converted on all
 /// cores, and an SRGFN's digits are read from its elements as they are stored.
+///
+/// ```
+/// use fermat_codegen::cost::FieldShape;
+/// use fermat_codegen::kernel::table_form;
+/// use fermat_dsl::field::{AnyField, Field};
+/// use fermat_dsl::with_field;
+///
+/// let babybear = AnyField::from_spec("babybear")?;
+/// let words = with_field!(&babybear, f => {
+///     table_form(f, &FieldShape::of(&babybear), &[f.zero(), f.one(), f.from_u64(2)])
+/// });
+/// let r = (1u64 << 32) % 2013265921;
+/// assert_eq!(words, [0, r, 2 * r]); // Montgomery form
+/// let p3 = AnyField::from_spec("P3")?; // one is the digits 1, 0, …, 0 of base r
+/// let words = with_field!(&p3, f => table_form(f, &FieldShape::of(&p3), &[f.one()]));
+/// assert_eq!(words, [1, 0, 0, 0, 0, 0, 0, 0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn table_form<F: Field>(field: &F, shape: &FieldShape, values: &[F::Elem]) -> Vec<u64> {
     match shape.shift_order {
         None => values

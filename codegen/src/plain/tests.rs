@@ -1,4 +1,5 @@
 use super::*;
+use fermat_dsl::field::Field;
 use fermat_dsl::field::Fp32;
 
 type E = <Fp32 as Field>::Elem;

@@ -12,6 +12,21 @@ const MAX_COEF_BITS: u64 = 158;
 
 /// The bounds behind the SRGFN multiplication (2017 paper, Algorithm 3 and §3.1), computed
 /// exactly for one field, and the divisions by r that the device runs within them.
+///
+/// ```
+/// use fermat_codegen::prelude::MulBounds;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+/// use num_bigint::BigUint;
+///
+/// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+/// let b = MulBounds::new(p3)?;
+/// // The carry c = k·r + ⌊c/r⌋ + 1 with ⌊c/r⌋ = k: c = k·r + k + 1.
+/// let (r, k) = (BigUint::from(p3.radix()?), 8u32);
+/// assert_eq!(b.carry, &r * k + k + 1u32);
+/// assert_eq!(b.coef, &r * &r * k + &b.carry);
+/// assert_eq!((b.coef_div.z_limbs, b.fold_div.z_limbs), (5, 3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulBounds {
     /// The largest |u_i + carry|: one negacyclic coefficient (|u_i| ≤ k·r²) plus the carry
@@ -28,6 +43,19 @@ pub struct MulBounds {
 impl MulBounds {
     /// The bounds for p = r^k + 1 with r = 2^w ± 2^u, or why the device multiplication
     /// does not cover it.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::{MulBounds, PreludeError};
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// // Digit 1 takes the fold's quotient as one signed limb.
+    /// assert_eq!(MulBounds::new(p3)?.fold_div.quotient_limbs, 1);
+    /// // r = 2^4 + 2 with one digit is the word prime 19.
+    /// let one_digit = SrgfnParams { w: 4, u: 1, sign: Sign::Plus, k: 1 };
+    /// assert_eq!(MulBounds::new(one_digit), Err(PreludeError::OneDigit { k: 1, word: 19 }));
+    /// # Ok::<(), PreludeError>(())
+    /// ```
     pub fn new(params: SrgfnParams) -> Result<MulBounds, PreludeError> {
         let r_word = params.radix()?;
         let k = params.k;
@@ -96,6 +124,19 @@ impl MulBounds {
     /// warp through the exact division, so the bound a_max·2^u/2^w must stay within
     /// 2^−[`FOLD_MISS_BITS`] (P5's r = 2^62 + 2^56 with k = 32 carries up to a = 34 and
     /// misses about half the time).
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::MulBounds;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// // P3: |y₀| < (k + 1)·r + k + 1, so |a| ≤ k + 2 = 10.
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// assert_eq!(MulBounds::new(p3)?.fold_estimate(p3), Some(10));
+    /// // u < 32: t's low limb would not be y₀'s.
+    /// let low = SrgfnParams { w: 62, u: 21, sign: Sign::Plus, k: 4 };
+    /// assert_eq!(MulBounds::new(low)?.fold_estimate(low), None);
+    /// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+    /// ```
     pub fn fold_estimate(&self, params: SrgfnParams) -> Option<u32> {
         if params.u < 32 {
             return None;
@@ -111,6 +152,20 @@ impl MulBounds {
 
 /// The fold's estimate ([`MulBounds::fold_estimate`]) may miss for at most one value in
 /// 2^7: a warp of 32 lanes then takes the exact division a quarter of the time at most.
+///
+/// ```
+/// use fermat_codegen::prelude::{MulBounds, FOLD_MISS_BITS};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P3 misses for a fraction 10·2^34/2^63 of the values, far below 2^−7.
+/// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+/// let a_max = MulBounds::new(p3)?.fold_estimate(p3).unwrap();
+/// assert!(u64::from(a_max) << (p3.u + FOLD_MISS_BITS) <= 1 << p3.w);
+/// // P5, r = 2^62 + 2^56: 2^u/2^w alone is 2^−6.
+/// let p5 = SrgfnParams { w: 62, u: 56, sign: Sign::Plus, k: 32 };
+/// assert_eq!(MulBounds::new(p5)?.fold_estimate(p5), None);
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 pub const FOLD_MISS_BITS: u32 = 7;
 
 /// The most fraction bits a [`DivPlan`] keeps.
@@ -130,6 +185,19 @@ const MAX_TERMS: u32 = 64;
 /// bias B covers the negative terms and the tail: then q̃ is the quotient ⌊z/r⌋ or one
 /// less, and one comparison of s = z − q̃·r (computed modulo 2^64 or 2^96, since
 /// 0 ≤ s < 2r) with r finishes.
+///
+/// ```
+/// use fermat_codegen::prelude::MulBounds;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P3: 1/r = 2^−63·(1 − 2^−29 + 2^−58 − …), d = w − u = 29, three terms with F = 3.
+/// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+/// let plan = MulBounds::new(p3)?.coef_div;
+/// assert_eq!((plan.frac, plan.shifts.clone()), (3, vec![63 - 3, 63 - 3 + 29, 63 - 3 + 58]));
+/// assert_eq!((plan.subtract, plan.bias), (vec![false, true, false], 2));
+/// assert!(plan.odd.is_none()); // 2 has order 58 modulo r's odd part 2^29 + 1
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DivPlan {
     /// The bound on |z|.
@@ -158,6 +226,21 @@ pub struct DivPlan {
 impl DivPlan {
     /// The plan with the fewest terms, then the fewest fraction bits, for |z| ≤ `bound`
     /// held in `z_limbs` limbs.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::{DivPlan, PreludeError};
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    /// use num_bigint::BigUint;
+    ///
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// // |z| ≤ 2^100 needs four limbs of two's complement.
+    /// let bound = BigUint::from(1u32) << 100u32;
+    /// let err = PreludeError::DivisionLimbs { bound: bound.clone(), limbs: 3 };
+    /// assert_eq!(DivPlan::new(p3, &bound, 3), Err(err));
+    /// // The quotient then fits 38 bits and a sign: two limbs.
+    /// assert_eq!(DivPlan::new(p3, &bound, 4)?.quotient_limbs, 2);
+    /// # Ok::<(), PreludeError>(())
+    /// ```
     pub fn new(
         params: SrgfnParams,
         bound: &BigUint,
@@ -227,6 +310,21 @@ impl DivPlan {
 
     /// The device's estimate q̃ for z, in exact integers (for tests): the terms, the bias
     /// and the floor by 2^F exactly as the limb arithmetic computes them.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::MulBounds;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    /// use num_bigint::BigInt;
+    /// use num_integer::Integer;
+    ///
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// let (plan, r) = (MulBounds::new(p3)?.coef_div, BigInt::from(p3.radix()?));
+    /// for z in [BigInt::from(-1), BigInt::from(123456789) << 90u32, -(&r * &r * 5u32)] {
+    ///     let (q, exact) = (plan.estimate(&z), z.div_floor(&r));
+    ///     assert!(q == exact || q == exact - 1u32, "{z}");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn estimate(&self, z: &BigInt) -> BigInt {
         let g = self.shifts.iter().zip(&self.subtract).fold(
             -BigInt::from(self.bias),

@@ -7,9 +7,36 @@ use fermat_dsl::field::SrgfnParams;
 /// The most digits one inline-PTX carry chain covers: longer chains are split into asm
 /// statements of this many digits, which pass the carry on in a register (the condition
 /// code does not survive from one asm statement to the next).
+///
+/// ```
+/// use fermat_codegen::prelude::{add_chains, CHAIN_DIGITS};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P6's 64 digits: four asm statements, each after the first resuming from the carry c.
+/// let p6 = SrgfnParams { w: 63, u: 40, sign: Sign::Minus, k: 64 };
+/// let chains = add_chains(p6)?;
+/// assert_eq!(chains.len() as u64, p6.k / CHAIN_DIGITS);
+/// assert_eq!(chains[1].inputs[0], ('r', "c".to_string()));
+/// assert_eq!(chains[1].inputs[1], ('l', "x.d[16]".to_string()));
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 pub const CHAIN_DIGITS: u64 = 16;
 
 /// A source operand of one instruction of a [`DigitChain`].
+///
+/// ```
+/// use fermat_codegen::prelude::{sub_chains, ChainArg, ChainLine};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P3's r = 2^63 + 2^34: a digit that borrowed gets r back as m·(2^32 − r_hi) on its
+/// // high half, r_hi = 2^31 + 4, the mask m a register and 2^32 − r_hi a constant.
+/// let chain = &sub_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?[0];
+/// let ChainLine::Op { mnemonic: "mad.lo.u32", args, .. } = &chain.lines[5] else {
+///     panic!("digit 0 ends with its correction");
+/// };
+/// assert_eq!(args, &[ChainArg::Reg("m"), ChainArg::Imm((1 << 31) - 4), ChainArg::Reg("zh")]);
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChainArg {
     /// A 32-bit register of the chain.
@@ -20,6 +47,23 @@ pub enum ChainArg {
 
 /// One step of a [`DigitChain`]: a PTX instruction on 32-bit registers, or the moves
 /// between the chain's registers and its C++ operands.
+///
+/// ```
+/// use fermat_codegen::prelude::{sub_chains, ChainArg::Reg, ChainLine};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let chain = &sub_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?[0];
+/// // Digit 0: x_0 and y_0 into halves, then the low halves' difference sets the borrow.
+/// assert_eq!(chain.lines[0], ChainLine::Split { lo: "al", hi: "ah", input: 0 });
+/// assert_eq!(chain.lines[1], ChainLine::Split { lo: "bl", hi: "bh", input: 1 });
+/// let sub = ChainLine::Op { mnemonic: "sub.cc.u32", dst: "zl", args: vec![Reg("al"), Reg("bl")] };
+/// assert_eq!(chain.lines[2], sub);
+/// // The end: z_7 from its halves, then the borrow's mask out as the last output.
+/// let n = chain.lines.len();
+/// assert_eq!(chain.lines[n - 2], ChainLine::Join { output: 7, lo: "zl", hi: "zh" });
+/// assert_eq!(chain.lines[n - 1], ChainLine::Store { output: 8, reg: "m" });
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChainLine {
     /// `mnemonic dst, args…`: one of `add.u32`, `add.cc.u32`, `addc.u32`, `addc.cc.u32`,
@@ -87,6 +131,19 @@ pub(super) const MNEMONICS: [(&str, bool, bool, usize); 9] = [
 /// so that the condition code carries from digit to digit) and as portable C++ for the host,
 /// one call of an emulation of each instruction (`fe_ptx_*` in the prelude) per step, so
 /// that the host tests run exactly the device's instruction sequence.
+///
+/// ```
+/// use fermat_codegen::prelude::sub_chains;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let chain = &sub_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?[0];
+/// // One borrow mask per digit, in both texts: the device's PTX and the host's emulation.
+/// assert_eq!(chain.asm("").matches("subc.cc.u32 m, 0x0, 0x0;").count(), 8);
+/// assert_eq!(chain.portable("").matches("v_m = fe_ptx_subc_cc_u32(0x0u, 0x0u, cf);").count(), 8);
+/// // x and y per digit in, z per digit and the mask out.
+/// assert_eq!((chain.inputs.len(), chain.outputs.len()), (16, 9));
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DigitChain {
     /// Output operands: (constraint letter `l` or `r`, C++ lvalue).
@@ -124,7 +181,19 @@ impl DigitChain {
         });
     }
 
-    /// The registers the chain uses, in order of first appearance.
+    /// The registers the chain uses, in order of first appearance: the asm statement
+    /// declares them, the portable C++ names them `v_<register>`.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::{signed_chains, sub_chains};
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// assert_eq!(sub_chains(p3)?[0].registers(), ["al", "ah", "bl", "bh", "zl", "zh", "m"]);
+    /// // A signed sum reads one sign mask per digit where a difference reads y's halves.
+    /// assert_eq!(signed_chains(p3)?[0].registers(), ["al", "ah", "s", "zl", "zh", "m"]);
+    /// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+    /// ```
     pub fn registers(&self) -> Vec<&'static str> {
         let mut regs: Vec<&'static str> = Vec::new();
         let mut note = |r: &'static str| {
@@ -156,6 +225,16 @@ impl DigitChain {
     /// wrote one (the condition code is undefined when an asm statement starts), a register
     /// read before it is written, an unknown mnemonic, or one given the wrong number of
     /// sources.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::{ChainArg::Imm, ChainLine, DigitChain, PreludeError};
+    ///
+    /// // An add with carry as the first step reads a condition code no step has set.
+    /// let op = ChainLine::Op { mnemonic: "addc.u32", dst: "g", args: vec![Imm(0), Imm(0)] };
+    /// let chain = DigitChain { outputs: vec![], inputs: vec![], lines: vec![op] };
+    /// let err = PreludeError::ChainCarry { step: 0, mnemonic: "addc.u32" };
+    /// assert_eq!(chain.check(), Err(err));
+    /// ```
     pub fn check(&self) -> Result<(), PreludeError> {
         let mut carry = false;
         let mut written: Vec<&'static str> = Vec::new();
@@ -214,6 +293,18 @@ impl DigitChain {
     }
 
     /// The chain as one asm statement (lines of C++ source, indented by `indent`).
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::sub_chains;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let asm = sub_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?[0].asm("    ");
+    /// assert!(asm.starts_with(r#"    asm("{\n\t.reg .u32 al, ah, bl, bh, zl, zh, m;\n\t""#));
+    /// // Operands %0 to %8 are the outputs, so x.d[0] is %9.
+    /// assert!(asm.contains(r#""mov.b64 {al, ah}, %9;\n\t""#));
+    /// assert!(asm.contains(r#""mad.lo.u32 zh, m, 0x7ffffffc, zh;\n\t""#));
+    /// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+    /// ```
     pub fn asm(&self, indent: &str) -> String {
         let n_out = self.outputs.len();
         let arg = |a: &ChainArg| match a {
@@ -260,6 +351,19 @@ impl DigitChain {
     /// The chain as portable C++ (lines indented by `indent`, in a block of their own):
     /// the same steps, each instruction by its emulation `fe_ptx_<mnemonic>` with the carry
     /// flag in `cf`.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::sub_chains;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    ///
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// let cpp = sub_chains(p3)?[0].portable("");
+    /// let head = "{\n    uint32_t v_al, v_ah, v_bl, v_bh, v_zl, v_zh, v_m, cf = 0;\n";
+    /// assert!(cpp.starts_with(head));
+    /// assert!(cpp.contains("v_zh = fe_ptx_mad_lo_u32(v_m, 0x7ffffffcu, v_zh, cf);"));
+    /// assert!(cpp.contains("z.d[7] = (uint64_t)v_zl | ((uint64_t)v_zh << 32);"));
+    /// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+    /// ```
     pub fn portable(&self, indent: &str) -> String {
         // Registers get a prefix, so that none hides a C++ operand of the same name.
         let reg = |r: &str| format!("v_{r}");
@@ -439,6 +543,20 @@ fn build_chains(
 /// (x_i, y_i ≤ r), read back as the mask m by a `subc.cc` of 0 − 0 (which leaves the
 /// borrow in place for the next digit); r is added back where it borrowed by
 /// hi += m·(2^32 − r_hi), r's low half being 0.
+///
+/// ```
+/// use fermat_codegen::prelude::{sub_chains, PreludeError};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+/// let chains = sub_chains(p3)?;
+/// assert_eq!(chains.len(), 1); // 8 digits in one asm statement
+/// assert!(chains[0].check().is_ok());
+/// // r = 2^62 + 2^21 has a nonzero low half.
+/// let low = SrgfnParams { w: 62, u: 21, sign: Sign::Plus, k: 4 };
+/// assert_eq!(sub_chains(low), Err(PreludeError::RadixLowHalf { r: (1 << 62) + (1 << 21) }));
+/// # Ok::<(), PreludeError>(())
+/// ```
 pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     let (_, nr) = radix_halves(params)?;
     build_chains(params.k, Operand::Digit, &BORROW, |c, i| {
@@ -454,6 +572,19 @@ pub fn sub_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> 
 /// for s_i all ones (¬x_i) − (2^32 − 1) − b on each half, which is 0 − x_i − b with the
 /// same borrow, half by half. A run-time shift (whose digits change sign where they wrap
 /// around) thus costs one chain.
+///
+/// ```
+/// use fermat_codegen::prelude::signed_chains;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let chain = &signed_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?[0];
+/// // Each digit flips both halves by its sign mask s[i], then subtracts it.
+/// let asm = chain.asm("");
+/// assert_eq!(asm.matches("xor.b32").count(), 2 * 8);
+/// assert!(asm.contains("subc.cc.u32 zh, ah, s;"));
+/// assert_eq!(chain.inputs[1], ('r', "s[0]".to_string()));
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 pub fn signed_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     use ChainArg::Reg;
     let (_, nr) = radix_halves(params)?;
@@ -486,6 +617,19 @@ fn subtract_digit(c: &mut DigitChain, i: u64, nr: u32, (lo, hi): (&'static str, 
 /// and leaves it in place; hi += g·(2^32 − r_hi) takes the bias back where the sum stayed
 /// below r. The top digit may be r (p − 1): its high halves add with a carry out (which
 /// only r ≥ 2^63 can produce) and the sum is compared with r_hi apart.
+///
+/// ```
+/// use fermat_codegen::prelude::add_chains;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// let chains = add_chains(SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 })?;
+/// let asm = chains[0].asm("");
+/// // Each digit below the top biases its high half by 2^32 − r_hi = 2^31 − 4 first.
+/// assert_eq!(asm.matches("add.u32 ah, ah, 0x7ffffffc;").count(), 7);
+/// // r ≥ 2^63: the top digit's high halves may carry out, into the register o.
+/// assert!(asm.contains("addc.u32 o, 0x0, 0x0;"));
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 pub fn add_chains(params: SrgfnParams) -> Result<Vec<DigitChain>, PreludeError> {
     let (_, nr) = radix_halves(params)?;
     let wide = params.radix()? >= 1u64 << 63;

@@ -8,6 +8,16 @@ use thiserror::Error;
 /// field's constants exceed, or a carry chain that is not well formed.
 ///
 /// Every variant names the offending value and what would have been allowed.
+///
+/// ```
+/// use fermat_codegen::prelude::{MulBounds, PreludeError};
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // r = 2^4 + 2 with k = 1: p = 19 is a word prime, not an SRGFN.
+/// let err = MulBounds::new(SrgfnParams { w: 4, u: 1, sign: Sign::Plus, k: 1 }).unwrap_err();
+/// assert_eq!(err, PreludeError::OneDigit { k: 1, word: 19 });
+/// assert!(err.to_string().contains("(r + 1 = 19); name it as a decimal word prime"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum PreludeError {

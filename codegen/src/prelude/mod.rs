@@ -60,6 +60,18 @@ const SRGFN: &str = include_str!("../../templates/srgfn.cu.tera");
 const WARP: &str = include_str!("../../templates/warp.cu.tera");
 
 /// Choices in a prelude that depend on the kernels it serves.
+///
+/// ```
+/// use fermat_codegen::prelude::{render, render_with, PreludeOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// let calls = PreludeOptions { rare_carry_calls: true };
+/// assert_ne!(calls, PreludeOptions::default()); // inline carries by default
+/// // A word prime has no SRGFN carries: the option leaves its prelude alone.
+/// let babybear = AnyField::from_spec("babybear")?;
+/// assert_eq!(render_with(&babybear, calls)?, render(&babybear)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PreludeOptions {
     /// The carries of an SRGFN sum or difference that run past digit 0 (a loop over the
@@ -71,12 +83,34 @@ pub struct PreludeOptions {
 }
 
 /// The device prelude of `field` with the default [`PreludeOptions`].
+///
+/// ```
+/// use fermat_codegen::prelude::render;
+/// use fermat_dsl::field::AnyField;
+///
+/// let text = render(&AnyField::from_spec("babybear")?)?;
+/// assert!(text.starts_with("// Device prelude for babybear: p = 2013265921 (31 bits).\n"));
+/// assert!(text.contains("fe_warp_t"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn render(field: &AnyField) -> Result<String, CodegenError> {
     render_with(field, PreludeOptions::default())
 }
 
 /// The device prelude of `field`: the portable definitions, the field's own block, and
 /// the vectors of 32 elements across a warp (`fe_warp_*`, in terms of the field's).
+///
+/// ```
+/// use fermat_codegen::prelude::{render, render_with, PreludeOptions};
+/// use fermat_dsl::field::AnyField;
+///
+/// // P3's rare carries: one call for every fe_add and fe_sub instead of inline code.
+/// let p3 = AnyField::from_spec("P3")?;
+/// let call = "FE_CALL_FN fe_t fe_aux_carry_round(";
+/// let calls = render_with(&p3, PreludeOptions { rare_carry_calls: true })?;
+/// assert!(calls.contains(call) && !render(&p3)?.contains(call));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn render_with(field: &AnyField, options: PreludeOptions) -> Result<String, CodegenError> {
     let (name, text, ctx) =
         field_template(field, options).map_err(|source| CodegenError::Prelude {
@@ -128,6 +162,17 @@ fn field_template(
 /// One line naming the field and its modulus, e.g.
 /// `P3: p = (2^63 + 2^34)^8 + 1 (505 bits)` or `goldilocks: p = 18446744069414584321 (64 bits)`
 /// (for headers and comments).
+///
+/// ```
+/// use fermat_codegen::prelude::describe;
+/// use fermat_dsl::field::AnyField;
+///
+/// let goldilocks = AnyField::from_spec("goldilocks")?;
+/// assert_eq!(describe(&goldilocks), "goldilocks: p = 18446744069414584321 (64 bits)");
+/// let p3 = AnyField::from_spec("P3")?;
+/// assert_eq!(describe(&p3), "P3: p = (2^63 + 2^34)^8 + 1 (505 bits)");
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 pub fn describe(field: &AnyField) -> String {
     let p = field.modulus();
     match field.srgfn_params() {

@@ -24,6 +24,20 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 /// multiply-high and a multiply-add for s, and a low product of the quotient's limbs: no
 /// comparison and no correction, where the series needs a shift and an addition per limb
 /// of each of its terms and a final comparison with r.
+///
+/// ```
+/// use fermat_codegen::prelude::MulBounds;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P2: r = 2^64 − 2^50 = 2^50·(2^14 − 1), and 2^14 ≡ 1 modulo m.
+/// let p2 = SrgfnParams { w: 64, u: 50, sign: Sign::Minus, k: 4 };
+/// let odd = MulBounds::new(p2)?.coef_div.odd.unwrap();
+/// assert_eq!((odd.u, odd.m, odd.fold % 14), (50, 16383, 0));
+/// let c_1 = (1u64 << 32) % 16383;
+/// assert_eq!(odd.weights[..2], [1, c_1 as u32]);
+/// assert_eq!(odd.inverse[0].wrapping_mul(16383), 1); // m^−1 mod 2^32
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OddDiv {
     /// r = 2^U·m.
@@ -55,6 +69,21 @@ pub struct OddDiv {
 /// V = m·q + s with 0 ≤ s < m. The device computes ⌊x/m⌋ = ⌊(x + B·m)·M / 2^32⌋ − B with
 /// a bias B that makes x + B·m non-negative and M = ⌈2^32 / m⌉, exact wherever
 /// (x + B·m)·(M·m − 2^32) < 2^32 (Granlund–Montgomery, checked over x's whole range).
+///
+/// ```
+/// use fermat_codegen::prelude::MulBounds;
+/// use fermat_dsl::field::{Sign, SrgfnParams};
+///
+/// // P2's coefficients: V and the quotient have three limbs each, V's top one signed.
+/// let p2 = SrgfnParams { w: 64, u: 50, sign: Sign::Minus, k: 4 };
+/// let b = MulBounds::new(p2)?;
+/// let top = b.coef_div.odd.unwrap().top.unwrap();
+/// assert_eq!(u64::from(top.reciprocal), (1u64 << 32).div_ceil(16383));
+/// assert!(top.bias > 0);
+/// // The fold's quotient is one limb: no top of its own.
+/// assert!(b.fold_div.odd.unwrap().top.is_none());
+/// # Ok::<(), fermat_codegen::prelude::PreludeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuotientTop {
     /// The bias B.
@@ -106,6 +135,20 @@ impl OddDiv {
     /// where r's shape does not allow it: U < 32 (the digit's low bits would not be z's
     /// whole limb 0), 2 of multiplicative order above 32 modulo m (no fold within a limb),
     /// or S or t beyond the bounds of steps 1 and 2.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::OddDiv;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    /// use num_bigint::BigUint;
+    ///
+    /// let bound = BigUint::from(1u32) << 120u32;
+    /// // P1: r = 2^53·(2^10 + 1), and 2^20 ≡ 1 modulo 2^10 + 1.
+    /// let p1 = SrgfnParams { w: 63, u: 53, sign: Sign::Plus, k: 2 };
+    /// assert_eq!(OddDiv::new(p1, &bound, 3).map(|d| d.m), Some(1025));
+    /// // P3: r = 2^34·(2^29 + 1), where 2 has order 58, above a limb.
+    /// let p3 = SrgfnParams { w: 63, u: 34, sign: Sign::Plus, k: 8 };
+    /// assert_eq!(OddDiv::new(p3, &bound, 3), None);
+    /// ```
     pub fn new(params: SrgfnParams, bound: &BigUint, quotient_limbs: u32) -> Option<OddDiv> {
         let r = params.radix().ok()?;
         let u = r.trailing_zeros();
@@ -184,6 +227,21 @@ impl OddDiv {
 
     /// The quotient and the digit the device computes for z, step by step as its limb
     /// arithmetic does (for tests): ⌊z / r⌋ and z mod r wherever z is within the bound.
+    ///
+    /// ```
+    /// use fermat_codegen::prelude::MulBounds;
+    /// use fermat_dsl::field::{Sign, SrgfnParams};
+    /// use num_bigint::BigInt;
+    /// use num_integer::Integer;
+    ///
+    /// let p2 = SrgfnParams { w: 64, u: 50, sign: Sign::Minus, k: 4 };
+    /// let odd = MulBounds::new(p2)?.coef_div.odd.unwrap();
+    /// let r = BigInt::from(p2.radix()?);
+    /// for z in [BigInt::from(-7), BigInt::from(987654321) << 96u32, -(&r * &r * 3u32 + 5u32)] {
+    ///     assert_eq!(odd.divide(&z), z.div_mod_floor(&r), "{z}");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn divide(&self, z: &BigInt) -> (BigInt, BigInt) {
         let v = z.div_floor(&(BigInt::one() << self.u));
         let limb = |x: &BigInt, j: u32| -> u64 {

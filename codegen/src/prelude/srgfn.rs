@@ -13,6 +13,18 @@ use tera::Context;
 /// The largest k whose multiplication is fully unrolled: beyond it the k² products of
 /// straight-line code take NVRTC tens of seconds and cannot live in registers anyway, so
 /// the loop over product coefficients stays rolled.
+///
+/// ```
+/// use fermat_codegen::prelude::{render, MAX_UNROLLED_MUL_K};
+/// use fermat_dsl::field::AnyField;
+///
+/// assert_eq!(MAX_UNROLLED_MUL_K, 16);
+/// let p4 = render(&AnyField::from_spec("P4")?)?; // k = 16
+/// assert!(p4.contains("Fully unrolled: k^2 = 256 products"));
+/// let p5 = render(&AnyField::from_spec("P5")?)?; // k = 32
+/// assert!(p5.contains("The coefficient loop stays rolled for k = 32"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const MAX_UNROLLED_MUL_K: u64 = 16;
 
 /// The template context of an SRGFN.

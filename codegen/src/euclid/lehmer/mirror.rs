@@ -4,6 +4,23 @@ use super::LehmerStep;
 use fermat_dsl::field::Field;
 
 /// How [`lehmer_rounds`] ended.
+///
+/// ```
+/// use fermat_codegen::euclid::{lehmer_rounds, LehmerEnd};
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// // x^5 + 1 by x + 1: a first quotient of degree 4, above a window's half of 1.
+/// let (a, b) = (e(&[1, 0, 0, 0, 0, 1]), e(&[1, 1]));
+/// assert_eq!(lehmer_rounds(&f, &a, &b, 1), LehmerEnd::Stalled { round: 0, pair: [a, b] });
+/// // A half of 4 covers it: x + 1 divides x^5 + 1, so the pair ends on x + 1 itself.
+/// let LehmerEnd::Done(g) = lehmer_rounds(&f, &e(&[1, 0, 0, 0, 0, 1]), &e(&[1, 1]), 4) else {
+///     panic!("the window holds the whole pair");
+/// };
+/// assert_eq!((g.len(), g[0] == g[1]), (2, true));
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LehmerEnd<E> {
     /// The last nonzero remainder, not monic, as the window writes it (a nonzero constant
@@ -46,6 +63,21 @@ pub fn lehmer_rounds<F: Field>(
 
 /// Where Lehmer's rounds carrying a's cofactors ended or stalled
 /// ([`lehmer_rounds_carrying`]).
+///
+/// ```
+/// use fermat_codegen::euclid::lehmer_rounds_carrying;
+/// use fermat_dsl::field::{Field, Fp32};
+///
+/// let f = Fp32::new(17)?;
+/// let e = |v: &[u64]| v.iter().map(|&x| f.from_u64(x)).collect::<Vec<_>>();
+/// // A first quotient of degree 4 stalls round 0, before any step: the pair is (a, b)
+/// // itself, a = 1·a + 0·b and b = 0·a + 1·b, so a's cofactors are 1 and 0 (empty).
+/// let (a, b) = (e(&[1, 0, 0, 0, 0, 1]), e(&[1, 1]));
+/// let (_, carried) = lehmer_rounds_carrying(&f, &a, &b, 1);
+/// assert_eq!((carried.round, carried.pair.clone()), (0, [a, b]));
+/// assert_eq!(carried.cofactors, [e(&[1]), vec![]]);
+/// # Ok::<(), fermat_dsl::field::FieldError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LehmerCarried<E> {
     /// The round that set the status.

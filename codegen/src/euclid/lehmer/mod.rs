@@ -49,51 +49,62 @@ use crate::cuda::{fe, BinOp, Expr, Stmt, Type};
 /// lives.
 ///
 /// ```
-/// use fermat_codegen::euclid::LehmerState;
-/// assert_eq!(LehmerState::len_u(1), LehmerState::len_u(0) + 2);
-/// assert!(LehmerState::cofactor(3) < LehmerState::WORDS);
+/// use fermat_codegen::euclid::LehmerState as S;
+///
+/// // Every word the rounds keep has a place of its own within the state.
+/// let mut words = vec![S::STATUS, S::ROUND, S::RESULT_LEN, S::STEPS];
+/// for set in 0..2 {
+///     words.extend([S::len_u(set), S::len_v(set), S::len_su(set), S::len_sv(set)]);
+/// }
+/// words.extend((0..4).map(S::cofactor));
+/// words.sort();
+/// assert_eq!(words, (0..S::WORDS).collect::<Vec<_>>());
+/// // Round r reads pair r mod 2: the second pair's words follow the first's by two.
+/// assert_eq!((S::len_u(1), S::len_v(1)), (S::len_u(0) + 2, S::len_v(0) + 2));
 /// ```
 pub struct LehmerState;
 
 impl LehmerState {
-    /// [`LehmerStatus`] as a word.
+    /// [`LehmerStatus`] as a word. ([`LehmerState`] has an example.)
     pub const STATUS: usize = 0;
-    /// The round that set the status.
+    /// The round that set the status. ([`LehmerState`] has an example.)
     pub const ROUND: usize = 1;
     /// The length of the last nonzero remainder, once [`LehmerStatus::Done`].
+    /// ([`LehmerState`] has an example.)
     pub const RESULT_LEN: usize = 2;
     /// Where the rounds keep a trail ([`Arg::Leads`](crate::contract::Arg::Leads)): the
-    /// divisions logged so far, the next one's entry.
+    /// divisions logged so far, the next one's entry. ([`LehmerState`] has an example.)
     pub const STEPS: usize = 15;
-    /// Words of the state.
+    /// Words of the state. ([`LehmerState`] has an example.)
     pub const WORDS: usize = 16;
 
     /// The length of the first polynomial of pair `set` (0 or 1; round r reads pair r mod 2
-    /// and writes the other).
+    /// and writes the other). ([`LehmerState`] has an example.)
     pub const fn len_u(set: usize) -> usize {
         3 + 2 * set
     }
 
     /// A bound on the length of the second polynomial of pair `set`.
+    /// ([`LehmerState`] has an example.)
     pub const fn len_v(set: usize) -> usize {
         4 + 2 * set
     }
 
     /// The length of cofactor `row` of the matrix (0, 1: the first polynomial's cofactors
-    /// of the pair's two; 2, 3: the second's).
+    /// of the pair's two; 2, 3: the second's). ([`LehmerState`] has an example.)
     pub const fn cofactor(row: usize) -> usize {
         7 + row
     }
 
     /// Where the rounds carry a's cofactors ([`Arg::Cofactors`](crate::contract::Arg::Cofactors)):
     /// the length of the first polynomial's, in pair `set`. A bound: its top coefficients
-    /// may be zero.
+    /// may be zero. ([`LehmerState`] has an example.)
     pub const fn len_su(set: usize) -> usize {
         11 + 2 * set
     }
 
     /// Where the rounds carry a's cofactors: the length of the second polynomial's, in
-    /// pair `set`, a bound likewise.
+    /// pair `set`, a bound likewise. ([`LehmerState`] has an example.)
     pub const fn len_sv(set: usize) -> usize {
         12 + 2 * set
     }
@@ -125,11 +136,26 @@ pub struct LehmerStep<E> {
 
 impl<E> LehmerStep<E> {
     /// The word the window logs (`steps[j]`): the degree above the eliminations.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::LehmerStep;
+    ///
+    /// let step = LehmerStep { lead: (), degree: 3, eliminations: 2 };
+    /// assert_eq!(step.word(), 0x0000_0003_0000_0002);
+    /// ```
     pub fn word(&self) -> u64 {
         self.degree << 32 | u64::from(self.eliminations)
     }
 
-    /// The step of a logged word and its divisor's leading coefficient.
+    /// The step of a logged word and its divisor's leading coefficient: the host reads
+    /// `steps[j]` and `leads[j]` back into it.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::LehmerStep;
+    ///
+    /// let step = LehmerStep::of_word(5u32, 10 << 32 | 1);
+    /// assert_eq!((step.lead, step.degree, step.eliminations), (5, 10, 1));
+    /// ```
     pub fn of_word(lead: E, word: u64) -> Self {
         LehmerStep {
             lead,
@@ -140,6 +166,14 @@ impl<E> LehmerStep<E> {
 }
 
 /// Where the Lehmer rounds stand (the word [`LehmerState::STATUS`]).
+///
+/// ```
+/// use fermat_codegen::euclid::LehmerStatus;
+///
+/// // The words the kernels write, as the host reads them back.
+/// assert_eq!(LehmerStatus::Running as u64, 0);
+/// assert_eq!((LehmerStatus::Done as u64, LehmerStatus::Stalled as u64), (1, 2));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u64)]
 pub enum LehmerStatus {
@@ -155,6 +189,15 @@ pub enum LehmerStatus {
 
 impl LehmerStatus {
     /// The status a state word holds, `None` for no status.
+    ///
+    /// ```
+    /// use fermat_codegen::euclid::LehmerStatus;
+    ///
+    /// for status in [LehmerStatus::Running, LehmerStatus::Done, LehmerStatus::Stalled] {
+    ///     assert_eq!(LehmerStatus::of_word(status as u64), Some(status));
+    /// }
+    /// assert_eq!(LehmerStatus::of_word(3), None);
+    /// ```
     pub fn of_word(word: u64) -> Option<LehmerStatus> {
         match word {
             0 => Some(LehmerStatus::Running),

@@ -30,9 +30,27 @@ use crate::euclid::{normalise, shared_ptr, var};
 
 /// The degree a warp's steps may take off u: 32 coefficients of u and v determine the
 /// quotients whose degrees sum to 15 or less.
+///
+/// ```
+/// use fermat_codegen::euclid::WARP_HALF;
+///
+/// // A window of half h reads the top 2h + 1 coefficients: 31 for the warp, a lane each.
+/// assert_eq!(2 * WARP_HALF + 1, 31);
+/// ```
 pub const WARP_HALF: u32 = 15;
 
 /// The length of N's entries in shared memory: degree [`WARP_HALF`] at most.
+///
+/// ```
+/// use fermat_codegen::euclid::{EuclidPass, WARP_MATRIX_LEN};
+///
+/// // The window for 32-bit elements keeps N's four entries beside its rows; the trail
+/// // window, whose steps the block takes, does not.
+/// let (window, trail) = (EuclidPass::Window, EuclidPass::TrailWindow);
+/// let extra = window.shared_bytes((64, 0), 4) - trail.shared_bytes((64, 0), 4);
+/// assert_eq!((WARP_MATRIX_LEN, extra), (16, 4 * WARP_MATRIX_LEN * 4));
+/// assert_eq!(window.shared_bytes((64, 0), 8), trail.shared_bytes((64, 0), 8));
+/// ```
 pub const WARP_MATRIX_LEN: u64 = WARP_HALF as u64 + 1;
 
 /// The statically sized shared array the warp hands its lengths to the block in.
