@@ -13,9 +13,17 @@ use fermat_dsl::field::{AnyField, FieldSpec, Roots, CATALOGUE_SRGFNS, CATALOGUE_
 use fermat_dsl::with_field;
 use serde::Serialize;
 
-/// The largest transform size of the catalogue.
+/// The largest transform size of the catalogue, 2^MAX_LOG_N ([`entries`] has an example).
 pub const MAX_LOG_N: u32 = 28;
 /// The most data an SRGFN transform of the catalogue may hold.
+///
+/// ```
+/// use fermat::catalogue::{entries, MAX_BYTES};
+///
+/// // P6's elements are 64 digits of 64 bits: 512 bytes, so at most 2^25 of them.
+/// let p6 = entries().into_iter().filter(|e| e.field == "P6").map(|e| e.n).max();
+/// assert!(p6.unwrap() * 512 <= MAX_BYTES);
+/// ```
 pub const MAX_BYTES: u64 = 16 << 30;
 
 /// One file of the catalogue.
@@ -125,6 +133,17 @@ pub struct Manifest {
 }
 
 /// The twiddle table every kernel of a file reads; part of a [`Manifest`].
+///
+/// ```
+/// use fermat::catalogue::generate;
+/// use fermat::{FftOptions, FieldSpec};
+///
+/// let f = FieldSpec::parse("goldilocks")?.build()?;
+/// let table = generate(&f, 1 << 16, &FftOptions::default(), "g")?.manifest.table;
+/// assert!(table.rows >= 1);
+/// assert_eq!(table.root.parse::<u64>().map(|w| w > 1), Ok(true)); // a decimal root
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct TableSpec {
     /// Rows (elements).
@@ -135,7 +154,8 @@ pub struct TableSpec {
     pub contents: String,
 }
 
-/// A generated file and its manifest, as [`generate`] returns them.
+/// A generated file and its manifest, as [`generate`] returns them ([`generate`] has an
+/// example).
 pub struct Output {
     /// The CUDA source.
     pub source: String,

@@ -54,6 +54,13 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// How a file's elements are written.
+///
+/// ```
+/// use fermat::io::Format;
+///
+/// assert_eq!(Format::default(), Format::Json);
+/// assert_eq!(Format::of("x.bin".as_ref()), Format::Binary);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// A JSON list of decimals, or a reference-vector file.

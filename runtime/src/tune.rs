@@ -20,7 +20,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The format of the tables this build writes and reads.
+/// The format of the tables this build writes and reads: a table of another format is
+/// ignored with a warning.
+///
+/// ```
+/// use fermat::tune::{Model, TuneTable, FORMAT};
+///
+/// assert_eq!(TuneTable::new(&Model::Cpu("any".into())).format, FORMAT);
+/// ```
 pub const FORMAT: u32 = 1;
 
 /// The crossovers measured on one device model.

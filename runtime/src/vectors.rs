@@ -211,6 +211,14 @@ fn values(
 }
 
 /// The files fermat ships, as `fermat selftest` reads them ([`shipped`] reads them).
+///
+/// ```
+/// use fermat::vectors::{shipped, SHIPPED};
+///
+/// assert_eq!(shipped()?.len(), SHIPPED.len());
+/// assert!(SHIPPED.iter().all(|text| text.trim_start().starts_with('{')));
+/// # Ok::<(), fermat::vectors::VectorError>(())
+/// ```
 pub const SHIPPED: [&str; 7] = [
     include_str!("../vectors/P2.json"),
     include_str!("../vectors/P3.json"),

@@ -37,6 +37,21 @@ pub struct BatchLayout {
 }
 
 /// What is wrong with a [`BatchLayout`], in an [`Error::BatchLayout`].
+///
+/// ```
+/// use fermat::dsl::{Field, Fp32};
+/// use fermat::poly::{BatchLayout, LayoutFault, PolyRing};
+/// use fermat::{Backend, Error};
+///
+/// let f = Fp32::new(469762049)?;
+/// let ring = PolyRing::new(&f, Backend::Cpu)?;
+/// let a = vec![f.one(); 8];
+/// let two = BatchLayout::contiguous(2, 4);
+/// let mut c = vec![f.zero(); 8]; // products of 7 coefficients in rows of 4
+/// let err = ring.mul_batch_strided(&a, &two, &a, &two, &mut c, &two).unwrap_err();
+/// assert!(matches!(err, Error::BatchLayout { fault: LayoutFault::Short { product: 7 }, .. }));
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LayoutFault {
@@ -91,7 +106,8 @@ impl std::fmt::Display for LayoutFault {
 }
 
 impl BatchLayout {
-    /// `count` polynomials of `len` coefficients one after another.
+    /// `count` polynomials of `len` coefficients one after another ([`BatchLayout`] has an
+    /// example).
     pub const fn contiguous(count: usize, len: usize) -> BatchLayout {
         BatchLayout {
             count,
@@ -101,7 +117,7 @@ impl BatchLayout {
         }
     }
 
-    /// The index of coefficient `e` of polynomial `q`.
+    /// The index of coefficient `e` of polynomial `q` ([`BatchLayout`] has an example).
     pub const fn index(&self, q: usize, e: usize) -> usize {
         q * self.dist + e * self.stride
     }

@@ -135,6 +135,12 @@ pub struct Crossover {
 /// CPU, `fermat tune --gpu` found babybear's products of host polynomials faster on the
 /// device from 2^14 coefficients, and P3's at every length: SRGFNs default to `None`
 /// (bench/RESULTS.md, "GCD round 4").
+///
+/// ```
+/// use fermat::poly::{Crossover, GPU_HOST_BELOW};
+///
+/// assert_eq!(Crossover::gpu().host_below, Some(GPU_HOST_BELOW));
+/// ```
 pub const GPU_HOST_BELOW: usize = 1 << 14;
 
 /// The CPU's default [`Crossover::crt_from`]: products over SRGFNs of at least this many
@@ -143,24 +149,39 @@ pub const GPU_HOST_BELOW: usize = 1 << 14;
 /// took 0.32 / 0.61 / 1.44 ms by the CRT route and 0.46 / 0.72 / 1.59 ms by the field's
 /// own transforms for P2 / P3 / P4; of 512 × 256, 0.19 / 0.34 / 0.80 against
 /// 0.21 / 0.32 / 0.67 (bench/RESULTS.md, "CPU round 6").
+///
+/// ```
+/// use fermat::poly::{Crossover, CPU_CRT_FROM};
+///
+/// assert_eq!(Crossover::cpu().crt_from, Some(CPU_CRT_FROM));
+/// ```
 pub const CPU_CRT_FROM: usize = 1 << 10;
 
 /// The half-gcd's default base case: below this degree Euclid's steps one by one, each a
 /// division with a quotient of one or two coefficients, cost less than the products of a
 /// recursion (one core of an EPYC; `fermat tune` measures it per field and device).
+/// [`Crossover::half_gcd_base`] has an example.
 pub const HGCD_BASE: usize = 128;
 
 /// The CPU's default [`Crossover::long_division`]: quotients or divisors of at most this
 /// many coefficients are long divisions, whose k·m products then cost less than the three
-/// products of a Newton division.
+/// products of a Newton division. [`Crossover::long_division_limit`] has an example.
 pub const LONG_DIVISION: usize = 32;
 
 /// The smallest base case [`Crossover::half_gcd_base`] gives, whatever a table says: a
 /// base of 0 would recurse forever on a constant, and below a few coefficients a
-/// recursion's products never beat Euclid's steps.
+/// recursion's products never beat Euclid's steps. [`Crossover::half_gcd_base`] has an
+/// example.
 pub const HGCD_MIN_BASE: usize = 4;
 
 /// The length ratios a [`Crossover`] tells apart: 1, 2, 4, …, 128 and more.
+///
+/// ```
+/// use fermat::poly::{Crossover, RATIOS};
+///
+/// assert_eq!(Crossover::ratio(1000, 1000), 0);
+/// assert_eq!(Crossover::ratio(1 << 20, 64), RATIOS - 1); // 2^14: "128 and more"
+/// ```
 pub const RATIOS: usize = 8;
 
 impl Crossover {
@@ -227,6 +248,14 @@ impl Crossover {
 
     /// Never plain: the field's FFT-based products at every size (never the CRT route; see
     /// [`always`](Self::always)).
+    ///
+    /// ```
+    /// use fermat::poly::Crossover;
+    ///
+    /// let c = Crossover::never();
+    /// assert!(!c.is_plain(1, 1) && !c.is_plain(1 << 20, 2));
+    /// assert_eq!(c.crt_from, None);
+    /// ```
     pub const fn never() -> Crossover {
         Crossover {
             max_short: [0; RATIOS],

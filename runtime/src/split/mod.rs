@@ -49,7 +49,16 @@ use std::sync::Mutex;
 
 pub use fermat_dsl::derive::Distribution;
 
-/// Which devices a split runs on.
+/// Which devices a split runs on; on the CPU, any number of simulated ones.
+///
+/// ```
+/// use fermat::split::{SplitDevices, SplitOptions, SplitPlan};
+///
+/// let f = fermat::dsl::Fp32::new(469762049)?;
+/// let plan = SplitPlan::new(&f, 1 << 10, SplitDevices::Cpu(4), SplitOptions::default())?;
+/// assert_eq!(plan.devices().count(), 4);
+/// # Ok::<(), fermat::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SplitDevices {
     /// G devices simulated on the CPU, each exchange a memory permutation.
@@ -112,7 +121,8 @@ impl Default for SplitOptions {
     }
 }
 
-/// One step a device runs, the stages of the derivation lowered.
+/// One step a device runs, the stages of the derivation lowered
+/// ([`SplitPlan::steps`] has an example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// L(M, G) on every device (the inverse's L(M, M/G) with `back`).
