@@ -359,6 +359,16 @@ struct DivisionCase<'a, F: Field> {
     b: Vec<F::Elem>,
 }
 
+impl<F: Field> DivisionCase<'_, F> {
+    /// The field (both ways), the name, words an element, the capacity, a and b.
+    #[allow(clippy::type_complexity)]
+    fn parts(&self) -> (&AnyField, &F, &str, usize, usize, &[F::Elem], &[F::Elem]) {
+        (
+            self.any, self.field, self.name, self.k, self.cap, &self.a, &self.b,
+        )
+    }
+}
+
 /// The division's elementwise kernels: the reversal of a polynomial cut short and padded
 /// with zeros, and differences of operands of unequal lengths (a negation and a copy
 /// among them), from vectors of larger capacity into poisoned outputs.
@@ -383,15 +393,7 @@ fn check_division_passes<F: Field>(any: &AnyField, field: &F) {
 /// The reversals of a, shorter than a, as long, and longer (zeros past its length); false
 /// where no compiler runs the kernels.
 fn check_reversals<F: Field>(case: &DivisionCase<F>) -> bool {
-    let DivisionCase {
-        any,
-        field,
-        name,
-        k,
-        cap,
-        ref a,
-        ..
-    } = *case;
+    let (any, field, name, k, cap, a, _) = case.parts();
     let la = a.len();
     for out_len in [100usize, la, 305] {
         let reverse = Launch {
@@ -419,15 +421,7 @@ fn check_reversals<F: Field>(case: &DivisionCase<F>) -> bool {
 /// 16 coefficients, to 1, 2, 200 and 300 coefficients; where the tile inverts, also from
 /// nothing: 1/f_0 on chip.
 fn check_series<F: Field>(case: &DivisionCase<F>) {
-    let DivisionCase {
-        any,
-        field,
-        name,
-        k,
-        cap,
-        ref a,
-        ..
-    } = *case;
+    let (any, field, name, k, cap, a, _) = case.parts();
     let la = a.len();
     let tile = Tile::for_element_bytes(FieldShape::of(any).element_bytes);
     let capacity = tile.series as usize;
@@ -492,21 +486,12 @@ fn check_series<F: Field>(case: &DivisionCase<F>) {
 /// Differences: a − b over the longer length, −b (a empty), a (b empty), and a − b cut to
 /// 50 outputs.
 fn check_differences<F: Field>(case: &DivisionCase<F>) {
-    let DivisionCase {
-        any,
-        field,
-        name,
-        k,
-        cap,
-        ref a,
-        ref b,
-        ..
-    } = *case;
+    let (any, field, name, k, cap, a, b) = case.parts();
     let (la, lb) = (a.len(), b.len());
     let at = |v: &[F::Elem], t: usize| v.get(t).copied().unwrap_or(field.zero());
     let none: &[F::Elem] = &[];
     let cases = [
-        (&a[..], &b[..], la),
+        (a, b, la),
         (b, a, la),
         (none, b, lb),
         (a, none, la),
@@ -523,7 +508,7 @@ fn check_differences<F: Field>(case: &DivisionCase<F>) {
             ..Launch::default()
         };
         // An empty operand's buffer holds junk: the kernel must not read it.
-        let junk = |v: &[F::Elem]| if v.is_empty() { b.clone() } else { v.to_vec() };
+        let junk = |v: &[F::Elem]| if v.is_empty() { b.to_vec() } else { v.to_vec() };
         let buffers = vec![
             words(field, &junk(x), cap, k),
             words(field, &junk(y), cap, k),
