@@ -8,6 +8,7 @@ use fermat::num_bigint::{BigInt, BigUint, RandBigInt};
 use fermat::poly::{Poly, PolyRing};
 use fermat::{Backend, Error, PrimeField};
 use num_traits::{One, Signed, Zero};
+use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -471,4 +472,82 @@ fn crt_transform_refuses_inputs_that_do_not_fit() {
     let primes = PrimeSet::for_bits(Width::Bits62, 20, 100).unwrap();
     let err = fermat::crt::CrtDft::new(primes, 1 << 40, 2, Backend::Cpu).unwrap_err();
     assert!(err.to_string().contains("1099511627776"), "{err}");
+}
+
+/// `len` random signed coefficients of up to `bits` bits each, from `seed`.
+fn integers(seed: u64, len: usize, bits: u64) -> Vec<BigInt> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..len).map(|_| signed_random(&mut rng, bits)).collect()
+}
+
+/// a + b, normalised (no trailing zeros).
+fn sum(a: &[BigInt], b: &[BigInt]) -> Vec<BigInt> {
+    let mut c: Vec<BigInt> = (0..a.len().max(b.len()))
+        .map(|i| a.get(i).cloned().unwrap_or_default() + b.get(i).cloned().unwrap_or_default())
+        .collect();
+    while c.last().is_some_and(Zero::is_zero) {
+        c.pop();
+    }
+    c
+}
+
+/// Short operands often, the route's lengths sometimes.
+fn length() -> impl Strategy<Value = usize> {
+    prop_oneof![0..4usize, 0..300usize]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Z[x] is a commutative ring, whichever primes carry the products: they commute,
+    /// associate and distribute over sums, and equal Kronecker substitution's, for random
+    /// lengths, sizes and signs.
+    #[test]
+    fn integer_products_obey_the_ring_laws(
+        seed in any::<u64>(),
+        lens in [length(), length(), length()],
+        bits in [1u64..300, 1u64..300, 1u64..300],
+        narrow in any::<bool>(),
+    ) {
+        let ring = IntPolyRing::new(Backend::Cpu).unwrap();
+        let ring = if narrow { ring.with_width(Width::Bits31) } else { ring };
+        let [a, b, c] = [0, 1, 2].map(|i| integers(seed.wrapping_add(i as u64), lens[i], bits[i]));
+        let ab = ring.mul(&a, &b).unwrap();
+        prop_assert_eq!(&ab, &kronecker(&a, &b));
+        prop_assert_eq!(&ab, &ring.mul(&b, &a).unwrap());
+        prop_assert_eq!(ring.mul(&ab, &c).unwrap(), ring.mul(&a, &ring.mul(&b, &c).unwrap()).unwrap());
+        let distributed = sum(&ab, &ring.mul(&a, &c).unwrap());
+        prop_assert_eq!(ring.mul(&a, &sum(&b, &c)).unwrap(), distributed);
+    }
+
+    /// Products in (Z/mZ)[x] are those in Z[x] reduced modulo m, for random moduli odd and
+    /// even, of a few bits to beyond the 31-bit primes' 312.
+    #[test]
+    fn modular_products_are_integer_products_reduced(
+        seed in any::<u64>(),
+        m_bits in 2u64..400,
+        odd in any::<bool>(),
+        lens in [length(), length()],
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let m = (rng.gen_biguint(m_bits) | (BigUint::one() << (m_bits - 1))) | BigUint::from(u8::from(odd));
+        let ring = ModPolyRing::new(&m, Backend::Cpu).unwrap();
+        let residues = |len: usize, rng: &mut ChaCha8Rng| -> Vec<BigUint> {
+            (0..len).map(|_| rng.gen_biguint_below(&m)).collect()
+        };
+        let (a, b) = (residues(lens[0], &mut rng), residues(lens[1], &mut rng));
+        let over_z = IntPolyRing::new(Backend::Cpu).unwrap();
+        let lift = |v: &[BigUint]| -> Vec<BigInt> { v.iter().cloned().map(BigInt::from).collect() };
+        let mi = BigInt::from(m.clone());
+        let mut want: Vec<BigUint> = over_z
+            .mul(&lift(&a), &lift(&b))
+            .unwrap()
+            .into_iter()
+            .map(|c| ((c % &mi + &mi) % &mi).magnitude().clone())
+            .collect();
+        while want.last().is_some_and(Zero::is_zero) {
+            want.pop();
+        }
+        prop_assert_eq!(ring.mul(&a, &b).unwrap(), want, "m = {}", m);
+    }
 }
