@@ -234,6 +234,10 @@ fn step_coefficients() -> Vec<Stmt> {
     let top = |p: &str, len: &str, d: u32| {
         fe::warp_at(var(p), var(len) - Expr::u32(d) - var("warp_from"))
     };
+    // The coefficient of a double step where `two` holds, of a single one otherwise.
+    let coefficient = |name: &str, double, single| {
+        Stmt::const_(Type::Fe, name, Expr::select(var("two"), double, single))
+    };
     vec![
         Stmt::const_(Type::Fe, "alpha", top("sv", "pv", 1)),
         Stmt::const_(Type::Fe, "beta", top("su", "pu", 1)),
@@ -259,29 +263,9 @@ fn step_coefficients() -> Vec<Stmt> {
                 .equals(Expr::u32(1))
                 .and_also(fe::eq(var("beta1"), fe::zero()).logical_not()),
         ),
-        Stmt::const_(
-            Type::Fe,
-            "c0",
-            Expr::select(
-                var("two"),
-                fe::mul_mont(var("alpha"), var("alpha")),
-                var("alpha"),
-            ),
-        ),
-        Stmt::const_(
-            Type::Fe,
-            "c1",
-            Expr::select(
-                var("two"),
-                fe::mul_mont(var("alpha"), var("beta")),
-                var("beta"),
-            ),
-        ),
-        Stmt::const_(
-            Type::Fe,
-            "c2",
-            Expr::select(var("two"), var("beta1"), fe::zero()),
-        ),
+        coefficient("c0", fe::mul_mont(var("alpha"), var("alpha")), var("alpha")),
+        coefficient("c1", fe::mul_mont(var("alpha"), var("beta")), var("beta")),
+        coefficient("c2", var("beta1"), fe::zero()),
     ]
 }
 
