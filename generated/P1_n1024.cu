@@ -1193,18 +1193,6 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 2u) ^ ((((uint32_t)ul & 3u) << 8u) >> 6u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [8, 9]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -1212,10 +1200,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1432,18 +1420,6 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 8u) ^ ((((((uint32_t)ul & 3u) << 8u) >> 2u) ^ ((((uint32_t)ul & 3u) << 8u) >> 6u)) & 15u)), 1024ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [8, 9]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -1451,10 +1427,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 1024ull);
-        fe_t x1 = fe_load(tile, sbase ^ 260u, 1024ull);
-        fe_t x2 = fe_load(tile, sbase ^ 520u, 1024ull);
-        fe_t x3 = fe_load(tile, sbase ^ 780u, 1024ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -1193,18 +1193,6 @@ extern "C" __global__ void __launch_bounds__(4, 32) fwd_k0(const fe_word_t* __re
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 3u;
-        const uint32_t st = it;
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 3u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
-            fe_store(tile, st + (((uint32_t)ul & 3u) << 2u), 16ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
@@ -1212,10 +1200,10 @@ extern "C" __global__ void __launch_bounds__(4, 32) fwd_k0(const fe_word_t* __re
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 16ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 16ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 16ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 16ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 4u), 16ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 8u), 16ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 12u), 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1306,18 +1294,6 @@ extern "C" __global__ void __launch_bounds__(4, 32) inv_k0(const fe_word_t* __re
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 3u;
-        const uint32_t st = it;
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 3u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 2u);
-            fe_store(tile, st + (((uint32_t)ul & 3u) << 2u), 16ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 2u), 16ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [2, 3]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
@@ -1325,10 +1301,10 @@ extern "C" __global__ void __launch_bounds__(4, 32) inv_k0(const fe_word_t* __re
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + 0u;
-        fe_t x0 = fe_load(tile, sbase + 0u, 16ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 16ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 16ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 16ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 16ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 4u), 16ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 8u), 16ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 12u), 16ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -1193,18 +1193,6 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -1212,10 +1200,10 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 28u, 64ull);
-        fe_t x2 = fe_load(tile, sbase ^ 40u, 64ull);
-        fe_t x3 = fe_load(tile, sbase ^ 52u, 64ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 64ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 64ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 64ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1348,18 +1336,6 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it ^ (((it >> 1u) ^ (it >> 2u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 4u) ^ ((((((uint32_t)ul & 3u) << 4u) >> 1u) ^ ((((uint32_t)ul & 3u) << 4u) >> 2u)) & 15u)), 64ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [4, 5]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -1367,10 +1343,10 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 1u) ^ (0u >> 2u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 64ull);
-        fe_t x1 = fe_load(tile, sbase ^ 28u, 64ull);
-        fe_t x2 = fe_load(tile, sbase ^ 40u, 64ull);
-        fe_t x3 = fe_load(tile, sbase ^ 52u, 64ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 64ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 64ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 64ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

@@ -1289,18 +1289,6 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 8u) ^ ((((((uint32_t)ul & 1u) << 8u) >> 3u) ^ ((((uint32_t)ul & 1u) << 8u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
@@ -1308,10 +1296,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 132u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 396u, 512ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 512ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 128u), 512ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 256u), 512ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 384u), 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1541,18 +1529,6 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it ^ (((it >> 3u) ^ (it >> 5u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 1u) << 8u) ^ ((((((uint32_t)ul & 1u) << 8u) >> 3u) ^ ((((uint32_t)ul & 1u) << 8u) >> 5u)) & 15u)), 512ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [7, 8]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
@@ -1560,10 +1536,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 3u) ^ (0u >> 5u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 512ull);
-        fe_t x1 = fe_load(tile, sbase ^ 132u, 512ull);
-        fe_t x2 = fe_load(tile, sbase ^ 264u, 512ull);
-        fe_t x3 = fe_load(tile, sbase ^ 396u, 512ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 512ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 128u), 512ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 256u), 512ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 384u), 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

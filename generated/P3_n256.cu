@@ -1459,18 +1459,6 @@ extern "C" __global__ void __launch_bounds__(64, 8) fwd_k0(const fe_word_t* __re
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 63u;
-        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 2u) ^ ((((uint32_t)ul & 3u) << 6u) >> 6u)) & 15u)), 256ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -1478,10 +1466,10 @@ extern "C" __global__ void __launch_bounds__(64, 8) fwd_k0(const fe_word_t* __re
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 65u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 130u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 195u, 256ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);
@@ -1655,18 +1643,6 @@ extern "C" __global__ void __launch_bounds__(64, 8) inv_k0(const fe_word_t* __re
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 63u;
-        const uint32_t st = it ^ (((it >> 2u) ^ (it >> 6u)) & 15u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 63u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 6u);
-            fe_store(tile, st ^ ((((uint32_t)ul & 3u) << 6u) ^ ((((((uint32_t)ul & 3u) << 6u) >> 2u) ^ ((((uint32_t)ul & 3u) << 6u) >> 6u)) & 15u)), 256ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 6u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(4) along tile bits [6, 7]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -1674,10 +1650,10 @@ extern "C" __global__ void __launch_bounds__(64, 8) inv_k0(const fe_word_t* __re
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt ^ (0u ^ (((0u >> 2u) ^ (0u >> 6u)) & 15u));
-        fe_t x0 = fe_load(tile, sbase ^ 0u, 256ull);
-        fe_t x1 = fe_load(tile, sbase ^ 65u, 256ull);
-        fe_t x2 = fe_load(tile, sbase ^ 130u, 256ull);
-        fe_t x3 = fe_load(tile, sbase ^ 195u, 256ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x2);

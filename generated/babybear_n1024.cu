@@ -988,18 +988,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 5u)), 1055ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -1007,22 +995,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
-        fe_t x1 = fe_load(tile, sbase + 66u, 1055ull);
-        fe_t x2 = fe_load(tile, sbase + 132u, 1055ull);
-        fe_t x3 = fe_load(tile, sbase + 198u, 1055ull);
-        fe_t x4 = fe_load(tile, sbase + 264u, 1055ull);
-        fe_t x5 = fe_load(tile, sbase + 330u, 1055ull);
-        fe_t x6 = fe_load(tile, sbase + 396u, 1055ull);
-        fe_t x7 = fe_load(tile, sbase + 462u, 1055ull);
-        fe_t x8 = fe_load(tile, sbase + 528u, 1055ull);
-        fe_t x9 = fe_load(tile, sbase + 594u, 1055ull);
-        fe_t x10 = fe_load(tile, sbase + 660u, 1055ull);
-        fe_t x11 = fe_load(tile, sbase + 726u, 1055ull);
-        fe_t x12 = fe_load(tile, sbase + 792u, 1055ull);
-        fe_t x13 = fe_load(tile, sbase + 858u, 1055ull);
-        fe_t x14 = fe_load(tile, sbase + 924u, 1055ull);
-        fe_t x15 = fe_load(tile, sbase + 990u, 1055ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 1024ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 320u), 1024ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 384u), 1024ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 448u), 1024ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 576u), 1024ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 640u), 1024ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 704u), 1024ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 768u), 1024ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 832u), 1024ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 896u), 1024ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 960u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1498,18 +1486,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 5u)), 1055ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -1517,22 +1493,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1055ull);
-        fe_t x1 = fe_load(tile, sbase + 66u, 1055ull);
-        fe_t x2 = fe_load(tile, sbase + 132u, 1055ull);
-        fe_t x3 = fe_load(tile, sbase + 198u, 1055ull);
-        fe_t x4 = fe_load(tile, sbase + 264u, 1055ull);
-        fe_t x5 = fe_load(tile, sbase + 330u, 1055ull);
-        fe_t x6 = fe_load(tile, sbase + 396u, 1055ull);
-        fe_t x7 = fe_load(tile, sbase + 462u, 1055ull);
-        fe_t x8 = fe_load(tile, sbase + 528u, 1055ull);
-        fe_t x9 = fe_load(tile, sbase + 594u, 1055ull);
-        fe_t x10 = fe_load(tile, sbase + 660u, 1055ull);
-        fe_t x11 = fe_load(tile, sbase + 726u, 1055ull);
-        fe_t x12 = fe_load(tile, sbase + 792u, 1055ull);
-        fe_t x13 = fe_load(tile, sbase + 858u, 1055ull);
-        fe_t x14 = fe_load(tile, sbase + 924u, 1055ull);
-        fe_t x15 = fe_load(tile, sbase + 990u, 1055ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 1024ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 320u), 1024ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 384u), 1024ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 448u), 1024ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 576u), 1024ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 640u), 1024ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 704u), 1024ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 768u), 1024ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 832u), 1024ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 896u), 1024ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 960u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

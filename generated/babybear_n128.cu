@@ -502,18 +502,6 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 3u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 3u)), 143ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 7u;
@@ -521,22 +509,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
-        fe_t x1 = fe_load(tile, sbase + 9u, 143ull);
-        fe_t x2 = fe_load(tile, sbase + 18u, 143ull);
-        fe_t x3 = fe_load(tile, sbase + 27u, 143ull);
-        fe_t x4 = fe_load(tile, sbase + 36u, 143ull);
-        fe_t x5 = fe_load(tile, sbase + 45u, 143ull);
-        fe_t x6 = fe_load(tile, sbase + 54u, 143ull);
-        fe_t x7 = fe_load(tile, sbase + 63u, 143ull);
-        fe_t x8 = fe_load(tile, sbase + 72u, 143ull);
-        fe_t x9 = fe_load(tile, sbase + 81u, 143ull);
-        fe_t x10 = fe_load(tile, sbase + 90u, 143ull);
-        fe_t x11 = fe_load(tile, sbase + 99u, 143ull);
-        fe_t x12 = fe_load(tile, sbase + 108u, 143ull);
-        fe_t x13 = fe_load(tile, sbase + 117u, 143ull);
-        fe_t x14 = fe_load(tile, sbase + 126u, 143ull);
-        fe_t x15 = fe_load(tile, sbase + 135u, 143ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 128ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 8u), 128ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 16u), 128ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 24u), 128ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 32u), 128ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 40u), 128ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 48u), 128ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 56u), 128ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 64u), 128ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 72u), 128ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 80u), 128ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 88u), 128ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 96u), 128ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 104u), 128ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 112u), 128ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 120u), 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -845,18 +833,6 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 3u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 4u) + ((((uint32_t)ul & 7u) << 4u) >> 3u)), 143ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 4u), 128ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [3, 4, 5, 6]
     for (uint32_t tq = threadIdx.x; tq < 8u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 7u;
@@ -864,22 +840,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 143ull);
-        fe_t x1 = fe_load(tile, sbase + 9u, 143ull);
-        fe_t x2 = fe_load(tile, sbase + 18u, 143ull);
-        fe_t x3 = fe_load(tile, sbase + 27u, 143ull);
-        fe_t x4 = fe_load(tile, sbase + 36u, 143ull);
-        fe_t x5 = fe_load(tile, sbase + 45u, 143ull);
-        fe_t x6 = fe_load(tile, sbase + 54u, 143ull);
-        fe_t x7 = fe_load(tile, sbase + 63u, 143ull);
-        fe_t x8 = fe_load(tile, sbase + 72u, 143ull);
-        fe_t x9 = fe_load(tile, sbase + 81u, 143ull);
-        fe_t x10 = fe_load(tile, sbase + 90u, 143ull);
-        fe_t x11 = fe_load(tile, sbase + 99u, 143ull);
-        fe_t x12 = fe_load(tile, sbase + 108u, 143ull);
-        fe_t x13 = fe_load(tile, sbase + 117u, 143ull);
-        fe_t x14 = fe_load(tile, sbase + 126u, 143ull);
-        fe_t x15 = fe_load(tile, sbase + 135u, 143ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 128ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 8u), 128ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 16u), 128ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 24u), 128ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 32u), 128ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 40u), 128ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 48u), 128ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 56u), 128ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 64u), 128ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 72u), 128ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 80u), 128ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 88u), 128ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 96u), 128ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 104u), 128ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 112u), 128ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 120u), 128ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

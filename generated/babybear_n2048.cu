@@ -1532,18 +1532,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 5u) + ((((uint32_t)ul & 7u) << 8u) >> 8u)), 2118ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
@@ -1551,22 +1539,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 2118ull);
-        fe_t x1 = fe_load(tile, sbase + 132u, 2118ull);
-        fe_t x2 = fe_load(tile, sbase + 265u, 2118ull);
-        fe_t x3 = fe_load(tile, sbase + 397u, 2118ull);
-        fe_t x4 = fe_load(tile, sbase + 530u, 2118ull);
-        fe_t x5 = fe_load(tile, sbase + 662u, 2118ull);
-        fe_t x6 = fe_load(tile, sbase + 795u, 2118ull);
-        fe_t x7 = fe_load(tile, sbase + 927u, 2118ull);
-        fe_t x8 = fe_load(tile, sbase + 1060u, 2118ull);
-        fe_t x9 = fe_load(tile, sbase + 1192u, 2118ull);
-        fe_t x10 = fe_load(tile, sbase + 1325u, 2118ull);
-        fe_t x11 = fe_load(tile, sbase + 1457u, 2118ull);
-        fe_t x12 = fe_load(tile, sbase + 1590u, 2118ull);
-        fe_t x13 = fe_load(tile, sbase + 1722u, 2118ull);
-        fe_t x14 = fe_load(tile, sbase + 1855u, 2118ull);
-        fe_t x15 = fe_load(tile, sbase + 1987u, 2118ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 2048ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 128u), 2048ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 256u), 2048ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 384u), 2048ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 512u), 2048ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 640u), 2048ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 768u), 2048ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 896u), 2048ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 1024u), 2048ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 1152u), 2048ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 1280u), 2048ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 1408u), 2048ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 1536u), 2048ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 1664u), 2048ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 1792u), 2048ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 1920u), 2048ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -2094,18 +2082,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 8u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 7u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 7u) << 8u) + ((((uint32_t)ul & 7u) << 8u) >> 5u) + ((((uint32_t)ul & 7u) << 8u) >> 8u)), 2118ull, fe_load(in_t, (size_t)(((uint32_t)ul & 7u) << 8u), 2048ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [7, 8, 9, 10]
     for (uint32_t tq = threadIdx.x; tq < 128u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 127u;
@@ -2113,22 +2089,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 2118ull);
-        fe_t x1 = fe_load(tile, sbase + 132u, 2118ull);
-        fe_t x2 = fe_load(tile, sbase + 265u, 2118ull);
-        fe_t x3 = fe_load(tile, sbase + 397u, 2118ull);
-        fe_t x4 = fe_load(tile, sbase + 530u, 2118ull);
-        fe_t x5 = fe_load(tile, sbase + 662u, 2118ull);
-        fe_t x6 = fe_load(tile, sbase + 795u, 2118ull);
-        fe_t x7 = fe_load(tile, sbase + 927u, 2118ull);
-        fe_t x8 = fe_load(tile, sbase + 1060u, 2118ull);
-        fe_t x9 = fe_load(tile, sbase + 1192u, 2118ull);
-        fe_t x10 = fe_load(tile, sbase + 1325u, 2118ull);
-        fe_t x11 = fe_load(tile, sbase + 1457u, 2118ull);
-        fe_t x12 = fe_load(tile, sbase + 1590u, 2118ull);
-        fe_t x13 = fe_load(tile, sbase + 1722u, 2118ull);
-        fe_t x14 = fe_load(tile, sbase + 1855u, 2118ull);
-        fe_t x15 = fe_load(tile, sbase + 1987u, 2118ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 2048ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 128u), 2048ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 256u), 2048ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 384u), 2048ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 512u), 2048ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 640u), 2048ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 768u), 2048ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 896u), 2048ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 1024u), 2048ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 1152u), 2048ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 1280u), 2048ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 1408u), 2048ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 1536u), 2048ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 1664u), 2048ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 1792u), 2048ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 1920u), 2048ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

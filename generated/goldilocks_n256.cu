@@ -612,18 +612,6 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -631,22 +619,22 @@ extern "C" __global__ void __launch_bounds__(16, 32) fwd_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 271ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 271ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 271ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 271ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 271ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 271ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 271ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 271ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 271ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 271ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 271ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 271ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 271ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 271ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 271ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 256ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 80u), 256ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 96u), 256ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 112u), 256ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 144u), 256ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 160u), 256ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 176u), 256ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 192u), 256ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 208u), 256ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 224u), 256ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 240u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1083,18 +1071,6 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 4u)), 271ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -1102,22 +1078,22 @@ extern "C" __global__ void __launch_bounds__(16, 32) inv_k0(const fe_word_t* __r
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 271ull);
-        fe_t x1 = fe_load(tile, sbase + 17u, 271ull);
-        fe_t x2 = fe_load(tile, sbase + 34u, 271ull);
-        fe_t x3 = fe_load(tile, sbase + 51u, 271ull);
-        fe_t x4 = fe_load(tile, sbase + 68u, 271ull);
-        fe_t x5 = fe_load(tile, sbase + 85u, 271ull);
-        fe_t x6 = fe_load(tile, sbase + 102u, 271ull);
-        fe_t x7 = fe_load(tile, sbase + 119u, 271ull);
-        fe_t x8 = fe_load(tile, sbase + 136u, 271ull);
-        fe_t x9 = fe_load(tile, sbase + 153u, 271ull);
-        fe_t x10 = fe_load(tile, sbase + 170u, 271ull);
-        fe_t x11 = fe_load(tile, sbase + 187u, 271ull);
-        fe_t x12 = fe_load(tile, sbase + 204u, 271ull);
-        fe_t x13 = fe_load(tile, sbase + 221u, 271ull);
-        fe_t x14 = fe_load(tile, sbase + 238u, 271ull);
-        fe_t x15 = fe_load(tile, sbase + 255u, 271ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 256ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 80u), 256ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 96u), 256ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 112u), 256ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 144u), 256ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 160u), 256ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 176u), 256ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 192u), 256ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 208u), 256ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 224u), 256ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 240u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

@@ -951,18 +951,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -970,22 +958,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 68u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 136u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 204u, 1090ull);
-        fe_t x4 = fe_load(tile, sbase + 273u, 1090ull);
-        fe_t x5 = fe_load(tile, sbase + 341u, 1090ull);
-        fe_t x6 = fe_load(tile, sbase + 409u, 1090ull);
-        fe_t x7 = fe_load(tile, sbase + 477u, 1090ull);
-        fe_t x8 = fe_load(tile, sbase + 546u, 1090ull);
-        fe_t x9 = fe_load(tile, sbase + 614u, 1090ull);
-        fe_t x10 = fe_load(tile, sbase + 682u, 1090ull);
-        fe_t x11 = fe_load(tile, sbase + 750u, 1090ull);
-        fe_t x12 = fe_load(tile, sbase + 819u, 1090ull);
-        fe_t x13 = fe_load(tile, sbase + 887u, 1090ull);
-        fe_t x14 = fe_load(tile, sbase + 955u, 1090ull);
-        fe_t x15 = fe_load(tile, sbase + 1023u, 1090ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 1024ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 320u), 1024ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 384u), 1024ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 448u), 1024ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 576u), 1024ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 640u), 1024ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 704u), 1024ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 768u), 1024ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 832u), 1024ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 896u), 1024ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 960u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1461,18 +1449,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 8u) + ((((uint32_t)ul & 3u) << 8u) >> 4u) + ((((uint32_t)ul & 3u) << 8u) >> 8u)), 1090ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 8u), 1024ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [6, 7, 8, 9]
     for (uint32_t tq = threadIdx.x; tq < 64u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 63u;
@@ -1480,22 +1456,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 1090ull);
-        fe_t x1 = fe_load(tile, sbase + 68u, 1090ull);
-        fe_t x2 = fe_load(tile, sbase + 136u, 1090ull);
-        fe_t x3 = fe_load(tile, sbase + 204u, 1090ull);
-        fe_t x4 = fe_load(tile, sbase + 273u, 1090ull);
-        fe_t x5 = fe_load(tile, sbase + 341u, 1090ull);
-        fe_t x6 = fe_load(tile, sbase + 409u, 1090ull);
-        fe_t x7 = fe_load(tile, sbase + 477u, 1090ull);
-        fe_t x8 = fe_load(tile, sbase + 546u, 1090ull);
-        fe_t x9 = fe_load(tile, sbase + 614u, 1090ull);
-        fe_t x10 = fe_load(tile, sbase + 682u, 1090ull);
-        fe_t x11 = fe_load(tile, sbase + 750u, 1090ull);
-        fe_t x12 = fe_load(tile, sbase + 819u, 1090ull);
-        fe_t x13 = fe_load(tile, sbase + 887u, 1090ull);
-        fe_t x14 = fe_load(tile, sbase + 955u, 1090ull);
-        fe_t x15 = fe_load(tile, sbase + 1023u, 1090ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 1024ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 64u), 1024ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 128u), 1024ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 192u), 1024ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 256u), 1024ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 320u), 1024ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 384u), 1024ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 448u), 1024ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 512u), 1024ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 576u), 1024ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 640u), 1024ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 704u), 1024ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 768u), 1024ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 832u), 1024ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 896u), 1024ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 960u), 1024ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

@@ -417,18 +417,6 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 4u) + ((((uint32_t)ul & 1u) << 4u) >> 4u)), 33ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t tq = threadIdx.x; tq < 2u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 1u;
@@ -436,22 +424,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 33ull);
-        fe_t x2 = fe_load(tile, sbase + 4u, 33ull);
-        fe_t x3 = fe_load(tile, sbase + 6u, 33ull);
-        fe_t x4 = fe_load(tile, sbase + 8u, 33ull);
-        fe_t x5 = fe_load(tile, sbase + 10u, 33ull);
-        fe_t x6 = fe_load(tile, sbase + 12u, 33ull);
-        fe_t x7 = fe_load(tile, sbase + 14u, 33ull);
-        fe_t x8 = fe_load(tile, sbase + 17u, 33ull);
-        fe_t x9 = fe_load(tile, sbase + 19u, 33ull);
-        fe_t x10 = fe_load(tile, sbase + 21u, 33ull);
-        fe_t x11 = fe_load(tile, sbase + 23u, 33ull);
-        fe_t x12 = fe_load(tile, sbase + 25u, 33ull);
-        fe_t x13 = fe_load(tile, sbase + 27u, 33ull);
-        fe_t x14 = fe_load(tile, sbase + 29u, 33ull);
-        fe_t x15 = fe_load(tile, sbase + 31u, 33ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 32ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 2u), 32ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 4u), 32ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 6u), 32ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 8u), 32ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 10u), 32ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 12u), 32ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 14u), 32ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 16u), 32ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 18u), 32ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 20u), 32ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 22u), 32ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 24u), 32ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 26u), 32ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 28u), 32ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 30u), 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -688,18 +676,6 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 4u) + ((((uint32_t)ul & 1u) << 4u) >> 4u)), 33ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 4u), 32ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [1, 2, 3, 4]
     for (uint32_t tq = threadIdx.x; tq < 2u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 1u;
@@ -707,22 +683,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 33ull);
-        fe_t x1 = fe_load(tile, sbase + 2u, 33ull);
-        fe_t x2 = fe_load(tile, sbase + 4u, 33ull);
-        fe_t x3 = fe_load(tile, sbase + 6u, 33ull);
-        fe_t x4 = fe_load(tile, sbase + 8u, 33ull);
-        fe_t x5 = fe_load(tile, sbase + 10u, 33ull);
-        fe_t x6 = fe_load(tile, sbase + 12u, 33ull);
-        fe_t x7 = fe_load(tile, sbase + 14u, 33ull);
-        fe_t x8 = fe_load(tile, sbase + 17u, 33ull);
-        fe_t x9 = fe_load(tile, sbase + 19u, 33ull);
-        fe_t x10 = fe_load(tile, sbase + 21u, 33ull);
-        fe_t x11 = fe_load(tile, sbase + 23u, 33ull);
-        fe_t x12 = fe_load(tile, sbase + 25u, 33ull);
-        fe_t x13 = fe_load(tile, sbase + 27u, 33ull);
-        fe_t x14 = fe_load(tile, sbase + 29u, 33ull);
-        fe_t x15 = fe_load(tile, sbase + 31u, 33ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 32ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 2u), 32ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 4u), 32ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 6u), 32ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 8u), 32ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 10u), 32ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 12u), 32ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 14u), 32ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 16u), 32ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 18u), 32ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 20u), 32ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 22u), 32ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 24u), 32ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 26u), 32ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 28u), 32ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 30u), 32ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

@@ -529,18 +529,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -548,22 +536,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 273u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 546u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 819u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 1092u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 1365u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 1638u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 1911u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 2184u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 2457u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 2730u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 3003u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 3276u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 3549u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 3822u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 4095u, 4366ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 4096ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 4096ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 4096ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 4096ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 1024u), 4096ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 1280u), 4096ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 1536u), 4096ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 1792u), 4096ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 2048u), 4096ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 2304u), 4096ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 2560u), 4096ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 2816u), 4096ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 3072u), 4096ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 3328u), 4096ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 3584u), 4096ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 3840u), 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1240,18 +1228,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 4u) + (it >> 8u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 4u) + ((((uint32_t)ul & 15u) << 8u) >> 8u)), 4366ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -1259,22 +1235,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u) + (0u >> 8u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4366ull);
-        fe_t x1 = fe_load(tile, sbase + 273u, 4366ull);
-        fe_t x2 = fe_load(tile, sbase + 546u, 4366ull);
-        fe_t x3 = fe_load(tile, sbase + 819u, 4366ull);
-        fe_t x4 = fe_load(tile, sbase + 1092u, 4366ull);
-        fe_t x5 = fe_load(tile, sbase + 1365u, 4366ull);
-        fe_t x6 = fe_load(tile, sbase + 1638u, 4366ull);
-        fe_t x7 = fe_load(tile, sbase + 1911u, 4366ull);
-        fe_t x8 = fe_load(tile, sbase + 2184u, 4366ull);
-        fe_t x9 = fe_load(tile, sbase + 2457u, 4366ull);
-        fe_t x10 = fe_load(tile, sbase + 2730u, 4366ull);
-        fe_t x11 = fe_load(tile, sbase + 3003u, 4366ull);
-        fe_t x12 = fe_load(tile, sbase + 3276u, 4366ull);
-        fe_t x13 = fe_load(tile, sbase + 3549u, 4366ull);
-        fe_t x14 = fe_load(tile, sbase + 3822u, 4366ull);
-        fe_t x15 = fe_load(tile, sbase + 4095u, 4366ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 4096ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 4096ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 4096ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 4096ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 1024u), 4096ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 1280u), 4096ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 1536u), 4096ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 1792u), 4096ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 2048u), 4096ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 2304u), 4096ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 2560u), 4096ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 2816u), 4096ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 3072u), 4096ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 3328u), 4096ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 3584u), 4096ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 3840u), 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

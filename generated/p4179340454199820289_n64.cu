@@ -433,18 +433,6 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
@@ -452,22 +440,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 67ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 67ull);
-        fe_t x4 = fe_load(tile, sbase + 17u, 67ull);
-        fe_t x5 = fe_load(tile, sbase + 21u, 67ull);
-        fe_t x6 = fe_load(tile, sbase + 25u, 67ull);
-        fe_t x7 = fe_load(tile, sbase + 29u, 67ull);
-        fe_t x8 = fe_load(tile, sbase + 34u, 67ull);
-        fe_t x9 = fe_load(tile, sbase + 38u, 67ull);
-        fe_t x10 = fe_load(tile, sbase + 42u, 67ull);
-        fe_t x11 = fe_load(tile, sbase + 46u, 67ull);
-        fe_t x12 = fe_load(tile, sbase + 51u, 67ull);
-        fe_t x13 = fe_load(tile, sbase + 55u, 67ull);
-        fe_t x14 = fe_load(tile, sbase + 59u, 67ull);
-        fe_t x15 = fe_load(tile, sbase + 63u, 67ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 64ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 4u), 64ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 8u), 64ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 12u), 64ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 16u), 64ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 20u), 64ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 24u), 64ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 28u), 64ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 32u), 64ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 36u), 64ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 40u), 64ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 44u), 64ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 48u), 64ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 52u), 64ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 56u), 64ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 60u), 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -724,18 +712,6 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 4u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 4u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 3u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 3u) << 4u) + ((((uint32_t)ul & 3u) << 4u) >> 4u)), 67ull, fe_load(in_t, (size_t)(((uint32_t)ul & 3u) << 4u), 64ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [2, 3, 4, 5]
     for (uint32_t tq = threadIdx.x; tq < 4u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 3u;
@@ -743,22 +719,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 4u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 67ull);
-        fe_t x1 = fe_load(tile, sbase + 4u, 67ull);
-        fe_t x2 = fe_load(tile, sbase + 8u, 67ull);
-        fe_t x3 = fe_load(tile, sbase + 12u, 67ull);
-        fe_t x4 = fe_load(tile, sbase + 17u, 67ull);
-        fe_t x5 = fe_load(tile, sbase + 21u, 67ull);
-        fe_t x6 = fe_load(tile, sbase + 25u, 67ull);
-        fe_t x7 = fe_load(tile, sbase + 29u, 67ull);
-        fe_t x8 = fe_load(tile, sbase + 34u, 67ull);
-        fe_t x9 = fe_load(tile, sbase + 38u, 67ull);
-        fe_t x10 = fe_load(tile, sbase + 42u, 67ull);
-        fe_t x11 = fe_load(tile, sbase + 46u, 67ull);
-        fe_t x12 = fe_load(tile, sbase + 51u, 67ull);
-        fe_t x13 = fe_load(tile, sbase + 55u, 67ull);
-        fe_t x14 = fe_load(tile, sbase + 59u, 67ull);
-        fe_t x15 = fe_load(tile, sbase + 63u, 67ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 64ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 4u), 64ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 8u), 64ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 12u), 64ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 16u), 64ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 20u), 64ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 24u), 64ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 28u), 64ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 32u), 64ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 36u), 64ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 40u), 64ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 44u), 64ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 48u), 64ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 52u), 64ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 56u), 64ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 60u), 64ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

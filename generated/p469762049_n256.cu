@@ -566,18 +566,6 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 3u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 3u)), 287ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -585,22 +573,22 @@ extern "C" __global__ void __launch_bounds__(16) fwd_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
-        fe_t x1 = fe_load(tile, sbase + 18u, 287ull);
-        fe_t x2 = fe_load(tile, sbase + 36u, 287ull);
-        fe_t x3 = fe_load(tile, sbase + 54u, 287ull);
-        fe_t x4 = fe_load(tile, sbase + 72u, 287ull);
-        fe_t x5 = fe_load(tile, sbase + 90u, 287ull);
-        fe_t x6 = fe_load(tile, sbase + 108u, 287ull);
-        fe_t x7 = fe_load(tile, sbase + 126u, 287ull);
-        fe_t x8 = fe_load(tile, sbase + 144u, 287ull);
-        fe_t x9 = fe_load(tile, sbase + 162u, 287ull);
-        fe_t x10 = fe_load(tile, sbase + 180u, 287ull);
-        fe_t x11 = fe_load(tile, sbase + 198u, 287ull);
-        fe_t x12 = fe_load(tile, sbase + 216u, 287ull);
-        fe_t x13 = fe_load(tile, sbase + 234u, 287ull);
-        fe_t x14 = fe_load(tile, sbase + 252u, 287ull);
-        fe_t x15 = fe_load(tile, sbase + 270u, 287ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 256ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 80u), 256ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 96u), 256ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 112u), 256ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 144u), 256ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 160u), 256ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 176u), 256ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 192u), 256ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 208u), 256ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 224u), 256ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 240u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1037,18 +1025,6 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 15u;
-        const uint32_t st = it + (it >> 3u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 15u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 4u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 4u) + ((((uint32_t)ul & 15u) << 4u) >> 3u)), 287ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 4u), 256ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [4, 5, 6, 7]
     for (uint32_t tq = threadIdx.x; tq < 16u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 15u;
@@ -1056,22 +1032,22 @@ extern "C" __global__ void __launch_bounds__(16) inv_k0(const fe_word_t* __restr
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 3u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 287ull);
-        fe_t x1 = fe_load(tile, sbase + 18u, 287ull);
-        fe_t x2 = fe_load(tile, sbase + 36u, 287ull);
-        fe_t x3 = fe_load(tile, sbase + 54u, 287ull);
-        fe_t x4 = fe_load(tile, sbase + 72u, 287ull);
-        fe_t x5 = fe_load(tile, sbase + 90u, 287ull);
-        fe_t x6 = fe_load(tile, sbase + 108u, 287ull);
-        fe_t x7 = fe_load(tile, sbase + 126u, 287ull);
-        fe_t x8 = fe_load(tile, sbase + 144u, 287ull);
-        fe_t x9 = fe_load(tile, sbase + 162u, 287ull);
-        fe_t x10 = fe_load(tile, sbase + 180u, 287ull);
-        fe_t x11 = fe_load(tile, sbase + 198u, 287ull);
-        fe_t x12 = fe_load(tile, sbase + 216u, 287ull);
-        fe_t x13 = fe_load(tile, sbase + 234u, 287ull);
-        fe_t x14 = fe_load(tile, sbase + 252u, 287ull);
-        fe_t x15 = fe_load(tile, sbase + 270u, 287ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 256ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 16u), 256ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 32u), 256ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 48u), 256ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 64u), 256ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 80u), 256ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 96u), 256ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 112u), 256ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 128u), 256ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 144u), 256ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 160u), 256ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 176u), 256ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 192u), 256ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 208u), 256ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 224u), 256ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 240u), 256ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

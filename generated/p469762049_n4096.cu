@@ -566,18 +566,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -585,22 +573,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
-        fe_t x1 = fe_load(tile, sbase + 264u, 4230ull);
-        fe_t x2 = fe_load(tile, sbase + 529u, 4230ull);
-        fe_t x3 = fe_load(tile, sbase + 793u, 4230ull);
-        fe_t x4 = fe_load(tile, sbase + 1058u, 4230ull);
-        fe_t x5 = fe_load(tile, sbase + 1322u, 4230ull);
-        fe_t x6 = fe_load(tile, sbase + 1587u, 4230ull);
-        fe_t x7 = fe_load(tile, sbase + 1851u, 4230ull);
-        fe_t x8 = fe_load(tile, sbase + 2116u, 4230ull);
-        fe_t x9 = fe_load(tile, sbase + 2380u, 4230ull);
-        fe_t x10 = fe_load(tile, sbase + 2645u, 4230ull);
-        fe_t x11 = fe_load(tile, sbase + 2909u, 4230ull);
-        fe_t x12 = fe_load(tile, sbase + 3174u, 4230ull);
-        fe_t x13 = fe_load(tile, sbase + 3438u, 4230ull);
-        fe_t x14 = fe_load(tile, sbase + 3703u, 4230ull);
-        fe_t x15 = fe_load(tile, sbase + 3967u, 4230ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 4096ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 4096ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 4096ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 4096ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 1024u), 4096ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 1280u), 4096ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 1536u), 4096ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 1792u), 4096ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 2048u), 4096ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 2304u), 4096ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 2560u), 4096ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 2816u), 4096ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 3072u), 4096ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 3328u), 4096ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 3584u), 4096ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 3840u), 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1277,18 +1265,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u) + (it >> 9u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 16u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 15u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 15u) << 8u) + ((((uint32_t)ul & 15u) << 8u) >> 5u) + ((((uint32_t)ul & 15u) << 8u) >> 9u)), 4230ull, fe_load(in_t, (size_t)(((uint32_t)ul & 15u) << 8u), 4096ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [8, 9, 10, 11]
     for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 255u;
@@ -1296,22 +1272,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u) + (0u >> 9u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 4230ull);
-        fe_t x1 = fe_load(tile, sbase + 264u, 4230ull);
-        fe_t x2 = fe_load(tile, sbase + 529u, 4230ull);
-        fe_t x3 = fe_load(tile, sbase + 793u, 4230ull);
-        fe_t x4 = fe_load(tile, sbase + 1058u, 4230ull);
-        fe_t x5 = fe_load(tile, sbase + 1322u, 4230ull);
-        fe_t x6 = fe_load(tile, sbase + 1587u, 4230ull);
-        fe_t x7 = fe_load(tile, sbase + 1851u, 4230ull);
-        fe_t x8 = fe_load(tile, sbase + 2116u, 4230ull);
-        fe_t x9 = fe_load(tile, sbase + 2380u, 4230ull);
-        fe_t x10 = fe_load(tile, sbase + 2645u, 4230ull);
-        fe_t x11 = fe_load(tile, sbase + 2909u, 4230ull);
-        fe_t x12 = fe_load(tile, sbase + 3174u, 4230ull);
-        fe_t x13 = fe_load(tile, sbase + 3438u, 4230ull);
-        fe_t x14 = fe_load(tile, sbase + 3703u, 4230ull);
-        fe_t x15 = fe_load(tile, sbase + 3967u, 4230ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 4096ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 256u), 4096ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 512u), 4096ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 768u), 4096ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 1024u), 4096ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 1280u), 4096ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 1536u), 4096ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 1792u), 4096ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 2048u), 4096ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 2304u), 4096ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 2560u), 4096ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 2816u), 4096ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 3072u), 4096ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 3328u), 4096ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 3584u), 4096ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 3840u), 4096ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

@@ -716,18 +716,6 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 527ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 31u;
@@ -735,22 +723,22 @@ extern "C" __global__ void __launch_bounds__(256) fwd_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 527ull);
-        fe_t x1 = fe_load(tile, sbase + 33u, 527ull);
-        fe_t x2 = fe_load(tile, sbase + 66u, 527ull);
-        fe_t x3 = fe_load(tile, sbase + 99u, 527ull);
-        fe_t x4 = fe_load(tile, sbase + 132u, 527ull);
-        fe_t x5 = fe_load(tile, sbase + 165u, 527ull);
-        fe_t x6 = fe_load(tile, sbase + 198u, 527ull);
-        fe_t x7 = fe_load(tile, sbase + 231u, 527ull);
-        fe_t x8 = fe_load(tile, sbase + 264u, 527ull);
-        fe_t x9 = fe_load(tile, sbase + 297u, 527ull);
-        fe_t x10 = fe_load(tile, sbase + 330u, 527ull);
-        fe_t x11 = fe_load(tile, sbase + 363u, 527ull);
-        fe_t x12 = fe_load(tile, sbase + 396u, 527ull);
-        fe_t x13 = fe_load(tile, sbase + 429u, 527ull);
-        fe_t x14 = fe_load(tile, sbase + 462u, 527ull);
-        fe_t x15 = fe_load(tile, sbase + 495u, 527ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 512ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 32u), 512ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 64u), 512ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 96u), 512ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 128u), 512ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 160u), 512ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 192u), 512ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 224u), 512ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 256u), 512ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 288u), 512ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 320u), 512ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 352u), 512ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 384u), 512ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 416u), 512ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 448u), 512ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 480u), 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);
@@ -1206,18 +1194,6 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
     fe_word_t* __restrict__ out = dst + batch;
     fe_grid_wait();
     fe_grid_release();
-    // gather the tile
-    for (uint32_t tq = threadIdx.x; tq < 256u; tq += blockDim.x) {
-        const uint32_t it = (uint32_t)tq & 255u;
-        const uint32_t st = it + (it >> 5u);
-        const fe_word_t* __restrict__ in_t = in + (size_t)((uint32_t)tq & 255u);
-        #pragma unroll
-        for (uint32_t ul = 0u; ul < 2u; ul += 1u) {
-            const uint32_t i = it + (((uint32_t)ul & 1u) << 8u);
-            fe_store(tile, st + ((((uint32_t)ul & 1u) << 8u) + ((((uint32_t)ul & 1u) << 8u) >> 5u)), 527ull, fe_load(in_t, (size_t)(((uint32_t)ul & 1u) << 8u), 512ull));
-        }
-    }
-    __syncthreads();
     // DFT(16) along tile bits [5, 6, 7, 8]
     for (uint32_t tq = threadIdx.x; tq < 32u; tq += blockDim.x) {
         const uint32_t bt = (uint32_t)tq & 31u;
@@ -1225,22 +1201,22 @@ extern "C" __global__ void __launch_bounds__(256) inv_k0(const fe_word_t* __rest
         const uint32_t gj = 0u;
         const uint32_t base = bt + 0u;
         const uint32_t sbase = sbt + (0u + (0u >> 5u));
-        fe_t x0 = fe_load(tile, sbase + 0u, 527ull);
-        fe_t x1 = fe_load(tile, sbase + 33u, 527ull);
-        fe_t x2 = fe_load(tile, sbase + 66u, 527ull);
-        fe_t x3 = fe_load(tile, sbase + 99u, 527ull);
-        fe_t x4 = fe_load(tile, sbase + 132u, 527ull);
-        fe_t x5 = fe_load(tile, sbase + 165u, 527ull);
-        fe_t x6 = fe_load(tile, sbase + 198u, 527ull);
-        fe_t x7 = fe_load(tile, sbase + 231u, 527ull);
-        fe_t x8 = fe_load(tile, sbase + 264u, 527ull);
-        fe_t x9 = fe_load(tile, sbase + 297u, 527ull);
-        fe_t x10 = fe_load(tile, sbase + 330u, 527ull);
-        fe_t x11 = fe_load(tile, sbase + 363u, 527ull);
-        fe_t x12 = fe_load(tile, sbase + 396u, 527ull);
-        fe_t x13 = fe_load(tile, sbase + 429u, 527ull);
-        fe_t x14 = fe_load(tile, sbase + 462u, 527ull);
-        fe_t x15 = fe_load(tile, sbase + 495u, 527ull);
+        fe_t x0 = fe_load(in, (size_t)(base + 0u), 512ull);
+        fe_t x1 = fe_load(in, (size_t)(base + 32u), 512ull);
+        fe_t x2 = fe_load(in, (size_t)(base + 64u), 512ull);
+        fe_t x3 = fe_load(in, (size_t)(base + 96u), 512ull);
+        fe_t x4 = fe_load(in, (size_t)(base + 128u), 512ull);
+        fe_t x5 = fe_load(in, (size_t)(base + 160u), 512ull);
+        fe_t x6 = fe_load(in, (size_t)(base + 192u), 512ull);
+        fe_t x7 = fe_load(in, (size_t)(base + 224u), 512ull);
+        fe_t x8 = fe_load(in, (size_t)(base + 256u), 512ull);
+        fe_t x9 = fe_load(in, (size_t)(base + 288u), 512ull);
+        fe_t x10 = fe_load(in, (size_t)(base + 320u), 512ull);
+        fe_t x11 = fe_load(in, (size_t)(base + 352u), 512ull);
+        fe_t x12 = fe_load(in, (size_t)(base + 384u), 512ull);
+        fe_t x13 = fe_load(in, (size_t)(base + 416u), 512ull);
+        fe_t x14 = fe_load(in, (size_t)(base + 448u), 512ull);
+        fe_t x15 = fe_load(in, (size_t)(base + 480u), 512ull);
         {
             const fe_t t = x0;
             x0 = fe_add(t, x8);

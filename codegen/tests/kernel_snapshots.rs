@@ -284,7 +284,7 @@ fn pointwise_store(kernel: &str) -> &str {
         .split("the second factor's transform, multiplied into mid")
         .nth(1)
         .and_then(|rest| rest.split("the inverse transform of mid").next())
-        .and_then(|phase| phase.lines().rev().find(|l| l.contains("fe_store(out_t")))
+        .and_then(|phase| phase.lines().rev().find(|l| l.contains("fe_store(out")))
         .expect("phase 2 stores into mid")
 }
 

@@ -161,6 +161,23 @@ struct Emitter<'a, F: Field> {
     ///
     /// [`Io::pointwise`]: crate::plan::Io::pointwise
     pointwise: Pointwise,
+    /// Where a pass's vectors are a fused product's `mid`, laid out as the tile of the
+    /// pass that reads it ([`emit_product`]).
+    mid: MidLayout,
+}
+
+/// How a fused product's forward passes write the shared vector `mid` and its inverse pass
+/// reads it: in the layout of the inverse's tile, so that the inverse's first round reads
+/// it as it would read its tile, without a gather ([`emit_product`]).
+#[derive(Clone, Debug, Default)]
+enum MidLayout {
+    /// The pass's vectors are plain vectors of n elements (every other kernel).
+    #[default]
+    Plain,
+    /// The pass writes `mid` at slot `swizzle(i)` of element i, digits `words` apart.
+    Writes(swizzle::Swizzle, u64),
+    /// The pass reads `mid` as its own tile.
+    Reads,
 }
 
 impl<'a, F: Field> Emitter<'a, F> {
@@ -186,6 +203,7 @@ impl<'a, F: Field> Emitter<'a, F> {
             whole_factor: None,
             whole_factor_taken: Cell::new(false),
             pointwise: Pointwise::Exact,
+            mid: MidLayout::Plain,
         }
     }
 }

@@ -5,11 +5,11 @@ use super::bits::Bit;
 use super::handoff::transform_index;
 use super::handoff::Handoffs;
 use super::occupancy::blocks_for_registers;
-use super::round::{RoundLayout, RoundSteps};
+use super::round::{RoundLayout, RoundSteps, WARP_BITS};
 use super::swizzle::Swizzle;
 use super::tile::{Ptr, Tile};
 use super::twiddle::Constant;
-use super::{EmitOptions, Emitter};
+use super::{EmitOptions, Emitter, MidLayout};
 use crate::contract::Launch;
 use crate::cuda::{fe, Expr, Kernel, SharedArray, Stmt, Table, Type};
 use crate::error::CodegenError;
@@ -49,8 +49,11 @@ impl<F: Field> Emitter<'_, F> {
         options: &EmitOptions,
         scatter: Scatter,
     ) -> PassBody {
-        let (rounds, unfused) = Self::rounds(k);
+        let (mut rounds, unfused) = Self::rounds(k);
         let (tile, layouts) = self.arrange(k, tile, &rounds, options);
+        if self.first_round_reads_source(k, &tile, &rounds, &layouts) {
+            rounds[0].reads_source = true;
+        }
         let mut body = Vec::new();
         let mut tmp = 0u32;
         // Bit sources while a whole tile index `i` is known at run time.
@@ -60,9 +63,11 @@ impl<F: Field> Emitter<'_, F> {
         };
         let uses_tile = !rounds.is_empty();
         if uses_tile {
-            body.extend(self.load_phase(k, &tile, &[], &mut tmp));
+            if !rounds[0].reads_source {
+                body.extend(self.load_phase(k, &tile, &[], &mut tmp));
+            }
             for (round, layout) in rounds.iter().zip(&layouts) {
-                body.extend(self.round(round, layout, &tile, (name, tables), &mut tmp));
+                body.extend(self.round(k, round, layout, &tile, (name, tables), &mut tmp));
             }
             body.extend(self.store_phase(k, &tile, &[], &mut tmp, &tile_bit, scatter));
         } else {
@@ -74,6 +79,48 @@ impl<F: Field> Emitter<'_, F> {
             body,
             uses_tile,
         }
+    }
+
+    /// Whether the first round of `rounds` reads the source itself rather than a gathered
+    /// tile: where the tile is the whole transform in one block, each tile index the
+    /// element's address ([`Tile::is_whole`]), the gather's only work is to hand the first
+    /// round its inputs, and the round reads them as the gather would — coalesced where
+    /// the lanes of a warp take the tile's lowest bits. That saves the tile a crossing of
+    /// stores, loads and a barrier (bench/RESULTS.md, "Batch round 5"). A fused product's
+    /// inverse reads `mid`, laid out as its tile ([`MidLayout::Reads`]), wherever its
+    /// lanes fall; a pass of one other round keeps its gather.
+    fn first_round_reads_source(
+        &self,
+        k: &KernelPlan,
+        tile: &Tile,
+        rounds: &[RoundSteps<'_>],
+        layouts: &[RoundLayout],
+    ) -> bool {
+        let (Some(first), Some(layout)) = (rounds.first(), layouts.first()) else {
+            return false;
+        };
+        if let MidLayout::Reads = self.mid {
+            debug_assert!(tile.is_whole(k), "mid is laid out as a whole tile");
+            return true;
+        }
+        let groups = tile.size() >> first.locals.len();
+        let lanes = (tile.threads as u64)
+            .min(groups)
+            .trailing_zeros()
+            .min(WARP_BITS);
+        let coalesced = layout
+            .free
+            .iter()
+            .take(lanes as usize)
+            .copied()
+            .eq(0..lanes);
+        tile.is_whole(k) && rounds.len() > 1 && coalesced
+    }
+
+    /// `tile` as plan kernel `k`'s pass arranges it for its rounds ([`Self::arrange`]).
+    pub(super) fn arranged(&self, k: &KernelPlan, tile: Tile, options: &EmitOptions) -> Tile {
+        let (rounds, _) = Self::rounds(k);
+        self.arrange(k, tile, &rounds, options).0
     }
 
     /// The threads of `tile` (one per codelet of its widest round, at most the options'
@@ -206,7 +253,13 @@ impl<F: Field> Emitter<'_, F> {
 
     /// Element `off` of the source at `ptr`, as the kernel's first pass reads it: zero
     /// beyond a short source, times the operand's element for a pointwise product.
-    fn read_source(&self, k: &KernelPlan, ptr: Expr, off: Expr, op: Option<Expr>) -> Expr {
+    pub(super) fn read_source(
+        &self,
+        k: &KernelPlan,
+        ptr: Expr,
+        off: Expr,
+        op: Option<Expr>,
+    ) -> Expr {
         let stride = if k.io.short_input {
             Expr::var("src_stride")
         } else {
@@ -214,13 +267,18 @@ impl<F: Field> Emitter<'_, F> {
         };
         let mut value = fe::load(ptr.clone(), off.clone(), stride);
         if k.io.short_input {
-            let index = (ptr - Expr::var("in")).cast(Type::SizeT) + off.clone();
+            let index = offset_in(ptr, "in", off.clone());
             value = Expr::select(index.lt(Expr::var("in_len")), value, fe::zero());
         }
         if let Some(op) = op.filter(|_| k.io.pointwise) {
             value = self.multiply(self.pointwise, value, fe::load(op, off, Expr::u64(self.n)));
         }
         value
+    }
+
+    /// The operand a pointwise product's first pass multiplies its source by (`opb`).
+    pub(super) fn operand(&self, k: &KernelPlan) -> Option<Expr> {
+        k.io.pointwise.then(|| Expr::var("opb"))
     }
 
     /// The pointwise product a·b as `pointwise` says.
@@ -243,16 +301,20 @@ impl<F: Field> Emitter<'_, F> {
         value: Expr,
         scatter: Scatter,
     ) -> Stmt {
+        // A whole vector's digits are n words apart, `mid`'s as its slots say.
+        let stride = match &self.mid {
+            MidLayout::Writes(_, words) => Expr::u64(*words),
+            _ => Expr::u64(self.n),
+        };
         if let Scatter::MultiplyInto(pointwise) = scatter {
-            let stride = Expr::u64(self.n);
             let other = fe::load(ptr.clone(), off.clone(), stride.clone());
             let product = self.multiply(pointwise, value, other);
             return fe::store(ptr, off, stride, product);
         }
         if !k.io.short_output {
-            return fe::store(ptr, off, Expr::u64(self.n), value);
+            return fe::store(ptr, off, stride, value);
         }
-        let index = (ptr.clone() - Expr::var("out")).cast(Type::SizeT) + off.clone();
+        let index = offset_in(ptr.clone(), "out", off.clone());
         Stmt::if_(
             index.lt(Expr::var("out_len")),
             vec![fe::store(ptr, off, Expr::var("dst_stride"), value)],
@@ -272,6 +334,7 @@ impl<F: Field> Emitter<'_, F> {
             written: false,
             restrict: self.restrict,
             dest: &identity,
+            slots: None,
         }];
         if k.io.pointwise {
             ptrs.push(Ptr {
@@ -279,6 +342,7 @@ impl<F: Field> Emitter<'_, F> {
                 written: false,
                 restrict: true,
                 dest: &identity,
+                slots: None,
             });
         }
         let nest = self.tile_visit(tile, &tile.bits, &ptrs);
@@ -333,6 +397,10 @@ impl<F: Field> Emitter<'_, F> {
             written: true,
             restrict: self.restrict,
             dest: &k.dest,
+            slots: match &self.mid {
+                MidLayout::Writes(slots, _) => Some(slots),
+                _ => None,
+            },
         }];
         if !from_tile {
             ptrs.push(Ptr {
@@ -340,6 +408,7 @@ impl<F: Field> Emitter<'_, F> {
                 written: false,
                 restrict: self.restrict,
                 dest: &identity,
+                slots: None,
             });
             if k.io.pointwise {
                 ptrs.push(Ptr {
@@ -347,6 +416,7 @@ impl<F: Field> Emitter<'_, F> {
                     written: false,
                     restrict: true,
                     dest: &identity,
+                    slots: None,
                 });
             }
         }
@@ -390,6 +460,14 @@ pub(super) fn part(prefix: &str) -> (Expr, Expr) {
     );
     let len = Expr::select(v("len").lt(left.clone()), v("len"), left);
     (base, len)
+}
+
+/// The index in the vector `base` of element `off` at `ptr`, a pointer into it.
+fn offset_in(ptr: Expr, base: &str, off: Expr) -> Expr {
+    match ptr == Expr::var(base) {
+        true => off,
+        false => (ptr - Expr::var(base)).cast(Type::SizeT) + off,
+    }
 }
 
 /// How a pass's last phase writes its elements.

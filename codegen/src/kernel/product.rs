@@ -9,7 +9,7 @@ use super::occupancy::blocks_for_registers;
 use super::pass::{part, Pointwise, Scatter};
 use super::table::montgomery;
 use super::tile::Tile;
-use super::{EmitOptions, Emitter};
+use super::{EmitOptions, Emitter, MidLayout};
 use crate::contract::{Hop, Launch, FUSED_PRODUCT_ARGS};
 use crate::cost::FieldShape;
 use crate::cuda::{Expr, Kernel, SharedArray, Stmt, Table, Type};
@@ -97,8 +97,23 @@ pub fn emit_product<F: Field>(
         ),
         ..*options
     };
-    let fwd = Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS);
     let tile = |k| Tile::new(k, shape, options);
+    // `mid` in the layout of the inverse's tile, where that tile is the whole transform:
+    // the forward transforms write it there and the inverse's first round reads it
+    // without a gather (bench/RESULTS.md, "Batch round 5").
+    let plain = || Emitter::new(field, shape, &inverse, roots, options, &FUSED_PRODUCT_ARGS);
+    let mid_tile = plain().arranged(&ik, tile(&ik)?, options);
+    let (writes, reads) = match mid_tile.is_whole(&ik) {
+        true => (
+            MidLayout::Writes(mid_tile.swizzle.clone(), mid_tile.words()),
+            MidLayout::Reads,
+        ),
+        false => (MidLayout::Plain, MidLayout::Plain),
+    };
+    let fwd = Emitter {
+        mid: writes,
+        ..Emitter::new(field, shape, forward, roots, options, &FUSED_PRODUCT_ARGS)
+    };
     let phases = |inv: &Emitter<'_, F>, pointwise| -> Result<_, CodegenError> {
         Ok(Passes::of(
             [
@@ -110,8 +125,10 @@ pub fn emit_product<F: Field>(
             options,
         ))
     };
-    let inverse_emitter =
-        || Emitter::new(field, shape, &inverse, roots, options, &FUSED_PRODUCT_ARGS);
+    let inverse_emitter = || Emitter {
+        mid: reads.clone(),
+        ..plain()
+    };
     let passes = match &scales {
         None => phases(&inverse_emitter(), Pointwise::Exact)?,
         Some(s) => {
@@ -140,7 +157,10 @@ pub fn emit_product<F: Field>(
     let threads = tiles[0].threads;
     let element_words = shape.element_bytes / (fwd.word_bits() as u64 / 8);
     let tile_words = tiles.iter().map(Tile::words).max().unwrap_or(0) * element_words;
-    let mid_words = forward.n() * element_words;
+    let mid_words = match &fwd.mid {
+        MidLayout::Writes(_, words) => words * element_words,
+        _ => forward.n() * element_words,
+    };
     let shared_bytes = (tile_words + mid_words) * (fwd.word_bits() as u64 / 8);
     let one_block = tiles.iter().all(|t| t.s + t.pb == fk.log_n);
     if !one_block

@@ -4,17 +4,21 @@
 
 use super::bits::{assemble, part, Bit};
 use super::tile::{thread_loop, Tile};
-use super::Emitter;
+use super::{Emitter, MidLayout};
 use crate::cuda::{fe, Expr, Stmt, Table, Type};
 use crate::plan::{BitSource, Codelet, KernelPlan, Op, Step};
 use fermat_dsl::field::Field;
 
 /// The steps of one round of a kernel: the DFT along tile bits `locals`, the rotations
-/// fused into its loads (`pre`) and those applied to its outputs (`post`).
+/// fused into its loads (`pre`) and those applied to its outputs (`post`), and where its
+/// inputs come from.
 pub(super) struct RoundSteps<'k> {
     pub(super) locals: &'k [u32],
     pub(super) pre: Vec<&'k Step>,
     pub(super) post: Vec<&'k Step>,
+    /// Whether the round reads its inputs from the kernel's source rather than the tile
+    /// (`Emitter::first_round_reads_source`).
+    pub(super) reads_source: bool,
 }
 
 /// How the threads of a block take the codelets of one round.
@@ -92,6 +96,7 @@ impl<F: Field> Emitter<'_, F> {
                         locals,
                         pre: std::mem::take(&mut pending),
                         post,
+                        reads_source: false,
                     });
                 }
             }
@@ -231,6 +236,7 @@ impl<F: Field> Emitter<'_, F> {
     /// to its outputs, the groups taken as `layout` says.
     pub(super) fn round(
         &self,
+        k: &KernelPlan,
         steps: &RoundSteps,
         layout: &RoundLayout,
         tile: &Tile,
@@ -277,7 +283,12 @@ impl<F: Field> Emitter<'_, F> {
                 })
         };
         for v in 0..m {
-            let loaded = fe::load(Expr::var("tile"), groups.slot(v), Expr::u64(tile.words()));
+            let words = Expr::u64(tile.words());
+            let loaded = match (steps.reads_source, &self.mid) {
+                (false, _) => fe::load(Expr::var("tile"), groups.slot(v), words),
+                (true, MidLayout::Reads) => fe::load(Expr::var("in"), groups.slot(v), words),
+                (true, _) => self.read_source(k, Expr::var("in"), groups.index(v), self.operand(k)),
+            };
             let value = if spec_pre {
                 loaded
             } else {
@@ -485,15 +496,26 @@ impl<'a> Groups<'a> {
         ]
     }
 
+    /// The tile-index bits of element v of the group's codelet beside its base.
+    fn offset(&self, v: u64) -> u64 {
+        self.locals
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c))
+    }
+
     /// The shared-memory slot of element v of the group's codelet: base and offset have
     /// disjoint bits, so swz(base | offset) = join(swz(base), swz(offset)).
     fn slot(&self, v: u64) -> Expr {
-        let offset = self
-            .locals
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (i, &c)| acc | (((v >> i) & 1) << c));
         let swz = &self.tile.swizzle;
-        swz.join(Expr::var("sbase"), Expr::u32(swz.apply(offset) as u32))
+        swz.join(
+            Expr::var("sbase"),
+            Expr::u32(swz.apply(self.offset(v)) as u32),
+        )
+    }
+
+    /// The tile index of element v of the group's codelet, as an offset into a vector.
+    fn index(&self, v: u64) -> Expr {
+        (Expr::var("base") + Expr::u32(self.offset(v) as u32)).cast(Type::SizeT)
     }
 }

@@ -215,6 +215,14 @@ impl Tile {
         accesses
     }
 
+    /// Whether the tile is kernel `k`'s whole transform, in one block, each tile index
+    /// the element's address in the source.
+    pub(super) fn is_whole(&self, k: &KernelPlan) -> bool {
+        self.block_bits.is_empty()
+            && self.s + self.pb == k.log_n
+            && self.bits.iter().all(|&(phys, ti)| phys == ti)
+    }
+
     pub(super) fn size(&self) -> u64 {
         1 << (self.s + self.pb)
     }
@@ -269,6 +277,9 @@ pub(super) struct Ptr<'a> {
     /// own stores: a phase that reads what an earlier one wrote is not restricted.
     pub(super) restrict: bool,
     pub(super) dest: &'a [u32],
+    /// Where the pointer is a shared vector laid out as a tile: the map from an element's
+    /// address to its slot (a fused product's `mid`, [`super::MidLayout`]).
+    pub(super) slots: Option<&'a Swizzle>,
 }
 
 /// A loop nest over a tile built by [`Emitter::tile_visit`]: statements per thread, per
@@ -403,11 +414,19 @@ impl<F: Field> Emitter<'_, F> {
         )];
         thread.push(Stmt::const_(Type::U32, "st", swz.expr(Expr::var("it"))));
         for (p, bits) in ptrs.iter().zip(&addrs) {
-            thread.push(Stmt::let_(
-                ptr_ty(p),
-                format!("{}_t", p.base),
-                Expr::var(p.base) + part(bits, &["tq", "blk"], &aty).cast(Type::SizeT),
-            ));
+            let name = format!("{}_t", p.base);
+            thread.push(match p.slots {
+                // A slot of the shared vector rather than a pointer: the parts of a slot
+                // join as the tile's do.
+                Some(slots) => {
+                    Stmt::const_(Type::U32, name, slots.expr(part(bits, &["tq"], &Type::U32)))
+                }
+                None => Stmt::let_(
+                    ptr_ty(p),
+                    name,
+                    Expr::var(p.base) + part(bits, &["tq", "blk"], &aty).cast(Type::SizeT),
+                ),
+            });
         }
         let (mut outer, mut at) = (Vec::new(), "t");
         if lo > 0 {
@@ -422,12 +441,19 @@ impl<F: Field> Emitter<'_, F> {
                 swz.join(Expr::var("st"), swz.expr(part(&index, &["uo"], &Type::U32))),
             ));
             for (p, bits) in ptrs.iter().zip(&addrs) {
-                outer.push(Stmt::let_(
-                    ptr_ty(p),
-                    format!("{}_o", p.base),
-                    Expr::var(format!("{}_t", p.base))
-                        + part(bits, &["uo"], &aty).cast(Type::SizeT),
-                ));
+                let (name, thread) = (format!("{}_o", p.base), Expr::var(format!("{}_t", p.base)));
+                outer.push(match p.slots {
+                    Some(slots) => Stmt::const_(
+                        Type::U32,
+                        name,
+                        slots.join(thread, slots.expr(part(bits, &["uo"], &Type::U32))),
+                    ),
+                    None => Stmt::let_(
+                        ptr_ty(p),
+                        name,
+                        thread + part(bits, &["uo"], &aty).cast(Type::SizeT),
+                    ),
+                });
             }
             at = "o";
         }
@@ -442,10 +468,16 @@ impl<F: Field> Emitter<'_, F> {
             .iter()
             .zip(&addrs)
             .map(|(p, bits)| {
-                (
-                    Expr::var(format!("{}_{at}", p.base)),
-                    part(bits, &["ul"], &aty).cast(Type::SizeT),
-                )
+                let own = Expr::var(format!("{}_{at}", p.base));
+                match p.slots {
+                    Some(slots) => (
+                        Expr::var(p.base),
+                        slots
+                            .join(own, slots.expr(part(bits, &["ul"], &Type::U32)))
+                            .cast(Type::SizeT),
+                    ),
+                    None => (own, part(bits, &["ul"], &aty).cast(Type::SizeT)),
+                }
             })
             .collect();
         Nest {
